@@ -1,0 +1,104 @@
+#pragma once
+// Child processes, the way a benchmark must handle them: each in its own
+// process group, timed with wait4 on its own pid, waited for with pidfd +
+// poll (so Ctrl-C and timeouts are seen at once), stopped with killpg (TERM,
+// then KILL), and reaped by exactly one code path.
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace contest {
+
+struct SpawnOptions {
+    std::filesystem::path cwd;                 // empty: inherit
+    std::vector<std::string> env_overrides;    // NAME=value added to the environment
+    std::optional<std::filesystem::path> output;  // stdout+stderr appended here; else inherited
+    bool null_stdin = true;
+};
+
+// fork + exec argv in a new process group (pgid == pid). The child dies if
+// contest dies (PR_SET_PDEATHSIG). Throws EnvironmentError when exec fails
+// (reported through a close-on-exec pipe, so "command not found" is not a
+// run that failed quickly).
+pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+// fork and call fn in the child, in a new process group; the child _exits
+// with fn's return value. For loads, which are code, not commands.
+pid_t fork_in_new_group(const std::function<int()>& fn);
+
+struct ExitInfo {
+    int status = 0;          // raw wait status
+    struct rusage usage {};  // of the pid and the descendants it waited for
+    double wall_s = 0;       // from just before spawn to reaping
+    bool timed_out = false;
+    bool exited_ok() const;
+    std::string describe() const;  // "exit 2", "killed by signal 9"
+};
+
+// Waits for pid (a child of ours) without blocking signals: polls its pidfd
+// together with the interrupt fd; on interrupt throws Interrupted, leaving the
+// pid to the caller's guard. timeout: stops the group and marks timed_out.
+// Reaps pid with wait4 and returns its rusage.
+ExitInfo wait_child(pid_t pid, std::chrono::steady_clock::time_point started,
+                    std::optional<std::chrono::duration<double>> timeout = std::nullopt);
+
+// Stops every process of group pgid: SIGTERM, up to `grace` for them to go,
+// then SIGKILL; reaps the ones that are our children (contest is a
+// subreaper, so orphans of the group are ours too). Returns when the group
+// is empty or only holds processes that are not ours to reap.
+void stop_group(pid_t pgid, std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+
+// Owns a process group: stops and reaps it when it goes out of scope, on
+// every path (normal end, exception, interrupt).
+class GroupGuard {
+public:
+    explicit GroupGuard(pid_t pgid = -1) : pgid_(pgid) {}
+    GroupGuard(const GroupGuard&) = delete;
+    GroupGuard& operator=(const GroupGuard&) = delete;
+    GroupGuard(GroupGuard&& o) noexcept : pgid_(o.pgid_) { o.pgid_ = -1; }
+    ~GroupGuard() { stop(); }
+    void stop() {
+        if (pgid_ > 0) stop_group(pgid_);
+        pgid_ = -1;
+    }
+    pid_t release() {
+        pid_t p = pgid_;
+        pgid_ = -1;
+        return p;
+    }
+    pid_t pgid() const { return pgid_; }
+
+private:
+    pid_t pgid_;
+};
+
+// CPU seconds (user+sys, plus reaped children's) of every live process in a
+// group, from /proc/PID/stat. Sampled at the workload's start and end, the
+// difference is the load's CPU over exactly that window.
+double group_cpu_seconds(pid_t pgid);
+
+// Pids of live processes in group pgid (from /proc).
+std::vector<pid_t> group_members(pid_t pgid);
+
+// Every live process whose parent is this process (from /proc).
+std::vector<pid_t> own_children();
+
+// Last resort at exit: kill and reap any child still here.
+void kill_and_reap_all_children();
+
+// Makes contest the reaper of its descendants' orphans, so that nothing a
+// load or the workload started can escape being stopped and reaped.
+void become_subreaper();
+
+// Runs argv to completion (untimed helper steps: prepare, clean). Output to
+// `log`. Throws std::runtime_error naming the command and status on failure.
+void run_checked(const std::vector<std::string>& argv, const SpawnOptions& options,
+                 const std::string& what);
+
+}  // namespace contest

@@ -1,0 +1,65 @@
+#pragma once
+// The result file (SPEC "Result files", schema_version 1): one JSON file per
+// `contest run`, rewritten atomically after every workload run.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace contest {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct RunRecord {
+    std::string load;
+    int index = 0;                 // 1-based, within the load
+    std::string status = "ok";     // ok | workload_failed | load_failed | interrupted | timed_out
+    std::string reason;            // why, when status != ok
+    double wall_s = 0, user_s = 0, sys_s = 0, cpu_pct = 0;
+    double load_units = 0;         // over the workload's window, in load_unit
+    std::string load_unit;         // "" for no_load/cacherun
+    double load_secondary = 0;     // second measure (e.g. passes), in load_secondary_unit
+    std::string load_secondary_unit;
+    double load_cpu_pct = 0;       // load's user+sys over the window / wall
+    std::int64_t max_rss_kib = 0;
+    std::int64_t minor_faults = 0, major_faults = 0;
+    std::int64_t voluntary_switches = 0, involuntary_switches = 0;
+    std::string caches;            // dropped | warm | not dropped: <why>
+    int exit_status = 0;           // the workload's exit code (or 128+signal)
+    nlohmann::json latency;        // null unless measured (--latency)
+    nlohmann::json perf;           // null unless measured (--perf)
+    bool ok() const { return status == "ok"; }
+};
+
+struct ResultFile {
+    std::string label;
+    std::string contest_version;
+    std::string started_at, finished_at;  // ISO 8601 UTC
+    bool complete = false;
+    nlohmann::json system;  // the fingerprint (sysinfo)
+    nlohmann::json config;  // everything needed to repeat the run
+    nlohmann::json loads;   // per load: facts (caps, targets) recorded at run time
+    std::vector<RunRecord> runs;
+    std::filesystem::path path;  // where it was read from (not serialised)
+};
+
+nlohmann::json to_json(const RunRecord& r);
+nlohmann::json to_json(const ResultFile& f);
+// Throws UsageError naming the file and the field when malformed.
+ResultFile result_from_json(const nlohmann::json& j, const std::string& where);
+ResultFile read_result_file(const std::filesystem::path& path);
+
+// Every *.json under each path (files taken as they are, folders walked
+// recursively), sorted by path. Unreadable or malformed files are reported
+// through `bad` (one line each, naming the file) and skipped.
+std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,
+                                          std::vector<std::string>& bad);
+
+// Write to a temporary file in the same folder, fsync, rename: a reader (or
+// a crash) sees the old file or the new one, never half of one.
+void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+
+}  // namespace contest

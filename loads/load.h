@@ -1,0 +1,65 @@
+#pragma once
+// The load interface. A load runs in its own process (forked by contest, in
+// its own process group) and counts the work it does into LoadCounters, which
+// live in shared memory so contest can sample them at the exact start and end
+// of the workload without asking the load anything.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace contest {
+
+// Mapped MAP_SHARED before the load forks: every process of the load (the
+// ring's members, the tar loop's children) adds to the same counters.
+struct LoadCounters {
+    std::atomic<std::uint64_t> units{0};      // primary work, in LoadInfo::unit_divisor steps
+    std::atomic<std::uint64_t> secondary{0};  // optional second measure (LoadInfo::secondary_unit)
+    // A load that gives up writes why here before exiting non-zero.
+    char error[512] = {};
+    void fail(const std::string& why);
+};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
+              "counters are shared between processes and must be lock-free");
+
+// Knobs a user can set for loads (command line or config file).
+struct LoadOptions {
+    std::filesystem::path workdir;                  // each load gets a private folder under it
+    std::optional<std::filesystem::path> io_other_dir;  // io_other's disk (-o)
+    unsigned ring_processes = 0;                    // process_load: 0 means 4 x online CPUs
+    unsigned ring_records = 2;                      // process_load: records injected
+    std::size_t record_bytes = 8192;                // process_load: bytes per record
+    // io_load, read_load and mem_load size themselves from RAM; this replaces
+    // RAM as the target (tests and quick runs), still subject to the caps.
+    std::optional<std::uint64_t> size_bytes;
+    std::filesystem::path workload_source;          // ctar_load / xtar_load archive this tree
+};
+
+// What the orchestrator hands to a load when it makes one.
+struct LoadEnv {
+    std::filesystem::path dir;  // private folder (0700), created before, removed after
+    unsigned cpus = 1;          // online CPUs
+    std::uint64_t mem_total = 0;      // bytes, /proc/meminfo MemTotal
+    std::uint64_t mem_available = 0;  // bytes, MemAvailable
+    std::uint64_t swap_free = 0;      // bytes, SwapFree
+    LoadOptions options;
+};
+
+class Load {
+public:
+    virtual ~Load() = default;
+    // In contest's process, before the load starts, untimed. Makes files the
+    // load reads, computes caps. Throws EnvironmentError when it cannot run.
+    virtual void prepare() {}
+    // In the load's own process; loops until the process is killed (SIGTERM).
+    // Returning means the load failed: set counters.fail(why) first.
+    virtual void run(LoadCounters& counters) = 0;
+    // Facts to keep in the result file: targets, caps, cache fit, ...
+    virtual nlohmann::json facts() const { return nlohmann::json::object(); }
+};
+
+}  // namespace contest
