@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -204,61 +205,67 @@ std::string ExitInfo::describe() const {
     return "status " + std::to_string(status);
 }
 
-ExitInfo wait_child(pid_t pid, Clock::time_point started,
-                    std::optional<std::chrono::duration<double>> timeout) {
+namespace {
+
+// True once pid has exited; leaves it unreaped.
+bool has_exited(pid_t pid) {
+    siginfo_t si{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid == pid;
+}
+
+}  // namespace
+
+ExitInfo wait_child(pid_t pid, Clock::time_point started, const WaitHooks& hooks) {
     ExitInfo info;
-    int pidfd = pidfd_open(pid);
-    std::optional<Clock::time_point> deadline;
-    if (timeout) deadline = started + std::chrono::duration_cast<Clock::duration>(*timeout);
-    Clock::time_point ended;
+    int pidfd = pidfd_open(pid);  // -1 on kernels before 5.3: poll by waitid then
+    // time_point::max() stands for "not set".
+    constexpr auto kNever = Clock::time_point::max();
+    Clock::time_point deadline = kNever, kill_at = kNever;
+    if (hooks.timeout) deadline = started + std::chrono::duration_cast<Clock::duration>(*hooks.timeout);
+    auto next_tick = Clock::now() + hooks.tick_interval;
+    Clock::time_point ended{};
     for (;;) {
-        int ms = -1;
-        if (pidfd < 0) ms = 5;  // no pidfd (kernel < 5.3): poll by waitpid below
-        if (deadline) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
-            ms = ms < 0 ? int(std::max<long long>(left, 0)) : std::min<int>(ms, int(std::max<long long>(left, 0)));
-        }
+        auto now = Clock::now();
+        auto wake = std::min({next_tick, deadline, kill_at});
+        auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count();
+        int timeout_ms = static_cast<int>(std::clamp<long long>(ms, 0, 1000));
+        if (pidfd < 0) timeout_ms = std::min(timeout_ms, 5);
         struct pollfd fds[2] = {{interrupt_fd(), POLLIN, 0}, {pidfd, POLLIN, 0}};
-        int nfds = pidfd >= 0 ? 2 : 1;
-        int r = ::poll(fds, static_cast<nfds_t>(nfds), ms);
+        int r = ::poll(fds, pidfd >= 0 ? 2 : 1, timeout_ms);
         if (r < 0 && errno != EINTR) break;
         if (interrupted()) {
             if (pidfd >= 0) ::close(pidfd);
             throw Interrupted();
         }
-        if (pidfd >= 0 && (fds[1].revents & POLLIN)) {
+        if (pidfd >= 0 ? (fds[1].revents & POLLIN) != 0 : has_exited(pid)) {
             ended = Clock::now();
             break;
         }
-        if (pidfd < 0) {
-            siginfo_t si{};
-            if (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
-                ended = Clock::now();
-                break;
-            }
+        now = Clock::now();
+        if (hooks.tick && now >= next_tick) {
+            hooks.tick();
+            next_tick = now + hooks.tick_interval;
         }
-        if (deadline && Clock::now() >= *deadline) {
+        if (now >= deadline) {
             info.timed_out = true;
             ::kill(-pid, SIGTERM);
             ::kill(-pid, SIGCONT);
-            deadline.reset();  // now just wait for it to go
-            timeout.reset();
-            // give it 2 s, then KILL
-            auto kill_at = Clock::now() + std::chrono::seconds(2);
-            while (Clock::now() < kill_at) {
-                siginfo_t si{};
-                if (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) break;
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
+            deadline = kNever;
+            kill_at = now + std::chrono::seconds(2);
+        }
+        if (now >= kill_at) {
             ::kill(-pid, SIGKILL);
+            kill_at = kNever;
         }
     }
+    if (hooks.on_exit) hooks.on_exit();
     if (pidfd >= 0) ::close(pidfd);
     pid_t r;
     do {
         r = ::wait4(pid, &info.status, 0, &info.usage);
     } while (r < 0 && errno == EINTR);
-    if (ended.time_since_epoch().count() == 0) ended = Clock::now();
+    if (ended == Clock::time_point{}) ended = Clock::now();
     info.wall_s = std::chrono::duration<double>(ended - started).count();
     return info;
 }

@@ -41,12 +41,23 @@ struct ExitInfo {
     std::string describe() const;  // "exit 2", "killed by signal 9"
 };
 
-// Waits for pid (a child of ours) without blocking signals: polls its pidfd
-// together with the interrupt fd; on interrupt throws Interrupted, leaving the
-// pid to the caller's guard. timeout: stops the group and marks timed_out.
-// Reaps pid with wait4 and returns its rusage.
+struct WaitHooks {
+    // Called once, the moment the child is seen to have exited and before
+    // it is reaped: where the orchestrator samples the load.
+    std::function<void()> on_exit;
+    // Called about every tick_interval while waiting (live progress).
+    std::function<void()> tick;
+    std::chrono::milliseconds tick_interval{1000};
+    // Stop the child's group after this long and mark the run timed out.
+    std::optional<std::chrono::duration<double>> timeout;
+};
+
+// Waits for pid (a child of ours) by polling its pidfd together with the
+// interrupt fd. On interrupt throws Interrupted, leaving the pid to the
+// caller's GroupGuard. Reaps pid with wait4 and returns its rusage: the
+// pid's own and that of every descendant it waited for, as time(1) reports.
 ExitInfo wait_child(pid_t pid, std::chrono::steady_clock::time_point started,
-                    std::optional<std::chrono::duration<double>> timeout = std::nullopt);
+                    const WaitHooks& hooks = {});
 
 // Stops every process of group pgid: SIGTERM, up to `grace` for them to go,
 // then SIGKILL; reaps the ones that are our children (contest is a
@@ -62,6 +73,14 @@ public:
     GroupGuard(const GroupGuard&) = delete;
     GroupGuard& operator=(const GroupGuard&) = delete;
     GroupGuard(GroupGuard&& o) noexcept : pgid_(o.pgid_) { o.pgid_ = -1; }
+    GroupGuard& operator=(GroupGuard&& o) noexcept {
+        if (this != &o) {
+            stop();
+            pgid_ = o.pgid_;
+            o.pgid_ = -1;
+        }
+        return *this;
+    }
     ~GroupGuard() { stop(); }
     void stop() {
         if (pgid_ > 0) stop_group(pgid_);

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 #include "contest/errors.h"
 

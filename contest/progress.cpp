@@ -1,0 +1,43 @@
+#include "contest/progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace contest {
+
+Progress Progress::for_stderr(bool quiet) {
+    if (quiet) return Progress(Mode::kQuiet);
+    return Progress(::isatty(STDERR_FILENO) ? Mode::kLive : Mode::kLines);
+}
+
+void Progress::status(const std::string& text) {
+    switch (mode_) {
+        case Mode::kQuiet:
+            return;
+        case Mode::kLines:
+            // Plain lines for logs: only when the status really changed.
+            if (text != last_) std::fprintf(stderr, "%s\n", text.c_str());
+            break;
+        case Mode::kLive:
+            std::fprintf(stderr, "\r\033[K%s", text.c_str());
+            line_open_ = true;
+            break;
+    }
+    last_ = text;
+    std::fflush(stderr);
+}
+
+void Progress::note(const std::string& text) {
+    if (mode_ == Mode::kQuiet) return;
+    clear();
+    std::fprintf(stderr, "%s\n", text.c_str());
+    std::fflush(stderr);
+}
+
+void Progress::clear() {
+    if (line_open_) std::fprintf(stderr, "\r\033[K");
+    line_open_ = false;
+}
+
+}  // namespace contest

@@ -1,0 +1,130 @@
+// io_load and io_other: write new files of zeros, each as large as RAM, over
+// and over, unlinking and recreating them. New files rather than overwrites:
+// allocating blocks and filling the page cache with fresh dirty pages is what
+// stresses the VM and the I/O scheduler (Andrew Morton's advice to contest's
+// author). Work is counted from what write() returned.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "contest/errors.h"
+#include "loads/load.h"
+#include "loads/load_files.h"
+
+namespace contest {
+namespace {
+
+constexpr std::size_t kWriteBytes = 1 << 20;  // dd bs=1M, as contest's io_load
+constexpr const char* kFileName = "io_load.zeros";
+
+class IoLoad final : public Load {
+public:
+    // folder: where the files go. own_folder: this load made it (io_other's
+    // folder inside --io-other-dir) and removes it when it is destroyed.
+    IoLoad(std::string name, const LoadEnv& env, std::filesystem::path folder, bool own_folder)
+        : name_(std::move(name)), env_(env), folder_(std::move(folder)), own_folder_(own_folder) {}
+
+    ~IoLoad() override {
+        if (own_folder_ && !folder_.empty()) {
+            std::error_code ec;
+            std::filesystem::remove_all(folder_, ec);  // does not follow symlinks
+        }
+    }
+
+    void prepare() override {
+        if (own_folder_) make_own_folder();
+        dirfd_ = open_load_dir(folder_);
+        room_ = disk_room(dirfd_.get());
+        size_ = cap_to_disk(name_, env_.options.size_bytes.value_or(env_.mem_total), room_);
+    }
+
+    void run(LoadCounters& counters) override {
+        unlink_on_sigterm(dirfd_.get(), kFileName);
+        std::vector<char> zeros(kWriteBytes, 0);
+        for (;;) {
+            // The room may have shrunk since prepare (the workload writes
+            // too): each new file is capped again, never below the margin.
+            std::uint64_t room_now = disk_room(dirfd_.get()).usable();
+            std::uint64_t file_bytes = std::min(size_.bytes, room_now);
+            if (file_bytes < kWriteBytes) {
+                counters.fail(name_ + ": no room left on " + folder_.string());
+                return;
+            }
+            ::unlinkat(dirfd_.get(), kFileName, 0);
+            int fd = create_load_file(dirfd_.get(), kFileName);
+            if (fd < 0) {
+                counters.fail(name_ + ": cannot create " + (folder_ / kFileName).string() + ": " +
+                              std::strerror(errno));
+                return;
+            }
+            std::uint64_t written = 0;
+            while (written < file_bytes) {
+                std::size_t chunk =
+                    static_cast<std::size_t>(std::min<std::uint64_t>(kWriteBytes, file_bytes - written));
+                ssize_t n = ::write(fd, zeros.data(), chunk);
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0 && errno == ENOSPC) break;  // someone else filled the disk: start over
+                if (n <= 0) {
+                    counters.fail(name_ + ": write: " + std::strerror(errno));
+                    ::close(fd);
+                    ::unlinkat(dirfd_.get(), kFileName, 0);
+                    return;
+                }
+                written += static_cast<std::uint64_t>(n);
+                counters.units.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+            }
+            ::close(fd);
+            counters.secondary.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+
+    nlohmann::json facts() const override {
+        nlohmann::json f = size_.to_json();
+        f["folder"] = folder_.string();
+        f["disk"] = room_.to_json();
+        f["write_bytes"] = kWriteBytes;
+        f["target_from"] = env_.options.size_bytes ? "size override" : "MemTotal";
+        return f;
+    }
+
+private:
+    void make_own_folder() {
+        std::string templ = (*env_.options.io_other_dir / "contest-io_other.XXXXXX").string();
+        if (!::mkdtemp(templ.data()))  // mode 0700
+            throw EnvironmentError(name_ + ": cannot create a folder in " +
+                                   env_.options.io_other_dir->string() + ": " + std::strerror(errno));
+        folder_ = templ;
+    }
+
+    std::string name_;
+    LoadEnv env_;
+    std::filesystem::path folder_;
+    bool own_folder_;
+    UniqueFd dirfd_;
+    DiskRoom room_;
+    CappedSize size_;
+};
+
+}  // namespace
+
+std::unique_ptr<Load> make_io_load(const LoadEnv& env) {
+    return std::make_unique<IoLoad>("io_load", env, env.dir, false);
+}
+
+std::unique_ptr<Load> make_io_other(const LoadEnv& env) {
+    return std::make_unique<IoLoad>("io_other", env, std::filesystem::path(), true);
+}
+
+std::optional<std::string> io_other_unavailable(const LoadOptions& options) {
+    if (!options.io_other_dir) return "needs --io-other-dir (-o): the folder on another disk to write to";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(*options.io_other_dir, ec))
+        return "--io-other-dir " + options.io_other_dir->string() + " is not a folder";
+    return std::nullopt;
+}
+
+}  // namespace contest

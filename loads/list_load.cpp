@@ -1,0 +1,121 @@
+// list_load: walks the whole file system from / and lstat()s every entry,
+// as `ls -lRa /` did in contest, over and over. It never follows a symlink
+// (lstat, and O_NOFOLLOW when opening folders) and stays out of /proc, /sys
+// and /dev, and out of any pseudo file system mounted elsewhere: those are
+// not files on a disk, and some of them block or never end.
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "loads/load.h"
+
+namespace contest {
+namespace {
+
+// Deeper than any real tree; a bound on the folders held open at once.
+constexpr int kMaxDepth = 200;
+
+bool pseudo_file_system(int dirfd) {
+    struct statfs fs {};
+    if (::fstatfs(dirfd, &fs) != 0) return true;
+    switch (static_cast<unsigned long>(fs.f_type)) {
+        case PROC_SUPER_MAGIC:
+        case SYSFS_MAGIC:
+        case DEVPTS_SUPER_MAGIC:
+        case DEBUGFS_MAGIC:
+        case TRACEFS_MAGIC:
+        case SECURITYFS_MAGIC:
+        case CGROUP_SUPER_MAGIC:
+        case CGROUP2_SUPER_MAGIC:
+        case BPF_FS_MAGIC:
+        case PSTOREFS_MAGIC:
+        case EFIVARFS_MAGIC:
+        case BINFMTFS_MAGIC:
+        case AUTOFS_SUPER_MAGIC:  // would trigger mounts
+        case 0x65735543:          // fusectl
+        case 0x62656570:          // configfs
+            return true;
+        default:
+            return false;
+    }
+}
+
+class ListLoad final : public Load {
+public:
+    void run(LoadCounters& counters) override {
+        for (;;) {
+            int root = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (root < 0) {
+                counters.fail(std::string("list_load: cannot open /: ") + std::strerror(errno));
+                return;
+            }
+            struct stat st {};
+            ::fstat(root, &st);
+            list_folder(counters, root, st.st_dev, 0, true);
+            counters.secondary.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+
+    nlohmann::json facts() const override {
+        return {{"root", "/"},
+                {"skipped", {"/proc", "/sys", "/dev", "pseudo file systems mounted elsewhere"}},
+                {"follows_symlinks", false}};
+    }
+
+private:
+    // Lists the folder open on dirfd (and takes ownership of it), lstat()ing
+    // every entry, then descends into its subfolders, as ls -R does: the
+    // whole folder first, then the children. Subfolders are opened relative
+    // to their parent's fd, so one fd per level is open at a time and no
+    // path is ever resolved through a symlink.
+    void list_folder(LoadCounters& counters, int dirfd, dev_t parent_dev, int depth, bool is_root) {
+        DIR* dir = ::fdopendir(dirfd);
+        if (!dir) {
+            ::close(dirfd);
+            return;
+        }
+        std::vector<std::string> subfolders;
+        std::uint64_t entries = 0;
+        while (struct dirent* e = ::readdir(dir)) {
+            const char* name = e->d_name;
+            if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
+            struct stat st {};
+            if (::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+            ++entries;
+            if (!S_ISDIR(st.st_mode)) continue;
+            if (is_root && (std::strcmp(name, "proc") == 0 || std::strcmp(name, "sys") == 0 ||
+                            std::strcmp(name, "dev") == 0))
+                continue;
+            subfolders.emplace_back(name);
+        }
+        counters.units.fetch_add(entries, std::memory_order_relaxed);
+        if (depth < kMaxDepth) {
+            for (const auto& name : subfolders) {
+                int child = ::openat(dirfd, name.c_str(),
+                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+                if (child < 0) continue;
+                struct stat st {};
+                if (::fstat(child, &st) != 0 ||
+                    (st.st_dev != parent_dev && pseudo_file_system(child))) {
+                    ::close(child);
+                    continue;
+                }
+                list_folder(counters, child, st.st_dev, depth + 1, false);
+            }
+        }
+        ::closedir(dir);  // closes dirfd
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Load> make_list_load(const LoadEnv&) { return std::make_unique<ListLoad>(); }
+
+}  // namespace contest

@@ -1,0 +1,118 @@
+// process_load: contest's ring. N processes (4 x CPUs by default), each
+// reading records from its pipe and writing them to the next one's; a few
+// records injected at the start circulate for ever. Every forward is a hop;
+// hops/s is how much scheduling the ring got. Most members sleep in read()
+// at any moment, so this loads the scheduler's wakeup paths, not the CPUs.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "contest/errors.h"
+#include "loads/child_processes.h"
+#include "loads/load.h"
+
+namespace contest {
+namespace {
+
+// Hops are added in small batches: one shared cache line bounced between
+// every member on every hop would become the load itself.
+constexpr std::uint64_t kHopBatch = 16;
+
+bool read_full(int fd, char* buf, std::size_t n) {
+    while (n > 0) {
+        ssize_t r = ::read(fd, buf, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        buf += r;
+        n -= static_cast<std::size_t>(r);
+    }
+    return true;
+}
+
+bool write_full(int fd, const char* buf, std::size_t n) {
+    while (n > 0) {
+        ssize_t w = ::write(fd, buf, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        buf += w;
+        n -= static_cast<std::size_t>(w);
+    }
+    return true;
+}
+
+class ProcessLoad final : public Load {
+public:
+    ProcessLoad(unsigned processes, unsigned records, std::size_t record_bytes)
+        : processes_(processes), records_(records), record_bytes_(record_bytes) {}
+
+    void prepare() override {
+        if (processes_ < 2) throw UsageError("process_load needs a ring of 2 or more processes");
+        if (records_ < 1 || records_ > processes_)
+            throw UsageError("process_load: --ring-records must be from 1 to the ring size");
+    }
+
+    void run(LoadCounters& counters) override {
+        // pipes[i] feeds member i.
+        std::vector<int> rd(processes_), wr(processes_);
+        for (unsigned i = 0; i < processes_; ++i) {
+            int p[2];
+            if (::pipe2(p, O_CLOEXEC) != 0) {
+                counters.fail(std::string("pipe: ") + std::strerror(errno));
+                return;
+            }
+            rd[i] = p[0];
+            wr[i] = p[1];
+        }
+        auto member = [&](unsigned i) {
+            // Keep only this member's two ends, so a dead neighbour is seen as EOF/EPIPE.
+            for (unsigned k = 0; k < processes_; ++k) {
+                if (k != i) ::close(rd[k]);
+                if (k != (i + 1) % processes_) ::close(wr[k]);
+            }
+            forward(counters, rd[i], wr[(i + 1) % processes_]);
+        };
+        for (unsigned i = 1; i < processes_; ++i) fork_load_member([&, i] { member(i); });
+        std::vector<char> record(record_bytes_, 'r');
+        for (unsigned r = 0; r < records_; ++r) {
+            if (!write_full(wr[0], record.data(), record.size())) {
+                counters.fail("cannot inject a record into the ring");
+                return;
+            }
+        }
+        member(0);
+        counters.fail("the ring broke (a member died)");
+    }
+
+    nlohmann::json facts() const override {
+        return {{"processes", processes_}, {"records", records_}, {"record_bytes", record_bytes_}};
+    }
+
+private:
+    void forward(LoadCounters& counters, int in, int out) {
+        std::vector<char> buf(record_bytes_);
+        std::uint64_t pending = 0;
+        while (read_full(in, buf.data(), buf.size()) && write_full(out, buf.data(), buf.size())) {
+            if (++pending == kHopBatch) {
+                counters.units.fetch_add(pending, std::memory_order_relaxed);
+                pending = 0;
+            }
+        }
+    }
+
+    unsigned processes_;
+    unsigned records_;
+    std::size_t record_bytes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Load> make_process_load(const LoadEnv& env) {
+    unsigned n = env.options.ring_processes ? env.options.ring_processes : 4 * env.cpus;
+    return std::make_unique<ProcessLoad>(n, env.options.ring_records, env.options.record_bytes);
+}
+
+}  // namespace contest

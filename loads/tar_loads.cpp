@@ -1,0 +1,255 @@
+// ctar_load and xtar_load: create / extract a tar archive of the workload's
+// source tree with the system tar, over and over, in the load's private
+// folder. The archive streams through the load process (tar writes to or
+// reads from a pipe), which counts the bytes as they pass, so work shows
+// continuously, not only when a whole archive is done.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <vector>
+
+#include "contest/errors.h"
+#include "contest/process.h"
+#include "loads/load.h"
+#include "loads/load_files.h"
+
+namespace contest {
+namespace {
+
+constexpr std::size_t kCopyBytes = 256 << 10;
+constexpr const char* kArchiveName = "ctar_load.tar";
+constexpr const char* kExtractName = "extracted";
+
+// Bytes of the regular files under root, without following symlinks: what
+// an archive of it will hold, near enough to check the room for it.
+std::uint64_t tree_bytes(const std::filesystem::path& root) {
+    std::uint64_t total = 0;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(
+             root, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+        std::error_code size_ec;
+        if (it->is_regular_file(size_ec) && !it->is_symlink(size_ec)) {
+            auto size = it->file_size(size_ec);
+            if (!size_ec) total += size;
+        }
+    }
+    return total;
+}
+
+// Writes all of data to fd; returns the bytes write() accepted (fewer only
+// on error, with errno set).
+std::uint64_t write_all(int fd, const char* data, std::size_t size) {
+    std::size_t done = 0;
+    while (done < size) {
+        ssize_t n = ::write(fd, data + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+    }
+    return done;
+}
+
+// What both tar loads share: the source tree, the room check, the folder.
+class TarLoad : public Load {
+public:
+    TarLoad(std::string name, const LoadEnv& env) : name_(std::move(name)), env_(env) {}
+
+    void prepare() override {
+        std::filesystem::path source = env_.options.workload_source.lexically_normal();
+        if (!source.has_filename()) source = source.parent_path();
+        std::error_code ec;
+        if (source.empty() || !std::filesystem::is_directory(source, ec))
+            throw EnvironmentError(name_ + ": needs the workload's source tree to archive" +
+                                   (source.empty() ? std::string() : ", and " + source.string() +
+                                                                         " is not a folder"));
+        source_parent_ = source.parent_path();
+        source_name_ = source.filename();
+        dirfd_ = open_load_dir(env_.dir);
+        room_ = disk_room(dirfd_.get());
+        source_bytes_ = tree_bytes(source);
+        // Archive blocks and headers; xtar holds an archive and a tree.
+        std::uint64_t needed = (source_bytes_ + source_bytes_ / 10 + kMiB) * copies_needed();
+        if (needed > room_.usable())
+            throw EnvironmentError(name_ + ": no room on disk for " + std::to_string(needed / kMiB) +
+                                   " MiB in " + env_.dir.string() + " (" +
+                                   std::to_string(room_.usable() / kMiB) + " MiB usable)");
+    }
+
+    nlohmann::json facts() const override {
+        return {{"source", (source_parent_ / source_name_).string()},
+                {"source_bytes", source_bytes_},
+                {"disk", room_.to_json()},
+                {"tar", find_on_path("tar").value_or("").string()}};
+    }
+
+protected:
+    virtual int copies_needed() const = 0;
+
+    // Reaps one tar and says whether its archive counts; when not, the
+    // reason (with tar's last words from errors_) is in counters.
+    bool tar_ended_well(LoadCounters& counters, pid_t pid, std::uint64_t bytes) {
+        int status = wait_program(pid);
+        // 1 means "some files changed while being archived": still an archive.
+        if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1)) return true;
+        if (bytes > 0 && WIFEXITED(status)) return true;  // partial trouble, real work done
+        counters.fail(name_ + ": tar " + describe_status(status) + ": " +
+                      error_log_tail(errors_.get()));
+        return false;
+    }
+
+    std::string name_;
+    LoadEnv env_;
+    std::filesystem::path source_parent_, source_name_;
+    UniqueFd dirfd_;
+    UniqueFd errors_;
+    DiskRoom room_;
+    std::uint64_t source_bytes_ = 0;
+};
+
+class CtarLoad final : public TarLoad {
+public:
+    explicit CtarLoad(const LoadEnv& env) : TarLoad("ctar_load", env) {}
+
+    void run(LoadCounters& counters) override {
+        unlink_on_sigterm(dirfd_.get(), kArchiveName);
+        errors_ = make_error_log(dirfd_.get());
+        std::vector<char> buf(kCopyBytes);
+        for (;;) {
+            ::unlinkat(dirfd_.get(), kArchiveName, 0);
+            UniqueFd archive(create_load_file(dirfd_.get(), kArchiveName));
+            int pipe_fds[2];
+            if (archive.get() < 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+                counters.fail(name_ + ": cannot create the archive: " + std::strerror(errno));
+                return;
+            }
+            UniqueFd from_tar(pipe_fds[0]), tar_out(pipe_fds[1]);
+            if (errors_.get() >= 0) ::ftruncate(errors_.get(), 0);
+            pid_t pid = start_program({"tar", "-cf", "-", "-C", source_parent_.string(),
+                                       source_name_.string()},
+                                      {.out = tar_out.get(), .err = errors_.get()});
+            tar_out.reset();  // tar's copy is the only writer: EOF when it ends
+            std::uint64_t bytes = 0;
+            for (;;) {
+                ssize_t n = ::read(from_tar.get(), buf.data(), buf.size());
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                std::uint64_t written = write_all(archive.get(), buf.data(), static_cast<std::size_t>(n));
+                bytes += written;
+                counters.units.fetch_add(written, std::memory_order_relaxed);
+                if (written < static_cast<std::uint64_t>(n)) break;  // disk full: tar gets EPIPE
+            }
+            from_tar.reset();
+            if (!tar_ended_well(counters, pid, bytes)) return;
+            archive.reset();
+            ::unlinkat(dirfd_.get(), kArchiveName, 0);
+            counters.secondary.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+
+private:
+    int copies_needed() const override { return 1; }
+};
+
+class XtarLoad final : public TarLoad {
+public:
+    explicit XtarLoad(const LoadEnv& env) : TarLoad("xtar_load", env) {}
+
+    void prepare() override {
+        TarLoad::prepare();
+        // The archive is made here, untimed, then unlinked and kept open: it
+        // goes away with the last process holding it.
+        std::filesystem::path archive = env_.dir / "xtar_load.tar";
+        std::filesystem::path log = env_.dir / "xtar_load.log";
+        SpawnOptions options;
+        options.output = log;
+        try {
+            run_checked({"tar", "-cf", archive.string(), "-C", source_parent_.string(),
+                         source_name_.string()},
+                        options, "xtar_load: archiving " + (source_parent_ / source_name_).string());
+        } catch (const Interrupted&) {
+            throw;
+        } catch (const std::exception& e) {
+            std::filesystem::remove(archive);
+            std::filesystem::remove(log);
+            throw EnvironmentError(e.what());
+        }
+        std::filesystem::remove(log);
+        archive_ = UniqueFd(::openat(dirfd_.get(), "xtar_load.tar", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+        ::unlinkat(dirfd_.get(), "xtar_load.tar", 0);
+        if (archive_.get() < 0)
+            throw EnvironmentError("xtar_load: cannot open the archive it made: " +
+                                   std::string(std::strerror(errno)));
+        struct stat st {};
+        ::fstat(archive_.get(), &st);
+        archive_bytes_ = static_cast<std::uint64_t>(st.st_size);
+    }
+
+    void run(LoadCounters& counters) override {
+        // A tar that dies mid-archive must show as its exit status, not kill
+        // the load with SIGPIPE.
+        ::signal(SIGPIPE, SIG_IGN);
+        errors_ = make_error_log(dirfd_.get());
+        const std::filesystem::path target = env_.dir / kExtractName;
+        std::vector<char> buf(kCopyBytes);
+        for (;;) {
+            std::error_code ec;
+            std::filesystem::remove_all(target, ec);  // does not follow symlinks
+            int pipe_fds[2];
+            if (::mkdirat(dirfd_.get(), kExtractName, 0700) != 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+                counters.fail(name_ + ": cannot make " + target.string() + ": " + std::strerror(errno));
+                return;
+            }
+            UniqueFd tar_in(pipe_fds[0]), to_tar(pipe_fds[1]);
+            if (errors_.get() >= 0) ::ftruncate(errors_.get(), 0);
+            pid_t pid = start_program({"tar", "-xf", "-", "--warning=no-timestamp", "-C", target.string()},
+                                      {.in = tar_in.get(), .err = errors_.get()});
+            tar_in.reset();
+            std::uint64_t bytes = 0;
+            for (;;) {
+                // pread: the offset is this process's own, not shared with
+                // contest's copy of the descriptor.
+                ssize_t n = ::pread(archive_.get(), buf.data(), buf.size(), static_cast<off_t>(bytes));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                std::uint64_t written = write_all(to_tar.get(), buf.data(), static_cast<std::size_t>(n));
+                bytes += written;
+                counters.units.fetch_add(written, std::memory_order_relaxed);
+                if (written < static_cast<std::uint64_t>(n)) break;  // tar stopped reading
+            }
+            to_tar.reset();
+            if (!tar_ended_well(counters, pid, bytes)) return;
+            counters.secondary.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+
+    nlohmann::json facts() const override {
+        nlohmann::json f = TarLoad::facts();
+        f["archive_bytes"] = archive_bytes_;
+        return f;
+    }
+
+private:
+    int copies_needed() const override { return 2; }
+
+    UniqueFd archive_;
+    std::uint64_t archive_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Load> make_ctar_load(const LoadEnv& env) { return std::make_unique<CtarLoad>(env); }
+std::unique_ptr<Load> make_xtar_load(const LoadEnv& env) { return std::make_unique<XtarLoad>(env); }
+
+std::optional<std::string> tar_unavailable(const LoadOptions&) {
+    if (!find_on_path("tar")) return "tar not found on PATH (Debian package tar)";
+    return std::nullopt;
+}
+
+}  // namespace contest
