@@ -11,13 +11,23 @@
 namespace contest {
 
 struct ReportOptions {
-    std::string format = "text";         // text | markdown | csv | json
-    std::optional<std::string> baseline; // label; default the first label seen
-    bool stats = false;                  // --stats: extra columns in text
-    double alpha = 0.05;                 // significance level
+    std::string format = "text";          // text | markdown | csv | json
+    std::optional<std::string> baseline;  // label; default the first label seen
+    bool stats = false;                   // --stats: extra columns in text
+    double alpha = 0.05;                  // significance level
+    // Print the model's warnings (noise, too few runs, fingerprints that
+    // differ) to stderr, one "contest: warning: ..." line each.
+    bool print_warnings = true;
 };
 
-// The whole report as it goes to stdout. Throws UsageError for a bad format.
+// The whole report as it goes to stdout. Throws UsageError for a bad format,
+// an unknown baseline or no files.
 std::string render_report(const std::vector<ResultFile>& files, const ReportOptions& options);
+
+// The result files under `paths` (files and folders) for report and compare.
+// A malformed or unreadable file among good ones is named on stderr, one line
+// each, and skipped; when nothing readable is left, throws UsageError naming
+// the path.
+std::vector<ResultFile> read_results_or_fail(const std::vector<std::string>& paths);
 
 }  // namespace contest

@@ -1,0 +1,124 @@
+// Statistics against published reference values, compared at 4 significant
+// digits (the precision the references are printed with).
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "contest/stats.h"
+
+using namespace contest::stats;
+
+namespace {
+
+std::string significant4(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", x);
+    return buf;
+}
+
+// R's `sleep` data set (Student, 1908): extra hours of sleep under two drugs.
+const std::vector<double> kSleepDrug1 = {0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0};
+const std::vector<double> kSleepDrug2 = {1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4};
+
+}  // namespace
+
+TEST_CASE("Student t quantiles match the printed tables", "[stats]") {
+    CHECK(significant4(t_quantile(0.975, 9)) == "2.262");
+    CHECK(significant4(t_quantile(0.975, 4)) == "2.776");
+    CHECK(significant4(t_quantile(0.975, 1)) == "12.71");
+    CHECK(significant4(t_quantile(0.975, 30)) == "2.042");
+    CHECK(significant4(t_quantile(0.995, 20)) == "2.845");
+    CHECK(significant4(t_quantile(0.95, 7)) == "1.895");
+}
+
+TEST_CASE("summary of a small sample", "[stats]") {
+    // Mean 5, sum of squared deviations 32: sample SD sqrt(32/7).
+    const std::vector<double> x = {2, 4, 4, 4, 5, 5, 7, 9};
+    const Summary s = summarize(x);
+    CHECK(s.n == 8);
+    CHECK(s.mean == Approx(5.0));
+    CHECK(s.median == Approx(4.5));
+    CHECK(s.min == 2);
+    CHECK(s.max == 9);
+    CHECK(significant4(s.sd) == "2.138");
+    CHECK(significant4(s.cv) == "0.4276");
+    // t(0.975, 7) = 2.365; 2.365 * 2.138 / sqrt(8) = 1.787
+    CHECK(significant4(s.ci95_half) == "1.787");
+}
+
+TEST_CASE("summary of one value has no spread", "[stats]") {
+    const std::vector<double> x = {461.6};
+    const Summary s = summarize(x);
+    CHECK(s.n == 1);
+    CHECK(s.mean == Approx(461.6));
+    CHECK(s.median == Approx(461.6));
+    CHECK(std::isnan(s.sd));
+    CHECK(std::isnan(s.ci95_half));
+    CHECK(std::isnan(s.cv));
+}
+
+TEST_CASE("summary keeps its digits for large, close values", "[stats]") {
+    // A naive sum-of-squares variance loses everything here.
+    const std::vector<double> x = {1e9 + 4, 1e9 + 7, 1e9 + 13, 1e9 + 16};
+    CHECK(summarize(x).sd == Approx(std::sqrt(90.0 / 3)));
+}
+
+TEST_CASE("Welch's t-test on R's sleep data matches t.test's published output", "[stats]") {
+    // R: t.test(extra ~ group, data = sleep)
+    //   t = -1.8608, df = 17.776, p-value = 0.07939
+    //   95 percent confidence interval: -3.3654832  0.2054832
+    const auto r = welch_t_test(kSleepDrug1, kSleepDrug2);
+    REQUIRE(r);
+    CHECK(significant4(r->t) == "-1.861");
+    CHECK(significant4(r->df) == "17.78");
+    CHECK(significant4(r->p) == "0.07939");
+    const double diff = -1.58;  // 0.75 - 2.33
+    const double half = t_quantile(0.975, r->df) * (diff / r->t);
+    CHECK(significant4(diff - half) == "-3.365");
+    CHECK(significant4(diff + half) == "0.2055");
+}
+
+TEST_CASE("Welch's t-test is symmetric and handles zero spread", "[stats]") {
+    const auto ab = welch_t_test(kSleepDrug1, kSleepDrug2);
+    const auto ba = welch_t_test(kSleepDrug2, kSleepDrug1);
+    REQUIRE(ab);
+    REQUIRE(ba);
+    CHECK(ab->t == Approx(-ba->t));
+    CHECK(ab->p == Approx(ba->p));
+
+    const std::vector<double> flat = {10, 10, 10}, other = {12, 12, 12}, one = {10};
+    CHECK(welch_t_test(flat, flat)->p == 1);
+    CHECK(welch_t_test(flat, other)->p == 0);
+    CHECK_FALSE(welch_t_test(flat, one));
+}
+
+TEST_CASE("Mann-Whitney U on R's sleep data matches wilcox.test", "[stats]") {
+    // R: wilcox.test(extra ~ group, data = sleep)  (normal approximation with
+    // continuity correction, because of the ties)
+    //   W = 25.5, p-value = 0.06933
+    const auto r = mann_whitney_u(kSleepDrug1, kSleepDrug2);
+    REQUIRE(r);
+    CHECK(r->u == Approx(25.5));
+    CHECK(significant4(r->p) == "0.06933");
+    // U of the other side is n_a n_b - U; the p-value does not depend on the order.
+    const auto swapped = mann_whitney_u(kSleepDrug2, kSleepDrug1);
+    REQUIRE(swapped);
+    CHECK(swapped->u == Approx(100 - 25.5));
+    CHECK(swapped->p == Approx(r->p));
+}
+
+TEST_CASE("Mann-Whitney U without ties", "[stats]") {
+    // Complete separation of 5 against 5: U = 0, and by the normal
+    // approximation z = (0 - 12.5 + 0.5) / sqrt(25 * 11 / 12) = -2.507.
+    const std::vector<double> a = {1, 2, 3, 4, 5}, b = {6, 7, 8, 9, 10};
+    const auto r = mann_whitney_u(a, b);
+    REQUIRE(r);
+    CHECK(r->u == 0);
+    CHECK(significant4(r->z) == "-2.507");
+    CHECK(significant4(r->p) == "0.01219");
+    const std::vector<double> all_tied = {3, 3, 3};
+    CHECK(mann_whitney_u(all_tied, all_tied)->p == 1);
+}
