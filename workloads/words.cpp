@@ -1,0 +1,101 @@
+#include "workloads/words.h"
+
+#include "contest/errors.h"
+
+namespace contest {
+namespace {
+
+bool is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+// Inside double quotes a backslash only escapes these (POSIX 2.2.3).
+bool escapable_in_double_quotes(char c) {
+    return c == '$' || c == '`' || c == '"' || c == '\\' || c == '\n';
+}
+
+}  // namespace
+
+std::vector<std::string> split_words(std::string_view text) {
+    std::vector<std::string> words;
+    std::string word;
+    bool in_word = false;  // a quoted empty string is a word, so emptiness is not enough
+    size_t i = 0;
+    while (i < text.size()) {
+        char c = text[i];
+        if (is_blank(c)) {
+            if (in_word) words.push_back(std::move(word));
+            word.clear();
+            in_word = false;
+            ++i;
+        } else if (c == '\\') {
+            if (i + 1 >= text.size())
+                throw UsageError("trailing backslash in '" + std::string(text) + "'");
+            if (text[i + 1] != '\n') {
+                word += text[i + 1];
+                in_word = true;
+            }
+            i += 2;
+        } else if (c == '\'') {
+            size_t close = text.find('\'', i + 1);
+            if (close == std::string_view::npos)
+                throw UsageError("unbalanced single quote in '" + std::string(text) + "'");
+            word.append(text.substr(i + 1, close - i - 1));
+            in_word = true;
+            i = close + 1;
+        } else if (c == '"') {
+            ++i;
+            bool closed = false;
+            while (i < text.size()) {
+                char d = text[i];
+                if (d == '"') {
+                    closed = true;
+                    ++i;
+                    break;
+                }
+                if (d == '\\' && i + 1 < text.size() && escapable_in_double_quotes(text[i + 1])) {
+                    if (text[i + 1] != '\n') word += text[i + 1];
+                    i += 2;
+                    continue;
+                }
+                word += d;
+                ++i;
+            }
+            if (!closed) throw UsageError("unbalanced double quote in '" + std::string(text) + "'");
+            in_word = true;
+        } else {
+            word += c;
+            in_word = true;
+            ++i;
+        }
+    }
+    if (in_word) words.push_back(std::move(word));
+    return words;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string out;
+    for (const auto& w : words) {
+        if (!out.empty()) out += ' ';
+        bool plain = !w.empty();
+        for (char c : w)
+            if (is_blank(c) || c == '\'' || c == '"' || c == '\\') plain = false;
+        if (plain) {
+            out += w;
+            continue;
+        }
+        // Single quotes keep everything but a single quote, which is closed,
+        // escaped and reopened: it's -> 'it'\''s'.
+        out += '\'';
+        for (char c : w) {
+            if (c == '\'')
+                out += "'\\''";
+            else
+                out += c;
+        }
+        out += '\'';
+    }
+    return out;
+}
+
+}  // namespace contest

@@ -1,0 +1,27 @@
+#pragma once
+// Shell-like word splitting for the command workload's option strings
+// (--workload-cmd, --prepare-cmd, --clean-cmd). The words become an argv that
+// is executed directly: there is no shell, so no expansion of any kind.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace contest {
+
+// Splits text into words the way a POSIX shell splits a simple command:
+//   - blanks (space, tab, newline) separate words;
+//   - 'single quotes' keep everything literally;
+//   - "double quotes" keep everything except that a backslash escapes
+//     $ ` " \ and newline;
+//   - outside quotes a backslash keeps the next character literally, and a
+//     backslash-newline joins two lines;
+//   - quoted empty strings ('' or "") are words of their own.
+// $, `, *, ~, ;, | and the like are ordinary characters. Throws UsageError for
+// an unbalanced quote or a trailing backslash.
+std::vector<std::string> split_words(std::string_view text);
+
+// The inverse, for messages and result files: words quoted so that
+// split_words gives them back.
+std::string join_words(const std::vector<std::string>& words);
+
+}  // namespace contest
