@@ -12,6 +12,11 @@ public:
     static Progress for_stderr(bool quiet);  // kLive when stderr is a tty
     // A status that may be replaced by the next one (live) or printed (lines).
     void status(const std::string& text);
+    // A live-only update (a clock ticking): dropped when not on a terminal,
+    // so logs get one line per step, not one per second.
+    void tick(const std::string& text) {
+        if (mode_ == Mode::kLive) status(text);
+    }
     // A message that must stay: warnings, finished steps.
     void note(const std::string& text);
     void clear();  // ends a live line before other output

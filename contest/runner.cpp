@@ -228,7 +228,7 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
                 };
                 hooks.tick = [&] {
                     double el = std::chrono::duration<double>(Clock::now() - started).count();
-                    progress.status(head + "  " + format_duration(el) + eta.text(el));
+                    progress.tick(head + "  " + format_duration(el) + eta.text(el));
                 };
                 ExitInfo ex = wait_child(pid, started, hooks);
                 workload_group.stop();  // stray descendants of the compile

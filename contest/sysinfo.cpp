@@ -70,11 +70,23 @@ std::string preemption_model(const std::map<std::string, std::string>& cfg) {
         if (close != std::string::npos) return dynamic.substr(open + 1, close - open - 1) + " (dynamic)";
     }
     auto on = [&](const char* k) { auto it = cfg.find(k); return it != cfg.end() && it->second == "y"; };
-    if (on("CONFIG_PREEMPT_RT")) return "rt";
-    if (on("CONFIG_PREEMPT")) return on("CONFIG_PREEMPT_DYNAMIC") ? "full (dynamic default)" : "full";
-    if (on("CONFIG_PREEMPT_VOLUNTARY"))
-        return on("CONFIG_PREEMPT_DYNAMIC") ? "voluntary (dynamic default)" : "voluntary";
-    if (on("CONFIG_PREEMPT_NONE")) return "none";
+    std::string model;
+    if (on("CONFIG_PREEMPT_RT")) model = "rt";
+    else if (on("CONFIG_PREEMPT")) model = "full";
+    else if (on("CONFIG_PREEMPT_VOLUNTARY")) model = "voluntary";
+    else if (on("CONFIG_PREEMPT_NONE")) model = "none";
+    if (!model.empty() && on("CONFIG_PREEMPT_DYNAMIC")) {
+        // Without debugfs, the boot command line is what can override the default.
+        std::string cmdline = first_line("/proc/cmdline");
+        auto at = cmdline.find("preempt=");
+        if (at != std::string::npos) {
+            auto end = cmdline.find(' ', at);
+            return cmdline.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8) +
+                   " (dynamic, preempt= on the command line)";
+        }
+        return model + " (dynamic, build default)";
+    }
+    if (!model.empty()) return model;
     return "";
 }
 

@@ -1,0 +1,116 @@
+// cpu_load and process_load really load the machine, and stop cleanly.
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "contest/errors.h"
+#include "contest/load_runner.h"
+#include "contest/sysinfo.h"
+#include "loads/registry.h"
+#include "test_helpers.h"
+
+using namespace contest;
+
+namespace {
+
+struct Started {
+    const LoadInfo* info;
+    std::unique_ptr<Load> load;
+};
+
+Started make(const std::string& name, const std::filesystem::path& dir, LoadOptions lo = {}) {
+    lo.workdir = dir;
+    const LoadInfo* info = find_load(name);
+    REQUIRE(info != nullptr);
+    auto load = info->make(make_load_env(dir, lo));
+    load->prepare();
+    return {info, std::move(load)};
+}
+
+}  // namespace
+
+TEST_CASE("cpu_load keeps every CPU busy and counts its loops", "[loads][slow]") {
+    test::ScratchDir dir("cpu");
+    auto s = make("cpu_load", dir.path());
+    pid_t pgid;
+    LoadWindow w;
+    {
+        RunningLoad running(*s.info, *s.load);
+        pgid = running.pgid();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        CHECK(group_members(pgid).size() == online_cpus());
+        auto a = running.sample();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        auto b = running.sample();
+        CHECK_FALSE(running.failure());
+        w = load_window(*s.info, a, b);
+    }
+    CHECK(w.units > 0);
+    // One spinner per CPU: near 100% x CPUs alone; more than one CPU's worth
+    // even on a busy shared machine.
+    CHECK(w.cpu_pct > 100.0 * online_cpus() * 0.4);
+    CHECK(group_members(pgid).empty());
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("process_load passes records round a ring of 4 x CPUs processes", "[loads][slow]") {
+    test::ScratchDir dir("ring");
+    auto s = make("process_load", dir.path());
+    pid_t pgid;
+    LoadWindow w;
+    {
+        RunningLoad running(*s.info, *s.load);
+        pgid = running.pgid();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        CHECK(group_members(pgid).size() == 4 * online_cpus());
+        auto a = running.sample();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        auto b = running.sample();
+        CHECK_FALSE(running.failure());
+        w = load_window(*s.info, a, b);
+    }
+    // Each hop is a pipe read + write + wakeup: tens of thousands a second at least.
+    CHECK(w.units > 1000);
+    CHECK(w.cpu_pct > 10);
+    CHECK(group_members(pgid).empty());
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("process_load takes its ring size and record count from the options", "[loads][slow]") {
+    test::ScratchDir dir("ring3");
+    LoadOptions lo;
+    lo.ring_processes = 3;
+    lo.ring_records = 1;
+    lo.record_bytes = 100;
+    auto s = make("process_load", dir.path(), lo);
+    RunningLoad running(*s.info, *s.load);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(group_members(running.pgid()).size() == 3);
+    CHECK(s.load->facts()["records"] == 1);
+}
+
+TEST_CASE("a load that gives up is reported with its reason", "[loads]") {
+    struct Quitter : Load {
+        void run(LoadCounters& c) override { c.fail("no disk today"); }
+    } quitter;
+    const LoadInfo& info = *find_load("cpu_load");
+    RunningLoad running(info, quitter);
+    std::optional<std::string> why;
+    for (int i = 0; i < 200 && !why; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        why = running.failure();
+    }
+    REQUIRE(why);
+    CHECK_THAT(*why, Catch::Contains("no disk today"));
+}
+
+TEST_CASE("resolve_loads expands sets and refuses unknown names", "[loads]") {
+    LoadOptions lo;
+    auto def = resolve_loads({"default"}, lo);
+    REQUIRE(def.size() >= 4);
+    CHECK(def[0]->name == "no_load");
+    CHECK(def[1]->name == "cacherun");
+    CHECK_THROWS_AS(resolve_loads({"no_such_load"}, lo), UsageError);
+    auto two = resolve_loads({"cpu_load", "no_load", "cpu_load"}, lo);
+    REQUIRE(two.size() == 2);
+    CHECK(two[0]->name == "cpu_load");
+}

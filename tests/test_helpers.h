@@ -1,0 +1,106 @@
+#pragma once
+// Shared by the end-to-end tests: run the contest binary, scratch folders,
+// and the leftover-process check.
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "contest/process.h"
+
+namespace contest::test {
+
+// A fresh folder removed at the end of the test.
+class ScratchDir {
+public:
+    explicit ScratchDir(const std::string& tag) {
+        auto base = std::filesystem::temp_directory_path();
+        path_ = base / ("contest-test-" + tag + "-" + std::to_string(::getpid()));
+        std::filesystem::remove_all(path_);
+        std::filesystem::create_directories(path_);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    const std::filesystem::path& path() const { return path_; }
+    std::filesystem::path operator/(const std::string& s) const { return path_ / s; }
+
+private:
+    std::filesystem::path path_;
+};
+
+struct Outcome {
+    int exit_code = -1;
+    std::string out, err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// The test process adopts every orphan of what it starts, so that after the
+// contest binary exits, any process it left behind is our child and shows in
+// own_children().
+inline void adopt_orphans() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+
+// Starts CONTEST_BINARY with args; stdout/stderr go to files in dir.
+inline pid_t start_contest(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+    adopt_orphans();
+    std::vector<std::string> argv{CONTEST_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
+        if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
+        std::vector<char*> c;
+        for (auto& a : argv) c.push_back(a.data());
+        c.push_back(nullptr);
+        ::execv(c[0], c.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+inline Outcome finish_contest(pid_t pid, const std::filesystem::path& dir) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    o.out = slurp(dir / "stdout");
+    o.err = slurp(dir / "stderr");
+    return o;
+}
+
+inline Outcome run_contest_binary(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+    return finish_contest(start_contest(args, dir), dir);
+}
+
+// Processes left behind by what this test started (they are ours, as
+// subreaper), after giving the dying a moment. Reaps and kills them so one
+// failing test does not poison the next.
+inline std::vector<pid_t> leftover_processes() {
+    std::vector<pid_t> left;
+    for (int i = 0; i < 50; ++i) {
+        int status;
+        while (::waitpid(-1, &status, WNOHANG) > 0) {
+        }
+        left = own_children();
+        if (left.empty()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!left.empty()) kill_and_reap_all_children();
+    return left;
+}
+
+}  // namespace contest::test

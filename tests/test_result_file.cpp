@@ -1,0 +1,96 @@
+// Result files: round trip, validation with the file and field named, atomic writes.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "contest/errors.h"
+#include "contest/result_file.h"
+#include "test_helpers.h"
+
+using namespace contest;
+
+namespace {
+ResultFile sample_result() {
+    ResultFile f;
+    f.label = "6.1.0-hz1000";
+    f.contest_version = "0.1.0";
+    f.started_at = "2026-11-30T00:00:00Z";
+    f.system = {{"kernel_release", "6.1.0"}};
+    f.config = {{"runs", 1}};
+    RunRecord r;
+    r.load = "cpu_load";
+    r.index = 1;
+    r.wall_s = 12.5;
+    r.user_s = 20;
+    r.sys_s = 2;
+    r.cpu_pct = 176;
+    r.load_units = 1234.5;
+    r.load_unit = "M loops";
+    r.load_cpu_pct = 45.5;
+    r.caches = "dropped";
+    f.runs.push_back(r);
+    return f;
+}
+}  // namespace
+
+TEST_CASE("a result file survives a round trip with every run field", "[result]") {
+    test::ScratchDir dir("result");
+    auto path = dir / "r.json";
+    write_file_atomically(path, to_json(sample_result()).dump(2));
+    ResultFile back = read_result_file(path);
+    CHECK(back.label == "6.1.0-hz1000");
+    REQUIRE(back.runs.size() == 1);
+    CHECK(back.runs[0].load == "cpu_load");
+    CHECK(back.runs[0].wall_s == Approx(12.5));
+    CHECK(back.runs[0].load_units == Approx(1234.5));
+    CHECK(back.runs[0].load_unit == "M loops");
+    CHECK(back.runs[0].caches == "dropped");
+    auto j = nlohmann::json::parse(test::slurp(path));
+    CHECK(j["schema_version"] == 1);
+    CHECK(j["complete"] == false);
+    for (const char* k : {"load", "index", "status", "wall_s", "user_s", "sys_s", "cpu_pct", "load_units",
+                          "load_unit", "load_cpu_pct", "max_rss_kib", "caches"})
+        CHECK(j["runs"][0].contains(k));
+    // No temporary file is left next to it.
+    int files = 0;
+    for (auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file();
+    CHECK(files == 1);
+}
+
+TEST_CASE("a malformed result file is named with the line or field at fault", "[result]") {
+    test::ScratchDir dir("badresult");
+    auto broken = dir / "broken.json";
+    std::ofstream(broken) << "{\n  \"schema_version\": 1,\n  \"label\": \n";
+    try {
+        read_result_file(broken);
+        FAIL("no error");
+    } catch (const UsageError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("broken.json:"));
+    }
+    auto j = to_json(sample_result());
+    j["runs"][0].erase("wall_s");
+    auto missing = dir / "missing.json";
+    std::ofstream(missing) << j.dump();
+    try {
+        read_result_file(missing);
+        FAIL("no error");
+    } catch (const UsageError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("runs[0]") && Catch::Contains("wall_s"));
+    }
+    j = to_json(sample_result());
+    j["schema_version"] = 99;
+    std::ofstream(dir / "future.json") << j.dump();
+    CHECK_THROWS_WITH(read_result_file(dir / "future.json"), Catch::Contains("schema_version 99"));
+}
+
+TEST_CASE("reading a folder skips bad files and names them", "[result]") {
+    test::ScratchDir dir("folder");
+    std::filesystem::create_directories(dir / "a");
+    write_file_atomically(dir / "a" / "good.json", to_json(sample_result()).dump());
+    std::ofstream(dir / "a" / "bad.json") << "not json";
+    std::vector<std::string> bad;
+    auto files = read_result_paths({dir.path()}, bad);
+    REQUIRE(files.size() == 1);
+    CHECK(files[0].label == "6.1.0-hz1000");
+    REQUIRE(bad.size() == 1);
+    CHECK_THAT(bad[0], Catch::Contains("bad.json"));
+}

@@ -1,0 +1,222 @@
+// `contest run` end to end, through the real binary: result file, table,
+// exit codes, Ctrl-C, and that nothing it started outlives it.
+#include <catch2/catch.hpp>
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "test_helpers.h"
+
+using namespace contest;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::filesystem::path> result_files(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> out;
+    if (!std::filesystem::exists(dir)) return out;
+    for (auto& e : std::filesystem::recursive_directory_iterator(dir))
+        if (e.path().extension() == ".json") out.push_back(e.path());
+    return out;
+}
+
+double mean_wall(const json& runs, const std::string& load) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& r : runs)
+        if (r["load"] == load && r["status"] == "ok") sum += r["wall_s"].get<double>(), ++n;
+    return n ? sum / n : 0;
+}
+
+// The row of `label` in the block of `load` of a text table, split in words.
+std::vector<std::string> table_row(const std::string& table, const std::string& load, const std::string& label) {
+    std::istringstream in(table);
+    std::string line;
+    bool in_block = false;
+    while (std::getline(in, line)) {
+        if (line == load + ":") in_block = true;
+        else if (!line.empty() && line.back() == ':' && line.find(' ') == std::string::npos) in_block = false;
+        else if (in_block && line.rfind(label + " ", 0) == 0) {
+            std::istringstream words(line);
+            std::vector<std::string> out;
+            std::string w;
+            while (words >> w) out.push_back(w);
+            return out;
+        }
+    }
+    return {};
+}
+
+std::vector<std::string> base_args(const test::ScratchDir& dir) {
+    return {"--workdir", (dir / "work").string(), "--results", (dir / "results").string(), "--quiet"};
+}
+
+}  // namespace
+
+TEST_CASE("contest run times a tiny synthetic workload under no_load and cpu_load", "[e2e][slow]") {
+    test::ScratchDir dir("e2e-run");
+    auto args = base_args(dir);
+    args.insert(args.begin(), "run");
+    for (std::string a : {"-k", "e2e-kernel", "-n", "2", "-w", "synthetic", "--synthetic-size", "8",
+                          "--warmup", "1", "no_load", "cpu_load"})
+        args.push_back(a);
+    auto o = test::run_contest_binary(args, dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+
+    auto files = result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    CHECK(files[0].parent_path().filename() == "e2e-kernel");
+    json j = json::parse(test::slurp(files[0]));
+    CHECK(j["schema_version"] == 1);
+    CHECK(j["complete"] == true);
+    CHECK(j["label"] == "e2e-kernel");
+    CHECK(j["system"].contains("kernel_release"));
+    CHECK(j["config"]["workload"].is_object());
+    REQUIRE(j["runs"].size() == 4);
+    for (const auto& r : j["runs"]) {
+        CHECK(r["status"] == "ok");
+        CHECK(r["wall_s"].get<double>() > 0);
+        CHECK(r["user_s"].get<double>() > 0);
+        CHECK(r["cpu_pct"].get<double>() > 0);
+        CHECK(r["max_rss_kib"].get<double>() > 0);
+        CHECK((r["caches"] == "dropped" || r["caches"].get<std::string>().rfind("not dropped", 0) == 0));
+        if (r["load"] == "cpu_load") {
+            CHECK(r["load_units"].get<double>() > 0);
+            CHECK(r["load_cpu_pct"].get<double>() > 0);
+            CHECK(r["load_unit"] == "M loops");
+        } else {
+            CHECK(r["load_units"].get<double>() == 0);
+        }
+    }
+    // The table printed at the end shows the JSON's means: Ratio is their ratio.
+    double ratio = mean_wall(j["runs"], "cpu_load") / mean_wall(j["runs"], "no_load");
+    auto row = table_row(o.out, "cpu_load", "e2e-kernel");
+    INFO(o.out);
+    REQUIRE(row.size() >= 7);
+    CHECK(std::stod(row[2]) == Approx(mean_wall(j["runs"], "cpu_load")).margin(0.051));
+    CHECK(std::stod(row.back()) == Approx(ratio).margin(0.0051));
+    auto base = table_row(o.out, "no_load", "e2e-kernel");
+    REQUIRE(base.size() >= 7);
+    CHECK(base.back() == "1.00");
+    // No load folder is left in the workdir.
+    CHECK(std::filesystem::is_empty(dir / "work" / "loads"));
+}
+
+TEST_CASE("Ctrl-C stops the loads and the workload, keeps finished runs, exits 130", "[e2e][slow]") {
+    test::ScratchDir dir("e2e-int");
+    std::vector<std::string> args{"run", "-k", "int", "-n", "3", "-w", "command", "--workload-cmd", "sleep 2",
+                                  "--warmup", "0.5", "cpu_load", "process_load"};
+    for (auto& a : base_args(dir)) args.push_back(a);
+    pid_t pid = test::start_contest(args, dir.path());
+    // Wait for the first finished run to be saved, then interrupt mid-run.
+    json j;
+    for (int i = 0; i < 300; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        auto files = result_files(dir / "results");
+        if (files.empty()) continue;
+        try {
+            j = json::parse(test::slurp(files[0]));
+        } catch (...) {
+            continue;
+        }
+        if (j["runs"].size() >= 1) break;
+    }
+    REQUIRE(j["runs"].size() >= 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    ::kill(pid, SIGINT);
+    auto o = test::finish_contest(pid, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 130);
+    CHECK(test::leftover_processes().empty());
+    auto files = result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    j = json::parse(test::slurp(files[0]));
+    CHECK(j["complete"] == false);
+    CHECK(j["runs"].size() >= 1);
+    CHECK(std::filesystem::is_empty(dir / "work" / "loads"));
+}
+
+TEST_CASE("a failing workload is recorded, exits 1, and leaves nothing running", "[e2e][slow]") {
+    test::ScratchDir dir("e2e-fail");
+    std::vector<std::string> args{"run", "-k", "fail", "-n", "1", "-w", "command", "--workload-cmd",
+                                  "sh -c 'sleep 60 & exit 4'", "--warmup", "0.5", "cpu_load"};
+    for (auto& a : base_args(dir)) args.push_back(a);
+    auto o = test::run_contest_binary(args, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 1);
+    CHECK_THAT(o.err, Catch::Contains("exit 4"));
+    CHECK(test::leftover_processes().empty());
+    auto files = result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    json j = json::parse(test::slurp(files[0]));
+    REQUIRE(j["runs"].size() == 1);
+    CHECK(j["runs"][0]["status"] == "workload_failed");
+    CHECK(j["runs"][0]["exit_status"] == 4);
+}
+
+TEST_CASE("bad input gets one line naming what is wrong and exit 2", "[e2e]") {
+    test::ScratchDir dir("e2e-bad");
+    auto one_line = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n') == 1; };
+
+    auto o = test::run_contest_binary({"run", "no_such_load", "--workdir", (dir / "w").string()}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("no_such_load"));
+    CHECK(one_line(o.err));
+
+    o = test::run_contest_binary({"run", "--runs", "many"}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("runs"));
+    CHECK(one_line(o.err));
+
+    o = test::run_contest_binary({"run", "--no-such-option"}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(one_line(o.err));
+
+    std::ofstream(dir / "bad.conf") << "runs = 1\nworkload = synthetic\nbogus-key = 3\n";
+    o = test::run_contest_binary({"run", "--config", (dir / "bad.conf").string()}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("bad.conf:3"));
+    CHECK(one_line(o.err));
+
+    o = test::run_contest_binary({"run", "--config", (dir / "missing.conf").string()}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("missing.conf"));
+
+    o = test::run_contest_binary({"frobnicate"}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("the command line wins over the config file", "[e2e][slow]") {
+    test::ScratchDir dir("e2e-conf");
+    std::ofstream(dir / "c.conf") << "runs = 3\nlabel = from-config\nworkload = command\nworkload-cmd = true\n"
+                                     "load = no_load\n";
+    std::vector<std::string> args{"run", "--config", (dir / "c.conf").string(), "-n", "1"};
+    for (auto& a : base_args(dir)) args.push_back(a);
+    auto o = test::run_contest_binary(args, dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    auto files = result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    json j = json::parse(test::slurp(files[0]));
+    CHECK(j["label"] == "from-config");
+    CHECK(j["runs"].size() == 1);
+}
+
+TEST_CASE("contest load process_load reports ring hops per second", "[e2e][slow]") {
+    test::ScratchDir dir("e2e-load");
+    auto o = test::run_contest_binary({"load", "process_load", "--duration", "2", "--format", "json", "--workdir",
+                                       (dir / "w").string()},
+                                      dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    json j = json::parse(o.out);
+    CHECK(j["unit"] == "ring hops");
+    CHECK(j["rate_per_s"].get<double>() > 1000);
+    CHECK(j["cpu_pct"].get<double>() > 10);
+    CHECK(test::leftover_processes().empty());
+}
