@@ -154,10 +154,12 @@ std::string plot_svg(const ReportModel& model) {
                     "\" stroke=\"#222222\" stroke-width=\"1.5\" fill=\"none\"/>");
                 mark_y = y_hi;
             }
+            // The value above the error bar, with its significance mark.
+            std::string value = fixed(ratio, 2);
             if (const std::string mark = significance_mark(*cell); !mark.empty())
-                add("<text x=\"" + num(cx) + "\" y=\"" + num(mark_y - 5) +
-                    "\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">" + mark +
-                    "</text>");
+                value += "<tspan font-size=\"14\" font-weight=\"bold\"> " + mark + "</tspan>";
+            add("<text x=\"" + num(cx) + "\" y=\"" + num(mark_y - 5) +
+                "\" text-anchor=\"middle\" font-size=\"11\">" + value + "</text>");
         }
         // Long load names are turned, so eleven loads still fit side by side.
         const double label_x = left + slot * (static_cast<double>(b) + 0.5);
@@ -173,13 +175,18 @@ std::string plot_svg(const ReportModel& model) {
     // Axes on top of the grid.
     add("<path d=\"M" + num(left) + " " + num(top) + "V" + num(y_of(0)) + "H" + num(left + plot_w) +
         "\" stroke=\"#000000\" stroke-width=\"1.5\" fill=\"none\"/>");
-    add("<text x=\"" + num(left + plot_w / 2) + "\" y=\"" + num(y_of(0) + 62) +
+    add("<text x=\"" + num(left + plot_w / 2) + "\" y=\"" + num(y_of(0) + 46) +
         "\" text-anchor=\"middle\">Load</text>");
 
-    std::string note = "Error bars: 95% confidence interval of the Ratio (Student t, both means).";
-    if (const auto legend = significance_legend(model); !legend.empty()) note += " " + legend + ".";
-    add("<text x=\"" + num(left) + "\" y=\"" + num(height - 14) +
-        "\" font-size=\"11\" fill=\"#444444\">" + escape_xml(note) + "</text>");
+    // Two short lines rather than one that runs off a narrow chart.
+    std::vector<std::string> notes = {
+        "Error bars: 95% confidence interval of the Ratio (Student t, both means); no_load is 1 "
+        "by definition."};
+    if (const auto legend = significance_legend(model); !legend.empty()) notes.push_back(legend);
+    for (std::size_t i = 0; i < notes.size(); ++i)
+        add("<text x=\"" + num(left) + "\" y=\"" +
+            num(height - 14 - 16 * static_cast<double>(notes.size() - 1 - i)) +
+            "\" font-size=\"11\" fill=\"#444444\">" + escape_xml(notes[i]) + "</text>");
     add("</svg>");
     return svg;
 }

@@ -187,12 +187,23 @@ bool ReportModel::any_unjudged() const {
 }
 
 const std::vector<std::string>& fingerprint_fields() {
-    // What sysinfo records and the run's config: the hardware, its frequency
-    // policy, and what was compiled how. The kernel's own fields (release,
-    // HZ, preemption) are what is being compared and are left out.
+    // The hardware and its frequency policy (sysinfo), and what was compiled
+    // how (the run's config and the workload's description). Left out: the
+    // kernel's own fields (release, HZ, preemption), which are what is being
+    // compared, and paths and cache flags, which differ without mattering.
     static const std::vector<std::string> fields = {
-        "system.cpu_model",        "system.cpus_online", "system.mem_total_bytes",
-        "system.cpufreq_governor", "config.workload",    "config.jobs",
+        "system.cpu_model",
+        "system.cpus_online",
+        "system.mem_total_bytes",
+        "system.cpufreq_governor",
+        "config.workload.kind",
+        "config.workload.synthetic_size",
+        "config.workload.generator_version",
+        "config.workload.kernel_config",
+        "config.workload.kernel_version",
+        "config.workload.workload_cmd",
+        "config.workload.compiler_version",
+        "config.jobs",
     };
     return fields;
 }

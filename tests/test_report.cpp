@@ -1,0 +1,417 @@
+// The report: the model's numbers, its warnings, every exporter against
+// snapshots of the fixed result files in tests/data/results, and the
+// significance marks on simulated kernels.
+//
+// Snapshots live in tests/data/snapshots; CONTEST_UPDATE_SNAPSHOTS=1 rewrites
+// them from the current output (then review the diff before committing).
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "contest/errors.h"
+#include "contest/formats.h"
+#include "contest/plot_svg.h"
+#include "contest/report.h"
+#include "contest/report_model.h"
+#include "contest/result_file.h"
+#include "test_helpers.h"
+
+namespace fs = std::filesystem;
+using namespace contest;
+
+// Shared with test_compare.cpp (one test binary); declared there.
+namespace contest::report_test {
+
+fs::path fixture_dir() {
+    return fs::path(CONTEST_TEST_DATA) / "results" / "kernels";
+}
+
+std::vector<ResultFile> fixture_files() {
+    std::vector<std::string> bad;
+    auto files = read_result_paths({fixture_dir()}, bad);
+    INFO("unreadable fixture: " << (bad.empty() ? "" : bad.front()));
+    REQUIRE(bad.empty());
+    REQUIRE(files.size() == 4);
+    return files;
+}
+
+void expect_snapshot(const std::string& name, const std::string& actual) {
+    const fs::path expected_path = fs::path(CONTEST_TEST_DATA) / "snapshots" / name;
+    if (const char* update = std::getenv("CONTEST_UPDATE_SNAPSHOTS"); update && *update == '1') {
+        fs::create_directories(expected_path.parent_path());
+        std::ofstream(expected_path) << actual;
+        WARN("snapshot rewritten: " << expected_path.string());
+        return;
+    }
+    std::ifstream in(expected_path);
+    INFO("snapshot " << expected_path.string()
+                     << " (CONTEST_UPDATE_SNAPSHOTS=1 rewrites it from the current output)");
+    REQUIRE(in.good());
+    std::stringstream expected;
+    expected << in.rdbuf();
+    if (expected.str() != actual) {
+        const fs::path actual_path = fs::temp_directory_path() / ("contest-snapshot-" + name);
+        std::ofstream(actual_path) << actual;
+        INFO("actual output written to " << actual_path.string() << " for diff");
+        CHECK(expected.str() == actual);
+    }
+}
+
+// A result file made in memory: wall times per load, every run ok.
+ResultFile make_result(const std::string& label,
+                       const std::map<std::string, std::vector<double>>& walls) {
+    ResultFile f;
+    f.label = label;
+    f.path = label + ".json";
+    f.complete = true;
+    for (const auto& [load, times] : walls) {
+        int index = 0;
+        for (double t : times) {
+            RunRecord r;
+            r.load = load;
+            r.index = ++index;
+            r.wall_s = t;
+            r.cpu_pct = 180;
+            f.runs.push_back(r);
+        }
+    }
+    return f;
+}
+
+// Normal deviates from mt19937's fully specified stream by Box-Muller, so
+// the samples are the same with every standard library.
+std::vector<double> normal_sample(std::mt19937& gen, double mean, double sd, int n) {
+    auto uniform = [&] { return (static_cast<double>(gen()) + 0.5) / 4294967296.0; };
+    std::vector<double> out;
+    while (static_cast<int>(out.size()) < n) {
+        const double r = std::sqrt(-2 * std::log(uniform())), theta = 2 * M_PI * uniform();
+        out.push_back(mean + sd * r * std::cos(theta));
+        if (static_cast<int>(out.size()) < n) out.push_back(mean + sd * r * std::sin(theta));
+    }
+    return out;
+}
+
+}  // namespace contest::report_test
+
+using namespace contest::report_test;
+
+namespace {
+
+ReportOptions quiet(const std::string& format = "text") {
+    ReportOptions o;
+    o.format = format;
+    o.print_warnings = false;
+    return o;
+}
+
+bool has_warning(const ReportModel& model, const std::string& part) {
+    for (const auto& w : model.warnings)
+        if (w.find(part) != std::string::npos) return true;
+    return false;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The Ratio cell of `label`'s row in the text table's block for `load`.
+std::string text_ratio(const std::string& table, const std::string& load,
+                       const std::string& label) {
+    const auto lines = lines_of(table);
+    std::size_t ratio_end = 0;
+    bool in_block = false;
+    for (const auto& line : lines) {
+        if (!line.empty() && line.back() == ':' && line.find(' ') == std::string::npos) {
+            in_block = line == load + ":";
+            continue;
+        }
+        if (!in_block) continue;
+        if (line.rfind("Kernel", 0) == 0) {
+            ratio_end = line.find("Ratio") + 5;
+            continue;
+        }
+        if (line.rfind(label + " ", 0) == 0) {
+            const std::size_t start = line.find_last_of(' ', ratio_end - 1) + 1;
+            return line.substr(start, ratio_end - start);
+        }
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("runs of one label pool across files; failed runs are left out", "[report]") {
+    const auto files = fixture_files();
+    const ReportModel model = build_report_model(files, quiet());
+    REQUIRE(model.labels.size() == 3);
+    CHECK(model.baseline == "6.1.0-hz100");  // the first label read
+    CHECK(model.labels[1].files.size() == 2);
+
+    const Cell* cell = model.find_cell("process_load", "6.1.0-hz1000");
+    REQUIRE(cell);
+    CHECK(cell->runs.size() == 5);
+    CHECK(cell->failed == 1);
+    CHECK(cell->time.n == 4);
+    double sum = 0;
+    int n = 0;
+    for (const auto& f : files)
+        if (f.label == "6.1.0-hz1000")
+            for (const auto& r : f.runs)
+                if (r.load == "process_load" && r.ok()) sum += r.wall_s, ++n;
+    CHECK(cell->time.mean == Approx(sum / n));
+    CHECK(has_warning(model, "6.1.0-hz1000 under process_load: 1 of 5 runs did not finish ok"));
+}
+
+TEST_CASE("blocks follow contest's order; unknown loads go last", "[report]") {
+    const auto f = make_result("k", {{"zz_future_load", {5, 5.1, 5.2}},
+                                     {"cpu_load", {20, 21, 22}},
+                                     {"no_load", {10, 10.1, 10.2}},
+                                     {"process_load", {15, 15.2, 15.1}}});
+    const ReportModel model = build_report_model({f}, quiet());
+    std::vector<std::string> order;
+    for (const auto& b : model.blocks) order.push_back(b.load);
+    CHECK(order ==
+          std::vector<std::string>{"no_load", "process_load", "cpu_load", "zz_future_load"});
+}
+
+TEST_CASE("Ratio is over the label's own no_load, and '-' without one", "[report]") {
+    const auto with = make_result("a", {{"no_load", {10, 10, 10}}, {"cpu_load", {25, 25, 25}}});
+    const auto without = make_result("b", {{"cpu_load", {30, 30, 30}}});
+    const ReportModel model = build_report_model({with, without}, quiet());
+    REQUIRE(model.find_cell("cpu_load", "a")->ratio);
+    CHECK(*model.find_cell("cpu_load", "a")->ratio == Approx(2.5));
+    CHECK(model.find_cell("no_load", "a")->ratio_ci95_half == 0);
+    CHECK_FALSE(model.find_cell("cpu_load", "b")->ratio);
+    const std::string table = render_report({with, without}, quiet());
+    CHECK(text_ratio(table, "cpu_load", "a") == "2.50");
+    CHECK(text_ratio(table, "cpu_load", "b") == "-");
+}
+
+TEST_CASE("the table's Ratio equals the ratio of the JSON means", "[report]") {
+    const auto files = fixture_files();
+    const std::string table = render_report(files, quiet("text"));
+    const auto json = nlohmann::json::parse(render_report(files, quiet("json")));
+    std::map<std::string, double> no_load_mean;
+    for (const auto& block : json["loads"])
+        if (block["load"] == "no_load")
+            for (const auto& row : block["rows"])
+                no_load_mean[row["label"]] = row["time_s"]["mean"].get<double>();
+    int checked = 0;
+    for (const auto& block : json["loads"]) {
+        for (const auto& row : block["rows"]) {
+            const std::string label = row["label"], load = block["load"];
+            INFO(label << " under " << load);
+            REQUIRE(no_load_mean.count(label));
+            const double ratio = row["time_s"]["mean"].get<double>() / no_load_mean[label];
+            CHECK(row["ratio"].get<double>() == Approx(ratio).epsilon(1e-5));
+            CHECK(text_ratio(table, load, label) == fixed(ratio, 2));
+            ++checked;
+        }
+    }
+    CHECK(checked == 10);
+}
+
+TEST_CASE("--baseline changes what the rows are compared with", "[report]") {
+    auto options = quiet();
+    options.baseline = "6.1.0-hz1000";
+    const ReportModel model = build_report_model(fixture_files(), options);
+    const Cell* old = model.find_cell("process_load", "6.1.0-hz100");
+    REQUIRE(old->versus);
+    CHECK(old->versus->significant);
+    CHECK(old->versus->change_pct < 0);
+    CHECK(model.find_cell("process_load", "6.1.0-hz1000")->is_baseline);
+
+    options.baseline = "no-such-kernel";
+    CHECK_THROWS_AS(build_report_model(fixture_files(), options), UsageError);
+}
+
+TEST_CASE("bad format, bad alpha and no files are usage errors", "[report]") {
+    CHECK_THROWS_AS(render_report(fixture_files(), quiet("xml")), UsageError);
+    auto options = quiet();
+    options.alpha = 1.5;
+    CHECK_THROWS_AS(render_report(fixture_files(), options), UsageError);
+    CHECK_THROWS_AS(render_report({}, quiet()), UsageError);
+}
+
+TEST_CASE("warnings: noise, too few runs, fingerprints that differ", "[report]") {
+    const ReportModel model = build_report_model(fixture_files(), quiet());
+    CHECK(has_warning(model, "6.1.0-hz1000 under cpu_load: Time varies by"));
+    CHECK(has_warning(model,
+                      "6.1.0-rt has fewer than 3 successful runs under no_load (2), "
+                      "process_load (2)"));
+    CHECK(has_warning(model,
+                      "6.1.0-hz100 and 6.1.0-rt differ in more than the kernel "
+                      "(system.cpufreq_governor 'performance' vs 'powersave')"));
+    CHECK_FALSE(has_warning(model, "6.1.0-hz100 and 6.1.0-hz1000 differ"));
+}
+
+TEST_CASE("fingerprints: missing fields are skipped, MemTotal has a tolerance", "[report]") {
+    auto a = make_result("a", {{"no_load", {10, 10.1, 10.2}}});
+    auto b = make_result("b", {{"no_load", {10, 10.1, 10.2}}});
+    a.system = {{"cpu_model", "X"}, {"mem_total_bytes", 4000000000}};
+    b.system = {{"mem_total_bytes", 4030000000}};  // no cpu_model; 0.75% less memory
+    CHECK(build_report_model({a, b}, quiet()).warnings.empty());
+
+    b.system["mem_total_bytes"] = 8000000000;
+    a.config = {{"workload", {{"kind", "synthetic"}, {"directory", "/home/x"}}}};
+    b.config = {{"workload", {{"kind", "kernel"}, {"directory", "/home/y"}}}};
+    const auto model = build_report_model({a, b}, quiet());
+    REQUIRE(model.warnings.size() == 1);
+    CHECK(model.warnings[0].find("system.mem_total_bytes") != std::string::npos);
+    CHECK(model.warnings[0].find("config.workload.kind 'synthetic' vs 'kernel'") !=
+          std::string::npos);
+    CHECK(model.warnings[0].find("directory") == std::string::npos);
+}
+
+TEST_CASE("one label: nothing judged, no significance legend", "[report]") {
+    const auto f = make_result("only", {{"no_load", {10, 10.1}}, {"cpu_load", {20, 20.1}}});
+    const ReportModel model = build_report_model({f}, quiet());
+    CHECK(model.warnings.empty());
+    CHECK(significance_legend(model).empty());
+    CHECK(render_report({f}, quiet()).find("Welch") == std::string::npos);
+}
+
+TEST_CASE("two labels from one distribution are not marked; two well apart are",
+          "[report][stats]") {
+    std::mt19937 gen(20240501);
+    const auto base = make_result("base", {{"no_load", normal_sample(gen, 100, 1.5, 10)},
+                                           {"cpu_load", normal_sample(gen, 180, 2.5, 10)}});
+    const auto same = make_result("same", {{"no_load", normal_sample(gen, 100, 1.5, 10)},
+                                           {"cpu_load", normal_sample(gen, 180, 2.5, 10)}});
+    const auto apart = make_result("apart", {{"no_load", normal_sample(gen, 100, 1.5, 10)},
+                                             {"cpu_load", normal_sample(gen, 190, 2.5, 10)}});
+    const ReportModel model = build_report_model({base, same, apart}, quiet());
+    for (const std::string load : {"no_load", "cpu_load"}) {
+        const Cell* s = model.find_cell(load, "same");
+        INFO(load << ": p = " << s->versus->welch->p);
+        CHECK(s->versus->judged);
+        CHECK_FALSE(s->versus->significant);
+        CHECK(significance_mark(*s).empty());
+    }
+    const Cell* a = model.find_cell("cpu_load", "apart");
+    CHECK(a->versus->significant);
+    CHECK(a->versus->welch->p < 0.001);
+    REQUIRE(a->versus->mann_whitney);  // 10 runs a side
+    CHECK(a->versus->mann_whitney->p < 0.01);
+    CHECK(significance_mark(*a) == "*");
+    CHECK_FALSE(model.find_cell("no_load", "apart")->versus->significant);
+}
+
+TEST_CASE("large Loads counts keep the columns aligned", "[report]") {
+    const auto table = render_report(fixture_files(), quiet());
+    std::size_t ratio_end = std::string::npos;
+    for (const auto& line : lines_of(table)) {
+        if (line.rfind("Kernel", 0) == 0) {
+            const std::size_t end = line.find("Ratio") + 5;
+            if (ratio_end != std::string::npos) CHECK(end == ratio_end);  // every block alike
+            ratio_end = end;
+        } else if (line.rfind("6.1.0-", 0) == 0) {
+            INFO(line);
+            REQUIRE(line.size() >= ratio_end);
+            CHECK(line[ratio_end - 3] == '.');  // "1.62" ends right under "Ratio"
+        }
+    }
+    CHECK(table.find("2415704") != std::string::npos);  // ring hops, no decimals
+}
+
+TEST_CASE("snapshot: text", "[report][snapshot]") {
+    expect_snapshot("report.txt", render_report(fixture_files(), quiet("text")));
+}
+
+TEST_CASE("snapshot: text --stats", "[report][snapshot]") {
+    auto options = quiet("text");
+    options.stats = true;
+    expect_snapshot("report-stats.txt", render_report(fixture_files(), options));
+}
+
+TEST_CASE("snapshot: markdown", "[report][snapshot]") {
+    expect_snapshot("report.md", render_report(fixture_files(), quiet("markdown")));
+}
+
+TEST_CASE("snapshot: csv", "[report][snapshot]") {
+    const std::string csv = render_report(fixture_files(), quiet("csv"));
+    expect_snapshot("report.csv", csv);
+    // Every row has as many fields as the header (no field holds a comma here).
+    const auto lines = lines_of(csv);
+    const auto commas = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
+    REQUIRE(lines.size() == 11);
+    for (const auto& line : lines) CHECK(commas(line) == commas(lines.front()));
+}
+
+TEST_CASE("snapshot: json", "[report][snapshot]") {
+    const std::string json = render_report(fixture_files(), quiet("json"));
+    expect_snapshot("report.json", json);
+    const auto j = nlohmann::json::parse(json);
+    const auto& row = j["loads"][2]["rows"][1];  // process_load, 6.1.0-hz1000
+    CHECK(row["label"] == "6.1.0-hz1000");
+    CHECK(row["runs"].size() == 5);
+    CHECK(row["versus_baseline"]["significant"] == true);
+    CHECK(row["versus_baseline"]["mann_whitney"].is_null());  // 4 ok runs: too few
+}
+
+TEST_CASE("snapshot: svg plot", "[report][snapshot]") {
+    const std::string svg = plot_svg(build_report_model(fixture_files(), quiet()));
+    expect_snapshot("plot.svg", svg);
+    CHECK(svg.rfind("<?xml", 0) == 0);
+    CHECK(svg.find("</svg>") != std::string::npos);
+    CHECK(svg.find("href") == std::string::npos);  // self-contained
+}
+
+TEST_CASE("contest report: a malformed file among good ones is named and skipped",
+          "[report][e2e]") {
+    contest::test::ScratchDir dir("report-malformed");
+    const fs::path data = CONTEST_TEST_DATA;
+    const auto o = contest::test::run_contest_binary(
+        {"report", fixture_dir().string(), (data / "results" / "malformed").string()}, dir.path());
+    CHECK(o.exit_code == 0);
+    CHECK(o.err.find("truncated.json") != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') >= 1);
+    expect_snapshot("report.txt", o.out);
+}
+
+TEST_CASE("contest report: nothing readable is a usage error naming the path", "[report][e2e]") {
+    contest::test::ScratchDir dir("report-bad");
+    const fs::path malformed = fs::path(CONTEST_TEST_DATA) / "results" / "malformed";
+    auto o = contest::test::run_contest_binary({"report", malformed.string()}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("truncated.json") != std::string::npos);
+    CHECK(o.out.empty());
+
+    o = contest::test::run_contest_binary({"report", (dir / "missing").string()}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("missing") != std::string::npos);
+
+    o = contest::test::run_contest_binary({"report", "--format", "xml", fixture_dir().string()},
+                                          dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("--format xml") != std::string::npos);
+}
+
+TEST_CASE("contest report: json, stats and plot from the binary", "[report][e2e]") {
+    contest::test::ScratchDir dir("report-formats");
+    auto o = contest::test::run_contest_binary(
+        {"report", "--format", "json", fixture_dir().string()}, dir.path());
+    CHECK(o.exit_code == 0);
+    expect_snapshot("report.json", o.out);
+    CHECK(o.err.find("contest: warning: 6.1.0-hz1000 under cpu_load") != std::string::npos);
+
+    const fs::path svg = dir / "plot.svg";
+    o = contest::test::run_contest_binary(
+        {"report", "--stats", "--plot", svg.string(), fixture_dir().string()}, dir.path());
+    CHECK(o.exit_code == 0);
+    expect_snapshot("report-stats.txt", o.out);
+    CHECK(contest::test::slurp(svg).find("</svg>") != std::string::npos);
+}
