@@ -59,6 +59,7 @@ inline pid_t start_contest(const std::vector<std::string>& args, const std::file
     adopt_orphans();
     std::vector<std::string> argv{CONTEST_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
+    std::fflush(nullptr);  // or the child's freopen writes our buffered output again
     pid_t pid = ::fork();
     if (pid == 0) {
         std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();

@@ -69,8 +69,9 @@ TEST_CASE("group_cpu_seconds counts the CPU of a group's processes", "[process][
     double before = group_cpu_seconds(pid);
     std::this_thread::sleep_for(std::chrono::milliseconds(1000));
     double after = group_cpu_seconds(pid);
-    // One spinning process: about 1 s of CPU in 1 s. Wide margin: shared machine.
-    CHECK(after - before > 0.2);
+    // One spinning process: about 1 s of CPU in 1 s alone; a wide margin
+    // for a shared, busy machine.
+    CHECK(after - before > 0.05);
     CHECK(after - before < 1.5);
 }
 
