@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <ctime>
 
 namespace contest {
 
@@ -15,10 +16,17 @@ void Progress::status(const std::string& text) {
     switch (mode_) {
         case Mode::kQuiet:
             return;
-        case Mode::kLines:
-            // Plain lines for logs: only when the status really changed.
-            if (text != last_) std::fprintf(stderr, "%s\n", text.c_str());
+        case Mode::kLines: {
+            // Plain lines for logs: a changed status, at most one per 5 s, so
+            // a log of a long unpack or compile stays readable.
+            struct timespec ts {};
+            ::clock_gettime(CLOCK_MONOTONIC, &ts);
+            double now = double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+            if (text == last_ || now - last_line_at_ < 5.0) return;
+            std::fprintf(stderr, "%s\n", text.c_str());
+            last_line_at_ = now;
             break;
+        }
         case Mode::kLive:
             std::fprintf(stderr, "\r\033[K%s", text.c_str());
             line_open_ = true;

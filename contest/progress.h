@@ -26,6 +26,7 @@ private:
     Mode mode_;
     bool line_open_ = false;
     std::string last_;
+    double last_line_at_ = -1e9;  // monotonic seconds of the last status line (kLines)
 };
 
 }  // namespace contest
