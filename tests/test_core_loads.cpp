@@ -26,54 +26,54 @@ Started make(const std::string& name, const std::filesystem::path& dir, LoadOpti
     return {info, std::move(load)};
 }
 
+// Runs a load for a while and returns how many processes it had and what
+// it did over a 1.5 s window; checks that it left nothing behind.
+struct Measured {
+    std::size_t processes = 0;
+    LoadWindow window;
+};
+
+Measured run_for_a_while(Started& s) {
+    Measured m;
+    pid_t pgid;
+    {
+        RunningLoad running(*s.info, *s.load);
+        pgid = running.pgid();
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        m.processes = group_members(pgid).size();
+        auto a = running.sample();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        auto b = running.sample();
+        CHECK_FALSE(running.failure());
+        m.window = load_window(*s.info, a, b);
+    }
+    CHECK(group_members(pgid).empty());
+    CHECK(test::leftover_processes().empty());
+    return m;
+}
+
 }  // namespace
 
 TEST_CASE("cpu_load keeps every CPU busy and counts its loops", "[loads][slow]") {
     test::ScratchDir dir("cpu");
     auto s = make("cpu_load", dir.path());
-    pid_t pgid;
-    LoadWindow w;
-    {
-        RunningLoad running(*s.info, *s.load);
-        pgid = running.pgid();
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        CHECK(group_members(pgid).size() == online_cpus());
-        auto a = running.sample();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-        auto b = running.sample();
-        CHECK_FALSE(running.failure());
-        w = load_window(*s.info, a, b);
-    }
-    CHECK(w.units > 0);
+    Measured m = run_for_a_while(s);
+    CHECK(m.processes == online_cpus());
+    CHECK(m.window.units > 0);
     // One spinner per CPU: near 100% x CPUs on an idle machine (bench/ has
     // that figure). Here only that it burns CPU rather than sleeping: the test
     // machine is shared, and ctest runs two tests at once.
-    CHECK(w.cpu_pct > 10.0);
-    CHECK(group_members(pgid).empty());
-    CHECK(test::leftover_processes().empty());
+    CHECK(m.window.cpu_pct > 10.0);
 }
 
 TEST_CASE("process_load passes records round a ring of 4 x CPUs processes", "[loads][slow]") {
     test::ScratchDir dir("ring");
     auto s = make("process_load", dir.path());
-    pid_t pgid;
-    LoadWindow w;
-    {
-        RunningLoad running(*s.info, *s.load);
-        pgid = running.pgid();
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        CHECK(group_members(pgid).size() == 4 * online_cpus());
-        auto a = running.sample();
-        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-        auto b = running.sample();
-        CHECK_FALSE(running.failure());
-        w = load_window(*s.info, a, b);
-    }
+    Measured m = run_for_a_while(s);
+    CHECK(m.processes == 4 * online_cpus());
     // Each hop is a pipe read + write + wakeup: tens of thousands a second at least.
-    CHECK(w.units > 1000);
-    CHECK(w.cpu_pct > 10);
-    CHECK(group_members(pgid).empty());
-    CHECK(test::leftover_processes().empty());
+    CHECK(m.window.units > 1000);
+    CHECK(m.window.cpu_pct > 10);
 }
 
 TEST_CASE("process_load takes its ring size and record count from the options", "[loads][slow]") {
