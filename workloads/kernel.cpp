@@ -104,20 +104,22 @@ std::optional<std::uintmax_t> bytes_read_by(pid_t pid) {
     return std::nullopt;
 }
 
-// Runs a long untimed step (unpacking, copying), reporting progress about
-// twice a second until it ends; throws like run_checked when it fails.
+// Runs a long untimed step (unpacking, copying), reporting its progress
+// until it ends; throws like run_checked when it fails.
 void run_with_progress(const std::vector<std::string>& argv, const SpawnOptions& options,
                        const std::string& what, const std::function<void(pid_t)>& report) {
     auto started = std::chrono::steady_clock::now();
     pid_t pid = spawn(argv, options);
     GroupGuard guard(pid);
-    for (;;) {
+    // Short polls first, so a small source costs no waiting; then twice a
+    // second, which is plenty for a live line.
+    for (double pause = 0.01;; pause = std::min(0.5, pause * 2)) {
         siginfo_t info{};
         if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
             info.si_pid == pid)
             break;
         report(pid);
-        interruptible_sleep(0.5);
+        interruptible_sleep(pause);
     }
     ExitInfo exit = wait_child(pid, started);
     guard.stop();
