@@ -32,9 +32,11 @@ std::optional<std::string> dbench_load_file() {
 }
 
 // From a progress line "  32     49929  1146.17 MB/sec  execute   1 sec  ...":
-// the operations completed so far in this run.
+// the operations completed so far in this run. The count runs on from the
+// warm-up lines into the execute ones, and both are work the machine did.
 std::optional<std::uint64_t> operations_so_far(const std::string& line) {
-    if (line.find("execute") == std::string::npos) return std::nullopt;
+    if (line.find(" execute ") == std::string::npos && line.find(" warmup ") == std::string::npos)
+        return std::nullopt;
     unsigned clients = 0;
     unsigned long long ops = 0;
     if (std::sscanf(line.c_str(), " %u %llu", &clients, &ops) != 2) return std::nullopt;
@@ -42,7 +44,7 @@ std::optional<std::uint64_t> operations_so_far(const std::string& line) {
 }
 
 class DbenchLoad final : public Load {
-public:
+  public:
     explicit DbenchLoad(const LoadEnv& env) : env_(env), clients_(kClientsPerCpu * env.cpus) {}
 
     void prepare() override {
@@ -111,7 +113,7 @@ public:
                 {"dbench", find_on_path("dbench").value_or("").string()}};
     }
 
-private:
+  private:
     LoadEnv env_;
     unsigned clients_;
     UniqueFd dirfd_;
@@ -127,7 +129,8 @@ std::unique_ptr<Load> make_dbench_load(const LoadEnv& env) {
 
 std::optional<std::string> dbench_load_unavailable(const LoadOptions&) {
     if (!find_on_path("dbench"))
-        return "dbench not found on PATH (install the Debian package dbench: apt-get install dbench)";
+        return "dbench not found on PATH (install the Debian package dbench: apt-get install "
+               "dbench)";
     return std::nullopt;
 }
 

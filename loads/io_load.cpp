@@ -22,7 +22,7 @@ constexpr std::size_t kWriteBytes = 1 << 20;  // dd bs=1M, as contest's io_load
 constexpr const char* kFileName = "io_load.zeros";
 
 class IoLoad final : public Load {
-public:
+  public:
     // folder: where the files go. own_folder: this load made it (io_other's
     // folder inside --io-other-dir) and removes it when it is destroyed.
     IoLoad(std::string name, const LoadEnv& env, std::filesystem::path folder, bool own_folder)
@@ -63,8 +63,8 @@ public:
             }
             std::uint64_t written = 0;
             while (written < file_bytes) {
-                std::size_t chunk =
-                    static_cast<std::size_t>(std::min<std::uint64_t>(kWriteBytes, file_bytes - written));
+                std::size_t chunk = static_cast<std::size_t>(
+                    std::min<std::uint64_t>(kWriteBytes, file_bytes - written));
                 ssize_t n = ::write(fd, zeros.data(), chunk);
                 if (n < 0 && errno == EINTR) continue;
                 if (n < 0 && errno == ENOSPC) break;  // someone else filled the disk: start over
@@ -91,12 +91,13 @@ public:
         return f;
     }
 
-private:
+  private:
     void make_own_folder() {
         std::string templ = (*env_.options.io_other_dir / "contest-io_other.XXXXXX").string();
         if (!::mkdtemp(templ.data()))  // mode 0700
             throw EnvironmentError(name_ + ": cannot create a folder in " +
-                                   env_.options.io_other_dir->string() + ": " + std::strerror(errno));
+                                   env_.options.io_other_dir->string() + ": " +
+                                   std::strerror(errno));
         folder_ = templ;
     }
 
@@ -120,7 +121,8 @@ std::unique_ptr<Load> make_io_other(const LoadEnv& env) {
 }
 
 std::optional<std::string> io_other_unavailable(const LoadOptions& options) {
-    if (!options.io_other_dir) return "needs --io-other-dir (-o): the folder on another disk to write to";
+    if (!options.io_other_dir)
+        return "needs --io-other-dir (-o): the folder on another disk to write to";
     std::error_code ec;
     if (!std::filesystem::is_directory(*options.io_other_dir, ec))
         return "--io-other-dir " + options.io_other_dir->string() + " is not a folder";

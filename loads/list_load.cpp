@@ -48,7 +48,7 @@ bool pseudo_file_system(int dirfd) {
 }
 
 class ListLoad final : public Load {
-public:
+  public:
     void run(LoadCounters& counters) override {
         for (;;) {
             int root = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -69,7 +69,7 @@ public:
                 {"follows_symlinks", false}};
     }
 
-private:
+  private:
     // Lists the folder open on dirfd (and takes ownership of it), lstat()ing
     // every entry, then descends into its subfolders, as ls -R does: the
     // whole folder first, then the children. Subfolders are opened relative
@@ -116,6 +116,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Load> make_list_load(const LoadEnv&) { return std::make_unique<ListLoad>(); }
+std::unique_ptr<Load> make_list_load(const LoadEnv&) {
+    return std::make_unique<ListLoad>();
+}
 
 }  // namespace contest

@@ -31,7 +31,9 @@ void unlink_then_die(int sig) {
     ::raise(sig);
 }
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+    return std::strerror(errno);
+}
 
 }  // namespace
 
@@ -51,7 +53,8 @@ int create_load_file(int dirfd, const char* name) {
 }
 
 nlohmann::json DiskRoom::to_json() const {
-    return {{"free_bytes", free_bytes}, {"fs_size_bytes", size_bytes}, {"margin_bytes", margin_bytes}};
+    return {
+        {"free_bytes", free_bytes}, {"fs_size_bytes", size_bytes}, {"margin_bytes", margin_bytes}};
 }
 
 DiskRoom disk_room(int dirfd) {
@@ -65,16 +68,17 @@ DiskRoom disk_room(int dirfd) {
 }
 
 nlohmann::json CappedSize::to_json() const {
-    return {{"target_bytes", target}, {"cap_bytes", cap}, {"bytes", bytes}, {"capped", bytes < target}};
+    return {
+        {"target_bytes", target}, {"cap_bytes", cap}, {"bytes", bytes}, {"capped", bytes < target}};
 }
 
 CappedSize cap_to_disk(std::string_view load, std::uint64_t target, const DiskRoom& room,
                        std::uint64_t minimum) {
     CappedSize size{target, room.usable(), std::min(target, room.usable())};
     if (size.bytes < minimum)
-        throw EnvironmentError(std::string(load) + ": no room on disk: " +
-                               std::to_string(room.free_bytes / kMiB) + " MiB free, " +
-                               std::to_string(room.margin_bytes / kMiB) +
+        throw EnvironmentError(std::string(load) +
+                               ": no room on disk: " + std::to_string(room.free_bytes / kMiB) +
+                               " MiB free, " + std::to_string(room.margin_bytes / kMiB) +
                                " MiB of it kept free for everyone else");
     return size;
 }
@@ -118,7 +122,6 @@ pid_t start_program(const std::vector<std::string>& argv, const ProgramIo& io) {
         // A load may ignore SIGPIPE for itself; the program gets the default.
         ::signal(SIGPIPE, SIG_DFL);
         ::signal(SIGTERM, SIG_DFL);
-        if (!io.cwd.empty() && ::chdir(io.cwd.c_str()) != 0) ::_exit(126);
         ::execvp(args[0], args.data());
         ::_exit(127);
     });
@@ -152,7 +155,8 @@ int wait_program(pid_t pid) {
 
 std::string describe_status(int status) {
     if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) return std::string("killed by signal ") + ::strsignal(WTERMSIG(status));
+    if (WIFSIGNALED(status))
+        return std::string("killed by signal ") + ::strsignal(WTERMSIG(status));
     return "status " + std::to_string(status);
 }
 

@@ -21,7 +21,7 @@ inline constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 // Owns a file descriptor: closed when this goes out of scope.
 class UniqueFd {
-public:
+  public:
     explicit UniqueFd(int fd = -1) : fd_(fd) {}
     UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
     UniqueFd& operator=(UniqueFd&& o) noexcept {
@@ -37,7 +37,7 @@ public:
     }
     void reset(int fd = -1);
 
-private:
+  private:
     int fd_;
 };
 
@@ -53,10 +53,12 @@ int create_load_file(int dirfd, const char* name);
 // user less a margin of max(1 GiB, 5% of the file system), so that the
 // workload (and everyone else) still has room while the load runs.
 struct DiskRoom {
-    std::uint64_t free_bytes = 0;    // f_bavail x f_frsize
-    std::uint64_t size_bytes = 0;    // f_blocks x f_frsize
+    std::uint64_t free_bytes = 0;  // f_bavail x f_frsize
+    std::uint64_t size_bytes = 0;  // f_blocks x f_frsize
     std::uint64_t margin_bytes = 0;
-    std::uint64_t usable() const { return free_bytes > margin_bytes ? free_bytes - margin_bytes : 0; }
+    std::uint64_t usable() const {
+        return free_bytes > margin_bytes ? free_bytes - margin_bytes : 0;
+    }
     nlohmann::json to_json() const;
 };
 DiskRoom disk_room(int dirfd);
@@ -84,10 +86,9 @@ std::optional<std::filesystem::path> find_on_path(std::string_view name);
 
 // Starts argv as a member of the calling load's group that dies with the
 // load (PR_SET_PDEATHSIG). stdin/stdout/stderr go to the given fds (-1:
-// /dev/null); cwd empty: inherited. Returns the child's pid.
+// /dev/null). Returns the child's pid.
 struct ProgramIo {
     int in = -1, out = -1, err = -1;
-    std::filesystem::path cwd;
 };
 pid_t start_program(const std::vector<std::string>& argv, const ProgramIo& io);
 

@@ -26,7 +26,7 @@ constexpr std::uint64_t kMinimumBytes = 16 * kMiB;
 constexpr std::uint64_t kPagesPerUpdate = 256;  // pages touched between counter updates
 
 class MemLoad final : public Load {
-public:
+  public:
     explicit MemLoad(const LoadEnv& env)
         : env_(env), page_bytes_(static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE))) {}
 
@@ -37,10 +37,10 @@ public:
         cap_ = can_give > margin_ ? can_give - margin_ : 0;
         bytes_ = std::min(target_, cap_) / page_bytes_ * page_bytes_;
         if (bytes_ < kMinimumBytes)
-            throw EnvironmentError("mem_load: not enough memory: " +
-                                   std::to_string(env_.mem_available / kMiB) + " MiB available, " +
-                                   std::to_string(env_.swap_free / kMiB) + " MiB swap free, " +
-                                   std::to_string(margin_ / kMiB) + " MiB kept as margin");
+            throw EnvironmentError(
+                "mem_load: not enough memory: " + std::to_string(env_.mem_available / kMiB) +
+                " MiB available, " + std::to_string(env_.swap_free / kMiB) + " MiB swap free, " +
+                std::to_string(margin_ / kMiB) + " MiB kept as margin");
     }
 
     void run(LoadCounters& counters) override {
@@ -73,29 +73,32 @@ public:
     }
 
     nlohmann::json facts() const override {
-        nlohmann::json f = {{"target_bytes", target_},
-                            {"target_from", env_.options.size_bytes ? "size override" : "110% of MemTotal"},
-                            {"cap_bytes", cap_},
-                            {"margin_bytes", margin_},
-                            {"bytes", bytes_},
-                            {"capped", bytes_ < target_},
-                            {"mem_total_bytes", env_.mem_total},
-                            {"mem_available_bytes", env_.mem_available},
-                            {"swap_free_bytes", env_.swap_free},
-                            {"page_bytes", page_bytes_}};
+        nlohmann::json f = {
+            {"target_bytes", target_},
+            {"target_from", env_.options.size_bytes ? "size override" : "110% of MemTotal"},
+            {"cap_bytes", cap_},
+            {"margin_bytes", margin_},
+            {"bytes", bytes_},
+            {"capped", cap_ < target_},
+            {"mem_total_bytes", env_.mem_total},
+            {"mem_available_bytes", env_.mem_available},
+            {"swap_free_bytes", env_.swap_free},
+            {"page_bytes", page_bytes_}};
         if (env_.swap_free == 0)
-            f["note"] = "no swap: mem_load stays under RAM (MemAvailable less the margin), so it "
-                        "competes for memory without paging anything out to swap";
+            f["note"] =
+                "no swap: mem_load stays under RAM (MemAvailable less the margin), so it "
+                "competes for memory without paging anything out to swap";
         return f;
     }
 
-private:
+  private:
     template <typename PageAt>
     void sweep(LoadCounters& counters, unsigned char* base, std::uint64_t pages, PageAt page_at) {
         for (std::uint64_t i = 0; i < pages;) {
             const std::uint64_t first = i, end = std::min(pages, i + kPagesPerUpdate);
             for (; i < end; ++i) {
-                auto* word = reinterpret_cast<volatile std::uint64_t*>(base + page_at(i) * page_bytes_);
+                auto* word =
+                    reinterpret_cast<volatile std::uint64_t*>(base + page_at(i) * page_bytes_);
                 *word = *word + 1;
             }
             counters.units.fetch_add((end - first) * page_bytes_, std::memory_order_relaxed);
@@ -107,7 +110,8 @@ private:
     // is a permutation.
     static std::uint64_t permutation_stride(std::uint64_t pages) {
         if (pages < 3) return 1;
-        std::uint64_t stride = static_cast<std::uint64_t>(static_cast<double>(pages) * 0.6180339887);
+        std::uint64_t stride =
+            static_cast<std::uint64_t>(static_cast<double>(pages) * 0.6180339887);
         stride = std::max<std::uint64_t>(stride, 1);
         while (std::gcd(stride, pages) != 1) ++stride;
         return stride;
@@ -120,6 +124,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Load> make_mem_load(const LoadEnv& env) { return std::make_unique<MemLoad>(env); }
+std::unique_ptr<Load> make_mem_load(const LoadEnv& env) {
+    return std::make_unique<MemLoad>(env);
+}
 
 }  // namespace contest

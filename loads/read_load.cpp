@@ -21,7 +21,7 @@ constexpr std::size_t kReadBytes = 256 << 10;  // a large sequential read, as ca
 constexpr std::size_t kFillBytes = 1 << 20;
 
 class ReadLoad final : public Load {
-public:
+  public:
     explicit ReadLoad(const LoadEnv& env) : env_(env) {}
 
     void prepare() override {
@@ -68,7 +68,7 @@ public:
         return f;
     }
 
-private:
+  private:
     UniqueFd create_unnamed_file(int dirfd) {
         int fd = ::openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         if (fd >= 0) return UniqueFd(fd);
@@ -77,8 +77,8 @@ private:
         ::unlinkat(dirfd, name, 0);
         fd = ::openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
-            throw EnvironmentError("read_load: cannot create a file in " + env_.dir.string() + ": " +
-                                   std::strerror(errno));
+            throw EnvironmentError("read_load: cannot create a file in " + env_.dir.string() +
+                                   ": " + std::strerror(errno));
         ::unlinkat(dirfd, name, 0);
         return UniqueFd(fd);
     }
@@ -94,9 +94,9 @@ private:
             ssize_t n = ::write(fd_.get(), data.data(), chunk);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0)
-                throw EnvironmentError("read_load: writing its " + std::to_string(size_.bytes / kMiB) +
-                                       " MiB file in " + env_.dir.string() + ": " +
-                                       std::strerror(errno));
+                throw EnvironmentError("read_load: writing its " +
+                                       std::to_string(size_.bytes / kMiB) + " MiB file in " +
+                                       env_.dir.string() + ": " + std::strerror(errno));
             done += static_cast<std::uint64_t>(n);
         }
         // Written back now, so the timed part only reads.
@@ -112,6 +112,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Load> make_read_load(const LoadEnv& env) { return std::make_unique<ReadLoad>(env); }
+std::unique_ptr<Load> make_read_load(const LoadEnv& env) {
+    return std::make_unique<ReadLoad>(env);
+}
 
 }  // namespace contest

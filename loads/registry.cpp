@@ -13,6 +13,17 @@ std::unique_ptr<Load> make_no_load(const LoadEnv&);
 std::unique_ptr<Load> make_cpu_load(const LoadEnv&);
 std::unique_ptr<Load> make_process_load(const LoadEnv&);
 // -- more loads: declarations --
+std::unique_ptr<Load> make_io_load(const LoadEnv&);
+std::unique_ptr<Load> make_io_other(const LoadEnv&);
+std::optional<std::string> io_other_unavailable(const LoadOptions&);
+std::unique_ptr<Load> make_read_load(const LoadEnv&);
+std::unique_ptr<Load> make_list_load(const LoadEnv&);
+std::unique_ptr<Load> make_mem_load(const LoadEnv&);
+std::unique_ptr<Load> make_ctar_load(const LoadEnv&);
+std::unique_ptr<Load> make_xtar_load(const LoadEnv&);
+std::optional<std::string> tar_unavailable(const LoadOptions&);
+std::unique_ptr<Load> make_dbench_load(const LoadEnv&);
+std::optional<std::string> dbench_load_unavailable(const LoadOptions&);
 
 namespace {
 
@@ -30,6 +41,23 @@ const LoadInfo kLoads[] = {
     {"cpu_load", "one busy process per online CPU", "M loops", 1e6, "", 1,
      true, true, true, true, always_available, make_cpu_load},
     // -- more loads: rows --
+    {"io_load", "writes new files of zeros up to the size of RAM, over and over (unlink, recreate)",
+     "MiB written", 1 << 20, "files", 1, true, true, true, true, always_available, make_io_load},
+    {"io_other", "io_load in --io-other-dir (another disk)", "MiB written", 1 << 20, "files", 1,
+     true, true, false, true, io_other_unavailable, make_io_other},
+    {"read_load", "reads a RAM-sized file, made before the run, over and over", "MiB read", 1 << 20,
+     "passes", 1, true, true, true, true, always_available, make_read_load},
+    {"list_load", "lists the whole file system (ls -lRa / without /proc /sys /dev), over and over",
+     "entries", 1, "passes", 1, true, true, true, true, always_available, make_list_load},
+    {"mem_load",
+     "references 110% of RAM a word per page (capped below the OOM killer), over and over",
+     "GiB touched", 1 << 30, "passes", 1, true, true, true, true, always_available, make_mem_load},
+    {"ctar_load", "creates a tar of the workload's source tree, over and over", "MiB archived",
+     1 << 20, "archives", 1, true, true, false, true, tar_unavailable, make_ctar_load},
+    {"xtar_load", "extracts a tar of the workload's source tree, over and over", "MiB extracted",
+     1 << 20, "archives", 1, true, true, false, true, tar_unavailable, make_xtar_load},
+    {"dbench_load", "dbench with 16 x CPUs clients, over and over", "k dbench ops", 1000, "runs", 1,
+     true, true, false, true, dbench_load_unavailable, make_dbench_load},
 };
 
 }  // namespace

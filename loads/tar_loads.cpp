@@ -25,6 +25,9 @@ namespace {
 constexpr std::size_t kCopyBytes = 256 << 10;
 constexpr const char* kArchiveName = "ctar_load.tar";
 constexpr const char* kExtractName = "extracted";
+// Run alone (`contest load`), without a workload, a tar load archives a tree
+// every Debian machine with a compiler has: real source, many small files.
+constexpr const char* kFallbackSource = "/usr/include";
 
 // Bytes of the regular files under root, without following symlinks: what
 // an archive of it will hold, near enough to check the room for it.
@@ -58,17 +61,19 @@ std::uint64_t write_all(int fd, const char* data, std::size_t size) {
 
 // What both tar loads share: the source tree, the room check, the folder.
 class TarLoad : public Load {
-public:
+  public:
     TarLoad(std::string name, const LoadEnv& env) : name_(std::move(name)), env_(env) {}
 
     void prepare() override {
-        std::filesystem::path source = env_.options.workload_source.lexically_normal();
+        std::filesystem::path source = env_.options.workload_source.empty()
+                                           ? std::filesystem::path(kFallbackSource)
+                                           : env_.options.workload_source.lexically_normal();
         if (!source.has_filename()) source = source.parent_path();
         std::error_code ec;
         if (source.empty() || !std::filesystem::is_directory(source, ec))
-            throw EnvironmentError(name_ + ": needs the workload's source tree to archive" +
-                                   (source.empty() ? std::string() : ", and " + source.string() +
-                                                                         " is not a folder"));
+            throw EnvironmentError(
+                name_ + ": needs the workload's source tree to archive" +
+                (source.empty() ? std::string() : ", and " + source.string() + " is not a folder"));
         source_parent_ = source.parent_path();
         source_name_ = source.filename();
         dirfd_ = open_load_dir(env_.dir);
@@ -77,19 +82,21 @@ public:
         // Archive blocks and headers; xtar holds an archive and a tree.
         std::uint64_t needed = (source_bytes_ + source_bytes_ / 10 + kMiB) * copies_needed();
         if (needed > room_.usable())
-            throw EnvironmentError(name_ + ": no room on disk for " + std::to_string(needed / kMiB) +
-                                   " MiB in " + env_.dir.string() + " (" +
-                                   std::to_string(room_.usable() / kMiB) + " MiB usable)");
+            throw EnvironmentError(name_ + ": no room on disk for " +
+                                   std::to_string(needed / kMiB) + " MiB in " + env_.dir.string() +
+                                   " (" + std::to_string(room_.usable() / kMiB) + " MiB usable)");
     }
 
     nlohmann::json facts() const override {
         return {{"source", (source_parent_ / source_name_).string()},
+                {"source_from",
+                 env_.options.workload_source.empty() ? "fallback (no workload)" : "workload"},
                 {"source_bytes", source_bytes_},
                 {"disk", room_.to_json()},
                 {"tar", find_on_path("tar").value_or("").string()}};
     }
 
-protected:
+  protected:
     virtual int copies_needed() const = 0;
 
     // Reaps one tar and says whether its archive counts; when not, the
@@ -97,7 +104,8 @@ protected:
     bool tar_ended_well(LoadCounters& counters, pid_t pid, std::uint64_t bytes) {
         int status = wait_program(pid);
         // 1 means "some files changed while being archived": still an archive.
-        if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1)) return true;
+        if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1))
+            return true;
         if (bytes > 0 && WIFEXITED(status)) return true;  // partial trouble, real work done
         counters.fail(name_ + ": tar " + describe_status(status) + ": " +
                       error_log_tail(errors_.get()));
@@ -114,7 +122,7 @@ protected:
 };
 
 class CtarLoad final : public TarLoad {
-public:
+  public:
     explicit CtarLoad(const LoadEnv& env) : TarLoad("ctar_load", env) {}
 
     void run(LoadCounters& counters) override {
@@ -131,16 +139,17 @@ public:
             }
             UniqueFd from_tar(pipe_fds[0]), tar_out(pipe_fds[1]);
             if (errors_.get() >= 0) ::ftruncate(errors_.get(), 0);
-            pid_t pid = start_program({"tar", "-cf", "-", "-C", source_parent_.string(),
-                                       source_name_.string()},
-                                      {.out = tar_out.get(), .err = errors_.get()});
+            pid_t pid = start_program(
+                {"tar", "-cf", "-", "-C", source_parent_.string(), source_name_.string()},
+                {.out = tar_out.get(), .err = errors_.get()});
             tar_out.reset();  // tar's copy is the only writer: EOF when it ends
             std::uint64_t bytes = 0;
             for (;;) {
                 ssize_t n = ::read(from_tar.get(), buf.data(), buf.size());
                 if (n < 0 && errno == EINTR) continue;
                 if (n <= 0) break;
-                std::uint64_t written = write_all(archive.get(), buf.data(), static_cast<std::size_t>(n));
+                std::uint64_t written =
+                    write_all(archive.get(), buf.data(), static_cast<std::size_t>(n));
                 bytes += written;
                 counters.units.fetch_add(written, std::memory_order_relaxed);
                 if (written < static_cast<std::uint64_t>(n)) break;  // disk full: tar gets EPIPE
@@ -153,12 +162,12 @@ public:
         }
     }
 
-private:
+  private:
     int copies_needed() const override { return 1; }
 };
 
 class XtarLoad final : public TarLoad {
-public:
+  public:
     explicit XtarLoad(const LoadEnv& env) : TarLoad("xtar_load", env) {}
 
     void prepare() override {
@@ -172,7 +181,8 @@ public:
         try {
             run_checked({"tar", "-cf", archive.string(), "-C", source_parent_.string(),
                          source_name_.string()},
-                        options, "xtar_load: archiving " + (source_parent_ / source_name_).string());
+                        options,
+                        "xtar_load: archiving " + (source_parent_ / source_name_).string());
         } catch (const Interrupted&) {
             throw;
         } catch (const std::exception& e) {
@@ -181,7 +191,8 @@ public:
             throw EnvironmentError(e.what());
         }
         std::filesystem::remove(log);
-        archive_ = UniqueFd(::openat(dirfd_.get(), "xtar_load.tar", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+        archive_ =
+            UniqueFd(::openat(dirfd_.get(), "xtar_load.tar", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
         ::unlinkat(dirfd_.get(), "xtar_load.tar", 0);
         if (archive_.get() < 0)
             throw EnvironmentError("xtar_load: cannot open the archive it made: " +
@@ -202,23 +213,28 @@ public:
             std::error_code ec;
             std::filesystem::remove_all(target, ec);  // does not follow symlinks
             int pipe_fds[2];
-            if (::mkdirat(dirfd_.get(), kExtractName, 0700) != 0 || ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
-                counters.fail(name_ + ": cannot make " + target.string() + ": " + std::strerror(errno));
+            if (::mkdirat(dirfd_.get(), kExtractName, 0700) != 0 ||
+                ::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+                counters.fail(name_ + ": cannot make " + target.string() + ": " +
+                              std::strerror(errno));
                 return;
             }
             UniqueFd tar_in(pipe_fds[0]), to_tar(pipe_fds[1]);
             if (errors_.get() >= 0) ::ftruncate(errors_.get(), 0);
-            pid_t pid = start_program({"tar", "-xf", "-", "--warning=no-timestamp", "-C", target.string()},
-                                      {.in = tar_in.get(), .err = errors_.get()});
+            pid_t pid =
+                start_program({"tar", "-xf", "-", "--warning=no-timestamp", "-C", target.string()},
+                              {.in = tar_in.get(), .err = errors_.get()});
             tar_in.reset();
             std::uint64_t bytes = 0;
             for (;;) {
                 // pread: the offset is this process's own, not shared with
                 // contest's copy of the descriptor.
-                ssize_t n = ::pread(archive_.get(), buf.data(), buf.size(), static_cast<off_t>(bytes));
+                ssize_t n =
+                    ::pread(archive_.get(), buf.data(), buf.size(), static_cast<off_t>(bytes));
                 if (n < 0 && errno == EINTR) continue;
                 if (n <= 0) break;
-                std::uint64_t written = write_all(to_tar.get(), buf.data(), static_cast<std::size_t>(n));
+                std::uint64_t written =
+                    write_all(to_tar.get(), buf.data(), static_cast<std::size_t>(n));
                 bytes += written;
                 counters.units.fetch_add(written, std::memory_order_relaxed);
                 if (written < static_cast<std::uint64_t>(n)) break;  // tar stopped reading
@@ -235,7 +251,7 @@ public:
         return f;
     }
 
-private:
+  private:
     int copies_needed() const override { return 2; }
 
     UniqueFd archive_;
@@ -244,8 +260,12 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Load> make_ctar_load(const LoadEnv& env) { return std::make_unique<CtarLoad>(env); }
-std::unique_ptr<Load> make_xtar_load(const LoadEnv& env) { return std::make_unique<XtarLoad>(env); }
+std::unique_ptr<Load> make_ctar_load(const LoadEnv& env) {
+    return std::make_unique<CtarLoad>(env);
+}
+std::unique_ptr<Load> make_xtar_load(const LoadEnv& env) {
+    return std::make_unique<XtarLoad>(env);
+}
 
 std::optional<std::string> tar_unavailable(const LoadOptions&) {
     if (!find_on_path("tar")) return "tar not found on PATH (Debian package tar)";
