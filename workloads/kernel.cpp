@@ -290,7 +290,7 @@ class KernelWorkload : public Workload {
         // never mistaken for a finished one.
         fs::remove(key_file());
         const fs::path unpack = dir_ / "unpack";
-        progress.status("kernel: removing the previous tree");
+        if (fs::exists(tree())) progress.status("kernel: removing the previous tree");
         fs::remove_all(tree());
         fs::remove_all(unpack);
         fs::create_directories(unpack);

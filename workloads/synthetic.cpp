@@ -15,9 +15,7 @@ namespace fs = std::filesystem;
 class SyntheticWorkload : public Workload {
   public:
     explicit SyntheticWorkload(const WorkloadOptions& options)
-        : options_(options),
-          jobs_(effective_jobs(options.jobs)),
-          dir_(options.workdir / ("synthetic-" + std::to_string(options.synthetic_size))) {
+        : options_(options), jobs_(effective_jobs(options.jobs)), dir_(options.workdir / stem()) {
         if (options.synthetic_size < 1 || options.synthetic_size > kMaxSyntheticSize)
             throw UsageError("--synthetic-size: " + std::to_string(options.synthetic_size) +
                              " is not between 1 and " + std::to_string(kMaxSyntheticSize));
@@ -53,8 +51,7 @@ class SyntheticWorkload : public Workload {
         SpawnOptions spawn;
         spawn.cwd = dir_;
         spawn.env_overrides = fixed_build_environment();
-        spawn.output = options_.workdir /
-                       ("synthetic-" + std::to_string(options_.synthetic_size) + "-clean.log");
+        spawn.output = options_.workdir / (stem() + "-clean.log");
         reset_log(*spawn.output);
         run_checked({"make", "clean"}, spawn, "synthetic: make clean");
     }
@@ -69,9 +66,7 @@ class SyntheticWorkload : public Workload {
         return c;
     }
 
-    fs::path log_path() const override {
-        return options_.workdir / ("synthetic-" + std::to_string(options_.synthetic_size) + ".log");
-    }
+    fs::path log_path() const override { return options_.workdir / (stem() + ".log"); }
 
     fs::path source_tree() const override { return dir_; }
 
@@ -93,6 +88,9 @@ class SyntheticWorkload : public Workload {
     }
 
   private:
+    // synthetic-<size>: the project's folder, and its logs beside it.
+    std::string stem() const { return "synthetic-" + std::to_string(options_.synthetic_size); }
+
     WorkloadOptions options_;
     unsigned jobs_;
     fs::path dir_;
