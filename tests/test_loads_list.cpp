@@ -9,15 +9,15 @@ using contest::test::LoadUnderTest;
 
 namespace {
 
-// Whether any folder the walker holds open (fds 3 and up: 0-2 are inherited
-// from the test) is under /proc, /sys or /dev.
+// Whether any folder the walker holds open is under /proc, /sys or /dev.
 bool holds_pseudo_folder(pid_t pid) {
     std::error_code ec;
     auto fds = std::filesystem::path("/proc") / std::to_string(pid) / "fd";
     for (auto it = std::filesystem::directory_iterator(fds, ec);
          !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-        if (std::atoi(it->path().filename().c_str()) < 3) continue;
         std::error_code link_ec;
+        // Only folders: the walker's own fds; the test's inherited /dev/null is not one.
+        if (!std::filesystem::is_directory(it->path(), link_ec)) continue;
         std::string target = std::filesystem::read_symlink(it->path(), link_ec).string();
         for (const char* pseudo : {"/proc", "/sys", "/dev"})
             if (target == pseudo || target.rfind(std::string(pseudo) + "/", 0) == 0) return true;
