@@ -53,7 +53,7 @@ read -r idle0 total0 < <(cpu_ticks)
 cpu_json=$("$CONTEST" load cpu_load --duration "$DURATION" --workdir "$scratch" --format json 2>/dev/null)
 read -r idle1 total1 < <(cpu_ticks)
 busy=$(python3 -c "print(f'{100 * (1 - ($idle1 - $idle0) / ($total1 - $total0)):.1f}')")
-own=$(echo "$cpu_json" | python3 -c 'import json,sys; j = json.load(sys.stdin); print(f"{j[\"cpu_pct\"] / j[\"cpus\"]:.1f}")')
+own=$(echo "$cpu_json" | python3 -c 'import json,sys; j = json.load(sys.stdin); print("%.1f" % (j["cpu_pct"] / j["cpus"]))')
 echo "cpu_load  CPUs busy (all of /proc/stat) ${busy}%, cpu_load's own share ${own}% of $(nproc) CPUs   (goal >= 95%)"
 echo
 
