@@ -137,6 +137,10 @@ TEST_CASE("kernel: an unchanged key reuses the prepared tree, a changed one prep
         CHECK(again->describe()["cache_key"] == key);
         CHECK(calls(*again) == std::vector<std::string>{"tinyconfig"});
     }
+    SECTION("the same tree by another name: reused") {
+        fake.options.kernel_source = fake.source.string() + "/";
+        CHECK(fake.prepared()->describe()["prepare_reused"] == true);
+    }
     SECTION("another config target") {
         fake.options.kernel_config = "allnoconfig";
         auto other = fake.prepared();

@@ -32,8 +32,6 @@ namespace {
 // prepared by an older contest are prepared afresh.
 constexpr int kPrepareFormat = 1;
 
-const char* const kDepsHint = "`make deps-kernel` installs it";
-
 const std::vector<std::string> kConfigTargets = {"tinyconfig", "allnoconfig", "defconfig"};
 
 bool is_named_config(const std::string& config) {
@@ -440,7 +438,8 @@ std::optional<fs::path> newest_kernel_source(const fs::path& dir) {
 
 SourceFingerprint fingerprint_source(const fs::path& source) {
     SourceFingerprint f;
-    f.path = fs::absolute(source).lexically_normal();
+    // Canonical, so that "tree/", "./tree" and a symlink to it are one key.
+    f.path = fs::canonical(source);
     f.is_tree = fs::is_directory(f.path);
     if (!f.is_tree) {
         f.size = fs::file_size(f.path);
