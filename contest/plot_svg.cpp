@@ -65,13 +65,17 @@ std::string plot_svg(const ReportModel& model) {
     const std::size_t n_labels = std::max<std::size_t>(model.labels.size(), 1);
 
     // Geometry: the plot widens with the number of bars, so bars never get thin.
-    const double left = 80, right = 30, top = 100, bottom = 110;
+    const double left = 80, right = 30, top = 100;
     const double bar_width = std::clamp(160.0 / static_cast<double>(n_labels), 14.0, 48.0);
     const double group_width = bar_width * static_cast<double>(n_labels) + 36;
     const double plot_w = std::max(560.0, group_width * static_cast<double>(n_loads));
+    const double slot = plot_w / static_cast<double>(n_loads);
+    // Long load names are turned when the groups are narrow, so eleven loads
+    // still fit side by side; turned names need more room underneath.
+    const bool turn_load_names = slot < 110;
+    const double bottom = turn_load_names ? 140 : 110;
     const double plot_h = 340;
     const double width = left + plot_w + right, height = top + plot_h + bottom;
-    const double slot = plot_w / static_cast<double>(n_loads);
 
     double y_max = 1.0;
     for (const auto& block : model.blocks)
@@ -161,10 +165,9 @@ std::string plot_svg(const ReportModel& model) {
             add("<text x=\"" + num(cx) + "\" y=\"" + num(mark_y - 5) +
                 "\" text-anchor=\"middle\" font-size=\"11\">" + value + "</text>");
         }
-        // Long load names are turned, so eleven loads still fit side by side.
         const double label_x = left + slot * (static_cast<double>(b) + 0.5);
         const double label_y = y_of(0) + 20;
-        if (slot < 110)
+        if (turn_load_names)
             add("<text transform=\"translate(" + num(label_x) + " " + num(label_y) +
                 ") rotate(-30)\" text-anchor=\"end\">" + escape_xml(block.load) + "</text>");
         else
@@ -175,8 +178,8 @@ std::string plot_svg(const ReportModel& model) {
     // Axes on top of the grid.
     add("<path d=\"M" + num(left) + " " + num(top) + "V" + num(y_of(0)) + "H" + num(left + plot_w) +
         "\" stroke=\"#000000\" stroke-width=\"1.5\" fill=\"none\"/>");
-    add("<text x=\"" + num(left + plot_w / 2) + "\" y=\"" + num(y_of(0) + 46) +
-        "\" text-anchor=\"middle\">Load</text>");
+    add("<text x=\"" + num(left + plot_w / 2) + "\" y=\"" +
+        num(y_of(0) + (turn_load_names ? 84 : 46)) + "\" text-anchor=\"middle\">Load</text>");
 
     // Two short lines rather than one that runs off a narrow chart.
     std::vector<std::string> notes = {
