@@ -35,6 +35,7 @@ std::string format_markdown(const ReportModel& model, const ReportOptions&) {
                           "Ratio", "Change", "p"});
         out += "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n";
         const int loads_digits = loads_decimals(block);
+        const int time_digits = time_decimals(model);
         for (const auto& cell : block.cells) {
             std::string change = "-", p = "-";
             if (cell.is_baseline) {
@@ -45,11 +46,12 @@ std::string format_markdown(const ReportModel& model, const ReportOptions&) {
             }
             const std::string mark = significance_mark(cell);
             if (!mark.empty()) p += " " + escape_cell(mark);
-            out += table_row(
-                {escape_cell(cell.label), std::to_string(cell.time.n), fixed(cell.time.mean, 1),
-                 fixed(cell.time.ci95_half, 1), fixed(cell.cpu_pct.mean, 1),
-                 fixed(cell.load_units.mean, loads_digits), fixed(cell.load_cpu_pct.mean, 1),
-                 cell.ratio ? fixed(*cell.ratio, 2) : "-", change, p});
+            out += table_row({escape_cell(cell.label), std::to_string(cell.time.n),
+                              fixed(cell.time.mean, time_digits),
+                              fixed(cell.time.ci95_half, time_digits), fixed(cell.cpu_pct.mean, 1),
+                              fixed(cell.load_units.mean, loads_digits),
+                              fixed(cell.load_cpu_pct.mean, 1),
+                              cell.ratio ? fixed(*cell.ratio, 2) : "-", change, p});
         }
         out += "\n";
     }

@@ -15,10 +15,10 @@ std::vector<std::string> header(bool with_stats) {
     return {"Kernel", "[runs]", "Time", "CPU%", "Loads", "LCPU%", "Ratio"};
 }
 
-std::vector<std::string> row(const Cell& cell, int loads_digits, bool with_stats) {
+std::vector<std::string> row(const Cell& cell, int time_digits, int loads_digits, bool with_stats) {
     std::vector<std::string> r = {cell.label, std::to_string(cell.time.n),
-                                  fixed(cell.time.mean, 1)};
-    if (with_stats) r.push_back(fixed(cell.time.ci95_half, 1));
+                                  fixed(cell.time.mean, time_digits)};
+    if (with_stats) r.push_back(fixed(cell.time.ci95_half, time_digits));
     r.push_back(fixed(cell.cpu_pct.mean, 1));
     r.push_back(fixed(cell.load_units.mean, loads_digits));
     r.push_back(fixed(cell.load_cpu_pct.mean, 1));
@@ -47,7 +47,7 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
     for (const auto& block : model.blocks) {
         rows.push_back(header(options.stats));
         for (const auto& cell : block.cells)
-            rows.push_back(row(cell, loads_decimals(block), options.stats));
+            rows.push_back(row(cell, time_decimals(model), loads_decimals(block), options.stats));
     }
     std::vector<bool> right(header(options.stats).size() + 1, true);
     right.front() = false;  // Kernel

@@ -26,6 +26,9 @@ std::string fixed(double value, int decimals);
 std::string format_p(double p);
 // "+1.8%", "-33.4%".
 std::string signed_percent(double pct);
+// Decimals of the Time column: 1 (contest's) unless some mean is under 10 s
+// (a small synthetic workload), where a tenth is too coarse to compare.
+int time_decimals(const ReportModel& model);
 // Decimals of a block's Loads column: counts in the millions (ring hops) get
 // none, so the column stays narrow and its digits line up.
 int loads_decimals(const LoadBlock& block);

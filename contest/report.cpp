@@ -34,6 +34,13 @@ std::string signed_percent(double pct) {
     return (digits[0] == '-' || digits == "0.0" ? "" : "+") + digits + "%";
 }
 
+int time_decimals(const ReportModel& model) {
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells)
+            if (cell.time.n && cell.time.mean < 10) return 2;
+    return 1;
+}
+
 int loads_decimals(const LoadBlock& block) {
     for (const auto& cell : block.cells)
         if (std::fabs(cell.load_units.mean) >= 10000) return 0;

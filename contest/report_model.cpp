@@ -97,14 +97,20 @@ VersusBaseline compare_with(const Cell& cell, const Cell& base, double alpha) {
 }
 
 void warn_about_noise(ReportModel& model) {
-    for (const auto& block : model.blocks)
-        for (const auto& cell : block.cells)
-            if (cell.time.n >= 2 && cell.time.cv > kNoisyCv)
-                model.warnings.push_back(cell.label + " under " + block.load + ": Time varies by " +
-                                         percent(cell.time.cv) + " (CV > " + percent(kNoisyCv) +
-                                         " over " + std::to_string(cell.time.n) +
-                                         " runs): the machine was noisy; more runs (--runs) or a "
-                                         "quieter machine would help");
+    // One line per label, so a noisy machine does not bury the table in warnings.
+    for (const auto& info : model.labels) {
+        std::string loads;
+        for (const auto& block : model.blocks)
+            if (const Cell* c = model.find_cell(block.load, info.label);
+                c && c->time.n >= 2 && c->time.cv > kNoisyCv)
+                loads +=
+                    (loads.empty() ? "" : ", ") + block.load + " (" + percent(c->time.cv) + ")";
+        if (!loads.empty())
+            model.warnings.push_back(info.label + ": Time varies by more than " +
+                                     percent(kNoisyCv) + " (CV) under " + loads +
+                                     ": the machine was noisy; more runs (--runs) or a quieter "
+                                     "machine would help");
+    }
 }
 
 void warn_about_few_runs(ReportModel& model) {

@@ -248,7 +248,8 @@ TEST_CASE("bad format, bad alpha and no files are usage errors", "[report]") {
 
 TEST_CASE("warnings: noise, too few runs, fingerprints that differ", "[report]") {
     const ReportModel model = build_report_model(fixture_files(), quiet());
-    CHECK(has_warning(model, "6.1.0-hz1000 under cpu_load: Time varies by"));
+    CHECK(has_warning(model,
+                      "6.1.0-hz1000: Time varies by more than 3.0% (CV) under cpu_load (6.9%)"));
     CHECK(has_warning(model,
                       "6.1.0-rt has fewer than 3 successful runs under no_load (2), "
                       "process_load (2)"));
@@ -406,7 +407,7 @@ TEST_CASE("contest report: json, stats and plot from the binary", "[report][e2e]
         {"report", "--format", "json", fixture_dir().string()}, dir.path());
     CHECK(o.exit_code == 0);
     expect_snapshot("report.json", o.out);
-    CHECK(o.err.find("contest: warning: 6.1.0-hz1000 under cpu_load") != std::string::npos);
+    CHECK(o.err.find("contest: warning: 6.1.0-hz1000: Time varies") != std::string::npos);
 
     const fs::path svg = dir / "plot.svg";
     o = contest::test::run_contest_binary(
