@@ -199,7 +199,7 @@ int cmd_compare(int argc, char** argv) {
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
                              "where labels are looked up")(
-        "alpha", po::value(&options.alpha)->value_name("A")->default_value(0.05),
+        "alpha", po::value(&options.alpha)->value_name("A")->default_value(0.05, "0.05"),
         "significance level")("plot", po::value(&plot)->value_name("FILE.svg"),
                               "also draw Ratio per load for both, with 95% CI error bars, as SVG")(
         "side", po::value(&sides)->value_name("BASE NEW"), "the two labels or files");
