@@ -17,6 +17,7 @@
 #include "contest/sysinfo.h"
 #include "contest/version.h"
 #include "loads/registry.h"
+#include "workloads/log_tail.h"
 
 namespace contest {
 namespace {
@@ -31,16 +32,11 @@ std::string format_duration(double s) {
     return buf;
 }
 
-std::string last_lines(const std::filesystem::path& path, int n) {
-    std::ifstream in(path);
-    std::vector<std::string> lines;
-    std::string line;
-    while (std::getline(in, line)) {
-        lines.push_back(line);
-        if (lines.size() > static_cast<std::size_t>(n)) lines.erase(lines.begin());
-    }
-    std::string out;
-    for (const auto& l : lines) out += "    " + l + "\n";
+// The log's last lines, indented under the error line that names the run.
+std::string indented_tail(const std::filesystem::path& log, int lines) {
+    std::istringstream in(tail_of_file(log, lines));
+    std::string out, line;
+    while (std::getline(in, line)) out += "    " + line + "\n";
     return out;
 }
 
@@ -115,6 +111,187 @@ std::string drop_caches() {
     return "dropped";
 }
 
+namespace {
+
+double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; }
+
+// What wait4 said about the workload, into the run's record.
+void record_exit(const ExitInfo& ex, RunRecord& rec) {
+    rec.wall_s = ex.wall_s;
+    rec.user_s = seconds(ex.usage.ru_utime);
+    rec.sys_s = seconds(ex.usage.ru_stime);
+    rec.cpu_pct = ex.wall_s > 0 ? 100.0 * (rec.user_s + rec.sys_s) / ex.wall_s : 0;
+    rec.max_rss_kib = ex.usage.ru_maxrss;
+    rec.minor_faults = ex.usage.ru_minflt;
+    rec.major_faults = ex.usage.ru_majflt;
+    rec.voluntary_switches = ex.usage.ru_nvcsw;
+    rec.involuntary_switches = ex.usage.ru_nivcsw;
+    rec.exit_status = WIFEXITED(ex.status) ? WEXITSTATUS(ex.status) : 128 + WTERMSIG(ex.status);
+}
+
+std::string summary_line(const std::string& head, const RunRecord& rec) {
+    char line[200];
+    std::snprintf(line, sizeof line, "%s  %.1f s  CPU %.0f%%", head.c_str(), rec.wall_s, rec.cpu_pct);
+    std::string out = line;
+    if (!rec.load_unit.empty() && rec.ok()) {
+        std::snprintf(line, sizeof line, "  load %.1f %s, %.0f%% CPU", rec.load_units,
+                      rec.load_unit.c_str(), rec.load_cpu_pct);
+        out += line;
+    }
+    if (!rec.ok()) out += "  " + rec.status;
+    return out;
+}
+
+// One `contest run`: the state shared by its blocks and runs.
+class RunLoop {
+public:
+    RunLoop(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
+            ResultWriter& writer, int total_runs)
+        : config_(config), workload_(workload), progress_(progress), out_(out), writer_(writer) {
+        eta_.total = total_runs;
+    }
+
+    // All runs under one load, with its private folder and its prepare step.
+    void run_block(const LoadInfo& info, const LoadOptions& load_options) {
+        PrivateDir dir(config_.workload.workdir / "loads", std::string(info.name));
+        auto load = info.make(make_load_env(dir.path(), load_options));
+        if (info.does_work) progress_.status(std::string(info.name) + ": preparing");
+        load->prepare();
+        nlohmann::json facts = load->facts();
+        facts["unit"] = info.unit;
+        out_.result.loads[std::string(info.name)] = facts;
+        for (unsigned i = 1; i <= config_.runs; ++i) {
+            auto run_started = Clock::now();
+            RunRecord rec = run_once(info, *load, i);
+            if (!rec.ok()) ++out_.failed_runs;
+            out_.result.runs.push_back(rec);
+            writer_.save();
+            ++eta_.done;
+            eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
+        }
+    }
+
+private:
+    RunRecord run_once(const LoadInfo& info, Load& load, unsigned i) {
+        std::string head = std::string(info.name) + "  run " + std::to_string(i) + "/" +
+                           std::to_string(config_.runs);
+        RunRecord rec;
+        rec.load = info.name;
+        rec.index = static_cast<int>(i);
+        rec.load_unit = info.unit;
+        rec.load_secondary_unit = info.secondary_unit;
+
+        progress_.status(head + "  cleaning" + eta_.text(0));
+        workload_.clean();
+        rec.caches = cache_state(info);
+
+        std::optional<RunningLoad> running;
+        if (info.does_work) {
+            progress_.status(head + "  starting the load" + eta_.text(0));
+            running.emplace(info, load);
+            if (auto why = warm_up(info, *running)) {
+                rec.status = "load_failed";
+                rec.reason = *why;
+                report_failure(info, i, rec.reason);
+                return rec;
+            }
+        }
+
+        ExitInfo ex = time_workload(head, running, info, rec);
+        std::optional<std::string> load_died = running ? running->failure() : std::nullopt;
+        running.reset();  // stop and reap the load before anything else
+        record_exit(ex, rec);
+        if (!ex.exited_ok()) {
+            rec.status = ex.timed_out ? "timed_out" : "workload_failed";
+            rec.reason = workload_.name() + " workload " + ex.describe();
+            report_failure(info, i, rec.reason + "; last lines of " + workload_.log_path().string() + ":\n" +
+                                        indented_tail(workload_.log_path(), 10));
+        } else if (load_died) {
+            rec.status = "load_failed";
+            rec.reason = *load_died;
+            report_failure(info, i, rec.reason);
+        }
+        progress_.note(summary_line(head, rec));
+        return rec;
+    }
+
+    std::string cache_state(const LoadInfo& info) {
+        if (!info.drops_caches) return "warm";
+        if (!config_.drop_caches) return "not dropped: --no-drop-caches";
+        std::string state = drop_caches();
+        if (state != "dropped" && !drop_warning_given_) {
+            drop_warning_given_ = true;
+            progress_.clear();
+            std::fprintf(stderr, "contest: warning: caches %s (run as root to drop them)\n", state.c_str());
+        }
+        return state;
+    }
+
+    // Gives the load its warm-up; says why not when it died or did no work.
+    std::optional<std::string> warm_up(const LoadInfo& info, RunningLoad& running) {
+        auto before = running.sample();
+        interruptible_sleep(config_.warmup_s);
+        auto after = running.sample();
+        if (auto why = running.failure()) return why;
+        if (after.units == before.units) {
+            char why[160];
+            std::snprintf(why, sizeof why, "%s did no work in its %.1f s warm-up", info.name.data(),
+                          config_.warmup_s);
+            return std::string(why);
+        }
+        return std::nullopt;
+    }
+
+    // Times the workload; samples the load the moment before it starts and
+    // the moment it is seen to exit, so Loads covers exactly its window.
+    ExitInfo time_workload(const std::string& head, std::optional<RunningLoad>& running,
+                           const LoadInfo& info, RunRecord& rec) {
+        Command cmd = workload_.timed_command();
+        SpawnOptions so;
+        so.cwd = cmd.cwd;
+        so.env_overrides = cmd.env_overrides;
+        so.output = workload_.log_path();
+        std::ofstream(workload_.log_path(), std::ios::trunc).close();
+        LoadSample start_sample, end_sample;
+        if (running) start_sample = running->sample();
+        auto started = Clock::now();
+        pid_t pid = spawn(cmd.argv, so);
+        GroupGuard workload_group(pid);
+        WaitHooks hooks;
+        hooks.on_exit = [&] {
+            if (running) end_sample = running->sample();
+        };
+        hooks.tick = [&] {
+            double el = std::chrono::duration<double>(Clock::now() - started).count();
+            progress_.tick(head + "  " + format_duration(el) + eta_.text(el));
+        };
+        ExitInfo ex = wait_child(pid, started, hooks);
+        workload_group.stop();  // stray descendants of the compile
+        if (running) {
+            LoadWindow w = load_window(info, start_sample, end_sample);
+            rec.load_units = w.units;
+            rec.load_secondary = w.secondary;
+            rec.load_cpu_pct = w.cpu_pct;
+        }
+        return ex;
+    }
+
+    void report_failure(const LoadInfo& info, unsigned i, const std::string& why) {
+        progress_.clear();
+        std::fprintf(stderr, "contest: %s run %u: %s\n", info.name.data(), i, why.c_str());
+    }
+
+    const RunConfig& config_;
+    Workload& workload_;
+    Progress& progress_;
+    RunOutcome& out_;
+    ResultWriter& writer_;
+    Eta eta_;
+    bool drop_warning_given_ = false;
+};
+
+}  // namespace
+
 RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     check_label(config.label);
     if (config.runs < 1) throw UsageError("--runs must be at least 1");
@@ -146,142 +323,9 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     writer.save();  // an unwritable results folder fails now, not after an hour
     progress.note("contest: results go to " + path.string());
 
-    Eta eta;
-    eta.total = static_cast<int>(loads.size() * config.runs);
-    std::string drop_warning_given;
+    RunLoop loop(config, *workload, progress, out, writer, static_cast<int>(loads.size() * config.runs));
     try {
-        for (const LoadInfo* info : loads) {
-            PrivateDir dir(config.workload.workdir / "loads", std::string(info->name));
-            auto load = info->make(make_load_env(dir.path(), load_options));
-            if (info->does_work) progress.status(std::string(info->name) + ": preparing");
-            load->prepare();
-            nlohmann::json facts = load->facts();
-            facts["unit"] = info->unit;
-            result.loads[std::string(info->name)] = facts;
-
-            for (unsigned i = 1; i <= config.runs; ++i) {
-                auto run_started = Clock::now();
-                std::string head = std::string(info->name) + "  run " + std::to_string(i) + "/" +
-                                   std::to_string(config.runs);
-                RunRecord rec;
-                rec.load = info->name;
-                rec.index = static_cast<int>(i);
-                rec.load_unit = info->unit;
-                rec.load_secondary_unit = info->secondary_unit;
-
-                progress.status(head + "  cleaning" + eta.text(0));
-                workload->clean();
-                if (!info->drops_caches) {
-                    rec.caches = "warm";
-                } else if (config.drop_caches) {
-                    rec.caches = drop_caches();
-                    if (rec.caches != "dropped" && drop_warning_given.empty()) {
-                        drop_warning_given = rec.caches;
-                        std::fprintf(stderr, "contest: warning: caches %s (run as root to drop them)\n",
-                                     rec.caches.c_str());
-                    }
-                } else {
-                    rec.caches = "not dropped: --no-drop-caches";
-                }
-
-                std::optional<RunningLoad> running;
-                if (info->does_work) {
-                    progress.status(head + "  starting the load" + eta.text(0));
-                    running.emplace(*info, *load);
-                    auto s0 = running->sample();
-                    interruptible_sleep(config.warmup_s);
-                    auto s1 = running->sample();
-                    std::optional<std::string> why = running->failure();
-                    if (!why && s1.units == s0.units)
-                        why = std::string(info->name) + " did no work in its " +
-                              std::to_string(config.warmup_s).substr(0, 4) + " s warm-up";
-                    if (why) {
-                        rec.status = "load_failed";
-                        rec.reason = *why;
-                        running.reset();
-                        std::fprintf(stderr, "contest: %s run %u: %s\n", info->name.data(), i, why->c_str());
-                        result.runs.push_back(rec);
-                        writer.save();
-                        ++out.failed_runs;
-                        ++eta.done;
-                        eta.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
-                        continue;
-                    }
-                }
-
-                Command cmd = workload->timed_command();
-                SpawnOptions so;
-                so.cwd = cmd.cwd;
-                so.env_overrides = cmd.env_overrides;
-                so.output = workload->log_path();
-                {
-                    std::ofstream truncate(workload->log_path(), std::ios::trunc);
-                }
-                LoadSample start_sample, end_sample;
-                if (running) start_sample = running->sample();
-                auto started = Clock::now();
-                pid_t pid = spawn(cmd.argv, so);
-                GroupGuard workload_group(pid);
-                WaitHooks hooks;
-                hooks.on_exit = [&] {
-                    if (running) end_sample = running->sample();
-                };
-                hooks.tick = [&] {
-                    double el = std::chrono::duration<double>(Clock::now() - started).count();
-                    progress.tick(head + "  " + format_duration(el) + eta.text(el));
-                };
-                ExitInfo ex = wait_child(pid, started, hooks);
-                workload_group.stop();  // stray descendants of the compile
-
-                std::optional<std::string> load_died = running ? running->failure() : std::nullopt;
-                if (running) {
-                    LoadWindow w = load_window(*info, start_sample, end_sample);
-                    rec.load_units = w.units;
-                    rec.load_secondary = w.secondary;
-                    rec.load_cpu_pct = w.cpu_pct;
-                    running.reset();  // stop and reap the load
-                }
-                auto tv = [](const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; };
-                rec.wall_s = ex.wall_s;
-                rec.user_s = tv(ex.usage.ru_utime);
-                rec.sys_s = tv(ex.usage.ru_stime);
-                rec.cpu_pct = ex.wall_s > 0 ? 100.0 * (rec.user_s + rec.sys_s) / ex.wall_s : 0;
-                rec.max_rss_kib = ex.usage.ru_maxrss;
-                rec.minor_faults = ex.usage.ru_minflt;
-                rec.major_faults = ex.usage.ru_majflt;
-                rec.voluntary_switches = ex.usage.ru_nvcsw;
-                rec.involuntary_switches = ex.usage.ru_nivcsw;
-                rec.exit_status = WIFEXITED(ex.status) ? WEXITSTATUS(ex.status) : 128 + WTERMSIG(ex.status);
-                if (!ex.exited_ok()) {
-                    rec.status = ex.timed_out ? "timed_out" : "workload_failed";
-                    rec.reason = workload->name() + " workload " + ex.describe();
-                    ++out.failed_runs;
-                    progress.clear();
-                    std::fprintf(stderr, "contest: %s run %u: %s; last lines of %s:\n%s", info->name.data(), i,
-                                 rec.reason.c_str(), workload->log_path().c_str(),
-                                 last_lines(workload->log_path(), 10).c_str());
-                } else if (load_died) {
-                    rec.status = "load_failed";
-                    rec.reason = *load_died;
-                    ++out.failed_runs;
-                    std::fprintf(stderr, "contest: %s run %u: %s\n", info->name.data(), i, rec.reason.c_str());
-                }
-                result.runs.push_back(rec);
-                writer.save();
-                ++eta.done;
-                eta.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
-                char line[160];
-                std::snprintf(line, sizeof line, "%s  %.1f s  CPU %.0f%%", head.c_str(), rec.wall_s, rec.cpu_pct);
-                std::string done = line;
-                if (!rec.load_unit.empty() && rec.ok()) {
-                    std::snprintf(line, sizeof line, "  load %.1f %s, %.0f%% CPU", rec.load_units,
-                                  rec.load_unit.c_str(), rec.load_cpu_pct);
-                    done += line;
-                }
-                if (!rec.ok()) done += "  " + rec.status;
-                progress.note(done);
-            }
-        }
+        for (const LoadInfo* info : loads) loop.run_block(*info, load_options);
     } catch (const Interrupted&) {
         progress.clear();
         writer.save();

@@ -1,5 +1,7 @@
 #include "contest/sysinfo.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -90,6 +92,19 @@ std::string preemption_model(const std::map<std::string, std::string>& cfg) {
     return "";
 }
 
+// The active I/O scheduler ("[mq-deadline] none" -> "mq-deadline") of the
+// block device holding path, or null when it has none (virtual file systems).
+nlohmann::json io_scheduler_of(const char* path) {
+    struct stat st {};
+    if (::stat(path, &st) != 0) return nullptr;
+    std::string dev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    std::string line = first_line(dev + "/queue/scheduler");
+    if (line.empty()) line = first_line(dev + "/../queue/scheduler");  // a partition
+    auto open = line.find('['), close = line.find(']');
+    if (open == std::string::npos || close == std::string::npos) return line.empty() ? nlohmann::json(nullptr) : nlohmann::json(line);
+    return line.substr(open + 1, close - open - 1);
+}
+
 }  // namespace
 
 MemInfo read_meminfo() {
@@ -151,6 +166,12 @@ nlohmann::json system_fingerprint() {
     std::string governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     j["cpufreq_governor"] = governor.empty() ? nlohmann::json(nullptr) : nlohmann::json(governor);
     j["clocksource"] = first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+
+    // Autogroup gives every session an equal CPU share whatever the nice
+    // values: it changes how anything outside contest competes with it.
+    std::string autogroup = first_line("/proc/sys/kernel/sched_autogroup_enabled");
+    j["sched_autogroup"] = autogroup.empty() ? nlohmann::json(nullptr) : nlohmann::json(autogroup == "1");
+    j["io_scheduler_root"] = io_scheduler_of("/");
 
     MemInfo m = read_meminfo();
     j["mem_total_bytes"] = m.total;
