@@ -88,7 +88,7 @@ int cmd_run(int argc, char** argv) {
          "seconds a load runs before the workload starts")
         ("no-drop-caches", po::bool_switch(&no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("quiet,q", po::bool_switch(&quiet), "no progress on stderr")
-        ("load", po::value(&loads)->composing()->value_name("LOAD"), "loads to run (also positional)");
+        ("load", po::value(&loads)->value_name("LOAD"), "loads to run (also positional)");
     add_load_options(cl.options, rc.load, io_other, size_mib);
     cl.positional.add("load", -1);
     po::variables_map vm;
