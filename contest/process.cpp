@@ -91,6 +91,14 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
     return out;
 }
 
+// When contest itself runs under make (`make run`, ctest under `make test`),
+// these would make the timed compile join the outer make's jobserver (so
+// -jN is not what it seems) and print "Entering directory" lines. The
+// workload's make must be a make of its own.
+bool inherited_from_outer_make(std::string_view name) {
+    return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" || name == "MAKEOVERRIDES";
+}
+
 [[noreturn]] void child_exec_failed(int fd, const char* what) {
     int e = errno;
     char msg[256];
@@ -120,6 +128,7 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     for (char** e = environ; *e; ++e) {
         std::string_view kv(*e);
         auto name = kv.substr(0, kv.find('='));
+        if (inherited_from_outer_make(name)) continue;
         bool overridden = false;
         for (const auto& o : options.env_overrides)
             if (o.compare(0, name.size() + 1, std::string(name) + "=") == 0) overridden = true;

@@ -84,3 +84,14 @@ TEST_CASE("a timeout stops the child's group and says so", "[process][slow]") {
     CHECK(ex.wall_s < 10);
     CHECK(ex.describe() == "timed out");
 }
+
+TEST_CASE("a child never inherits an outer make's jobserver", "[process]") {
+    // As under `make run`: contest's compile must be a make of its own.
+    ::setenv("MAKEFLAGS", "-j2 --jobserver-auth=3,4", 1);
+    ::setenv("MAKELEVEL", "1", 1);
+    pid_t pid = spawn({"sh", "-c", "test -z \"$MAKEFLAGS\" && test -z \"$MAKELEVEL\""});
+    ExitInfo ex = wait_child(pid, Clock::now());
+    ::unsetenv("MAKEFLAGS");
+    ::unsetenv("MAKELEVEL");
+    CHECK(ex.exited_ok());
+}

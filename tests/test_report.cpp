@@ -224,7 +224,7 @@ TEST_CASE("the table's Ratio equals the ratio of the JSON means", "[report]") {
     CHECK(checked == 10);
 }
 
-TEST_CASE("--baseline changes what the rows are compared with", "[report]") {
+TEST_CASE("the --baseline option changes what the rows are compared with", "[report]") {
     auto options = quiet();
     options.baseline = "6.1.0-hz1000";
     const ReportModel model = build_report_model(fixture_files(), options);
