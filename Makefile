@@ -28,7 +28,7 @@ deps-kernel:
 	@./scripts/install-deps $(KERNEL_DEPS)
 
 configure: deps
-	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
 run: all
 	./$(BUILD)/contest run --config $(CONFIG)

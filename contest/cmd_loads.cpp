@@ -18,8 +18,9 @@ int cmd_loads(int argc, char** argv) {
     CommandLine cl;
     cl.name = "loads";
     cl.usage = "contest loads [options]";
-    cl.summary = "Lists every load: name, sets it belongs to, unit of work, what it does, and\n"
-                 "why it cannot run here when it can't.";
+    cl.summary =
+        "Lists every load: name, sets it belongs to, unit of work, what it does, and\n"
+        "why it cannot run here when it can't.";
     std::string io_other;
     double size_mib = 0;
     LoadOptions lo;
@@ -32,8 +33,10 @@ int cmd_loads(int argc, char** argv) {
     for (const auto& l : load_registry()) {
         std::string sets = l.in_default ? "default,all" : (l.in_all ? "all" : "-");
         std::string unit = l.unit.empty() ? "-" : std::string(l.unit);
-        std::printf("%-13s %-12s %-14s %s\n", l.name.data(), sets.c_str(), unit.c_str(), l.description.data());
-        if (auto why = l.unavailable(lo)) std::printf("%-13s %-12s %-14s unavailable here: %s\n", "", "", "", why->c_str());
+        std::printf("%-13s %-12s %-14s %s\n", l.name.data(), sets.c_str(), unit.c_str(),
+                    l.description.data());
+        if (auto why = l.unavailable(lo))
+            std::printf("%-13s %-12s %-14s unavailable here: %s\n", "", "", "", why->c_str());
     }
     return kExitOk;
 }
@@ -47,11 +50,14 @@ int cmd_load(int argc, char** argv) {
     std::string name, io_other, workdir, format = "text";
     double duration = 5, size_mib = 0;
     LoadOptions lo;
+    // One option a line reads as a table; keep clang-format out of it.
+    // clang-format off
     cl.options.add_options()
         ("name", po::value(&name)->value_name("NAME"), "the load (also positional)")
         ("duration,d", po::value(&duration)->default_value(5.0)->value_name("S"), "seconds to run it")
         ("workdir", po::value(&workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
         ("format", po::value(&format)->default_value("text")->value_name("F"), "text | json");
+    // clang-format on
     add_load_options(cl.options, lo, io_other, size_mib);
     cl.positional.add("name", 1);
     po::variables_map vm;
@@ -63,7 +69,8 @@ int cmd_load(int argc, char** argv) {
     if (workdir.empty()) {
         const char* x = std::getenv("XDG_CACHE_HOME");
         const char* h = std::getenv("HOME");
-        workdir = x && *x ? std::string(x) + "/contest" : (h && *h ? std::string(h) + "/.cache/contest" : "/tmp/contest");
+        workdir = x && *x ? std::string(x) + "/contest"
+                          : (h && *h ? std::string(h) + "/.cache/contest" : "/tmp/contest");
     }
     lo.workdir = workdir;
     auto resolved = resolve_loads({name}, lo);
@@ -86,9 +93,9 @@ int cmd_load(int argc, char** argv) {
     double rate = w.seconds > 0 ? w.units / w.seconds : 0;
     nlohmann::json facts = load->facts();
     if (format == "json") {
-        nlohmann::json j = {{"load", info.name},     {"seconds", w.seconds},   {"units", w.units},
-                            {"unit", info.unit},     {"rate_per_s", rate},     {"cpu_pct", w.cpu_pct},
-                            {"cpus", cpus},          {"facts", facts}};
+        nlohmann::json j = {{"load", info.name}, {"seconds", w.seconds}, {"units", w.units},
+                            {"unit", info.unit}, {"rate_per_s", rate},   {"cpu_pct", w.cpu_pct},
+                            {"cpus", cpus},      {"facts", facts}};
         if (!info.secondary_unit.empty()) {
             j["secondary"] = w.secondary;
             j["secondary_unit"] = info.secondary_unit;
@@ -96,11 +103,12 @@ int cmd_load(int argc, char** argv) {
         if (failed) j["failure"] = *failed;
         std::cout << j.dump(2) << "\n";
     } else {
-        std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units, info.unit.data(),
-                    w.seconds, rate, info.unit.data());
+        std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units,
+                    info.unit.data(), w.seconds, rate, info.unit.data());
         if (!info.secondary_unit.empty())
             std::printf("%s: %.1f %s\n", info.name.data(), w.secondary, info.secondary_unit.data());
-        std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct, w.cpu_pct / cpus, cpus);
+        std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct,
+                    w.cpu_pct / cpus, cpus);
         if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), facts.dump().c_str());
     }
     if (failed) {

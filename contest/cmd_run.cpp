@@ -22,8 +22,10 @@ std::string default_label() {
 }
 
 std::filesystem::path default_workdir() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::filesystem::path(x) / "contest";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::filesystem::path(h) / ".cache" / "contest";
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return std::filesystem::path(x) / "contest";
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return std::filesystem::path(h) / ".cache" / "contest";
     return "/tmp/contest";
 }
 
@@ -31,7 +33,8 @@ bool kernel_source_available() {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator("/usr/src", ec)) {
         auto name = e.path().filename().string();
-        if (name.rfind("linux-source-", 0) == 0 && name.find(".tar.") != std::string::npos) return true;
+        if (name.rfind("linux-source-", 0) == 0 && name.find(".tar.") != std::string::npos)
+            return true;
     }
     return false;
 }
@@ -67,6 +70,8 @@ int cmd_run(int argc, char** argv) {
         "`contest loads`), --runs times each, saves every measurement in a result file and\n"
         "prints the contest table.";
     cl.accepts_config = true;
+    // One option a line reads as a table; keep clang-format out of it.
+    // clang-format off
     cl.options.add_options()
         ("label,k", po::value(&rc.label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
         ("runs,n", po::value(&rc.runs)->default_value(3)->value_name("N"), "runs of the workload under each load")
@@ -89,6 +94,7 @@ int cmd_run(int argc, char** argv) {
         ("no-drop-caches", po::bool_switch(&no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("quiet,q", po::bool_switch(&quiet), "no progress on stderr")
         ("load", po::value(&loads)->value_name("LOAD"), "loads to run (also positional)");
+    // clang-format on
     add_load_options(cl.options, rc.load, io_other, size_mib);
     cl.positional.add("load", -1);
     po::variables_map vm;
@@ -96,8 +102,10 @@ int cmd_run(int argc, char** argv) {
 
     finish_load_options(rc.load, io_other, size_mib);
     if (rc.label.empty()) rc.label = default_label();
-    if (rc.workload.kind.empty()) rc.workload.kind = kernel_source_available() ? "kernel" : "synthetic";
-    if (vm.count("kernel-source")) rc.workload.kernel_source = vm["kernel-source"].as<std::string>();
+    if (rc.workload.kind.empty())
+        rc.workload.kind = kernel_source_available() ? "kernel" : "synthetic";
+    if (vm.count("kernel-source"))
+        rc.workload.kernel_source = vm["kernel-source"].as<std::string>();
     rc.workload.workdir = workdir.empty() ? default_workdir() : std::filesystem::path(workdir);
     rc.load.workdir = rc.workload.workdir;
     rc.results_dir = results;
@@ -107,7 +115,9 @@ int cmd_run(int argc, char** argv) {
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     std::error_code ec;
     std::filesystem::create_directories(rc.workload.workdir, ec);
-    if (ec) throw EnvironmentError("cannot create workdir " + rc.workload.workdir.string() + ": " + ec.message());
+    if (ec)
+        throw EnvironmentError("cannot create workdir " + rc.workload.workdir.string() + ": " +
+                               ec.message());
 
     Progress progress = Progress::for_stderr(quiet);
     RunOutcome out = run_contest(rc, progress);

@@ -6,6 +6,8 @@ namespace contest {
 
 void add_load_options(po::options_description& d, LoadOptions& lo, std::string& io_other,
                       double& size_mib) {
+    // One option a line reads as a table; keep clang-format out of it.
+    // clang-format off
     d.add_options()
         ("io-other-dir,o", po::value(&io_other)->value_name("D"), "where io_other writes (another disk)")
         ("ring-processes", po::value(&lo.ring_processes)->value_name("N"),
@@ -16,6 +18,7 @@ void add_load_options(po::options_description& d, LoadOptions& lo, std::string& 
          "process_load: bytes per record")
         ("load-size-mib", po::value(&size_mib)->value_name("MiB"),
          "size io_load, read_load and mem_load to this instead of RAM (still capped to what is free)");
+    // clang-format on
 }
 
 void finish_load_options(LoadOptions& lo, const std::string& io_other, double size_mib) {

@@ -70,7 +70,9 @@ RunningLoad::~RunningLoad() {
     ::munmap(counters_, sizeof(LoadCounters));
 }
 
-void RunningLoad::stop() { group_.stop(); }
+void RunningLoad::stop() {
+    group_.stop();
+}
 
 LoadSample RunningLoad::sample() const {
     LoadSample s;
@@ -90,8 +92,9 @@ std::optional<std::string> RunningLoad::failure() const {
         return std::nullopt;
     std::string why = counters_->error[0] ? std::string(counters_->error) : std::string();
     if (why.empty()) {
-        why = si.si_code == CLD_EXITED ? "exited with status " + std::to_string(si.si_status)
-                                       : std::string("killed by signal ") + ::strsignal(si.si_status);
+        why = si.si_code == CLD_EXITED
+                  ? "exited with status " + std::to_string(si.si_status)
+                  : std::string("killed by signal ") + ::strsignal(si.si_status);
     }
     return std::string(info_.name) + " stopped: " + why;
 }

@@ -34,19 +34,19 @@ LoadWindow load_window(const LoadInfo& info, const LoadSample& from, const LoadS
 // everything in it when this goes out of scope. remove_all does not follow
 // symlinks, so nothing outside the folder is touched.
 class PrivateDir {
-public:
+  public:
     PrivateDir(const std::filesystem::path& parent, const std::string& name);
     ~PrivateDir();
     PrivateDir(const PrivateDir&) = delete;
     PrivateDir& operator=(const PrivateDir&) = delete;
     const std::filesystem::path& path() const { return path_; }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 
 class RunningLoad {
-public:
+  public:
     // Forks the load's process (its own group) and starts it.
     RunningLoad(const LoadInfo& info, Load& load);
     ~RunningLoad();  // stops and reaps the group
@@ -60,7 +60,7 @@ public:
     void stop();
     pid_t pgid() const { return group_.pgid(); }
 
-private:
+  private:
     const LoadInfo& info_;
     LoadCounters* counters_;
     GroupGuard group_;

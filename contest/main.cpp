@@ -30,7 +30,8 @@ void usage(std::ostream& out) {
     out << "usage: contest COMMAND [options]\n\n"
            "Times a reference workload (a kernel compile) with no load and under loads\n"
            "that hurt responsiveness, and prints the classic contest table.\n\ncommands:\n";
-    for (const auto& s : kSubcommands) out << "  " << s.name << std::string(10 - std::strlen(s.name), ' ') << s.help << "\n";
+    for (const auto& s : kSubcommands)
+        out << "  " << s.name << std::string(10 - std::strlen(s.name), ' ') << s.help << "\n";
     out << "\n`contest COMMAND --help` for a command's options; --version for the version.\n";
 }
 

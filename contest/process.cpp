@@ -51,9 +51,8 @@ bool read_proc_stat(pid_t pid, ProcStat& out) {
     int ppid = 0, pgrp = 0;
     unsigned long long utime = 0, stime = 0;
     long long cutime = 0, cstime = 0;
-    int got = std::sscanf(p + 1,
-                          " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld", &state,
-                          &ppid, &pgrp, &utime, &stime, &cutime, &cstime);
+    int got = std::sscanf(p + 1, " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
+                          &state, &ppid, &pgrp, &utime, &stime, &cutime, &cstime);
     if (got != 7) return false;
     out = ProcStat{pid, ppid, pgrp, state,
                    utime + stime + static_cast<unsigned long long>(cutime + cstime)};
@@ -72,7 +71,9 @@ void for_each_process(Fn&& fn) {
     ::closedir(dir);
 }
 
-int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+int pidfd_open(pid_t pid) {
+    return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
 
 // Reaps whatever of group pgid is ours and already dead. Never blocks.
 void reap_dead_members(pid_t pgid) {
@@ -96,7 +97,8 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
 // -jN is not what it seems) and print "Entering directory" lines. The
 // workload's make must be a make of its own.
 bool inherited_from_outer_make(std::string_view name) {
-    return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" || name == "MAKEOVERRIDES";
+    return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" ||
+           name == "MAKEOVERRIDES";
 }
 
 [[noreturn]] void child_exec_failed(int fd, const char* what) {
@@ -141,7 +143,8 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
     std::string out = options.output ? options.output->string() : std::string();
 
     int errpipe[2];
-    if (::pipe2(errpipe, O_CLOEXEC) != 0) throw EnvironmentError("pipe2: " + std::string(std::strerror(errno)));
+    if (::pipe2(errpipe, O_CLOEXEC) != 0)
+        throw EnvironmentError("pipe2: " + std::string(std::strerror(errno)));
     pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) {
@@ -203,7 +206,9 @@ pid_t fork_in_new_group(const std::function<int()>& fn) {
     return pid;
 }
 
-bool ExitInfo::exited_ok() const { return !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+bool ExitInfo::exited_ok() const {
+    return !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 std::string ExitInfo::describe() const {
     if (timed_out) return "timed out";
@@ -231,7 +236,8 @@ ExitInfo wait_child(pid_t pid, Clock::time_point started, const WaitHooks& hooks
     // time_point::max() stands for "not set".
     constexpr auto kNever = Clock::time_point::max();
     Clock::time_point deadline = kNever, kill_at = kNever;
-    if (hooks.timeout) deadline = started + std::chrono::duration_cast<Clock::duration>(*hooks.timeout);
+    if (hooks.timeout)
+        deadline = started + std::chrono::duration_cast<Clock::duration>(*hooks.timeout);
     auto next_tick = Clock::now() + hooks.tick_interval;
     Clock::time_point ended{};
     for (;;) {
@@ -335,7 +341,9 @@ void kill_and_reap_all_children() {
     }
 }
 
-void become_subreaper() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+void become_subreaper() {
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
 
 void run_checked(const std::vector<std::string>& argv, const SpawnOptions& options,
                  const std::string& what) {

@@ -16,8 +16,8 @@
 namespace contest {
 
 struct SpawnOptions {
-    std::filesystem::path cwd;                 // empty: inherit
-    std::vector<std::string> env_overrides;    // NAME=value added to the environment
+    std::filesystem::path cwd;                    // empty: inherit
+    std::vector<std::string> env_overrides;       // NAME=value added to the environment
     std::optional<std::filesystem::path> output;  // stdout+stderr appended here; else inherited
     bool null_stdin = true;
 };
@@ -68,7 +68,7 @@ void stop_group(pid_t pgid, std::chrono::milliseconds grace = std::chrono::milli
 // Owns a process group: stops and reaps it when it goes out of scope, on
 // every path (normal end, exception, interrupt).
 class GroupGuard {
-public:
+  public:
     explicit GroupGuard(pid_t pgid = -1) : pgid_(pgid) {}
     GroupGuard(const GroupGuard&) = delete;
     GroupGuard& operator=(const GroupGuard&) = delete;
@@ -93,7 +93,7 @@ public:
     }
     pid_t pgid() const { return pgid_; }
 
-private:
+  private:
     pid_t pgid_;
 };
 

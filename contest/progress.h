@@ -6,7 +6,7 @@
 namespace contest {
 
 class Progress {
-public:
+  public:
     enum class Mode { kQuiet, kLines, kLive };
     explicit Progress(Mode mode) : mode_(mode) {}
     static Progress for_stderr(bool quiet);  // kLive when stderr is a tty
@@ -22,7 +22,7 @@ public:
     void clear();  // ends a live line before other output
     Mode mode() const { return mode_; }
 
-private:
+  private:
     Mode mode_;
     bool line_open_ = false;
     std::string last_;

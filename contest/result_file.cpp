@@ -91,7 +91,8 @@ ResultFile result_from_json(const json& j, const std::string& where) {
     int version = field<int>(j, "schema_version", where);
     if (version != kSchemaVersion)
         throw UsageError(where + ": schema_version " + std::to_string(version) +
-                         " is not supported (this contest reads " + std::to_string(kSchemaVersion) + ")");
+                         " is not supported (this contest reads " + std::to_string(kSchemaVersion) +
+                         ")");
     ResultFile f;
     f.label = field<std::string>(j, "label", where);
     if (f.label.empty()) throw UsageError(where + ": empty label");
@@ -148,7 +149,8 @@ ResultFile read_result_file(const std::filesystem::path& path) {
         std::ifstream again(path);
         std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
         auto upto = std::min<std::size_t>(e.byte, text.size());
-        auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n');
+        auto line =
+            1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n');
         throw UsageError(path.string() + ":" + std::to_string(line) + ": malformed JSON");
     }
     ResultFile f = result_from_json(j, path.string());
@@ -163,9 +165,10 @@ std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::pat
     for (const auto& p : paths) {
         std::error_code ec;
         if (fs::is_directory(p, ec)) {
-            for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
-                 it.increment(ec)) {
-                if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path());
+            for (auto it = fs::recursive_directory_iterator(p, ec);
+                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+                if (it->is_regular_file() && it->path().extension() == ".json")
+                    files.push_back(it->path());
             }
         } else if (fs::exists(p, ec)) {
             files.push_back(p);
@@ -192,7 +195,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     fs::path tmp = path;
     tmp += ".tmp." + std::to_string(::getpid());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw EnvironmentError("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    if (fd < 0)
+        throw EnvironmentError("cannot write " + tmp.string() + ": " + std::strerror(errno));
     const char* p = content.data();
     std::size_t left = content.size();
     while (left > 0) {

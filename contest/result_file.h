@@ -15,22 +15,22 @@ inline constexpr int kSchemaVersion = 1;
 
 struct RunRecord {
     std::string load;
-    int index = 0;                 // 1-based, within the load
-    std::string status = "ok";     // ok | workload_failed | load_failed | interrupted | timed_out
-    std::string reason;            // why, when status != ok
+    int index = 0;              // 1-based, within the load
+    std::string status = "ok";  // ok | workload_failed | load_failed | interrupted | timed_out
+    std::string reason;         // why, when status != ok
     double wall_s = 0, user_s = 0, sys_s = 0, cpu_pct = 0;
-    double load_units = 0;         // over the workload's window, in load_unit
-    std::string load_unit;         // "" for no_load/cacherun
-    double load_secondary = 0;     // second measure (e.g. passes), in load_secondary_unit
+    double load_units = 0;      // over the workload's window, in load_unit
+    std::string load_unit;      // "" for no_load/cacherun
+    double load_secondary = 0;  // second measure (e.g. passes), in load_secondary_unit
     std::string load_secondary_unit;
-    double load_cpu_pct = 0;       // load's user+sys over the window / wall
+    double load_cpu_pct = 0;  // load's user+sys over the window / wall
     std::int64_t max_rss_kib = 0;
     std::int64_t minor_faults = 0, major_faults = 0;
     std::int64_t voluntary_switches = 0, involuntary_switches = 0;
-    std::string caches;            // dropped | warm | not dropped: <why>
-    int exit_status = 0;           // the workload's exit code (or 128+signal)
-    nlohmann::json latency;        // null unless measured (--latency)
-    nlohmann::json perf;           // null unless measured (--perf)
+    std::string caches;      // dropped | warm | not dropped: <why>
+    int exit_status = 0;     // the workload's exit code (or 128+signal)
+    nlohmann::json latency;  // null unless measured (--latency)
+    nlohmann::json perf;     // null unless measured (--perf)
     bool ok() const { return status == "ok"; }
 };
 

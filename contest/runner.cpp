@@ -27,8 +27,10 @@ using Clock = std::chrono::steady_clock;
 std::string format_duration(double s) {
     long t = std::lround(std::max(0.0, s));
     char buf[32];
-    if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+    if (t >= 3600)
+        std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
     return buf;
 }
 
@@ -73,18 +75,21 @@ nlohmann::json config_json(const RunConfig& c, const Workload& w,
         {"ring_records", c.load.ring_records},
         {"record_bytes", c.load.record_bytes},
     };
-    j["io_other_dir"] = c.load.io_other_dir ? nlohmann::json(c.load.io_other_dir->string()) : nlohmann::json(nullptr);
-    j["load_size_bytes"] = c.load.size_bytes ? nlohmann::json(*c.load.size_bytes) : nlohmann::json(nullptr);
+    j["io_other_dir"] = c.load.io_other_dir ? nlohmann::json(c.load.io_other_dir->string())
+                                            : nlohmann::json(nullptr);
+    j["load_size_bytes"] =
+        c.load.size_bytes ? nlohmann::json(*c.load.size_bytes) : nlohmann::json(nullptr);
     return j;
 }
 
 class ResultWriter {
-public:
-    ResultWriter(ResultFile& result, std::filesystem::path path) : result_(result), path_(std::move(path)) {}
+  public:
+    ResultWriter(ResultFile& result, std::filesystem::path path)
+        : result_(result), path_(std::move(path)) {}
     void save() { write_file_atomically(path_, to_json(result_).dump(2) + "\n"); }
     const std::filesystem::path& path() const { return path_; }
 
-private:
+  private:
     ResultFile& result_;
     std::filesystem::path path_;
 };
@@ -113,7 +118,9 @@ std::string drop_caches() {
 
 namespace {
 
-double seconds(const timeval& t) { return double(t.tv_sec) + double(t.tv_usec) / 1e6; }
+double seconds(const timeval& t) {
+    return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+}
 
 // What wait4 said about the workload, into the run's record.
 void record_exit(const ExitInfo& ex, RunRecord& rec) {
@@ -131,7 +138,8 @@ void record_exit(const ExitInfo& ex, RunRecord& rec) {
 
 std::string summary_line(const std::string& head, const RunRecord& rec) {
     char line[200];
-    std::snprintf(line, sizeof line, "%s  %.1f s  CPU %.0f%%", head.c_str(), rec.wall_s, rec.cpu_pct);
+    std::snprintf(line, sizeof line, "%s  %.1f s  CPU %.0f%%", head.c_str(), rec.wall_s,
+                  rec.cpu_pct);
     std::string out = line;
     if (!rec.load_unit.empty() && rec.ok()) {
         std::snprintf(line, sizeof line, "  load %.1f %s, %.0f%% CPU", rec.load_units,
@@ -144,7 +152,7 @@ std::string summary_line(const std::string& head, const RunRecord& rec) {
 
 // One `contest run`: the state shared by its blocks and runs.
 class RunLoop {
-public:
+  public:
     RunLoop(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
             ResultWriter& writer, int total_runs)
         : config_(config), workload_(workload), progress_(progress), out_(out), writer_(writer) {
@@ -171,7 +179,7 @@ public:
         }
     }
 
-private:
+  private:
     RunRecord run_once(const LoadInfo& info, Load& load, unsigned i) {
         std::string head = std::string(info.name) + "  run " + std::to_string(i) + "/" +
                            std::to_string(config_.runs);
@@ -204,8 +212,9 @@ private:
         if (!ex.exited_ok()) {
             rec.status = ex.timed_out ? "timed_out" : "workload_failed";
             rec.reason = workload_.name() + " workload " + ex.describe();
-            report_failure(info, i, rec.reason + "; last lines of " + workload_.log_path().string() + ":\n" +
-                                        indented_tail(workload_.log_path(), 10));
+            report_failure(info, i,
+                           rec.reason + "; last lines of " + workload_.log_path().string() + ":\n" +
+                               indented_tail(workload_.log_path(), 10));
         } else if (load_died) {
             rec.status = "load_failed";
             rec.reason = *load_died;
@@ -222,7 +231,8 @@ private:
         if (state != "dropped" && !drop_warning_given_) {
             drop_warning_given_ = true;
             progress_.clear();
-            std::fprintf(stderr, "contest: warning: caches %s (run as root to drop them)\n", state.c_str());
+            std::fprintf(stderr, "contest: warning: caches %s (run as root to drop them)\n",
+                         state.c_str());
         }
         return state;
     }
@@ -323,7 +333,8 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     writer.save();  // an unwritable results folder fails now, not after an hour
     progress.note("contest: results go to " + path.string());
 
-    RunLoop loop(config, *workload, progress, out, writer, static_cast<int>(loads.size() * config.runs));
+    RunLoop loop(config, *workload, progress, out, writer,
+                 static_cast<int>(loads.size() * config.runs));
     try {
         for (const LoadInfo* info : loads) loop.run_block(*info, load_options);
     } catch (const Interrupted&) {

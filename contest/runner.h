@@ -22,8 +22,8 @@ struct RunConfig {
     WorkloadOptions workload;
     LoadOptions load;
     std::filesystem::path results_dir = "results";
-    double warmup_s = 3.0;   // a load's time to get going before the workload starts
-    bool drop_caches = true; // before every run but cacherun's, where permitted
+    double warmup_s = 3.0;    // a load's time to get going before the workload starts
+    bool drop_caches = true;  // before every run but cacherun's, where permitted
 };
 
 struct RunOutcome {

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 
@@ -41,9 +41,13 @@ void install_interrupt_handlers() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
-bool interrupted() { return g_interrupted != 0; }
+bool interrupted() {
+    return g_interrupted != 0;
+}
 
-int interrupt_fd() { return g_pipe[0]; }
+int interrupt_fd() {
+    return g_pipe[0];
+}
 
 void throw_if_interrupted() {
     if (interrupted()) throw Interrupted();
@@ -56,10 +60,13 @@ void interruptible_sleep(double seconds) {
     for (;;) {
         struct timespec now {};
         ::clock_gettime(CLOCK_MONOTONIC, &now);
-        double elapsed = double(now.tv_sec - start.tv_sec) + double(now.tv_nsec - start.tv_nsec) / 1e9;
+        double elapsed =
+            double(now.tv_sec - start.tv_sec) + double(now.tv_nsec - start.tv_nsec) / 1e9;
         double left = seconds - elapsed;
         if (left <= 0) return;
-        struct pollfd pfd {interrupt_fd(), POLLIN, 0};
+        struct pollfd pfd {
+            interrupt_fd(), POLLIN, 0
+        };
         int ms = int(std::ceil(left * 1000));
         ::poll(&pfd, pfd.fd >= 0 ? 1 : 0, ms);
         throw_if_interrupted();

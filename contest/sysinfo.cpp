@@ -69,21 +69,30 @@ std::string preemption_model(const std::map<std::string, std::string>& cfg) {
     std::string dynamic = first_line("/sys/kernel/debug/sched/preempt");
     if (auto open = dynamic.find('('); open != std::string::npos) {
         auto close = dynamic.find(')', open);
-        if (close != std::string::npos) return dynamic.substr(open + 1, close - open - 1) + " (dynamic)";
+        if (close != std::string::npos)
+            return dynamic.substr(open + 1, close - open - 1) + " (dynamic)";
     }
-    auto on = [&](const char* k) { auto it = cfg.find(k); return it != cfg.end() && it->second == "y"; };
+    auto on = [&](const char* k) {
+        auto it = cfg.find(k);
+        return it != cfg.end() && it->second == "y";
+    };
     std::string model;
-    if (on("CONFIG_PREEMPT_RT")) model = "rt";
-    else if (on("CONFIG_PREEMPT")) model = "full";
-    else if (on("CONFIG_PREEMPT_VOLUNTARY")) model = "voluntary";
-    else if (on("CONFIG_PREEMPT_NONE")) model = "none";
+    if (on("CONFIG_PREEMPT_RT"))
+        model = "rt";
+    else if (on("CONFIG_PREEMPT"))
+        model = "full";
+    else if (on("CONFIG_PREEMPT_VOLUNTARY"))
+        model = "voluntary";
+    else if (on("CONFIG_PREEMPT_NONE"))
+        model = "none";
     if (!model.empty() && on("CONFIG_PREEMPT_DYNAMIC")) {
         // Without debugfs, the boot command line is what can override the default.
         std::string cmdline = first_line("/proc/cmdline");
         auto at = cmdline.find("preempt=");
         if (at != std::string::npos) {
             auto end = cmdline.find(' ', at);
-            return cmdline.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8) +
+            return cmdline.substr(at + 8,
+                                  end == std::string::npos ? std::string::npos : end - at - 8) +
                    " (dynamic, preempt= on the command line)";
         }
         return model + " (dynamic, build default)";
@@ -97,11 +106,13 @@ std::string preemption_model(const std::map<std::string, std::string>& cfg) {
 nlohmann::json io_scheduler_of(const char* path) {
     struct stat st {};
     if (::stat(path, &st) != 0) return nullptr;
-    std::string dev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+    std::string dev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+                      std::to_string(minor(st.st_dev));
     std::string line = first_line(dev + "/queue/scheduler");
     if (line.empty()) line = first_line(dev + "/../queue/scheduler");  // a partition
     auto open = line.find('['), close = line.find(']');
-    if (open == std::string::npos || close == std::string::npos) return line.empty() ? nlohmann::json(nullptr) : nlohmann::json(line);
+    if (open == std::string::npos || close == std::string::npos)
+        return line.empty() ? nlohmann::json(nullptr) : nlohmann::json(line);
     return line.substr(open + 1, close - open - 1);
 }
 
@@ -116,10 +127,14 @@ MemInfo read_meminfo() {
     while (in >> key >> kib) {
         std::getline(in, unit);
         std::uint64_t bytes = kib * 1024;
-        if (key == "MemTotal:") m.total = bytes;
-        else if (key == "MemAvailable:") m.available = bytes;
-        else if (key == "SwapTotal:") m.swap_total = bytes;
-        else if (key == "SwapFree:") m.swap_free = bytes;
+        if (key == "MemTotal:")
+            m.total = bytes;
+        else if (key == "MemAvailable:")
+            m.available = bytes;
+        else if (key == "SwapTotal:")
+            m.swap_total = bytes;
+        else if (key == "SwapFree:")
+            m.swap_free = bytes;
     }
     return m;
 }
@@ -145,11 +160,15 @@ nlohmann::json system_fingerprint() {
         auto it = cfg.find(k);
         return it == cfg.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second);
     };
-    if (auto hz = cfg.find("CONFIG_HZ"); hz != cfg.end()) j["config_hz"] = std::stoi(hz->second);
-    else j["config_hz"] = nullptr;
+    if (auto hz = cfg.find("CONFIG_HZ"); hz != cfg.end())
+        j["config_hz"] = std::stoi(hz->second);
+    else
+        j["config_hz"] = nullptr;
     std::string preempt = preemption_model(cfg);
     j["preemption"] = preempt.empty() ? nlohmann::json(nullptr) : nlohmann::json(preempt);
-    j["no_hz"] = get("CONFIG_NO_HZ_FULL").is_null() ? (get("CONFIG_NO_HZ_IDLE").is_null() ? "periodic" : "idle") : "full";
+    j["no_hz"] = get("CONFIG_NO_HZ_FULL").is_null()
+                     ? (get("CONFIG_NO_HZ_IDLE").is_null() ? "periodic" : "idle")
+                     : "full";
     j["cmdline"] = first_line("/proc/cmdline");
 
     std::ifstream cpuinfo("/proc/cpuinfo");
@@ -165,12 +184,14 @@ nlohmann::json system_fingerprint() {
     j["cpus_configured"] = ::sysconf(_SC_NPROCESSORS_CONF);
     std::string governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     j["cpufreq_governor"] = governor.empty() ? nlohmann::json(nullptr) : nlohmann::json(governor);
-    j["clocksource"] = first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    j["clocksource"] =
+        first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
 
     // Autogroup gives every session an equal CPU share whatever the nice
     // values: it changes how anything outside contest competes with it.
     std::string autogroup = first_line("/proc/sys/kernel/sched_autogroup_enabled");
-    j["sched_autogroup"] = autogroup.empty() ? nlohmann::json(nullptr) : nlohmann::json(autogroup == "1");
+    j["sched_autogroup"] =
+        autogroup.empty() ? nlohmann::json(nullptr) : nlohmann::json(autogroup == "1");
     j["io_scheduler_root"] = io_scheduler_of("/");
 
     MemInfo m = read_meminfo();

@@ -24,7 +24,7 @@ constexpr std::uint64_t kBatch = 1u << 20;  // loops between counter updates
 }
 
 class CpuLoad final : public Load {
-public:
+  public:
     explicit CpuLoad(unsigned cpus) : cpus_(cpus) {}
     void run(LoadCounters& counters) override {
         for (unsigned i = 1; i < cpus_; ++i) fork_load_member([&] { spin(counters); });
@@ -32,7 +32,7 @@ public:
     }
     nlohmann::json facts() const override { return {{"processes", cpus_}}; }
 
-private:
+  private:
     unsigned cpus_;
 };
 

@@ -28,21 +28,21 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
 
 // Knobs a user can set for loads (command line or config file).
 struct LoadOptions {
-    std::filesystem::path workdir;                  // each load gets a private folder under it
+    std::filesystem::path workdir;                      // each load gets a private folder under it
     std::optional<std::filesystem::path> io_other_dir;  // io_other's disk (-o)
-    unsigned ring_processes = 0;                    // process_load: 0 means 4 x online CPUs
-    unsigned ring_records = 2;                      // process_load: records injected
-    std::size_t record_bytes = 8192;                // process_load: bytes per record
+    unsigned ring_processes = 0;                        // process_load: 0 means 4 x online CPUs
+    unsigned ring_records = 2;                          // process_load: records injected
+    std::size_t record_bytes = 8192;                    // process_load: bytes per record
     // io_load, read_load and mem_load size themselves from RAM; this replaces
     // RAM as the target (tests and quick runs), still subject to the caps.
     std::optional<std::uint64_t> size_bytes;
-    std::filesystem::path workload_source;          // ctar_load / xtar_load archive this tree
+    std::filesystem::path workload_source;  // ctar_load / xtar_load archive this tree
 };
 
 // What the orchestrator hands to a load when it makes one.
 struct LoadEnv {
-    std::filesystem::path dir;  // private folder (0700), created before, removed after
-    unsigned cpus = 1;          // online CPUs
+    std::filesystem::path dir;        // private folder (0700), created before, removed after
+    unsigned cpus = 1;                // online CPUs
     std::uint64_t mem_total = 0;      // bytes, /proc/meminfo MemTotal
     std::uint64_t mem_available = 0;  // bytes, MemAvailable
     std::uint64_t swap_free = 0;      // bytes, SwapFree
@@ -50,7 +50,7 @@ struct LoadEnv {
 };
 
 class Load {
-public:
+  public:
     virtual ~Load() = default;
     // In contest's process, before the load starts, untimed. Makes files the
     // load reads, computes caps. Throws EnvironmentError when it cannot run.

@@ -9,7 +9,7 @@ namespace contest {
 namespace {
 
 class NoLoad final : public Load {
-public:
+  public:
     void run(LoadCounters&) override {
         for (;;) ::pause();
     }
@@ -17,6 +17,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Load> make_no_load(const LoadEnv&) { return std::make_unique<NoLoad>(); }
+std::unique_ptr<Load> make_no_load(const LoadEnv&) {
+    return std::make_unique<NoLoad>();
+}
 
 }  // namespace contest

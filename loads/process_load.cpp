@@ -45,7 +45,7 @@ bool write_full(int fd, const char* buf, std::size_t n) {
 }
 
 class ProcessLoad final : public Load {
-public:
+  public:
     ProcessLoad(unsigned processes, unsigned records, std::size_t record_bytes)
         : processes_(processes), records_(records), record_bytes_(record_bytes) {}
 
@@ -91,7 +91,7 @@ public:
         return {{"processes", processes_}, {"records", records_}, {"record_bytes", record_bytes_}};
     }
 
-private:
+  private:
     void forward(LoadCounters& counters, int in, int out) {
         std::vector<char> buf(record_bytes_);
         std::uint64_t pending = 0;

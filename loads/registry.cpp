@@ -27,19 +27,20 @@ std::optional<std::string> dbench_load_unavailable(const LoadOptions&);
 
 namespace {
 
-std::optional<std::string> always_available(const LoadOptions&) { return std::nullopt; }
+std::optional<std::string> always_available(const LoadOptions&) {
+    return std::nullopt;
+}
 
 // contest's order: the order of the blocks in every table.
 const LoadInfo kLoads[] = {
-    {"no_load", "nothing; the reference for Ratio", "", 1, "", 1,
-     false, true, true, true, always_available, make_no_load},
+    {"no_load", "nothing; the reference for Ratio", "", 1, "", 1, false, true, true, true,
+     always_available, make_no_load},
     {"cacherun", "no load, straight after the previous run; caches not dropped", "", 1, "", 1,
      false, false, true, true, always_available, make_no_load},
-    {"process_load",
-     "4 x CPUs processes in a ring of pipes passing a few 8 KiB records round", "ring hops", 1,
-     "", 1, true, true, true, true, always_available, make_process_load},
-    {"cpu_load", "one busy process per online CPU", "M loops", 1e6, "", 1,
-     true, true, true, true, always_available, make_cpu_load},
+    {"process_load", "4 x CPUs processes in a ring of pipes passing a few 8 KiB records round",
+     "ring hops", 1, "", 1, true, true, true, true, always_available, make_process_load},
+    {"cpu_load", "one busy process per online CPU", "M loops", 1e6, "", 1, true, true, true, true,
+     always_available, make_cpu_load},
     // -- more loads: rows --
     {"io_load", "writes new files of zeros up to the size of RAM, over and over (unlink, recreate)",
      "MiB written", 1 << 20, "files", 1, true, true, true, true, always_available, make_io_load},
@@ -68,7 +69,9 @@ void LoadCounters::fail(const std::string& why) {
     error[n] = '\0';
 }
 
-std::span<const LoadInfo> load_registry() { return kLoads; }
+std::span<const LoadInfo> load_registry() {
+    return kLoads;
+}
 
 const LoadInfo* find_load(std::string_view name) {
     for (const auto& l : kLoads)
@@ -95,8 +98,10 @@ std::vector<const LoadInfo*> resolve_loads(const std::vector<std::string>& names
                 if (name == "default" ? !l.in_default : !l.in_all) continue;
                 if (auto why = l.unavailable(options)) {
                     // `all` means all that can run here: skip, but say why.
-                    if (name == "all") std::cerr << "contest: skipping " << l.name << ": " << *why << "\n";
-                    else throw EnvironmentError(std::string(l.name) + ": " + *why);
+                    if (name == "all")
+                        std::cerr << "contest: skipping " << l.name << ": " << *why << "\n";
+                    else
+                        throw EnvironmentError(std::string(l.name) + ": " + *why);
                     continue;
                 }
                 add(&l);

@@ -14,9 +14,9 @@ namespace contest {
 struct LoadInfo {
     std::string_view name;
     std::string_view description;
-    std::string_view unit;              // e.g. "MiB written"; empty for no_load/cacherun
-    double unit_divisor;                // LoadCounters::units / unit_divisor = Loads
-    std::string_view secondary_unit;    // e.g. "passes"; empty when unused
+    std::string_view unit;            // e.g. "MiB written"; empty for no_load/cacherun
+    double unit_divisor;              // LoadCounters::units / unit_divisor = Loads
+    std::string_view secondary_unit;  // e.g. "passes"; empty when unused
     double secondary_divisor;
     bool does_work;     // false: no_load, cacherun (no progress check, no Loads)
     bool drops_caches;  // false: cacherun runs straight after the previous run, warm

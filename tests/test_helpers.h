@@ -19,7 +19,7 @@ namespace contest::test {
 
 // A fresh folder removed at the end of the test.
 class ScratchDir {
-public:
+  public:
     explicit ScratchDir(const std::string& tag) {
         auto base = std::filesystem::temp_directory_path();
         path_ = base / ("contest-test-" + tag + "-" + std::to_string(::getpid()));
@@ -33,7 +33,7 @@ public:
     const std::filesystem::path& path() const { return path_; }
     std::filesystem::path operator/(const std::string& s) const { return path_ / s; }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 
@@ -52,7 +52,9 @@ inline std::string slurp(const std::filesystem::path& p) {
 // The test process adopts every orphan of what it starts, so that after the
 // contest binary exits, any process it left behind is our child and shows in
 // own_children().
-inline void adopt_orphans() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+inline void adopt_orphans() {
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
 
 // Starts CONTEST_BINARY with args; stdout/stderr go to files in dir.
 inline pid_t start_contest(const std::vector<std::string>& args, const std::filesystem::path& dir) {
@@ -63,7 +65,8 @@ inline pid_t start_contest(const std::vector<std::string>& args, const std::file
     pid_t pid = ::fork();
     if (pid == 0) {
         std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-        if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
+        if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
+            ::_exit(126);
         std::vector<char*> c;
         for (auto& a : argv) c.push_back(a.data());
         c.push_back(nullptr);
@@ -83,7 +86,8 @@ inline Outcome finish_contest(pid_t pid, const std::filesystem::path& dir) {
     return o;
 }
 
-inline Outcome run_contest_binary(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+inline Outcome run_contest_binary(const std::vector<std::string>& args,
+                                  const std::filesystem::path& dir) {
     return finish_contest(start_contest(args, dir), dir);
 }
 

@@ -47,8 +47,8 @@ TEST_CASE("a result file survives a round trip with every run field", "[result]"
     auto j = nlohmann::json::parse(test::slurp(path));
     CHECK(j["schema_version"] == 1);
     CHECK(j["complete"] == false);
-    for (const char* k : {"load", "index", "status", "wall_s", "user_s", "sys_s", "cpu_pct", "load_units",
-                          "load_unit", "load_cpu_pct", "max_rss_kib", "caches"})
+    for (const char* k : {"load", "index", "status", "wall_s", "user_s", "sys_s", "cpu_pct",
+                          "load_units", "load_unit", "load_cpu_pct", "max_rss_kib", "caches"})
         CHECK(j["runs"][0].contains(k));
     // No temporary file is left next to it.
     int files = 0;

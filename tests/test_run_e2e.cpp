@@ -31,13 +31,16 @@ double mean_wall(const json& runs, const std::string& load) {
 }
 
 // The row of `label` in the block of `load` of a text table, split in words.
-std::vector<std::string> table_row(const std::string& table, const std::string& load, const std::string& label) {
+std::vector<std::string> table_row(const std::string& table, const std::string& load,
+                                   const std::string& label) {
     std::istringstream in(table);
     std::string line;
     bool in_block = false;
     while (std::getline(in, line)) {
-        if (line == load + ":") in_block = true;
-        else if (!line.empty() && line.back() == ':' && line.find(' ') == std::string::npos) in_block = false;
+        if (line == load + ":")
+            in_block = true;
+        else if (!line.empty() && line.back() == ':' && line.find(' ') == std::string::npos)
+            in_block = false;
         else if (in_block && line.rfind(label + " ", 0) == 0) {
             std::istringstream words(line);
             std::vector<std::string> out;
@@ -50,7 +53,8 @@ std::vector<std::string> table_row(const std::string& table, const std::string& 
 }
 
 std::vector<std::string> base_args(const test::ScratchDir& dir) {
-    return {"--workdir", (dir / "work").string(), "--results", (dir / "results").string(), "--quiet"};
+    return {"--workdir", (dir / "work").string(), "--results", (dir / "results").string(),
+            "--quiet"};
 }
 
 }  // namespace
@@ -83,7 +87,8 @@ TEST_CASE("contest run times a tiny synthetic workload under no_load and cpu_loa
         CHECK(r["user_s"].get<double>() > 0);
         CHECK(r["cpu_pct"].get<double>() > 0);
         CHECK(r["max_rss_kib"].get<double>() > 0);
-        CHECK((r["caches"] == "dropped" || r["caches"].get<std::string>().rfind("not dropped", 0) == 0));
+        CHECK((r["caches"] == "dropped" ||
+               r["caches"].get<std::string>().rfind("not dropped", 0) == 0));
         if (r["load"] == "cpu_load") {
             CHECK(r["load_units"].get<double>() > 0);
             CHECK(r["load_cpu_pct"].get<double>() > 0);
@@ -106,10 +111,12 @@ TEST_CASE("contest run times a tiny synthetic workload under no_load and cpu_loa
     CHECK(std::filesystem::is_empty(dir / "work" / "loads"));
 }
 
-TEST_CASE("Ctrl-C stops the loads and the workload, keeps finished runs, exits 130", "[e2e][slow]") {
+TEST_CASE("Ctrl-C stops the loads and the workload, keeps finished runs, exits 130",
+          "[e2e][slow]") {
     test::ScratchDir dir("e2e-int");
-    std::vector<std::string> args{"run", "-k", "int", "-n", "3", "-w", "command", "--workload-cmd", "sleep 2",
-                                  "--warmup", "0.5", "cpu_load", "process_load"};
+    std::vector<std::string> args{
+        "run",     "-k",       "int", "-n",       "3",           "-w", "command", "--workload-cmd",
+        "sleep 2", "--warmup", "0.5", "cpu_load", "process_load"};
     for (auto& a : base_args(dir)) args.push_back(a);
     pid_t pid = test::start_contest(args, dir.path());
     // Wait for the first finished run to be saved, then interrupt mid-run.
@@ -142,8 +149,18 @@ TEST_CASE("Ctrl-C stops the loads and the workload, keeps finished runs, exits 1
 
 TEST_CASE("a failing workload is recorded, exits 1, and leaves nothing running", "[e2e][slow]") {
     test::ScratchDir dir("e2e-fail");
-    std::vector<std::string> args{"run", "-k", "fail", "-n", "1", "-w", "command", "--workload-cmd",
-                                  "sh -c 'sleep 60 & exit 4'", "--warmup", "0.5", "cpu_load"};
+    std::vector<std::string> args{"run",
+                                  "-k",
+                                  "fail",
+                                  "-n",
+                                  "1",
+                                  "-w",
+                                  "command",
+                                  "--workload-cmd",
+                                  "sh -c 'sleep 60 & exit 4'",
+                                  "--warmup",
+                                  "0.5",
+                                  "cpu_load"};
     for (auto& a : base_args(dir)) args.push_back(a);
     auto o = test::run_contest_binary(args, dir.path());
     INFO(o.err);
@@ -162,7 +179,8 @@ TEST_CASE("bad input gets one line naming what is wrong and exit 2", "[e2e]") {
     test::ScratchDir dir("e2e-bad");
     auto one_line = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n') == 1; };
 
-    auto o = test::run_contest_binary({"run", "no_such_load", "--workdir", (dir / "w").string()}, dir.path());
+    auto o = test::run_contest_binary({"run", "no_such_load", "--workdir", (dir / "w").string()},
+                                      dir.path());
     CHECK(o.exit_code == 2);
     CHECK_THAT(o.err, Catch::Contains("no_such_load"));
     CHECK(one_line(o.err));
@@ -193,8 +211,9 @@ TEST_CASE("bad input gets one line naming what is wrong and exit 2", "[e2e]") {
 
 TEST_CASE("the command line wins over the config file", "[e2e][slow]") {
     test::ScratchDir dir("e2e-conf");
-    std::ofstream(dir / "c.conf") << "runs = 3\nlabel = from-config\nworkload = command\nworkload-cmd = true\n"
-                                     "load = no_load\n";
+    std::ofstream(dir / "c.conf")
+        << "runs = 3\nlabel = from-config\nworkload = command\nworkload-cmd = true\n"
+           "load = no_load\n";
     std::vector<std::string> args{"run", "--config", (dir / "c.conf").string(), "-n", "1"};
     for (auto& a : base_args(dir)) args.push_back(a);
     auto o = test::run_contest_binary(args, dir.path());
@@ -209,8 +228,8 @@ TEST_CASE("the command line wins over the config file", "[e2e][slow]") {
 
 TEST_CASE("contest load process_load reports ring hops per second", "[e2e][slow]") {
     test::ScratchDir dir("e2e-load");
-    auto o = test::run_contest_binary({"load", "process_load", "--duration", "2", "--format", "json", "--workdir",
-                                       (dir / "w").string()},
+    auto o = test::run_contest_binary({"load", "process_load", "--duration", "2", "--format",
+                                       "json", "--workdir", (dir / "w").string()},
                                       dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);

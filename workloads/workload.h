@@ -19,17 +19,17 @@ struct Command {
 };
 
 struct WorkloadOptions {
-    std::string kind;                    // synthetic | kernel | command
-    std::filesystem::path workdir;       // scratch space (trees, logs)
-    unsigned jobs = 0;                   // make -jN; 0 means 4 x online CPUs
-    unsigned synthetic_size = 100;       // synthetic: translation units
-    std::filesystem::path kernel_source; // kernel: tarball or tree; empty = newest in /usr/src
+    std::string kind;                     // synthetic | kernel | command
+    std::filesystem::path workdir;        // scratch space (trees, logs)
+    unsigned jobs = 0;                    // make -jN; 0 means 4 x online CPUs
+    unsigned synthetic_size = 100;        // synthetic: translation units
+    std::filesystem::path kernel_source;  // kernel: tarball or tree; empty = newest in /usr/src
     std::string kernel_config = "tinyconfig";
     std::string workload_cmd, prepare_cmd, clean_cmd;  // command: shell-like strings
 };
 
 class Workload {
-public:
+  public:
     virtual ~Workload() = default;
     virtual std::string name() const = 0;
     // Once per contest run, untimed. Throws EnvironmentError when it cannot.
