@@ -66,12 +66,7 @@ int cmd_load(int argc, char** argv) {
     if (name.empty()) throw UsageError("contest load: which load? (see contest loads)");
     if (!(duration > 0)) throw UsageError("--duration must be > 0");
     if (format != "text" && format != "json") throw UsageError("--format must be text or json");
-    if (workdir.empty()) {
-        const char* x = std::getenv("XDG_CACHE_HOME");
-        const char* h = std::getenv("HOME");
-        workdir = x && *x ? std::string(x) + "/contest"
-                          : (h && *h ? std::string(h) + "/.cache/contest" : "/tmp/contest");
-    }
+    if (workdir.empty()) workdir = default_workdir().string();
     lo.workdir = workdir;
     auto resolved = resolve_loads({name}, lo);
     const LoadInfo& info = *resolved.front();

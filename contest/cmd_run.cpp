@@ -21,14 +21,6 @@ std::string default_label() {
     return u.release;
 }
 
-std::filesystem::path default_workdir() {
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-        return std::filesystem::path(x) / "contest";
-    if (const char* h = std::getenv("HOME"); h && *h)
-        return std::filesystem::path(h) / ".cache" / "contest";
-    return "/tmp/contest";
-}
-
 bool kernel_source_available() {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator("/usr/src", ec)) {

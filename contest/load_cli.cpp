@@ -1,5 +1,7 @@
 #include "contest/load_cli.h"
 
+#include <cstdlib>
+
 #include "contest/errors.h"
 
 namespace contest {
@@ -19,6 +21,14 @@ void add_load_options(po::options_description& d, LoadOptions& lo, std::string& 
         ("load-size-mib", po::value(&size_mib)->value_name("MiB"),
          "size io_load, read_load and mem_load to this instead of RAM (still capped to what is free)");
     // clang-format on
+}
+
+std::filesystem::path default_workdir() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+        return std::filesystem::path(x) / "contest";
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return std::filesystem::path(h) / ".cache" / "contest";
+    return "/tmp/contest";
 }
 
 void finish_load_options(LoadOptions& lo, const std::string& io_other, double size_mib) {
