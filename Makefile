@@ -9,10 +9,12 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build and test dependencies (Debian package names).
 DEPS := cmake make g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
         nlohmann-json3-dev catch2 time tar
+# Only the tests need these: dbench_load's test runs the real dbench.
+TEST_DEPS := dbench
 # For --workload kernel: the source tarball and what a kernel build needs.
 KERNEL_DEPS := linux-source-6.1 bc bison flex libelf-dev libssl-dev gcc make xz-utils
 
-.PHONY: all deps deps-kernel configure run test install clean format
+.PHONY: all deps deps-test deps-kernel configure run test install clean format
 
 # `make` builds the tool only; `make test` builds the test binaries too
 # (one of them under ASan/UBSan), which takes a few minutes more.
@@ -24,6 +26,9 @@ all: configure
 deps:
 	@./scripts/install-deps $(DEPS)
 
+deps-test:
+	@./scripts/install-deps $(TEST_DEPS)
+
 deps-kernel:
 	@./scripts/install-deps $(KERNEL_DEPS)
 
@@ -33,7 +38,7 @@ configure: deps
 run: all
 	./$(BUILD)/contest run --config $(CONFIG)
 
-test: all
+test: all deps-test
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
 
