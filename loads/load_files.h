@@ -108,4 +108,8 @@ std::string describe_status(int status);
 // that meets memory pressure dies instead of the workload or the machine.
 void volunteer_for_oom_killer();
 
+// Writes all of data to fd, retrying short writes and EINTR; returns the
+// bytes write() accepted (fewer only on error, with errno set).
+std::uint64_t write_all(int fd, const char* data, std::size_t size);
+
 }  // namespace contest

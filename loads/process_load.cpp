@@ -14,6 +14,7 @@
 #include "contest/errors.h"
 #include "loads/child_processes.h"
 #include "loads/load.h"
+#include "loads/load_files.h"
 
 namespace contest {
 namespace {
@@ -29,17 +30,6 @@ bool read_full(int fd, char* buf, std::size_t n) {
         if (r <= 0) return false;
         buf += r;
         n -= static_cast<std::size_t>(r);
-    }
-    return true;
-}
-
-bool write_full(int fd, const char* buf, std::size_t n) {
-    while (n > 0) {
-        ssize_t w = ::write(fd, buf, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        buf += w;
-        n -= static_cast<std::size_t>(w);
     }
     return true;
 }
@@ -78,7 +68,7 @@ class ProcessLoad final : public Load {
         for (unsigned i = 1; i < processes_; ++i) fork_load_member([&, i] { member(i); });
         std::vector<char> record(record_bytes_, 'r');
         for (unsigned r = 0; r < records_; ++r) {
-            if (!write_full(wr[0], record.data(), record.size())) {
+            if (write_all(wr[0], record.data(), record.size()) != record.size()) {
                 counters.fail("cannot inject a record into the ring");
                 return;
             }
@@ -95,7 +85,8 @@ class ProcessLoad final : public Load {
     void forward(LoadCounters& counters, int in, int out) {
         std::vector<char> buf(record_bytes_);
         std::uint64_t pending = 0;
-        while (read_full(in, buf.data(), buf.size()) && write_full(out, buf.data(), buf.size())) {
+        while (read_full(in, buf.data(), buf.size()) &&
+               write_all(out, buf.data(), buf.size()) == buf.size()) {
             if (++pending == kHopBatch) {
                 counters.units.fetch_add(pending, std::memory_order_relaxed);
                 pending = 0;

@@ -46,19 +46,6 @@ std::uint64_t tree_bytes(const std::filesystem::path& root) {
     return total;
 }
 
-// Writes all of data to fd; returns the bytes write() accepted (fewer only
-// on error, with errno set).
-std::uint64_t write_all(int fd, const char* data, std::size_t size) {
-    std::size_t done = 0;
-    while (done < size) {
-        ssize_t n = ::write(fd, data + done, size - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        done += static_cast<std::size_t>(n);
-    }
-    return done;
-}
-
 // What both tar loads share: the source tree, the room check, the folder.
 class TarLoad : public Load {
   public:
