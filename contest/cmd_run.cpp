@@ -53,6 +53,7 @@ int cmd_run(int argc, char** argv) {
     std::string workdir, io_other, results = "results";
     double size_mib = 0;
     bool quiet = false, no_drop = false;
+    std::string order;
 
     CommandLine cl;
     cl.name = "run";
@@ -83,6 +84,8 @@ int cmd_run(int argc, char** argv) {
         ("results", po::value(&results)->value_name("D"), "where result files go (default results/)")
         ("warmup", po::value(&rc.warmup_s)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts")
+        ("order", po::value(&order)->default_value("rounds")->value_name("O"),
+         "rounds: a run under every load, then the next round; blocks: all runs under one load, then the next")
         ("no-drop-caches", po::bool_switch(&no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("quiet,q", po::bool_switch(&quiet), "no progress on stderr")
         ("load", po::value(&loads)->value_name("LOAD"), "loads to run (also positional)");
@@ -102,6 +105,7 @@ int cmd_run(int argc, char** argv) {
     rc.load.workdir = rc.workload.workdir;
     rc.results_dir = results;
     rc.drop_caches = !no_drop;
+    rc.order = parse_run_order(order);
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
     auto names = split_load_names(loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;

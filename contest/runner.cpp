@@ -71,6 +71,7 @@ nlohmann::json config_json(const RunConfig& c, const Workload& w,
         {"workdir", c.workload.workdir.string()},
         {"warmup_s", c.warmup_s},
         {"drop_caches", c.drop_caches},
+        {"order", run_order_name(c.order)},
         {"ring_processes", c.load.ring_processes ? c.load.ring_processes : 4 * online_cpus()},
         {"ring_records", c.load.ring_records},
         {"record_bytes", c.load.record_bytes},
@@ -103,6 +104,16 @@ std::string utc_timestamp() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+RunOrder parse_run_order(const std::string& name) {
+    if (name == "rounds") return RunOrder::rounds;
+    if (name == "blocks") return RunOrder::blocks;
+    throw UsageError("--order '" + name + "': expected rounds or blocks");
+}
+
+const char* run_order_name(RunOrder order) {
+    return order == RunOrder::blocks ? "blocks" : "rounds";
 }
 
 std::string drop_caches() {
@@ -159,24 +170,37 @@ class RunLoop {
         eta_.total = total_runs;
     }
 
-    // All runs under one load, with its private folder and its prepare step.
-    void run_block(const LoadInfo& info, const LoadOptions& load_options) {
-        PrivateDir dir(config_.workload.workdir / "loads", std::string(info.name));
-        auto load = info.make(make_load_env(dir.path(), load_options));
+    // A load made ready for its runs: its private folder and its prepare
+    // step (a file to read, an archive to unpack) done.
+    struct PreparedLoad {
+        const LoadInfo* info;
+        std::unique_ptr<PrivateDir> dir;
+        std::unique_ptr<Load> load;
+    };
+
+    PreparedLoad prepare(const LoadInfo& info, const LoadOptions& load_options) {
+        PreparedLoad p{&info,
+                       std::make_unique<PrivateDir>(config_.workload.workdir / "loads",
+                                                    std::string(info.name)),
+                       nullptr};
+        p.load = info.make(make_load_env(p.dir->path(), load_options));
         if (info.does_work) progress_.status(std::string(info.name) + ": preparing");
-        load->prepare();
-        nlohmann::json facts = load->facts();
+        p.load->prepare();
+        nlohmann::json facts = p.load->facts();
         facts["unit"] = info.unit;
         out_.result.loads[std::string(info.name)] = facts;
-        for (unsigned i = 1; i <= config_.runs; ++i) {
-            auto run_started = Clock::now();
-            RunRecord rec = run_once(info, *load, i);
-            if (!rec.ok()) ++out_.failed_runs;
-            out_.result.runs.push_back(rec);
-            writer_.save();
-            ++eta_.done;
-            eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
-        }
+        return p;
+    }
+
+    // Run i of a prepared load, recorded and saved.
+    void run(PreparedLoad& p, unsigned i) {
+        auto run_started = Clock::now();
+        RunRecord rec = run_once(*p.info, *p.load, i);
+        if (!rec.ok()) ++out_.failed_runs;
+        out_.result.runs.push_back(rec);
+        writer_.save();
+        ++eta_.done;
+        eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
     }
 
   private:
@@ -336,7 +360,21 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     RunLoop loop(config, *workload, progress, out, writer,
                  static_cast<int>(loads.size() * config.runs));
     try {
-        for (const LoadInfo* info : loads) loop.run_block(*info, load_options);
+        if (config.order == RunOrder::blocks) {
+            // One load prepared at a time: its files are gone before the next.
+            for (const LoadInfo* info : loads) {
+                auto prepared = loop.prepare(*info, load_options);
+                for (unsigned i = 1; i <= config.runs; ++i) loop.run(prepared, i);
+            }
+        } else {
+            // Every load is prepared before the first run, so one that can't
+            // be fails before anything is measured.
+            std::vector<RunLoop::PreparedLoad> prepared;
+            for (const LoadInfo* info : loads)
+                prepared.push_back(loop.prepare(*info, load_options));
+            for (unsigned i = 1; i <= config.runs; ++i)
+                for (auto& p : prepared) loop.run(p, i);
+        }
     } catch (const Interrupted&) {
         progress.clear();
         writer.save();

@@ -1,5 +1,5 @@
 #pragma once
-// The run loop of `contest run`: for each load, for each run, clean the
+// The run loop of `contest run`: for each run of each load, clean the
 // workload, set the cache state, start the load and check it works, time the
 // workload while sampling the load at its exact start and end, stop the
 // load, and save the result file after every run.
@@ -15,6 +15,16 @@
 
 namespace contest {
 
+// The order of the runs. rounds: one run under every load, then the next
+// round, so a machine that drifts (host neighbours, heat, a filling disk)
+// spreads the drift over every load alike instead of onto one load's block.
+// blocks: all runs under one load, then the next load, as the 2002 contest.
+enum class RunOrder { rounds, blocks };
+
+// "rounds" -> RunOrder::rounds; anything else is a UsageError.
+RunOrder parse_run_order(const std::string& name);
+const char* run_order_name(RunOrder order);
+
 struct RunConfig {
     std::string label;
     unsigned runs = 3;
@@ -24,6 +34,7 @@ struct RunConfig {
     std::filesystem::path results_dir = "results";
     double warmup_s = 3.0;    // a load's time to get going before the workload starts
     bool drop_caches = true;  // before every run but cacherun's, where permitted
+    RunOrder order = RunOrder::rounds;
 };
 
 struct RunOutcome {

@@ -190,6 +190,11 @@ TEST_CASE("bad input gets one line naming what is wrong and exit 2", "[e2e]") {
     CHECK_THAT(o.err, Catch::Contains("runs"));
     CHECK(one_line(o.err));
 
+    o = test::run_contest_binary({"run", "--order", "random"}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("--order 'random'"));
+    CHECK(one_line(o.err));
+
     o = test::run_contest_binary({"run", "--no-such-option"}, dir.path());
     CHECK(o.exit_code == 2);
     CHECK(one_line(o.err));
@@ -224,6 +229,35 @@ TEST_CASE("the command line wins over the config file", "[e2e][slow]") {
     json j = json::parse(test::slurp(files[0]));
     CHECK(j["label"] == "from-config");
     CHECK(j["runs"].size() == 1);
+}
+
+TEST_CASE("runs go in rounds by default, in blocks with --order blocks", "[e2e][slow]") {
+    auto run_order = [](const std::string& order_option) {
+        test::ScratchDir dir("e2e-order");
+        std::vector<std::string> args{"run", "-k",      "order",          "-n",   "2",
+                                      "-w",  "command", "--workload-cmd", "true", "--warmup",
+                                      "0.2", "no_load", "cpu_load"};
+        if (!order_option.empty()) args.insert(args.end(), {"--order", order_option});
+        for (auto& a : base_args(dir)) args.push_back(a);
+        auto o = test::run_contest_binary(args, dir.path());
+        INFO(o.err);
+        REQUIRE(o.exit_code == 0);
+        CHECK(test::leftover_processes().empty());
+        auto files = result_files(dir / "results");
+        REQUIRE(files.size() == 1);
+        json j = json::parse(test::slurp(files[0]));
+        std::vector<std::string> seen;
+        for (const auto& r : j["runs"])
+            seen.push_back(r["load"].get<std::string>() + "#" +
+                           std::to_string(r["index"].get<int>()));
+        return std::make_pair(j["config"]["order"].get<std::string>(), seen);
+    };
+    auto [rounds_name, rounds] = run_order("");
+    CHECK(rounds_name == "rounds");
+    CHECK(rounds == std::vector<std::string>{"no_load#1", "cpu_load#1", "no_load#2", "cpu_load#2"});
+    auto [blocks_name, blocks] = run_order("blocks");
+    CHECK(blocks_name == "blocks");
+    CHECK(blocks == std::vector<std::string>{"no_load#1", "no_load#2", "cpu_load#1", "cpu_load#2"});
 }
 
 TEST_CASE("contest load process_load reports ring hops per second", "[e2e][slow]") {
