@@ -21,13 +21,12 @@ int cmd_loads(int argc, char** argv) {
     cl.summary =
         "Lists every load: name, sets it belongs to, unit of work, what it does, and\n"
         "why it cannot run here when it can't.";
-    std::string io_other;
-    double size_mib = 0;
+    LoadOptionText text;
     LoadOptions lo;
-    add_load_options(cl.options, lo, io_other, size_mib);
+    add_load_options(cl.options, lo, text);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    finish_load_options(lo, io_other, size_mib);
+    finish_load_options(lo, text);
 
     std::printf("%-13s %-12s %-14s %s\n", "LOAD", "SETS", "UNIT", "WHAT IT DOES");
     for (const auto& l : load_registry()) {
@@ -47,8 +46,9 @@ int cmd_load(int argc, char** argv) {
     cl.usage = "contest load NAME [--duration S]";
     cl.summary = "Runs one load alone for S seconds and prints its work rate and CPU use.";
     cl.accepts_config = true;
-    std::string name, io_other, workdir, format = "text";
-    double duration = 5, size_mib = 0;
+    std::string name, workdir, format = "text";
+    double duration = 5;
+    LoadOptionText text;
     LoadOptions lo;
     // One option a line reads as a table; keep clang-format out of it.
     // clang-format off
@@ -58,11 +58,11 @@ int cmd_load(int argc, char** argv) {
         ("workdir", po::value(&workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
         ("format", po::value(&format)->default_value("text")->value_name("F"), "text | json");
     // clang-format on
-    add_load_options(cl.options, lo, io_other, size_mib);
+    add_load_options(cl.options, lo, text);
     cl.positional.add("name", 1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    finish_load_options(lo, io_other, size_mib);
+    finish_load_options(lo, text);
     if (name.empty()) throw UsageError("contest load: which load? (see contest loads)");
     if (!(duration > 0)) throw UsageError("--duration must be > 0");
     if (format != "text" && format != "json") throw UsageError("--format must be text or json");

@@ -50,8 +50,8 @@ std::vector<std::string> split_load_names(const std::vector<std::string>& values
 int cmd_run(int argc, char** argv) {
     RunConfig rc;
     std::vector<std::string> loads;
-    std::string workdir, io_other, results = "results";
-    double size_mib = 0;
+    std::string workdir, results = "results";
+    LoadOptionText load_text;
     bool quiet = false, no_drop = false;
     std::string order;
 
@@ -84,18 +84,20 @@ int cmd_run(int argc, char** argv) {
         ("results", po::value(&results)->value_name("D"), "where result files go (default results/)")
         ("warmup", po::value(&rc.warmup_s)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts")
-        ("order", po::value(&order)->default_value("rounds")->value_name("O"),
-         "rounds: a run under every load, then the next round; blocks: all runs under one load, then the next")
+        ("order", po::value(&order)->default_value("shuffled")->value_name("O"),
+         "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
+         "contest's order; blocks: all runs under one load, then the next")
+        ("seed", po::value<std::uint64_t>()->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("quiet,q", po::bool_switch(&quiet), "no progress on stderr")
         ("load", po::value(&loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
-    add_load_options(cl.options, rc.load, io_other, size_mib);
+    add_load_options(cl.options, rc.load, load_text);
     cl.positional.add("load", -1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
 
-    finish_load_options(rc.load, io_other, size_mib);
+    finish_load_options(rc.load, load_text);
     if (rc.label.empty()) rc.label = default_label();
     if (rc.workload.kind.empty())
         rc.workload.kind = kernel_source_available() ? "kernel" : "synthetic";
@@ -106,6 +108,7 @@ int cmd_run(int argc, char** argv) {
     rc.results_dir = results;
     rc.drop_caches = !no_drop;
     rc.order = parse_run_order(order);
+    if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
     auto names = split_load_names(loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;

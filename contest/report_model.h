@@ -23,6 +23,14 @@ inline constexpr std::size_t kMinRunsForSignificance = 3;
 inline constexpr std::size_t kMinRunsForMannWhitney = 5;
 // A coefficient of variation above this says the machine was noisy.
 inline constexpr double kNoisyCv = 0.03;
+// Other work on the machine (mean over a label's no_load and cacherun runs)
+// and hypervisor steal (over all its runs) above these, in % of one CPU,
+// take enough from a compile to move its time by more than the loads do.
+inline constexpr double kBusyOthersPct = 10;
+inline constexpr double kBusyStealPct = 5;
+// The same compile's user time varies by ~1% on a steady CPU; beyond this
+// (CV over a label's no_load and cacherun runs) the CPU's speed changed.
+inline constexpr double kCpuSpeedCv = 0.03;
 
 struct SourcedRun {
     RunRecord run;

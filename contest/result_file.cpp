@@ -40,6 +40,8 @@ json to_json(const RunRecord& r) {
         j["load_secondary"] = r.load_secondary;
         j["load_secondary_unit"] = r.load_secondary_unit;
     }
+    if (r.others_cpu_pct) j["others_cpu_pct"] = *r.others_cpu_pct;
+    if (r.steal_pct) j["steal_pct"] = *r.steal_pct;
     if (!r.latency.is_null()) j["latency"] = r.latency;
     if (!r.perf.is_null()) j["perf"] = r.perf;
     return j;
@@ -128,6 +130,9 @@ ResultFile result_from_json(const json& j, const std::string& where) {
         r.major_faults = optional_field<std::int64_t>(rj, "major_faults", 0, w);
         r.voluntary_switches = optional_field<std::int64_t>(rj, "voluntary_switches", 0, w);
         r.involuntary_switches = optional_field<std::int64_t>(rj, "involuntary_switches", 0, w);
+        if (rj.contains("others_cpu_pct"))
+            r.others_cpu_pct = optional_field<double>(rj, "others_cpu_pct", 0, w);
+        if (rj.contains("steal_pct")) r.steal_pct = optional_field<double>(rj, "steal_pct", 0, w);
         r.caches = optional_field<std::string>(rj, "caches", "", w);
         r.exit_status = optional_field<int>(rj, "exit_status", 0, w);
         r.latency = rj.value("latency", json());
@@ -220,6 +225,14 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
         int e = errno;
         ::unlink(tmp.c_str());
         throw EnvironmentError("cannot rename into " + path.string() + ": " + std::strerror(e));
+    }
+    // The rename is in the folder's data: without this, a crash right after
+    // could bring back the file as it was before.
+    fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd >= 0) {
+        ::fsync(dir_fd);
+        ::close(dir_fd);
     }
 }
 

@@ -27,6 +27,10 @@ struct RunRecord {
     std::int64_t max_rss_kib = 0;
     std::int64_t minor_faults = 0, major_faults = 0;
     std::int64_t voluntary_switches = 0, involuntary_switches = 0;
+    // The rest of the machine over the workload's window, % of one CPU:
+    // busy time of everything but the workload and the load, and steal.
+    // Unset when /proc/stat could not be read (and in older files).
+    std::optional<double> others_cpu_pct, steal_pct;
     std::string caches;      // dropped | warm | not dropped: <why>
     int exit_status = 0;     // the workload's exit code (or 128+signal)
     nlohmann::json latency;  // null unless measured (--latency)
@@ -58,8 +62,9 @@ ResultFile read_result_file(const std::filesystem::path& path);
 std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,
                                           std::vector<std::string>& bad);
 
-// Write to a temporary file in the same folder, fsync, rename: a reader (or
-// a crash) sees the old file or the new one, never half of one.
+// Write to a temporary file in the same folder, fsync, rename, fsync the
+// folder: a reader (or a crash) sees the old file or the new one, never half
+// of one.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
 }  // namespace contest

@@ -8,10 +8,12 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "contest/errors.h"
 #include "contest/load_runner.h"
+#include "contest/machine_cpu.h"
 #include "contest/process.h"
 #include "contest/signals.h"
 #include "contest/sysinfo.h"
@@ -59,7 +61,7 @@ struct Eta {
     }
 };
 
-nlohmann::json config_json(const RunConfig& c, const Workload& w,
+nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workload& w,
                            const std::vector<const LoadInfo*>& loads) {
     nlohmann::json names = nlohmann::json::array();
     for (const auto* l : loads) names.push_back(l->name);
@@ -72,12 +74,15 @@ nlohmann::json config_json(const RunConfig& c, const Workload& w,
         {"warmup_s", c.warmup_s},
         {"drop_caches", c.drop_caches},
         {"order", run_order_name(c.order)},
+        {"order_seed", seed},
         {"ring_processes", c.load.ring_processes ? c.load.ring_processes : 4 * online_cpus()},
         {"ring_records", c.load.ring_records},
         {"record_bytes", c.load.record_bytes},
     };
     j["io_other_dir"] = c.load.io_other_dir ? nlohmann::json(c.load.io_other_dir->string())
                                             : nlohmann::json(nullptr);
+    j["tar_source"] =
+        c.load.tar_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.load.tar_source);
     j["load_size_bytes"] =
         c.load.size_bytes ? nlohmann::json(*c.load.size_bytes) : nlohmann::json(nullptr);
     return j;
@@ -104,16 +109,6 @@ std::string utc_timestamp() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-RunOrder parse_run_order(const std::string& name) {
-    if (name == "rounds") return RunOrder::rounds;
-    if (name == "blocks") return RunOrder::blocks;
-    throw UsageError("--order '" + name + "': expected rounds or blocks");
-}
-
-const char* run_order_name(RunOrder order) {
-    return order == RunOrder::blocks ? "blocks" : "rounds";
 }
 
 std::string drop_caches() {
@@ -232,7 +227,6 @@ class RunLoop {
         ExitInfo ex = time_workload(head, running, info, rec);
         std::optional<std::string> load_died = running ? running->failure() : std::nullopt;
         running.reset();  // stop and reap the load before anything else
-        record_exit(ex, rec);
         if (!ex.exited_ok()) {
             rec.status = ex.timed_out ? "timed_out" : "workload_failed";
             rec.reason = workload_.name() + " workload " + ex.describe();
@@ -287,13 +281,16 @@ class RunLoop {
         so.output = workload_.log_path();
         std::ofstream(workload_.log_path(), std::ios::trunc).close();
         LoadSample start_sample, end_sample;
+        std::optional<MachineCpu> machine_start, machine_end;
         if (running) start_sample = running->sample();
+        machine_start = read_machine_cpu();
         auto started = Clock::now();
         pid_t pid = spawn(cmd.argv, so);
         GroupGuard workload_group(pid);
         WaitHooks hooks;
         hooks.on_exit = [&] {
             if (running) end_sample = running->sample();
+            machine_end = read_machine_cpu();
         };
         hooks.tick = [&] {
             double el = std::chrono::duration<double>(Clock::now() - started).count();
@@ -306,6 +303,13 @@ class RunLoop {
             rec.load_units = w.units;
             rec.load_secondary = w.secondary;
             rec.load_cpu_pct = w.cpu_pct;
+        }
+        record_exit(ex, rec);
+        if (machine_start && machine_end) {
+            OutsideCpu o = outside_cpu(*machine_start, *machine_end, rec.wall_s, rec.cpu_pct,
+                                       rec.load_cpu_pct);
+            rec.others_cpu_pct = o.others_pct;
+            rec.steal_pct = o.steal_pct;
         }
         return ex;
     }
@@ -345,7 +349,8 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     result.contest_version = kVersion;
     result.started_at = utc_timestamp();
     result.system = system_fingerprint();
-    result.config = config_json(config, *workload, loads);
+    const std::uint64_t seed = config.seed ? *config.seed : std::random_device{}();
+    result.config = config_json(config, seed, *workload, loads);
     result.loads = nlohmann::json::object();
     std::string stamp = result.started_at;
     std::erase(stamp, ':');
@@ -359,21 +364,25 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
 
     RunLoop loop(config, *workload, progress, out, writer,
                  static_cast<int>(loads.size() * config.runs));
+    std::vector<std::string_view> names;
+    for (const LoadInfo* info : loads) names.push_back(info->name);
+    const auto plan = plan_runs(names, config.runs, config.order, seed);
     try {
-        if (config.order == RunOrder::blocks) {
-            // One load prepared at a time: its files are gone before the next.
-            for (const LoadInfo* info : loads) {
-                auto prepared = loop.prepare(*info, load_options);
-                for (unsigned i = 1; i <= config.runs; ++i) loop.run(prepared, i);
-            }
-        } else {
+        std::vector<std::optional<RunLoop::PreparedLoad>> prepared(loads.size());
+        if (config.order != RunOrder::blocks) {
             // Every load is prepared before the first run, so one that can't
             // be fails before anything is measured.
-            std::vector<RunLoop::PreparedLoad> prepared;
-            for (const LoadInfo* info : loads)
-                prepared.push_back(loop.prepare(*info, load_options));
-            for (unsigned i = 1; i <= config.runs; ++i)
-                for (auto& p : prepared) loop.run(p, i);
+            for (std::size_t k = 0; k < loads.size(); ++k)
+                prepared[k] = loop.prepare(*loads[k], load_options);
+        }
+        for (const auto& step : plan) {
+            auto& p = prepared[step.load];
+            if (!p) {
+                // blocks: one load prepared at a time, its files gone before the next's.
+                for (auto& other : prepared) other.reset();
+                p = loop.prepare(*loads[step.load], load_options);
+            }
+            loop.run(*p, step.index);
         }
     } catch (const Interrupted&) {
         progress.clear();

@@ -10,20 +10,11 @@
 
 #include "contest/progress.h"
 #include "contest/result_file.h"
+#include "contest/run_order.h"
 #include "loads/load.h"
 #include "workloads/workload.h"
 
 namespace contest {
-
-// The order of the runs. rounds: one run under every load, then the next
-// round, so a machine that drifts (host neighbours, heat, a filling disk)
-// spreads the drift over every load alike instead of onto one load's block.
-// blocks: all runs under one load, then the next load, as the 2002 contest.
-enum class RunOrder { rounds, blocks };
-
-// "rounds" -> RunOrder::rounds; anything else is a UsageError.
-RunOrder parse_run_order(const std::string& name);
-const char* run_order_name(RunOrder order);
 
 struct RunConfig {
     std::string label;
@@ -34,7 +25,8 @@ struct RunConfig {
     std::filesystem::path results_dir = "results";
     double warmup_s = 3.0;    // a load's time to get going before the workload starts
     bool drop_caches = true;  // before every run but cacherun's, where permitted
-    RunOrder order = RunOrder::rounds;
+    RunOrder order = RunOrder::shuffled;
+    std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
 };
 
 struct RunOutcome {

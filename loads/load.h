@@ -36,7 +36,8 @@ struct LoadOptions {
     // io_load, read_load and mem_load size themselves from RAM; this replaces
     // RAM as the target (tests and quick runs), still subject to the caps.
     std::optional<std::uint64_t> size_bytes;
-    std::filesystem::path workload_source;  // ctar_load / xtar_load archive this tree
+    std::filesystem::path workload_source;  // ctar_load / xtar_load archive this tree,
+    std::filesystem::path tar_source;       // or this one, when given (--tar-source)
 };
 
 // What the orchestrator hands to a load when it makes one.

@@ -79,3 +79,36 @@ TEST_CASE("Ctrl-C during each load leaves no process and no load file behind",
     CHECK(files_under(scratch / "work") == 0);
     CHECK(files_under(scratch / "other-disk") == 0);
 }
+
+TEST_CASE("contest load ctar_load --tar-source archives the tree it is given", "[loads][e2e]") {
+    test::ScratchDir scratch("e2e-tar-source");
+    auto tree = scratch / "tree";
+    std::filesystem::create_directories(tree / "sub");
+    std::string text(256 << 10, 'c');
+    for (int f = 0; f < 8; ++f) std::ofstream(tree / "sub" / ("f" + std::to_string(f))) << text;
+    auto args = load_args("ctar_load", scratch);
+    args.insert(args.end(),
+                {"--tar-source", tree.string(), "--duration", "1.5", "--format", "json"});
+    auto outcome = test::run_contest_binary(args, scratch.path());
+    INFO(outcome.err);
+    REQUIRE(outcome.exit_code == 0);
+    auto report = nlohmann::json::parse(outcome.out);
+    CHECK(report["facts"]["source"] == tree.string());
+    CHECK(report["facts"]["source_from"] == "--tar-source");
+    CHECK(report["facts"]["source_bytes"].get<std::uint64_t>() >= 8 * (256u << 10));
+    CHECK(report["rate_per_s"].get<double>() > 0);
+    CHECK(test::leftover_processes().empty());
+
+    // A tree that is not there: exit 3 and one line naming it.
+    args = load_args("ctar_load", scratch);
+    args.insert(args.end(), {"--tar-source", (scratch / "nowhere").string(), "--duration", "1"});
+    outcome = test::run_contest_binary(args, scratch.path());
+    CHECK(outcome.exit_code == 3);
+    // Progress lines aside, one line says what is wrong.
+    std::istringstream lines(outcome.err);
+    std::vector<std::string> naming;
+    for (std::string line; std::getline(lines, line);)
+        if (line.find("nowhere") != std::string::npos) naming.push_back(line);
+    REQUIRE(naming.size() == 1);
+    CHECK_THAT(naming[0], Catch::StartsWith("contest: ctar_load: needs the workload's source tree"));
+}

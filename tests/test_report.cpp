@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "contest/report.h"
 #include "contest/report_model.h"
 #include "contest/result_file.h"
+#include "loads/registry.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
@@ -259,6 +261,39 @@ TEST_CASE("warnings: noise, too few runs, fingerprints that differ", "[report]")
     CHECK_FALSE(has_warning(model, "6.1.0-hz100 and 6.1.0-hz1000 differ"));
 }
 
+TEST_CASE("warnings: other work on the machine and hypervisor steal", "[report]") {
+    auto with_outside = [](double others, double steal) {
+        ResultFile f = make_result("k", {{"no_load", {100, 101, 102}}, {"io_load", {120, 121}}});
+        for (auto& r : f.runs) {
+            // io_load's own writeback shows as others: it must not count.
+            r.others_cpu_pct = r.load == "io_load" ? 80 : others;
+            r.steal_pct = steal;
+        }
+        return build_report_model({f}, quiet());
+    };
+    auto busy = with_outside(40, 9);
+    CHECK_FALSE(has_warning(busy, "user time"));  // make_result's runs have none
+    CHECK(has_warning(busy, "k: other work on the machine used 40.0% of a CPU (mean, max 40.0%)"));
+    CHECK(has_warning(busy, "k: the hypervisor took 9.0% of a CPU (steal, mean, max 9.0%)"));
+    auto calm = with_outside(2, 0.5);
+    CHECK_FALSE(has_warning(calm, "other work"));
+    CHECK_FALSE(has_warning(calm, "hypervisor"));
+}
+
+TEST_CASE("warnings: the same compile needing more user time means a slower CPU", "[report]") {
+    auto with_user = [](std::vector<double> no_load_user) {
+        ResultFile f = make_result("k", {{"no_load", {100, 110, 120}}, {"mem_load", {130, 131}}});
+        std::size_t i = 0;
+        for (auto& r : f.runs)
+            // mem_load's cache misses raise user time: that is the load, not the CPU.
+            r.user_s = r.load == "no_load" ? no_load_user.at(i++) : 400;
+        return build_report_model({f}, quiet());
+    };
+    CHECK(has_warning(with_user({147, 193, 150}),
+                      "k: the same compile took 147.0 to 193.0 s of user time without a load"));
+    CHECK_FALSE(has_warning(with_user({147, 148, 149}), "user time"));
+}
+
 TEST_CASE("fingerprints: missing fields are skipped, MemTotal has a tolerance", "[report]") {
     auto a = make_result("a", {{"no_load", {10, 10.1, 10.2}}});
     auto b = make_result("b", {{"no_load", {10, 10.1, 10.2}}});
@@ -415,4 +450,34 @@ TEST_CASE("contest report: json, stats and plot from the binary", "[report][e2e]
     CHECK(o.exit_code == 0);
     expect_snapshot("report-stats.txt", o.out);
     CHECK(contest::test::slurp(svg).find("</svg>") != std::string::npos);
+}
+
+TEST_CASE("the committed kernel-compile example reprints, every load's Ratio above 1",
+          "[report][e2e]") {
+    contest::test::ScratchDir dir("report-example");
+    const fs::path examples = fs::path(CONTEST_SOURCE_DIR) / "results" / "examples";
+    auto o = contest::test::run_contest_binary({"report", "--format", "json", examples.string()},
+                                               dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    const auto j = nlohmann::json::parse(o.out);
+    REQUIRE(j["labels"].size() == 1);
+    CHECK(j["labels"][0]["config"]["workload"]["kind"] == "kernel");
+    std::set<std::string> loads;
+    for (const auto& block : j["loads"]) {
+        const std::string load = block["load"];
+        loads.insert(load);
+        const auto& row = block["rows"][0];
+        CHECK(row["runs_ok"].get<int>() >= 2);
+        const LoadInfo* info = find_load(load);
+        REQUIRE(info);
+        INFO(load);
+        if (info->does_work) CHECK(row["ratio"].get<double>() > 1.0);
+    }
+    CHECK(loads ==
+          std::set<std::string>{"no_load", "cacherun", "process_load", "io_load", "mem_load"});
+    // And the text table: the blocks, in contest's order.
+    o = contest::test::run_contest_binary({"report", examples.string()}, dir.path());
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out.find("no_load:") < o.out.find("mem_load:"));
 }

@@ -27,6 +27,8 @@ ResultFile sample_result() {
     r.load_unit = "M loops";
     r.load_cpu_pct = 45.5;
     r.caches = "dropped";
+    r.others_cpu_pct = 3.25;
+    r.steal_pct = 0.5;
     f.runs.push_back(r);
     return f;
 }
@@ -44,6 +46,8 @@ TEST_CASE("a result file survives a round trip with every run field", "[result]"
     CHECK(back.runs[0].load_units == Approx(1234.5));
     CHECK(back.runs[0].load_unit == "M loops");
     CHECK(back.runs[0].caches == "dropped");
+    CHECK(back.runs[0].others_cpu_pct == 3.25);
+    CHECK(back.runs[0].steal_pct == 0.5);
     auto j = nlohmann::json::parse(test::slurp(path));
     CHECK(j["schema_version"] == 1);
     CHECK(j["complete"] == false);
@@ -54,6 +58,16 @@ TEST_CASE("a result file survives a round trip with every run field", "[result]"
     int files = 0;
     for (auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file();
     CHECK(files == 1);
+}
+
+TEST_CASE("a run without the machine's CPU figures reads them as unmeasured", "[result]") {
+    auto j = to_json(sample_result());
+    j["runs"][0].erase("others_cpu_pct");
+    j["runs"][0].erase("steal_pct");
+    ResultFile back = result_from_json(j, "old.json");
+    CHECK_FALSE(back.runs[0].others_cpu_pct);
+    CHECK_FALSE(back.runs[0].steal_pct);
+    CHECK_FALSE(to_json(back.runs[0]).contains("others_cpu_pct"));
 }
 
 TEST_CASE("a malformed result file is named with the line or field at fault", "[result]") {

@@ -1,8 +1,12 @@
 // `contest run` end to end, through the real binary: result file, table,
 // exit codes, Ctrl-C, and that nothing it started outlives it.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -231,13 +235,19 @@ TEST_CASE("the command line wins over the config file", "[e2e][slow]") {
     CHECK(j["runs"].size() == 1);
 }
 
-TEST_CASE("runs go in rounds by default, in blocks with --order blocks", "[e2e][slow]") {
-    auto run_order = [](const std::string& order_option) {
+TEST_CASE("run order: shuffled rounds by default, with the seed recorded; rounds; blocks",
+          "[e2e][slow]") {
+    struct Seen {
+        std::string order;
+        std::uint64_t seed;
+        std::vector<std::string> runs;
+    };
+    auto run_with = [](std::vector<std::string> order_options) {
         test::ScratchDir dir("e2e-order");
-        std::vector<std::string> args{"run", "-k",      "order",          "-n",   "2",
+        std::vector<std::string> args{"run", "-k",      "order",          "-n",   "3",
                                       "-w",  "command", "--workload-cmd", "true", "--warmup",
                                       "0.2", "no_load", "cpu_load"};
-        if (!order_option.empty()) args.insert(args.end(), {"--order", order_option});
+        args.insert(args.end(), order_options.begin(), order_options.end());
         for (auto& a : base_args(dir)) args.push_back(a);
         auto o = test::run_contest_binary(args, dir.path());
         INFO(o.err);
@@ -246,18 +256,69 @@ TEST_CASE("runs go in rounds by default, in blocks with --order blocks", "[e2e][
         auto files = result_files(dir / "results");
         REQUIRE(files.size() == 1);
         json j = json::parse(test::slurp(files[0]));
-        std::vector<std::string> seen;
+        Seen seen{j["config"]["order"], j["config"]["order_seed"], {}};
         for (const auto& r : j["runs"])
-            seen.push_back(r["load"].get<std::string>() + "#" +
-                           std::to_string(r["index"].get<int>()));
-        return std::make_pair(j["config"]["order"].get<std::string>(), seen);
+            seen.runs.push_back(r["load"].get<std::string>() + "#" +
+                                std::to_string(r["index"].get<int>()));
+        return seen;
     };
-    auto [rounds_name, rounds] = run_order("");
-    CHECK(rounds_name == "rounds");
-    CHECK(rounds == std::vector<std::string>{"no_load#1", "cpu_load#1", "no_load#2", "cpu_load#2"});
-    auto [blocks_name, blocks] = run_order("blocks");
-    CHECK(blocks_name == "blocks");
-    CHECK(blocks == std::vector<std::string>{"no_load#1", "no_load#2", "cpu_load#1", "cpu_load#2"});
+    auto shuffled = run_with({});
+    CHECK(shuffled.order == "shuffled");
+    REQUIRE(shuffled.runs.size() == 6);
+    for (std::size_t round = 0; round < 3; ++round) {  // both loads in every round
+        std::set<std::string> in_round{shuffled.runs[2 * round], shuffled.runs[2 * round + 1]};
+        const std::string n = std::to_string(round + 1);
+        CHECK(in_round == std::set<std::string>{"no_load#" + n, "cpu_load#" + n});
+    }
+    // The recorded seed repeats the order.
+    auto again = run_with({"--seed", std::to_string(shuffled.seed)});
+    CHECK(again.runs == shuffled.runs);
+    CHECK(again.seed == shuffled.seed);
+
+    CHECK(run_with({"--order", "rounds"}).runs ==
+          std::vector<std::string>{"no_load#1", "cpu_load#1", "no_load#2", "cpu_load#2",
+                                   "no_load#3", "cpu_load#3"});
+    CHECK(run_with({"--order", "blocks"}).runs ==
+          std::vector<std::string>{"no_load#1", "no_load#2", "no_load#3", "cpu_load#1",
+                                   "cpu_load#2", "cpu_load#3"});
+}
+
+TEST_CASE("a run records what else used the machine, and the table warns of it", "[e2e][slow]") {
+    test::ScratchDir dir("e2e-others");
+    // Something outside contest keeps one CPU busy for the whole run.
+    struct Hog {
+        pid_t pid = ::fork();
+        Hog() {
+            if (pid == 0) {
+                volatile unsigned long spin = 0;
+                for (;;) spin = spin + 1;
+            }
+        }
+        ~Hog() {
+            if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
+        }
+    };
+    auto hog = std::make_unique<Hog>();
+    REQUIRE(hog->pid > 0);
+    std::vector<std::string> args{"run", "-k",      "others",         "-n",        "2",
+                                  "-w",  "command", "--workload-cmd", "sleep 1.5", "no_load"};
+    for (auto& a : base_args(dir)) args.push_back(a);
+    auto o = test::run_contest_binary(args, dir.path());
+    hog.reset();
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    auto files = result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    json j = json::parse(test::slurp(files[0]));
+    REQUIRE(j["runs"].size() == 2);
+    for (const auto& r : j["runs"]) {
+        // The hog had a CPU to itself (2 or more CPUs here) or shared one:
+        // either way far above the 10% that makes a warning.
+        CHECK(r["others_cpu_pct"].get<double>() > 40);
+        CHECK(r["steal_pct"].get<double>() >= 0);
+    }
+    CHECK_THAT(o.err, Catch::Contains("others: other work on the machine used"));
+    CHECK(test::leftover_processes().empty());
 }
 
 TEST_CASE("contest load process_load reports ring hops per second", "[e2e][slow]") {

@@ -1,0 +1,34 @@
+#pragma once
+// The whole machine's CPU time, from /proc/stat: what lets a run say how
+// much of the machine went to something other than the workload and the
+// load (another user's build, cron, the hypervisor), i.e. whether its
+// numbers can be trusted.
+#include <optional>
+#include <string>
+
+namespace contest {
+
+struct MachineCpu {
+    double busy_s = 0;   // user + nice + system + irq + softirq, all CPUs, since boot
+    double steal_s = 0;  // time the hypervisor ran something else on our vCPUs
+};
+
+// The aggregate "cpu" line of /proc/stat's text; nullopt when there is none.
+std::optional<MachineCpu> parse_proc_stat(const std::string& text);
+// This machine, now; nullopt when /proc/stat can't be read.
+std::optional<MachineCpu> read_machine_cpu();
+
+// What the rest of the machine did during one run, in % of one CPU.
+struct OutsideCpu {
+    double others_pct = 0;  // busy time not spent by the workload or the load
+    double steal_pct = 0;
+};
+
+// From samples at the workload's start and end, its wall time, and the CPU%
+// the workload and the load were measured to use over that window. Time
+// that the load's own kernel threads spend (writeback for io_load) counts
+// as the others', as it can't be told apart from /proc/stat.
+OutsideCpu outside_cpu(const MachineCpu& start, const MachineCpu& end, double wall_s,
+                       double workload_cpu_pct, double load_cpu_pct);
+
+}  // namespace contest

@@ -1,0 +1,39 @@
+#pragma once
+// In which order `contest run` takes its runs.
+//
+// shuffled (the default): in rounds, each round in a fresh random order.
+//   Rounds spread a machine's drift (a VM host's other tenants, heat) over
+//   every load alike; shuffling each round does the same for carry-over, the
+//   after-effects of one run on the next (on the development VM a run right
+//   after mem_load ran slower while the host re-backed the memory mem_load
+//   had freed), which a fixed order would put on the same load every round.
+// rounds: in rounds, every round in contest's order.
+// blocks: all runs under one load, then the next load, as the 2002 contest.
+//
+// In rounds, cacherun runs straight after no_load when both are asked for,
+// as in contest: its caches are the ones no_load's compile left.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace contest {
+
+enum class RunOrder { shuffled, rounds, blocks };
+
+// "shuffled", "rounds", "blocks"; anything else is a UsageError.
+RunOrder parse_run_order(const std::string& name);
+const char* run_order_name(RunOrder order);
+
+struct PlannedRun {
+    std::size_t load;  // index into the loads given to plan_runs
+    unsigned index;    // 1-based run number under that load
+    bool operator==(const PlannedRun&) const = default;
+};
+
+// Every run, in the order to take them. The same seed gives the same plan
+// with every standard library (the shuffle is our own, on mt19937_64).
+std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, unsigned runs,
+                                  RunOrder order, std::uint64_t seed);
+
+}  // namespace contest
