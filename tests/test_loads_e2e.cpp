@@ -110,5 +110,6 @@ TEST_CASE("contest load ctar_load --tar-source archives the tree it is given", "
     for (std::string line; std::getline(lines, line);)
         if (line.find("nowhere") != std::string::npos) naming.push_back(line);
     REQUIRE(naming.size() == 1);
-    CHECK_THAT(naming[0], Catch::StartsWith("contest: ctar_load: needs the workload's source tree"));
+    CHECK_THAT(naming[0],
+               Catch::StartsWith("contest: ctar_load: needs the workload's source tree"));
 }
