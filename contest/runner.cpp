@@ -270,8 +270,9 @@ class RunLoop {
         return std::nullopt;
     }
 
-    // Times the workload; samples the load the moment before it starts and
-    // the moment it is seen to exit, so Loads covers exactly its window.
+    // Times the workload and records what wait4 said; samples the load and
+    // the machine's CPU time the moment before it starts and the moment it
+    // is seen to exit, so Loads and the others' CPU cover exactly its window.
     ExitInfo time_workload(const std::string& head, std::optional<RunningLoad>& running,
                            const LoadInfo& info, RunRecord& rec) {
         Command cmd = workload_.timed_command();
