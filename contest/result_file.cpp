@@ -86,6 +86,14 @@ T optional_field(const json& j, const char* name, T fallback, const std::string&
     return field<T>(j, name, where);
 }
 
+// A figure that older files, or runs that could not measure it, lack:
+// absent or null reads as unmeasured, never as 0.
+std::optional<double> optional_measure(const json& j, const char* name, const std::string& where) {
+    auto it = j.find(name);
+    if (it == j.end() || it->is_null()) return std::nullopt;
+    return field<double>(j, name, where);
+}
+
 }  // namespace
 
 ResultFile result_from_json(const json& j, const std::string& where) {
@@ -130,9 +138,8 @@ ResultFile result_from_json(const json& j, const std::string& where) {
         r.major_faults = optional_field<std::int64_t>(rj, "major_faults", 0, w);
         r.voluntary_switches = optional_field<std::int64_t>(rj, "voluntary_switches", 0, w);
         r.involuntary_switches = optional_field<std::int64_t>(rj, "involuntary_switches", 0, w);
-        if (rj.contains("others_cpu_pct"))
-            r.others_cpu_pct = optional_field<double>(rj, "others_cpu_pct", 0, w);
-        if (rj.contains("steal_pct")) r.steal_pct = optional_field<double>(rj, "steal_pct", 0, w);
+        r.others_cpu_pct = optional_measure(rj, "others_cpu_pct", w);
+        r.steal_pct = optional_measure(rj, "steal_pct", w);
         r.caches = optional_field<std::string>(rj, "caches", "", w);
         r.exit_status = optional_field<int>(rj, "exit_status", 0, w);
         r.latency = rj.value("latency", json());

@@ -156,7 +156,7 @@ std::string summary_line(const std::string& head, const RunRecord& rec) {
     return out;
 }
 
-// One `contest run`: the state shared by its blocks and runs.
+// One `contest run`: the state shared by its runs.
 class RunLoop {
   public:
     RunLoop(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
@@ -363,11 +363,10 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     writer.save();  // an unwritable results folder fails now, not after an hour
     progress.note("contest: results go to " + path.string());
 
-    RunLoop loop(config, *workload, progress, out, writer,
-                 static_cast<int>(loads.size() * config.runs));
     std::vector<std::string_view> names;
     for (const LoadInfo* info : loads) names.push_back(info->name);
     const auto plan = plan_runs(names, config.runs, config.order, seed);
+    RunLoop loop(config, *workload, progress, out, writer, static_cast<int>(plan.size()));
     try {
         std::vector<std::optional<RunLoop::PreparedLoad>> prepared(loads.size());
         if (config.order != RunOrder::blocks) {

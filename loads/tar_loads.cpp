@@ -52,7 +52,7 @@ class TarLoad : public Load {
     TarLoad(std::string name, const LoadEnv& env) : name_(std::move(name)), env_(env) {}
 
     void prepare() override {
-        std::filesystem::path source = source_given().lexically_normal();
+        std::filesystem::path source = source_given().path.lexically_normal();
         if (!source.has_filename()) source = source.parent_path();
         std::error_code ec;
         if (source.empty() || !std::filesystem::is_directory(source, ec))
@@ -74,7 +74,7 @@ class TarLoad : public Load {
 
     nlohmann::json facts() const override {
         return {{"source", (source_parent_ / source_name_).string()},
-                {"source_from", source_from()},
+                {"source_from", source_given().from},
                 {"source_bytes", source_bytes_},
                 {"disk", room_.to_json()},
                 {"tar", find_on_path("tar").value_or("").string()}};
@@ -83,16 +83,17 @@ class TarLoad : public Load {
   protected:
     virtual int copies_needed() const = 0;
 
-    // --tar-source, else the workload's tree, else a tree every Debian has.
-    std::filesystem::path source_given() const {
-        if (!env_.options.tar_source.empty()) return env_.options.tar_source;
-        if (!env_.options.workload_source.empty()) return env_.options.workload_source;
-        return kFallbackSource;
-    }
-    const char* source_from() const {
-        if (!env_.options.tar_source.empty()) return "--tar-source";
-        if (!env_.options.workload_source.empty()) return "workload";
-        return "fallback (no workload)";
+    // The tree to archive, and what named it: --tar-source, else the
+    // workload's tree, else a tree every Debian has.
+    struct Source {
+        std::filesystem::path path;
+        const char* from;
+    };
+    Source source_given() const {
+        if (!env_.options.tar_source.empty()) return {env_.options.tar_source, "--tar-source"};
+        if (!env_.options.workload_source.empty())
+            return {env_.options.workload_source, "workload"};
+        return {kFallbackSource, "fallback (no workload)"};
     }
 
     // Reaps one tar and says whether its archive counts; when not, the

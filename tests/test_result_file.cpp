@@ -68,6 +68,8 @@ TEST_CASE("a run without the machine's CPU figures reads them as unmeasured", "[
     CHECK_FALSE(back.runs[0].others_cpu_pct);
     CHECK_FALSE(back.runs[0].steal_pct);
     CHECK_FALSE(to_json(back.runs[0]).contains("others_cpu_pct"));
+    j["runs"][0]["steal_pct"] = nullptr;  // null is unmeasured too, not 0
+    CHECK_FALSE(result_from_json(j, "null.json").runs[0].steal_pct);
 }
 
 TEST_CASE("a malformed result file is named with the line or field at fault", "[result]") {

@@ -26,6 +26,13 @@ std::vector<std::filesystem::path> result_files(const std::filesystem::path& dir
     return out;
 }
 
+// The one result file a run wrote under dir/results, parsed.
+json only_result(const test::ScratchDir& dir) {
+    auto files = result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    return json::parse(test::slurp(files[0]));
+}
+
 double mean_wall(const json& runs, const std::string& load) {
     double sum = 0;
     int n = 0;
@@ -143,9 +150,7 @@ TEST_CASE("Ctrl-C stops the loads and the workload, keeps finished runs, exits 1
     INFO(o.err);
     CHECK(o.exit_code == 130);
     CHECK(test::leftover_processes().empty());
-    auto files = result_files(dir / "results");
-    REQUIRE(files.size() == 1);
-    j = json::parse(test::slurp(files[0]));
+    j = only_result(dir);
     CHECK(j["complete"] == false);
     CHECK(j["runs"].size() >= 1);
     CHECK(std::filesystem::is_empty(dir / "work" / "loads"));
@@ -171,9 +176,7 @@ TEST_CASE("a failing workload is recorded, exits 1, and leaves nothing running",
     CHECK(o.exit_code == 1);
     CHECK_THAT(o.err, Catch::Contains("exit 4"));
     CHECK(test::leftover_processes().empty());
-    auto files = result_files(dir / "results");
-    REQUIRE(files.size() == 1);
-    json j = json::parse(test::slurp(files[0]));
+    json j = only_result(dir);
     REQUIRE(j["runs"].size() == 1);
     CHECK(j["runs"][0]["status"] == "workload_failed");
     CHECK(j["runs"][0]["exit_status"] == 4);
@@ -228,9 +231,7 @@ TEST_CASE("the command line wins over the config file", "[e2e][slow]") {
     auto o = test::run_contest_binary(args, dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
-    auto files = result_files(dir / "results");
-    REQUIRE(files.size() == 1);
-    json j = json::parse(test::slurp(files[0]));
+    json j = only_result(dir);
     CHECK(j["label"] == "from-config");
     CHECK(j["runs"].size() == 1);
 }
@@ -253,9 +254,7 @@ TEST_CASE("run order: shuffled rounds by default, with the seed recorded; rounds
         INFO(o.err);
         REQUIRE(o.exit_code == 0);
         CHECK(test::leftover_processes().empty());
-        auto files = result_files(dir / "results");
-        REQUIRE(files.size() == 1);
-        json j = json::parse(test::slurp(files[0]));
+        json j = only_result(dir);
         Seen seen{j["config"]["order"], j["config"]["order_seed"], {}};
         for (const auto& r : j["runs"])
             seen.runs.push_back(r["load"].get<std::string>() + "#" +
@@ -307,9 +306,7 @@ TEST_CASE("a run records what else used the machine, and the table warns of it",
     hog.reset();
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
-    auto files = result_files(dir / "results");
-    REQUIRE(files.size() == 1);
-    json j = json::parse(test::slurp(files[0]));
+    json j = only_result(dir);
     REQUIRE(j["runs"].size() == 2);
     for (const auto& r : j["runs"]) {
         // The hog had a CPU to itself (2 or more CPUs here) or shared one:
