@@ -9,10 +9,14 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build and test dependencies (Debian package names).
 DEPS := cmake make g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
         nlohmann-json3-dev catch2 time tar
-# Only the tests need these: dbench_load's test runs the real dbench.
-TEST_DEPS := dbench
-# For --workload kernel: the source tarball and what a kernel build needs.
-KERNEL_DEPS := linux-source-6.1 bc bison flex libelf-dev libssl-dev gcc make xz-utils
+# What a kernel build needs besides the source (contest checks for each).
+KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
+# The tests run these for real: dbench_load's test runs dbench, and the
+# kernel workload's tests build a fake tree through the real tool check. The
+# kernel source itself (linux-source-6.1, 150 MB) is not needed by any test.
+TEST_DEPS := dbench $(KERNEL_TOOLS)
+# For --workload kernel: the source tarball and the tools.
+KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 
 .PHONY: all deps deps-test deps-kernel configure run test install clean format
 
@@ -38,9 +42,13 @@ configure: deps
 run: all
 	./$(BUILD)/contest run --config $(CONFIG)
 
+# The tests run with a PATH of only what the lists above (and the base
+# system) install, so that a program nothing installs fails the tests here
+# and not first on a fresh machine (scripts/dependency-path).
 test: all deps-test
 	cmake --build $(BUILD) -j $(JOBS)
-	cd $(BUILD) && ctest --output-on-failure -j 2 --timeout 600
+	./scripts/dependency-path $(BUILD)/dependency-path $(DEPS) $(TEST_DEPS)
+	cd $(BUILD) && PATH="$(abspath $(BUILD))/dependency-path" ctest --output-on-failure -j 2 --timeout 600
 
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)

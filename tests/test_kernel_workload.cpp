@@ -238,3 +238,34 @@ TEST_CASE("contest run with a missing kernel source exits 3 with one line",
     CHECK(std::count(outcome.err.begin(), outcome.err.end(), '\n') == 1);
     CHECK(outcome.err.find("nope.tar.xz") != std::string::npos);
 }
+
+TEST_CASE("kernel: a missing source is named before missing tools", "[workloads][kernel]") {
+    FakeKernel fake("source-first");
+    fake.options.kernel_source = fake.scratch / "no-such-linux.tar.xz";
+    // No tool can be found on an empty PATH: both are missing at once.
+    fs::create_directories(fake.scratch / "empty-bin");
+    std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+    ::setenv("PATH", (fake.scratch / "empty-bin").c_str(), 1);
+    std::string message;
+    try {
+        fake.prepared();
+    } catch (const contest::EnvironmentError& e) {
+        message = e.what();
+    }
+    ::setenv("PATH", saved.c_str(), 1);
+    CHECK_THAT(message, Catch::Contains("no-such-linux.tar.xz") && !Catch::Contains("bison"));
+
+    // With the source there, the same empty PATH names every missing tool in one line.
+    fake.options.kernel_source = fake.source;
+    ::setenv("PATH", (fake.scratch / "empty-bin").c_str(), 1);
+    message.clear();
+    try {
+        fake.prepared();
+    } catch (const contest::EnvironmentError& e) {
+        message = e.what();
+    }
+    ::setenv("PATH", saved.c_str(), 1);
+    CHECK_THAT(message, Catch::Contains("bison (Debian package bison)") &&
+                            Catch::Contains("flex (Debian package flex)") &&
+                            !Catch::Contains("\n"));
+}

@@ -151,8 +151,9 @@ class KernelWorkload : public Workload {
     std::string name() const override { return "kernel"; }
 
     void prepare(Progress& progress) override {
-        check_tools();
+        // The source first: it is what the user named; the tools follow from it.
         resolve_source();
+        check_tools();
         fs::create_directories(dir_);
         nlohmann::json key = cache_key();
         if (cached_key() == key && fs::exists(tree() / "Makefile") &&
