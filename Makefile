@@ -54,7 +54,7 @@ install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 format:
-	clang-format -i contest/*.cpp contest/*.h loads/*.cpp loads/*.h workloads/*.cpp workloads/*.h tests/*.cpp
+	clang-format -i contest/*/*.cpp contest/*/*.h loads/*.cpp loads/*.h workloads/*.cpp workloads/*.h tests/*.cpp
 
 clean:
 	rm -rf $(BUILD)

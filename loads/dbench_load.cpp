@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 

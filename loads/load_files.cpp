@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/child_processes.h"
 
 namespace contest {

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/child_processes.h"
 #include "loads/load.h"
 #include "loads/load_files.h"

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 

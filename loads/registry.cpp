@@ -3,7 +3,7 @@
 #include <iostream>
 #include <set>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 
 namespace contest {
 

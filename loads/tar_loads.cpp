@@ -14,8 +14,8 @@
 #include <cstring>
 #include <vector>
 
-#include "contest/errors.h"
-#include "contest/process.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 

@@ -9,9 +9,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/formats.h"
-#include "contest/report_model.h"
-#include "contest/result_file.h"
+#include "contest/report/formats.h"
+#include "contest/report/report_model.h"
+#include "contest/result/result_file.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;

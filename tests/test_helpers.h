@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "contest/process.h"
+#include "contest/sys/process.h"
 
 namespace contest::test {
 

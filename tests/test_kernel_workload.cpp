@@ -6,11 +6,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "contest/errors.h"
-#include "contest/process.h"
-#include "contest/progress.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "test_helpers.h"
-#include "workloads/log_tail.h"
+#include "contest/sys/log_tail.h"
 #include "workloads/workload.h"
 
 using contest::test::ScratchDir;

@@ -2,8 +2,8 @@
 // inside the load's private folder.
 #include <catch2/catch.hpp>
 
-#include "contest/errors.h"
-#include "contest/sysinfo.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/sysinfo.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"
 

@@ -2,7 +2,7 @@
 // the disk, and nothing left on it afterwards.
 #include <catch2/catch.hpp>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"
 

@@ -2,7 +2,7 @@
 // clear of the OOM killer.
 #include <catch2/catch.hpp>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"
 

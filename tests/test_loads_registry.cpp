@@ -1,7 +1,7 @@
 // The load table: contest's order, the default and all sets, the units.
 #include <catch2/catch.hpp>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 #include "loads/registry.h"
 
 using namespace contest;

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/sysinfo.h"
+#include "contest/sys/sysinfo.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"
 

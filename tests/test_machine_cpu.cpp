@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/machine_cpu.h"
+#include "contest/sys/machine_cpu.h"
 
 using namespace contest;
 

@@ -3,8 +3,8 @@
 #include <csignal>
 #include <thread>
 
-#include "contest/errors.h"
-#include "contest/process.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
 #include "test_helpers.h"
 
 using namespace contest;

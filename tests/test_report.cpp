@@ -19,12 +19,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "contest/errors.h"
-#include "contest/formats.h"
-#include "contest/plot_svg.h"
-#include "contest/report.h"
-#include "contest/report_model.h"
-#include "contest/result_file.h"
+#include "contest/sys/errors.h"
+#include "contest/report/formats.h"
+#include "contest/report/plot_svg.h"
+#include "contest/report/report.h"
+#include "contest/report/report_model.h"
+#include "contest/result/result_file.h"
 #include "loads/registry.h"
 #include "test_helpers.h"
 

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "contest/errors.h"
-#include "contest/result_file.h"
+#include "contest/sys/errors.h"
+#include "contest/result/result_file.h"
 #include "test_helpers.h"
 
 using namespace contest;

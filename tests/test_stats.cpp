@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/stats.h"
+#include "contest/report/stats.h"
 
 using namespace contest::stats;
 

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <map>
 
-#include "contest/errors.h"
-#include "contest/process.h"
-#include "contest/progress.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "test_helpers.h"
 #include "workloads/kernel.h"
-#include "workloads/log_tail.h"
+#include "contest/sys/log_tail.h"
 #include "workloads/synthetic_generator.h"
 #include "workloads/words.h"
 #include "workloads/workload.h"

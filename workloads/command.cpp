@@ -3,9 +3,9 @@
 // workdir.
 #include <filesystem>
 
-#include "contest/errors.h"
-#include "contest/process.h"
-#include "contest/progress.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "workloads/words.h"
 #include "workloads/workload_kinds.h"
 

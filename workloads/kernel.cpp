@@ -16,10 +16,10 @@
 #include <iterator>
 #include <sstream>
 
-#include "contest/errors.h"
-#include "contest/process.h"
-#include "contest/progress.h"
-#include "contest/signals.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/progress.h"
+#include "contest/sys/signals.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {

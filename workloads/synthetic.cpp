@@ -1,9 +1,9 @@
 // The embedded workload: a generated C project compiled with make -jN.
 #include <filesystem>
 
-#include "contest/errors.h"
-#include "contest/process.h"
-#include "contest/progress.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "workloads/synthetic_generator.h"
 #include "workloads/workload_kinds.h"
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <utility>
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 
 namespace contest {
 namespace {

@@ -1,6 +1,6 @@
 #include "workloads/words.h"
 
-#include "contest/errors.h"
+#include "contest/sys/errors.h"
 
 namespace contest {
 namespace {

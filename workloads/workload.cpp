@@ -6,8 +6,8 @@
 #include <iterator>
 #include <sstream>
 
-#include "contest/errors.h"
-#include "contest/process.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {

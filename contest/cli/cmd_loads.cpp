@@ -1,0 +1,120 @@
+// `contest loads` and `contest load NAME`.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include "contest/cli/cli_common.h"
+#include "contest/cli/commands.h"
+#include "contest/sys/errors.h"
+#include "contest/cli/load_cli.h"
+#include "contest/run/load_runner.h"
+#include "contest/sys/signals.h"
+#include "contest/sys/sysinfo.h"
+#include "loads/registry.h"
+
+namespace contest {
+
+int cmd_loads(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "loads";
+    cl.usage = "contest loads [options]";
+    cl.summary =
+        "Lists every load: name, sets it belongs to, unit of work, what it does, and\n"
+        "why it cannot run here when it can't.";
+    LoadOptionText text;
+    LoadOptions lo;
+    add_load_options(cl.options, lo, text);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    finish_load_options(lo, text);
+
+    std::printf("%-13s %-12s %-14s %s\n", "LOAD", "SETS", "UNIT", "WHAT IT DOES");
+    for (const auto& l : load_registry()) {
+        std::string sets = l.in_default ? "default,all" : (l.in_all ? "all" : "-");
+        std::string unit = l.unit.empty() ? "-" : std::string(l.unit);
+        std::printf("%-13s %-12s %-14s %s\n", l.name.data(), sets.c_str(), unit.c_str(),
+                    l.description.data());
+        if (auto why = l.unavailable(lo))
+            std::printf("%-13s %-12s %-14s unavailable here: %s\n", "", "", "", why->c_str());
+    }
+    return kExitOk;
+}
+
+int cmd_load(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "load";
+    cl.usage = "contest load NAME [--duration S]";
+    cl.summary = "Runs one load alone for S seconds and prints its work rate and CPU use.";
+    cl.accepts_config = true;
+    std::string name, workdir, format = "text";
+    double duration = 5;
+    LoadOptionText text;
+    LoadOptions lo;
+    // One option a line reads as a table; keep clang-format out of it.
+    // clang-format off
+    cl.options.add_options()
+        ("name", po::value(&name)->value_name("NAME"), "the load (also positional)")
+        ("duration,d", po::value(&duration)->default_value(5.0)->value_name("S"), "seconds to run it")
+        ("workdir", po::value(&workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
+        ("format", po::value(&format)->default_value("text")->value_name("F"), "text | json");
+    // clang-format on
+    add_load_options(cl.options, lo, text);
+    cl.positional.add("name", 1);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    finish_load_options(lo, text);
+    if (name.empty()) throw UsageError("contest load: which load? (see contest loads)");
+    if (!(duration > 0)) throw UsageError("--duration must be > 0");
+    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
+    if (workdir.empty()) workdir = default_workdir().string();
+    lo.workdir = workdir;
+    auto resolved = resolve_loads({name}, lo);
+    const LoadInfo& info = *resolved.front();
+    if (!info.does_work) throw UsageError(name + " does no work; nothing to measure");
+
+    PrivateDir dir(lo.workdir / "loads", std::string(info.name));
+    auto load = info.make(make_load_env(dir.path(), lo));
+    std::fprintf(stderr, "contest: preparing %s\n", info.name.data());
+    load->prepare();
+    std::optional<RunningLoad> running;
+    running.emplace(info, *load);
+    auto s0 = running->sample();
+    interruptible_sleep(duration);
+    auto s1 = running->sample();
+    auto failed = running->failure();
+    running.reset();
+    LoadWindow w = load_window(info, s0, s1);
+    unsigned cpus = online_cpus();
+    double rate = w.seconds > 0 ? w.units / w.seconds : 0;
+    nlohmann::json facts = load->facts();
+    if (format == "json") {
+        nlohmann::json j = {{"load", info.name}, {"seconds", w.seconds}, {"units", w.units},
+                            {"unit", info.unit}, {"rate_per_s", rate},   {"cpu_pct", w.cpu_pct},
+                            {"cpus", cpus},      {"facts", facts}};
+        if (!info.secondary_unit.empty()) {
+            j["secondary"] = w.secondary;
+            j["secondary_unit"] = info.secondary_unit;
+        }
+        if (failed) j["failure"] = *failed;
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units,
+                    info.unit.data(), w.seconds, rate, info.unit.data());
+        if (!info.secondary_unit.empty())
+            std::printf("%s: %.1f %s\n", info.name.data(), w.secondary, info.secondary_unit.data());
+        std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct,
+                    w.cpu_pct / cpus, cpus);
+        if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), facts.dump().c_str());
+    }
+    if (failed) {
+        std::fprintf(stderr, "contest: %s\n", failed->c_str());
+        return kExitSomeRunsFailed;
+    }
+    if (w.units <= 0) {
+        std::fprintf(stderr, "contest: %s did no work\n", info.name.data());
+        return kExitSomeRunsFailed;
+    }
+    return kExitOk;
+}
+
+}  // namespace contest

@@ -1,0 +1,84 @@
+// contest: kernel responsiveness benchmark. Dispatches to one subcommand.
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+#include "contest/cli/commands.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/signals.h"
+#include "contest/sys/version.h"
+
+namespace {
+
+struct Subcommand {
+    const char* name;
+    int (*run)(int, char**);
+    const char* help;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"run", contest::cmd_run, "time the workload under each load, --runs times each; save results"},
+    {"report", contest::cmd_report, "tables from result files or folders (default: results/)"},
+    {"compare", contest::cmd_compare, "two labels (or files) side by side, with significance"},
+    {"loads", contest::cmd_loads, "every load: name, what it does, its unit of work"},
+    {"load", contest::cmd_load, "one load alone for --duration seconds; prints its work rate"},
+    {"sysinfo", contest::cmd_sysinfo, "the system fingerprint, as JSON"},
+};
+
+void usage(std::ostream& out) {
+    out << "usage: contest COMMAND [options]\n\n"
+           "Times a reference workload (a kernel compile) with no load and under loads\n"
+           "that hurt responsiveness, and prints the classic contest table.\n\ncommands:\n";
+    for (const auto& s : kSubcommands)
+        out << "  " << s.name << std::string(10 - std::strlen(s.name), ' ') << s.help << "\n";
+    out << "\n`contest COMMAND --help` for a command's options; --version for the version.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        usage(std::cerr);
+        return contest::kExitUsage;
+    }
+    std::string_view cmd = argv[1];
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        usage(std::cout);
+        return contest::kExitOk;
+    }
+    if (cmd == "--version" || cmd == "-V") {
+        std::cout << "contest " << contest::kVersion << "\n";
+        return contest::kExitOk;
+    }
+    contest::install_interrupt_handlers();
+    contest::become_subreaper();
+    int rc = contest::kExitUsage;
+    bool known = false;
+    try {
+        for (const auto& s : kSubcommands) {
+            if (cmd == s.name) {
+                known = true;
+                rc = s.run(argc - 1, argv + 1);
+            }
+        }
+        if (!known) {
+            std::cerr << "contest: unknown command '" << cmd << "' (see contest --help)\n";
+            rc = contest::kExitUsage;
+        }
+    } catch (const contest::UsageError& e) {
+        std::cerr << "contest: " << e.what() << "\n";
+        rc = contest::kExitUsage;
+    } catch (const contest::EnvironmentError& e) {
+        std::cerr << "contest: " << e.what() << "\n";
+        rc = contest::kExitEnvironment;
+    } catch (const contest::Interrupted&) {
+        std::cerr << "contest: interrupted\n";
+        rc = contest::kExitInterrupted;
+    } catch (const std::exception& e) {
+        std::cerr << "contest: " << e.what() << "\n";
+        rc = contest::kExitEnvironment;
+    }
+    contest::kill_and_reap_all_children();
+    return rc;
+}

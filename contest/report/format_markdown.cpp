@@ -1,0 +1,70 @@
+// Markdown for web forums and issue trackers: one table per load, with the
+// statistics (CI, change, p) carried by default since space is not tight.
+#include <string>
+#include <vector>
+
+#include "contest/report/formats.h"
+
+namespace contest {
+
+namespace {
+
+// A '|' inside a label would end the cell.
+std::string escape_cell(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|' || c == '\\' || c == '*' || c == '_') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+std::string table_row(const std::vector<std::string>& cells) {
+    std::string line = "|";
+    for (const auto& c : cells) line += " " + c + " |";
+    return line + "\n";
+}
+
+}  // namespace
+
+std::string format_markdown(const ReportModel& model, const ReportOptions&) {
+    std::string out;
+    for (const auto& block : model.blocks) {
+        out += "### " + escape_cell(block.load) + "\n\n";
+        out += table_row({"Kernel", "Runs", "Time (s)", "± 95% CI", "CPU%", "Loads", "LCPU%",
+                          "Ratio", "Change", "p"});
+        out += "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n";
+        const int loads_digits = loads_decimals(block);
+        const int time_digits = time_decimals(model);
+        for (const auto& cell : block.cells) {
+            std::string change = "-", p = "-";
+            if (cell.is_baseline) {
+                change = "baseline";
+            } else if (cell.versus) {
+                change = signed_percent(cell.versus->change_pct);
+                if (cell.versus->welch) p = format_p(cell.versus->welch->p);
+            }
+            const std::string mark = significance_mark(cell);
+            if (!mark.empty()) p += " " + escape_cell(mark);
+            out += table_row({escape_cell(cell.label), std::to_string(cell.time.n),
+                              fixed(cell.time.mean, time_digits),
+                              fixed(cell.time.ci95_half, time_digits), fixed(cell.cpu_pct.mean, 1),
+                              fixed(cell.load_units.mean, loads_digits),
+                              fixed(cell.load_cpu_pct.mean, 1),
+                              cell.ratio ? fixed(*cell.ratio, 2) : "-", change, p});
+        }
+        out += "\n";
+    }
+    out += "Loads are counted while the workload runs, in:\n\n";
+    for (const auto& block : model.blocks)
+        out += "- " + escape_cell(block.load) + ": " + unit_description(block) + "\n";
+    out +=
+        "\nTime is the mean wall time in seconds of the successful runs; ± is the half-width of "
+        "its 95% confidence interval (Student t); Ratio is Time over the same kernel's no_load "
+        "Time; Change and p (Welch's t-test) compare with the baseline.\n";
+    if (const auto legend = significance_legend(model); !legend.empty())
+        out += "\n" + escape_cell(legend) + "\n";
+    return out;
+}
+
+}  // namespace contest

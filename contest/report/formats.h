@@ -1,0 +1,50 @@
+#pragma once
+// One exporter per output format, each rendering the same ReportModel, and
+// the few formatting rules they share (so "-", p-values and units read the
+// same everywhere).
+#include <string>
+#include <vector>
+
+#include "contest/report/report.h"
+#include "contest/report/report_model.h"
+
+namespace contest {
+
+std::string format_text(const ReportModel& model, const ReportOptions& options);
+std::string format_markdown(const ReportModel& model, const ReportOptions& options);
+std::string format_csv(const ReportModel& model, const ReportOptions& options);
+std::string format_json(const ReportModel& model, const ReportOptions& options);
+
+// `contest compare`: the model holds exactly two labels, the baseline first.
+std::string format_compare(const ReportModel& model);
+
+// --- shared by the exporters ---
+
+// Fixed decimals; "-" for NaN and infinities.
+std::string fixed(double value, int decimals);
+// "0.0004", "<0.0001"; "-" when there is no p-value.
+std::string format_p(double p);
+// "+1.8%", "-33.4%".
+std::string signed_percent(double pct);
+// Decimals of the Time column: 1 (contest's) unless some mean is under 10 s
+// (a small synthetic workload), where a tenth is too coarse to compare.
+int time_decimals(const ReportModel& model);
+// Decimals of a block's Loads column: counts in the millions (ring hops) get
+// none, so the column stays narrow and its digits line up.
+int loads_decimals(const LoadBlock& block);
+// "ring hops", or "none (no load runs)" for no_load and cacherun.
+std::string unit_description(const LoadBlock& block);
+// The mark after a row: "*" significant, "?" not judged, "" otherwise.
+std::string significance_mark(const Cell& cell);
+// The one-line legend of the marks; "" with a single label.
+std::string significance_legend(const ReportModel& model);
+// Pads cells into columns (widths over all rows, two spaces between), right-
+// aligned where `right` says so; returns one line per row, trailing spaces
+// trimmed. Rows may be shorter than others (missing cells are empty).
+std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
+                                       const std::vector<bool>& right);
+// Six significant digits: the precision machine-readable formats carry,
+// enough for any timing and stable from one build to the next.
+std::string six_digits(double value);
+
+}  // namespace contest

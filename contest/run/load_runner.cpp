@@ -1,0 +1,102 @@
+#include "contest/run/load_runner.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <new>
+
+#include "contest/sys/errors.h"
+#include "contest/sys/sysinfo.h"
+
+namespace contest {
+
+LoadWindow load_window(const LoadInfo& info, const LoadSample& from, const LoadSample& to) {
+    LoadWindow w;
+    w.seconds = std::chrono::duration<double>(to.at - from.at).count();
+    w.units = static_cast<double>(to.units - from.units) / info.unit_divisor;
+    w.secondary = static_cast<double>(to.secondary - from.secondary) / info.secondary_divisor;
+    w.cpu_pct = w.seconds > 0 ? 100.0 * (to.cpu_s - from.cpu_s) / w.seconds : 0;
+    return w;
+}
+
+PrivateDir::PrivateDir(const std::filesystem::path& parent, const std::string& name) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    path_ = parent / (name + "." + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_, ec);  // a leftover of a killed run with our pid
+    if (::mkdir(path_.c_str(), 0700) != 0)
+        throw EnvironmentError("cannot create " + path_.string() + ": " + std::strerror(errno));
+}
+
+PrivateDir::~PrivateDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+}
+
+LoadEnv make_load_env(const std::filesystem::path& dir, const LoadOptions& options) {
+    LoadEnv env;
+    env.dir = dir;
+    env.cpus = online_cpus();
+    MemInfo m = read_meminfo();
+    env.mem_total = m.total;
+    env.mem_available = m.available;
+    env.swap_free = m.swap_free;
+    env.options = options;
+    return env;
+}
+
+RunningLoad::RunningLoad(const LoadInfo& info, Load& load) : info_(info) {
+    void* mem = ::mmap(nullptr, sizeof(LoadCounters), PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) throw EnvironmentError(std::string("mmap: ") + std::strerror(errno));
+    counters_ = new (mem) LoadCounters();
+    LoadCounters* counters = counters_;
+    pid_t pid = fork_in_new_group([&load, counters] {
+        load.run(*counters);
+        if (counters->error[0] == '\0') counters->fail("the load stopped by itself");
+        return 1;
+    });
+    group_ = GroupGuard(pid);
+}
+
+RunningLoad::~RunningLoad() {
+    group_.stop();
+    counters_->~LoadCounters();
+    ::munmap(counters_, sizeof(LoadCounters));
+}
+
+void RunningLoad::stop() {
+    group_.stop();
+}
+
+LoadSample RunningLoad::sample() const {
+    LoadSample s;
+    s.at = std::chrono::steady_clock::now();
+    s.units = counters_->units.load(std::memory_order_relaxed);
+    s.secondary = counters_->secondary.load(std::memory_order_relaxed);
+    s.cpu_s = group_.pgid() > 0 ? group_cpu_seconds(group_.pgid()) : 0;
+    return s;
+}
+
+std::optional<std::string> RunningLoad::failure() const {
+    if (group_.pgid() <= 0) return "not running";
+    siginfo_t si{};
+    // WNOWAIT: look, don't reap; the group guard is the one that reaps.
+    if (::waitid(P_PID, static_cast<id_t>(group_.pgid()), &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        si.si_pid == 0)
+        return std::nullopt;
+    std::string why = counters_->error[0] ? std::string(counters_->error) : std::string();
+    if (why.empty()) {
+        why = si.si_code == CLD_EXITED
+                  ? "exited with status " + std::to_string(si.si_status)
+                  : std::string("killed by signal ") + ::strsignal(si.si_status);
+    }
+    return std::string(info_.name) + " stopped: " + why;
+}
+
+}  // namespace contest

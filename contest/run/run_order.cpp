@@ -1,0 +1,72 @@
+#include "contest/run/run_order.h"
+
+#include <random>
+
+#include "contest/sys/errors.h"
+
+namespace contest {
+
+RunOrder parse_run_order(const std::string& name) {
+    if (name == "shuffled") return RunOrder::shuffled;
+    if (name == "rounds") return RunOrder::rounds;
+    if (name == "blocks") return RunOrder::blocks;
+    throw UsageError("--order '" + name + "': expected shuffled, rounds or blocks");
+}
+
+const char* run_order_name(RunOrder order) {
+    switch (order) {
+        case RunOrder::shuffled:
+            return "shuffled";
+        case RunOrder::rounds:
+            return "rounds";
+        case RunOrder::blocks:
+            return "blocks";
+    }
+    return "?";
+}
+
+namespace {
+
+// The loads as units that move together: no_load with the cacherun that
+// follows it, every other load alone.
+std::vector<std::vector<std::size_t>> units_of(const std::vector<std::string_view>& loads) {
+    std::vector<std::vector<std::size_t>> units;
+    std::size_t no_load = loads.size(), cacherun = loads.size();
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+        if (loads[i] == "no_load") no_load = i;
+        if (loads[i] == "cacherun") cacherun = i;
+    }
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+        if (i == cacherun && no_load < loads.size()) continue;  // goes with no_load
+        units.push_back({i});
+        if (i == no_load && cacherun < loads.size()) units.back().push_back(cacherun);
+    }
+    return units;
+}
+
+}  // namespace
+
+std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, unsigned runs,
+                                  RunOrder order, std::uint64_t seed) {
+    std::vector<PlannedRun> plan;
+    if (order == RunOrder::blocks) {
+        // cacherun's first run follows no_load's last, the others its own.
+        for (std::size_t load = 0; load < loads.size(); ++load)
+            for (unsigned i = 1; i <= runs; ++i) plan.push_back({load, i});
+        return plan;
+    }
+    auto units = units_of(loads);
+    std::mt19937_64 random(seed);
+    for (unsigned i = 1; i <= runs; ++i) {
+        if (order == RunOrder::shuffled) {
+            // Fisher-Yates; the modulo's bias is below 1e-17 for a few loads.
+            for (std::size_t k = units.size(); k > 1; --k)
+                std::swap(units[k - 1], units[random() % k]);
+        }
+        for (const auto& unit : units)
+            for (std::size_t load : unit) plan.push_back({load, i});
+    }
+    return plan;
+}
+
+}  // namespace contest

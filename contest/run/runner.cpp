@@ -1,0 +1,401 @@
+#include "contest/run/runner.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "contest/sys/errors.h"
+#include "contest/run/load_runner.h"
+#include "contest/sys/machine_cpu.h"
+#include "contest/sys/process.h"
+#include "contest/sys/signals.h"
+#include "contest/sys/sysinfo.h"
+#include "contest/sys/version.h"
+#include "loads/registry.h"
+#include "contest/sys/log_tail.h"
+
+namespace contest {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string format_duration(double s) {
+    long t = std::lround(std::max(0.0, s));
+    char buf[32];
+    if (t >= 3600)
+        std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+    return buf;
+}
+
+// The log's last lines, indented under the error line that names the run.
+std::string indented_tail(const std::filesystem::path& log, int lines) {
+    std::istringstream in(tail_of_file(log, lines));
+    std::string out, line;
+    while (std::getline(in, line)) out += "    " + line + "\n";
+    return out;
+}
+
+void check_label(const std::string& label) {
+    if (label.empty() || label == "." || label == ".." || label.find('/') != std::string::npos)
+        throw UsageError("--label '" + label + "' cannot name a folder (no '/', not empty)");
+}
+
+// Remembers how long runs take, for the ETA.
+struct Eta {
+    double spent_s = 0;
+    int done = 0;
+    int total = 0;
+    std::string text(double current_elapsed) const {
+        if (done == 0) return "";
+        double per = spent_s / done;
+        return "  ETA " + format_duration(per * (total - done) - current_elapsed);
+    }
+};
+
+nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workload& w,
+                           const std::vector<const LoadInfo*>& loads) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const auto* l : loads) names.push_back(l->name);
+    nlohmann::json j = {
+        {"runs", c.runs},
+        {"loads", names},
+        {"workload", w.describe()},
+        {"jobs", effective_jobs(c.workload.jobs)},
+        {"workdir", c.workload.workdir.string()},
+        {"warmup_s", c.warmup_s},
+        {"drop_caches", c.drop_caches},
+        {"order", run_order_name(c.order)},
+        {"order_seed", seed},
+        {"ring_processes", c.load.ring_processes ? c.load.ring_processes : 4 * online_cpus()},
+        {"ring_records", c.load.ring_records},
+        {"record_bytes", c.load.record_bytes},
+    };
+    j["io_other_dir"] = c.load.io_other_dir ? nlohmann::json(c.load.io_other_dir->string())
+                                            : nlohmann::json(nullptr);
+    j["tar_source"] =
+        c.load.tar_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.load.tar_source);
+    j["load_size_bytes"] =
+        c.load.size_bytes ? nlohmann::json(*c.load.size_bytes) : nlohmann::json(nullptr);
+    return j;
+}
+
+class ResultWriter {
+  public:
+    ResultWriter(ResultFile& result, std::filesystem::path path)
+        : result_(result), path_(std::move(path)) {}
+    void save() { write_file_atomically(path_, to_json(result_).dump(2) + "\n"); }
+    const std::filesystem::path& path() const { return path_; }
+
+  private:
+    ResultFile& result_;
+    std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::string utc_timestamp() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string drop_caches() {
+    ::sync();
+    int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return std::string("not dropped: ") + std::strerror(errno);
+    ssize_t n = ::write(fd, "3", 1);
+    int e = errno;
+    ::close(fd);
+    if (n != 1) return std::string("not dropped: ") + std::strerror(e);
+    return "dropped";
+}
+
+namespace {
+
+double seconds(const timeval& t) {
+    return double(t.tv_sec) + double(t.tv_usec) / 1e6;
+}
+
+// What wait4 said about the workload, into the run's record.
+void record_exit(const ExitInfo& ex, RunRecord& rec) {
+    rec.wall_s = ex.wall_s;
+    rec.user_s = seconds(ex.usage.ru_utime);
+    rec.sys_s = seconds(ex.usage.ru_stime);
+    rec.cpu_pct = ex.wall_s > 0 ? 100.0 * (rec.user_s + rec.sys_s) / ex.wall_s : 0;
+    rec.max_rss_kib = ex.usage.ru_maxrss;
+    rec.minor_faults = ex.usage.ru_minflt;
+    rec.major_faults = ex.usage.ru_majflt;
+    rec.voluntary_switches = ex.usage.ru_nvcsw;
+    rec.involuntary_switches = ex.usage.ru_nivcsw;
+    rec.exit_status = WIFEXITED(ex.status) ? WEXITSTATUS(ex.status) : 128 + WTERMSIG(ex.status);
+}
+
+std::string summary_line(const std::string& head, const RunRecord& rec) {
+    char line[200];
+    std::snprintf(line, sizeof line, "%s  %.1f s  CPU %.0f%%", head.c_str(), rec.wall_s,
+                  rec.cpu_pct);
+    std::string out = line;
+    if (!rec.load_unit.empty() && rec.ok()) {
+        std::snprintf(line, sizeof line, "  load %.1f %s, %.0f%% CPU", rec.load_units,
+                      rec.load_unit.c_str(), rec.load_cpu_pct);
+        out += line;
+    }
+    if (!rec.ok()) out += "  " + rec.status;
+    return out;
+}
+
+// One `contest run`: the state shared by its runs.
+class RunLoop {
+  public:
+    RunLoop(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
+            ResultWriter& writer, int total_runs)
+        : config_(config), workload_(workload), progress_(progress), out_(out), writer_(writer) {
+        eta_.total = total_runs;
+    }
+
+    // A load made ready for its runs: its private folder and its prepare
+    // step (a file to read, an archive to unpack) done.
+    struct PreparedLoad {
+        const LoadInfo* info;
+        std::unique_ptr<PrivateDir> dir;
+        std::unique_ptr<Load> load;
+    };
+
+    PreparedLoad prepare(const LoadInfo& info, const LoadOptions& load_options) {
+        PreparedLoad p{&info,
+                       std::make_unique<PrivateDir>(config_.workload.workdir / "loads",
+                                                    std::string(info.name)),
+                       nullptr};
+        p.load = info.make(make_load_env(p.dir->path(), load_options));
+        if (info.does_work) progress_.status(std::string(info.name) + ": preparing");
+        p.load->prepare();
+        nlohmann::json facts = p.load->facts();
+        facts["unit"] = info.unit;
+        out_.result.loads[std::string(info.name)] = facts;
+        return p;
+    }
+
+    // Run i of a prepared load, recorded and saved.
+    void run(PreparedLoad& p, unsigned i) {
+        auto run_started = Clock::now();
+        RunRecord rec = run_once(*p.info, *p.load, i);
+        if (!rec.ok()) ++out_.failed_runs;
+        out_.result.runs.push_back(rec);
+        writer_.save();
+        ++eta_.done;
+        eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
+    }
+
+  private:
+    RunRecord run_once(const LoadInfo& info, Load& load, unsigned i) {
+        std::string head = std::string(info.name) + "  run " + std::to_string(i) + "/" +
+                           std::to_string(config_.runs);
+        RunRecord rec;
+        rec.load = info.name;
+        rec.index = static_cast<int>(i);
+        rec.load_unit = info.unit;
+        rec.load_secondary_unit = info.secondary_unit;
+
+        progress_.status(head + "  cleaning" + eta_.text(0));
+        workload_.clean();
+        rec.caches = cache_state(info);
+
+        std::optional<RunningLoad> running;
+        if (info.does_work) {
+            progress_.status(head + "  starting the load" + eta_.text(0));
+            running.emplace(info, load);
+            if (auto why = warm_up(info, *running)) {
+                rec.status = "load_failed";
+                rec.reason = *why;
+                report_failure(info, i, rec.reason);
+                return rec;
+            }
+        }
+
+        ExitInfo ex = time_workload(head, running, info, rec);
+        std::optional<std::string> load_died = running ? running->failure() : std::nullopt;
+        running.reset();  // stop and reap the load before anything else
+        if (!ex.exited_ok()) {
+            rec.status = ex.timed_out ? "timed_out" : "workload_failed";
+            rec.reason = workload_.name() + " workload " + ex.describe();
+            report_failure(info, i,
+                           rec.reason + "; last lines of " + workload_.log_path().string() + ":\n" +
+                               indented_tail(workload_.log_path(), 10));
+        } else if (load_died) {
+            rec.status = "load_failed";
+            rec.reason = *load_died;
+            report_failure(info, i, rec.reason);
+        }
+        progress_.note(summary_line(head, rec));
+        return rec;
+    }
+
+    std::string cache_state(const LoadInfo& info) {
+        if (!info.drops_caches) return "warm";
+        if (!config_.drop_caches) return "not dropped: --no-drop-caches";
+        std::string state = drop_caches();
+        if (state != "dropped" && !drop_warning_given_) {
+            drop_warning_given_ = true;
+            progress_.clear();
+            std::fprintf(stderr, "contest: warning: caches %s (run as root to drop them)\n",
+                         state.c_str());
+        }
+        return state;
+    }
+
+    // Gives the load its warm-up; says why not when it died or did no work.
+    std::optional<std::string> warm_up(const LoadInfo& info, RunningLoad& running) {
+        auto before = running.sample();
+        interruptible_sleep(config_.warmup_s);
+        auto after = running.sample();
+        if (auto why = running.failure()) return why;
+        if (after.units == before.units) {
+            char why[160];
+            std::snprintf(why, sizeof why, "%s did no work in its %.1f s warm-up", info.name.data(),
+                          config_.warmup_s);
+            return std::string(why);
+        }
+        return std::nullopt;
+    }
+
+    // Times the workload and records what wait4 said; samples the load and
+    // the machine's CPU time the moment before it starts and the moment it
+    // is seen to exit, so Loads and the others' CPU cover exactly its window.
+    ExitInfo time_workload(const std::string& head, std::optional<RunningLoad>& running,
+                           const LoadInfo& info, RunRecord& rec) {
+        Command cmd = workload_.timed_command();
+        SpawnOptions so;
+        so.cwd = cmd.cwd;
+        so.env_overrides = cmd.env_overrides;
+        so.output = workload_.log_path();
+        std::ofstream(workload_.log_path(), std::ios::trunc).close();
+        LoadSample start_sample, end_sample;
+        std::optional<MachineCpu> machine_start, machine_end;
+        if (running) start_sample = running->sample();
+        machine_start = read_machine_cpu();
+        auto started = Clock::now();
+        pid_t pid = spawn(cmd.argv, so);
+        GroupGuard workload_group(pid);
+        WaitHooks hooks;
+        hooks.on_exit = [&] {
+            if (running) end_sample = running->sample();
+            machine_end = read_machine_cpu();
+        };
+        hooks.tick = [&] {
+            double el = std::chrono::duration<double>(Clock::now() - started).count();
+            progress_.tick(head + "  " + format_duration(el) + eta_.text(el));
+        };
+        ExitInfo ex = wait_child(pid, started, hooks);
+        workload_group.stop();  // stray descendants of the compile
+        if (running) {
+            LoadWindow w = load_window(info, start_sample, end_sample);
+            rec.load_units = w.units;
+            rec.load_secondary = w.secondary;
+            rec.load_cpu_pct = w.cpu_pct;
+        }
+        record_exit(ex, rec);
+        if (machine_start && machine_end) {
+            OutsideCpu o = outside_cpu(*machine_start, *machine_end, rec.wall_s, rec.cpu_pct,
+                                       rec.load_cpu_pct);
+            rec.others_cpu_pct = o.others_pct;
+            rec.steal_pct = o.steal_pct;
+        }
+        return ex;
+    }
+
+    void report_failure(const LoadInfo& info, unsigned i, const std::string& why) {
+        progress_.clear();
+        std::fprintf(stderr, "contest: %s run %u: %s\n", info.name.data(), i, why.c_str());
+    }
+
+    const RunConfig& config_;
+    Workload& workload_;
+    Progress& progress_;
+    RunOutcome& out_;
+    ResultWriter& writer_;
+    Eta eta_;
+    bool drop_warning_given_ = false;
+};
+
+}  // namespace
+
+RunOutcome run_contest(const RunConfig& config, Progress& progress) {
+    check_label(config.label);
+    if (config.runs < 1) throw UsageError("--runs must be at least 1");
+    // Everything that can be refused is refused before anything is measured.
+    auto loads = resolve_loads(config.loads, config.load);
+    if (loads.empty()) throw UsageError("no loads to run");
+    auto workload = make_workload(config.workload);
+
+    progress.note("contest: preparing the " + workload->name() + " workload");
+    workload->prepare(progress);
+    LoadOptions load_options = config.load;
+    load_options.workload_source = workload->source_tree();
+
+    RunOutcome out;
+    ResultFile& result = out.result;
+    result.label = config.label;
+    result.contest_version = kVersion;
+    result.started_at = utc_timestamp();
+    result.system = system_fingerprint();
+    const std::uint64_t seed = config.seed ? *config.seed : std::random_device{}();
+    result.config = config_json(config, seed, *workload, loads);
+    result.loads = nlohmann::json::object();
+    std::string stamp = result.started_at;
+    std::erase(stamp, ':');
+    std::filesystem::path path = config.results_dir / config.label / (stamp + ".json");
+    for (int i = 2; std::filesystem::exists(path); ++i)
+        path = config.results_dir / config.label / (stamp + "-" + std::to_string(i) + ".json");
+    ResultWriter writer(result, path);
+    out.path = path;
+    writer.save();  // an unwritable results folder fails now, not after an hour
+    progress.note("contest: results go to " + path.string());
+
+    std::vector<std::string_view> names;
+    for (const LoadInfo* info : loads) names.push_back(info->name);
+    const auto plan = plan_runs(names, config.runs, config.order, seed);
+    RunLoop loop(config, *workload, progress, out, writer, static_cast<int>(plan.size()));
+    try {
+        std::vector<std::optional<RunLoop::PreparedLoad>> prepared(loads.size());
+        if (config.order != RunOrder::blocks) {
+            // Every load is prepared before the first run, so one that can't
+            // be fails before anything is measured.
+            for (std::size_t k = 0; k < loads.size(); ++k)
+                prepared[k] = loop.prepare(*loads[k], load_options);
+        }
+        for (const auto& step : plan) {
+            auto& p = prepared[step.load];
+            if (!p) {
+                // blocks: one load prepared at a time, its files gone before the next's.
+                for (auto& other : prepared) other.reset();
+                p = loop.prepare(*loads[step.load], load_options);
+            }
+            loop.run(*p, step.index);
+        }
+    } catch (const Interrupted&) {
+        progress.clear();
+        writer.save();
+        std::fprintf(stderr, "contest: interrupted; loads stopped; %zu finished runs kept in %s\n",
+                     result.runs.size(), path.c_str());
+        throw;
+    }
+    result.finished_at = utc_timestamp();
+    result.complete = true;
+    writer.save();
+    progress.clear();
+    return out;
+}
+
+}  // namespace contest

@@ -1,0 +1,50 @@
+#pragma once
+// The run loop of `contest run`: for each run of each load, clean the
+// workload, set the cache state, start the load and check it works, time the
+// workload while sampling the load at its exact start and end, stop the
+// load, and save the result file after every run.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contest/sys/progress.h"
+#include "contest/result/result_file.h"
+#include "contest/run/run_order.h"
+#include "loads/load.h"
+#include "workloads/workload.h"
+
+namespace contest {
+
+struct RunConfig {
+    std::string label;
+    unsigned runs = 3;
+    std::vector<std::string> loads{"default"};
+    WorkloadOptions workload;
+    LoadOptions load;
+    std::filesystem::path results_dir = "results";
+    double warmup_s = 3.0;    // a load's time to get going before the workload starts
+    bool drop_caches = true;  // before every run but cacherun's, where permitted
+    RunOrder order = RunOrder::shuffled;
+    std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
+};
+
+struct RunOutcome {
+    ResultFile result;
+    std::filesystem::path path;  // the result file written
+    int failed_runs = 0;
+};
+
+// Runs everything in config. Writes the result file after every workload
+// run. On Ctrl-C, saves what finished (complete: false) and rethrows
+// Interrupted; loads and the workload are stopped and reaped on every path.
+RunOutcome run_contest(const RunConfig& config, Progress& progress);
+
+// "2026-11-30T00:31:10Z"
+std::string utc_timestamp();
+
+// Drops the page cache, dentries and inodes (after sync). Returns "dropped",
+// or "not dropped: <why>" when the machine won't let us.
+std::string drop_caches();
+
+}  // namespace contest
