@@ -20,7 +20,7 @@ bool holds_pseudo_folder(pid_t pid) {
         if (!std::filesystem::is_directory(it->path(), link_ec)) continue;
         std::string target = std::filesystem::read_symlink(it->path(), link_ec).string();
         for (const char* pseudo : {"/proc", "/sys", "/dev"})
-            if (target == pseudo || target.rfind(std::string(pseudo) + "/", 0) == 0) return true;
+            if (target == pseudo || target.starts_with(std::string(pseudo) + "/")) return true;
     }
     return false;
 }

@@ -136,16 +136,16 @@ std::string text_ratio(const std::string& table, const std::string& load,
     std::size_t ratio_end = 0;
     bool in_block = false;
     for (const auto& line : lines) {
-        if (!line.empty() && line.back() == ':' && line.find(' ') == std::string::npos) {
+        if (line.ends_with(':') && line.find(' ') == std::string::npos) {
             in_block = line == load + ":";
             continue;
         }
         if (!in_block) continue;
-        if (line.rfind("Kernel", 0) == 0) {
+        if (line.starts_with("Kernel")) {
             ratio_end = line.find("Ratio") + 5;
             continue;
         }
-        if (line.rfind(label + " ", 0) == 0) {
+        if (line.starts_with(label + " ")) {
             const std::size_t start = line.find_last_of(' ', ratio_end - 1) + 1;
             return line.substr(start, ratio_end - start);
         }
@@ -350,11 +350,11 @@ TEST_CASE("large Loads counts keep the columns aligned", "[report]") {
     const auto table = render_report(fixture_files(), quiet());
     std::size_t ratio_end = std::string::npos;
     for (const auto& line : lines_of(table)) {
-        if (line.rfind("Kernel", 0) == 0) {
+        if (line.starts_with("Kernel")) {
             const std::size_t end = line.find("Ratio") + 5;
             if (ratio_end != std::string::npos) CHECK(end == ratio_end);  // every block alike
             ratio_end = end;
-        } else if (line.rfind("6.1.0-", 0) == 0) {
+        } else if (line.starts_with("6.1.0-")) {
             INFO(line);
             REQUIRE(line.size() >= ratio_end);
             CHECK(line[ratio_end - 3] == '.');  // "1.62" ends right under "Ratio"
@@ -401,7 +401,7 @@ TEST_CASE("snapshot: json", "[report][snapshot]") {
 TEST_CASE("snapshot: svg plot", "[report][snapshot]") {
     const std::string svg = plot_svg(build_report_model(fixture_files(), quiet()));
     expect_snapshot("plot.svg", svg);
-    CHECK(svg.rfind("<?xml", 0) == 0);
+    CHECK(svg.starts_with("<?xml"));
     CHECK(svg.find("</svg>") != std::string::npos);
     CHECK(svg.find("href") == std::string::npos);  // self-contained
 }

@@ -110,3 +110,48 @@ TEST_CASE("reading a folder skips bad files and names them", "[result]") {
     REQUIRE(bad.size() == 1);
     CHECK_THAT(bad[0], Catch::Contains("bad.json"));
 }
+
+TEST_CASE("every run status is written and read as its word; an unknown word is named",
+          "[result]") {
+    for (const auto& s : kRunStatusNames) {
+        ResultFile f = sample_result();
+        f.runs[0].status = s.status;
+        auto j = to_json(f);
+        CHECK(j["runs"][0]["status"] == std::string(s.name));
+        CHECK(result_from_json(j, "s.json").runs[0].status == s.status);
+    }
+    auto j = to_json(sample_result());
+    j["runs"][0]["status"] = "crashed";
+    CHECK_THROWS_WITH(result_from_json(j, "odd.json"),
+                      Catch::Contains("odd.json: runs[0]") && Catch::Contains("\"status\"") &&
+                          Catch::Contains("crashed"));
+    j["runs"][0]["status"] = 3;
+    CHECK_THROWS_WITH(result_from_json(j, "odd.json"),
+                      Catch::Contains("\"status\"") && Catch::Contains("wrong type"));
+}
+
+TEST_CASE("fields written only when set are absent or null until they are", "[result]") {
+    ResultFile f = sample_result();
+    auto j = to_json(f);
+    const auto& run = j["runs"][0];
+    for (const char* k : {"reason", "load_secondary", "load_secondary_unit", "latency", "perf"})
+        CHECK_FALSE(run.contains(k));
+    CHECK(j["finished_at"].is_null());
+    CHECK(j["loads"].is_object());
+
+    f.runs[0].status = RunStatus::load_failed;
+    f.runs[0].reason = "cpu_load did no work";
+    f.runs[0].load_secondary_unit = "passes";  // a secondary of 0 is still written
+    f.runs[0].latency = {{"p99_us", 120}};
+    f.finished_at = "2026-11-30T01:00:00Z";
+    j = to_json(f);
+    CHECK(j["runs"][0]["load_secondary"] == 0);
+    CHECK(j["finished_at"] == "2026-11-30T01:00:00Z");
+    ResultFile back = result_from_json(j, "set.json");
+    CHECK(back.runs[0].reason == "cpu_load did no work");
+    CHECK(back.runs[0].load_secondary_unit == "passes");
+    CHECK(back.runs[0].latency["p99_us"] == 120);
+    CHECK(back.runs[0].perf.is_null());
+    CHECK(back.finished_at == "2026-11-30T01:00:00Z");
+    CHECK(to_json(back) == j);
+}

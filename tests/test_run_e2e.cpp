@@ -50,9 +50,9 @@ std::vector<std::string> table_row(const std::string& table, const std::string& 
     while (std::getline(in, line)) {
         if (line == load + ":")
             in_block = true;
-        else if (!line.empty() && line.back() == ':' && line.find(' ') == std::string::npos)
+        else if (line.ends_with(':') && line.find(' ') == std::string::npos)
             in_block = false;
-        else if (in_block && line.rfind(label + " ", 0) == 0) {
+        else if (in_block && line.starts_with(label + " ")) {
             std::istringstream words(line);
             std::vector<std::string> out;
             std::string w;
@@ -99,7 +99,7 @@ TEST_CASE("contest run times a tiny synthetic workload under no_load and cpu_loa
         CHECK(r["cpu_pct"].get<double>() > 0);
         CHECK(r["max_rss_kib"].get<double>() > 0);
         CHECK((r["caches"] == "dropped" ||
-               r["caches"].get<std::string>().rfind("not dropped", 0) == 0));
+               r["caches"].get<std::string>().starts_with("not dropped")));
         if (r["load"] == "cpu_load") {
             CHECK(r["load_units"].get<double>() > 0);
             CHECK(r["load_cpu_pct"].get<double>() > 0);

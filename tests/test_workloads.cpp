@@ -115,13 +115,13 @@ TEST_CASE("the synthetic project has the promised shape", "[workloads][synthetic
     std::string makefile;
     for (const auto& f : project.files) {
         const std::string path = f.relative_path.string();
-        if (path.rfind("src/unit_", 0) == 0) {
+        if (path.starts_with("src/unit_")) {
             ++units;
             CHECK(f.content.find("#include \"synth/synth.h\"") != std::string::npos);
             CHECK(f.content.find("struct ") != std::string::npos);
             CHECK(f.content.find("for (") != std::string::npos);
         }
-        if (path.rfind("include/", 0) == 0) ++headers;
+        if (path.starts_with("include/")) ++headers;
         if (path == "Makefile") makefile = f.content;
     }
     CHECK(units == 5);

@@ -20,6 +20,7 @@
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/text.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {
@@ -38,11 +39,6 @@ bool is_named_config(const std::string& config) {
     return std::find(kConfigTargets.begin(), kConfigTargets.end(), config) != kConfigTargets.end();
 }
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // tar's decompression flag and the program (and package) it runs, from the
 // tarball's name; nullopt when it is not a tarball contest knows.
 struct Compression {
@@ -52,13 +48,13 @@ struct Compression {
 };
 std::optional<Compression> compression_of(const fs::path& tarball) {
     const std::string name = tarball.filename().string();
-    if (ends_with(name, ".tar.xz") || ends_with(name, ".txz"))
+    if (name.ends_with(".tar.xz") || name.ends_with(".txz"))
         return Compression{"-J", "xz", "xz-utils"};
-    if (ends_with(name, ".tar.gz") || ends_with(name, ".tgz"))
+    if (name.ends_with(".tar.gz") || name.ends_with(".tgz"))
         return Compression{"-z", "gzip", "gzip"};
-    if (ends_with(name, ".tar.bz2") || ends_with(name, ".tbz2"))
+    if (name.ends_with(".tar.bz2") || name.ends_with(".tbz2"))
         return Compression{"-j", "bzip2", "bzip2"};
-    if (ends_with(name, ".tar")) return Compression{"", "tar", "tar"};
+    if (name.ends_with(".tar")) return Compression{"", "tar", "tar"};
     return std::nullopt;
 }
 
@@ -221,11 +217,12 @@ class KernelWorkload : public Workload {
     }
 
     static std::string describe_missing(const std::vector<MissingTool>& missing) {
-        std::string msg = "the kernel workload needs what is missing here:";
-        for (size_t i = 0; i < missing.size(); ++i)
-            msg +=
-                (i ? ", " : " ") + missing[i].what + " (Debian package " + missing[i].package + ")";
-        return msg + "; `make deps-kernel` installs them";
+        return "the kernel workload needs what is missing here: " +
+               join(missing, ", ",
+                    [](const MissingTool& m) {
+                        return m.what + " (Debian package " + m.package + ")";
+                    }) +
+               "; `make deps-kernel` installs them";
     }
 
     void resolve_source() {
@@ -316,7 +313,7 @@ class KernelWorkload : public Workload {
             command_output({"xz", "--robot", "--list", source_.path.string()}, dir_));
         std::string line;
         while (std::getline(list, line)) {
-            if (line.rfind("totals\t", 0) != 0) continue;
+            if (!line.starts_with("totals\t")) continue;
             std::istringstream fields(line);
             std::string name, streams, blocks;
             std::uintmax_t compressed = 0, uncompressed = 0;
@@ -428,8 +425,8 @@ std::optional<fs::path> newest_kernel_source(const fs::path& dir) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir, ec)) {
         const std::string name = e.path().filename().string();
-        if (name.rfind("linux-source-", 0) != 0 || !e.is_regular_file(ec)) continue;
-        if (!compression_of(e.path()) || ends_with(name, ".tar")) continue;
+        if (!name.starts_with("linux-source-") || !e.is_regular_file(ec)) continue;
+        if (!compression_of(e.path()) || name.ends_with(".tar")) continue;
         // strverscmp orders 6.10 after 6.9, as `sort -V` does.
         if (!newest || ::strverscmp(newest->filename().c_str(), name.c_str()) < 0)
             newest = e.path();

@@ -15,6 +15,7 @@
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
@@ -24,9 +25,7 @@ std::string list_labels(const std::vector<ResultFile>& files) {
     std::vector<std::string> seen;
     for (const auto& f : files)
         if (std::find(seen.begin(), seen.end(), f.label) == seen.end()) seen.push_back(f.label);
-    std::string out;
-    for (const auto& l : seen) out += (out.empty() ? "" : ", ") + l;
-    return out;
+    return join(seen, ", ");
 }
 
 // One side of the comparison: a result file or folder when the argument
@@ -88,12 +87,6 @@ std::string mean_and_ci(const stats::Summary& s) {
     std::string out = fixed(s.mean, decimals);
     if (std::isfinite(s.ci95_half)) out += " ± " + fixed(s.ci95_half, decimals);
     return out + " s";
-}
-
-std::string join_names(const std::vector<std::string>& names) {
-    std::string out;
-    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-    return out;
 }
 
 }  // namespace
@@ -171,15 +164,14 @@ std::string format_compare(const ReportModel& model) {
                   "): as far as these runs can tell, the two kernels perform the same";
     } else {
         std::vector<std::string> parts;
-        if (!slower.empty()) parts.push_back("new is slower under " + join_names(slower));
-        if (!faster.empty()) parts.push_back("new is faster under " + join_names(faster));
-        if (!same.empty()) parts.push_back("no difference beyond noise under " + join_names(same));
-        verdict = parts.front();
-        for (std::size_t i = 1; i < parts.size(); ++i) verdict += "; " + parts[i];
+        if (!slower.empty()) parts.push_back("new is slower under " + join(slower, ", "));
+        if (!faster.empty()) parts.push_back("new is faster under " + join(faster, ", "));
+        if (!same.empty()) parts.push_back("no difference beyond noise under " + join(same, ", "));
+        verdict = join(parts, "; ");
         verdict += " (alpha " + std::string(alpha) + ")";
     }
     if (!unjudged.empty() && !(slower.empty() && faster.empty() && same.empty()))
-        verdict += "; too few runs to judge " + join_names(unjudged);
+        verdict += "; too few runs to judge " + join(unjudged, ", ");
     out += "verdict: " + verdict + "\n";
     return out;
 }

@@ -40,34 +40,80 @@ int cmd_loads(int argc, char** argv) {
     return kExitOk;
 }
 
-int cmd_load(int argc, char** argv) {
-    CommandLine cl;
-    cl.name = "load";
-    cl.usage = "contest load NAME [--duration S]";
-    cl.summary = "Runs one load alone for S seconds and prints its work rate and CPU use.";
-    cl.accepts_config = true;
+namespace {
+
+// `contest load`'s options as parsed.
+struct LoadArguments {
     std::string name, workdir, format = "text";
     double duration = 5;
     LoadOptionText text;
     LoadOptions lo;
+};
+
+void describe_load_options(CommandLine& cl, LoadArguments& a) {
+    cl.name = "load";
+    cl.usage = "contest load NAME [--duration S]";
+    cl.summary = "Runs one load alone for S seconds and prints its work rate and CPU use.";
+    cl.accepts_config = true;
     // One option a line reads as a table; keep clang-format out of it.
     // clang-format off
     cl.options.add_options()
-        ("name", po::value(&name)->value_name("NAME"), "the load (also positional)")
-        ("duration,d", po::value(&duration)->default_value(5.0)->value_name("S"), "seconds to run it")
-        ("workdir", po::value(&workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
-        ("format", po::value(&format)->default_value("text")->value_name("F"), "text | json");
+        ("name", po::value(&a.name)->value_name("NAME"), "the load (also positional)")
+        ("duration,d", po::value(&a.duration)->default_value(5.0)->value_name("S"), "seconds to run it")
+        ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
+        ("format", po::value(&a.format)->default_value("text")->value_name("F"), "text | json");
     // clang-format on
-    add_load_options(cl.options, lo, text);
+    add_load_options(cl.options, a.lo, a.text);
     cl.positional.add("name", 1);
+}
+
+void check_load_arguments(LoadArguments& a) {
+    finish_load_options(a.lo, a.text);
+    if (a.name.empty()) throw UsageError("contest load: which load? (see contest loads)");
+    if (!(a.duration > 0)) throw UsageError("--duration must be > 0");
+    if (a.format != "text" && a.format != "json") throw UsageError("--format must be text or json");
+    if (a.workdir.empty()) a.workdir = default_workdir().string();
+    a.lo.workdir = a.workdir;
+}
+
+// What the load did over its window, as text or JSON on stdout.
+void print_load_window(const LoadInfo& info, const LoadWindow& w, const nlohmann::json& facts,
+                       const std::optional<std::string>& failed, const std::string& format) {
+    unsigned cpus = online_cpus();
+    double rate = w.seconds > 0 ? w.units / w.seconds : 0;
+    if (format == "json") {
+        nlohmann::json j = {{"load", info.name}, {"seconds", w.seconds}, {"units", w.units},
+                            {"unit", info.unit}, {"rate_per_s", rate},   {"cpu_pct", w.cpu_pct},
+                            {"cpus", cpus},      {"facts", facts}};
+        if (!info.secondary_unit.empty()) {
+            j["secondary"] = w.secondary;
+            j["secondary_unit"] = info.secondary_unit;
+        }
+        if (failed) j["failure"] = *failed;
+        std::cout << j.dump(2) << "\n";
+        return;
+    }
+    std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units, info.unit.data(),
+                w.seconds, rate, info.unit.data());
+    if (!info.secondary_unit.empty())
+        std::printf("%s: %.1f %s\n", info.name.data(), w.secondary, info.secondary_unit.data());
+    std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct,
+                w.cpu_pct / cpus, cpus);
+    if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), facts.dump().c_str());
+}
+
+}  // namespace
+
+int cmd_load(int argc, char** argv) {
+    LoadArguments a;
+    CommandLine cl;
+    describe_load_options(cl, a);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    finish_load_options(lo, text);
-    if (name.empty()) throw UsageError("contest load: which load? (see contest loads)");
-    if (!(duration > 0)) throw UsageError("--duration must be > 0");
-    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
-    if (workdir.empty()) workdir = default_workdir().string();
-    lo.workdir = workdir;
+    check_load_arguments(a);
+    const std::string& name = a.name;
+    const double duration = a.duration;
+    LoadOptions& lo = a.lo;
     auto resolved = resolve_loads({name}, lo);
     const LoadInfo& info = *resolved.front();
     if (!info.does_work) throw UsageError(name + " does no work; nothing to measure");
@@ -84,28 +130,8 @@ int cmd_load(int argc, char** argv) {
     auto failed = running->failure();
     running.reset();
     LoadWindow w = load_window(info, s0, s1);
-    unsigned cpus = online_cpus();
-    double rate = w.seconds > 0 ? w.units / w.seconds : 0;
     nlohmann::json facts = load->facts();
-    if (format == "json") {
-        nlohmann::json j = {{"load", info.name}, {"seconds", w.seconds}, {"units", w.units},
-                            {"unit", info.unit}, {"rate_per_s", rate},   {"cpu_pct", w.cpu_pct},
-                            {"cpus", cpus},      {"facts", facts}};
-        if (!info.secondary_unit.empty()) {
-            j["secondary"] = w.secondary;
-            j["secondary_unit"] = info.secondary_unit;
-        }
-        if (failed) j["failure"] = *failed;
-        std::cout << j.dump(2) << "\n";
-    } else {
-        std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units,
-                    info.unit.data(), w.seconds, rate, info.unit.data());
-        if (!info.secondary_unit.empty())
-            std::printf("%s: %.1f %s\n", info.name.data(), w.secondary, info.secondary_unit.data());
-        std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct,
-                    w.cpu_pct / cpus, cpus);
-        if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), facts.dump().c_str());
-    }
+    print_load_window(info, w, facts, failed, a.format);
     if (failed) {
         std::fprintf(stderr, "contest: %s\n", failed->c_str());
         return kExitSomeRunsFailed;

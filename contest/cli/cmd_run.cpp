@@ -7,10 +7,10 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/sys/errors.h"
 #include "contest/cli/load_cli.h"
 #include "contest/report/report.h"
 #include "contest/run/runner.h"
+#include "contest/sys/errors.h"
 
 namespace contest {
 namespace {
@@ -25,7 +25,7 @@ bool kernel_source_available() {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator("/usr/src", ec)) {
         auto name = e.path().filename().string();
-        if (name.rfind("linux-source-", 0) == 0 && name.find(".tar.") != std::string::npos)
+        if (name.starts_with("linux-source-") && name.find(".tar.") != std::string::npos)
             return true;
     }
     return false;
@@ -45,17 +45,17 @@ std::vector<std::string> split_load_names(const std::vector<std::string>& values
     return out;
 }
 
-}  // namespace
-
-int cmd_run(int argc, char** argv) {
-    RunConfig rc;
+// `contest run`'s options as parsed, before they are checked into a RunConfig.
+struct RunArguments {
+    RunConfig config;
     std::vector<std::string> loads;
-    std::string workdir, results = "results";
+    std::string workdir, results = "results", order;
     LoadOptionText load_text;
     bool quiet = false, no_drop = false;
-    std::string order;
+};
 
-    CommandLine cl;
+void describe_run_options(CommandLine& cl, RunArguments& a) {
+    RunConfig& rc = a.config;
     cl.name = "run";
     cl.usage = "contest run [options] [LOAD...]";
     cl.summary =
@@ -80,48 +80,62 @@ int cmd_run(int argc, char** argv) {
         ("workload-cmd", po::value(&rc.workload.workload_cmd)->value_name("CMD"), "command: the timed command")
         ("prepare-cmd", po::value(&rc.workload.prepare_cmd)->value_name("CMD"), "command: run once before all runs")
         ("clean-cmd", po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)")
-        ("workdir", po::value(&workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
-        ("results", po::value(&results)->value_name("D"), "where result files go (default results/)")
+        ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
+        ("results", po::value(&a.results)->value_name("D"), "where result files go (default results/)")
         ("warmup", po::value(&rc.warmup_s)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts")
-        ("order", po::value(&order)->default_value("shuffled")->value_name("O"),
+        ("order", po::value(&a.order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next")
         ("seed", po::value<std::uint64_t>()->value_name("N"), "the shuffle's seed (default: random; recorded)")
-        ("no-drop-caches", po::bool_switch(&no_drop), "never drop caches (cacherun aside, they are dropped as root)")
-        ("quiet,q", po::bool_switch(&quiet), "no progress on stderr")
-        ("load", po::value(&loads)->value_name("LOAD"), "loads to run (also positional)");
+        ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
+        ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
+        ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
-    add_load_options(cl.options, rc.load, load_text);
+    add_load_options(cl.options, rc.load, a.load_text);
     cl.positional.add("load", -1);
-    po::variables_map vm;
-    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+}
 
-    finish_load_options(rc.load, load_text);
+// Checks the parsed options and fills in the defaults that depend on the machine.
+RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
+    RunConfig rc = a.config;
+    finish_load_options(rc.load, a.load_text);
     if (rc.label.empty()) rc.label = default_label();
     if (rc.workload.kind.empty())
         rc.workload.kind = kernel_source_available() ? "kernel" : "synthetic";
     if (vm.count("kernel-source"))
         rc.workload.kernel_source = vm["kernel-source"].as<std::string>();
-    rc.workload.workdir = workdir.empty() ? default_workdir() : std::filesystem::path(workdir);
+    rc.workload.workdir = a.workdir.empty() ? default_workdir() : std::filesystem::path(a.workdir);
     rc.load.workdir = rc.workload.workdir;
-    rc.results_dir = results;
-    rc.drop_caches = !no_drop;
-    rc.order = parse_run_order(order);
+    rc.results_dir = a.results;
+    rc.drop_caches = !a.no_drop;
+    rc.order = parse_run_order(a.order);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
-    auto names = split_load_names(loads);
+    auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
+    return rc;
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+    RunArguments arguments;
+    CommandLine cl;
+    describe_run_options(cl, arguments);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    const RunConfig rc = checked_run_config(arguments, vm);
     std::error_code ec;
     std::filesystem::create_directories(rc.workload.workdir, ec);
     if (ec)
         throw EnvironmentError("cannot create workdir " + rc.workload.workdir.string() + ": " +
                                ec.message());
 
-    Progress progress = Progress::for_stderr(quiet);
-    RunOutcome out = run_contest(rc, progress);
+    Progress progress = Progress::for_stderr(arguments.quiet);
+    RunOutcome out = run_suite(rc, progress);
     std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
-    if (!quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
+    if (!arguments.quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
 }
 

@@ -1,7 +1,11 @@
 // contest: kernel responsiveness benchmark. Dispatches to one subcommand.
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string_view>
+#include <system_error>
+
+#include <boost/program_options/errors.hpp>
 
 #include "contest/cli/commands.h"
 #include "contest/sys/errors.h"
@@ -35,6 +39,40 @@ void usage(std::ostream& out) {
     out << "\n`contest COMMAND --help` for a command's options; --version for the version.\n";
 }
 
+// The exception in flight, said in one line on stderr, and the exit code its
+// type stands for (errors.h, docs/contract.md "Exit codes"). The one place an
+// exception becomes an exit code.
+int exit_code_for_current_exception() {
+    auto say = [](const std::string& what) { std::cerr << "contest: " << what << "\n"; };
+    try {
+        throw;
+    } catch (const contest::UsageError& e) {
+        say(e.what());
+        return contest::kExitUsage;
+    } catch (const boost::program_options::error& e) {
+        say(e.what());
+        return contest::kExitUsage;
+    } catch (const contest::EnvironmentError& e) {
+        say(e.what());
+        return contest::kExitEnvironment;
+    } catch (const contest::Interrupted&) {
+        say("interrupted");
+        return contest::kExitInterrupted;
+    } catch (const std::bad_alloc&) {
+        say("out of memory");
+        return contest::kExitEnvironment;
+    } catch (const std::system_error& e) {  // also std::filesystem::filesystem_error
+        say(e.what());
+        return contest::kExitEnvironment;
+    } catch (const std::exception& e) {
+        say(std::string("internal error: ") + e.what());
+        return contest::kExitInternal;
+    } catch (...) {
+        say("internal error: an exception of unknown type");
+        return contest::kExitInternal;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,18 +104,8 @@ int main(int argc, char** argv) {
             std::cerr << "contest: unknown command '" << cmd << "' (see contest --help)\n";
             rc = contest::kExitUsage;
         }
-    } catch (const contest::UsageError& e) {
-        std::cerr << "contest: " << e.what() << "\n";
-        rc = contest::kExitUsage;
-    } catch (const contest::EnvironmentError& e) {
-        std::cerr << "contest: " << e.what() << "\n";
-        rc = contest::kExitEnvironment;
-    } catch (const contest::Interrupted&) {
-        std::cerr << "contest: interrupted\n";
-        rc = contest::kExitInterrupted;
-    } catch (const std::exception& e) {
-        std::cerr << "contest: " << e.what() << "\n";
-        rc = contest::kExitEnvironment;
+    } catch (...) {
+        rc = exit_code_for_current_exception();
     }
     contest::kill_and_reap_all_children();
     return rc;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "contest/report/formats.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
@@ -39,10 +40,8 @@ void append_summary(std::vector<std::string>& row, const stats::Summary& s) {
         row.push_back(six_digits(v));
 }
 
-std::string join(const std::vector<std::string>& fields) {
-    std::string line;
-    for (std::size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + quote(fields[i]);
-    return line + "\n";
+std::string csv_line(const std::vector<std::string>& fields) {
+    return join(fields, ",", quote) + "\n";
 }
 
 }  // namespace
@@ -55,7 +54,7 @@ std::string format_csv(const ReportModel& model, const ReportOptions&) {
          {"loads_unit", "ratio", "ratio_ci95_half", "change_pct", "welch_t", "welch_df", "welch_p",
           "mann_whitney_u", "mann_whitney_z", "mann_whitney_p", "significant", "alpha"})
         header.push_back(f);
-    std::string out = join(header);
+    std::string out = csv_line(header);
 
     for (const auto& block : model.blocks) {
         for (const auto& cell : block.cells) {
@@ -76,7 +75,7 @@ std::string format_csv(const ReportModel& model, const ReportOptions&) {
             row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->p) : "");
             row.push_back(!v ? "" : !v->judged ? "not judged" : v->significant ? "yes" : "no");
             row.push_back(six_digits(model.alpha));
-            out += join(row);
+            out += csv_line(row);
         }
     }
     return out;

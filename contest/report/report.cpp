@@ -10,6 +10,7 @@
 #include "contest/sys/errors.h"
 #include "contest/report/formats.h"
 #include "contest/report/report_model.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
@@ -116,8 +117,7 @@ std::vector<ResultFile> read_results_or_fail(const std::vector<std::string>& pat
     if (files.empty()) {
         if (bad.size() == 1) throw UsageError(bad.front());
         for (const auto& b : bad) std::cerr << "contest: " << b << "\n";
-        std::string where;
-        for (const auto& p : paths) where += (where.empty() ? "" : ", ") + p;
+        const std::string where = join(paths, ", ");
         throw UsageError(bad.empty() ? "no result files (*.json) in " + where
                                      : "no readable result file in " + where);
     }

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 #include "loads/registry.h"
 
 namespace contest {
@@ -294,8 +295,7 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
 
     model.baseline = options.baseline.value_or(model.labels.front().label);
     if (!model.find_label(model.baseline)) {
-        std::string known;
-        for (const auto& l : model.labels) known += (known.empty() ? "" : ", ") + l.label;
+        const std::string known = join(model.labels, ", ", [](const auto& l) { return l.label; });
         throw UsageError("--baseline " + model.baseline + ": no such label in the results (" +
                          known + ")");
     }

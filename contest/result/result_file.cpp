@@ -8,111 +8,201 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
 using nlohmann::json;
 
-json to_json(const RunRecord& r) {
-    json j = {
-        {"load", r.load},
-        {"index", r.index},
-        {"status", r.status},
-        {"wall_s", r.wall_s},
-        {"user_s", r.user_s},
-        {"sys_s", r.sys_s},
-        {"cpu_pct", r.cpu_pct},
-        {"load_units", r.load_units},
-        {"load_unit", r.load_unit},
-        {"load_cpu_pct", r.load_cpu_pct},
-        {"max_rss_kib", r.max_rss_kib},
-        {"minor_faults", r.minor_faults},
-        {"major_faults", r.major_faults},
-        {"voluntary_switches", r.voluntary_switches},
-        {"involuntary_switches", r.involuntary_switches},
-        {"caches", r.caches},
-        {"exit_status", r.exit_status},
-    };
-    if (!r.reason.empty()) j["reason"] = r.reason;
-    if (!r.load_secondary_unit.empty()) {
-        j["load_secondary"] = r.load_secondary;
-        j["load_secondary_unit"] = r.load_secondary_unit;
-    }
-    if (r.others_cpu_pct) j["others_cpu_pct"] = *r.others_cpu_pct;
-    if (r.steal_pct) j["steal_pct"] = *r.steal_pct;
-    if (!r.latency.is_null()) j["latency"] = r.latency;
-    if (!r.perf.is_null()) j["perf"] = r.perf;
-    return j;
-}
-
-json to_json(const ResultFile& f) {
-    json runs = json::array();
-    for (const auto& r : f.runs) runs.push_back(to_json(r));
-    return {
-        {"schema_version", kSchemaVersion},
-        {"contest_version", f.contest_version},
-        {"label", f.label},
-        {"started_at", f.started_at},
-        {"finished_at", f.finished_at.empty() ? json(nullptr) : json(f.finished_at)},
-        {"complete", f.complete},
-        {"system", f.system},
-        {"config", f.config},
-        {"loads", f.loads.is_null() ? json::object() : f.loads},
-        {"runs", runs},
-    };
-}
-
 namespace {
 
-// Field access that names the file and the field when something is off.
+// One field of a record as the file holds it. The tables below are the only
+// place a field is named: to_json and result_from_json both walk them.
+enum class Need {
+    required,  // absent, null or the wrong type: the file is refused
+    optional,  // absent or null: the member keeps its default (older files, unmeasured)
+};
+enum class Written {
+    always,
+    when_set,         // omitted while "" / unset / null
+    null_when_unset,  // written as null while ""
+};
+
+template <typename Record>
+struct Field {
+    using Member =
+        std::variant<std::string Record::*, bool Record::*, int Record::*, double Record::*,
+                     std::int64_t Record::*, std::optional<double> Record::*, RunStatus Record::*,
+                     json Record::*>;
+    const char* name;
+    Member member;
+    Need need = Need::optional;
+    Written written = Written::always;
+    bool (*written_if)(const Record&) = nullptr;  // a condition beyond `written`
+};
+
+bool has_secondary_unit(const RunRecord& r) {
+    return !r.load_secondary_unit.empty();
+}
+
+// clang-format off
+const Field<RunRecord> kRunFields[] = {
+    {"load",                 &RunRecord::load, Need::required},
+    {"index",                &RunRecord::index, Need::required},
+    {"status",               &RunRecord::status, Need::required},
+    {"reason",               &RunRecord::reason, Need::optional, Written::when_set},
+    {"wall_s",               &RunRecord::wall_s, Need::required},
+    {"user_s",               &RunRecord::user_s},
+    {"sys_s",                &RunRecord::sys_s},
+    {"cpu_pct",              &RunRecord::cpu_pct},
+    {"load_units",           &RunRecord::load_units},
+    {"load_unit",            &RunRecord::load_unit},
+    {"load_secondary",       &RunRecord::load_secondary, Need::optional, Written::always, has_secondary_unit},
+    {"load_secondary_unit",  &RunRecord::load_secondary_unit, Need::optional, Written::when_set},
+    {"load_cpu_pct",         &RunRecord::load_cpu_pct},
+    {"max_rss_kib",          &RunRecord::max_rss_kib},
+    {"minor_faults",         &RunRecord::minor_faults},
+    {"major_faults",         &RunRecord::major_faults},
+    {"voluntary_switches",   &RunRecord::voluntary_switches},
+    {"involuntary_switches", &RunRecord::involuntary_switches},
+    // Absent or null reads as unmeasured, never as 0.
+    {"others_cpu_pct",       &RunRecord::others_cpu_pct, Need::optional, Written::when_set},
+    {"steal_pct",            &RunRecord::steal_pct, Need::optional, Written::when_set},
+    {"caches",               &RunRecord::caches},
+    {"exit_status",          &RunRecord::exit_status},
+    {"latency",              &RunRecord::latency, Need::optional, Written::when_set},
+    {"perf",                 &RunRecord::perf, Need::optional, Written::when_set},
+};
+
+// schema_version and runs are not members: they are written and checked by hand.
+const Field<ResultFile> kFileFields[] = {
+    {"contest_version",      &ResultFile::contest_version},
+    {"label",                &ResultFile::label, Need::required},
+    {"started_at",           &ResultFile::started_at},
+    {"finished_at",          &ResultFile::finished_at, Need::optional, Written::null_when_unset},
+    {"complete",             &ResultFile::complete},
+    {"system",               &ResultFile::system},
+    {"config",               &ResultFile::config},
+    {"loads",                &ResultFile::loads},
+};
+// clang-format on
+
 template <typename T>
-T field(const json& j, const char* name, const std::string& where) {
-    auto it = j.find(name);
-    if (it == j.end()) throw UsageError(where + ": missing field \"" + name + "\"");
-    try {
-        return it->get<T>();
-    } catch (const json::exception&) {
-        throw UsageError(where + ": field \"" + name + "\" has the wrong type (" +
-                         std::string(it->type_name()) + ")");
+bool is_unset(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>)
+        return v.empty();
+    else if constexpr (std::is_same_v<T, std::optional<double>>)
+        return !v.has_value();
+    else if constexpr (std::is_same_v<T, json>)
+        return v.is_null();
+    else
+        return false;
+}
+
+template <typename T>
+json value_to_json(const T& v) {
+    if constexpr (std::is_same_v<T, RunStatus>)
+        return std::string(run_status_name(v));
+    else if constexpr (std::is_same_v<T, std::optional<double>>)
+        return *v;
+    else
+        return v;
+}
+
+template <typename Record>
+void write_fields(const Record& record, const Field<Record>* begin, const Field<Record>* end,
+                  json& out) {
+    for (const auto* f = begin; f != end; ++f) {
+        if (f->written_if && !f->written_if(record)) continue;
+        std::visit(
+            [&](auto member) {
+                const auto& v = record.*member;
+                if (!is_unset(v))
+                    out[f->name] = value_to_json(v);
+                else if (f->written == Written::always)
+                    out[f->name] = value_to_json(v);
+                else if (f->written == Written::null_when_unset)
+                    out[f->name] = nullptr;
+            },
+            f->member);
     }
 }
 
+// The value of a field that is there, or a UsageError naming the file and the field.
 template <typename T>
-T optional_field(const json& j, const char* name, T fallback, const std::string& where) {
-    auto it = j.find(name);
-    if (it == j.end() || it->is_null()) return fallback;
-    return field<T>(j, name, where);
+T value_from_json(const json& v, const char* name, const std::string& where) {
+    if constexpr (std::is_same_v<T, json>) {
+        return v;
+    } else if constexpr (std::is_same_v<T, RunStatus>) {
+        const auto word = value_from_json<std::string>(v, name, where);
+        if (auto status = run_status_from_name(word)) return *status;
+        const std::string known = join(kRunStatusNames, ", ", &RunStatusName::name);
+        throw UsageError(where + ": field \"" + name + "\" has an unknown value \"" + word +
+                         "\" (known: " + known + ")");
+    } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+        return value_from_json<double>(v, name, where);
+    } else {
+        try {
+            return v.get<T>();
+        } catch (const json::exception&) {
+            throw UsageError(where + ": field \"" + name + "\" has the wrong type (" +
+                             std::string(v.type_name()) + ")");
+        }
+    }
 }
 
-// A figure that older files, or runs that could not measure it, lack:
-// absent or null reads as unmeasured, never as 0.
-std::optional<double> optional_measure(const json& j, const char* name, const std::string& where) {
-    auto it = j.find(name);
-    if (it == j.end() || it->is_null()) return std::nullopt;
-    return field<double>(j, name, where);
+template <typename Record>
+void read_fields(const json& in, const Field<Record>* begin, const Field<Record>* end,
+                 const std::string& where, Record& record) {
+    for (const auto* f = begin; f != end; ++f) {
+        auto it = in.find(f->name);
+        if (it == in.end() || (it->is_null() && f->need == Need::optional)) {
+            if (f->need == Need::required)
+                throw UsageError(where + ": missing field \"" + f->name + "\"");
+            continue;
+        }
+        std::visit(
+            [&](auto member) {
+                using T = std::remove_reference_t<decltype(record.*member)>;
+                record.*member = value_from_json<T>(*it, f->name, where);
+            },
+            f->member);
+    }
 }
 
 }  // namespace
 
+json to_json(const RunRecord& r) {
+    json j = json::object();
+    write_fields(r, std::begin(kRunFields), std::end(kRunFields), j);
+    return j;
+}
+
+json to_json(const ResultFile& f) {
+    json j = {{"schema_version", kSchemaVersion}};
+    write_fields(f, std::begin(kFileFields), std::end(kFileFields), j);
+    json runs = json::array();
+    for (const auto& r : f.runs) runs.push_back(to_json(r));
+    j["runs"] = std::move(runs);
+    return j;
+}
+
 ResultFile result_from_json(const json& j, const std::string& where) {
     if (!j.is_object()) throw UsageError(where + ": not a contest result (expected a JSON object)");
-    int version = field<int>(j, "schema_version", where);
-    if (version != kSchemaVersion)
-        throw UsageError(where + ": schema_version " + std::to_string(version) +
+    auto version = j.find("schema_version");
+    if (version == j.end()) throw UsageError(where + ": missing field \"schema_version\"");
+    int v = value_from_json<int>(*version, "schema_version", where);
+    if (v != kSchemaVersion)
+        throw UsageError(where + ": schema_version " + std::to_string(v) +
                          " is not supported (this contest reads " + std::to_string(kSchemaVersion) +
                          ")");
     ResultFile f;
-    f.label = field<std::string>(j, "label", where);
+    read_fields(j, std::begin(kFileFields), std::end(kFileFields), where, f);
     if (f.label.empty()) throw UsageError(where + ": empty label");
-    f.contest_version = optional_field<std::string>(j, "contest_version", "", where);
-    f.started_at = optional_field<std::string>(j, "started_at", "", where);
-    f.finished_at = optional_field<std::string>(j, "finished_at", "", where);
-    f.complete = optional_field<bool>(j, "complete", false, where);
-    f.system = j.value("system", json::object());
-    f.config = j.value("config", json::object());
-    f.loads = j.value("loads", json::object());
     auto runs = j.find("runs");
     if (runs == j.end() || !runs->is_array()) throw UsageError(where + ": missing array \"runs\"");
     int i = 0;
@@ -120,30 +210,7 @@ ResultFile result_from_json(const json& j, const std::string& where) {
         std::string w = where + ": runs[" + std::to_string(i++) + "]";
         if (!rj.is_object()) throw UsageError(w + ": not an object");
         RunRecord r;
-        r.load = field<std::string>(rj, "load", w);
-        r.index = field<int>(rj, "index", w);
-        r.status = field<std::string>(rj, "status", w);
-        r.reason = optional_field<std::string>(rj, "reason", "", w);
-        r.wall_s = field<double>(rj, "wall_s", w);
-        r.user_s = optional_field<double>(rj, "user_s", 0, w);
-        r.sys_s = optional_field<double>(rj, "sys_s", 0, w);
-        r.cpu_pct = optional_field<double>(rj, "cpu_pct", 0, w);
-        r.load_units = optional_field<double>(rj, "load_units", 0, w);
-        r.load_unit = optional_field<std::string>(rj, "load_unit", "", w);
-        r.load_secondary = optional_field<double>(rj, "load_secondary", 0, w);
-        r.load_secondary_unit = optional_field<std::string>(rj, "load_secondary_unit", "", w);
-        r.load_cpu_pct = optional_field<double>(rj, "load_cpu_pct", 0, w);
-        r.max_rss_kib = optional_field<std::int64_t>(rj, "max_rss_kib", 0, w);
-        r.minor_faults = optional_field<std::int64_t>(rj, "minor_faults", 0, w);
-        r.major_faults = optional_field<std::int64_t>(rj, "major_faults", 0, w);
-        r.voluntary_switches = optional_field<std::int64_t>(rj, "voluntary_switches", 0, w);
-        r.involuntary_switches = optional_field<std::int64_t>(rj, "involuntary_switches", 0, w);
-        r.others_cpu_pct = optional_measure(rj, "others_cpu_pct", w);
-        r.steal_pct = optional_measure(rj, "steal_pct", w);
-        r.caches = optional_field<std::string>(rj, "caches", "", w);
-        r.exit_status = optional_field<int>(rj, "exit_status", 0, w);
-        r.latency = rj.value("latency", json());
-        r.perf = rj.value("perf", json());
+        read_fields(rj, std::begin(kRunFields), std::end(kRunFields), w, r);
         if (r.ok() && !(r.wall_s > 0)) throw UsageError(w + ": wall_s must be > 0 for an ok run");
         f.runs.push_back(std::move(r));
     }

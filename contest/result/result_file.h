@@ -1,6 +1,7 @@
 #pragma once
-// The result file (SPEC "Result files", schema_version 1): one JSON file per
-// `contest run`, rewritten atomically after every workload run.
+// The result file (docs/contract.md "Result files", schema_version 1; every
+// field in docs/results.md): one JSON file per `contest run`, rewritten
+// atomically after every workload run.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -9,15 +10,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/result/run_status.h"
+
 namespace contest {
 
 inline constexpr int kSchemaVersion = 1;
 
 struct RunRecord {
     std::string load;
-    int index = 0;              // 1-based, within the load
-    std::string status = "ok";  // ok | workload_failed | load_failed | interrupted | timed_out
-    std::string reason;         // why, when status != ok
+    int index = 0;  // 1-based, within the load
+    RunStatus status = RunStatus::ok;
+    std::string reason;  // why, when status != ok
     double wall_s = 0, user_s = 0, sys_s = 0, cpu_pct = 0;
     double load_units = 0;      // over the workload's window, in load_unit
     std::string load_unit;      // "" for no_load/cacherun
@@ -35,7 +38,7 @@ struct RunRecord {
     int exit_status = 0;     // the workload's exit code (or 128+signal)
     nlohmann::json latency;  // null unless measured (--latency)
     nlohmann::json perf;     // null unless measured (--perf)
-    bool ok() const { return status == "ok"; }
+    bool ok() const { return status == RunStatus::ok; }
 };
 
 struct ResultFile {
@@ -43,16 +46,19 @@ struct ResultFile {
     std::string contest_version;
     std::string started_at, finished_at;  // ISO 8601 UTC
     bool complete = false;
-    nlohmann::json system;  // the fingerprint (sysinfo)
-    nlohmann::json config;  // everything needed to repeat the run
-    nlohmann::json loads;   // per load: facts (caps, targets) recorded at run time
+    nlohmann::json system = nlohmann::json::object();  // the fingerprint (sysinfo)
+    nlohmann::json config = nlohmann::json::object();  // everything needed to repeat the run
+    nlohmann::json loads = nlohmann::json::object();   // per load: facts recorded at run time
     std::vector<RunRecord> runs;
     std::filesystem::path path;  // where it was read from (not serialised)
 };
 
+// Both directions are driven by one table of fields per record
+// (result_file.cpp), so a field is named once.
 nlohmann::json to_json(const RunRecord& r);
 nlohmann::json to_json(const ResultFile& f);
-// Throws UsageError naming the file and the field when malformed.
+// Throws UsageError naming the file and the field when malformed (a missing
+// required field, a wrong type, an unknown status, another schema_version).
 ResultFile result_from_json(const nlohmann::json& j, const std::string& where);
 ResultFile read_result_file(const std::filesystem::path& path);
 

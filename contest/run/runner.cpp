@@ -152,15 +152,15 @@ std::string summary_line(const std::string& head, const RunRecord& rec) {
                       rec.load_unit.c_str(), rec.load_cpu_pct);
         out += line;
     }
-    if (!rec.ok()) out += "  " + rec.status;
+    if (!rec.ok()) out += "  " + std::string(run_status_name(rec.status));
     return out;
 }
 
 // One `contest run`: the state shared by its runs.
-class RunLoop {
+class SuiteRunner {
   public:
-    RunLoop(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
-            ResultWriter& writer, int total_runs)
+    SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
+                ResultWriter& writer, int total_runs)
         : config_(config), workload_(workload), progress_(progress), out_(out), writer_(writer) {
         eta_.total = total_runs;
     }
@@ -188,9 +188,9 @@ class RunLoop {
     }
 
     // Run i of a prepared load, recorded and saved.
-    void run(PreparedLoad& p, unsigned i) {
+    void record_run(PreparedLoad& p, unsigned i) {
         auto run_started = Clock::now();
-        RunRecord rec = run_once(*p.info, *p.load, i);
+        RunRecord rec = measure_run(*p.info, *p.load, i);
         if (!rec.ok()) ++out_.failed_runs;
         out_.result.runs.push_back(rec);
         writer_.save();
@@ -199,7 +199,7 @@ class RunLoop {
     }
 
   private:
-    RunRecord run_once(const LoadInfo& info, Load& load, unsigned i) {
+    RunRecord measure_run(const LoadInfo& info, Load& load, unsigned i) {
         std::string head = std::string(info.name) + "  run " + std::to_string(i) + "/" +
                            std::to_string(config_.runs);
         RunRecord rec;
@@ -217,7 +217,7 @@ class RunLoop {
             progress_.status(head + "  starting the load" + eta_.text(0));
             running.emplace(info, load);
             if (auto why = warm_up(info, *running)) {
-                rec.status = "load_failed";
+                rec.status = RunStatus::load_failed;
                 rec.reason = *why;
                 report_failure(info, i, rec.reason);
                 return rec;
@@ -228,13 +228,13 @@ class RunLoop {
         std::optional<std::string> load_died = running ? running->failure() : std::nullopt;
         running.reset();  // stop and reap the load before anything else
         if (!ex.exited_ok()) {
-            rec.status = ex.timed_out ? "timed_out" : "workload_failed";
+            rec.status = ex.timed_out ? RunStatus::timed_out : RunStatus::workload_failed;
             rec.reason = workload_.name() + " workload " + ex.describe();
             report_failure(info, i,
                            rec.reason + "; last lines of " + workload_.log_path().string() + ":\n" +
                                indented_tail(workload_.log_path(), 10));
         } else if (load_died) {
-            rec.status = "load_failed";
+            rec.status = RunStatus::load_failed;
             rec.reason = *load_died;
             report_failure(info, i, rec.reason);
         }
@@ -331,7 +331,7 @@ class RunLoop {
 
 }  // namespace
 
-RunOutcome run_contest(const RunConfig& config, Progress& progress) {
+RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     check_label(config.label);
     if (config.runs < 1) throw UsageError("--runs must be at least 1");
     // Everything that can be refused is refused before anything is measured.
@@ -366,23 +366,23 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     std::vector<std::string_view> names;
     for (const LoadInfo* info : loads) names.push_back(info->name);
     const auto plan = plan_runs(names, config.runs, config.order, seed);
-    RunLoop loop(config, *workload, progress, out, writer, static_cast<int>(plan.size()));
+    SuiteRunner runner(config, *workload, progress, out, writer, static_cast<int>(plan.size()));
     try {
-        std::vector<std::optional<RunLoop::PreparedLoad>> prepared(loads.size());
+        std::vector<std::optional<SuiteRunner::PreparedLoad>> prepared(loads.size());
         if (config.order != RunOrder::blocks) {
             // Every load is prepared before the first run, so one that can't
             // be fails before anything is measured.
             for (std::size_t k = 0; k < loads.size(); ++k)
-                prepared[k] = loop.prepare(*loads[k], load_options);
+                prepared[k] = runner.prepare(*loads[k], load_options);
         }
         for (const auto& step : plan) {
             auto& p = prepared[step.load];
             if (!p) {
                 // blocks: one load prepared at a time, its files gone before the next's.
                 for (auto& other : prepared) other.reset();
-                p = loop.prepare(*loads[step.load], load_options);
+                p = runner.prepare(*loads[step.load], load_options);
             }
-            loop.run(*p, step.index);
+            runner.record_run(*p, step.index);
         }
     } catch (const Interrupted&) {
         progress.clear();

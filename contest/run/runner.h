@@ -38,7 +38,7 @@ struct RunOutcome {
 // Runs everything in config. Writes the result file after every workload
 // run. On Ctrl-C, saves what finished (complete: false) and rethrows
 // Interrupted; loads and the workload are stopped and reaped on every path.
-RunOutcome run_contest(const RunConfig& config, Progress& progress);
+RunOutcome run_suite(const RunConfig& config, Progress& progress);
 
 // "2026-11-30T00:31:10Z"
 std::string utc_timestamp();

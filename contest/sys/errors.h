@@ -1,5 +1,9 @@
 #pragma once
-// The exit codes of SPEC.md and the exceptions that carry them to main().
+// The exit codes of docs/contract.md ("Exit codes") and the exceptions that
+// carry them to main(), which maps an exception to its code by type in one
+// place (contest/cli/main.cpp): UsageError (and a Boost.ProgramOptions error)
+// 2, EnvironmentError (and std::bad_alloc, std::system_error) 3, Interrupted
+// 130; any other exception is an internal error, 3 with "internal error:".
 #include <stdexcept>
 #include <string>
 
@@ -10,6 +14,7 @@ enum ExitCode : int {
     kExitSomeRunsFailed = 1,
     kExitUsage = 2,        // bad option, bad config, bad result file
     kExitEnvironment = 3,  // no compiler, no kernel source, no room on disk
+    kExitInternal = 3,     // a bug: an exception contest did not expect
     kExitInterrupted = 130,
 };
 

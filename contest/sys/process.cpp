@@ -133,7 +133,7 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
         if (inherited_from_outer_make(name)) continue;
         bool overridden = false;
         for (const auto& o : options.env_overrides)
-            if (o.compare(0, name.size() + 1, std::string(name) + "=") == 0) overridden = true;
+            if (o.starts_with(std::string(name) + "=")) overridden = true;
         if (!overridden) env.emplace_back(kv);
     }
     for (const auto& o : options.env_overrides) env.push_back(o);

@@ -39,7 +39,7 @@ std::map<std::string, std::string> kernel_config(const std::string& release, std
     auto parse = [&](std::istream& in) {
         std::string line;
         while (std::getline(in, line)) {
-            if (line.rfind("CONFIG_", 0) != 0) continue;
+            if (!line.starts_with("CONFIG_")) continue;
             auto eq = line.find('=');
             if (eq != std::string::npos) cfg[line.substr(0, eq)] = line.substr(eq + 1);
         }
@@ -174,7 +174,7 @@ nlohmann::json system_fingerprint() {
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line, model;
     while (std::getline(cpuinfo, line)) {
-        if (line.rfind("model name", 0) == 0) {
+        if (line.starts_with("model name")) {
             model = line.substr(line.find(':') + 2);
             break;
         }
