@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/report/format_compare.h"
 #include "contest/report/formats.h"
 #include "contest/report/report_model.h"
 #include "contest/result/result_file.h"

@@ -7,10 +7,11 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/sys/errors.h"
 #include "contest/cli/load_cli.h"
 #include "contest/report/report.h"
+#include "contest/report/report_model.h"
 #include "contest/run/runner.h"
+#include "contest/sys/errors.h"
 
 namespace contest {
 namespace {
@@ -45,6 +46,27 @@ std::vector<std::string> split_load_names(const std::vector<std::string>& values
     return out;
 }
 
+// --runs N, or auto (rounds until the widest Ratio CI reaches --target-ci).
+void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
+    if (runs == "auto") {
+        if (!(auto_runs.target_ci_pct > 0)) throw UsageError("--target-ci must be above 0");
+        if (auto_runs.max_runs < kMinAutoRounds)
+            throw UsageError("--max-runs must be at least " + std::to_string(kMinAutoRounds));
+        auto_runs.widest_ci_pct = widest_ratio_ci_pct;
+        rc.runs = auto_runs.max_runs;
+        rc.auto_runs = auto_runs;
+        return;
+    }
+    try {
+        std::size_t used = 0;
+        const unsigned long n = std::stoul(runs, &used);
+        if (used != runs.size() || n > 100000) throw std::invalid_argument(runs);
+        rc.runs = static_cast<unsigned>(n);
+    } catch (const std::logic_error&) {
+        throw UsageError("--runs '" + runs + "': expected a number or auto");
+    }
+}
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
@@ -53,7 +75,8 @@ int cmd_run(int argc, char** argv) {
     std::string workdir, results = "results";
     LoadOptionText load_text;
     bool quiet = false, no_drop = false;
-    std::string order;
+    std::string order, runs;
+    AutoRuns auto_runs;
 
     CommandLine cl;
     cl.name = "run";
@@ -67,7 +90,12 @@ int cmd_run(int argc, char** argv) {
     // clang-format off
     cl.options.add_options()
         ("label,k", po::value(&rc.label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
-        ("runs,n", po::value(&rc.runs)->default_value(3)->value_name("N"), "runs of the workload under each load")
+        ("runs,n", po::value(&runs)->default_value("3")->value_name("N"),
+         "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci")
+        ("target-ci", po::value(&auto_runs.target_ci_pct)->default_value(2)->value_name("PCT"),
+         "--runs auto: the widest Ratio CI half-width to reach, in %")
+        ("max-runs", po::value(&auto_runs.max_runs)->default_value(15)->value_name("N"),
+         "--runs auto: at most this many rounds")
         ("workload,w", po::value(&rc.workload.kind)->value_name("W"),
          "synthetic | kernel | command (default: kernel when a source is found, else synthetic)")
         ("jobs,j", po::value(&rc.workload.jobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
@@ -108,6 +136,7 @@ int cmd_run(int argc, char** argv) {
     rc.results_dir = results;
     rc.drop_caches = !no_drop;
     rc.order = parse_run_order(order);
+    set_runs(rc, runs, auto_runs);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
     auto names = split_load_names(loads);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -35,6 +36,7 @@ json to_json(const RunRecord& r) {
         {"caches", r.caches},
         {"exit_status", r.exit_status},
     };
+    if (r.round > 0) j["round"] = r.round;
     if (!r.reason.empty()) j["reason"] = r.reason;
     if (!r.load_secondary_unit.empty()) {
         j["load_secondary"] = r.load_secondary;
@@ -50,7 +52,7 @@ json to_json(const RunRecord& r) {
 json to_json(const ResultFile& f) {
     json runs = json::array();
     for (const auto& r : f.runs) runs.push_back(to_json(r));
-    return {
+    json j = {
         {"schema_version", kSchemaVersion},
         {"contest_version", f.contest_version},
         {"label", f.label},
@@ -62,6 +64,8 @@ json to_json(const ResultFile& f) {
         {"loads", f.loads.is_null() ? json::object() : f.loads},
         {"runs", runs},
     };
+    if (!f.stopped_because.empty()) j["stopped_because"] = f.stopped_because;
+    return j;
 }
 
 namespace {
@@ -113,6 +117,7 @@ ResultFile result_from_json(const json& j, const std::string& where) {
     f.system = j.value("system", json::object());
     f.config = j.value("config", json::object());
     f.loads = j.value("loads", json::object());
+    f.stopped_because = optional_field<std::string>(j, "stopped_because", "", where);
     auto runs = j.find("runs");
     if (runs == j.end() || !runs->is_array()) throw UsageError(where + ": missing array \"runs\"");
     int i = 0;
@@ -122,6 +127,7 @@ ResultFile result_from_json(const json& j, const std::string& where) {
         RunRecord r;
         r.load = field<std::string>(rj, "load", w);
         r.index = field<int>(rj, "index", w);
+        r.round = optional_field<int>(rj, "round", 0, w);
         r.status = field<std::string>(rj, "status", w);
         r.reason = optional_field<std::string>(rj, "reason", "", w);
         r.wall_s = field<double>(rj, "wall_s", w);
@@ -145,6 +151,8 @@ ResultFile result_from_json(const json& j, const std::string& where) {
         r.latency = rj.value("latency", json());
         r.perf = rj.value("perf", json());
         if (r.ok() && !(r.wall_s > 0)) throw UsageError(w + ": wall_s must be > 0 for an ok run");
+        for (double v : {r.wall_s, r.user_s, r.sys_s, r.cpu_pct, r.load_units, r.load_cpu_pct})
+            if (!std::isfinite(v)) throw UsageError(w + ": a measure is not a finite number");
         f.runs.push_back(std::move(r));
     }
     return f;
@@ -164,6 +172,9 @@ ResultFile read_result_file(const std::filesystem::path& path) {
         auto line =
             1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n');
         throw UsageError(path.string() + ":" + std::to_string(line) + ": malformed JSON");
+    } catch (const json::exception& e) {
+        // A number beyond a double (1e400) is not a parse_error.
+        throw UsageError(path.string() + ": unreadable JSON (" + e.what() + ")");
     }
     ResultFile f = result_from_json(j, path.string());
     f.path = path;

@@ -16,6 +16,7 @@ inline constexpr int kSchemaVersion = 1;
 struct RunRecord {
     std::string load;
     int index = 0;              // 1-based, within the load
+    int round = 0;              // 1-based round it ran in (--order rounds/shuffled); 0: none
     std::string status = "ok";  // ok | workload_failed | load_failed | interrupted | timed_out
     std::string reason;         // why, when status != ok
     double wall_s = 0, user_s = 0, sys_s = 0, cpu_pct = 0;
@@ -47,7 +48,8 @@ struct ResultFile {
     nlohmann::json config;  // everything needed to repeat the run
     nlohmann::json loads;   // per load: facts (caps, targets) recorded at run time
     std::vector<RunRecord> runs;
-    std::filesystem::path path;  // where it was read from (not serialised)
+    std::string stopped_because;  // --runs auto: why no further round was run
+    std::filesystem::path path;   // where it was read from (not serialised)
 };
 
 nlohmann::json to_json(const RunRecord& r);
