@@ -2,13 +2,16 @@
 // command's handling of labels and files.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "contest/report/format_compare.h"
 #include "contest/report/formats.h"
 #include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
@@ -136,4 +139,133 @@ TEST_CASE("contest compare: an unknown label is a usage error listing the labels
 
     o = contest::test::run_contest_binary({"compare", "6.1.0-hz100"}, dir.path());
     CHECK(o.exit_code == 2);
+}
+
+namespace {
+
+// A result file written under dir/<name>.json from in-memory runs, in rounds.
+fs::path write_fixture(const fs::path& dir, const std::string& name, ResultFile f) {
+    f.config["order"] = "rounds";
+    if (f.started_at.empty()) f.started_at = "2026-01-01T00:00:00Z";
+    if (f.system.is_null())
+        f.system = {{"hostname", "box"}, {"cpu_model", "X"}, {"cpus_online", 2}};
+    const fs::path path = dir / (name + ".json");
+    fs::create_directories(dir);
+    std::ofstream(path) << to_json(f).dump(2);
+    return path;
+}
+
+// No "nan" or "inf" as a word (a figure), in any case.
+bool has_non_finite(const std::string& text) {
+    static const std::regex word("(^|[^A-Za-z])(-?nan|-?inf|infinity)([^A-Za-z]|$)",
+                                 std::regex::icase);
+    return std::regex_search(text, word);
+}
+
+// Every format of report and compare over `dir`: none exits 3 (the
+// environment) or prints a non-finite figure. Returns compare's text output.
+std::string check_every_format(const fs::path& dir, const std::string& base,
+                               const std::string& fresh) {
+    contest::test::ScratchDir cwd("formats");
+    for (const char* format : {"text", "markdown", "csv", "json"}) {
+        auto o = contest::test::run_contest_binary(
+            {"report", "--stats", "--format", format, dir.string()}, cwd.path());
+        INFO("report --format " << format << "\n" << o.out << o.err);
+        CHECK(o.exit_code == 0);
+        CHECK_FALSE(has_non_finite(o.out));
+        o = contest::test::run_contest_binary(
+            {"compare", "--results", dir.string(), "--format", format, base, fresh}, cwd.path());
+        INFO("compare --format " << format << "\n" << o.out << o.err);
+        CHECK(o.exit_code == 0);
+        CHECK_FALSE(has_non_finite(o.out));
+    }
+    return contest::test::run_contest_binary({"compare", "--results", dir.string(), base, fresh},
+                                             cwd.path())
+        .out;
+}
+
+ResultFile with_failures(const std::string& label, const std::vector<double>& walls,
+                         const std::vector<std::string>& statuses) {
+    ResultFile f = make_result(
+        label, {{"no_load", {100, 100.5, 99.5, 100.2, 99.8, 100.1}}, {"io_load", walls}});
+    int k = 0;
+    for (auto& r : f.runs)
+        if (r.load == "io_load") r.status = *contest::run_status_from_name(statuses[k++]);
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("fixtures: failed and timed-out runs are named, never 'the same'", "[compare][e2e]") {
+    contest::test::ScratchDir dir("fixture-failed");
+    write_fixture(dir / "ok", "a",
+                  with_failures("ok", {130, 131, 129, 130, 130.5, 129.5},
+                                {"ok", "ok", "ok", "ok", "ok", "ok"}));
+    write_fixture(dir / "flaky", "b",
+                  with_failures("flaky", {130, 131, 129, 0, 0, 0},
+                                {"ok", "ok", "ok", "workload_failed", "load_failed", "timed_out"}));
+    const std::string out = check_every_format(dir.path(), "ok", "flaky");
+    CHECK(out.find("3+3F") != std::string::npos);
+    CHECK(out.find("runs failed under io_load (new 3 of 6 runs failed (1 timed out))") !=
+          std::string::npos);
+    CHECK(out.find("perform the same") == std::string::npos);
+}
+
+TEST_CASE("fixtures: numerical noise is not a difference", "[compare][e2e]") {
+    contest::test::ScratchDir dir("fixture-noise");
+    write_fixture(dir / "a", "a",
+                  make_result("a", {{"no_load", {120.00, 120.00, 120.00, 120.00, 120.00}}}));
+    write_fixture(dir / "b", "b",
+                  make_result("b", {{"no_load", {120.01, 120.01, 120.01, 120.01, 120.01}}}));
+    const std::string out = check_every_format(dir.path(), "a", "b");
+    CHECK(out.find("slower") == std::string::npos);
+    CHECK(out.find("not significant (below 1%)") != std::string::npos);
+}
+
+TEST_CASE("fixtures: one label from two machines is named, --by-host separates it",
+          "[compare][e2e]") {
+    contest::test::ScratchDir dir("fixture-hosts");
+    ResultFile one = make_result("k", {{"no_load", {100, 101, 99}}});
+    one.system = {{"hostname", "small"}, {"cpu_model", "A"}, {"cpus_online", 2}};
+    ResultFile two = make_result("k", {{"no_load", {50, 51, 49}}});
+    two.system = {{"hostname", "big"}, {"cpu_model", "B"}, {"cpus_online", 8}};
+    write_fixture(dir / "k", "one", one);
+    write_fixture(dir / "k", "two", two);
+    write_fixture(dir / "base", "base", make_result("base", {{"no_load", {100, 101, 99}}}));
+    check_every_format(dir.path(), "base", "k");
+    contest::test::ScratchDir cwd("hosts");
+    auto o = contest::test::run_contest_binary({"report", dir.path().string()}, cwd.path());
+    CHECK(o.err.find("k: its files come from different machines (system.cpu_model 'A' vs 'B'") !=
+          std::string::npos);
+    CHECK(o.err.find("system.cpus_online") != std::string::npos);
+    o = contest::test::run_contest_binary({"report", "--by-host", dir.path().string()}, cwd.path());
+    CHECK(o.out.find("k@small") != std::string::npos);
+    CHECK(o.out.find("k@big") != std::string::npos);
+}
+
+TEST_CASE("fixtures: huge and overflowing numbers", "[compare][e2e]") {
+    contest::test::ScratchDir dir("fixture-huge");
+    write_fixture(dir / "a", "a", make_result("a", {{"no_load", {100, 101, 99}}}));
+    write_fixture(dir / "b", "b", make_result("b", {{"no_load", {1e308, 1.5e308, 99}}}));
+    check_every_format(dir.path(), "a", "b");
+    // 1e400 is beyond a double: that file is skipped, named, with the reason.
+    std::ofstream(dir / "a" / "overflow.json")
+        << R"({"schema_version": 1, "label": "a", "runs": [{"load": "no_load", "index": 1,
+              "status": "ok", "wall_s": 1e400}]})";
+    contest::test::ScratchDir cwd("huge");
+    const auto o = contest::test::run_contest_binary({"report", dir.path().string()}, cwd.path());
+    CHECK(o.exit_code == 0);
+    CHECK(o.err.find("skipping") != std::string::npos);
+    CHECK(o.err.find("overflow.json") != std::string::npos);
+    CHECK(o.err.find("overflow") != std::string::npos);
+}
+
+TEST_CASE("fixtures: a load that did not load gets a note; wide labels", "[compare][e2e]") {
+    contest::test::ScratchDir dir("fixture-flat");
+    for (const char* label : {"mq-deadline", "调度器"})
+        write_fixture(dir / label, "r",
+                      make_result(label, {{"no_load", {100, 101, 99, 100.5}},
+                                          {"io_load", {98, 99, 97, 98.5}}}));
+    const std::string out = check_every_format(dir.path(), "mq-deadline", "调度器");
+    CHECK(out.find("io_load did not load the workload: Ratio 0.98") != std::string::npos);
 }

@@ -19,12 +19,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "contest/sys/errors.h"
 #include "contest/report/formats.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/errors.h"
 #include "loads/registry.h"
 #include "test_helpers.h"
 
@@ -480,4 +480,126 @@ TEST_CASE("the committed kernel-compile example reprints, every load's Ratio abo
     o = contest::test::run_contest_binary({"report", examples.string()}, dir.path());
     REQUIRE(o.exit_code == 0);
     CHECK(o.out.find("no_load:") < o.out.find("mem_load:"));
+}
+
+namespace {
+
+// A result file whose runs were taken in rounds: run i of every load in round i.
+ResultFile in_rounds(ResultFile f) {
+    f.config["order"] = "rounds";
+    return f;
+}
+
+bool any_marked(const ReportModel& model) {
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells)
+            if (cell.versus && (cell.versus->significant || cell.versus->ratio_significant))
+                return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("simulation: 10 loads x 2 labels, no true difference: Holm keeps false marks rare",
+          "[report][stats]") {
+    const std::vector<std::string> loads = {"no_load",  "cacherun",  "process_load", "cpu_load",
+                                            "io_load",  "io_other",  "read_load",    "list_load",
+                                            "mem_load", "ctar_load", "xtar_load"};
+    std::mt19937 gen(20261130);
+    const int trials = 2000;
+    int marked_holm = 0, marked_none = 0;
+    for (int trial = 0; trial < trials; ++trial) {
+        std::vector<ResultFile> files;
+        for (const char* label : {"base", "new"}) {
+            std::map<std::string, std::vector<double>> walls;
+            for (std::size_t k = 0; k < loads.size(); ++k) {
+                const double mean = 100 * (1 + 0.1 * static_cast<double>(k));  // Ratio 1.0 .. 2.0
+                walls[loads[k]] = normal_sample(gen, mean, mean * 0.01, 5);
+            }
+            files.push_back(in_rounds(make_result(label, walls)));
+        }
+        ReportOptions options = quiet();
+        options.baseline = "base";
+        options.min_effect_pct = 0;  // the correction alone
+        marked_holm += any_marked(build_report_model(files, options));
+        options.correction = stats::Correction::none;
+        marked_none += any_marked(build_report_model(files, options));
+    }
+    const double rate_holm = double(marked_holm) / trials, rate_none = double(marked_none) / trials;
+    WARN("any load marked in " << trials << " comparisons without a true difference: Holm "
+                               << rate_holm * 100 << "%, uncorrected " << rate_none * 100 << "%");
+    CHECK(rate_holm <= 0.06);
+    CHECK(rate_none > 0.2);  // the contrast: ten loads, two tests each, no correction
+}
+
+TEST_CASE("a drifting machine: pairing by round narrows Ratio's CI and finds a 5% load effect",
+          "[report][stats]") {
+    // The machine slows by 4 s a round; the load adds 5% to each round's time.
+    std::mt19937 gen(5);
+    std::vector<double> no_load, load;
+    const auto noise = normal_sample(gen, 0, 0.05, 12);
+    for (int round = 1; round <= 6; ++round) {
+        const double machine = 100 + 4.0 * round;
+        no_load.push_back(machine + noise[2 * (round - 1)]);
+        load.push_back(machine * 1.05 + noise[2 * (round - 1) + 1]);
+    }
+    const ResultFile f = in_rounds(make_result("k", {{"no_load", no_load}, {"io_load", load}}));
+    const ReportModel model = build_report_model({f}, quiet());
+    const Cell* cell = model.find_cell("io_load", "k");
+    REQUIRE(cell);
+    REQUIRE(cell->ratio_estimate);
+    const auto& paired = *cell->ratio_estimate;
+    CHECK(paired.paired);
+    CHECK(paired.pairs == 6);
+    CHECK(*cell->ratio == Approx(1.05).epsilon(0.002));
+    const auto unpaired = unpaired_ratio(load, no_load);
+    REQUIRE(unpaired);
+    INFO("paired ±" << paired.ci95_half << ", unpaired ±" << unpaired->ci95_half);
+    CHECK(paired.ci95_half * 10 <= unpaired->ci95_half);
+    REQUIRE(paired.test);
+    REQUIRE(unpaired->test);
+    CHECK(paired.test->significant);         // after Holm, in the model
+    CHECK(unpaired->test->p > model.alpha);  // the unpaired test misses it, even uncorrected
+    REQUIRE(paired.signed_rank);             // six pairs
+    CHECK(paired.signed_rank->p < 0.05);
+    CHECK(model.notes.front().find("paired by round") != std::string::npos);
+}
+
+TEST_CASE("blocks order and separate files fall back to the unpaired Ratio, and say so",
+          "[report]") {
+    const ResultFile f =
+        make_result("k", {{"no_load", {100, 101, 99}}, {"io_load", {130, 128, 131}}});
+    const ReportModel model = build_report_model({f}, quiet());
+    const Cell* cell = model.find_cell("io_load", "k");
+    REQUIRE(cell->ratio_estimate);
+    CHECK_FALSE(cell->ratio_estimate->paired);
+    CHECK(*cell->ratio == Approx(389.0 / 300.0));
+    CHECK(model.notes.front().find("unpaired") != std::string::npos);
+}
+
+TEST_CASE("the baseline is the label that ran first, not the first in alphabetical order",
+          "[report]") {
+    ResultFile a = make_result("a-later", {{"no_load", {100, 101, 99}}});
+    ResultFile b = make_result("b-first", {{"no_load", {100, 101, 99}}});
+    a.started_at = "2026-02-01T00:00:00Z";
+    b.started_at = "2026-01-01T00:00:00Z";
+    CHECK(build_report_model({a, b}, quiet()).baseline == "b-first");
+    ReportOptions chosen = quiet();
+    chosen.baseline = "a-later";
+    CHECK(build_report_model({a, b}, chosen).baseline == "a-later");
+}
+
+TEST_CASE("labels in wide characters keep the columns aligned", "[report]") {
+    const auto a = make_result("内核补丁", {{"no_load", {100, 101, 99}}});
+    const auto b = make_result("vanilla", {{"no_load", {100, 101, 99}}});
+    const auto lines = lines_of(render_report({a, b}, quiet()));
+    // Both rows end their Ratio column in the same terminal cell: 4 CJK
+    // characters are 8 cells (12 bytes).
+    std::size_t cjk = 0, ascii = 0;
+    for (const auto& line : lines) {
+        if (line.rfind("内核补丁", 0) == 0) cjk = line.find("1.00") - 12 + 8;
+        if (line.rfind("vanilla", 0) == 0) ascii = line.find("1.00");
+    }
+    REQUIRE(ascii > 0);
+    CHECK(cjk == ascii);
 }

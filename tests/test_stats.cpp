@@ -2,11 +2,13 @@
 // digits (the precision the references are printed with).
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "contest/report/multiple_comparisons.h"
 #include "contest/report/stats.h"
 
 using namespace contest::stats;
@@ -121,4 +123,78 @@ TEST_CASE("Mann-Whitney U without ties", "[stats]") {
     CHECK(significant4(r->p) == "0.01219");
     const std::vector<double> all_tied = {3, 3, 3};
     CHECK(mann_whitney_u(all_tied, all_tied)->p == 1);
+}
+
+TEST_CASE("Holm and Benjamini-Hochberg match R's p.adjust", "[stats]") {
+    const std::vector<double> p = {0.01, 0.02, 0.03, 0.04, 0.05};
+    const auto holm = contest::stats::adjust_p_values(p, contest::stats::Correction::holm);
+    const std::vector<double> holm_r = {0.05, 0.08, 0.09, 0.09, 0.09};
+    const auto bh = contest::stats::adjust_p_values(p, contest::stats::Correction::bh);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        CHECK(holm[i] == Approx(holm_r[i]));
+        CHECK(bh[i] == Approx(0.05));
+    }
+    // Order kept, NaN not a test (the family is 2), none leaves p alone.
+    const std::vector<double> mixed = {0.04, std::nan(""), 0.01};
+    const auto m = contest::stats::adjust_p_values(mixed, contest::stats::Correction::holm);
+    CHECK(m[0] == Approx(0.04));
+    CHECK(std::isnan(m[1]));
+    CHECK(m[2] == Approx(0.02));
+    CHECK(contest::stats::adjust_p_values(mixed, contest::stats::Correction::none)[0] == 0.04);
+}
+
+// R: x <- c(1.83,0.50,1.62,2.48,1.68,1.88,1.55,3.06,1.30)
+//    y <- c(0.878,0.647,0.598,2.05,1.06,1.29,1.06,3.14,1.29)
+//    t.test(x, y, paired = TRUE): t = 3.0354, df = 8, p-value = 0.01618
+//    wilcox.test(x, y, paired = TRUE): V = 40, p-value = 0.03906 (exact)
+TEST_CASE("paired t and Wilcoxon signed-rank match R on Hollander and Wolfe's data", "[stats]") {
+    const std::vector<double> x = {1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30};
+    const std::vector<double> y = {0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29};
+    std::vector<double> d;
+    for (std::size_t i = 0; i < x.size(); ++i) d.push_back(x[i] - y[i]);
+    const auto t = contest::stats::one_sample_t_test(d);
+    REQUIRE(t);
+    CHECK(t->t == Approx(3.0354).margin(1e-4));
+    CHECK(t->df == 8);
+    CHECK(t->p == Approx(0.01618).margin(1e-5));
+    const auto w = contest::stats::wilcoxon_signed_rank(d);
+    REQUIRE(w);
+    CHECK(w->exact);
+    CHECK(w->v == 40);
+    CHECK(w->p == Approx(0.03906).margin(1e-5));
+    // A timed-out pair (+inf) ranks above all: V grows by the top rank.
+    d.push_back(std::numeric_limits<double>::infinity());
+    const auto censored = contest::stats::wilcoxon_signed_rank(d);
+    REQUIRE(censored);
+    CHECK(censored->v == 40 + 10);
+    CHECK(censored->p < w->p);
+}
+
+TEST_CASE("statistics on values near the largest double never throw nor overflow", "[stats]") {
+    const std::vector<double> huge = {1e308, 1.5e308, 1.2e308};
+    const std::vector<double> small = {50, 51, 52};
+    const auto s = contest::stats::summarize(huge);
+    CHECK(std::isfinite(s.mean));
+    CHECK(std::isfinite(s.sd));
+    CHECK(s.mean == Approx(1.2333e308).epsilon(1e-3));
+    std::optional<contest::stats::WelchResult> w;
+    REQUIRE_NOTHROW(w = contest::stats::welch_t_test(huge, small));
+    REQUIRE(w);
+    CHECK(std::isfinite(w->t));
+    CHECK(std::isfinite(w->p));
+    REQUIRE_NOTHROW(contest::stats::mann_whitney_u(huge, small));
+    CHECK(std::isnan(contest::stats::t_quantile(0.975, std::nan(""))));
+}
+
+TEST_CASE("spread below 1e-9 of the mean is no spread", "[stats]") {
+    // 120.00 against 120.01 with rounding-level noise: no huge t from the noise.
+    const std::vector<double> a = {120.0, 120.0 + 1e-12, 120.0 - 1e-12};
+    const std::vector<double> b = {120.0, 120.0 + 1e-12, 120.0};
+    const auto same = contest::stats::welch_t_test(a, b);
+    REQUIRE(same);
+    CHECK(same->p == 1);
+    const std::vector<double> c = {120.01, 120.01, 120.01};
+    const auto differ = contest::stats::welch_t_test(a, c);
+    REQUIRE(differ);
+    CHECK(differ->p == 0);  // a real, exact difference; --min-effect decides if it matters
 }

@@ -6,10 +6,11 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/sys/errors.h"
+#include "contest/cli/report_options.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
+#include "contest/sys/errors.h"
 
 namespace contest {
 
@@ -24,23 +25,25 @@ int cmd_report(int argc, char** argv) {
     cl.accepts_config = true;
     ReportOptions options;
     std::vector<std::string> paths;
-    std::string baseline, plot;
+    std::string baseline, plot, correction;
     cl.options.add_options()("format,f",
                              po::value(&options.format)->value_name("F")->default_value("text"),
                              "text, markdown, csv or json")(
         "baseline,b", po::value(&baseline)->value_name("L"),
-        "the label the others are compared with (default: the first label read)")(
+        "the label the others are compared with (default: the label that ran first)")(
         "stats,s", po::bool_switch(&options.stats),
-        "text: add the 95% CI of Time, the change against the baseline and Welch's p")(
-        "alpha", po::value(&options.alpha)->value_name("A")->default_value(0.05, "0.05"),
-        "significance level of the marks")(
+        "text: add the 95% CIs, the change against the baseline, adjusted p-values and every "
+        "test")("by-host", po::bool_switch(&options.by_host),
+                "rows per label and host (LABEL@host) instead of pooling a label's hosts")(
         "plot", po::value(&plot)->value_name("FILE.svg"),
         "also draw Ratio per load and label, with 95% CI error bars, as SVG")(
         "path", po::value(&paths)->value_name("PATH"), "result file or folder (repeatable)");
+    add_judging_options(cl.options, options, correction);
     cl.positional.add("path", -1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (!baseline.empty()) options.baseline = baseline;
+    check_judging_options(options, correction);
     if (paths.empty()) paths.push_back("results");
 
     const auto files = read_results_or_fail(paths);

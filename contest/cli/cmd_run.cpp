@@ -9,6 +9,7 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
 #include "contest/report/report.h"
+#include "contest/report/report_model.h"
 #include "contest/run/runner.h"
 #include "contest/sys/errors.h"
 
@@ -45,6 +46,27 @@ std::vector<std::string> split_load_names(const std::vector<std::string>& values
     return out;
 }
 
+// --runs N, or auto (rounds until the widest Ratio CI reaches --target-ci).
+void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
+    if (runs == "auto") {
+        if (!(auto_runs.target_ci_pct > 0)) throw UsageError("--target-ci must be above 0");
+        if (auto_runs.max_runs < kMinAutoRounds)
+            throw UsageError("--max-runs must be at least " + std::to_string(kMinAutoRounds));
+        auto_runs.widest_ci_pct = widest_ratio_ci_pct;
+        rc.runs = auto_runs.max_runs;
+        rc.auto_runs = auto_runs;
+        return;
+    }
+    try {
+        std::size_t used = 0;
+        const unsigned long n = std::stoul(runs, &used);
+        if (used != runs.size() || n > 100000) throw std::invalid_argument(runs);
+        rc.runs = static_cast<unsigned>(n);
+    } catch (const std::logic_error&) {
+        throw UsageError("--runs '" + runs + "': expected a number or auto");
+    }
+}
+
 // `contest run`'s options as parsed, before they are checked into a RunConfig.
 struct RunArguments {
     RunConfig config;
@@ -52,6 +74,8 @@ struct RunArguments {
     std::string workdir, results = "results", order;
     LoadOptionText load_text;
     bool quiet = false, no_drop = false;
+    std::string runs;
+    AutoRuns auto_runs;
 };
 
 void describe_run_options(CommandLine& cl, RunArguments& a) {
@@ -67,7 +91,12 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
     // clang-format off
     cl.options.add_options()
         ("label,k", po::value(&rc.label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
-        ("runs,n", po::value(&rc.runs)->default_value(3)->value_name("N"), "runs of the workload under each load")
+        ("runs,n", po::value(&a.runs)->default_value("3")->value_name("N"),
+         "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci")
+        ("target-ci", po::value(&a.auto_runs.target_ci_pct)->default_value(2)->value_name("PCT"),
+         "--runs auto: the widest Ratio CI half-width to reach, in %")
+        ("max-runs", po::value(&a.auto_runs.max_runs)->default_value(15)->value_name("N"),
+         "--runs auto: at most this many rounds")
         ("workload,w", po::value(&rc.workload.kind)->value_name("W"),
          "synthetic | kernel | command (default: kernel when a source is found, else synthetic)")
         ("jobs,j", po::value(&rc.workload.jobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
@@ -110,6 +139,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     rc.results_dir = a.results;
     rc.drop_caches = !a.no_drop;
     rc.order = parse_run_order(a.order);
+    set_runs(rc, a.runs, a.auto_runs);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
     auto names = split_load_names(a.loads);

@@ -40,6 +40,27 @@ void append_summary(std::vector<std::string>& row, const stats::Summary& s) {
         row.push_back(six_digits(v));
 }
 
+// The columns from ratio_method on: the paired Ratio and the corrected tests.
+void append_tests(std::vector<std::string>& row, const Cell& cell, const ReportModel& model) {
+    const auto& e = cell.ratio_estimate;
+    const auto& v = cell.versus;
+    const Test* load_effect = e && e->test ? &*e->test : nullptr;
+    const Test* time = v && v->time_test ? &*v->time_test : nullptr;
+    const Test* ratio = v && v->ratio_test ? &*v->ratio_test : nullptr;
+    row.push_back(!e ? "" : e->paired ? "paired" : "unpaired");
+    row.push_back(e ? std::to_string(e->pairs) : "");
+    row.push_back(load_effect ? six_digits(load_effect->p) : "");
+    row.push_back(load_effect ? six_digits(load_effect->p_adjusted) : "");
+    row.push_back(time ? time->method : "");
+    row.push_back(time ? six_digits(time->p_adjusted) : "");
+    row.push_back(ratio ? six_digits(ratio->effect_pct) : "");
+    row.push_back(ratio ? six_digits(ratio->p) : "");
+    row.push_back(ratio ? six_digits(ratio->p_adjusted) : "");
+    row.push_back(!ratio ? "" : v->ratio_significant ? "yes" : "no");
+    row.push_back(stats::correction_name(model.correction));
+    row.push_back(six_digits(model.min_effect_pct));
+}
+
 std::string csv_line(const std::vector<std::string>& fields) {
     return join(fields, ",", quote) + "\n";
 }
@@ -47,20 +68,33 @@ std::string csv_line(const std::vector<std::string>& fields) {
 }  // namespace
 
 std::string format_csv(const ReportModel& model, const ReportOptions&) {
-    std::vector<std::string> header = {"load", "label", "baseline", "runs_ok", "runs_failed"};
+    std::vector<std::string> header = {"load",    "label",       "baseline",
+                                       "runs_ok", "runs_failed", "runs_timed_out"};
     for (const auto& m : kMeasures)
         for (const char* f : kSummaryFields) header.push_back(std::string(m.prefix) + "_" + f);
-    for (const char* f :
-         {"loads_unit", "ratio", "ratio_ci95_half", "change_pct", "welch_t", "welch_df", "welch_p",
-          "mann_whitney_u", "mann_whitney_z", "mann_whitney_p", "significant", "alpha"})
+    for (const char* f : {"loads_unit",       "ratio",
+                          "ratio_ci95_half",  "change_pct",
+                          "welch_t",          "welch_df",
+                          "welch_p",          "mann_whitney_u",
+                          "mann_whitney_z",   "mann_whitney_p",
+                          "significant",      "alpha",
+                          "ratio_method",     "ratio_pairs",
+                          "load_effect_p",    "load_effect_p_adjusted",
+                          "time_test",        "time_p_adjusted",
+                          "ratio_change_pct", "ratio_p",
+                          "ratio_p_adjusted", "ratio_significant",
+                          "correction",       "min_effect_pct"})
         header.push_back(f);
     std::string out = csv_line(header);
 
     for (const auto& block : model.blocks) {
         for (const auto& cell : block.cells) {
-            std::vector<std::string> row = {block.load, cell.label, cell.is_baseline ? "yes" : "no",
+            std::vector<std::string> row = {block.load,
+                                            cell.label,
+                                            cell.is_baseline ? "yes" : "no",
                                             std::to_string(cell.time.n),
-                                            std::to_string(cell.failed)};
+                                            std::to_string(cell.failed),
+                                            std::to_string(cell.timed_out)};
             for (const auto& m : kMeasures) append_summary(row, cell.*(m.summary));
             row.push_back(block.unit);
             row.push_back(cell.ratio ? six_digits(*cell.ratio) : "");
@@ -75,6 +109,7 @@ std::string format_csv(const ReportModel& model, const ReportOptions&) {
             row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->p) : "");
             row.push_back(!v ? "" : !v->judged ? "not judged" : v->significant ? "yes" : "no");
             row.push_back(six_digits(model.alpha));
+            append_tests(row, cell, model);
             out += csv_line(row);
         }
     }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/report/formats.h"
+#include "contest/sys/version.h"
 
 namespace contest {
 
@@ -13,10 +14,26 @@ namespace {
 
 using nlohmann::json;
 
-// Six significant digits (see six_digits); null where undefined.
 json number(double v) {
-    const std::string digits = six_digits(v);
-    return digits.empty() ? json(nullptr) : json(std::strtod(digits.c_str(), nullptr));
+    return json_number(v);
+}
+
+json optional_test(const std::optional<Test>& t) {
+    return t ? test_json(*t) : json(nullptr);
+}
+
+json ratio_json(const Cell& cell) {
+    const auto& e = cell.ratio_estimate;
+    if (!e) return nullptr;
+    return {
+        {"method", e->paired ? "paired by round" : "unpaired"},
+        {"pairs", e->pairs},
+        {"censored_pairs", e->censored_pairs},
+        {"ci95_low", number(e->ci95_low)},
+        {"ci95_high", number(e->ci95_high)},
+        {"load_effect", optional_test(e->test)},
+        {"signed_rank", optional_test(e->signed_rank)},
+    };
 }
 
 json summary_json(const stats::Summary& s) {
@@ -40,6 +57,10 @@ json versus_json(const VersusBaseline& v) {
         {"time_ratio", number(v.time_ratio)},
         {"judged", v.judged},
         {"significant", v.significant},
+        {"ratio_significant", v.ratio_significant},
+        {"failed_runs", v.failures},
+        {"time_test", optional_test(v.time_test)},
+        {"ratio_test", optional_test(v.ratio_test)},
         {"welch", nullptr},
         {"mann_whitney", nullptr},
     };
@@ -65,18 +86,39 @@ json cell_json(const Cell& cell) {
         {"baseline", cell.is_baseline},
         {"runs_ok", cell.time.n},
         {"runs_failed", cell.failed},
+        {"runs_timed_out", cell.timed_out},
         {"time_s", summary_json(cell.time)},
         {"cpu_pct", summary_json(cell.cpu_pct)},
         {"loads", summary_json(cell.load_units)},
         {"lcpu_pct", summary_json(cell.load_cpu_pct)},
         {"ratio", cell.ratio ? number(*cell.ratio) : json(nullptr)},
         {"ratio_ci95_half", cell.ratio ? number(cell.ratio_ci95_half) : json(nullptr)},
+        {"ratio_estimate", ratio_json(cell)},
         {"versus_baseline", cell.versus ? versus_json(*cell.versus) : json(nullptr)},
         {"runs", std::move(runs)},
     };
 }
 
 }  // namespace
+
+json json_number(double v) {
+    // Six significant digits (see six_digits); null where undefined.
+    const std::string digits = six_digits(v);
+    return digits.empty() ? json(nullptr) : json(std::strtod(digits.c_str(), nullptr));
+}
+
+json test_json(const Test& t) {
+    return {
+        {"tests", t.what},
+        {"method", t.method},
+        {"statistic", number(t.statistic)},
+        {"df", number(t.df)},
+        {"p", number(t.p)},
+        {"p_adjusted", number(t.p_adjusted)},
+        {"effect_pct", number(t.effect_pct)},
+        {"significant", t.significant},
+    };
+}
 
 std::string format_json(const ReportModel& model, const ReportOptions&) {
     json labels = json::array();
@@ -89,15 +131,24 @@ std::string format_json(const ReportModel& model, const ReportOptions&) {
         for (const auto& cell : block.cells) cells.push_back(cell_json(cell));
         loads.push_back({{"load", block.load}, {"unit", block.unit}, {"rows", std::move(cells)}});
     }
-    const json report = {
-        {"baseline", model.baseline},
-        {"alpha", model.alpha},
-        {"confidence", 0.95},
-        {"significance_test", "Welch's t-test on wall time, two-sided"},
-        {"labels", std::move(labels)},
-        {"loads", std::move(loads)},
-        {"warnings", model.warnings},
-    };
+    // Ordered, so a reader sees what it is reading first.
+    nlohmann::ordered_json report;
+    report["schema_version"] = kReportSchemaVersion;
+    report["contest_version"] = kVersion;
+    report["baseline"] = model.baseline;
+    report["alpha"] = model.alpha;
+    report["confidence"] = 0.95;
+    report["correction"] = stats::correction_name(model.correction);
+    report["tests_in_family"] = model.family_size;
+    report["min_effect_pct"] = model.min_effect_pct;
+    report["significance_test"] =
+        "Time: Welch's t-test (Mann-Whitney U where runs timed out); Ratio: paired t on "
+        "per-round log-ratios against no_load, Welch's t on them between labels; two-sided, "
+        "adjusted over the family";
+    report["labels"] = std::move(labels);
+    report["loads"] = std::move(loads);
+    report["notes"] = model.notes;
+    report["warnings"] = model.warnings;
     return report.dump(2) + "\n";
 }
 

@@ -32,7 +32,7 @@ std::string format_markdown(const ReportModel& model, const ReportOptions&) {
     for (const auto& block : model.blocks) {
         out += "### " + escape_cell(block.load) + "\n\n";
         out += table_row({"Kernel", "Runs", "Time (s)", "± 95% CI", "CPU%", "Loads", "LCPU%",
-                          "Ratio", "Change", "p"});
+                          "Ratio", "Change", "p-adj"});
         out += "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n";
         const int loads_digits = loads_decimals(block);
         const int time_digits = time_decimals(model);
@@ -42,16 +42,15 @@ std::string format_markdown(const ReportModel& model, const ReportOptions&) {
                 change = "baseline";
             } else if (cell.versus) {
                 change = signed_percent(cell.versus->change_pct);
-                if (cell.versus->welch) p = format_p(cell.versus->welch->p);
+                if (cell.versus->time_test) p = format_p(cell.versus->time_test->p_adjusted);
             }
             const std::string mark = significance_mark(cell);
             if (!mark.empty()) p += " " + escape_cell(mark);
-            out += table_row({escape_cell(cell.label), std::to_string(cell.time.n),
-                              fixed(cell.time.mean, time_digits),
-                              fixed(cell.time.ci95_half, time_digits), fixed(cell.cpu_pct.mean, 1),
-                              fixed(cell.load_units.mean, loads_digits),
-                              fixed(cell.load_cpu_pct.mean, 1),
-                              cell.ratio ? fixed(*cell.ratio, 2) : "-", change, p});
+            out += table_row(
+                {escape_cell(cell.label), cell.runs_text(), fixed(cell.time.mean, time_digits),
+                 fixed(cell.time.ci95_half, time_digits), fixed(cell.cpu_pct.mean, 1),
+                 fixed(cell.load_units.mean, loads_digits), fixed(cell.load_cpu_pct.mean, 1),
+                 cell.ratio ? fixed(*cell.ratio, 2) : "-", change, p});
         }
         out += "\n";
     }
@@ -61,7 +60,9 @@ std::string format_markdown(const ReportModel& model, const ReportOptions&) {
     out +=
         "\nTime is the mean wall time in seconds of the successful runs; ± is the half-width of "
         "its 95% confidence interval (Student t); Ratio is Time over the same kernel's no_load "
-        "Time; Change and p (Welch's t-test) compare with the baseline.\n";
+        "Time; Change and p-adj (Welch's t-test, adjusted: " +
+        correction_summary(model) + ") compare with the baseline.\n";
+    for (const auto& note : model.notes) out += "\n" + escape_cell(note) + "\n";
     if (const auto legend = significance_legend(model); !legend.empty())
         out += "\n" + escape_cell(legend) + "\n";
     return out;

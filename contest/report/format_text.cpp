@@ -10,26 +10,29 @@ namespace {
 
 std::vector<std::string> header(bool with_stats) {
     if (with_stats)
-        return {"Kernel", "[runs]", "Time",  "±CI",    "CPU%",
-                "Loads",  "LCPU%",  "Ratio", "Change", "p"};
+        return {"Kernel", "[runs]", "Time", "±CI", "CPU%",   "Loads",
+                "LCPU%",  "Ratio",  "±R",   "pR",  "Change", "p-adj"};
     return {"Kernel", "[runs]", "Time", "CPU%", "Loads", "LCPU%", "Ratio"};
 }
 
 std::vector<std::string> row(const Cell& cell, int time_digits, int loads_digits, bool with_stats) {
-    std::vector<std::string> r = {cell.label, std::to_string(cell.time.n),
-                                  fixed(cell.time.mean, time_digits)};
+    std::vector<std::string> r = {cell.label, cell.runs_text(), fixed(cell.time.mean, time_digits)};
     if (with_stats) r.push_back(fixed(cell.time.ci95_half, time_digits));
     r.push_back(fixed(cell.cpu_pct.mean, 1));
     r.push_back(fixed(cell.load_units.mean, loads_digits));
     r.push_back(fixed(cell.load_cpu_pct.mean, 1));
     r.push_back(cell.ratio ? fixed(*cell.ratio, 2) : "-");
     if (with_stats) {
+        const auto& e = cell.ratio_estimate;
+        r.push_back(e ? fixed(e->ci95_half, 2) : "-");
+        r.push_back(e && e->test ? format_p(e->test->p_adjusted) : "-");
         if (cell.is_baseline) {
             r.push_back("base");
             r.push_back("-");
         } else if (cell.versus) {
             r.push_back(signed_percent(cell.versus->change_pct));
-            r.push_back(cell.versus->welch ? format_p(cell.versus->welch->p) : "-");
+            const auto& t = cell.versus->time_test;
+            r.push_back(t ? format_p(t->p_adjusted) : "-");
         } else {
             r.push_back("-");
             r.push_back("-");
@@ -67,12 +70,18 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
     out += "\nLoads are counted while the workload runs, in:\n";
     for (const auto& line : align_columns(units, {false, false})) out += "  " + line + "\n";
 
+    for (const auto& note : model.notes) out += note + "\n";
     if (const auto legend = significance_legend(model); !legend.empty()) out += legend + "\n";
-    if (options.stats)
+    if (options.stats) {
         out +=
-            "±CI: 95% confidence interval of Time (Student t); Change: Time against the "
-            "baseline " +
-            model.baseline + "; p: Welch's t-test\n";
+            "±CI: 95% confidence interval of Time (Student t); ±R: of Ratio; pR: the load's "
+            "effect on Time (Ratio = 1?), adjusted; Change: Time against the baseline " +
+            model.baseline + "; p-adj: its test's p, adjusted (" + correction_summary(model) +
+            ")\n\nTests:\n";
+        for (const auto& line : align_columns(
+                 test_rows(model), {false, false, false, false, true, true, true, true, false}))
+            out += "  " + line + "\n";
+    }
     return out;
 }
 

@@ -10,13 +10,13 @@
 
 namespace contest {
 
+// Of the JSON that report --format json and compare --format json print.
+inline constexpr int kReportSchemaVersion = 1;
+
 std::string format_text(const ReportModel& model, const ReportOptions& options);
 std::string format_markdown(const ReportModel& model, const ReportOptions& options);
 std::string format_csv(const ReportModel& model, const ReportOptions& options);
 std::string format_json(const ReportModel& model, const ReportOptions& options);
-
-// `contest compare`: the model holds exactly two labels, the baseline first.
-std::string format_compare(const ReportModel& model);
 
 // --- shared by the exporters ---
 
@@ -34,10 +34,23 @@ int time_decimals(const ReportModel& model);
 int loads_decimals(const LoadBlock& block);
 // "ring hops", or "none (no load runs)" for no_load and cacherun.
 std::string unit_description(const LoadBlock& block);
-// The mark after a row: "*" significant, "?" not judged, "" otherwise.
+// The mark after a row: "*" Time significant, "^" Ratio significant, "?"
+// Time not judged, "" otherwise.
 std::string significance_mark(const Cell& cell);
 // The one-line legend of the marks; "" with a single label.
 std::string significance_legend(const ReportModel& model);
+// "Holm over 23 tests, changes under 1% ignored": how the p-values were read.
+std::string correction_summary(const ReportModel& model);
+// "a, b, c".
+std::string join_list(const std::vector<std::string>& items);
+// Every test of the model, one row each: load, label, what, method,
+// statistic, p, adjusted p, effect, verdict ("yes", "no", "below 1%").
+std::vector<std::vector<std::string>> test_rows(const ReportModel& model);
+// A test's verdict as test_rows has it.
+std::string test_verdict(const Test& t, const ReportModel& model);
+// JSON: six significant digits, null where undefined; a test in full.
+nlohmann::json json_number(double value);
+nlohmann::json test_json(const Test& t);
 // Pads cells into columns (widths over all rows, two spaces between), right-
 // aligned where `right` says so; returns one line per row, trailing spaces
 // trimmed. Rows may be shorter than others (missing cells are empty).

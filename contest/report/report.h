@@ -6,15 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "contest/report/multiple_comparisons.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
 
 struct ReportOptions {
     std::string format = "text";          // text | markdown | csv | json
-    std::optional<std::string> baseline;  // label; default the first label seen
+    std::optional<std::string> baseline;  // label; default the one that ran first
     bool stats = false;                   // --stats: extra columns in text
     double alpha = 0.05;                  // significance level
+    // Over all the tests behind one table: holm, bh or none.
+    stats::Correction correction = stats::Correction::holm;
+    // A difference below this, in %, is never called one, whatever its p.
+    double min_effect_pct = 1;
+    bool by_host = false;  // --by-host: rows LABEL@host
     // Print the model's warnings (noise, too few runs, fingerprints that
     // differ) to stderr, one "contest: warning: ..." line each.
     bool print_warnings = true;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "contest/report/report_warnings.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "loads/registry.h"
@@ -14,44 +15,10 @@ namespace contest {
 
 namespace {
 
-// Kernels on one machine report MemTotal a few MiB apart (the kernel's own
-// reservations differ), so memory counts as different only beyond this.
-constexpr double kMemoryTolerance = 0.02;
-
-std::string percent(double fraction) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
-    return buf;
-}
-
-const nlohmann::json* find_dotted(const nlohmann::json& root, const std::string& dotted) {
-    const nlohmann::json* at = &root;
-    std::size_t start = 0;
-    while (start <= dotted.size()) {
-        const std::size_t dot = std::min(dotted.find('.', start), dotted.size());
-        const std::string key = dotted.substr(start, dot - start);
-        if (!at->is_object()) return nullptr;
-        auto it = at->find(key);
-        if (it == at->end() || it->is_null()) return nullptr;
-        at = &*it;
-        start = dot + 1;
-    }
-    return at;
-}
-
-bool fingerprint_values_agree(const std::string& field, const nlohmann::json& a,
-                              const nlohmann::json& b) {
-    if (field == "system.mem_total_bytes" && a.is_number() && b.is_number()) {
-        const double x = a.get<double>(), y = b.get<double>();
-        return std::fabs(x - y) <= kMemoryTolerance * std::max(std::fabs(x), std::fabs(y));
-    }
-    return a == b;
-}
-
-std::string short_value(const nlohmann::json& v) {
-    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-    if (s.size() > 60) s = s.substr(0, 57) + "...";
-    return "'" + s + "'";
+// The one place the report reads a run's status beyond ok(): a run stopped
+// by --timeout took longer than every finished one, which rank tests use.
+bool run_timed_out(const RunRecord& run) {
+    return run.status == RunStatus::timed_out;
 }
 
 void summarize_cell(Cell& cell) {
@@ -59,6 +26,7 @@ void summarize_cell(Cell& cell) {
     for (const auto& sr : cell.runs) {
         if (!sr.run.ok()) {
             ++cell.failed;
+            if (run_timed_out(sr.run)) ++cell.timed_out;
             continue;
         }
         wall.push_back(sr.run.wall_s);
@@ -74,145 +42,71 @@ void summarize_cell(Cell& cell) {
 
 void add_ratio(Cell& cell, const Cell* no_load) {
     if (!no_load || no_load->time.n == 0 || cell.time.n == 0 || !(no_load->time.mean > 0)) return;
-    cell.ratio = cell.time.mean / no_load->time.mean;
     if (&cell == no_load) {
+        cell.ratio = 1;
         cell.ratio_ci95_half = 0;
         return;
     }
-    const double rel_a = cell.time.ci95_half / cell.time.mean;
-    const double rel_b = no_load->time.ci95_half / no_load->time.mean;
-    cell.ratio_ci95_half = *cell.ratio * std::sqrt(rel_a * rel_a + rel_b * rel_b);
+    const auto load_rounds = cell.round_times(), no_load_rounds = no_load->round_times();
+    cell.ratio_estimate = paired_ratio(load_rounds, no_load_rounds);
+    if (!cell.ratio_estimate)
+        cell.ratio_estimate = unpaired_ratio(cell.ok_wall_times(), no_load->ok_wall_times());
+    if (!cell.ratio_estimate) return;
+    cell.ratio = cell.ratio_estimate->ratio;
+    cell.ratio_ci95_half = cell.ratio_estimate->ci95_half;
 }
 
-VersusBaseline compare_with(const Cell& cell, const Cell& base, double alpha) {
+std::optional<Test> time_test(const Cell& cell, const Cell& base, const VersusBaseline& v) {
+    Test t;
+    t.what = "Time";
+    t.effect_pct = v.change_pct;
+    if (cell.timed_out || base.timed_out) {
+        const auto mw =
+            stats::mann_whitney_u(cell.wall_times_censored(), base.wall_times_censored());
+        if (!mw) return std::nullopt;
+        t.method = "Mann-Whitney U (timed-out runs slowest)";
+        t.statistic = mw->u;
+        t.p = mw->p;
+        return t;
+    }
+    if (!v.welch) return std::nullopt;
+    t.method = "Welch t";
+    t.statistic = v.welch->t;
+    t.df = v.welch->df;
+    t.p = v.welch->p;
+    return t;
+}
+
+std::optional<Test> ratio_test(const Cell& cell, const Cell& base) {
+    const auto& a = cell.ratio_estimate;
+    const auto& b = base.ratio_estimate;
+    if (!a || !b || !a->paired || !b->paired) return std::nullopt;
+    const auto w = stats::welch_t_test(a->log_ratios, b->log_ratios);
+    if (!w) return std::nullopt;
+    Test t;
+    t.what = "Ratio";
+    t.method = "Welch t on per-round log-ratios";
+    t.statistic = w->t;
+    t.df = w->df;
+    t.p = w->p;
+    t.effect_pct = (a->ratio / b->ratio - 1) * 100;
+    return t;
+}
+
+VersusBaseline compare_with(const Cell& cell, const Cell& base) {
     VersusBaseline v;
     v.time_ratio = cell.time.mean / base.time.mean;
     v.change_pct = (v.time_ratio - 1) * 100;
     const auto a = cell.ok_wall_times(), b = base.ok_wall_times();
     v.judged = a.size() >= kMinRunsForSignificance && b.size() >= kMinRunsForSignificance;
+    v.failures = cell.failed > 0 || base.failed > 0;
     if (v.judged) v.welch = stats::welch_t_test(a, b);
     if (a.size() >= kMinRunsForMannWhitney && b.size() >= kMinRunsForMannWhitney)
-        v.mann_whitney = stats::mann_whitney_u(a, b);
-    v.significant = v.judged && v.welch && v.welch->p < alpha;
+        v.mann_whitney =
+            stats::mann_whitney_u(cell.wall_times_censored(), base.wall_times_censored());
+    if (v.judged) v.time_test = time_test(cell, base, v);
+    v.ratio_test = ratio_test(cell, base);
     return v;
-}
-
-void warn_about_noise(ReportModel& model) {
-    // One line per label, so a noisy machine does not bury the table in warnings.
-    for (const auto& info : model.labels) {
-        std::string loads;
-        for (const auto& block : model.blocks)
-            if (const Cell* c = model.find_cell(block.load, info.label);
-                c && c->time.n >= 2 && c->time.cv > kNoisyCv)
-                loads +=
-                    (loads.empty() ? "" : ", ") + block.load + " (" + percent(c->time.cv) + ")";
-        if (!loads.empty())
-            model.warnings.push_back(info.label + ": Time varies by more than " +
-                                     percent(kNoisyCv) + " (CV) under " + loads +
-                                     ": the machine was noisy; more runs (--runs) or a quieter "
-                                     "machine would help");
-    }
-}
-
-std::string one_decimal(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", x);
-    return buf;
-}
-
-// What else the machine did while the runs were timed. Only runs without a
-// load count for "others": a load's own kernel threads (io_load's writeback)
-// show up there too, and are part of what the load does. The same runs say
-// whether the CPU itself kept its speed: the same compile needs the same
-// user time, unless the clock or a VM host's other tenants changed under it,
-// which neither steal nor /proc/stat can see.
-void warn_about_other_work(ReportModel& model) {
-    for (const auto& info : model.labels) {
-        std::vector<double> others_pct, steal_pct, user_s;
-        for (const auto& block : model.blocks) {
-            const Cell* c = model.find_cell(block.load, info.label);
-            if (!c) continue;
-            const LoadInfo* load = find_load(block.load);
-            const bool quiet_load = load && !load->does_work;
-            for (const auto& sr : c->runs) {
-                if (!sr.run.ok()) continue;
-                if (sr.run.steal_pct) steal_pct.push_back(*sr.run.steal_pct);
-                if (quiet_load && sr.run.others_cpu_pct)
-                    others_pct.push_back(*sr.run.others_cpu_pct);
-                if (quiet_load && sr.run.user_s > 0) user_s.push_back(sr.run.user_s);
-            }
-        }
-        const auto others = stats::summarize(others_pct);
-        const auto steal = stats::summarize(steal_pct);
-        if (others.n > 0 && others.mean > kBusyOthersPct)
-            model.warnings.push_back(
-                info.label + ": other work on the machine used " + one_decimal(others.mean) +
-                "% of a CPU (mean, max " + one_decimal(others.max) +
-                "%) during the runs without a load: its Times include that; a quieter "
-                "machine would help");
-        const auto user = stats::summarize(user_s);
-        // Below a second of user time, rusage's granularity alone varies more.
-        if (user.n >= 2 && user.mean >= 1.0 && user.cv > kCpuSpeedCv)
-            model.warnings.push_back(
-                info.label + ": the same compile took " + one_decimal(user.min) + " to " +
-                one_decimal(user.max) + " s of user time without a load (CV " + percent(user.cv) +
-                "): the CPU itself ran at different speeds (frequency scaling, or a VM host's "
-                "other tenants on the same cores); its Times include that");
-        if (steal.n > 0 && steal.mean > kBusyStealPct)
-            model.warnings.push_back(info.label + ": the hypervisor took " +
-                                     one_decimal(steal.mean) + "% of a CPU (steal, mean, max " +
-                                     one_decimal(steal.max) +
-                                     "%) during the runs: its Times include that");
-    }
-}
-
-void warn_about_few_runs(ReportModel& model) {
-    if (model.labels.size() < 2) return;  // nothing is compared, nothing to judge
-    for (const auto& info : model.labels) {
-        std::string loads;
-        for (const auto& block : model.blocks)
-            if (const Cell* c = model.find_cell(block.load, info.label);
-                c && c->time.n < kMinRunsForSignificance)
-                loads += (loads.empty() ? "" : ", ") + block.load + " (" +
-                         std::to_string(c->time.n) + ")";
-        if (!loads.empty())
-            model.warnings.push_back(
-                info.label + " has fewer than " + std::to_string(kMinRunsForSignificance) +
-                " successful runs under " + loads + ": significance can't be judged there");
-    }
-}
-
-void warn_about_fingerprints(ReportModel& model) {
-    const LabelInfo* base = model.find_label(model.baseline);
-    for (const auto& info : model.labels) {
-        if (&info == base) continue;
-        std::string differences;
-        for (const auto& field : fingerprint_fields()) {
-            const std::string section = field.substr(0, field.find('.'));
-            const std::string rest = field.substr(field.find('.') + 1);
-            const auto& root_a = section == "system" ? base->system : base->config;
-            const auto& root_b = section == "system" ? info.system : info.config;
-            const auto* a = find_dotted(root_a, rest);
-            const auto* b = find_dotted(root_b, rest);
-            if (!a || !b || fingerprint_values_agree(field, *a, *b)) continue;
-            differences += (differences.empty() ? "" : "; ") + field + " " + short_value(*a) +
-                           " vs " + short_value(*b);
-        }
-        if (!differences.empty())
-            model.warnings.push_back(
-                base->label + " and " + info.label + " differ in more than the kernel (" +
-                differences + "): contest compares kernels on the same hardware and workload");
-    }
-}
-
-void warn_about_failed_runs(ReportModel& model) {
-    for (const auto& block : model.blocks)
-        for (const auto& cell : block.cells)
-            if (cell.failed)
-                model.warnings.push_back(cell.label + " under " + block.load + ": " +
-                                         std::to_string(cell.failed) + " of " +
-                                         std::to_string(cell.runs.size()) +
-                                         " runs did not finish ok and are left out");
 }
 
 }  // namespace
@@ -222,6 +116,26 @@ std::vector<double> Cell::ok_wall_times() const {
     for (const auto& sr : runs)
         if (sr.run.ok()) out.push_back(sr.run.wall_s);
     return out;
+}
+
+std::vector<double> Cell::wall_times_censored() const {
+    std::vector<double> out = ok_wall_times();
+    for (const auto& sr : runs)
+        if (run_timed_out(sr.run)) out.push_back(std::numeric_limits<double>::infinity());
+    return out;
+}
+
+std::vector<RoundTime> Cell::round_times() const {
+    std::vector<RoundTime> out;
+    for (const auto& sr : runs)
+        if (sr.run.ok() || run_timed_out(sr.run))
+            out.push_back(
+                {sr.file, sr.round, sr.run.ok() ? sr.run.wall_s : 0, run_timed_out(sr.run)});
+    return out;
+}
+
+std::string Cell::runs_text() const {
+    return std::to_string(time.n) + (failed ? "+" + std::to_string(failed) + "F" : "");
 }
 
 const LabelInfo* ReportModel::find_label(const std::string& label) const {
@@ -238,6 +152,13 @@ const Cell* ReportModel::find_cell(const std::string& load, const std::string& l
     return nullptr;
 }
 
+bool ReportModel::any_ratio_tested() const {
+    for (const auto& block : blocks)
+        for (const auto& cell : block.cells)
+            if (cell.versus && cell.versus->ratio_test) return true;
+    return false;
+}
+
 bool ReportModel::any_unjudged() const {
     for (const auto& block : blocks)
         for (const auto& cell : block.cells)
@@ -245,72 +166,93 @@ bool ReportModel::any_unjudged() const {
     return false;
 }
 
-const std::vector<std::string>& fingerprint_fields() {
-    // The hardware and its frequency policy (sysinfo), and what was compiled
-    // how (the run's config and the workload's description). Left out: the
-    // kernel's own fields (release, HZ, preemption), which are what is being
-    // compared, and paths and cache flags, which differ without mattering.
-    static const std::vector<std::string> fields = {
-        "system.cpu_model",
-        "system.cpus_online",
-        "system.mem_total_bytes",
-        "system.cpufreq_governor",
-        "config.workload.kind",
-        "config.workload.synthetic_size",
-        "config.workload.generator_version",
-        "config.workload.kernel_config",
-        "config.workload.kernel_version",
-        "config.workload.workload_cmd",
-        "config.workload.compiler_version",
-        "config.jobs",
-    };
-    return fields;
-}
+namespace {
 
-ReportModel build_report_model(const std::vector<ResultFile>& files, const ReportOptions& options) {
-    if (files.empty()) throw UsageError("no result files to report on");
-    ReportModel model;
-    model.alpha = options.alpha;
-
-    // Pool every run of a label, whichever file it came from.
+// Every run of a label pooled into its cell under each load, whichever file
+// it came from; the loads in the order first seen.
+struct PooledRuns {
     std::map<std::string, std::map<std::string, Cell>> cells_by_load;  // load -> label -> cell
     std::vector<std::string> load_first_seen;
+};
+
+// The round a run ran in: recorded since runs carry it; before that, the
+// index under its load is the round when the file's order went in rounds.
+// Runs in blocks (and files that do not say) have none, and pair with none.
+int round_of(const RunRecord& run, const ResultFile& file) {
+    if (run.round > 0) return run.round;
+    const auto order = file.config.find("order");
+    const bool in_rounds = order != file.config.end() && order->is_string() &&
+                           (*order == "rounds" || *order == "shuffled");
+    return in_rounds ? run.index : 0;
+}
+
+std::string row_label(const ResultFile& file, bool by_host) {
+    if (!by_host) return file.label;
+    const auto host = file.system.find("hostname");
+    return file.label + "@" +
+           (host != file.system.end() && host->is_string() ? host->get<std::string>() : "?");
+}
+
+PooledRuns pool_runs(const std::vector<ResultFile>& files, bool by_host, ReportModel& model) {
+    PooledRuns pooled;
     for (const auto& file : files) {
+        const std::string label = row_label(file, by_host);
         auto info = std::find_if(model.labels.begin(), model.labels.end(),
-                                 [&](const LabelInfo& l) { return l.label == file.label; });
+                                 [&](const LabelInfo& l) { return l.label == label; });
         if (info == model.labels.end()) {
-            model.labels.push_back({file.label, {}, file.system, file.config});
+            model.labels.push_back({label, {}, file.system, file.config, {}, file.started_at});
             info = model.labels.end() - 1;
         }
         const std::string file_name = file.path.filename().string();
         info->files.push_back(file_name);
+        info->systems.push_back(file.system);
+        if (!file.started_at.empty() &&
+            (info->started_at.empty() || file.started_at < info->started_at))
+            info->started_at = file.started_at;
         for (const auto& run : file.runs) {
-            if (!cells_by_load.count(run.load)) load_first_seen.push_back(run.load);
-            Cell& cell = cells_by_load[run.load][file.label];
-            cell.label = file.label;
+            if (!pooled.cells_by_load.count(run.load)) pooled.load_first_seen.push_back(run.load);
+            Cell& cell = pooled.cells_by_load[run.load][label];
+            cell.label = label;
             cell.load = run.load;
-            cell.runs.push_back({run, file_name});
+            cell.runs.push_back({run, file_name, round_of(run, file)});
         }
     }
+    return pooled;
+}
 
-    model.baseline = options.baseline.value_or(model.labels.front().label);
-    if (!model.find_label(model.baseline)) {
-        const std::string known = join(model.labels, ", ", [](const auto& l) { return l.label; });
-        throw UsageError("--baseline " + model.baseline + ": no such label in the results (" +
-                         known + ")");
+// --baseline, else the label that ran first (by its earliest start time;
+// files without one count as later than any with one).
+std::string choose_baseline(const ReportModel& model, const ReportOptions& options) {
+    if (!options.baseline) {
+        const LabelInfo* first = &model.labels.front();
+        for (const auto& l : model.labels)
+            if (!l.started_at.empty() &&
+                (first->started_at.empty() || l.started_at < first->started_at))
+                first = &l;
+        return first->label;
     }
+    const std::string& baseline = *options.baseline;
+    if (!model.find_label(baseline)) {
+        const std::string known = join(model.labels, ", ", [](const auto& l) { return l.label; });
+        throw UsageError("--baseline " + baseline + ": no such label in the results (" + known +
+                         ")");
+    }
+    return baseline;
+}
 
-    // contest's order; loads this contest does not know (newer result files)
-    // go last, in the order they were first seen.
+// One block per load in contest's order; loads this contest does not know
+// (newer result files) go last, in the order they were first seen.
+void make_blocks(PooledRuns& pooled, ReportModel& model) {
     std::stable_sort(
-        load_first_seen.begin(), load_first_seen.end(),
+        pooled.load_first_seen.begin(), pooled.load_first_seen.end(),
         [](const std::string& a, const std::string& b) { return load_order(a) < load_order(b); });
-    for (const auto& load : load_first_seen) {
+    for (const auto& load : pooled.load_first_seen) {
         LoadBlock block;
         block.load = load;
+        auto& by_label = pooled.cells_by_load[load];
         for (const auto& info : model.labels) {
-            auto it = cells_by_load[load].find(info.label);
-            if (it == cells_by_load[load].end()) continue;
+            auto it = by_label.find(info.label);
+            if (it == by_label.end()) continue;
             Cell cell = std::move(it->second);
             summarize_cell(cell);
             cell.is_baseline = info.label == model.baseline;
@@ -320,22 +262,57 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
         }
         model.blocks.push_back(std::move(block));
     }
+}
 
+void compare_cells(ReportModel& model) {
+    for (auto& block : model.blocks)
+        for (auto& cell : block.cells) add_ratio(cell, model.find_cell("no_load", cell.label));
     for (auto& block : model.blocks) {
         for (auto& cell : block.cells) {
-            add_ratio(cell, model.find_cell("no_load", cell.label));
             const Cell* base = model.find_cell(block.load, model.baseline);
             if (!cell.is_baseline && base && base->time.n > 0 && cell.time.n > 0)
-                cell.versus = compare_with(cell, *base, model.alpha);
+                cell.versus = compare_with(cell, *base);
         }
     }
+}
 
+}  // namespace
+
+ReportModel build_report_model(const std::vector<ResultFile>& files, const ReportOptions& options) {
+    if (files.empty()) throw UsageError("no result files to report on");
+    ReportModel model;
+    model.alpha = options.alpha;
+    model.correction = options.correction;
+    model.min_effect_pct = options.min_effect_pct;
+    PooledRuns pooled = pool_runs(files, options.by_host, model);
+    model.baseline = choose_baseline(model, options);
+    make_blocks(pooled, model);
+    compare_cells(model);
+    judge_significance(model);
+
+    warn_about_mixed_machines(model, options.by_host);
     warn_about_fingerprints(model);
     warn_about_failed_runs(model);
     warn_about_noise(model);
     warn_about_other_work(model);
     warn_about_few_runs(model);
+    add_notes(model);
     return model;
+}
+
+double widest_ratio_ci_pct(const ResultFile& file) {
+    ReportOptions options;
+    options.print_warnings = false;
+    const ReportModel model = build_report_model({file}, options);
+    double widest = 0;
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) {
+            if (block.load == "no_load") continue;
+            const double pct = cell.ratio ? cell.ratio_ci95_half / *cell.ratio * 100 : std::nan("");
+            widest = std::isfinite(pct) ? std::max(widest, pct)
+                                        : std::numeric_limits<double>::infinity();
+        }
+    return widest;
 }
 
 }  // namespace contest

@@ -10,9 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/report/multiple_comparisons.h"
+#include "contest/report/ratio.h"
 #include "contest/report/report.h"
-#include "contest/result/result_file.h"
 #include "contest/report/stats.h"
+#include "contest/result/result_file.h"
 
 namespace contest {
 
@@ -35,6 +37,7 @@ inline constexpr double kCpuSpeedCv = 0.03;
 struct SourcedRun {
     RunRecord run;
     std::string file;  // the result file's name (not its folder: stable across machines)
+    int round = 0;     // the round it ran in (recorded, or from the file's order); 0: none
 };
 
 struct VersusBaseline {
@@ -43,7 +46,15 @@ struct VersusBaseline {
     bool judged = false;    // both sides have kMinRunsForSignificance runs
     std::optional<stats::WelchResult> welch;
     std::optional<stats::MannWhitneyResult> mann_whitney;  // both sides >= kMinRunsForMannWhitney
-    bool significant = false;                              // judged and Welch's p < alpha
+    // Time against the baseline: Welch's t, or Mann-Whitney's U when a side
+    // has timed-out runs (ranked slower than every finished run).
+    std::optional<Test> time_test;
+    // Ratio against the baseline's: Welch's t on the per-round log-ratios of
+    // both labels ("this load hurts more on this kernel"); paired Ratios only.
+    std::optional<Test> ratio_test;
+    bool significant = false;        // time_test significant (adjusted p, minimum effect)
+    bool ratio_significant = false;  // ratio_test significant
+    bool failures = false;           // either side has runs that did not finish ok
 };
 
 // One label under one load.
@@ -52,21 +63,27 @@ struct Cell {
     std::string load;
     std::vector<SourcedRun> runs;  // every run, successful or not, in file order
     std::size_t failed = 0;        // runs whose status is not "ok" (left out of the statistics)
+    std::size_t timed_out = 0;     // of those, stopped by --timeout
     // Over successful runs only.
     stats::Summary time;          // wall seconds
     stats::Summary cpu_pct;       // the workload's (user + sys) / wall
     stats::Summary load_units;    // Loads, in the load's unit
     stats::Summary load_cpu_pct;  // LCPU%
-    // Time over the same label's no_load mean; nullopt without a no_load.
+    // Time over the same label's no_load (see ratio.h); nullopt without a
+    // no_load. ratio_ci95_half is zero for no_load itself (a sample over
+    // itself is exactly 1) and NaN when a side has one run.
     std::optional<double> ratio;
-    // Half-width of the ratio's 95% CI, first-order (delta method): the
-    // relative half-widths of both means added in quadrature. Zero for no_load
-    // itself (a sample over itself is exactly 1); NaN when a side has one run.
     double ratio_ci95_half = 0;
+    std::optional<RatioEstimate> ratio_estimate;  // absent for no_load and without one
     bool is_baseline = false;
     std::optional<VersusBaseline> versus;  // absent for the baseline and when it has no ok run here
 
     std::vector<double> ok_wall_times() const;
+    // Finished runs' times, with timed-out runs as +infinity (for rank tests).
+    std::vector<double> wall_times_censored() const;
+    std::vector<RoundTime> round_times() const;
+    // "5", or "5+2F" with 2 runs that did not finish ok.
+    std::string runs_text() const;
 };
 
 struct LoadBlock {
@@ -80,23 +97,36 @@ struct LabelInfo {
     std::vector<std::string> files;  // file names, in the order read
     nlohmann::json system;           // fingerprint of the first file
     nlohmann::json config;
+    std::vector<nlohmann::json> systems;  // every file's fingerprint, as files
+    std::string started_at;               // the earliest of its files (ISO 8601 UTC)
 };
 
 struct ReportModel {
     std::vector<LabelInfo> labels;  // in the order first seen
     std::string baseline;
     double alpha = 0.05;
+    stats::Correction correction = stats::Correction::holm;
+    double min_effect_pct = 1;
     std::vector<LoadBlock> blocks;      // in contest's order (registry), unknown loads last
     std::vector<std::string> warnings;  // one line each, without a prefix
+    // Under the table: how Ratio was computed, loads that did not load.
+    std::vector<std::string> notes;
+    std::size_t family_size = 0;  // tests behind the marks, for the correction
 
     const LabelInfo* find_label(const std::string& label) const;
     const Cell* find_cell(const std::string& load, const std::string& label) const;
-    bool any_unjudged() const;  // a non-baseline row lacks the runs to be judged
+    bool any_unjudged() const;      // a non-baseline row lacks the runs to be judged
+    bool any_ratio_tested() const;  // some row's Ratio is tested against the baseline's
 };
 
 // Throws UsageError when --baseline names no label of the files, or when
 // there are no files at all.
 ReportModel build_report_model(const std::vector<ResultFile>& files, const ReportOptions& options);
+
+// --runs auto's measure of a result file so far: the widest half-width of a
+// Ratio's 95% CI over its loads (no_load aside), in % of that Ratio;
+// infinity while some load's is unknown (fewer than two rounds).
+double widest_ratio_ci_pct(const ResultFile& file);
 
 // The fingerprint fields that must agree for two labels to be compared, as
 // "dotted.path" names; each is skipped when either side lacks it.

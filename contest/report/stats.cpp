@@ -15,21 +15,52 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// The largest magnitude in x, so sums of values near the largest double can
+// be taken on x / scale without overflowing.
+double scale_of(std::span<const double> x) {
+    double scale = 0;
+    for (double v : x)
+        if (std::isfinite(v)) scale = std::max(scale, std::fabs(v));
+    return scale > 0 ? scale : 1;
+}
+
 double mean_of(std::span<const double> x) {
-    return std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
+    const double scale = scale_of(x);
+    double sum = 0;
+    for (double v : x) sum += v / scale;
+    return sum / static_cast<double>(x.size()) * scale;
 }
 
 // Sample variance by two passes: the one-pass formula loses every digit when
-// run times are large and close together, which is exactly our case.
-double variance_of(std::span<const double> x, double mean) {
+// run times are large and close together, which is exactly our case. Its
+// square root is what callers need, and that is taken on the scaled sum, so
+// a spread near the largest double stays finite.
+double sd_of(std::span<const double> x, double mean) {
+    const double scale = scale_of(x);
     double sum_sq = 0;
-    for (double v : x) sum_sq += (v - mean) * (v - mean);
-    return sum_sq / static_cast<double>(x.size() - 1);
+    for (double v : x) sum_sq += (v / scale - mean / scale) * (v / scale - mean / scale);
+    return std::sqrt(sum_sq / static_cast<double>(x.size() - 1)) * scale;
 }
 
+bool zero_spread(double sd, double mean) {
+    return !(sd > kZeroSpread * std::fabs(mean));
+}
+
+// Boost.Math throws on a NaN or non-positive df; a p-value we cannot compute
+// is NaN ("-" in the tables), never an exception out of a report.
 double two_sided_t_p(double t, double df) {
+    if (std::isnan(t) || !(df > 0) || !std::isfinite(df)) return kNaN;
+    if (std::isinf(t)) return 0;
     boost::math::students_t dist(df);
-    return 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t)));
+    return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
+}
+
+double two_sided_normal_p(double z) {
+    if (std::isnan(z)) return kNaN;
+    if (std::isinf(z)) return 0;
+    boost::math::normal standard_normal;
+    return std::min(1.0,
+                    2 * boost::math::cdf(boost::math::complement(standard_normal, std::fabs(z))));
 }
 
 }  // namespace
@@ -48,13 +79,14 @@ Summary summarize(std::span<const double> sample) {
     const std::size_t mid = sorted.size() / 2;
     s.median = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
     s.mean = mean_of(sample);
-    s.sd = s.n >= 2 ? std::sqrt(variance_of(sample, s.mean)) : kNaN;
+    s.sd = s.n >= 2 ? sd_of(sample, s.mean) : kNaN;
     s.cv = (s.n >= 2 && s.mean != 0) ? s.sd / std::fabs(s.mean) : kNaN;
     s.ci95_half = confidence_half_width(s, 0.95);
     return s;
 }
 
 double t_quantile(double p, double df) {
+    if (!(df > 0) || !std::isfinite(df) || !(p > 0 && p < 1)) return kNaN;
     return boost::math::quantile(boost::math::students_t(df), p);
 }
 
@@ -68,19 +100,117 @@ std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<con
     if (a.size() < 2 || b.size() < 2) return std::nullopt;
     const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
     const double mean_a = mean_of(a), mean_b = mean_of(b);
-    const double se2_a = variance_of(a, mean_a) / na, se2_b = variance_of(b, mean_b) / nb;
-    const double se2 = se2_a + se2_b;
+    const double sd_a = sd_of(a, mean_a), sd_b = sd_of(b, mean_b);
     WelchResult r;
-    if (se2 == 0) {
-        const bool same = mean_a == mean_b;
+    if (zero_spread(sd_a, mean_a) && zero_spread(sd_b, mean_b)) {
+        const bool same = zero_spread(std::fabs(mean_a - mean_b) / 2, (mean_a + mean_b) / 2);
         r.t = same ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mean_a - mean_b);
         r.df = na + nb - 2;
         r.p = same ? 1 : 0;
         return r;
     }
-    r.t = (mean_a - mean_b) / std::sqrt(se2);
+    // On a common scale, so the squares of values near the largest double
+    // stay finite; t and df do not depend on the scale.
+    const double scale = std::max({std::fabs(mean_a), std::fabs(mean_b), sd_a, sd_b});
+    const double va = sd_a / scale, vb = sd_b / scale;
+    const double se2_a = va * va / na, se2_b = vb * vb / nb, se2 = se2_a + se2_b;
+    r.t = (mean_a / scale - mean_b / scale) / std::sqrt(se2);
     r.df = se2 * se2 / (se2_a * se2_a / (na - 1) + se2_b * se2_b / (nb - 1));
     r.p = two_sided_t_p(r.t, r.df);
+    return r;
+}
+
+std::optional<WelchResult> one_sample_t_test(std::span<const double> x) {
+    if (x.size() < 2) return std::nullopt;
+    const double n = static_cast<double>(x.size());
+    const double mean = mean_of(x), sd = sd_of(x, mean);
+    WelchResult r;
+    r.df = n - 1;
+    // Log-ratios: a spread of 1e-9 is a relative spread of 1e-9 of the ratio.
+    if (!(sd > kZeroSpread * std::max(std::fabs(mean), 1.0))) {
+        r.t = mean == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mean);
+        r.p = mean == 0 ? 1 : 0;
+        return r;
+    }
+    r.t = mean / (sd / std::sqrt(n));
+    r.p = two_sided_t_p(r.t, r.df);
+    return r;
+}
+
+namespace {
+
+// Average ranks (1-based) of `values` sorted ascending, and the tie term
+// sum(t^3 - t) over groups of equal values.
+struct Ranks {
+    std::vector<double> rank;  // for sorted position i
+    double tie_term = 0;
+};
+
+Ranks average_ranks(const std::vector<double>& sorted) {
+    Ranks r;
+    r.rank.resize(sorted.size());
+    for (std::size_t i = 0; i < sorted.size();) {
+        std::size_t j = i;
+        while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+        const double shared = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
+        for (std::size_t k = i; k < j; ++k) r.rank[k] = shared;
+        const double t = static_cast<double>(j - i);
+        r.tie_term += t * t * t - t;
+        i = j;
+    }
+    return r;
+}
+
+// P(V <= v) under the null for n pairs without ties: counts of the subsets
+// of {1..n} by their sum.
+double signed_rank_cdf(std::size_t n, double v) {
+    const std::size_t max_sum = n * (n + 1) / 2;
+    std::vector<double> count(max_sum + 1, 0);
+    count[0] = 1;
+    for (std::size_t k = 1; k <= n; ++k)
+        for (std::size_t s = max_sum; s >= k; --s) count[s] += count[s - k];
+    double below = 0;
+    for (std::size_t s = 0; s <= max_sum && static_cast<double>(s) <= v + 1e-9; ++s)
+        below += count[s];
+    return below / std::ldexp(1.0, static_cast<int>(n));
+}
+
+}  // namespace
+
+std::optional<SignedRankResult> wilcoxon_signed_rank(std::span<const double> d) {
+    struct Pair {
+        double magnitude;
+        bool positive;
+    };
+    std::vector<Pair> pairs;
+    for (double v : d)
+        if (v != 0 && !std::isnan(v)) pairs.push_back({std::fabs(v), v > 0});
+    if (pairs.empty()) return std::nullopt;
+    std::sort(pairs.begin(), pairs.end(),
+              [](const Pair& a, const Pair& b) { return a.magnitude < b.magnitude; });
+    std::vector<double> magnitudes;
+    for (const auto& p : pairs) magnitudes.push_back(p.magnitude);
+    const Ranks ranks = average_ranks(magnitudes);
+    SignedRankResult r;
+    r.n = pairs.size();
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (pairs[i].positive) r.v += ranks.rank[i];
+    const double n = static_cast<double>(r.n);
+    const double mean_v = n * (n + 1) / 4;
+    if (ranks.tie_term == 0 && r.n < 50) {
+        r.exact = true;
+        // The null distribution is symmetric: P(V >= v) = P(V <= n(n+1)/2 - v).
+        const double lower = signed_rank_cdf(r.n, r.v);
+        const double upper = signed_rank_cdf(r.n, n * (n + 1) / 2 - r.v);
+        r.p = std::min(1.0, 2 * std::min(lower, upper));
+        return r;
+    }
+    const double var_v = n * (n + 1) * (2 * n + 1) / 24 - ranks.tie_term / 48;
+    if (var_v <= 0) return r;
+    const double diff = r.v - mean_v;
+    const double continuity = diff > 0 ? 0.5 : (diff < 0 ? -0.5 : 0);
+    r.z = (diff - continuity) / std::sqrt(var_v);
+    r.p = two_sided_normal_p(r.z);
     return r;
 }
 
@@ -124,9 +254,7 @@ std::optional<MannWhitneyResult> mann_whitney_u(std::span<const double> a,
     const double diff = r.u - mean_u;
     const double continuity = diff > 0 ? 0.5 : (diff < 0 ? -0.5 : 0);
     r.z = (diff - continuity) / std::sqrt(var_u);
-    boost::math::normal standard_normal;
-    r.p = std::min(1.0,
-                   2 * boost::math::cdf(boost::math::complement(standard_normal, std::fabs(r.z))));
+    r.p = two_sided_normal_p(r.z);
     return r;
 }
 

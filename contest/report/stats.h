@@ -35,10 +35,36 @@ struct WelchResult {
     double p = 1;   // two-sided
 };
 
+// A spread this small relative to the mean (sd / |mean|) is no spread: it is
+// the rounding of the figures, and a t built on it would be huge and mean
+// nothing.
+inline constexpr double kZeroSpread = 1e-9;
+
 // Welch's unequal-variances t-test. nullopt when either side has fewer than
-// two values. Two samples without any spread: p = 1 when the means agree and
-// p = 0 when they differ (t is infinite).
+// two values. Two samples without any spread (kZeroSpread): p = 1 when the
+// means agree and p = 0 when they differ (t is infinite). Never throws, also
+// on values near the largest double.
 std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<const double> b);
+
+// One-sample t-test of mean(x) = 0: the paired t-test, on the differences
+// (or log-ratios) of the pairs. nullopt below two values. Zero spread: sd
+// below kZeroSpread times max(|mean|, 1), as for log-ratios.
+std::optional<WelchResult> one_sample_t_test(std::span<const double> x);
+
+struct SignedRankResult {
+    double v = 0;        // sum of the ranks of the positive differences
+    double z = 0;        // normal deviate (0 when exact)
+    double p = 1;        // two-sided
+    bool exact = false;  // from the exact distribution (no ties, no zeros, < 50 pairs)
+    std::size_t n = 0;   // pairs used (zero differences dropped)
+};
+
+// Wilcoxon's signed-rank test of the pairs' differences (what R's
+// wilcox.test(paired = TRUE) computes: zeros dropped, exact below 50 pairs
+// without ties, else the normal approximation with tie and continuity
+// corrections). An infinite difference (a timed-out run) ranks above every
+// finite one. nullopt when no difference is non-zero.
+std::optional<SignedRankResult> wilcoxon_signed_rank(std::span<const double> d);
 
 struct MannWhitneyResult {
     double u = 0;  // U of the first sample: rank sum of a - n_a (n_a + 1) / 2
@@ -49,6 +75,7 @@ struct MannWhitneyResult {
 // Mann-Whitney U (Wilcoxon rank-sum) test by the normal approximation, with
 // the variance corrected for ties and a continuity correction of 1/2 (what R's
 // wilcox.test(exact = FALSE) computes). nullopt when either side is empty.
+// +infinity (a timed-out run) ranks above every finite value.
 std::optional<MannWhitneyResult> mann_whitney_u(std::span<const double> a,
                                                 std::span<const double> b);
 

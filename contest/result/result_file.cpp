@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -53,6 +54,7 @@ bool has_secondary_unit(const RunRecord& r) {
 const Field<RunRecord> kRunFields[] = {
     {"load",                 &RunRecord::load, Need::required},
     {"index",                &RunRecord::index, Need::required},
+    {"round",                &RunRecord::round, Need::optional, Written::when_set},
     {"status",               &RunRecord::status, Need::required},
     {"reason",               &RunRecord::reason, Need::optional, Written::when_set},
     {"wall_s",               &RunRecord::wall_s, Need::required},
@@ -88,6 +90,7 @@ const Field<ResultFile> kFileFields[] = {
     {"system",               &ResultFile::system},
     {"config",               &ResultFile::config},
     {"loads",                &ResultFile::loads},
+    {"stopped_because",      &ResultFile::stopped_because, Need::optional, Written::when_set},
 };
 // clang-format on
 
@@ -99,6 +102,8 @@ bool is_unset(const T& v) {
         return !v.has_value();
     else if constexpr (std::is_same_v<T, json>)
         return v.is_null();
+    else if constexpr (std::is_same_v<T, int>)
+        return v == 0;
     else
         return false;
 }
@@ -212,6 +217,8 @@ ResultFile result_from_json(const json& j, const std::string& where) {
         RunRecord r;
         read_fields(rj, std::begin(kRunFields), std::end(kRunFields), w, r);
         if (r.ok() && !(r.wall_s > 0)) throw UsageError(w + ": wall_s must be > 0 for an ok run");
+        for (double v : {r.wall_s, r.user_s, r.sys_s, r.cpu_pct, r.load_units, r.load_cpu_pct})
+            if (!std::isfinite(v)) throw UsageError(w + ": a measure is not a finite number");
         f.runs.push_back(std::move(r));
     }
     return f;
@@ -231,6 +238,9 @@ ResultFile read_result_file(const std::filesystem::path& path) {
         auto line =
             1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n');
         throw UsageError(path.string() + ":" + std::to_string(line) + ": malformed JSON");
+    } catch (const json::exception& e) {
+        // A number beyond a double (1e400) is not a parse_error.
+        throw UsageError(path.string() + ": unreadable JSON (" + e.what() + ")");
     }
     ResultFile f = result_from_json(j, path.string());
     f.path = path;

@@ -19,6 +19,7 @@ inline constexpr int kSchemaVersion = 1;
 struct RunRecord {
     std::string load;
     int index = 0;  // 1-based, within the load
+    int round = 0;  // 1-based round it ran in (--order rounds/shuffled); 0: none
     RunStatus status = RunStatus::ok;
     std::string reason;  // why, when status != ok
     double wall_s = 0, user_s = 0, sys_s = 0, cpu_pct = 0;
@@ -50,7 +51,8 @@ struct ResultFile {
     nlohmann::json config = nlohmann::json::object();  // everything needed to repeat the run
     nlohmann::json loads = nlohmann::json::object();   // per load: facts recorded at run time
     std::vector<RunRecord> runs;
-    std::filesystem::path path;  // where it was read from (not serialised)
+    std::string stopped_because;  // --runs auto: why no further round was run
+    std::filesystem::path path;   // where it was read from (not serialised)
 };
 
 // Both directions are driven by one table of fields per record

@@ -11,15 +11,15 @@
 #include <random>
 #include <sstream>
 
-#include "contest/sys/errors.h"
 #include "contest/run/load_runner.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/log_tail.h"
 #include "contest/sys/machine_cpu.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/sysinfo.h"
 #include "contest/sys/version.h"
 #include "loads/registry.h"
-#include "contest/sys/log_tail.h"
 
 namespace contest {
 namespace {
@@ -54,10 +54,11 @@ struct Eta {
     double spent_s = 0;
     int done = 0;
     int total = 0;
+    std::string widest_ci;  // --runs auto: "  widest CI ±3.1%"
     std::string text(double current_elapsed) const {
-        if (done == 0) return "";
+        if (done == 0) return widest_ci;
         double per = spent_s / done;
-        return "  ETA " + format_duration(per * (total - done) - current_elapsed);
+        return "  ETA " + format_duration(per * (total - done) - current_elapsed) + widest_ci;
     }
 };
 
@@ -66,7 +67,7 @@ nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workloa
     nlohmann::json names = nlohmann::json::array();
     for (const auto* l : loads) names.push_back(l->name);
     nlohmann::json j = {
-        {"runs", c.runs},
+        {"runs", c.auto_runs ? nlohmann::json("auto") : nlohmann::json(c.runs)},
         {"loads", names},
         {"workload", w.describe()},
         {"jobs", effective_jobs(c.workload.jobs)},
@@ -79,6 +80,10 @@ nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workloa
         {"ring_records", c.load.ring_records},
         {"record_bytes", c.load.record_bytes},
     };
+    if (c.auto_runs) {
+        j["target_ci_pct"] = c.auto_runs->target_ci_pct;
+        j["max_runs"] = c.auto_runs->max_runs;
+    }
     j["io_other_dir"] = c.load.io_other_dir ? nlohmann::json(c.load.io_other_dir->string())
                                             : nlohmann::json(nullptr);
     j["tar_source"] =
@@ -191,12 +196,15 @@ class SuiteRunner {
     void record_run(PreparedLoad& p, unsigned i) {
         auto run_started = Clock::now();
         RunRecord rec = measure_run(*p.info, *p.load, i);
+        if (config_.order != RunOrder::blocks) rec.round = static_cast<int>(i);
         if (!rec.ok()) ++out_.failed_runs;
         out_.result.runs.push_back(rec);
         writer_.save();
         ++eta_.done;
         eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
     }
+
+    void show_widest_ci(const std::string& text) { eta_.widest_ci = text; }
 
   private:
     RunRecord measure_run(const LoadInfo& info, Load& load, unsigned i) {
@@ -329,11 +337,43 @@ class SuiteRunner {
     bool drop_warning_given_ = false;
 };
 
+// --runs auto, after a round: records why and says so when no further
+// round is needed.
+bool enough_rounds(const AutoRuns& auto_runs, unsigned round, ResultFile& result, SuiteRunner& runner,
+                   Progress& progress) {
+    if (round < kMinAutoRounds) return false;
+    const double widest = auto_runs.widest_ci_pct(result);
+    char ci[64], text[200];
+    if (std::isfinite(widest))
+        std::snprintf(ci, sizeof ci, "±%.2f%%", widest);
+    else
+        std::snprintf(ci, sizeof ci, "not known yet");
+    runner.show_widest_ci(std::string("  widest CI ") + ci);
+    std::snprintf(text, sizeof text,
+                  "contest: after round %u the widest Ratio CI is %s (target ±%g%%)", round, ci,
+                  auto_runs.target_ci_pct);
+    progress.note(text);
+    if (widest < auto_runs.target_ci_pct)
+        std::snprintf(text, sizeof text,
+                      "every load's Ratio CI was under ±%g%% after %u rounds (widest %s)",
+                      auto_runs.target_ci_pct, round, ci);
+    else if (round >= auto_runs.max_runs)
+        std::snprintf(text, sizeof text,
+                      "--max-runs %u reached; the widest Ratio CI was %s (target ±%g%%)",
+                      auto_runs.max_runs, ci, auto_runs.target_ci_pct);
+    else
+        return false;
+    result.stopped_because = text;
+    return true;
+}
+
 }  // namespace
 
 RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     check_label(config.label);
     if (config.runs < 1) throw UsageError("--runs must be at least 1");
+    if (config.auto_runs && config.order == RunOrder::blocks)
+        throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
     // Everything that can be refused is refused before anything is measured.
     auto loads = resolve_loads(config.loads, config.load);
     if (loads.empty()) throw UsageError("no loads to run");
@@ -375,7 +415,8 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
             for (std::size_t k = 0; k < loads.size(); ++k)
                 prepared[k] = runner.prepare(*loads[k], load_options);
         }
-        for (const auto& step : plan) {
+        for (std::size_t k = 0; k < plan.size(); ++k) {
+            const auto& step = plan[k];
             auto& p = prepared[step.load];
             if (!p) {
                 // blocks: one load prepared at a time, its files gone before the next's.
@@ -383,6 +424,10 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
                 p = runner.prepare(*loads[step.load], load_options);
             }
             runner.record_run(*p, step.index);
+            const bool round_done = k + 1 == plan.size() || plan[k + 1].index != step.index;
+            if (config.auto_runs && round_done &&
+                enough_rounds(*config.auto_runs, step.index, result, runner, progress))
+                break;
         }
     } catch (const Interrupted&) {
         progress.clear();

@@ -4,17 +4,31 @@
 // workload while sampling the load at its exact start and end, stop the
 // load, and save the result file after every run.
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "contest/sys/progress.h"
 #include "contest/result/result_file.h"
 #include "contest/run/run_order.h"
+#include "contest/sys/progress.h"
 #include "loads/load.h"
 #include "workloads/workload.h"
 
 namespace contest {
+
+// --runs auto: rounds until every load's Ratio is known well enough.
+struct AutoRuns {
+    double target_ci_pct = 2;  // stop when the widest Ratio CI half-width is under this, in %
+    unsigned max_runs = 15;    // and after this many rounds in any case
+    // The widest Ratio CI half-width (in % of the Ratio) of the results so
+    // far; infinity while some load's is unknown. Given by the caller (the
+    // report layer knows how Ratio is estimated; the run loop does not).
+    std::function<double(const ResultFile&)> widest_ci_pct;
+};
+
+// Rounds before --runs auto looks at the CIs: with fewer, a CI is a guess.
+inline constexpr unsigned kMinAutoRounds = 3;
 
 struct RunConfig {
     std::string label;
@@ -27,6 +41,7 @@ struct RunConfig {
     bool drop_caches = true;  // before every run but cacherun's, where permitted
     RunOrder order = RunOrder::shuffled;
     std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
+    std::optional<AutoRuns> auto_runs;  // --runs auto (runs is then its max_runs)
 };
 
 struct RunOutcome {

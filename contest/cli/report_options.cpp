@@ -1,0 +1,30 @@
+#include "contest/cli/report_options.h"
+
+#include <cmath>
+
+#include "contest/sys/errors.h"
+
+namespace contest {
+
+namespace po = boost::program_options;
+
+void add_judging_options(po::options_description& od, ReportOptions& options,
+                         std::string& correction) {
+    od.add_options()("alpha",
+                     po::value(&options.alpha)->value_name("A")->default_value(0.05, "0.05"),
+                     "significance level of the marks and the verdict")(
+        "correction", po::value(&correction)->value_name("C")->default_value("holm"),
+        "over all the tests behind one table: holm, bh (Benjamini-Hochberg) or none")(
+        "min-effect", po::value(&options.min_effect_pct)->value_name("PCT")->default_value(1, "1"),
+        "a difference below PCT % is never called one, whatever its p");
+}
+
+void check_judging_options(ReportOptions& options, const std::string& correction) {
+    if (!(options.alpha > 0 && options.alpha < 1))
+        throw UsageError("--alpha must be between 0 and 1");
+    if (!(options.min_effect_pct >= 0 && std::isfinite(options.min_effect_pct)))
+        throw UsageError("--min-effect must be a percentage of 0 or more");
+    options.correction = stats::parse_correction(correction);
+}
+
+}  // namespace contest

@@ -1,0 +1,359 @@
+// `contest compare`: two kernels side by side, load by load. One view of the
+// comparison (what was found under each load, the geometric mean, the
+// verdict) is worked out once and rendered in the format asked for.
+#include "contest/report/format_compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/report/formats.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/version.h"
+
+namespace contest {
+
+namespace {
+
+// What the comparison found under one load.
+struct LoadFinding {
+    std::string load;
+    const Cell* base = nullptr;
+    const Cell* fresh = nullptr;  // carries the versus-baseline figures
+    std::string time_finding;     // "significant", "not significant", "not judged (...)", ...
+    std::string ratio_finding;    // "" without a Ratio test
+};
+
+struct CompareView {
+    std::string base, fresh;
+    std::vector<LoadFinding> loads;
+    double geometric_mean = std::nan("");
+    int geometric_count = 0;
+    std::string verdict;
+};
+
+std::string failure_text(const Cell& c, const std::string& side) {
+    std::string text = side + " " + std::to_string(c.failed) + " of " +
+                       std::to_string(c.runs.size()) + " runs failed";
+    if (c.timed_out) text += " (" + std::to_string(c.timed_out) + " timed out)";
+    return text;
+}
+
+// The loads sorted by what the comparison found there, for the verdict.
+struct Findings {
+    std::vector<std::string> slower, faster, hurts_more, hurts_less, same, unjudged;
+    std::vector<std::string> failed;         // and found different anyway
+    std::vector<std::string> failed_unsure;  // would otherwise read as the same
+
+    bool anything_judged() const {
+        return !(slower.empty() && faster.empty() && same.empty() && hurts_more.empty() &&
+                 hurts_less.empty() && failed.empty() && failed_unsure.empty());
+    }
+};
+
+std::string finding_of(const Test& t, const ReportModel& model) {
+    if (t.significant) return "significant";
+    const std::string why = test_verdict(t, model);
+    return why.rfind("no: ", 0) == 0 ? "not significant (" + why.substr(4) + ")"
+                                     : "not significant";
+}
+
+void find(LoadFinding& f, const ReportModel& model, Findings& found) {
+    const VersusBaseline& v = *f.fresh->versus;
+    const bool differs = v.significant || v.ratio_significant;
+    if (v.ratio_test) {
+        const Test& t = *v.ratio_test;
+        f.ratio_finding = finding_of(t, model);
+        if (v.ratio_significant)
+            (t.effect_pct > 0 ? found.hurts_more : found.hurts_less)
+                .push_back(f.load + " (Ratio " + signed_percent(t.effect_pct) + ")");
+    }
+    if (!v.judged) {
+        f.time_finding = "not judged (" + std::to_string(f.base->time.n) + " vs " +
+                         std::to_string(f.fresh->time.n) + " runs)";
+        found.unjudged.push_back(f.load);
+    } else if (v.significant) {
+        f.time_finding = "significant";
+        (v.change_pct > 0 ? found.slower : found.faster)
+            .push_back(f.load + " (" + signed_percent(v.change_pct) + ")");
+    } else {
+        f.time_finding = v.time_test ? finding_of(*v.time_test, model) : "not significant";
+    }
+    if (v.failures) {
+        std::vector<std::string> sides;
+        if (f.base->failed) sides.push_back(failure_text(*f.base, "base"));
+        if (f.fresh->failed) sides.push_back(failure_text(*f.fresh, "new"));
+        (differs ? found.failed : found.failed_unsure)
+            .push_back(f.load + " (" + join_list(sides) + ")");
+    } else if (v.judged && !differs) {
+        found.same.push_back(f.load);
+    }
+}
+
+std::string verdict_of(const Findings& found, const ReportModel& model) {
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, "%g", model.alpha);
+    const std::string reading = "alpha " + std::string(alpha) + ", " + correction_summary(model);
+    if (!found.anything_judged())
+        return "too few runs to judge anything: significance needs " +
+               std::to_string(kMinRunsForSignificance) +
+               " or more successful runs of each kernel under a load (--runs)";
+    std::vector<std::string> parts;
+    if (!found.slower.empty()) parts.push_back("new is slower under " + join_list(found.slower));
+    if (!found.faster.empty()) parts.push_back("new is faster under " + join_list(found.faster));
+    if (!found.hurts_more.empty())
+        parts.push_back("the load hurts more on new under " + join_list(found.hurts_more));
+    if (!found.hurts_less.empty())
+        parts.push_back("the load hurts less on new under " + join_list(found.hurts_less));
+    if (!found.failed.empty()) parts.push_back("runs failed under " + join_list(found.failed));
+    if (!found.failed_unsure.empty())
+        parts.push_back("runs failed under " + join_list(found.failed_unsure) +
+                        ": not judged the same there");
+    std::string verdict;
+    if (parts.empty()) {
+        verdict = "no difference beyond noise under any load (" + reading +
+                  "): as far as these runs can tell, the two kernels perform the same";
+    } else {
+        if (!found.same.empty())
+            parts.push_back("no difference beyond noise under " + join_list(found.same));
+        verdict = parts.front();
+        for (std::size_t i = 1; i < parts.size(); ++i) verdict += "; " + parts[i];
+        verdict += " (" + reading + ")";
+    }
+    if (!found.unjudged.empty()) verdict += "; too few runs to judge " + join_list(found.unjudged);
+    return verdict;
+}
+
+CompareView view_of(const ReportModel& model) {
+    CompareView view;
+    view.base = model.labels.at(0).label;
+    view.fresh = model.labels.at(1).label;
+    Findings found;
+    double log_sum = 0;
+    for (const auto& block : model.blocks) {
+        LoadFinding f;
+        f.load = block.load;
+        f.base = model.find_cell(block.load, view.base);
+        f.fresh = model.find_cell(block.load, view.fresh);
+        if (f.fresh && f.fresh->versus) {
+            find(f, model, found);
+            log_sum += std::log(f.fresh->versus->time_ratio);
+            ++view.geometric_count;
+        } else {
+            f.time_finding = (f.base && f.base->time.n)     ? "only base has ok runs"
+                             : (f.fresh && f.fresh->time.n) ? "only new has ok runs"
+                                                            : "no ok runs";
+            if (f.base && f.base->failed)
+                found.failed.push_back(f.load + " (" + failure_text(*f.base, "base") + ")");
+            if (f.fresh && f.fresh->failed)
+                found.failed.push_back(f.load + " (" + failure_text(*f.fresh, "new") + ")");
+        }
+        view.loads.push_back(f);
+    }
+    if (view.geometric_count) view.geometric_mean = std::exp(log_sum / view.geometric_count);
+    view.verdict = verdict_of(found, model);
+    return view;
+}
+
+std::string mean_and_ci(const stats::Summary& s) {
+    const int decimals = s.mean >= 100 ? 1 : 2;
+    std::string out = fixed(s.mean, decimals);
+    if (std::isfinite(s.ci95_half)) out += " ± " + fixed(s.ci95_half, decimals);
+    return out + " s";
+}
+
+std::string p_text(const std::optional<Test>& t) {
+    if (!t) return "p=-";
+    const std::string formatted = format_p(t->p_adjusted);
+    return formatted[0] == '<' ? "p" + formatted : "p=" + formatted;
+}
+
+std::string ratio_pair(const LoadFinding& f) {
+    return fixed(f.base->ratio.value_or(std::nan("")), 2) + " -> " +
+           fixed(f.fresh->ratio.value_or(std::nan("")), 2);
+}
+
+std::string geometric_line(const CompareView& view) {
+    if (!view.geometric_count) return "";
+    return "geometric mean of the time ratios new/base over " +
+           std::to_string(view.geometric_count) +
+           (view.geometric_count == 1 ? " load: " : " loads: ") + fixed(view.geometric_mean, 3) +
+           " (" + signed_percent((view.geometric_mean - 1) * 100) + ")\n";
+}
+
+std::string as_text(const CompareView& view, const ReportModel& model) {
+    std::string out = "base: " + view.base + "\nnew:  " + view.fresh +
+                      "\nTime: mean wall seconds ± half-width of the 95% confidence interval; "
+                      "p: Welch's t-test, adjusted (" +
+                      correction_summary(model) +
+                      "); Ratio: base -> new, tested on per-round log-ratios\n\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& f : view.loads) {
+        if (!f.fresh || !f.fresh->versus) {
+            rows.push_back({f.load, f.time_finding});
+            continue;
+        }
+        const auto& v = *f.fresh->versus;
+        std::vector<std::string> row = {f.load,
+                                        f.base->runs_text() + ": " + mean_and_ci(f.base->time),
+                                        "vs",
+                                        f.fresh->runs_text() + ": " + mean_and_ci(f.fresh->time),
+                                        signed_percent(v.change_pct),
+                                        p_text(v.time_test),
+                                        f.time_finding,
+                                        "Ratio " + ratio_pair(f)};
+        row.push_back(v.ratio_test ? p_text(v.ratio_test) + " " + f.ratio_finding : "");
+        if (v.mann_whitney) row.push_back("(Mann-Whitney p=" + format_p(v.mann_whitney->p) + ")");
+        rows.push_back(std::move(row));
+    }
+    for (const auto& line :
+         align_columns(rows, {false, true, false, true, true, false, false, false, false, false}))
+        out += line + "\n";
+    out += "\n" + geometric_line(view);
+    for (const auto& note : model.notes) out += note + "\n";
+    return out + "verdict: " + view.verdict + "\n";
+}
+
+std::string as_markdown(const CompareView& view, const ReportModel& model) {
+    std::string out = "**base:** " + view.base + "  \n**new:** " + view.fresh + "\n\n";
+    out +=
+        "| Load | Base runs | Base Time (s) | New runs | New Time (s) | Change | p-adj | Time | "
+        "Ratio base | Ratio new | Ratio p-adj | Ratio |\n";
+    out += "|:--|--:|--:|--:|--:|--:|--:|:--|--:|--:|--:|:--|\n";
+    for (const auto& f : view.loads) {
+        if (!f.fresh || !f.fresh->versus) {
+            out += "| " + f.load + " | | | | | | | " + f.time_finding + " | | | | |\n";
+            continue;
+        }
+        const auto& v = *f.fresh->versus;
+        out += "| " + f.load + " | " + f.base->runs_text() + " | " + mean_and_ci(f.base->time) +
+               " | " + f.fresh->runs_text() + " | " + mean_and_ci(f.fresh->time) + " | " +
+               signed_percent(v.change_pct) + " | " +
+               (v.time_test ? format_p(v.time_test->p_adjusted) : "-") + " | " + f.time_finding +
+               " | " + fixed(f.base->ratio.value_or(std::nan("")), 2) + " | " +
+               fixed(f.fresh->ratio.value_or(std::nan("")), 2) + " | " +
+               (v.ratio_test ? format_p(v.ratio_test->p_adjusted) : "-") + " | " + f.ratio_finding +
+               " |\n";
+    }
+    out += "\n" + geometric_line(view);
+    for (const auto& note : model.notes) out += "\n" + note + "\n";
+    return out + "\n**verdict:** " + view.verdict + "\n";
+}
+
+std::string csv_field(const std::string& field) {
+    if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+    std::string out = "\"";
+    for (char c : field) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string as_csv(const CompareView& view) {
+    std::string out =
+        "load,base_runs_ok,base_runs_failed,base_time_s,new_runs_ok,new_runs_failed,new_time_s,"
+        "change_pct,time_test,time_p,time_p_adjusted,time_finding,base_ratio,new_ratio,"
+        "ratio_change_pct,ratio_p,ratio_p_adjusted,ratio_finding\n";
+    for (const auto& f : view.loads) {
+        std::vector<std::string> row = {f.load};
+        const VersusBaseline* v = f.fresh && f.fresh->versus ? &*f.fresh->versus : nullptr;
+        for (const Cell* c : {f.base, f.fresh}) {
+            row.push_back(c ? std::to_string(c->time.n) : "");
+            row.push_back(c ? std::to_string(c->failed) : "");
+            row.push_back(c ? six_digits(c->time.mean) : "");
+        }
+        const Test* t = v && v->time_test ? &*v->time_test : nullptr;
+        const Test* r = v && v->ratio_test ? &*v->ratio_test : nullptr;
+        row.push_back(v ? six_digits(v->change_pct) : "");
+        row.push_back(t ? t->method : "");
+        row.push_back(t ? six_digits(t->p) : "");
+        row.push_back(t ? six_digits(t->p_adjusted) : "");
+        row.push_back(f.time_finding);
+        row.push_back(f.base && f.base->ratio ? six_digits(*f.base->ratio) : "");
+        row.push_back(f.fresh && f.fresh->ratio ? six_digits(*f.fresh->ratio) : "");
+        row.push_back(r ? six_digits(r->effect_pct) : "");
+        row.push_back(r ? six_digits(r->p) : "");
+        row.push_back(r ? six_digits(r->p_adjusted) : "");
+        row.push_back(f.ratio_finding);
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + csv_field(row[i]);
+        out += line + "\n";
+    }
+    return out;
+}
+
+nlohmann::ordered_json side_json(const Cell* c) {
+    if (!c) return nullptr;
+    nlohmann::ordered_json j;
+    j["runs_ok"] = c->time.n;
+    j["runs_failed"] = c->failed;
+    j["runs_timed_out"] = c->timed_out;
+    j["time_mean_s"] = json_number(c->time.mean);
+    j["time_ci95_half"] = json_number(c->time.ci95_half);
+    j["ratio"] = c->ratio ? json_number(*c->ratio) : nlohmann::json(nullptr);
+    j["ratio_ci95_half"] = c->ratio ? json_number(c->ratio_ci95_half) : nlohmann::json(nullptr);
+    j["ratio_method"] = !c->ratio_estimate          ? nlohmann::json(nullptr)
+                        : c->ratio_estimate->paired ? "paired by round"
+                                                    : "unpaired";
+    nlohmann::json effect = nullptr;
+    if (c->ratio_estimate && c->ratio_estimate->test) effect = test_json(*c->ratio_estimate->test);
+    j["load_effect"] = effect;
+    return j;
+}
+
+std::string as_json(const CompareView& view, const ReportModel& model) {
+    nlohmann::ordered_json j;
+    j["schema_version"] = kReportSchemaVersion;
+    j["contest_version"] = kVersion;
+    j["base"] = view.base;
+    j["new"] = view.fresh;
+    j["alpha"] = model.alpha;
+    j["correction"] = stats::correction_name(model.correction);
+    j["tests_in_family"] = model.family_size;
+    j["min_effect_pct"] = model.min_effect_pct;
+    nlohmann::ordered_json loads = nlohmann::ordered_json::array();
+    for (const auto& f : view.loads) {
+        nlohmann::ordered_json l;
+        l["load"] = f.load;
+        l["base"] = side_json(f.base);
+        l["new"] = side_json(f.fresh);
+        nlohmann::json tests = nlohmann::json::array();
+        if (f.fresh && f.fresh->versus) {
+            const auto& v = *f.fresh->versus;
+            l["change_pct"] = json_number(v.change_pct);
+            if (v.time_test) tests.push_back(test_json(*v.time_test));
+            if (v.ratio_test) tests.push_back(test_json(*v.ratio_test));
+            if (v.mann_whitney)
+                tests.push_back({{"tests", "Time"},
+                                 {"method", "Mann-Whitney U (not in the family)"},
+                                 {"statistic", json_number(v.mann_whitney->u)},
+                                 {"p", json_number(v.mann_whitney->p)}});
+        }
+        l["tests"] = tests;
+        l["time_finding"] = f.time_finding;
+        l["ratio_finding"] = f.ratio_finding;
+        loads.push_back(l);
+    }
+    j["loads"] = loads;
+    j["geometric_mean_time_ratio"] = {{"value", json_number(view.geometric_mean)},
+                                      {"loads", view.geometric_count}};
+    j["notes"] = model.notes;
+    j["warnings"] = model.warnings;
+    j["verdict"] = view.verdict;
+    return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::string format_compare(const ReportModel& model, const std::string& format) {
+    if (format != "text" && format != "markdown" && format != "csv" && format != "json")
+        throw UsageError("--format " + format + ": unknown format (text, markdown, csv or json)");
+    const CompareView view = view_of(model);
+    if (format == "markdown") return as_markdown(view, model);
+    if (format == "csv") return as_csv(view);
+    if (format == "json") return as_json(view, model);
+    return as_text(view, model);
+}
+
+}  // namespace contest

@@ -1,0 +1,86 @@
+#include "contest/report/ratio.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "contest/report/stats.h"
+
+namespace contest {
+
+namespace {
+
+Test load_effect_test(const std::string& method, double statistic, double df, double p,
+                      double ratio) {
+    Test t;
+    t.what = "load effect";
+    t.method = method;
+    t.statistic = statistic;
+    t.df = df;
+    t.p = p;
+    t.effect_pct = (ratio - 1) * 100;
+    return t;
+}
+
+}  // namespace
+
+std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
+                                          std::span<const RoundTime> no_load) {
+    std::map<std::pair<std::string, int>, double> no_load_by_round;
+    for (const auto& r : no_load)
+        if (r.round > 0 && !r.timed_out && r.wall_s > 0)
+            no_load_by_round[{r.file, r.round}] = r.wall_s;
+    RatioEstimate e;
+    e.paired = true;
+    std::vector<double> ranked;  // finite log-ratios and +inf for timed-out load runs
+    for (const auto& r : load) {
+        auto it = no_load_by_round.find({r.file, r.round});
+        if (r.round <= 0 || it == no_load_by_round.end()) continue;
+        if (r.timed_out) {
+            ++e.censored_pairs;
+            ranked.push_back(std::numeric_limits<double>::infinity());
+        } else if (r.wall_s > 0) {
+            // log(a) - log(b): no overflow for any pair of finite times.
+            e.log_ratios.push_back(std::log(r.wall_s) - std::log(it->second));
+            ranked.push_back(e.log_ratios.back());
+        }
+    }
+    e.pairs = e.log_ratios.size();
+    if (e.pairs < kMinPairs) return std::nullopt;
+    const auto s = stats::summarize(e.log_ratios);
+    e.ratio = std::exp(s.mean);
+    e.ci95_low = std::exp(s.mean - s.ci95_half);
+    e.ci95_high = std::exp(s.mean + s.ci95_half);
+    e.ci95_half = (e.ci95_high - e.ci95_low) / 2;
+    if (auto t = stats::one_sample_t_test(e.log_ratios))
+        e.test = load_effect_test("paired t on log-ratios", t->t, t->df, t->p, e.ratio);
+    if (ranked.size() >= kMinPairsForSignedRank)
+        if (auto w = stats::wilcoxon_signed_rank(ranked)) {
+            e.signed_rank =
+                load_effect_test("Wilcoxon signed-rank", w->v, std::nan(""), w->p, e.ratio);
+            // A timed-out run has no time for the t-test; the rank test
+            // counts it as slower than every finished run.
+            if (e.censored_pairs) e.test = e.signed_rank;
+        }
+    return e;
+}
+
+std::optional<RatioEstimate> unpaired_ratio(std::span<const double> load,
+                                            std::span<const double> no_load) {
+    const auto a = stats::summarize(load), b = stats::summarize(no_load);
+    if (a.n == 0 || b.n == 0 || !(b.mean > 0)) return std::nullopt;
+    RatioEstimate e;
+    e.ratio = a.mean / b.mean;
+    // First order (delta method): the relative half-widths of both means
+    // added in quadrature. NaN when a side has one run.
+    const double rel_a = a.ci95_half / a.mean, rel_b = b.ci95_half / b.mean;
+    e.ci95_half = e.ratio * std::sqrt(rel_a * rel_a + rel_b * rel_b);
+    e.ci95_low = e.ratio - e.ci95_half;
+    e.ci95_high = e.ratio + e.ci95_half;
+    if (auto w = stats::welch_t_test(load, no_load))
+        e.test = load_effect_test("Welch t on times", w->t, w->df, w->p, e.ratio);
+    return e;
+}
+
+}  // namespace contest

@@ -1,0 +1,69 @@
+#pragma once
+// Ratio, the headline figure: a load's Time over the same label's no_load
+// Time, with its 95% CI and the test of whether the load slowed the
+// workload at all.
+//
+// Paired by round where the runs were taken in rounds: each load run over
+// the no_load run of its own round, so a machine that drifts (a VM host's
+// other tenants, heat) moves both runs of a pair alike and drops out of the
+// ratio. Ratio is then the geometric mean of the per-round ratios, its CI and
+// its test come from the per-round log-ratios (t on them; Wilcoxon's
+// signed-rank from kMinPairsForSignedRank pairs). Without two such pairs
+// (--order blocks, or the load's and no_load's runs in different files):
+// the unpaired method, mean over mean with the delta method's CI and Welch's
+// test on the times.
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace contest {
+
+inline constexpr std::size_t kMinPairs = 2;
+inline constexpr std::size_t kMinPairsForSignedRank = 6;
+
+// One hypothesis test behind a mark, a note or a verdict.
+struct Test {
+    std::string what;    // "Time", "Ratio", "load effect"
+    std::string method;  // "Welch t", "paired t on log-ratios", ...
+    double statistic = std::numeric_limits<double>::quiet_NaN();
+    double df = std::numeric_limits<double>::quiet_NaN();
+    double p = std::numeric_limits<double>::quiet_NaN();           // raw, two-sided
+    double p_adjusted = std::numeric_limits<double>::quiet_NaN();  // over the family
+    double effect_pct = std::numeric_limits<double>::quiet_NaN();  // what it tests, in %
+    bool significant = false;  // adjusted p < alpha and |effect| >= the minimum effect
+};
+
+// A workload run's time in its round: `round` 0 is a run not taken in
+// rounds; `timed_out` runs carry no time (+infinity in rank tests).
+struct RoundTime {
+    std::string file;  // rounds pair only within one result file
+    int round = 0;
+    double wall_s = 0;
+    bool timed_out = false;
+};
+
+struct RatioEstimate {
+    double ratio = std::numeric_limits<double>::quiet_NaN();
+    double ci95_low = std::numeric_limits<double>::quiet_NaN();
+    double ci95_high = std::numeric_limits<double>::quiet_NaN();
+    double ci95_half = std::numeric_limits<double>::quiet_NaN();  // (high - low) / 2
+    bool paired = false;
+    std::size_t pairs = 0;            // rounds with both runs finished
+    std::size_t censored_pairs = 0;   // rounds whose load run timed out
+    std::vector<double> log_ratios;   // per round, paired only
+    std::optional<Test> test;         // the load effect: Ratio = 1?
+    std::optional<Test> signed_rank;  // paired, >= kMinPairsForSignedRank pairs
+};
+
+// Paired by round; nullopt below kMinPairs pairs. `load` may hold timed-out
+// runs, `no_load` only finished ones.
+std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
+                                          std::span<const RoundTime> no_load);
+// Mean over mean (both finished runs only); nullopt when a side is empty.
+std::optional<RatioEstimate> unpaired_ratio(std::span<const double> load,
+                                            std::span<const double> no_load);
+
+}  // namespace contest

@@ -1,0 +1,71 @@
+// The notes under a report's table (see report_warnings.h): how each Ratio
+// was computed, and loads that did not load.
+#include <string>
+#include <vector>
+
+#include "contest/report/formats.h"
+#include "contest/report/report_warnings.h"
+#include "loads/registry.h"
+
+namespace contest {
+
+namespace {
+
+void note_ratio_method(ReportModel& model) {
+    std::vector<std::string> paired, unpaired;
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells)
+            if (cell.ratio_estimate)
+                (cell.ratio_estimate->paired ? paired : unpaired)
+                    .push_back(block.load + " (" + cell.label + ")");
+    if (paired.empty() && unpaired.empty()) return;
+    const std::string paired_text =
+        "paired by round (each load run over the no_load run of its round; the geometric mean, "
+        "its CI from the per-round log-ratios)";
+    const std::string unpaired_text =
+        "unpaired (mean Time over the no_load mean; no round holds both runs: --order blocks, "
+        "or separate files)";
+    if (unpaired.empty())
+        model.notes.push_back("Ratio: " + paired_text + ".");
+    else if (paired.empty())
+        model.notes.push_back("Ratio: " + unpaired_text + ".");
+    else
+        model.notes.push_back("Ratio: " + paired_text + "; " + unpaired_text + " under " +
+                              join_list(unpaired) + ".");
+}
+
+// A row of 1.00s under a load must not read as "this kernel handles the
+// load perfectly" when the load never got in the workload's way.
+void note_loads_that_did_not_load(ReportModel& model) {
+    for (const auto& block : model.blocks) {
+        const LoadInfo* info = find_load(block.load);
+        if (!info || !info->does_work) continue;
+        std::vector<std::string> flat, unsure;
+        for (const auto& cell : block.cells) {
+            if (!cell.ratio_estimate) continue;
+            const auto& test = cell.ratio_estimate->test;
+            if (test && test->significant && *cell.ratio > 1) continue;
+            const std::string text = fixed(*cell.ratio, 2) + " (" + cell.label + ")";
+            (*cell.ratio < 1 + model.min_effect_pct / 100 ? flat : unsure).push_back(text);
+        }
+        if (!flat.empty())
+            model.notes.push_back(
+                block.load + " did not load the workload: Ratio " + join_list(flat) +
+                " is not above 1 beyond noise. The workload may not use what " + block.load +
+                " contends for, so these rows do not say how the kernel handles " + block.load +
+                ".");
+        if (!unsure.empty())
+            model.notes.push_back(block.load + ": Ratio " + join_list(unsure) +
+                                  " is not above 1 beyond noise with these runs; more runs "
+                                  "(--runs auto) would tell.");
+    }
+}
+
+}  // namespace
+
+void add_notes(ReportModel& model) {
+    note_ratio_method(model);
+    note_loads_that_did_not_load(model);
+}
+
+}  // namespace contest

@@ -1,0 +1,118 @@
+// The warnings under a report (see report_warnings.h).
+#include "contest/report/report_warnings.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "loads/registry.h"
+
+namespace contest {
+
+namespace {
+
+std::string percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
+    return buf;
+}
+
+std::string one_decimal(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", x);
+    return buf;
+}
+
+}  // namespace
+
+void warn_about_noise(ReportModel& model) {
+    // One line per label, so a noisy machine does not bury the table in warnings.
+    for (const auto& info : model.labels) {
+        std::string loads;
+        for (const auto& block : model.blocks)
+            if (const Cell* c = model.find_cell(block.load, info.label);
+                c && c->time.n >= 2 && c->time.cv > kNoisyCv)
+                loads +=
+                    (loads.empty() ? "" : ", ") + block.load + " (" + percent(c->time.cv) + ")";
+        if (!loads.empty())
+            model.warnings.push_back(info.label + ": Time varies by more than " +
+                                     percent(kNoisyCv) + " (CV) under " + loads +
+                                     ": the machine was noisy; more runs (--runs) or a quieter "
+                                     "machine would help");
+    }
+}
+
+// What else the machine did while the runs were timed. Only runs without a
+// load count for "others": a load's own kernel threads (io_load's writeback)
+// show up there too, and are part of what the load does. The same runs say
+// whether the CPU itself kept its speed: the same compile needs the same
+// user time, unless the clock or a VM host's other tenants changed under it,
+// which neither steal nor /proc/stat can see.
+void warn_about_other_work(ReportModel& model) {
+    for (const auto& info : model.labels) {
+        std::vector<double> others_pct, steal_pct, user_s;
+        for (const auto& block : model.blocks) {
+            const Cell* c = model.find_cell(block.load, info.label);
+            if (!c) continue;
+            const LoadInfo* load = find_load(block.load);
+            const bool quiet_load = load && !load->does_work;
+            for (const auto& sr : c->runs) {
+                if (!sr.run.ok()) continue;
+                if (sr.run.steal_pct) steal_pct.push_back(*sr.run.steal_pct);
+                if (quiet_load && sr.run.others_cpu_pct)
+                    others_pct.push_back(*sr.run.others_cpu_pct);
+                if (quiet_load && sr.run.user_s > 0) user_s.push_back(sr.run.user_s);
+            }
+        }
+        const auto others = stats::summarize(others_pct);
+        const auto steal = stats::summarize(steal_pct);
+        if (others.n > 0 && others.mean > kBusyOthersPct)
+            model.warnings.push_back(
+                info.label + ": other work on the machine used " + one_decimal(others.mean) +
+                "% of a CPU (mean, max " + one_decimal(others.max) +
+                "%) during the runs without a load: its Times include that; a quieter "
+                "machine would help");
+        const auto user = stats::summarize(user_s);
+        // Below a second of user time, rusage's granularity alone varies more.
+        if (user.n >= 2 && user.mean >= 1.0 && user.cv > kCpuSpeedCv)
+            model.warnings.push_back(
+                info.label + ": the same compile took " + one_decimal(user.min) + " to " +
+                one_decimal(user.max) + " s of user time without a load (CV " + percent(user.cv) +
+                "): the CPU itself ran at different speeds (frequency scaling, or a VM host's "
+                "other tenants on the same cores); its Times include that");
+        if (steal.n > 0 && steal.mean > kBusyStealPct)
+            model.warnings.push_back(info.label + ": the hypervisor took " +
+                                     one_decimal(steal.mean) + "% of a CPU (steal, mean, max " +
+                                     one_decimal(steal.max) +
+                                     "%) during the runs: its Times include that");
+    }
+}
+
+void warn_about_few_runs(ReportModel& model) {
+    if (model.labels.size() < 2) return;  // nothing is compared, nothing to judge
+    for (const auto& info : model.labels) {
+        std::string loads;
+        for (const auto& block : model.blocks)
+            if (const Cell* c = model.find_cell(block.load, info.label);
+                c && c->time.n < kMinRunsForSignificance)
+                loads += (loads.empty() ? "" : ", ") + block.load + " (" +
+                         std::to_string(c->time.n) + ")";
+        if (!loads.empty())
+            model.warnings.push_back(
+                info.label + " has fewer than " + std::to_string(kMinRunsForSignificance) +
+                " successful runs under " + loads + ": significance can't be judged there");
+    }
+}
+
+void warn_about_failed_runs(ReportModel& model) {
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells)
+            if (cell.failed)
+                model.warnings.push_back(cell.label + " under " + block.load + ": " +
+                                         std::to_string(cell.failed) + " of " +
+                                         std::to_string(cell.runs.size()) +
+                                         " runs did not finish ok and are left out");
+}
+
+}  // namespace contest

@@ -1,0 +1,51 @@
+// Which differences the report calls differences: every test behind the
+// marks, the notes and the verdict is one family, corrected together
+// (--correction), and a difference below --min-effect is never called one.
+#include <cmath>
+#include <vector>
+
+#include "contest/report/multiple_comparisons.h"
+#include "contest/report/report_warnings.h"
+
+namespace contest {
+
+namespace {
+
+std::vector<Test*> family_of(ReportModel& model) {
+    std::vector<Test*> family;
+    for (auto& block : model.blocks)
+        for (auto& cell : block.cells) {
+            if (cell.ratio_estimate && cell.ratio_estimate->test)
+                family.push_back(&*cell.ratio_estimate->test);
+            if (!cell.versus) continue;
+            if (cell.versus->time_test) family.push_back(&*cell.versus->time_test);
+            if (cell.versus->ratio_test) family.push_back(&*cell.versus->ratio_test);
+        }
+    return family;
+}
+
+}  // namespace
+
+void judge_significance(ReportModel& model) {
+    std::vector<Test*> family = family_of(model);
+    std::vector<double> p;
+    for (const Test* t : family) p.push_back(t->p);
+    const auto adjusted = stats::adjust_p_values(p, model.correction);
+    model.family_size = 0;
+    for (std::size_t i = 0; i < family.size(); ++i) {
+        Test& t = *family[i];
+        t.p_adjusted = adjusted[i];
+        if (std::isfinite(t.p)) ++model.family_size;
+        t.significant = t.p_adjusted < model.alpha && std::isfinite(t.effect_pct) &&
+                        std::fabs(t.effect_pct) >= model.min_effect_pct;
+    }
+    for (auto& block : model.blocks)
+        for (auto& cell : block.cells)
+            if (cell.versus) {
+                auto& v = *cell.versus;
+                v.significant = v.time_test && v.time_test->significant;
+                v.ratio_significant = v.ratio_test && v.ratio_test->significant;
+            }
+}
+
+}  // namespace contest
