@@ -3,7 +3,7 @@
 // says how much CPU the load got next to the compile.
 #include <unistd.h>
 
-#include "loads/child_processes.h"
+#include "contest/sys/spawn.h"
 #include "loads/load.h"
 
 namespace contest {
@@ -27,7 +27,13 @@ class CpuLoad final : public Load {
   public:
     explicit CpuLoad(unsigned cpus) : cpus_(cpus) {}
     void run(LoadCounters& counters) override {
-        for (unsigned i = 1; i < cpus_; ++i) fork_load_member([&] { spin(counters); });
+        for (unsigned i = 1; i < cpus_; ++i)
+            fork_function(
+                [&] {
+                    spin(counters);
+                    return 0;
+                },
+                ChildTies::in_callers_group());
         spin(counters);
     }
     nlohmann::json facts() const override { return {{"processes", cpus_}}; }

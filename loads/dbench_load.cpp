@@ -12,6 +12,8 @@
 #include <string>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/spawn.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 
@@ -73,7 +75,7 @@ class DbenchLoad final : public Load {
             }
             UniqueFd from_dbench(pipe_fds[0]), dbench_out(pipe_fds[1]);
             if (errors.get() >= 0) ::ftruncate(errors.get(), 0);
-            pid_t pid = start_program(argv, {.out = dbench_out.get(), .err = errors.get()});
+            pid_t pid = spawn(argv, in_callers_group(-1, dbench_out.get(), errors.get()));
             dbench_out.reset();
             std::uint64_t counted = 0;
             std::string line;
@@ -95,9 +97,9 @@ class DbenchLoad final : public Load {
                 }
             }
             from_dbench.reset();
-            int status = wait_program(pid);
+            int status = wait_for_exit(pid);
             if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && counted == 0) {
-                counters.fail("dbench_load: dbench " + describe_status(status) + ": " +
+                counters.fail("dbench_load: dbench " + describe_wait_status(status) + ": " +
                               error_log_tail(errors.get()));
                 return;
             }

@@ -2,44 +2,23 @@
 // What the file-system and command loads (io_load, read_load, the tar loads,
 // dbench_load) share: files made only inside the load's private folder and
 // never through a symlink, room left on the disk, a file removed when the
-// load is told to stop, and programs run as members of the load's group.
+// load is told to stop, and the tail of a program's error log. (Programs
+// are started with contest/sys/spawn.h.)
 #include <sys/types.h>
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 
 inline constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
-
-// Owns a file descriptor: closed when this goes out of scope.
-class UniqueFd {
-  public:
-    explicit UniqueFd(int fd = -1) : fd_(fd) {}
-    UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
-    UniqueFd& operator=(UniqueFd&& o) noexcept {
-        reset(o.release());
-        return *this;
-    }
-    ~UniqueFd() { reset(); }
-    int get() const { return fd_; }
-    int release() {
-        int fd = fd_;
-        fd_ = -1;
-        return fd;
-    }
-    void reset(int fd = -1);
-
-  private:
-    int fd_;
-};
 
 // Opens a folder for the *at() calls; refuses a symlink in its last part.
 // Throws EnvironmentError.
@@ -81,35 +60,10 @@ CappedSize cap_to_disk(std::string_view load, std::uint64_t target, const DiskRo
 // removes its folder.
 void unlink_on_sigterm(int dirfd, const char* name);
 
-// The first executable called `name` on PATH.
-std::optional<std::filesystem::path> find_on_path(std::string_view name);
-
-// Starts argv as a member of the calling load's group that dies with the
-// load (PR_SET_PDEATHSIG). stdin/stdout/stderr go to the given fds (-1:
-// /dev/null). Returns the child's pid.
-struct ProgramIo {
-    int in = -1, out = -1, err = -1;
-};
-pid_t start_program(const std::vector<std::string>& argv, const ProgramIo& io);
-
 // An unnamed file in dirfd for a program's stderr (gone when closed), and
 // its last lines, for the reason a load gives when the program fails.
 // Opened O_APPEND: ftruncate(fd, 0) empties it for the next program.
 UniqueFd make_error_log(int dirfd);
 std::string error_log_tail(int fd);
-
-// Waits for a child (retrying on EINTR); returns the raw wait status.
-int wait_program(pid_t pid);
-
-// "exit 2" / "killed by signal 9", for failure messages.
-std::string describe_status(int status);
-
-// Makes the calling process the OOM killer's first choice, so that a load
-// that meets memory pressure dies instead of the workload or the machine.
-void volunteer_for_oom_killer();
-
-// Writes all of data to fd, retrying short writes and EINTR; returns the
-// bytes write() accepted (fewer only on error, with errno set).
-std::uint64_t write_all(int fd, const char* data, std::size_t size);
 
 }  // namespace contest

@@ -16,6 +16,7 @@
 #include <numeric>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/process.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 

@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "contest/sys/errors.h"
-#include "loads/child_processes.h"
+#include "contest/sys/machine.h"
+#include "contest/sys/spawn.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 
@@ -65,7 +66,13 @@ class ProcessLoad final : public Load {
             }
             forward(counters, rd[i], wr[(i + 1) % processes_]);
         };
-        for (unsigned i = 1; i < processes_; ++i) fork_load_member([&, i] { member(i); });
+        for (unsigned i = 1; i < processes_; ++i)
+            fork_function(
+                [&, i] {
+                    member(i);
+                    return 0;
+                },
+                ChildTies::in_callers_group());
         std::vector<char> record(record_bytes_, 'r');
         for (unsigned r = 0; r < records_; ++r) {
             if (write_all(wr[0], record.data(), record.size()) != record.size()) {
@@ -102,7 +109,8 @@ class ProcessLoad final : public Load {
 }  // namespace
 
 std::unique_ptr<Load> make_process_load(const LoadEnv& env) {
-    unsigned n = env.options.ring_processes ? env.options.ring_processes : 4 * env.cpus;
+    unsigned n =
+        env.options.ring_processes ? env.options.ring_processes : contest_parallelism(env.cpus);
     return std::make_unique<ProcessLoad>(n, env.options.ring_records, env.options.record_bytes);
 }
 

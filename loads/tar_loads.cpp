@@ -16,6 +16,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
+#include "contest/sys/spawn.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
 
@@ -99,12 +100,12 @@ class TarLoad : public Load {
     // Reaps one tar and says whether its archive counts; when not, the
     // reason (with tar's last words from errors_) is in counters.
     bool tar_ended_well(LoadCounters& counters, pid_t pid, std::uint64_t bytes) {
-        int status = wait_program(pid);
+        int status = wait_for_exit(pid);
         // 1 means "some files changed while being archived": still an archive.
         if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1))
             return true;
         if (bytes > 0 && WIFEXITED(status)) return true;  // partial trouble, real work done
-        counters.fail(name_ + ": tar " + describe_status(status) + ": " +
+        counters.fail(name_ + ": tar " + describe_wait_status(status) + ": " +
                       error_log_tail(errors_.get()));
         return false;
     }
@@ -136,9 +137,9 @@ class CtarLoad final : public TarLoad {
             }
             UniqueFd from_tar(pipe_fds[0]), tar_out(pipe_fds[1]);
             if (errors_.get() >= 0) ::ftruncate(errors_.get(), 0);
-            pid_t pid = start_program(
-                {"tar", "-cf", "-", "-C", source_parent_.string(), source_name_.string()},
-                {.out = tar_out.get(), .err = errors_.get()});
+            pid_t pid =
+                spawn({"tar", "-cf", "-", "-C", source_parent_.string(), source_name_.string()},
+                      in_callers_group(-1, tar_out.get(), errors_.get()));
             tar_out.reset();  // tar's copy is the only writer: EOF when it ends
             std::uint64_t bytes = 0;
             for (;;) {
@@ -174,7 +175,7 @@ class XtarLoad final : public TarLoad {
         std::filesystem::path archive = env_.dir / "xtar_load.tar";
         std::filesystem::path log = env_.dir / "xtar_load.log";
         SpawnOptions options;
-        options.output = log;
+        options.log_to(log);
         try {
             run_checked({"tar", "-cf", archive.string(), "-C", source_parent_.string(),
                          source_name_.string()},
@@ -218,9 +219,8 @@ class XtarLoad final : public TarLoad {
             }
             UniqueFd tar_in(pipe_fds[0]), to_tar(pipe_fds[1]);
             if (errors_.get() >= 0) ::ftruncate(errors_.get(), 0);
-            pid_t pid =
-                start_program({"tar", "-xf", "-", "--warning=no-timestamp", "-C", target.string()},
-                              {.in = tar_in.get(), .err = errors_.get()});
+            pid_t pid = spawn({"tar", "-xf", "-", "--warning=no-timestamp", "-C", target.string()},
+                              in_callers_group(tar_in.get(), -1, errors_.get()));
             tar_in.reset();
             std::uint64_t bytes = 0;
             for (;;) {

@@ -7,10 +7,11 @@
 #include <sstream>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/log_tail.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
+#include "contest/sys/spawn.h"
 #include "test_helpers.h"
-#include "contest/sys/log_tail.h"
 #include "workloads/workload.h"
 
 using contest::test::ScratchDir;
@@ -61,7 +62,7 @@ contest::ExitInfo run_timed(const contest::Workload& workload,
     options.cwd = command.cwd;
     options.env_overrides = command.env_overrides;
     options.env_overrides.insert(options.env_overrides.end(), extra_env.begin(), extra_env.end());
-    options.output = workload.log_path();
+    options.log_to(workload.log_path());
     auto started = std::chrono::steady_clock::now();
     pid_t pid = contest::spawn(command.argv, options);
     contest::GroupGuard guard(pid);

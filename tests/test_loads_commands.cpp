@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/sysinfo.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"

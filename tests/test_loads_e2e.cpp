@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "contest/sys/spawn.h"
 #include "loads/load_files.h"
 #include "test_helpers.h"
 

@@ -1,10 +1,14 @@
 // Process control: spawn, wait4 rusage, group stop, and that nothing escapes.
+#include <sys/wait.h>
 #include <catch2/catch.hpp>
+
 #include <csignal>
+#include <fstream>
 #include <thread>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
+#include "contest/sys/spawn.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -94,4 +98,86 @@ TEST_CASE("a child never inherits an outer make's jobserver", "[process]") {
     ::unsetenv("MAKEFLAGS");
     ::unsetenv("MAKELEVEL");
     CHECK(ex.exited_ok());
+}
+
+TEST_CASE("a command whose folder does not exist is an environment error", "[process]") {
+    SpawnOptions options;
+    options.cwd = "/nonexistent/contest-no-such-folder";
+    REQUIRE_THROWS_AS(spawn({"true"}, options), EnvironmentError);
+    // The child that could not start was reaped, not left a zombie.
+    CHECK(own_children().empty());
+}
+
+TEST_CASE("command_output reads the program's output through a pipe", "[process]") {
+    CHECK(command_output({"sh", "-c", "echo one; echo two >&2; echo three"}) == "one\nthree\n");
+    CHECK(first_line(command_output({"sh", "-c", "echo one; echo three"})) == "one");
+    // A failing or missing program gives "", never an exception.
+    CHECK(command_output({"sh", "-c", "echo partial; exit 1"}).empty());
+    CHECK(command_output({"/nonexistent/contest-no-such-tool"}).empty());
+    CHECK(own_children().empty());
+}
+
+TEST_CASE("spawn sends each stream where the options say", "[process]") {
+    test::ScratchDir dir("spawn-streams");
+    const auto log = dir / "log";
+    std::ofstream(log) << "before\n";
+    SpawnOptions options;
+    options.cwd = dir.path();
+    options.env_overrides = {"CONTEST_TEST_VALUE=42"};
+    options.log_to(log);
+    pid_t pid = spawn({"sh", "-c", "echo \"$CONTEST_TEST_VALUE\"; pwd >&2; cat"}, options);
+    ExitInfo ex = wait_child(pid, Clock::now());
+    REQUIRE(ex.exited_ok());
+    // Appended, stdin from /dev/null (cat ends at once), the folder and
+    // the environment as given.
+    CHECK(test::slurp(log) == "before\n42\n" + dir.path().string() + "\n");
+
+    std::ofstream(dir / "input") << "from a file\n";
+    SpawnOptions piped_options;
+    piped_options.in = StdStream::file(dir / "input");
+    piped_options.out = StdStream::pipe();
+    piped_options.err = StdStream::file(dir / "err", false);
+    Spawned piped =
+        spawn_with_pipes({"sh", "-c", "read line; echo \"$line!\"; echo err >&2"}, piped_options);
+    char buf[64] = {};
+    ssize_t n = ::read(piped.out.get(), buf, sizeof buf - 1);
+    CHECK(wait_for_exit(piped.pid) == 0);
+    CHECK(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0) == "from a file!\n");
+    CHECK(test::slurp(dir / "err") == "err\n");
+}
+
+TEST_CASE("a child joins its own group, or the caller's when told", "[process]") {
+    pid_t own = spawn({"sleep", "5"});
+    GroupGuard own_group(own);
+    CHECK(::getpgid(own) == own);
+    pid_t member = spawn({"sleep", "5"}, in_callers_group(-1, -1, -1));
+    CHECK(::getpgid(member) == ::getpgrp());
+    ::kill(member, SIGKILL);
+    CHECK(WIFSIGNALED(wait_for_exit(member)));
+    pid_t forked = fork_function([] { return 7; });
+    int status = wait_for_exit(forked);
+    CHECK(describe_wait_status(status) == "exit 7");
+}
+
+TEST_CASE("find_on_path is the one PATH search, and never trusts an empty entry", "[process]") {
+    test::ScratchDir dir("path-search");
+    const auto tool = dir / "contest-test-tool";
+    std::ofstream(tool) << "#!/bin/sh\n";
+    std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+    CHECK(find_on_path("contest-test-tool", "/nonexistent:" + dir.path().string()) == tool);
+    CHECK_FALSE(find_on_path("contest-test-tool", "/nonexistent"));
+    // An empty entry means "."; even from inside the folder it is not used.
+    auto here = std::filesystem::current_path();
+    std::filesystem::current_path(dir.path());
+    auto found = find_on_path("contest-test-tool", ":/nonexistent");
+    std::filesystem::current_path(here);
+    CHECK_FALSE(found);
+    // A name with a '/' is only checked.
+    CHECK(find_on_path(tool.string(), "") == tool);
+    CHECK(find_on_path("sh").has_value());
+}
+
+TEST_CASE("the exit status reads the same everywhere", "[process]") {
+    CHECK(describe_wait_status(W_EXITCODE(2, 0)) == "exit 2");
+    CHECK(describe_wait_status(SIGKILL) == "killed by signal 9 (Killed)");
 }

@@ -9,11 +9,12 @@
 #include <map>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/log_tail.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
+#include "contest/sys/spawn.h"
 #include "test_helpers.h"
 #include "workloads/kernel.h"
-#include "contest/sys/log_tail.h"
 #include "workloads/synthetic_generator.h"
 #include "workloads/words.h"
 #include "workloads/workload.h"
@@ -38,7 +39,7 @@ contest::ExitInfo run_timed(const contest::Workload& workload) {
     contest::SpawnOptions options;
     options.cwd = command.cwd;
     options.env_overrides = command.env_overrides;
-    options.output = workload.log_path();
+    options.log_to(workload.log_path());
     auto started = std::chrono::steady_clock::now();
     pid_t pid = contest::spawn(command.argv, options);
     contest::GroupGuard guard(pid);

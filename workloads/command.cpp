@@ -6,6 +6,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
+#include "contest/sys/spawn.h"
 #include "workloads/words.h"
 #include "workloads/workload_kinds.h"
 
@@ -69,8 +70,8 @@ class CommandWorkload : public Workload {
                   const std::string& log_name) {
         SpawnOptions spawn;
         spawn.cwd = options_.workdir;
-        spawn.output = options_.workdir / log_name;
-        reset_log(*spawn.output);
+        spawn.log_to(options_.workdir / log_name);
+        reset_log(options_.workdir / log_name);
         run_checked(argv, spawn, option + " '" + join_words(argv) + "'");
     }
 

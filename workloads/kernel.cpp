@@ -20,6 +20,8 @@
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/spawn.h"
+#include "workloads/build_environment.h"
 #include "contest/sys/text.h"
 #include "workloads/workload_kinds.h"
 
@@ -117,11 +119,7 @@ void run_with_progress(const std::vector<std::string>& argv, const SpawnOptions&
     }
     ExitInfo exit = wait_child(pid, started);
     guard.stop();
-    if (!exit.exited_ok()) {
-        std::string msg = what + " failed (" + exit.describe() + ")";
-        if (options.output) msg += "; see " + options.output->string();
-        throw std::runtime_error(msg);
-    }
+    if (!exit.exited_ok()) throw_step_failed(what, exit, options);
 }
 
 std::uintmax_t free_bytes(const fs::path& dir) {
@@ -160,9 +158,9 @@ class KernelWorkload : public Workload {
             reused_ = false;
             prepare_afresh(progress, key);
         }
-        kernel_version_ = first_line(
-            command_output({"make", "-s", "-C", tree().string(), "kernelversion"}, dir_));
-        compiler_version_ = first_line(command_output({"gcc", "--version"}, dir_));
+        kernel_version_ =
+            first_line(command_output({"make", "-s", "-C", tree().string(), "kernelversion"}));
+        compiler_version_ = first_line(command_output({"gcc", "--version"}));
     }
 
     void clean() override {
@@ -205,8 +203,8 @@ class KernelWorkload : public Workload {
         SpawnOptions spawn;
         spawn.cwd = tree();
         spawn.env_overrides = fixed_build_environment();
-        spawn.output = dir_ / log_name;
-        reset_log(*spawn.output);
+        spawn.log_to(dir_ / log_name);
+        reset_log(dir_ / log_name);
         return spawn;
     }
 
@@ -247,7 +245,7 @@ class KernelWorkload : public Workload {
             if (!compression)
                 throw UsageError("--kernel-source: " + source.string() +
                                  " is neither a .tar.xz, .tar.gz, .tar.bz2 nor a directory");
-            if (find_in_path(compression->program).empty())
+            if (!find_on_path(compression->program))
                 throw EnvironmentError(
                     describe_missing({{compression->program, compression->package}}));
         }
@@ -309,8 +307,7 @@ class KernelWorkload : public Workload {
     std::optional<std::uintmax_t> unpacked_size() const {
         if (source_.is_tree) return source_.size;
         if (compression_of(source_.path)->program != std::string("xz")) return std::nullopt;
-        std::istringstream list(
-            command_output({"xz", "--robot", "--list", source_.path.string()}, dir_));
+        std::istringstream list(command_output({"xz", "--robot", "--list", source_.path.string()}));
         std::string line;
         while (std::getline(list, line)) {
             if (!line.starts_with("totals\t")) continue;
@@ -352,8 +349,8 @@ class KernelWorkload : public Workload {
             verb = "unpacking";
         }
         SpawnOptions spawn;
-        spawn.output = dir_ / "prepare.log";
-        reset_log(*spawn.output);
+        spawn.log_to(dir_ / "prepare.log");
+        reset_log(dir_ / "prepare.log");
         const auto started = std::chrono::steady_clock::now();
         const std::string what = "kernel: " + verb + " " + source_.path.filename().string();
         run_with_progress(argv, spawn, what, [&](pid_t pid) {
@@ -412,7 +409,7 @@ std::vector<MissingTool> missing_kernel_tools(const std::string& search_path,
         {"bison", "bison"}, {"flex", "flex"}, {"tar", "tar"},
     };
     for (const auto& [program, package] : programs)
-        if (find_in_path(program, search_path).empty()) missing.push_back({program, package});
+        if (!find_on_path(program, search_path)) missing.push_back({program, package});
     if (!fs::exists(include_dir / "libelf.h") && !fs::exists(include_dir / "gelf.h"))
         missing.push_back({"libelf headers", "libelf-dev"});
     if (!fs::exists(include_dir / "openssl" / "ssl.h"))

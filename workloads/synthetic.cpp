@@ -4,6 +4,8 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
+#include "contest/sys/spawn.h"
+#include "workloads/build_environment.h"
 #include "workloads/synthetic_generator.h"
 #include "workloads/workload_kinds.h"
 
@@ -24,12 +26,11 @@ class SyntheticWorkload : public Workload {
     std::string name() const override { return "synthetic"; }
 
     void prepare(Progress& progress) override {
-        compiler_ = find_in_path("cc");
-        if (compiler_.empty()) compiler_ = find_in_path("gcc");
+        compiler_ = find_on_path("cc").value_or(find_on_path("gcc").value_or(fs::path()));
         if (compiler_.empty())
             throw EnvironmentError(
                 "no C compiler (cc or gcc) on PATH: install the Debian package gcc (make deps)");
-        if (find_in_path("make").empty())
+        if (!find_on_path("make"))
             throw EnvironmentError(
                 "make is not on PATH: install the Debian package make (make deps)");
 
@@ -42,8 +43,7 @@ class SyntheticWorkload : public Workload {
         progress.note(std::string("synthetic: ") + (rewritten_ ? "wrote " : "reusing ") +
                       dir_.string() + " (" + std::to_string(options_.synthetic_size) +
                       " translation units, " + project_hash_ + ")");
-        compiler_version_ =
-            first_line(command_output({compiler_.string(), "--version"}, options_.workdir));
+        compiler_version_ = first_line(command_output({compiler_.string(), "--version"}));
     }
 
     void clean() override {
@@ -51,8 +51,9 @@ class SyntheticWorkload : public Workload {
         SpawnOptions spawn;
         spawn.cwd = dir_;
         spawn.env_overrides = fixed_build_environment();
-        spawn.output = options_.workdir / (stem() + "-clean.log");
-        reset_log(*spawn.output);
+        const fs::path log = options_.workdir / (stem() + "-clean.log");
+        spawn.log_to(log);
+        reset_log(log);
         run_checked({"make", "clean"}, spawn, "synthetic: make clean");
     }
 

@@ -49,7 +49,7 @@ class Workload {
 // Makes the workload named by options.kind; UsageError for an unknown kind.
 std::unique_ptr<Workload> make_workload(const WorkloadOptions& options);
 
-// 4 x online CPUs, contest's rule, unless jobs is set.
+// contest_parallelism() (contest/sys/machine.h) unless jobs is set.
 unsigned effective_jobs(unsigned jobs);
 
 }  // namespace contest

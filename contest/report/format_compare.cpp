@@ -57,7 +57,7 @@ struct Findings {
 std::string finding_of(const Test& t, const ReportModel& model) {
     if (t.significant) return "significant";
     const std::string why = test_verdict(t, model);
-    return why.rfind("no: ", 0) == 0 ? "not significant (" + why.substr(4) + ")"
+    return why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")"
                                      : "not significant";
 }
 

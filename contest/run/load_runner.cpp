@@ -11,6 +11,7 @@
 #include <new>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/sysinfo.h"
 
 namespace contest {
@@ -56,8 +57,12 @@ RunningLoad::RunningLoad(const LoadInfo& info, Load& load) : info_(info) {
     if (mem == MAP_FAILED) throw EnvironmentError(std::string("mmap: ") + std::strerror(errno));
     counters_ = new (mem) LoadCounters();
     LoadCounters* counters = counters_;
-    pid_t pid = fork_in_new_group([&load, counters] {
-        load.run(*counters);
+    pid_t pid = fork_function([&load, counters] {
+        try {
+            load.run(*counters);
+        } catch (const std::exception& e) {
+            counters->fail(e.what());  // e.g. its helper program could not start
+        }
         if (counters->error[0] == '\0') counters->fail("the load stopped by itself");
         return 1;
     });
@@ -92,9 +97,9 @@ std::optional<std::string> RunningLoad::failure() const {
         return std::nullopt;
     std::string why = counters_->error[0] ? std::string(counters_->error) : std::string();
     if (why.empty()) {
-        why = si.si_code == CLD_EXITED
-                  ? "exited with status " + std::to_string(si.si_status)
-                  : std::string("killed by signal ") + ::strsignal(si.si_status);
+        // waitid's siginfo, as the raw wait status waitpid would have given.
+        int status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : si.si_status;
+        why = describe_wait_status(status);
     }
     return std::string(info_.name) + " stopped: " + why;
 }

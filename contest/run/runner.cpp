@@ -17,6 +17,7 @@
 #include "contest/sys/machine_cpu.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/sysinfo.h"
 #include "contest/sys/version.h"
 #include "loads/registry.h"
@@ -76,7 +77,7 @@ nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workloa
         {"drop_caches", c.drop_caches},
         {"order", run_order_name(c.order)},
         {"order_seed", seed},
-        {"ring_processes", c.load.ring_processes ? c.load.ring_processes : 4 * online_cpus()},
+        {"ring_processes", c.load.ring_processes ? c.load.ring_processes : contest_parallelism()},
         {"ring_records", c.load.ring_records},
         {"record_bytes", c.load.record_bytes},
     };
@@ -287,7 +288,7 @@ class SuiteRunner {
         SpawnOptions so;
         so.cwd = cmd.cwd;
         so.env_overrides = cmd.env_overrides;
-        so.output = workload_.log_path();
+        so.log_to(workload_.log_path());
         std::ofstream(workload_.log_path(), std::ios::trunc).close();
         LoadSample start_sample, end_sample;
         std::optional<MachineCpu> machine_start, machine_end;

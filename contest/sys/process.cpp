@@ -19,8 +19,6 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
 
-extern char** environ;
-
 namespace contest {
 namespace {
 
@@ -84,139 +82,29 @@ void reap_dead_members(pid_t pgid) {
     }
 }
 
-std::vector<char*> c_strings(std::vector<std::string>& v) {
-    std::vector<char*> out;
-    out.reserve(v.size() + 1);
-    for (auto& s : v) out.push_back(s.data());
-    out.push_back(nullptr);
-    return out;
-}
-
-// When contest itself runs under make (`make run`, ctest under `make test`),
-// these would make the timed compile join the outer make's jobserver (so
-// -jN is not what it seems) and print "Entering directory" lines. The
-// workload's make must be a make of its own.
-bool inherited_from_outer_make(std::string_view name) {
-    return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" ||
-           name == "MAKEOVERRIDES";
-}
-
-[[noreturn]] void child_exec_failed(int fd, const char* what) {
-    int e = errno;
-    char msg[256];
-    int len = std::snprintf(msg, sizeof msg, "%s: %s", what, std::strerror(e));
-    [[maybe_unused]] auto n = ::write(fd, msg, static_cast<size_t>(len));
-    ::_exit(127);
-}
-
-// Common first steps of every child: own group, die with contest, default signals.
-void become_group_leader_child(pid_t parent) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);  // contest already gone
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-}
-
 }  // namespace
-
-pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
-    if (argv.empty()) throw UsageError("empty command");
-    // Everything the child needs is built before fork: no allocation after it.
-    std::vector<std::string> args = argv;
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-        std::string_view kv(*e);
-        auto name = kv.substr(0, kv.find('='));
-        if (inherited_from_outer_make(name)) continue;
-        bool overridden = false;
-        for (const auto& o : options.env_overrides)
-            if (o.starts_with(std::string(name) + "=")) overridden = true;
-        if (!overridden) env.emplace_back(kv);
-    }
-    for (const auto& o : options.env_overrides) env.push_back(o);
-    auto argv_c = c_strings(args);
-    auto env_c = c_strings(env);
-    std::string cwd = options.cwd.string();
-    std::string out = options.output ? options.output->string() : std::string();
-
-    int errpipe[2];
-    if (::pipe2(errpipe, O_CLOEXEC) != 0)
-        throw EnvironmentError("pipe2: " + std::string(std::strerror(errno)));
-    pid_t parent = ::getpid();
-    pid_t pid = ::fork();
-    if (pid < 0) {
-        ::close(errpipe[0]);
-        ::close(errpipe[1]);
-        throw EnvironmentError("fork: " + std::string(std::strerror(errno)));
-    }
-    if (pid == 0) {
-        ::close(errpipe[0]);
-        become_group_leader_child(parent);
-        if (options.null_stdin) {
-            int fd = ::open("/dev/null", O_RDONLY);
-            if (fd >= 0) ::dup2(fd, 0);
-        }
-        if (!out.empty()) {
-            int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-            if (fd < 0) child_exec_failed(errpipe[1], out.c_str());
-            ::dup2(fd, 1);
-            ::dup2(fd, 2);
-        }
-        if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) child_exec_failed(errpipe[1], cwd.c_str());
-        ::execvpe(argv_c[0], argv_c.data(), env_c.data());
-        child_exec_failed(errpipe[1], argv_c[0]);
-    }
-    ::setpgid(pid, pid);  // also here: no window where the child is in our group
-    ::close(errpipe[1]);
-    char msg[256];
-    ssize_t n;
-    do {
-        n = ::read(errpipe[0], msg, sizeof msg - 1);
-    } while (n < 0 && errno == EINTR);
-    ::close(errpipe[0]);
-    if (n > 0) {
-        msg[n] = '\0';
-        int status;
-        ::waitpid(pid, &status, 0);
-        throw EnvironmentError("cannot run " + std::string(msg));
-    }
-    return pid;
-}
-
-pid_t fork_in_new_group(const std::function<int()>& fn) {
-    std::fflush(nullptr);
-    pid_t parent = ::getpid();
-    pid_t pid = ::fork();
-    if (pid < 0) throw EnvironmentError("fork: " + std::string(std::strerror(errno)));
-    if (pid == 0) {
-        become_group_leader_child(parent);
-        int rc = 1;
-        try {
-            rc = fn();
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "contest: load process: %s\n", e.what());
-        } catch (...) {
-        }
-        ::_exit(rc);
-    }
-    ::setpgid(pid, pid);
-    return pid;
-}
 
 bool ExitInfo::exited_ok() const {
     return !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 std::string ExitInfo::describe() const {
-    if (timed_out) return "timed out";
+    return timed_out ? "timed out" : describe_wait_status(status);
+}
+
+std::string describe_wait_status(int status) {
     if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
     if (WIFSIGNALED(status))
         return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
                ::strsignal(WTERMSIG(status)) + ")";
     return "status " + std::to_string(status);
+}
+
+int wait_for_exit(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return status;
 }
 
 namespace {
@@ -345,18 +233,11 @@ void become_subreaper() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-void run_checked(const std::vector<std::string>& argv, const SpawnOptions& options,
-                 const std::string& what) {
-    auto started = Clock::now();
-    pid_t pid = spawn(argv, options);
-    GroupGuard guard(pid);
-    ExitInfo info = wait_child(pid, started);
-    guard.stop();  // stray descendants of the step
-    if (!info.exited_ok()) {
-        std::string msg = what + " failed (" + info.describe() + ")";
-        if (options.output) msg += "; see " + options.output->string();
-        throw std::runtime_error(msg);
-    }
+void volunteer_for_oom_killer() {
+    int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    [[maybe_unused]] auto n = ::write(fd, "1000", 4);
+    ::close(fd);
 }
 
 }  // namespace contest

@@ -1,6 +1,6 @@
 #pragma once
-// Child processes, the way a benchmark must handle them: each in its own
-// process group, timed with wait4 on its own pid, waited for with pidfd +
+// Child processes (started by spawn.h), the way a benchmark must handle
+// them: each in its own process group, timed with wait4 on its own pid, waited for with pidfd +
 // poll (so Ctrl-C and timeouts are seen at once), stopped with killpg (TERM,
 // then KILL), and reaped by exactly one code path.
 #include <sys/resource.h>
@@ -15,31 +15,23 @@
 
 namespace contest {
 
-struct SpawnOptions {
-    std::filesystem::path cwd;                    // empty: inherit
-    std::vector<std::string> env_overrides;       // NAME=value added to the environment
-    std::optional<std::filesystem::path> output;  // stdout+stderr appended here; else inherited
-    bool null_stdin = true;
-};
-
-// fork + exec argv in a new process group (pgid == pid). The child dies if
-// contest dies (PR_SET_PDEATHSIG). Throws EnvironmentError when exec fails
-// (reported through a close-on-exec pipe, so "command not found" is not a
-// run that failed quickly).
-pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
-
-// fork and call fn in the child, in a new process group; the child _exits
-// with fn's return value. For loads, which are code, not commands.
-pid_t fork_in_new_group(const std::function<int()>& fn);
-
 struct ExitInfo {
     int status = 0;          // raw wait status
     struct rusage usage {};  // of the pid and the descendants it waited for
     double wall_s = 0;       // from just before spawn to reaping
     bool timed_out = false;
     bool exited_ok() const;
-    std::string describe() const;  // "exit 2", "killed by signal 9"
+    std::string describe() const;  // "timed out", else describe_wait_status
 };
+
+// The one text for how a process ended, from its raw wait status:
+// "exit 2", "killed by signal 9 (Killed)".
+std::string describe_wait_status(int status);
+
+// Reaps pid, retrying on EINTR; returns its raw wait status (-1 on error).
+// For programs a load starts and waits for itself; the timed window uses
+// wait_child.
+int wait_for_exit(pid_t pid);
 
 struct WaitHooks {
     // Called once, the moment the child is seen to have exited and before
@@ -115,9 +107,8 @@ void kill_and_reap_all_children();
 // load or the workload started can escape being stopped and reaped.
 void become_subreaper();
 
-// Runs argv to completion (untimed helper steps: prepare, clean). Output to
-// `log`. Throws std::runtime_error naming the command and status on failure.
-void run_checked(const std::vector<std::string>& argv, const SpawnOptions& options,
-                 const std::string& what);
+// Makes the calling process the OOM killer's first choice, so that a load
+// that meets memory pressure dies instead of the workload or the machine.
+void volunteer_for_oom_killer();
 
 }  // namespace contest

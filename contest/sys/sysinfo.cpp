@@ -5,31 +5,22 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 
+#include "contest/sys/machine.h"
+#include "contest/sys/spawn.h"
+
 namespace contest {
 namespace {
 
-std::string first_line(const std::string& path) {
+std::string first_line_of_file(const std::string& path) {
     std::ifstream in(path);
     std::string line;
     std::getline(in, line);
     return line;
-}
-
-std::string command_output_first_line(const char* cmd) {
-    std::string out;
-    if (FILE* p = ::popen(cmd, "r")) {
-        char buf[512];
-        if (std::fgets(buf, sizeof buf, p)) out = buf;
-        ::pclose(p);
-    }
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out;
 }
 
 // The running kernel's build config: /proc/config.gz (CONFIG_IKCONFIG_PROC)
@@ -49,16 +40,10 @@ std::map<std::string, std::string> kernel_config(const std::string& release, std
         parse(in);
         source = boot;
     } else if (::access("/proc/config.gz", R_OK) == 0) {
-        if (FILE* p = ::popen("gzip -dc /proc/config.gz 2>/dev/null", "r")) {
-            std::string text;
-            char buf[4096];
-            size_t n;
-            while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-            ::pclose(p);
-            std::istringstream in(text);
-            parse(in);
-            source = "/proc/config.gz";
-        }
+        // Through a pipe, no shell: gzip's output is the config's text.
+        std::istringstream in(command_output({"gzip", "-dc", "/proc/config.gz"}));
+        parse(in);
+        if (!cfg.empty()) source = "/proc/config.gz";
     }
     return cfg;
 }
@@ -66,7 +51,7 @@ std::map<std::string, std::string> kernel_config(const std::string& release, std
 std::string preemption_model(const std::map<std::string, std::string>& cfg) {
     // Dynamic preemption (PREEMPT_DYNAMIC) reports the live mode here, e.g.
     // "none (voluntary) full": the parenthesised one is in force.
-    std::string dynamic = first_line("/sys/kernel/debug/sched/preempt");
+    std::string dynamic = first_line_of_file("/sys/kernel/debug/sched/preempt");
     if (auto open = dynamic.find('('); open != std::string::npos) {
         auto close = dynamic.find(')', open);
         if (close != std::string::npos)
@@ -87,7 +72,7 @@ std::string preemption_model(const std::map<std::string, std::string>& cfg) {
         model = "none";
     if (!model.empty() && on("CONFIG_PREEMPT_DYNAMIC")) {
         // Without debugfs, the boot command line is what can override the default.
-        std::string cmdline = first_line("/proc/cmdline");
+        std::string cmdline = first_line_of_file("/proc/cmdline");
         auto at = cmdline.find("preempt=");
         if (at != std::string::npos) {
             auto end = cmdline.find(' ', at);
@@ -108,8 +93,8 @@ nlohmann::json io_scheduler_of(const char* path) {
     if (::stat(path, &st) != 0) return nullptr;
     std::string dev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
                       std::to_string(minor(st.st_dev));
-    std::string line = first_line(dev + "/queue/scheduler");
-    if (line.empty()) line = first_line(dev + "/../queue/scheduler");  // a partition
+    std::string line = first_line_of_file(dev + "/queue/scheduler");
+    if (line.empty()) line = first_line_of_file(dev + "/../queue/scheduler");  // a partition
     auto open = line.find('['), close = line.find(']');
     if (open == std::string::npos || close == std::string::npos)
         return line.empty() ? nlohmann::json(nullptr) : nlohmann::json(line);
@@ -139,11 +124,6 @@ MemInfo read_meminfo() {
     return m;
 }
 
-unsigned online_cpus() {
-    long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? static_cast<unsigned>(n) : 1u;
-}
-
 nlohmann::json system_fingerprint() {
     nlohmann::json j;
     struct utsname u {};
@@ -169,7 +149,7 @@ nlohmann::json system_fingerprint() {
     j["no_hz"] = get("CONFIG_NO_HZ_FULL").is_null()
                      ? (get("CONFIG_NO_HZ_IDLE").is_null() ? "periodic" : "idle")
                      : "full";
-    j["cmdline"] = first_line("/proc/cmdline");
+    j["cmdline"] = first_line_of_file("/proc/cmdline");
 
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line, model;
@@ -182,14 +162,15 @@ nlohmann::json system_fingerprint() {
     j["cpu_model"] = model;
     j["cpus_online"] = online_cpus();
     j["cpus_configured"] = ::sysconf(_SC_NPROCESSORS_CONF);
-    std::string governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    std::string governor =
+        first_line_of_file("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     j["cpufreq_governor"] = governor.empty() ? nlohmann::json(nullptr) : nlohmann::json(governor);
     j["clocksource"] =
-        first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+        first_line_of_file("/sys/devices/system/clocksource/clocksource0/current_clocksource");
 
     // Autogroup gives every session an equal CPU share whatever the nice
     // values: it changes how anything outside contest competes with it.
-    std::string autogroup = first_line("/proc/sys/kernel/sched_autogroup_enabled");
+    std::string autogroup = first_line_of_file("/proc/sys/kernel/sched_autogroup_enabled");
     j["sched_autogroup"] =
         autogroup.empty() ? nlohmann::json(nullptr) : nlohmann::json(autogroup == "1");
     j["io_scheduler_root"] = io_scheduler_of("/");
@@ -199,8 +180,8 @@ nlohmann::json system_fingerprint() {
     j["mem_available_bytes"] = m.available;
     j["swap_total_bytes"] = m.swap_total;
     j["swap_free_bytes"] = m.swap_free;
-    j["compiler"] = command_output_first_line("cc --version 2>/dev/null");
-    j["make"] = command_output_first_line("make --version 2>/dev/null");
+    j["compiler"] = first_line(command_output({"cc", "--version"}));
+    j["make"] = first_line(command_output({"make", "--version"}));
     return j;
 }
 

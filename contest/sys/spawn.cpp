@@ -1,0 +1,302 @@
+#include "contest/sys/spawn.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <system_error>
+
+#include <boost/process/args.hpp>
+#include <boost/process/child.hpp>
+#include <boost/process/exe.hpp>
+#include <boost/process/extend.hpp>
+#include <boost/process/pipe.hpp>
+#include <boost/process/search_path.hpp>
+
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+
+extern char** environ;
+
+namespace contest {
+namespace {
+
+namespace bp = boost::process;
+using Clock = std::chrono::steady_clock;
+
+std::string errno_text() {
+    return std::strerror(errno);
+}
+
+// When contest itself runs under make (`make run`, ctest under `make test`),
+// these would make the timed compile join the outer make's jobserver (so
+// -jN is not what it seems) and print "Entering directory" lines. The
+// workload's make must be a make of its own.
+bool inherited_from_outer_make(std::string_view name) {
+    return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" ||
+           name == "MAKEOVERRIDES";
+}
+
+// contest's environment less an outer make's, with the overrides on top.
+std::vector<std::string> child_environment(const std::vector<std::string>& overrides) {
+    auto overridden = [&](std::string_view name) {
+        for (const auto& o : overrides)
+            if (o.size() > name.size() && o.starts_with(name) && o[name.size()] == '=') return true;
+        return false;
+    };
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+        std::string_view kv(*e);
+        auto name = kv.substr(0, kv.find('='));
+        if (!inherited_from_outer_make(name) && !overridden(name)) env.emplace_back(kv);
+    }
+    env.insert(env.end(), overrides.begin(), overrides.end());
+    return env;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& v) {
+    std::vector<char*> out;
+    out.reserve(v.size() + 1);
+    for (auto& s : v) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+// The child's copy of a stream lands on 0, 1 or 2 by dup2; keeping it at 3
+// or above (and close-on-exec) means no dup2 overwrites another's source.
+UniqueFd above_standard_fds(int fd) {
+    if (fd < 0 || fd > 2) return UniqueFd(fd);
+    UniqueFd low(fd);
+    return UniqueFd(::fcntl(fd, F_DUPFD_CLOEXEC, 3));
+}
+
+// One standard stream, opened in the parent: the child's end (-1: inherit)
+// and, for a pipe, the parent's.
+struct OpenedStream {
+    UniqueFd child_end, parent_end;
+};
+
+OpenedStream open_stream(const StdStream& s, bool for_reading) {
+    OpenedStream o;
+    switch (s.kind) {
+        case StdStream::Kind::inherit:
+            break;
+        case StdStream::Kind::null:
+            o.child_end = above_standard_fds(::open("/dev/null", O_RDWR | O_CLOEXEC));
+            if (o.child_end.get() < 0)
+                throw EnvironmentError("cannot open /dev/null: " + errno_text());
+            break;
+        case StdStream::Kind::file: {
+            int flags =
+                for_reading ? O_RDONLY : O_WRONLY | O_CREAT | (s.append ? O_APPEND : O_TRUNC);
+            o.child_end = above_standard_fds(::open(s.path.c_str(), flags | O_CLOEXEC, 0644));
+            if (o.child_end.get() < 0)
+                throw EnvironmentError("cannot open " + s.path.string() + ": " + errno_text());
+            break;
+        }
+        case StdStream::Kind::fd:
+            o.child_end = UniqueFd(::fcntl(s.fd, F_DUPFD_CLOEXEC, 3));
+            if (o.child_end.get() < 0)
+                throw EnvironmentError("bad descriptor " + std::to_string(s.fd) + ": " +
+                                       errno_text());
+            break;
+        case StdStream::Kind::pipe: {
+            int fds[2];
+            if (::pipe2(fds, O_CLOEXEC) != 0) throw EnvironmentError("pipe: " + errno_text());
+            UniqueFd read_end = above_standard_fds(fds[0]), write_end = above_standard_fds(fds[1]);
+            o.child_end = for_reading ? std::move(read_end) : std::move(write_end);
+            o.parent_end = for_reading ? std::move(write_end) : std::move(read_end);
+            break;
+        }
+    }
+    return o;
+}
+
+// What a new child does first, for programs and forked functions alike:
+// its group, its death signal, default signal handling. Returns false when
+// the parent is already gone (then the death signal would never come).
+bool tie_child(pid_t parent, const ChildTies& ties) {
+    if (ties.own_group) ::setpgid(0, 0);
+    if (ties.death_signal != 0) {
+        ::prctl(PR_SET_PDEATHSIG, ties.death_signal);
+        if (::getppid() != parent) return false;
+    }
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) ::signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    return true;
+}
+
+// The parent's half of the group: also set here, so that there is no window
+// in which the child still is in contest's group.
+void place_in_group(pid_t pid, const ChildTies& ties) {
+    if (ties.own_group) ::setpgid(pid, pid);
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> find_on_path(std::string_view name,
+                                                  std::string_view search_path) {
+    if (name.empty()) return std::nullopt;
+    if (name.find('/') != std::string_view::npos) {
+        std::filesystem::path p(name);
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0) return p;
+        return std::nullopt;
+    }
+    std::vector<boost::filesystem::path> dirs;
+    while (!search_path.empty()) {
+        auto colon = search_path.find(':');
+        std::string_view dir = search_path.substr(0, colon);
+        search_path =
+            colon == std::string_view::npos ? std::string_view() : search_path.substr(colon + 1);
+        if (!dir.empty()) dirs.emplace_back(std::string(dir));
+    }
+    auto found = bp::search_path(std::string(name), dirs);
+    if (found.empty()) return std::nullopt;
+    return std::filesystem::path(found.string());
+}
+
+std::optional<std::filesystem::path> find_on_path(std::string_view name) {
+    const char* path = std::getenv("PATH");
+    return find_on_path(name, path ? path : "/usr/local/bin:/usr/bin:/bin");
+}
+
+SpawnOptions in_callers_group(int in, int out, int err) {
+    SpawnOptions options;
+    options.in = StdStream::from_fd(in);
+    options.out = StdStream::from_fd(out);
+    options.err = StdStream::from_fd(err);
+    options.ties = ChildTies::in_callers_group();
+    return options;
+}
+
+Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOptions& options) {
+    if (argv.empty() || argv.front().empty()) throw UsageError("empty command");
+    auto exe = find_on_path(argv.front());
+    if (!exe) {
+        bool is_path = argv.front().find('/') != std::string::npos;
+        throw EnvironmentError("cannot run " + argv.front() + ": " +
+                               (is_path ? "no such executable file" : "not found on PATH"));
+    }
+    // Everything the child needs is made before fork: it only calls
+    // async-signal-safe functions between fork and exec.
+    std::vector<std::string> env = child_environment(options.env_overrides);
+    std::vector<char*> env_c = c_strings(env);
+    OpenedStream streams[3] = {open_stream(options.in, true), open_stream(options.out, false),
+                               open_stream(options.err, false)};
+    const std::string cwd = options.cwd.string();
+    const std::string cwd_error = "cannot enter " + cwd;
+    const pid_t parent = ::getpid();
+    const ChildTies ties = options.ties;
+
+    std::error_code error;
+    pid_t failed_pid = -1;
+    bp::child child(
+        bp::exe = exe->string(), bp::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
+        error, bp::extend::on_setup = [&](auto& exec) { exec.env = env_c.data(); },
+        bp::extend::on_error = [&](auto& exec, const std::error_code&) { failed_pid = exec.pid; },
+        bp::extend::on_exec_setup =
+            [&](auto& exec) {
+                if (!tie_child(parent, ties)) ::_exit(1);  // contest already gone
+                for (int target = 0; target < 3; ++target)
+                    if (streams[target].child_end.get() >= 0)
+                        ::dup2(streams[target].child_end.get(), target);
+                if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+                    exec.set_error(std::error_code(errno, std::system_category()),
+                                   cwd_error.c_str());
+                    ::_exit(127);
+                }
+            });
+    if (error) {
+        // Boost leaves the child that failed to exec unreaped.
+        int status;
+        if (failed_pid > 0)
+            while (::waitpid(failed_pid, &status, 0) < 0 && errno == EINTR) {
+            }
+        throw EnvironmentError("cannot run " + argv.front() + ": " + error.message());
+    }
+    Spawned spawned;
+    spawned.pid = child.id();
+    place_in_group(spawned.pid, ties);
+    // From here on the pid is contest's alone: Boost's waits give no rusage
+    // and would reap behind wait_child's back.
+    child.detach();
+    spawned.in = std::move(streams[0].parent_end);
+    spawned.out = std::move(streams[1].parent_end);
+    spawned.err = std::move(streams[2].parent_end);
+    return spawned;
+}
+
+pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
+    return spawn_with_pipes(argv, options).pid;
+}
+
+pid_t fork_function(const std::function<int()>& fn, const ChildTies& ties) {
+    std::fflush(nullptr);
+    const pid_t parent = ::getpid();
+    pid_t pid = ::fork();
+    if (pid < 0) throw EnvironmentError("fork: " + errno_text());
+    if (pid == 0) {
+        if (!tie_child(parent, ties)) ::_exit(1);
+        int rc = 1;
+        try {
+            rc = fn();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "contest: load process: %s\n", e.what());
+        } catch (...) {
+        }
+        ::_exit(rc);
+    }
+    place_in_group(pid, ties);
+    return pid;
+}
+
+std::string command_output(const std::vector<std::string>& argv, SpawnOptions options) {
+    options.out = StdStream::pipe();
+    if (options.err.kind == StdStream::Kind::inherit) options.err = StdStream::null();
+    options.ties.own_group = true;  // so that the guard stops all it started
+    try {
+        auto started = Clock::now();
+        Spawned child = spawn_with_pipes(argv, options);
+        GroupGuard guard(child.pid);
+        bp::ipstream from_child(bp::pipe(child.out.release(), -1));
+        std::string text(std::istreambuf_iterator<char>(from_child), {});
+        ExitInfo exit = wait_child(child.pid, started);
+        guard.stop();
+        return exit.exited_ok() ? text : std::string();
+    } catch (const Interrupted&) {
+        throw;
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+std::string first_line(const std::string& text) {
+    return text.substr(0, text.find('\n'));
+}
+
+void run_checked(const std::vector<std::string>& argv, const SpawnOptions& options,
+                 const std::string& what) {
+    auto started = Clock::now();
+    pid_t pid = spawn(argv, options);
+    GroupGuard guard(pid);
+    ExitInfo info = wait_child(pid, started);
+    guard.stop();  // stray descendants of the step
+    if (!info.exited_ok()) throw_step_failed(what, info, options);
+}
+
+void throw_step_failed(const std::string& what, const ExitInfo& info, const SpawnOptions& options) {
+    std::string msg = what + " failed (" + info.describe() + ")";
+    if (auto log = options.log()) msg += "; see " + log->string();
+    throw std::runtime_error(msg);
+}
+
+}  // namespace contest
