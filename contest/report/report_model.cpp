@@ -131,10 +131,10 @@ void warn_about_other_work(ReportModel& model) {
         for (const auto& block : model.blocks) {
             const Cell* c = model.find_cell(block.load, info.label);
             if (!c) continue;
-            const LoadInfo* load = find_load(block.load);
-            const bool quiet_load = load && !load->does_work;
             for (const auto& sr : c->runs) {
                 if (!sr.run.ok()) continue;
+                // A load that does no work (no_load, cacherun) records no unit.
+                const bool quiet_load = sr.run.load_unit.empty();
                 if (sr.run.steal_pct) steal_pct.push_back(*sr.run.steal_pct);
                 if (quiet_load && sr.run.others_cpu_pct)
                     others_pct.push_back(*sr.run.others_cpu_pct);

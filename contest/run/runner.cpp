@@ -65,7 +65,9 @@ nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workloa
                            const std::vector<const LoadInfo*>& loads) {
     nlohmann::json names = nlohmann::json::array();
     for (const auto* l : loads) names.push_back(l->name);
-    nlohmann::json j = {
+    // The loads' own options as given; each load records the values it used
+    // (defaults included) with its facts.
+    return {
         {"runs", c.runs},
         {"loads", names},
         {"workload", w.describe()},
@@ -75,17 +77,8 @@ nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workloa
         {"drop_caches", c.drop_caches},
         {"order", run_order_name(c.order)},
         {"order_seed", seed},
-        {"ring_processes", c.load.ring_processes ? c.load.ring_processes : 4 * online_cpus()},
-        {"ring_records", c.load.ring_records},
-        {"record_bytes", c.load.record_bytes},
+        {"load_options", c.load.values},
     };
-    j["io_other_dir"] = c.load.io_other_dir ? nlohmann::json(c.load.io_other_dir->string())
-                                            : nlohmann::json(nullptr);
-    j["tar_source"] =
-        c.load.tar_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.load.tar_source);
-    j["load_size_bytes"] =
-        c.load.size_bytes ? nlohmann::json(*c.load.size_bytes) : nlohmann::json(nullptr);
-    return j;
 }
 
 class ResultWriter {
@@ -166,31 +159,20 @@ class RunLoop {
     }
 
     // A load made ready for its runs: its private folder and its prepare
-    // step (a file to read, an archive to unpack) done.
-    struct PreparedLoad {
-        const LoadInfo* info;
-        std::unique_ptr<PrivateDir> dir;
-        std::unique_ptr<Load> load;
-    };
-
-    PreparedLoad prepare(const LoadInfo& info, const LoadOptions& load_options) {
-        PreparedLoad p{&info,
-                       std::make_unique<PrivateDir>(config_.workload.workdir / "loads",
-                                                    std::string(info.name)),
-                       nullptr};
-        p.load = info.make(make_load_env(p.dir->path(), load_options));
-        if (info.does_work) progress_.status(std::string(info.name) + ": preparing");
-        p.load->prepare();
-        nlohmann::json facts = p.load->facts();
+    // step (a file to read, an archive to unpack) done, its facts recorded.
+    std::unique_ptr<LoadSession> prepare(const LoadInfo& info, const LoadOptions& load_options) {
+        if (info.does_work()) progress_.status(std::string(info.name) + ": preparing");
+        auto session = std::make_unique<LoadSession>(info, load_options);
+        nlohmann::json facts = session->facts();
         facts["unit"] = info.unit;
         out_.result.loads[std::string(info.name)] = facts;
-        return p;
+        return session;
     }
 
     // Run i of a prepared load, recorded and saved.
-    void run(PreparedLoad& p, unsigned i) {
+    void run(LoadSession& load, unsigned i) {
         auto run_started = Clock::now();
-        RunRecord rec = run_once(*p.info, *p.load, i);
+        RunRecord rec = run_once(load, i);
         if (!rec.ok()) ++out_.failed_runs;
         out_.result.runs.push_back(rec);
         writer_.save();
@@ -199,7 +181,8 @@ class RunLoop {
     }
 
   private:
-    RunRecord run_once(const LoadInfo& info, Load& load, unsigned i) {
+    RunRecord run_once(LoadSession& load, unsigned i) {
+        const LoadInfo& info = load.info();
         std::string head = std::string(info.name) + "  run " + std::to_string(i) + "/" +
                            std::to_string(config_.runs);
         RunRecord rec;
@@ -212,11 +195,11 @@ class RunLoop {
         workload_.clean();
         rec.caches = cache_state(info);
 
-        std::optional<RunningLoad> running;
-        if (info.does_work) {
+        if (info.does_work()) {
             progress_.status(head + "  starting the load" + eta_.text(0));
-            running.emplace(info, load);
-            if (auto why = warm_up(info, *running)) {
+            load.start();
+            if (auto why = load.warm_up(config_.warmup_s)) {
+                load.stop();
                 rec.status = "load_failed";
                 rec.reason = *why;
                 report_failure(info, i, rec.reason);
@@ -224,9 +207,9 @@ class RunLoop {
             }
         }
 
-        ExitInfo ex = time_workload(head, running, info, rec);
-        std::optional<std::string> load_died = running ? running->failure() : std::nullopt;
-        running.reset();  // stop and reap the load before anything else
+        ExitInfo ex = time_workload(head, load, rec);
+        std::optional<std::string> load_died = load.running() ? load.failure() : std::nullopt;
+        load.stop();  // stop and reap the load before anything else
         if (!ex.exited_ok()) {
             rec.status = ex.timed_out ? "timed_out" : "workload_failed";
             rec.reason = workload_.name() + " workload " + ex.describe();
@@ -243,7 +226,7 @@ class RunLoop {
     }
 
     std::string cache_state(const LoadInfo& info) {
-        if (!info.drops_caches) return "warm";
+        if (!info.drops_caches()) return "warm";
         if (!config_.drop_caches) return "not dropped: --no-drop-caches";
         std::string state = drop_caches();
         if (state != "dropped" && !drop_warning_given_) {
@@ -255,26 +238,10 @@ class RunLoop {
         return state;
     }
 
-    // Gives the load its warm-up; says why not when it died or did no work.
-    std::optional<std::string> warm_up(const LoadInfo& info, RunningLoad& running) {
-        auto before = running.sample();
-        interruptible_sleep(config_.warmup_s);
-        auto after = running.sample();
-        if (auto why = running.failure()) return why;
-        if (after.units == before.units) {
-            char why[160];
-            std::snprintf(why, sizeof why, "%s did no work in its %.1f s warm-up", info.name.data(),
-                          config_.warmup_s);
-            return std::string(why);
-        }
-        return std::nullopt;
-    }
-
     // Times the workload and records what wait4 said; samples the load and
     // the machine's CPU time the moment before it starts and the moment it
     // is seen to exit, so Loads and the others' CPU cover exactly its window.
-    ExitInfo time_workload(const std::string& head, std::optional<RunningLoad>& running,
-                           const LoadInfo& info, RunRecord& rec) {
+    ExitInfo time_workload(const std::string& head, LoadSession& load, RunRecord& rec) {
         Command cmd = workload_.timed_command();
         SpawnOptions so;
         so.cwd = cmd.cwd;
@@ -283,14 +250,14 @@ class RunLoop {
         std::ofstream(workload_.log_path(), std::ios::trunc).close();
         LoadSample start_sample, end_sample;
         std::optional<MachineCpu> machine_start, machine_end;
-        if (running) start_sample = running->sample();
+        if (load.running()) start_sample = load.sample();
         machine_start = read_machine_cpu();
         auto started = Clock::now();
         pid_t pid = spawn(cmd.argv, so);
         GroupGuard workload_group(pid);
         WaitHooks hooks;
         hooks.on_exit = [&] {
-            if (running) end_sample = running->sample();
+            if (load.running()) end_sample = load.sample();
             machine_end = read_machine_cpu();
         };
         hooks.tick = [&] {
@@ -299,8 +266,8 @@ class RunLoop {
         };
         ExitInfo ex = wait_child(pid, started, hooks);
         workload_group.stop();  // stray descendants of the compile
-        if (running) {
-            LoadWindow w = load_window(info, start_sample, end_sample);
+        if (load.running()) {
+            LoadWindow w = load.window(start_sample, end_sample);
             rec.load_units = w.units;
             rec.load_secondary = w.secondary;
             rec.load_cpu_pct = w.cpu_pct;
@@ -368,7 +335,7 @@ RunOutcome run_contest(const RunConfig& config, Progress& progress) {
     const auto plan = plan_runs(names, config.runs, config.order, seed);
     RunLoop loop(config, *workload, progress, out, writer, static_cast<int>(plan.size()));
     try {
-        std::vector<std::optional<RunLoop::PreparedLoad>> prepared(loads.size());
+        std::vector<std::unique_ptr<LoadSession>> prepared(loads.size());
         if (config.order != RunOrder::blocks) {
             // Every load is prepared before the first run, so one that can't
             // be fails before anything is measured.
