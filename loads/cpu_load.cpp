@@ -5,6 +5,7 @@
 
 #include "contest/sys/spawn.h"
 #include "loads/load.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
@@ -44,8 +45,15 @@ class CpuLoad final : public Load {
 
 }  // namespace
 
-std::unique_ptr<Load> make_cpu_load(const LoadEnv& env) {
-    return std::make_unique<CpuLoad>(env.cpus);
-}
+extern const LoadInfo kCpuLoad{
+    .name = "cpu_load",
+    .help = "one busy process per online CPU",
+    .unit = "M loops",
+    .unit_divisor = 1e6,
+    .classes = LoadClass::cpu,
+    .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
+        return std::make_unique<CpuLoad>(env.cpus);
+    },
+};
 
 }  // namespace contest

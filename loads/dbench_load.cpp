@@ -16,6 +16,7 @@
 #include "contest/sys/spawn.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
@@ -123,17 +124,27 @@ class DbenchLoad final : public Load {
     std::optional<std::string> load_file_;
 };
 
-}  // namespace
-
-std::unique_ptr<Load> make_dbench_load(const LoadEnv& env) {
-    return std::make_unique<DbenchLoad>(env);
-}
-
 std::optional<std::string> dbench_load_unavailable(const LoadOptions&) {
     if (!find_on_path("dbench"))
         return "dbench not found on PATH (install the Debian package dbench: apt-get install "
                "dbench)";
     return std::nullopt;
 }
+
+}  // namespace
+
+extern const LoadInfo kDbenchLoad{
+    .name = "dbench_load",
+    .help = "dbench with 16 x CPUs clients, over and over",
+    .unit = "k dbench ops",
+    .unit_divisor = 1000,
+    .secondary_unit = "runs",
+    .classes = LoadClass::io | LoadClass::filesystem,
+    .sets = LoadSets::all_only,
+    .unavailable = dbench_load_unavailable,
+    .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
+        return std::make_unique<DbenchLoad>(env);
+    },
+};
 
 }  // namespace contest

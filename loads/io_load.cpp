@@ -12,14 +12,24 @@
 #include <vector>
 
 #include "contest/sys/errors.h"
-#include "loads/load.h"
 #include "loads/load_files.h"
+#include "loads/load_size.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
 
 constexpr std::size_t kWriteBytes = 1 << 20;  // dd bs=1M, as contest's io_load
 constexpr const char* kFileName = "io_load.zeros";
+
+constexpr LoadOption kIoOtherDir{
+    .name = "io-other-dir",
+    .short_name = 'o',
+    .value_name = "D",
+    .help = "where it writes (another disk)",
+};
+constexpr const LoadOption* kIoLoadOptions[] = {&kLoadSizeOption};
+constexpr const LoadOption* kIoOtherOptions[] = {&kIoOtherDir, &kLoadSizeOption};
 
 class IoLoad final : public Load {
   public:
@@ -39,7 +49,7 @@ class IoLoad final : public Load {
         if (own_folder_) make_own_folder();
         dirfd_ = open_load_dir(folder_);
         room_ = disk_room(dirfd_.get());
-        size_ = cap_to_disk(name_, env_.options.size_bytes.value_or(env_.mem_total), room_);
+        size_ = cap_to_disk(name_, load_size_bytes(env_.options).value_or(env_.mem_total), room_);
     }
 
     void run(LoadCounters& counters) override {
@@ -87,16 +97,16 @@ class IoLoad final : public Load {
         f["folder"] = folder_.string();
         f["disk"] = room_.to_json();
         f["write_bytes"] = kWriteBytes;
-        f["target_from"] = env_.options.size_bytes ? "size override" : "MemTotal";
+        f["target_from"] = load_size_bytes(env_.options) ? "size override" : "MemTotal";
         return f;
     }
 
   private:
     void make_own_folder() {
-        std::string templ = (*env_.options.io_other_dir / "contest-io_other.XXXXXX").string();
+        const std::filesystem::path other = env_.options.text(kIoOtherDir).value_or("");
+        std::string templ = (other / "contest-io_other.XXXXXX").string();
         if (!::mkdtemp(templ.data()))  // mode 0700
-            throw EnvironmentError(name_ + ": cannot create a folder in " +
-                                   env_.options.io_other_dir->string() + ": " +
+            throw EnvironmentError(name_ + ": cannot create a folder in " + other.string() + ": " +
                                    std::strerror(errno));
         folder_ = templ;
     }
@@ -110,23 +120,43 @@ class IoLoad final : public Load {
     CappedSize size_;
 };
 
-}  // namespace
-
-std::unique_ptr<Load> make_io_load(const LoadEnv& env) {
-    return std::make_unique<IoLoad>("io_load", env, env.dir, false);
-}
-
-std::unique_ptr<Load> make_io_other(const LoadEnv& env) {
-    return std::make_unique<IoLoad>("io_other", env, std::filesystem::path(), true);
-}
-
 std::optional<std::string> io_other_unavailable(const LoadOptions& options) {
-    if (!options.io_other_dir)
-        return "needs --io-other-dir (-o): the folder on another disk to write to";
+    auto other = options.text(kIoOtherDir);
+    if (!other) return "needs --io-other-dir (-o): the folder on another disk to write to";
     std::error_code ec;
-    if (!std::filesystem::is_directory(*options.io_other_dir, ec))
-        return "--io-other-dir " + options.io_other_dir->string() + " is not a folder";
+    if (!std::filesystem::is_directory(*other, ec))
+        return "--io-other-dir " + *other + " is not a folder";
     return std::nullopt;
 }
+
+}  // namespace
+
+extern const LoadInfo kIoLoad{
+    .name = "io_load",
+    .help = "writes new files of zeros up to the size of RAM, over and over (unlink, recreate)",
+    .unit = "MiB written",
+    .unit_divisor = 1 << 20,
+    .secondary_unit = "files",
+    .classes = LoadClass::io,
+    .options = kIoLoadOptions,
+    .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
+        return std::make_unique<IoLoad>("io_load", env, env.dir, false);
+    },
+};
+
+extern const LoadInfo kIoOther{
+    .name = "io_other",
+    .help = "io_load in --io-other-dir (another disk)",
+    .unit = "MiB written",
+    .unit_divisor = 1 << 20,
+    .secondary_unit = "files",
+    .classes = LoadClass::io,
+    .sets = LoadSets::all_only,
+    .options = kIoOtherOptions,
+    .unavailable = io_other_unavailable,
+    .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
+        return std::make_unique<IoLoad>("io_other", env, std::filesystem::path(), true);
+    },
+};
 
 }  // namespace contest

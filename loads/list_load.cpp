@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "loads/load.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
@@ -116,8 +116,13 @@ class ListLoad final : public Load {
 
 }  // namespace
 
-std::unique_ptr<Load> make_list_load(const LoadEnv&) {
-    return std::make_unique<ListLoad>();
-}
+extern const LoadInfo kListLoad{
+    .name = "list_load",
+    .help = "lists the whole file system (ls -lRa / without /proc /sys /dev), over and over",
+    .unit = "entries",
+    .secondary_unit = "passes",
+    .classes = LoadClass::filesystem,
+    .make = [](const LoadEnv&) -> std::unique_ptr<Load> { return std::make_unique<ListLoad>(); },
+};
 
 }  // namespace contest

@@ -6,11 +6,15 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "loads/load_option.h"
 
 namespace contest {
 
@@ -26,18 +30,20 @@ struct LoadCounters {
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
               "counters are shared between processes and must be lock-free");
 
-// Knobs a user can set for loads (command line or config file).
+// What every load is given, whichever it is (command line or config file).
+// A load's own settings are not fields here: each load lists them in its
+// entry (LoadInfo::options) and reads them from `values` through that list.
 struct LoadOptions {
-    std::filesystem::path workdir;                      // each load gets a private folder under it
-    std::optional<std::filesystem::path> io_other_dir;  // io_other's disk (-o)
-    unsigned ring_processes = 0;                        // process_load: 0 means 4 x online CPUs
-    unsigned ring_records = 2;                          // process_load: records injected
-    std::size_t record_bytes = 8192;                    // process_load: bytes per record
-    // io_load, read_load and mem_load size themselves from RAM; this replaces
-    // RAM as the target (tests and quick runs), still subject to the caps.
-    std::optional<std::uint64_t> size_bytes;
-    std::filesystem::path workload_source;  // ctar_load / xtar_load archive this tree,
-    std::filesystem::path tar_source;       // or this one, when given (--tar-source)
+    std::filesystem::path workdir;          // each load gets a private folder under it
+    std::filesystem::path workload_source;  // the workload's source tree (the tar loads)
+    // The load options given, by name as on the command line ("ring-processes").
+    std::map<std::string, std::string, std::less<>> values;
+
+    void set(std::string_view name, std::string value) { values[std::string(name)] = value; }
+    // The value given for option, else its default; nullopt when neither.
+    std::optional<std::string> text(const LoadOption& option) const;
+    // The same as a number (checked by check_option_value; throws UsageError).
+    std::optional<double> number(const LoadOption& option) const;
 };
 
 // What the orchestrator hands to a load when it makes one.

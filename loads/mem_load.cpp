@@ -19,9 +19,13 @@
 #include "contest/sys/process.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
+#include "loads/load_size.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
+
+constexpr const LoadOption* kOptions[] = {&kLoadSizeOption};
 
 constexpr std::uint64_t kMinimumBytes = 16 * kMiB;
 constexpr std::uint64_t kPagesPerUpdate = 256;  // pages touched between counter updates
@@ -32,7 +36,7 @@ class MemLoad final : public Load {
         : env_(env), page_bytes_(static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE))) {}
 
     void prepare() override {
-        target_ = env_.options.size_bytes.value_or(env_.mem_total + env_.mem_total / 10);
+        target_ = load_size_bytes(env_.options).value_or(env_.mem_total + env_.mem_total / 10);
         margin_ = std::max(256 * kMiB, env_.mem_total / 20);
         std::uint64_t can_give = env_.mem_available + env_.swap_free;
         cap_ = can_give > margin_ ? can_give - margin_ : 0;
@@ -76,7 +80,7 @@ class MemLoad final : public Load {
     nlohmann::json facts() const override {
         nlohmann::json f = {
             {"target_bytes", target_},
-            {"target_from", env_.options.size_bytes ? "size override" : "110% of MemTotal"},
+            {"target_from", load_size_bytes(env_.options) ? "size override" : "110% of MemTotal"},
             {"cap_bytes", cap_},
             {"margin_bytes", margin_},
             {"bytes", bytes_},
@@ -125,8 +129,17 @@ class MemLoad final : public Load {
 
 }  // namespace
 
-std::unique_ptr<Load> make_mem_load(const LoadEnv& env) {
-    return std::make_unique<MemLoad>(env);
-}
+extern const LoadInfo kMemLoad{
+    .name = "mem_load",
+    .help = "references 110% of RAM a word per page (capped below the OOM killer), over and over",
+    .unit = "GiB touched",
+    .unit_divisor = 1 << 30,
+    .secondary_unit = "passes",
+    .classes = LoadClass::memory,
+    .options = kOptions,
+    .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
+        return std::make_unique<MemLoad>(env);
+    },
+};
 
 }  // namespace contest

@@ -14,8 +14,8 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
 #include "contest/sys/spawn.h"
-#include "loads/load.h"
 #include "loads/load_files.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
@@ -23,6 +23,33 @@ namespace {
 // Hops are added in small batches: one shared cache line bounced between
 // every member on every hop would become the load itself.
 constexpr std::uint64_t kHopBatch = 16;
+
+constexpr LoadOption kRingProcesses{
+    .name = "ring-processes",
+    .value_name = "N",
+    .help = "processes in the ring (default, or 0: 4 x online CPUs)",
+    .kind = LoadOptionKind::number,
+    .whole = true,
+};
+constexpr LoadOption kRingRecords{
+    .name = "ring-records",
+    .value_name = "N",
+    .help = "records injected into the ring",
+    .default_value = "2",
+    .kind = LoadOptionKind::number,
+    .whole = true,
+};
+constexpr LoadOption kRecordBytes{
+    .name = "record-bytes",
+    .value_name = "B",
+    .help = "bytes per record",
+    .default_value = "8192",
+    .kind = LoadOptionKind::number,
+    .min = 1,
+    .max = 1 << 20,
+    .whole = true,
+};
+constexpr const LoadOption* kOptions[] = {&kRingProcesses, &kRingRecords, &kRecordBytes};
 
 bool read_full(int fd, char* buf, std::size_t n) {
     while (n > 0) {
@@ -106,12 +133,24 @@ class ProcessLoad final : public Load {
     std::size_t record_bytes_;
 };
 
+std::unique_ptr<Load> make_process_load(const LoadEnv& env) {
+    const LoadOptions& o = env.options;
+    auto processes = static_cast<unsigned>(o.number(kRingProcesses).value_or(0));
+    if (processes == 0) processes = contest_parallelism(env.cpus);
+    auto records = static_cast<unsigned>(*o.number(kRingRecords));
+    auto record_bytes = static_cast<std::size_t>(*o.number(kRecordBytes));
+    return std::make_unique<ProcessLoad>(processes, records, record_bytes);
+}
+
 }  // namespace
 
-std::unique_ptr<Load> make_process_load(const LoadEnv& env) {
-    unsigned n =
-        env.options.ring_processes ? env.options.ring_processes : contest_parallelism(env.cpus);
-    return std::make_unique<ProcessLoad>(n, env.options.ring_records, env.options.record_bytes);
-}
+extern const LoadInfo kProcessLoad{
+    .name = "process_load",
+    .help = "4 x CPUs processes in a ring of pipes passing a few 8 KiB records round",
+    .unit = "ring hops",
+    .classes = LoadClass::scheduler,
+    .options = kOptions,
+    .make = make_process_load,
+};
 
 }  // namespace contest

@@ -11,11 +11,14 @@
 #include <vector>
 
 #include "contest/sys/errors.h"
-#include "loads/load.h"
 #include "loads/load_files.h"
+#include "loads/load_size.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
+
+constexpr const LoadOption* kOptions[] = {&kLoadSizeOption};
 
 constexpr std::size_t kReadBytes = 256 << 10;  // a large sequential read, as cat's
 constexpr std::size_t kFillBytes = 1 << 20;
@@ -27,7 +30,8 @@ class ReadLoad final : public Load {
     void prepare() override {
         UniqueFd dirfd = open_load_dir(env_.dir);
         room_ = disk_room(dirfd.get());
-        size_ = cap_to_disk("read_load", env_.options.size_bytes.value_or(env_.mem_total), room_);
+        size_ =
+            cap_to_disk("read_load", load_size_bytes(env_.options).value_or(env_.mem_total), room_);
         fd_ = create_unnamed_file(dirfd.get());
         fill();
     }
@@ -59,7 +63,7 @@ class ReadLoad final : public Load {
     nlohmann::json facts() const override {
         nlohmann::json f = size_.to_json();
         f["disk"] = room_.to_json();
-        f["target_from"] = env_.options.size_bytes ? "size override" : "MemTotal";
+        f["target_from"] = load_size_bytes(env_.options) ? "size override" : "MemTotal";
         f["mem_available_bytes"] = env_.mem_available;
         // A file that fits is read from the page cache after the first pass:
         // then read_load is a memory-bandwidth load, not a disk one.
@@ -112,8 +116,17 @@ class ReadLoad final : public Load {
 
 }  // namespace
 
-std::unique_ptr<Load> make_read_load(const LoadEnv& env) {
-    return std::make_unique<ReadLoad>(env);
-}
+extern const LoadInfo kReadLoad{
+    .name = "read_load",
+    .help = "reads a RAM-sized file, made before the run, over and over",
+    .unit = "MiB read",
+    .unit_divisor = 1 << 20,
+    .secondary_unit = "passes",
+    .classes = LoadClass::io,
+    .options = kOptions,
+    .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
+        return std::make_unique<ReadLoad>(env);
+    },
+};
 
 }  // namespace contest

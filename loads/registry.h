@@ -1,5 +1,6 @@
 #pragma once
-// The one explicit table of every load contest knows, in contest's order.
+// What a load says about itself (LoadInfo: each load's file defines its own
+// entry), and the one explicit list of the entries, in contest's order.
 #include <memory>
 #include <optional>
 #include <span>
@@ -11,23 +12,55 @@
 
 namespace contest {
 
-struct LoadInfo {
-    std::string_view name;
-    std::string_view description;
-    std::string_view unit;            // e.g. "MiB written"; empty for no_load/cacherun
-    double unit_divisor;              // LoadCounters::units / unit_divisor = Loads
-    std::string_view secondary_unit;  // e.g. "passes"; empty when unused
-    double secondary_divisor;
-    bool does_work;     // false: no_load, cacherun (no progress check, no Loads)
-    bool drops_caches;  // false: cacherun runs straight after the previous run, warm
-    bool in_default;    // part of the `default` set
-    bool in_all;        // part of the `all` set
-    // Why this load cannot run here (missing tool, missing option), or nullopt.
-    std::optional<std::string> (*unavailable)(const LoadOptions&);
-    std::unique_ptr<Load> (*make)(const LoadEnv&);
+// What kind of load it is, as stress-ng classes its stressors. A set of
+// these: LoadClass::io | LoadClass::filesystem.
+enum class LoadClass : unsigned {
+    reference = 1u << 0,    // does no work: the yardstick (no Loads, no progress check)
+    warm_caches = 1u << 1,  // runs straight after the previous run; caches not dropped
+    cpu = 1u << 2,
+    scheduler = 1u << 3,
+    memory = 1u << 4,
+    io = 1u << 5,
+    filesystem = 1u << 6,
+};
+constexpr LoadClass operator|(LoadClass a, LoadClass b) {
+    return static_cast<LoadClass>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
+}
+constexpr bool has(LoadClass set, LoadClass c) {
+    return (static_cast<unsigned>(set) & static_cast<unsigned>(c)) != 0;
+}
+
+// Which of the named sets (`contest run default`, `all`) a load is in.
+enum class LoadSets {
+    default_and_all,  // the standard suite
+    all_only,         // costly or needs something extra (a tool, another disk)
 };
 
-std::span<const LoadInfo> load_registry();
+std::optional<std::string> available_everywhere(const LoadOptions&);
+
+struct LoadInfo {
+    std::string_view name;
+    std::string_view help;                 // what it does, one line
+    std::string_view unit = {};            // e.g. "MiB written"; empty for no_load/cacherun
+    double unit_divisor = 1;               // LoadCounters::units / unit_divisor = Loads
+    std::string_view secondary_unit = {};  // e.g. "passes"; empty when unused
+    double secondary_divisor = 1;
+    LoadClass classes;
+    LoadSets sets = LoadSets::default_and_all;
+    // Its own settings, each an option of `contest run` and `contest load`.
+    std::span<const LoadOption* const> options = {};
+    // Why this load cannot run here (missing tool, missing option), or nullopt.
+    std::optional<std::string> (*unavailable)(const LoadOptions&) = available_everywhere;
+    std::unique_ptr<Load> (*make)(const LoadEnv&);
+
+    bool does_work() const { return !has(classes, LoadClass::reference); }
+    bool drops_caches() const { return !has(classes, LoadClass::warm_caches); }
+    bool in_default() const { return sets == LoadSets::default_and_all; }
+    // The load's options and the values it will use: for the result file.
+    nlohmann::json options_json(const LoadOptions& given) const;
+};
+
+std::span<const LoadInfo* const> load_registry();
 const LoadInfo* find_load(std::string_view name);
 
 // Expands `default`, `all` and plain names into the loads to run, in the

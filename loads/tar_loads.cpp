@@ -19,6 +19,7 @@
 #include "contest/sys/spawn.h"
 #include "loads/load.h"
 #include "loads/load_files.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
@@ -29,6 +30,13 @@ constexpr const char* kExtractName = "extracted";
 // Run alone (`contest load`), without a workload, a tar load archives a tree
 // every Debian machine with a compiler has: real source, many small files.
 constexpr const char* kFallbackSource = "/usr/include";
+
+constexpr LoadOption kTarSource{
+    .name = "tar-source",
+    .value_name = "D",
+    .help = "the tree to archive (default: the workload's source; alone, /usr/include)",
+};
+constexpr const LoadOption* kOptions[] = {&kTarSource};
 
 // Bytes of the regular files under root, without following symlinks: what
 // an archive of it will hold, near enough to check the room for it.
@@ -91,7 +99,7 @@ class TarLoad : public Load {
         const char* from;
     };
     Source source_given() const {
-        if (!env_.options.tar_source.empty()) return {env_.options.tar_source, "--tar-source"};
+        if (auto given = env_.options.text(kTarSource)) return {*given, "--tar-source"};
         if (!env_.options.workload_source.empty())
             return {env_.options.workload_source, "workload"};
         return {kFallbackSource, "fallback (no workload)"};
@@ -255,18 +263,36 @@ class XtarLoad final : public TarLoad {
     std::uint64_t archive_bytes_ = 0;
 };
 
-}  // namespace
-
-std::unique_ptr<Load> make_ctar_load(const LoadEnv& env) {
-    return std::make_unique<CtarLoad>(env);
-}
-std::unique_ptr<Load> make_xtar_load(const LoadEnv& env) {
-    return std::make_unique<XtarLoad>(env);
-}
-
 std::optional<std::string> tar_unavailable(const LoadOptions&) {
     if (!find_on_path("tar")) return "tar not found on PATH (Debian package tar)";
     return std::nullopt;
 }
+
+// The two tar loads differ only in what they do with the archive.
+constexpr LoadInfo tar_entry(std::string_view name, std::string_view help, std::string_view unit,
+                             std::unique_ptr<Load> (*make)(const LoadEnv&)) {
+    return {
+        .name = name,
+        .help = help,
+        .unit = unit,
+        .unit_divisor = 1 << 20,
+        .secondary_unit = "archives",
+        .classes = LoadClass::io | LoadClass::filesystem,
+        .sets = LoadSets::all_only,
+        .options = kOptions,
+        .unavailable = tar_unavailable,
+        .make = make,
+    };
+}
+
+}  // namespace
+
+extern const LoadInfo kCtarLoad = tar_entry(
+    "ctar_load", "creates a tar of the workload's source tree, over and over", "MiB archived",
+    [](const LoadEnv& env) -> std::unique_ptr<Load> { return std::make_unique<CtarLoad>(env); });
+
+extern const LoadInfo kXtarLoad = tar_entry(
+    "xtar_load", "extracts a tar of the workload's source tree, over and over", "MiB extracted",
+    [](const LoadEnv& env) -> std::unique_ptr<Load> { return std::make_unique<XtarLoad>(env); });
 
 }  // namespace contest

@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "contest/sys/errors.h"
 #include "contest/run/load_runner.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/sysinfo.h"
 #include "loads/registry.h"
 #include "test_helpers.h"
@@ -12,18 +12,12 @@ using namespace contest;
 
 namespace {
 
-struct Started {
-    const LoadInfo* info;
-    std::unique_ptr<Load> load;
-};
-
-Started make(const std::string& name, const std::filesystem::path& dir, LoadOptions lo = {}) {
+std::unique_ptr<LoadSession> make(const std::string& name, const std::filesystem::path& dir,
+                                  LoadOptions lo = {}) {
     lo.workdir = dir;
     const LoadInfo* info = find_load(name);
     REQUIRE(info != nullptr);
-    auto load = info->make(make_load_env(dir, lo));
-    load->prepare();
-    return {info, std::move(load)};
+    return std::make_unique<LoadSession>(*info, lo);
 }
 
 // Runs a load for a while and returns how many processes it had and what
@@ -33,19 +27,20 @@ struct Measured {
     LoadWindow window;
 };
 
-Measured run_for_a_while(Started& s) {
+Measured run_for_a_while(LoadSession& load) {
     Measured m;
     pid_t pgid;
     {
-        RunningLoad running(*s.info, *s.load);
-        pgid = running.pgid();
+        load.start();
+        pgid = load.pgid();
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         m.processes = group_members(pgid).size();
-        auto a = running.sample();
+        auto a = load.sample();
         std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-        auto b = running.sample();
-        CHECK_FALSE(running.failure());
-        m.window = load_window(*s.info, a, b);
+        auto b = load.sample();
+        CHECK_FALSE(load.failure());
+        m.window = load.window(a, b);
+        load.stop();
     }
     CHECK(group_members(pgid).empty());
     CHECK(test::leftover_processes().empty());
@@ -57,7 +52,7 @@ Measured run_for_a_while(Started& s) {
 TEST_CASE("cpu_load keeps every CPU busy and counts its loops", "[loads][slow]") {
     test::ScratchDir dir("cpu");
     auto s = make("cpu_load", dir.path());
-    Measured m = run_for_a_while(s);
+    Measured m = run_for_a_while(*s);
     CHECK(m.processes == online_cpus());
     CHECK(m.window.units > 0);
     // One spinner per CPU: near 100% x CPUs on an idle machine (bench/ has
@@ -69,7 +64,7 @@ TEST_CASE("cpu_load keeps every CPU busy and counts its loops", "[loads][slow]")
 TEST_CASE("process_load passes records round a ring of 4 x CPUs processes", "[loads][slow]") {
     test::ScratchDir dir("ring");
     auto s = make("process_load", dir.path());
-    Measured m = run_for_a_while(s);
+    Measured m = run_for_a_while(*s);
     CHECK(m.processes == 4 * online_cpus());
     // Each hop is a pipe read + write + wakeup: tens of thousands a second at least.
     CHECK(m.window.units > 1000);
@@ -79,14 +74,14 @@ TEST_CASE("process_load passes records round a ring of 4 x CPUs processes", "[lo
 TEST_CASE("process_load takes its ring size and record count from the options", "[loads][slow]") {
     test::ScratchDir dir("ring3");
     LoadOptions lo;
-    lo.ring_processes = 3;
-    lo.ring_records = 1;
-    lo.record_bytes = 100;
+    lo.set("ring-processes", "3");
+    lo.set("ring-records", "1");
+    lo.set("record-bytes", "100");
     auto s = make("process_load", dir.path(), lo);
-    RunningLoad running(*s.info, *s.load);
+    s->start();
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    CHECK(group_members(running.pgid()).size() == 3);
-    CHECK(s.load->facts()["records"] == 1);
+    CHECK(group_members(s->pgid()).size() == 3);
+    CHECK(s->facts()["records"] == 1);
 }
 
 TEST_CASE("a load that gives up is reported with its reason", "[loads]") {

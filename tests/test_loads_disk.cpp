@@ -13,7 +13,7 @@ namespace {
 
 LoadOptions sized(std::uint64_t mib) {
     LoadOptions options;
-    options.size_bytes = mib * kMiB;
+    options.set("load-size-mib", std::to_string(mib));
     return options;
 }
 
@@ -74,9 +74,9 @@ TEST_CASE("io_other is refused without --io-other-dir", "[loads]") {
     REQUIRE(why);
     CHECK_THAT(*why, Catch::Contains("--io-other-dir (-o)"));
     LoadOptions options;
-    options.io_other_dir = "/nonexistent/contest-io-other";
+    options.set("io-other-dir", "/nonexistent/contest-io-other");
     CHECK(info->unavailable(options));
-    options.io_other_dir = "/tmp";
+    options.set("io-other-dir", "/tmp");
     CHECK_FALSE(info->unavailable(options));
     CHECK_THROWS_AS(resolve_loads({"io_other"}, LoadOptions{}), EnvironmentError);
 }
@@ -85,7 +85,7 @@ TEST_CASE("io_other writes in its own folder inside --io-other-dir and removes i
           "[loads][slow]") {
     test::ScratchDir other("io-other-disk");
     LoadOptions options = sized(128);
-    options.io_other_dir = other.path();
+    options.set("io-other-dir", other.path().string());
     {
         LoadUnderTest io("io_other", options);
         std::string folder = io.facts()["folder"];

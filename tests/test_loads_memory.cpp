@@ -53,7 +53,7 @@ TEST_CASE("mem_load aims at 110% of RAM, capped to what fits without the OOM kil
 
 TEST_CASE("mem_load's resident size reaches its target and its passes go on", "[loads][slow]") {
     LoadOptions options;
-    options.size_bytes = 256 * kMiB;
+    options.set("load-size-mib", "256");
     LoadUnderTest mem("mem_load", options);
     CHECK(mem.facts()["bytes"] == 256 * kMiB);
     mem.start();

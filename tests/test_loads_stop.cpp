@@ -24,8 +24,8 @@ TEST_CASE("each load dies of SIGTERM and leaves nothing behind", "[loads][slow]"
     if (load == "dbench_load" && !find_on_path("dbench")) return;
     INFO(load);
     LoadOptions options;
-    options.size_bytes = 128 * kMiB;
-    options.io_other_dir = other.path();
+    options.set("load-size-mib", "128");
+    options.set("io-other-dir", other.path().string());
     options.workload_source = source.path() / "src";
     std::filesystem::path folder;
     {

@@ -19,47 +19,42 @@
 
 namespace contest::test {
 
-// A load in its private folder under a scratch workdir, prepared, and
-// (after start()) running in its own process group. Destroyed in reverse:
-// the group is stopped and reaped, the load object goes, then the folders.
+// A load in contest's own LoadSession under a scratch workdir: prepared on
+// construction, started by start(). Destroyed in reverse: the group is
+// stopped and reaped, the load object goes, then the folders.
 class LoadUnderTest {
   public:
     LoadUnderTest(const std::string& name, LoadOptions options = {})
-        : info_(find_load(name)), scratch_("loads-" + name) {
-        REQUIRE(info_ != nullptr);
-        options.workdir = scratch_.path();
-        dir_.emplace(scratch_.path() / "loads", name);
-        load_ = info_->make(make_load_env(dir_->path(), options));
-        load_->prepare();
-    }
+        : scratch_("loads-" + name), session_(make(name, std::move(options))) {}
     void start() {
         adopt_orphans();  // what the load leaves behind becomes ours to see
-        running_.emplace(*info_, *load_);
+        session_->start();
     }
     // SIGTERM to the group, SIGKILL after 2 s, reaped: as contest stops a load.
-    void stop() { running_->stop(); }
-    void remove_folder() { dir_.reset(); }
-    void destroy_load() {
-        running_.reset();
-        load_.reset();
-    }
+    void stop() { session_->stop(); }
+    void remove_folder() { session_->remove_folder(); }
+    void destroy_load() { session_->destroy_load(); }
 
-    pid_t pid() const { return running_->pgid(); }
-    LoadSample sample() const { return running_->sample(); }
-    std::optional<std::string> failure() const { return running_->failure(); }
-    double units() const { return load_window(*info_, zero_, sample()).units; }
-    double secondary() const { return load_window(*info_, zero_, sample()).secondary; }
-    nlohmann::json facts() const { return load_->facts(); }
-    const std::filesystem::path& folder() const { return dir_->path(); }
+    pid_t pid() const { return session_->pgid(); }
+    LoadSample sample() const { return session_->sample(); }
+    std::optional<std::string> failure() const { return session_->failure(); }
+    double units() const { return session_->window(zero_, sample()).units; }
+    double secondary() const { return session_->window(zero_, sample()).secondary; }
+    nlohmann::json facts() const { return session_->facts(); }
+    const std::filesystem::path& folder() const { return session_->folder(); }
     const std::filesystem::path& workdir() const { return scratch_.path(); }
-    const LoadInfo& info() const { return *info_; }
+    const LoadInfo& info() const { return session_->info(); }
 
   private:
-    const LoadInfo* info_;
+    std::unique_ptr<LoadSession> make(const std::string& name, LoadOptions options) {
+        const LoadInfo* info = find_load(name);
+        REQUIRE(info != nullptr);
+        options.workdir = scratch_.path();
+        return std::make_unique<LoadSession>(*info, options);
+    }
+
     ScratchDir scratch_;
-    std::optional<PrivateDir> dir_;
-    std::unique_ptr<Load> load_;
-    std::optional<RunningLoad> running_;
+    std::unique_ptr<LoadSession> session_;
     LoadSample zero_{};
 };
 

@@ -1,13 +1,12 @@
 // `contest loads` and `contest load NAME`.
 #include <cstdio>
 #include <iostream>
-#include <optional>
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/sys/errors.h"
 #include "contest/cli/load_cli.h"
 #include "contest/run/load_runner.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/sysinfo.h"
 #include "loads/registry.h"
@@ -29,12 +28,20 @@ int cmd_loads(int argc, char** argv) {
     finish_load_options(lo, text);
 
     std::printf("%-13s %-12s %-14s %s\n", "LOAD", "SETS", "UNIT", "WHAT IT DOES");
-    for (const auto& l : load_registry()) {
-        std::string sets = l.in_default ? "default,all" : (l.in_all ? "all" : "-");
-        std::string unit = l.unit.empty() ? "-" : std::string(l.unit);
-        std::printf("%-13s %-12s %-14s %s\n", l.name.data(), sets.c_str(), unit.c_str(),
-                    l.description.data());
-        if (auto why = l.unavailable(lo))
+    for (const LoadInfo* l : load_registry()) {
+        std::string sets = l->in_default() ? "default,all" : "all";
+        std::string unit = l->unit.empty() ? "-" : std::string(l->unit);
+        std::printf("%-13s %-12s %-14s %s\n", l->name.data(), sets.c_str(), unit.c_str(),
+                    l->help.data());
+        for (const LoadOption* o : l->options) {
+            std::string flag = "--" + std::string(o->name) + " " + std::string(o->value_name);
+            std::string dflt = o->default_value.empty()
+                                   ? std::string()
+                                   : " (default " + std::string(o->default_value) + ")";
+            std::printf("%-13s %-12s %-14s %s %s%s\n", "", "", "", flag.c_str(), o->help.data(),
+                        dflt.c_str());
+        }
+        if (auto why = l->unavailable(lo))
             std::printf("%-13s %-12s %-14s unavailable here: %s\n", "", "", "", why->c_str());
     }
     return kExitOk;
@@ -116,22 +123,18 @@ int cmd_load(int argc, char** argv) {
     LoadOptions& lo = a.lo;
     auto resolved = resolve_loads({name}, lo);
     const LoadInfo& info = *resolved.front();
-    if (!info.does_work) throw UsageError(name + " does no work; nothing to measure");
+    if (!info.does_work()) throw UsageError(name + " does no work; nothing to measure");
 
-    PrivateDir dir(lo.workdir / "loads", std::string(info.name));
-    auto load = info.make(make_load_env(dir.path(), lo));
     std::fprintf(stderr, "contest: preparing %s\n", info.name.data());
-    load->prepare();
-    std::optional<RunningLoad> running;
-    running.emplace(info, *load);
-    auto s0 = running->sample();
+    LoadSession load(info, lo);
+    load.start();
+    auto s0 = load.sample();
     interruptible_sleep(duration);
-    auto s1 = running->sample();
-    auto failed = running->failure();
-    running.reset();
-    LoadWindow w = load_window(info, s0, s1);
-    nlohmann::json facts = load->facts();
-    print_load_window(info, w, facts, failed, a.format);
+    auto s1 = load.sample();
+    auto failed = load.failure();
+    load.stop();
+    LoadWindow w = load.window(s0, s1);
+    print_load_window(info, w, load.facts(), failed, a.format);
     if (failed) {
         std::fprintf(stderr, "contest: %s\n", failed->c_str());
         return kExitSomeRunsFailed;

@@ -1,27 +1,48 @@
 #include "contest/cli/load_cli.h"
 
 #include <cstdlib>
+#include <vector>
 
 #include "contest/sys/errors.h"
+#include "loads/registry.h"
 
 namespace contest {
+namespace {
 
-void add_load_options(po::options_description& d, LoadOptions& lo, LoadOptionText& text) {
-    // One option a line reads as a table; keep clang-format out of it.
-    // clang-format off
-    d.add_options()
-        ("io-other-dir,o", po::value(&text.io_other)->value_name("D"), "where io_other writes (another disk)")
-        ("ring-processes", po::value(&lo.ring_processes)->value_name("N"),
-         "process_load: processes in the ring (default 4 x online CPUs)")
-        ("ring-records", po::value(&lo.ring_records)->default_value(2)->value_name("N"),
-         "process_load: records injected into the ring")
-        ("record-bytes", po::value(&lo.record_bytes)->default_value(8192)->value_name("B"),
-         "process_load: bytes per record")
-        ("load-size-mib", po::value(&text.size_mib)->value_name("MiB"),
-         "size io_load, read_load and mem_load to this instead of RAM (still capped to what is free)")
-        ("tar-source", po::value(&text.tar_source)->value_name("D"),
-         "ctar_load, xtar_load: the tree to archive (default: the workload's source; alone, /usr/include)");
-    // clang-format on
+// Every distinct option of the loads, in contest's order, with the loads
+// that take it.
+struct OptionUse {
+    const LoadOption* option;
+    std::string loads;  // "ctar_load, xtar_load"
+};
+
+std::vector<OptionUse> option_uses() {
+    std::vector<OptionUse> uses;
+    for (const LoadInfo* l : load_registry()) {
+        for (const LoadOption* o : l->options) {
+            auto same = [&](const OptionUse& u) { return u.option->name == o->name; };
+            if (auto it = std::find_if(uses.begin(), uses.end(), same); it != uses.end())
+                it->loads += ", " + std::string(l->name);
+            else
+                uses.push_back({o, std::string(l->name)});
+        }
+    }
+    return uses;
+}
+
+}  // namespace
+
+void add_load_options(po::options_description& d, LoadOptions&, LoadOptionText& text) {
+    for (const auto& use : option_uses()) {
+        const LoadOption& o = *use.option;
+        std::string flags(o.name);
+        if (o.short_name) flags += std::string(",") + o.short_name;
+        std::string help = use.loads + ": " + std::string(o.help);
+        if (!o.default_value.empty()) help += " (default " + std::string(o.default_value) + ")";
+        std::string& value = text.values[std::string(o.name)];
+        d.add_options()(flags.c_str(), po::value(&value)->value_name(std::string(o.value_name)),
+                        help.c_str());
+    }
 }
 
 std::filesystem::path default_workdir() {
@@ -33,12 +54,12 @@ std::filesystem::path default_workdir() {
 }
 
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text) {
-    if (!text.io_other.empty()) lo.io_other_dir = text.io_other;
-    if (text.size_mib < 0) throw UsageError("--load-size-mib must be positive");
-    if (text.size_mib > 0) lo.size_bytes = static_cast<std::uint64_t>(text.size_mib * 1024 * 1024);
-    if (!text.tar_source.empty()) lo.tar_source = text.tar_source;
-    if (lo.record_bytes < 1 || lo.record_bytes > (1u << 20))
-        throw UsageError("--record-bytes must be from 1 to 1048576");
+    for (const auto& use : option_uses()) {
+        auto it = text.values.find(use.option->name);
+        if (it == text.values.end() || it->second.empty()) continue;
+        if (auto why = check_option_value(*use.option, it->second)) throw UsageError(*why);
+        lo.set(use.option->name, it->second);
+    }
 }
 
 }  // namespace contest

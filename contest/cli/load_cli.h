@@ -1,6 +1,8 @@
 #pragma once
-// The load options shared by `contest run` and `contest load`.
+// The load options shared by `contest run` and `contest load`, made from
+// the options each load's entry declares (LoadInfo::options).
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "contest/cli/cli_common.h"
@@ -11,15 +13,16 @@ namespace contest {
 // $XDG_CACHE_HOME/contest, else ~/.cache/contest, else /tmp/contest.
 std::filesystem::path default_workdir();
 
-// The load options as parsed, before they are checked into LoadOptions.
+// The load options as parsed (option name -> text; empty: not given),
+// before they are checked into LoadOptions.
 struct LoadOptionText {
-    std::string io_other;
-    std::string tar_source;
-    double size_mib = 0;
+    std::map<std::string, std::string, std::less<>> values;
 };
 
+// One option per distinct LoadOption of the registry's entries, its help
+// prefixed with the loads that use it ("process_load: bytes per record").
 void add_load_options(po::options_description& d, LoadOptions& lo, LoadOptionText& text);
-// Validates and moves the parsed text into lo. Throws UsageError.
+// Checks the given values and moves them into lo. Throws UsageError.
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text);
 
 }  // namespace contest

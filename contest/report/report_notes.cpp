@@ -5,7 +5,6 @@
 
 #include "contest/report/formats.h"
 #include "contest/report/report_warnings.h"
-#include "loads/registry.h"
 
 namespace contest {
 
@@ -38,8 +37,7 @@ void note_ratio_method(ReportModel& model) {
 // load perfectly" when the load never got in the workload's way.
 void note_loads_that_did_not_load(ReportModel& model) {
     for (const auto& block : model.blocks) {
-        const LoadInfo* info = find_load(block.load);
-        if (!info || !info->does_work) continue;
+        if (block.unit.empty()) continue;  // no_load, cacherun: nothing to load
         std::vector<std::string> flat, unsure;
         for (const auto& cell : block.cells) {
             if (!cell.ratio_estimate) continue;

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "loads/registry.h"
 
 namespace contest {
 
@@ -55,8 +54,7 @@ void warn_about_other_work(ReportModel& model) {
         for (const auto& block : model.blocks) {
             const Cell* c = model.find_cell(block.load, info.label);
             if (!c) continue;
-            const LoadInfo* load = find_load(block.load);
-            const bool quiet_load = load && !load->does_work;
+            const bool quiet_load = block.unit.empty();  // no_load, cacherun
             for (const auto& sr : c->runs) {
                 if (!sr.run.ok()) continue;
                 if (sr.run.steal_pct) steal_pct.push_back(*sr.run.steal_pct);

@@ -7,11 +7,13 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/spawn.h"
+#include "contest/sys/signals.h"
 #include "contest/sys/sysinfo.h"
 
 namespace contest {
@@ -86,6 +88,42 @@ LoadSample RunningLoad::sample() const {
     s.secondary = counters_->secondary.load(std::memory_order_relaxed);
     s.cpu_s = group_.pgid() > 0 ? group_cpu_seconds(group_.pgid()) : 0;
     return s;
+}
+
+LoadSession::LoadSession(const LoadInfo& info, const LoadOptions& options)
+    : info_(info), options_(options) {
+    dir_.emplace(options.workdir / "loads", std::string(info.name));
+    load_ = info.make(make_load_env(dir_->path(), options));
+    load_->prepare();
+}
+
+LoadSession::~LoadSession() {
+    destroy_load();
+}
+
+void LoadSession::start() {
+    if (!info_.does_work()) return;
+    running_.emplace(info_, *load_);
+}
+
+std::optional<std::string> LoadSession::warm_up(double seconds) {
+    auto before = sample();
+    interruptible_sleep(seconds);
+    auto after = sample();
+    if (auto why = failure()) return why;
+    if (after.units == before.units) {
+        char why[160];
+        std::snprintf(why, sizeof why, "%s did no work in its %.1f s warm-up", info_.name.data(),
+                      seconds);
+        return std::string(why);
+    }
+    return std::nullopt;
+}
+
+nlohmann::json LoadSession::facts() const {
+    nlohmann::json facts = load_->facts();
+    if (!info_.options.empty()) facts["options"] = info_.options_json(options_);
+    return facts;
 }
 
 std::optional<std::string> RunningLoad::failure() const {

@@ -1,6 +1,8 @@
 #pragma once
-// One load, running: its process group, its shared counters, and samples of
-// both taken at exactly the moments the orchestrator asks for.
+// One load's life: its private folder, prepared, then started and stopped
+// (once per run), its process group and shared counters sampled at exactly
+// the moments the orchestrator asks for. LoadSession is the one lifecycle
+// `contest run`, `contest load` and the tests use.
 #include <sys/types.h>
 
 #include <chrono>
@@ -68,5 +70,53 @@ class RunningLoad {
 
 // The machine facts a load sizes itself from, read now.
 LoadEnv make_load_env(const std::filesystem::path& dir, const LoadOptions& options);
+
+// A load made in its private folder (under options.workdir/loads) and
+// prepared, untimed; then started, warmed up, sampled and stopped, as often
+// as there are runs. Destroyed in reverse: the group is stopped and reaped,
+// the load object goes, then the folder with everything in it.
+class LoadSession {
+  public:
+    // Throws what the load's prepare() throws (EnvironmentError, UsageError).
+    LoadSession(const LoadInfo& info, const LoadOptions& options);
+    ~LoadSession();
+    LoadSession(const LoadSession&) = delete;
+    LoadSession& operator=(const LoadSession&) = delete;
+
+    // Forks the load's group. A load that does no work (no_load, cacherun)
+    // is never started: running() stays false.
+    void start();
+    // Lets the started load run for `seconds`, then says why it is no good:
+    // it died, or it did no work in that time.
+    std::optional<std::string> warm_up(double seconds);
+    bool running() const { return running_.has_value(); }
+    LoadSample sample() const { return running_->sample(); }
+    // Why the running load is not running any more, or nullopt (see RunningLoad).
+    std::optional<std::string> failure() const { return running_->failure(); }
+    // Stops and reaps the group (SIGTERM, then SIGKILL); a no-op when stopped.
+    void stop() { running_.reset(); }
+    LoadWindow window(const LoadSample& from, const LoadSample& to) const {
+        return load_window(info_, from, to);
+    }
+
+    const LoadInfo& info() const { return info_; }
+    // The load's facts and the values of its options: for the result file.
+    nlohmann::json facts() const;
+    pid_t pgid() const { return running_->pgid(); }
+    const std::filesystem::path& folder() const { return dir_->path(); }
+    // For the tests of what a load leaves behind: each step of the teardown alone.
+    void destroy_load() {
+        stop();
+        load_.reset();
+    }
+    void remove_folder() { dir_.reset(); }
+
+  private:
+    const LoadInfo& info_;
+    LoadOptions options_;
+    std::optional<PrivateDir> dir_;
+    std::unique_ptr<Load> load_;
+    std::optional<RunningLoad> running_;
+};
 
 }  // namespace contest

@@ -77,20 +77,14 @@ nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workloa
         {"drop_caches", c.drop_caches},
         {"order", run_order_name(c.order)},
         {"order_seed", seed},
-        {"ring_processes", c.load.ring_processes ? c.load.ring_processes : contest_parallelism()},
-        {"ring_records", c.load.ring_records},
-        {"record_bytes", c.load.record_bytes},
+        // The loads' own options as given; each load records the values it
+        // used (defaults included) with its facts.
+        {"load_options", c.load.values},
     };
     if (c.auto_runs) {
         j["target_ci_pct"] = c.auto_runs->target_ci_pct;
         j["max_runs"] = c.auto_runs->max_runs;
     }
-    j["io_other_dir"] = c.load.io_other_dir ? nlohmann::json(c.load.io_other_dir->string())
-                                            : nlohmann::json(nullptr);
-    j["tar_source"] =
-        c.load.tar_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.load.tar_source);
-    j["load_size_bytes"] =
-        c.load.size_bytes ? nlohmann::json(*c.load.size_bytes) : nlohmann::json(nullptr);
     return j;
 }
 
@@ -172,31 +166,20 @@ class SuiteRunner {
     }
 
     // A load made ready for its runs: its private folder and its prepare
-    // step (a file to read, an archive to unpack) done.
-    struct PreparedLoad {
-        const LoadInfo* info;
-        std::unique_ptr<PrivateDir> dir;
-        std::unique_ptr<Load> load;
-    };
-
-    PreparedLoad prepare(const LoadInfo& info, const LoadOptions& load_options) {
-        PreparedLoad p{&info,
-                       std::make_unique<PrivateDir>(config_.workload.workdir / "loads",
-                                                    std::string(info.name)),
-                       nullptr};
-        p.load = info.make(make_load_env(p.dir->path(), load_options));
-        if (info.does_work) progress_.status(std::string(info.name) + ": preparing");
-        p.load->prepare();
-        nlohmann::json facts = p.load->facts();
+    // step (a file to read, an archive to unpack) done, its facts recorded.
+    std::unique_ptr<LoadSession> prepare(const LoadInfo& info, const LoadOptions& load_options) {
+        if (info.does_work()) progress_.status(std::string(info.name) + ": preparing");
+        auto session = std::make_unique<LoadSession>(info, load_options);
+        nlohmann::json facts = session->facts();
         facts["unit"] = info.unit;
         out_.result.loads[std::string(info.name)] = facts;
-        return p;
+        return session;
     }
 
     // Run i of a prepared load, recorded and saved.
-    void record_run(PreparedLoad& p, unsigned i) {
+    void record_run(LoadSession& load, unsigned i) {
         auto run_started = Clock::now();
-        RunRecord rec = measure_run(*p.info, *p.load, i);
+        RunRecord rec = measure_run(load, i);
         if (config_.order != RunOrder::blocks) rec.round = static_cast<int>(i);
         if (!rec.ok()) ++out_.failed_runs;
         out_.result.runs.push_back(rec);
@@ -208,7 +191,8 @@ class SuiteRunner {
     void show_widest_ci(const std::string& text) { eta_.widest_ci = text; }
 
   private:
-    RunRecord measure_run(const LoadInfo& info, Load& load, unsigned i) {
+    RunRecord measure_run(LoadSession& load, unsigned i) {
+        const LoadInfo& info = load.info();
         std::string head = std::string(info.name) + "  run " + std::to_string(i) + "/" +
                            std::to_string(config_.runs);
         RunRecord rec;
@@ -221,11 +205,11 @@ class SuiteRunner {
         workload_.clean();
         rec.caches = cache_state(info);
 
-        std::optional<RunningLoad> running;
-        if (info.does_work) {
+        if (info.does_work()) {
             progress_.status(head + "  starting the load" + eta_.text(0));
-            running.emplace(info, load);
-            if (auto why = warm_up(info, *running)) {
+            load.start();
+            if (auto why = load.warm_up(config_.warmup_s)) {
+                load.stop();
                 rec.status = RunStatus::load_failed;
                 rec.reason = *why;
                 report_failure(info, i, rec.reason);
@@ -233,9 +217,9 @@ class SuiteRunner {
             }
         }
 
-        ExitInfo ex = time_workload(head, running, info, rec);
-        std::optional<std::string> load_died = running ? running->failure() : std::nullopt;
-        running.reset();  // stop and reap the load before anything else
+        ExitInfo ex = time_workload(head, load, rec);
+        std::optional<std::string> load_died = load.running() ? load.failure() : std::nullopt;
+        load.stop();  // stop and reap the load before anything else
         if (!ex.exited_ok()) {
             rec.status = ex.timed_out ? RunStatus::timed_out : RunStatus::workload_failed;
             rec.reason = workload_.name() + " workload " + ex.describe();
@@ -252,7 +236,7 @@ class SuiteRunner {
     }
 
     std::string cache_state(const LoadInfo& info) {
-        if (!info.drops_caches) return "warm";
+        if (!info.drops_caches()) return "warm";
         if (!config_.drop_caches) return "not dropped: --no-drop-caches";
         std::string state = drop_caches();
         if (state != "dropped" && !drop_warning_given_) {
@@ -264,26 +248,10 @@ class SuiteRunner {
         return state;
     }
 
-    // Gives the load its warm-up; says why not when it died or did no work.
-    std::optional<std::string> warm_up(const LoadInfo& info, RunningLoad& running) {
-        auto before = running.sample();
-        interruptible_sleep(config_.warmup_s);
-        auto after = running.sample();
-        if (auto why = running.failure()) return why;
-        if (after.units == before.units) {
-            char why[160];
-            std::snprintf(why, sizeof why, "%s did no work in its %.1f s warm-up", info.name.data(),
-                          config_.warmup_s);
-            return std::string(why);
-        }
-        return std::nullopt;
-    }
-
     // Times the workload and records what wait4 said; samples the load and
     // the machine's CPU time the moment before it starts and the moment it
     // is seen to exit, so Loads and the others' CPU cover exactly its window.
-    ExitInfo time_workload(const std::string& head, std::optional<RunningLoad>& running,
-                           const LoadInfo& info, RunRecord& rec) {
+    ExitInfo time_workload(const std::string& head, LoadSession& load, RunRecord& rec) {
         Command cmd = workload_.timed_command();
         SpawnOptions so;
         so.cwd = cmd.cwd;
@@ -292,14 +260,14 @@ class SuiteRunner {
         std::ofstream(workload_.log_path(), std::ios::trunc).close();
         LoadSample start_sample, end_sample;
         std::optional<MachineCpu> machine_start, machine_end;
-        if (running) start_sample = running->sample();
+        if (load.running()) start_sample = load.sample();
         machine_start = read_machine_cpu();
         auto started = Clock::now();
         pid_t pid = spawn(cmd.argv, so);
         GroupGuard workload_group(pid);
         WaitHooks hooks;
         hooks.on_exit = [&] {
-            if (running) end_sample = running->sample();
+            if (load.running()) end_sample = load.sample();
             machine_end = read_machine_cpu();
         };
         hooks.tick = [&] {
@@ -308,8 +276,8 @@ class SuiteRunner {
         };
         ExitInfo ex = wait_child(pid, started, hooks);
         workload_group.stop();  // stray descendants of the compile
-        if (running) {
-            LoadWindow w = load_window(info, start_sample, end_sample);
+        if (load.running()) {
+            LoadWindow w = load.window(start_sample, end_sample);
             rec.load_units = w.units;
             rec.load_secondary = w.secondary;
             rec.load_cpu_pct = w.cpu_pct;
@@ -409,7 +377,7 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     const auto plan = plan_runs(names, config.runs, config.order, seed);
     SuiteRunner runner(config, *workload, progress, out, writer, static_cast<int>(plan.size()));
     try {
-        std::vector<std::optional<SuiteRunner::PreparedLoad>> prepared(loads.size());
+        std::vector<std::unique_ptr<LoadSession>> prepared(loads.size());
         if (config.order != RunOrder::blocks) {
             // Every load is prepared before the first run, so one that can't
             // be fails before anything is measured.
