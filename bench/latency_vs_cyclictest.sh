@@ -26,7 +26,11 @@ WORKDIR=${WORKDIR:-${XDG_CACHE_HOME:-$HOME/.cache}/contest}
 [ -x "$CONTEST" ] || { echo "no contest binary at $CONTEST (make, or set CONTEST)" >&2; exit 3; }
 command -v cyclictest >/dev/null ||
     { echo "cyclictest missing (apt-get install rt-tests)" >&2; exit 3; }
-if [ "$POLICY" = other ]; then ct_prio=0; else ct_prio=$PRIORITY; fi
+# cyclictest's -p switches the policy to fifo unless --policy comes after it,
+# and -p 0 then becomes priority 2: other gets no -p at all. --laptop: leave
+# /dev/cpu_dma_latency alone, as contest does (cyclictest otherwise holds the
+# CPUs out of idle states for the whole machine while it runs).
+if [ "$POLICY" = other ]; then ct_sched=(--policy=other); else ct_sched=(-p "$PRIORITY" --policy="$POLICY"); fi
 
 scratch=$(mktemp -d)
 load_pid=
@@ -59,11 +63,32 @@ contest_run() {
         jq -r '.latency.percentiles_ns | "\(."50.00" / 1000) \(."99.00" / 1000)"'
 }
 
+# contest's probe runs with 1 ns timer slack. cyclictest leaves an ordinary
+# (other) thread at the default 50 us, by which the kernel may defer each of
+# its wake-ups by design, and setting the slack before exec does not stick:
+# the kernel resets it to the default when cyclictest sets its threads'
+# policy. So it is set from outside, on every thread, once the measurement
+# thread is running (a few of the first of ~10000 samples may miss it).
+# Real-time threads have no slack either way.
+slack_1ns_for() {
+    local pid=$1 i t
+    for i in $(seq 200); do
+        [ "$(ls /proc/"$pid"/task 2>/dev/null | wc -l)" -ge 2 ] && break
+        sleep 0.005
+    done
+    sleep 0.02  # past the thread's own sched_setscheduler
+    for t in /proc/"$pid"/task/*; do echo 1 >/proc/"${t##*/}"/timerslack_ns 2>/dev/null || true; done
+}
+
 # "median_us p99_us" of one cyclictest run, from its 1 us histogram.
 cyclictest_run() {
     [ "$1" = cpu_load ] && start_cpu_load
-    cyclictest -q -m -t 1 -i "$INTERVAL_US" --policy="$POLICY" -p "$ct_prio" \
-        -D "$DURATION" -h 100000 >"$scratch/ct.out"
+    cyclictest -q -m --laptop -t 1 -i "$INTERVAL_US" "${ct_sched[@]}" -D "$DURATION" \
+        -h 100000 >"$scratch/ct.out" 2>"$scratch/ct.err" &
+    local ct=$!
+    [ "$POLICY" = other ] && slack_1ns_for "$ct"
+    wait "$ct"
+    grep -v cpu_dma_latency "$scratch/ct.err" >&2 || true
     [ "$1" = cpu_load ] && stop_cpu_load
     awk '/^[0-9]+[ \t]+[0-9]+/ { n[$1 + 0] = $2 + 0; total += $2 }
          /Histogram Overflows/ { over = $NF + 0 }

@@ -2,6 +2,7 @@
 // itself through the real binary (`contest latency`): a load makes the tail
 // worse, audio records a CPU share and deadlines, a missing real-time
 // privilege is a recorded fallback.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 
 #include "contest/latency/latency_stats.h"
 #include "contest/latency/probe_shared.h"
+#include "contest/sys/machine_cpu.h"
+#include "contest/sys/sysinfo.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -197,11 +200,17 @@ double p99_of(const nlohmann::json& j) {
 TEST_CASE("cyclic p99 under cpu_load is above its p99 with no load (policy other)",
           "[latency][e2e]") {
     test::ScratchDir scratch("latency-cpu");
-    // Three interleaved pairs of 2 s, compared by their median p99: the
-    // machine is shared, and one pair can catch someone else's compile.
+    // Interleaved pairs of 2 s. The machine is shared: a no-load run during
+    // which others left no CPU idle (on average) is not a no-load run, and
+    // its pair does not count. Compared: the median p99 of the pairs that do.
+    const double busiest = 100.0 * (online_cpus() - 1);
     std::vector<double> alone_p99, loaded_p99;
-    for (int pair = 0; pair < 3; ++pair) {
+    for (int attempt = 0; attempt < 4 && alone_p99.size() < 3; ++attempt) {
+        auto before = read_machine_cpu();
+        auto t0 = std::chrono::steady_clock::now();
         auto alone = run_latency({"--duration", "2"}, scratch);
+        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        auto after = read_machine_cpu();
         auto loaded = run_latency({"--duration", "2", "--load", "cpu_load"}, scratch);
         CHECK(alone["sched"]["policy"] == "other");
         CHECK_FALSE(alone.contains("load"));
@@ -211,13 +220,28 @@ TEST_CASE("cyclic p99 under cpu_load is above its p99 with no load (policy other
         CHECK(alone["latency"]["samples"].get<std::uint64_t>() > 200);
         CHECK(loaded["latency"]["samples"].get<std::uint64_t>() > 200);
         CHECK(loaded["load"]["cpu_pct"].get<double>() > 10);
+        REQUIRE(before);
+        REQUIRE(after);
+        // contest itself (start-up, the probe: a few %) counts as the others'.
+        double others = outside_cpu(*before, *after, wall, 0, 0).others_pct;
+        if (others > busiest) {
+            WARN("no-load run " << attempt << " shared the machine (others " << others
+                                << "% of a CPU): pair left out");
+            continue;
+        }
         alone_p99.push_back(p99_of(alone));
         loaded_p99.push_back(p99_of(loaded));
     }
-    std::sort(alone_p99.begin(), alone_p99.end());
-    std::sort(loaded_p99.begin(), loaded_p99.end());
-    INFO("median p99 alone " << alone_p99[1] << " ns, under cpu_load " << loaded_p99[1] << " ns");
-    CHECK(loaded_p99[1] > 1.0 * alone_p99[1]);
+    if (alone_p99.empty()) {
+        WARN("the machine was never idle enough for a no-load run: p99 not compared");
+    } else {
+        std::sort(alone_p99.begin(), alone_p99.end());
+        std::sort(loaded_p99.begin(), loaded_p99.end());
+        std::size_t mid = alone_p99.size() / 2;
+        INFO("median p99 alone " << alone_p99[mid] << " ns, under cpu_load " << loaded_p99[mid]
+                                 << " ns, over " << alone_p99.size() << " pairs");
+        CHECK(loaded_p99[mid] > 1.0 * alone_p99[mid]);
+    }
     CHECK(test::leftover_processes().empty());
 }
 
@@ -258,5 +282,79 @@ TEST_CASE("fifo without the privilege falls back to other and says so", "[latenc
     CHECK(j["sched"]["policy"] == "other");
     CHECK_THAT(j["sched"]["fallback"].get<std::string>(), Catch::Contains("sched_setscheduler"));
     CHECK(j["latency"]["samples"].get<std::uint64_t>() > 500);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("every sleep method measures, and --latency-raw keeps one line a sample",
+          "[latency][e2e]") {
+    auto method = GENERATE(as<std::string>{}, "clock_ns", "posix_ns", "itimer", "poll");
+    INFO(method);
+    test::ScratchDir scratch("latency-method-" + method);
+    auto raw = scratch / "raw.txt";
+    auto j = run_latency({"--duration", "1", "--method", method, "--latency-raw", raw.string()},
+                         scratch);
+    CHECK(j["method"] == method);
+    auto samples = j["latency"]["samples"].get<std::uint64_t>();
+    CHECK(samples > 200);
+    // A wake-up is never before its deadline on CLOCK_MONOTONIC.
+    CHECK(j["latency"]["min_ns"].get<std::int64_t>() >= 0);
+    std::ifstream in(raw);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "# offset_ns latency_ns");
+    std::uint64_t lines = 0;
+    std::int64_t offset = -1, latency = 0, max_seen = 0;
+    bool ordered = true;
+    while (in >> offset >> latency) {
+        ++lines;
+        max_seen = std::max(max_seen, latency);
+        ordered = ordered && offset >= 0 && offset < 1'100'000'000;
+    }
+    CHECK(lines == samples);
+    CHECK(ordered);
+    CHECK(max_seen == j["latency"]["max_ns"].get<std::int64_t>());
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("Ctrl-C during contest latency --load leaves no process behind", "[latency][e2e]") {
+    test::ScratchDir scratch("latency-intr");
+    pid_t contest =
+        test::start_contest({"latency", "--probe", "video", "--duration", "60", "--load",
+                             "cpu_load", "--workdir", (scratch / "work").string()},
+                            scratch.path());
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (test::slurp(scratch / "stderr").find("preparing") == std::string::npos &&
+           std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // the load and the probe at work
+    REQUIRE(::kill(contest, SIGINT) == 0);
+    auto outcome = test::finish_contest(contest, scratch.path());
+    INFO(outcome.err);
+    CHECK(outcome.exit_code == 130);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("contest latency: bad options are one line and exit 2", "[latency][e2e]") {
+    test::ScratchDir scratch("latency-usage");
+    struct Case {
+        std::vector<std::string> args;
+        std::string names;
+    };
+    for (const auto& c :
+         std::vector<Case>{{{"--policy", "deadline"}, "--policy"},
+                           {{"--method", "sleep"}, "--method"},
+                           {{"--policy", "fifo", "--priority", "0"}, "--priority"},
+                           {{"--dist", "1500"}, "--dist"},
+                           {{"--interval-us", "5"}, "--interval-us"},
+                           {{"--probe", "audio", "--interval-us", "500"}, "--interval-us"},
+                           {{"--latency-raw", "/nonexistent/dir/raw"}, "--latency-raw"}}) {
+        std::vector<std::string> args = {"latency", "--duration", "1"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        auto outcome = test::run_contest_binary(args, scratch.path());
+        INFO(outcome.err);
+        CHECK(outcome.exit_code == 2);
+        CHECK_THAT(outcome.err, Catch::StartsWith("contest: " + c.names));
+        CHECK(std::count(outcome.err.begin(), outcome.err.end(), '\n') == 1);
+    }
     CHECK(test::leftover_processes().empty());
 }

@@ -124,6 +124,9 @@ int cmd_latency(int argc, char** argv) {
     if (dist_ns <= 0 || dist_ns % kFineWidthNs != 0)
         throw UsageError("--dist " + std::to_string(dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
+    if (probe != "cyclic" && !vm["interval-us"].defaulted())
+        throw UsageError(
+            "--interval-us is the cyclic probe's; audio and video keep their own period");
     ProbeOptions options =
         make_probe_options(parse_probe_kind(probe), interval_us, parse_sleep_method(method),
                            parse_sched_policy(policy), priority);

@@ -37,9 +37,11 @@ void LatencyProbes::begin() {
 }
 
 void LatencyProbes::end() {
-    // One time for all: the probes' windows are the same window.
+    // One time for all, published to all before waiting for any: the
+    // probes' windows are the same window.
     std::int64_t now = monotonic_ns();
-    for (auto& p : probes_) p->close_window(now);
+    for (auto& p : probes_) p->end_window(now);
+    for (auto& p : probes_) p->wait_closed();
 }
 
 std::vector<ProbeResult> LatencyProbes::results() const {

@@ -15,7 +15,7 @@
 //
 // begin() and end() are as cheap as the load's sample (a store of the time);
 // end() then waits for each probe to account its last period, normally
-// within one period.
+// within one period of the end.
 #include <optional>
 #include <string>
 #include <vector>

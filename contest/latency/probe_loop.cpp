@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 
 #include "contest/latency/probe_sleeper.h"
 #include "contest/latency/work_calibration.h"
@@ -61,23 +62,20 @@ class WindowAccount {
     }
 
     // Every period intended before `next` is counted. Returns true once the
-    // window is over (the probe has nothing more to do).
+    // window is over: its counts are final and the probe has nothing to do.
     bool settle(std::int64_t next) {
-        bool over = !closed_ && end_ != kNever && next >= end_;
-        if (over) {
-            closed_ = true;
-            shared_.cpu_close = cpu_mark();
-            if (raw_) std::fflush(raw_);
-        }
-        shared_.settled_ns.store(next, std::memory_order_release);
-        return closed_;
+        if (end_ == kNever || next < end_) return false;
+        shared_.cpu_close = cpu_mark();
+        if (raw_) std::fflush(raw_);
+        shared_.closed.store(true, std::memory_order_release);
+        return true;
     }
 
   private:
     bool in_window(std::int64_t intended) {
         start_ = shared_.window_start_ns.load(std::memory_order_acquire);
         end_ = shared_.window_end_ns.load(std::memory_order_acquire);
-        if (closed_ || intended < start_ || intended >= end_) return false;
+        if (intended < start_ || intended >= end_) return false;
         if (!shared_.cpu_open.taken) shared_.cpu_open = cpu_mark();
         return true;
     }
@@ -85,7 +83,6 @@ class WindowAccount {
     ProbeShared& shared_;
     std::FILE* raw_;
     std::int64_t start_ = kNever, end_ = kNever;
-    bool closed_ = false;
 };
 
 }  // namespace

@@ -4,16 +4,18 @@
 //
 // Windows by time, not by copying: contest publishes the window's start and
 // end as CLOCK_MONOTONIC times, and the probe counts a period into the window
-// when the period's *intended* wake time lies in [start, end). The probe
-// then publishes how far it has accounted (settled_ns, release); once that
-// passes the end, the window's counts are final and contest reads them
-// (acquire). Compared with cumulative counts that contest copies at start
-// and end and subtracts, this gives the window's exact min, max and standard
-// deviation (a difference of two cumulative histograms cannot), costs no
-// 880 KB copy while the workload runs, and cannot tear: the probe is the only
-// writer and has stopped writing the window before contest reads it. The
-// price: one window per probe process, which is what a workload run needs
-// (probes start and stop with the run's load).
+// when the period's *intended* wake time lies in [start, end). Once the probe
+// has seen the end and accounted every period before it, it writes its last
+// CPU mark, sets `closed` (release) and writes nothing more; contest reads
+// the counts after seeing `closed` (acquire). Compared with cumulative counts
+// that contest copies at start and end and subtracts, this gives the window's
+// exact min, max and standard deviation (a difference of two cumulative
+// histograms cannot), costs no 880 KB copy while the workload runs, and
+// cannot tear: the probe is the only writer and has stopped before contest
+// reads. The price: one window per probe process, which is what a workload
+// run needs (probes start and stop with the run's load). The edges are as
+// exact as their publication: a period intended in the nanoseconds between
+// contest reading the clock and storing the time can land on the wrong side.
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -38,9 +40,9 @@ struct ProbeShared {
     std::atomic<std::int64_t> window_start_ns{kNever};
     std::atomic<std::int64_t> window_end_ns{kNever};
     // probe -> contest. `ready` once setup is filled in and the first period
-    // is scheduled; `settled_ns`: every period intended before it is counted.
+    // is scheduled; `closed` once the window's counts are final.
     std::atomic<bool> ready{false};
-    std::atomic<std::int64_t> settled_ns{std::numeric_limits<std::int64_t>::min()};
+    std::atomic<bool> closed{false};
     ProbeSetup setup;
     CpuMark cpu_open, cpu_close;
     WindowCounts window;

@@ -61,21 +61,33 @@ RunningProbe::RunningProbe(const ProbeOptions& options,
         throw;
     }
     if (raw_fd >= 0) ::close(raw_fd);  // the probe has its own copy
-    std::int64_t give_up = monotonic_ns() + kStartTimeoutNs;
-    while (!shared_->ready.load(std::memory_order_acquire)) {
-        if (auto why = failure()) throw EnvironmentError(*why);
-        if (monotonic_ns() > give_up)
-            throw EnvironmentError(std::string(name_of(options_.kind)) +
-                                   " probe: not ready after 10 s");
-        throw_if_interrupted();
-        nap();
+    try {
+        std::int64_t give_up = monotonic_ns() + kStartTimeoutNs;
+        while (!shared_->ready.load(std::memory_order_acquire)) {
+            if (auto why = failure()) throw EnvironmentError(*why);
+            if (monotonic_ns() > give_up)
+                throw EnvironmentError(std::string(name_of(options_.kind)) +
+                                       " probe: not ready after 10 s");
+            throw_if_interrupted();
+            nap();
+        }
+    } catch (...) {
+        // No destructor runs for a constructor that throws: stop, then unmap.
+        group_.stop();
+        unmap();
+        throw;
     }
+}
+
+void RunningProbe::unmap() {
+    shared_->~ProbeShared();
+    ::munmap(shared_, sizeof(ProbeShared));
+    shared_ = nullptr;
 }
 
 RunningProbe::~RunningProbe() {
     group_.stop();
-    shared_->~ProbeShared();
-    ::munmap(shared_, sizeof(ProbeShared));
+    unmap();
 }
 
 void RunningProbe::open_window(std::int64_t at_ns) {
@@ -83,11 +95,14 @@ void RunningProbe::open_window(std::int64_t at_ns) {
     shared_->window_start_ns.store(opened_ns_, std::memory_order_release);
 }
 
-void RunningProbe::close_window(std::int64_t at_ns) {
+void RunningProbe::end_window(std::int64_t at_ns) {
     closed_ns_ = at_ns;
     shared_->window_end_ns.store(closed_ns_, std::memory_order_release);
+}
+
+void RunningProbe::wait_closed() {
     std::int64_t give_up = closed_ns_ + kSettleTimeoutNs + 2 * options_.period_ns;
-    while (shared_->settled_ns.load(std::memory_order_acquire) < closed_ns_) {
+    while (!shared_->closed.load(std::memory_order_acquire)) {
         if (failure() || monotonic_ns() > give_up) {
             // Stopped (or gone) before it settled: no writer is left, so the
             // counts can be read; they may lack the window's last periods.

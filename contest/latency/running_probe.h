@@ -30,12 +30,14 @@ class RunningProbe {
     // The window starts at at_ns (CLOCK_MONOTONIC, normally now): periods
     // intended from then on count.
     void open_window(std::int64_t at_ns);
-    // The window ends at at_ns (normally now); waits until the probe has
-    // accounted every period intended before it (at most 10 s and two
-    // periods: past that the probe is stopped and the result marked
-    // incomplete).
-    void close_window(std::int64_t at_ns);
-    // The window's result; call after close_window.
+    // The window ends at at_ns (normally now): periods intended from then on
+    // do not count. Returns at once; wait_closed() waits for the probe.
+    void end_window(std::int64_t at_ns);
+    // Waits until the probe has accounted every period intended before the
+    // end (at most 10 s and two periods: past that the probe is stopped and
+    // the result marked incomplete).
+    void wait_closed();
+    // The window's result; call after wait_closed.
     ProbeResult result() const;
 
     // Why the probe is not running any more, or nullopt while it is.
@@ -43,6 +45,8 @@ class RunningProbe {
     pid_t pgid() const { return group_.pgid(); }
 
   private:
+    void unmap();
+
     ProbeOptions options_;
     std::optional<WorkCalibration> calibration_;
     std::uint64_t chunks_ = 0;

@@ -3,7 +3,7 @@
 // min and max beside the bucket counts, and the period bookkeeping (deadlines
 // missed, periods skipped, work done). It lives in shared memory with a
 // single writer (the probe); the parent reads it only after the probe has
-// published that it is done with the window (ProbeShared::settled_ns, a
+// published that it is done with the window (ProbeShared::closed, a
 // release/acquire pair), so plain fields suffice and a read is never torn.
 #include <array>
 #include <cstdint>
