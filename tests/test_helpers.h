@@ -56,11 +56,9 @@ inline void adopt_orphans() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-// Starts CONTEST_BINARY with args; stdout/stderr go to files in dir.
-inline pid_t start_contest(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+// Starts argv (looked up on PATH); stdout/stderr go to files in dir.
+inline pid_t start_command(std::vector<std::string> argv, const std::filesystem::path& dir) {
     adopt_orphans();
-    std::vector<std::string> argv{CONTEST_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
     std::fflush(nullptr);  // or the child's freopen writes our buffered output again
     pid_t pid = ::fork();
     if (pid == 0) {
@@ -70,10 +68,17 @@ inline pid_t start_contest(const std::vector<std::string>& args, const std::file
         std::vector<char*> c;
         for (auto& a : argv) c.push_back(a.data());
         c.push_back(nullptr);
-        ::execv(c[0], c.data());
+        ::execvp(c[0], c.data());
         ::_exit(127);
     }
     return pid;
+}
+
+// Starts CONTEST_BINARY with args; stdout/stderr go to files in dir.
+inline pid_t start_contest(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+    std::vector<std::string> argv{CONTEST_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return start_command(std::move(argv), dir);
 }
 
 inline Outcome finish_contest(pid_t pid, const std::filesystem::path& dir) {

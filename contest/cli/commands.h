@@ -8,6 +8,7 @@ int cmd_report(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_loads(int argc, char** argv);
 int cmd_load(int argc, char** argv);
+int cmd_latency(int argc, char** argv);
 int cmd_sysinfo(int argc, char** argv);
 
 }  // namespace contest

@@ -25,6 +25,8 @@ constexpr Subcommand kSubcommands[] = {
     {"run", contest::cmd_run, "time the workload under each load, --runs times each; save results"},
     {"report", contest::cmd_report, "tables from result files or folders (default: results/)"},
     {"compare", contest::cmd_compare, "two labels (or files) side by side, with significance"},
+    {"latency", contest::cmd_latency,
+     "one latency probe for --duration seconds; its wake-up latency"},
     {"loads", contest::cmd_loads, "every load: name, what it does, its unit of work"},
     {"load", contest::cmd_load, "one load alone for --duration seconds; prints its work rate"},
     {"sysinfo", contest::cmd_sysinfo, "the system fingerprint, as JSON"},

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# `contest latency` (cyclic probe) against cyclictest (Debian's rt-tests) with
+# the same interval, policy, priority and duration, alone and next to
+# cpu_load, in turns (contest, cyclictest, contest, ...), so drift of the
+# machine hits both. Prints the median and p99 of each run and, per
+# condition, each tool's median over the rounds and contest / cyclictest
+# (goal: within 20%).
+#
+# Both are read the same way: nearest rank over every sample at 1 us
+# resolution (cyclictest's histogram is 1 us buckets; contest's percentiles
+# are the lower edge of their 1 us bucket).
+# Environment: CONTEST (binary, default build/contest), DURATION (s per run,
+# 10), INTERVAL_US (1000), POLICY (other | fifo | rr, other), PRIORITY (for
+# fifo/rr, 50), ROUNDS (2), WORKDIR (cpu_load's scratch).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+CONTEST=${CONTEST:-$here/../build/contest}
+DURATION=${DURATION:-10}
+INTERVAL_US=${INTERVAL_US:-1000}
+POLICY=${POLICY:-other}
+PRIORITY=${PRIORITY:-50}
+ROUNDS=${ROUNDS:-2}
+WORKDIR=${WORKDIR:-${XDG_CACHE_HOME:-$HOME/.cache}/contest}
+
+[ -x "$CONTEST" ] || { echo "no contest binary at $CONTEST (make, or set CONTEST)" >&2; exit 3; }
+command -v cyclictest >/dev/null ||
+    { echo "cyclictest missing (apt-get install rt-tests)" >&2; exit 3; }
+# cyclictest's -p switches the policy to fifo unless --policy comes after it,
+# and -p 0 then becomes priority 2: other gets no -p at all. --laptop: leave
+# /dev/cpu_dma_latency alone, as contest does (cyclictest otherwise holds the
+# CPUs out of idle states for the whole machine while it runs).
+if [ "$POLICY" = other ]; then ct_sched=(--policy=other); else ct_sched=(-p "$PRIORITY" --policy="$POLICY"); fi
+
+scratch=$(mktemp -d)
+load_pid=
+cleanup() {
+    [ -n "$load_pid" ] && kill -INT "$load_pid" 2>/dev/null && wait "$load_pid" 2>/dev/null
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+# contest's own cpu_load, for cyclictest's runs next to it: the same load
+# contest latency --load cpu_load starts.
+start_cpu_load() {
+    "$CONTEST" load cpu_load --duration $((DURATION + 30)) --workdir "$WORKDIR" \
+        >/dev/null 2>"$scratch/load.err" &
+    load_pid=$!
+    sleep 1  # as contest latency gives its load
+}
+stop_cpu_load() {
+    kill -INT "$load_pid" 2>/dev/null || true
+    wait "$load_pid" 2>/dev/null || true
+    load_pid=
+}
+
+# "median_us p99_us" of one contest run.
+contest_run() {
+    local load_args=()
+    [ "$1" = cpu_load ] && load_args=(--load cpu_load --workdir "$WORKDIR")
+    "$CONTEST" latency --duration "$DURATION" --interval-us "$INTERVAL_US" --policy "$POLICY" \
+        --priority "$PRIORITY" --format json "${load_args[@]}" 2>>"$scratch/contest.err" |
+        jq -r '.latency.percentiles_ns | "\(."50.00" / 1000) \(."99.00" / 1000)"'
+}
+
+# contest's probe runs with 1 ns timer slack. cyclictest leaves an ordinary
+# (other) thread at the default 50 us, by which the kernel may defer each of
+# its wake-ups by design, and setting the slack before exec does not stick:
+# the kernel resets it to the default when cyclictest sets its threads'
+# policy. So it is set from outside, on every thread, once the measurement
+# thread is running (a few of the first of ~10000 samples may miss it).
+# Real-time threads have no slack either way.
+slack_1ns_for() {
+    local pid=$1 i t
+    for i in $(seq 200); do
+        [ "$(ls /proc/"$pid"/task 2>/dev/null | wc -l)" -ge 2 ] && break
+        sleep 0.005
+    done
+    sleep 0.02  # past the thread's own sched_setscheduler
+    for t in /proc/"$pid"/task/*; do echo 1 >/proc/"${t##*/}"/timerslack_ns 2>/dev/null || true; done
+}
+
+# "median_us p99_us" of one cyclictest run, from its 1 us histogram.
+cyclictest_run() {
+    [ "$1" = cpu_load ] && start_cpu_load
+    cyclictest -q -m --laptop -t 1 -i "$INTERVAL_US" "${ct_sched[@]}" -D "$DURATION" \
+        -h 100000 >"$scratch/ct.out" 2>"$scratch/ct.err" &
+    local ct=$!
+    [ "$POLICY" = other ] && slack_1ns_for "$ct"
+    wait "$ct"
+    grep -v cpu_dma_latency "$scratch/ct.err" >&2 || true
+    [ "$1" = cpu_load ] && stop_cpu_load
+    awk '/^[0-9]+[ \t]+[0-9]+/ { n[$1 + 0] = $2 + 0; total += $2 }
+         /Histogram Overflows/ { over = $NF + 0 }
+         END {
+             total += over
+             r50 = int((total * 50 + 99) / 100); r99 = int((total * 99 + 99) / 100)
+             seen = 0; m = "-"; p = "-"
+             for (us = 0; us < 100000; us++) {
+                 seen += n[us]
+                 if (m == "-" && seen >= r50) m = us
+                 if (p == "-" && seen >= r99) { p = us; break }
+             }
+             if (p == "-") p = ">100000"
+             print m, p
+         }' "$scratch/ct.out"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "machine: $(nproc) CPUs, $(uname -r); interval ${INTERVAL_US} us, policy $POLICY" \
+    "$( [ "$POLICY" = other ] || echo "priority $PRIORITY"), ${DURATION} s a run, $ROUNDS rounds"
+printf '%-10s %-6s %-11s %10s %10s\n' condition round tool median_us p99_us
+for round in $(seq 1 "$ROUNDS"); do
+    for cond in no_load cpu_load; do
+        read -r cm cp < <(contest_run "$cond")
+        printf '%-10s %-6s %-11s %10s %10s\n' "$cond" "$round" contest "$cm" "$cp"
+        echo "$cond contest $cm $cp" >>"$scratch/all"
+        read -r tm tp < <(cyclictest_run "$cond")
+        printf '%-10s %-6s %-11s %10s %10s\n' "$cond" "$round" cyclictest "$tm" "$tp"
+        echo "$cond cyclictest $tm $tp" >>"$scratch/all"
+    done
+done
+echo
+printf '%-10s %-11s %10s %10s\n' condition tool median_us p99_us
+for cond in no_load cpu_load; do
+    for tool in contest cyclictest; do
+        m=$(awk -v c="$cond" -v t="$tool" '$1 == c && $2 == t { print $3 }' "$scratch/all" | median)
+        p=$(awk -v c="$cond" -v t="$tool" '$1 == c && $2 == t { print $4 }' "$scratch/all" | median)
+        printf '%-10s %-11s %10s %10s\n' "$cond" "$tool" "$m" "$p"
+        eval "${tool}_m=$m ${tool}_p=$p"
+    done
+    # shellcheck disable=SC2154
+    awk -v cm="$contest_m" -v cp="$contest_p" -v tm="$cyclictest_m" -v tp="$cyclictest_p" -v c="$cond" \
+        'BEGIN { printf "%-10s contest/cyclictest: median %.2f, p99 %.2f\n", c, (tm ? cm / tm : 0), (tp ? cp / tp : 0) }'
+done

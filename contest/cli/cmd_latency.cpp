@@ -1,0 +1,196 @@
+// `contest latency`: one latency probe alone (or next to one load) for
+// --duration seconds, reported in the spirit of stress-ng's cyclic stressor.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include "contest/cli/cli_common.h"
+#include "contest/cli/commands.h"
+#include "contest/cli/load_cli.h"
+#include "contest/latency/latency_probes.h"
+#include "contest/run/load_runner.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/signals.h"
+#include "loads/registry.h"
+
+namespace contest {
+
+namespace {
+
+using namespace latency;
+
+constexpr std::size_t kDistributionRows = 100;  // stress-ng prints at most 100 too
+constexpr double kLoadWarmupS = 1;              // the load's time to get going
+
+void print_figure(const char* probe, const char* what, const std::optional<std::int64_t>& ns) {
+    if (ns)
+        std::printf("%s: %-10s %12lld ns\n", probe, what, static_cast<long long>(*ns));
+    else
+        std::printf("%s: %-10s %12s\n", probe, what, "-");
+}
+
+void print_figure(const char* probe, const char* what, const std::optional<double>& ns) {
+    if (ns)
+        std::printf("%s: %-10s %14.1f ns\n", probe, what, *ns);
+    else
+        std::printf("%s: %-10s %12s\n", probe, what, "-");
+}
+
+void print_text(const ProbeResult& r, std::int64_t dist_ns) {
+    std::string name(name_of(r.options.kind));
+    const char* n = name.c_str();
+    const LatencyStats& s = r.stats;
+    std::printf("%s: sched %s", n, std::string(name_of(r.setup.policy)).c_str());
+    if (r.setup.policy != SchedPolicy::other) std::printf(" %d", r.setup.priority);
+    std::printf(", method %s, period %lld ns, window %.2f s\n",
+                std::string(name_of(r.options.method)).c_str(),
+                static_cast<long long>(r.options.period_ns), r.window_s);
+    if (r.setup.policy_note[0]) std::printf("%s: fallback: %s\n", n, r.setup.policy_note);
+    std::printf("%s: %-10s %12llu\n", n, "samples", static_cast<unsigned long long>(s.samples()));
+    print_figure(n, "mean", s.mean_ns());
+    print_figure(n, "mode", s.mode_ns());
+    print_figure(n, "min", s.min_ns());
+    print_figure(n, "max", s.max_ns());
+    print_figure(n, "sd", s.sd_ns());
+    char label[16];
+    for (double p : kReportedPercentiles) {
+        std::snprintf(label, sizeof label, "p%.2f", p);
+        print_figure(n, label, s.percentile_ns(p));
+    }
+    auto missed = r.missed_pct();
+    std::printf("%s: %-10s %12llu of %llu periods (%.2f%%), %llu skipped\n", n, "missed",
+                static_cast<unsigned long long>(s.missed()),
+                static_cast<unsigned long long>(s.periods()), missed.value_or(0),
+                static_cast<unsigned long long>(s.skipped()));
+    if (auto wanted = r.share_wanted_pct()) {
+        std::printf(
+            "%s: %-10s %.1f%% of a CPU wanted, %.1f%% got (%llu chunks of %.0f ns a period)\n", n,
+            "cpu share", *wanted, r.share_got_pct().value_or(0),
+            static_cast<unsigned long long>(r.chunks_per_period), r.calibration->ns_per_chunk);
+    }
+    if (r.cpu_pct)
+        std::printf("%s: %-10s %.2f%% (user %.3f s, sys %.3f s)\n", n, "probe cpu", *r.cpu_pct,
+                    *r.cpu_user_s, *r.cpu_sys_s);
+    std::printf("%s: %-10s %s, timer slack %lld ns\n", n, "memory",
+                r.setup.memory_locked ? "locked" : r.setup.lock_note,
+                static_cast<long long>(r.setup.timer_slack_ns));
+    if (!r.complete) std::printf("%s: incomplete: the probe was stopped before it settled\n", n);
+    std::printf("%s: latency distribution (%lld ns buckets):\n", n,
+                static_cast<long long>(dist_ns));
+    std::printf("%s: %14s %10s\n", n, "latency_ns", "count");
+    for (const auto& row : s.distribution(dist_ns, kDistributionRows))
+        std::printf("%s: %13lld%s %10llu\n", n, static_cast<long long>(row.lower_ns),
+                    row.and_above ? "+" : " ", static_cast<unsigned long long>(row.count));
+}
+
+}  // namespace
+
+int cmd_latency(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "latency";
+    cl.usage = "contest latency [options]";
+    cl.summary =
+        "Runs one latency probe for S seconds (next to --load NAME when given) and prints\n"
+        "its wake-up latency: samples, mean, mode, min, max, sd, percentiles (nearest rank,\n"
+        "to 1 us), deadlines missed, then the distribution.";
+    cl.accepts_config = true;
+    std::string probe = "cyclic", method = "clock_ns", policy = "other", format = "text";
+    std::string raw, load_name, workdir;
+    double duration = 10;
+    std::int64_t interval_us = 1000, dist_ns = 1000;
+    int priority = 50;
+    LoadOptionText text;
+    LoadOptions lo;
+    // clang-format off
+    cl.options.add_options()
+        ("duration,d", po::value(&duration)->default_value(10.0)->value_name("S"), "seconds to measure")
+        ("probe", po::value(&probe)->default_value("cyclic")->value_name("P"), "cyclic | audio | video")
+        ("interval-us", po::value(&interval_us)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
+        ("method", po::value(&method)->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
+        ("policy", po::value(&policy)->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
+        ("priority", po::value(&priority)->default_value(50)->value_name("N"), "fifo, rr: 1..99")
+        ("dist", po::value(&dist_ns)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
+        ("format", po::value(&format)->default_value("text")->value_name("F"), "text | json")
+        ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
+        ("load", po::value(&load_name)->value_name("NAME"), "run next to this load (see contest loads)")
+        ("workdir", po::value(&workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)");
+    // clang-format on
+    add_load_options(cl.options, lo, text);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    finish_load_options(lo, text);
+    if (!(duration > 0)) throw UsageError("--duration must be > 0");
+    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
+    if (dist_ns <= 0 || dist_ns % kFineWidthNs != 0)
+        throw UsageError("--dist " + std::to_string(dist_ns) +
+                         ": must be a positive multiple of 1000 (the histogram's 1 us)");
+    if (probe != "cyclic" && !vm["interval-us"].defaulted())
+        throw UsageError(
+            "--interval-us is the cyclic probe's; audio and video keep their own period");
+    ProbeOptions options =
+        make_probe_options(parse_probe_kind(probe), interval_us, parse_sleep_method(method),
+                           parse_sched_policy(policy), priority);
+    if (!raw.empty()) options.raw_path = raw;
+
+    // Calibrated before the load starts: the work loop's speed on an idle machine.
+    LatencyPlan plan = make_latency_plan({options});
+
+    const LoadInfo* info = nullptr;
+    std::optional<PrivateDir> dir;
+    std::unique_ptr<Load> load;
+    std::optional<RunningLoad> running;
+    if (!load_name.empty()) {
+        lo.workdir = workdir.empty() ? default_workdir() : std::filesystem::path(workdir);
+        info = resolve_loads({load_name}, lo).front();
+        dir.emplace(lo.workdir / "loads", std::string(info->name));
+        load = info->make(make_load_env(dir->path(), lo));
+        std::fprintf(stderr, "contest: preparing %s\n", info->name.data());
+        load->prepare();
+        running.emplace(*info, *load);
+        interruptible_sleep(kLoadWarmupS);
+        if (auto why = running->failure()) throw EnvironmentError(*why);
+    }
+
+    LatencyProbes probes(plan);
+    std::optional<LoadSample> s0;
+    if (running) s0 = running->sample();
+    probes.begin();
+    interruptible_sleep(duration);
+    probes.end();
+    std::optional<std::string> load_failed;
+    std::optional<LoadWindow> lw;
+    if (running) {
+        lw = load_window(*info, *s0, running->sample());
+        load_failed = running->failure();
+        running.reset();
+    }
+    ProbeResult r = probes.results().front();
+
+    if (format == "json") {
+        nlohmann::json j = r.to_json();
+        if (info) {
+            j["load"] = {{"name", info->name}, {"cpu_pct", lw->cpu_pct}};
+            if (load_failed) j["load"]["failure"] = *load_failed;
+        }
+        std::cout << j.dump(2) << "\n";
+    } else {
+        if (info)
+            std::printf("%s: next to %s (its CPU %.1f%%)\n",
+                        std::string(name_of(r.options.kind)).c_str(), info->name.data(),
+                        lw->cpu_pct);
+        print_text(r, dist_ns);
+    }
+    if (load_failed) {
+        std::fprintf(stderr, "contest: %s\n", load_failed->c_str());
+        return kExitSomeRunsFailed;
+    }
+    if (r.failure || !r.complete) {
+        std::fprintf(stderr, "contest: %s probe: %s\n",
+                     std::string(name_of(r.options.kind)).c_str(),
+                     r.failure ? r.failure->c_str() : "stopped before it settled");
+        return kExitSomeRunsFailed;
+    }
+    return kExitOk;
+}
+
+}  // namespace contest

@@ -1,0 +1,65 @@
+#include "contest/latency/latency_probes.h"
+
+#include "contest/latency/probe_sleeper.h"
+
+namespace contest::latency {
+
+LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes) {
+    LatencyPlan plan;
+    plan.probes = std::move(probes);
+    for (const auto& p : plan.probes)
+        if (p.cpu_share > 0 && !plan.calibration) plan.calibration = calibrate_work();
+    return plan;
+}
+
+nlohmann::json plan_json(const LatencyPlan& plan) {
+    nlohmann::json probes = nlohmann::json::array();
+    for (const auto& p : plan.probes)
+        probes.push_back({{"probe", name_of(p.kind)},
+                          {"period_ns", p.period_ns},
+                          {"cpu_share", p.cpu_share},
+                          {"method", name_of(p.method)},
+                          {"policy", name_of(p.policy)},
+                          {"priority", p.priority}});
+    nlohmann::json j = {{"probes", probes}};
+    if (plan.calibration) j["calibration"] = calibration_json(*plan.calibration);
+    return j;
+}
+
+LatencyProbes::LatencyProbes(const LatencyPlan& plan) {
+    for (const auto& p : plan.probes)
+        probes_.push_back(std::make_unique<RunningProbe>(p, plan.calibration));
+}
+
+void LatencyProbes::begin() {
+    std::int64_t now = monotonic_ns();
+    for (auto& p : probes_) p->open_window(now);
+}
+
+void LatencyProbes::end() {
+    // One time for all, published to all before waiting for any: the
+    // probes' windows are the same window.
+    std::int64_t now = monotonic_ns();
+    for (auto& p : probes_) p->end_window(now);
+    for (auto& p : probes_) p->wait_closed();
+}
+
+std::vector<ProbeResult> LatencyProbes::results() const {
+    std::vector<ProbeResult> r;
+    for (const auto& p : probes_) r.push_back(p->result());
+    return r;
+}
+
+nlohmann::json LatencyProbes::to_json() const {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& r : results()) j[std::string(name_of(r.options.kind))] = r.to_json();
+    return j;
+}
+
+std::optional<std::string> LatencyProbes::failure() const {
+    for (const auto& p : probes_)
+        if (auto why = p->failure()) return why;
+    return std::nullopt;
+}
+
+}  // namespace contest::latency

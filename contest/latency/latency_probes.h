@@ -1,0 +1,59 @@
+#pragma once
+// The probes of one workload run, as `contest run --latency PROBES` will
+// drive them (and as `contest latency` drives its one):
+//
+//   LatencyPlan plan = make_latency_plan(options);   // once per contest run, before any
+//                                                    // load starts: calibrates audio/video
+//   record plan_json(plan) in the result's config;
+//   for each workload run:
+//       RunningLoad load(...);                      // as now
+//       LatencyProbes probes(plan);                 // one process per probe, next to the load
+//       ... the load's warm-up and progress check ...
+//       probes.begin();  load.sample();  spawn the workload
+//       wait_child(..., hooks.on_exit = [&] { load.sample(); probes.end(); })
+//       run["latency"] = probes.to_json();          // stopped and reaped with `probes`
+//
+// begin() and end() are as cheap as the load's sample (a store of the time);
+// end() then waits for each probe to account its last period, normally
+// within one period of the end.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/latency/probe_options.h"
+#include "contest/latency/probe_result.h"
+#include "contest/latency/running_probe.h"
+#include "contest/latency/work_calibration.h"
+
+namespace contest::latency {
+
+struct LatencyPlan {
+    std::vector<ProbeOptions> probes;
+    std::optional<WorkCalibration> calibration;  // when a probe works (audio, video)
+};
+
+// Calibrates the work loop when a probe needs it: call before any load runs.
+LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes);
+
+// What the result's config keeps: each probe's settings and the calibration.
+nlohmann::json plan_json(const LatencyPlan& plan);
+
+class LatencyProbes {
+  public:
+    // Starts every probe of the plan, each in its own process.
+    explicit LatencyProbes(const LatencyPlan& plan);
+    void begin();  // the workload's window starts now
+    void end();    // ... and ends now
+    std::vector<ProbeResult> results() const;
+    // {"cyclic": {...}, "audio": {...}}: a run's "latency" object.
+    nlohmann::json to_json() const;
+    // The first probe that stopped, or nullopt.
+    std::optional<std::string> failure() const;
+
+  private:
+    std::vector<std::unique_ptr<RunningProbe>> probes_;
+};
+
+}  // namespace contest::latency

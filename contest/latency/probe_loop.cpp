@@ -1,0 +1,145 @@
+#include "contest/latency/probe_loop.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <stdexcept>
+
+#include "contest/latency/probe_sleeper.h"
+#include "contest/latency/work_calibration.h"
+
+namespace contest::latency {
+
+void ProbeShared::fail(const std::string& why) {
+    std::snprintf(error, sizeof error, "%s", why.c_str());
+}
+
+namespace {
+
+CpuMark cpu_mark() {
+    rusage ru{};
+    ::getrusage(RUSAGE_SELF, &ru);
+    CpuMark m;
+    m.taken = true;
+    m.at_ns = monotonic_ns();
+    m.user_s = static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec / 1e6;
+    m.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec / 1e6;
+    return m;
+}
+
+// The window's side of one period: what the probe measured, counted only when
+// the period's intended wake is in the window contest set.
+class WindowAccount {
+  public:
+    WindowAccount(ProbeShared& shared, std::FILE* raw) : shared_(shared), raw_(raw) {}
+
+    // A period the probe woke for.
+    void woke(std::int64_t intended, std::int64_t latency, bool missed, std::uint64_t done,
+              std::uint64_t wanted) {
+        if (!in_window(intended)) return;
+        WindowCounts& w = shared_.window;
+        w.record(latency);
+        ++w.periods;
+        w.missed += missed;
+        w.work_done += done;
+        w.work_wanted += wanted;
+        if (raw_)
+            std::fprintf(raw_, "%lld %lld\n", static_cast<long long>(intended - start_),
+                         static_cast<long long>(latency));
+    }
+
+    // A period over before the probe got to it.
+    void skipped(std::int64_t intended, std::uint64_t wanted) {
+        if (!in_window(intended)) return;
+        WindowCounts& w = shared_.window;
+        ++w.periods;
+        ++w.missed;
+        ++w.skipped;
+        w.work_wanted += wanted;
+    }
+
+    // Every period intended before `next` is counted. Returns true once the
+    // window is over: its counts are final and the probe has nothing to do.
+    bool settle(std::int64_t next) {
+        if (end_ == kNever || next < end_) return false;
+        shared_.cpu_close = cpu_mark();
+        if (raw_) std::fflush(raw_);
+        shared_.closed.store(true, std::memory_order_release);
+        return true;
+    }
+
+  private:
+    bool in_window(std::int64_t intended) {
+        start_ = shared_.window_start_ns.load(std::memory_order_acquire);
+        end_ = shared_.window_end_ns.load(std::memory_order_acquire);
+        if (intended < start_ || intended >= end_) return false;
+        if (!shared_.cpu_open.taken) shared_.cpu_open = cpu_mark();
+        return true;
+    }
+
+    ProbeShared& shared_;
+    std::FILE* raw_;
+    std::int64_t start_ = kNever, end_ = kNever;
+};
+
+}  // namespace
+
+int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShared& shared) {
+    std::FILE* raw = nullptr;
+    try {
+        ProbeSleeper sleeper(o.method);
+        shared.setup = apply_probe_setup(o);
+        if (raw_fd >= 0) {
+            raw = ::fdopen(raw_fd, "w");
+            if (!raw) throw std::runtime_error(std::string("raw samples: ") + std::strerror(errno));
+            // Large buffer: a write(2) every ~40000 samples, not every 200.
+            std::setvbuf(raw, nullptr, _IOFBF, 1 << 20);
+            std::fprintf(raw, "# offset_ns latency_ns\n");
+        }
+        WindowAccount account(shared, raw);
+        const std::int64_t period = o.period_ns;
+        std::int64_t intended = monotonic_ns() + period;
+        std::uint64_t state = 1;
+        shared.ready.store(true, std::memory_order_release);
+        for (;;) {
+            sleeper.until(intended);
+            std::int64_t woke = monotonic_ns();
+            std::int64_t latency = woke - intended;
+            std::int64_t deadline = intended + period;
+            std::uint64_t done = 0;
+            bool missed;
+            if (chunks > 0) {
+                std::int64_t now = woke;
+                while (done < chunks && now < deadline) {
+                    work_chunk(state);
+                    ++done;
+                    now = monotonic_ns();
+                }
+                missed = done < chunks || now > deadline;
+            } else {
+                missed = latency >= period;
+            }
+            account.woke(intended, latency, missed, done, chunks);
+            std::int64_t next = deadline;
+            std::int64_t now = monotonic_ns();
+            if (now >= next + period) {
+                std::int64_t over = (now - next) / period;
+                for (std::int64_t k = 0; k < over; ++k) account.skipped(next + k * period, chunks);
+                next += over * period;
+            }
+            if (account.settle(next)) break;
+            intended = next;
+        }
+        // The window is over: wait quietly to be stopped, measuring nothing.
+        for (;;) ::pause();
+    } catch (const std::exception& e) {
+        shared.fail(e.what());
+    }
+    if (raw) std::fclose(raw);
+    return 1;
+}
+
+}  // namespace contest::latency

@@ -1,0 +1,44 @@
+#pragma once
+// What a latency probe is asked to do: which probe, how it sleeps, at what
+// scheduling policy, and where its raw samples go. The names are SPEC's
+// option values; parse_* throw UsageError naming the option for anything else.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace contest::latency {
+
+enum class ProbeKind { cyclic, audio, video };
+// How the probe waits for its next period (stress-ng's --cyclic-method set).
+enum class SleepMethod { clock_ns, posix_ns, itimer, poll };
+enum class SchedPolicy { other, fifo, rr };
+
+std::string_view name_of(ProbeKind k);
+std::string_view name_of(SleepMethod m);
+std::string_view name_of(SchedPolicy p);
+ProbeKind parse_probe_kind(const std::string& s);
+SleepMethod parse_sleep_method(const std::string& s);
+SchedPolicy parse_sched_policy(const std::string& s);
+
+struct ProbeOptions {
+    ProbeKind kind = ProbeKind::cyclic;
+    std::int64_t period_ns = 1'000'000;  // cyclic: --interval-us; audio, video: their own
+    double cpu_share = 0;                // fraction of a CPU of work per period (audio, video)
+    SleepMethod method = SleepMethod::clock_ns;
+    SchedPolicy policy = SchedPolicy::other;
+    int priority = 0;  // fifo, rr: 1..99; other: unused
+    // Raw samples of the window, one line each, when set. The parent opens
+    // it (so a bad path is a usage error before anything starts); the probe
+    // writes through the inherited descriptor.
+    std::optional<std::string> raw_path;
+};
+
+// The probe's options with the period and share of its kind: cyclic wakes
+// every interval_us; audio is interbench's (50 ms, 5% of a CPU), video too
+// (16.7 ms, 40%). Throws UsageError for a bad interval, or a priority out of
+// the policy's range.
+ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepMethod method,
+                                SchedPolicy policy, int priority);
+
+}  // namespace contest::latency

@@ -1,0 +1,46 @@
+#include "contest/latency/probe_result.h"
+
+namespace contest::latency {
+
+std::optional<double> ProbeResult::share_wanted_pct() const {
+    if (options.cpu_share <= 0) return std::nullopt;
+    return 100.0 * options.cpu_share;
+}
+
+std::optional<double> ProbeResult::share_got_pct() const {
+    auto wanted = share_wanted_pct();
+    if (!wanted || stats.work_wanted() == 0) return std::nullopt;
+    return *wanted * static_cast<double>(stats.work_done()) /
+           static_cast<double>(stats.work_wanted());
+}
+
+std::optional<double> ProbeResult::missed_pct() const {
+    if (stats.periods() == 0) return std::nullopt;
+    return 100.0 * static_cast<double>(stats.missed()) / static_cast<double>(stats.periods());
+}
+
+nlohmann::json ProbeResult::to_json() const {
+    auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    nlohmann::json j = {
+        {"probe", name_of(options.kind)},
+        {"period_ns", options.period_ns},
+        {"method", name_of(options.method)},
+        {"sched", setup_json(options, setup)},
+        {"window_s", window_s},
+        {"complete", complete},
+        {"missed_pct", opt(missed_pct())},
+        {"probe_cpu",
+         {{"user_s", opt(cpu_user_s)}, {"sys_s", opt(cpu_sys_s)}, {"cpu_pct", opt(cpu_pct)}}},
+        {"latency", stats.to_json()}};
+    if (calibration) {
+        j["cpu_share_pct"] = {{"wanted", opt(share_wanted_pct())}, {"got", opt(share_got_pct())}};
+        j["work"] = {{"calibration", calibration_json(*calibration)},
+                     {"chunks_per_period", chunks_per_period},
+                     {"chunks_done", stats.work_done()},
+                     {"chunks_wanted", stats.work_wanted()}};
+    }
+    if (failure) j["failure"] = *failure;
+    return j;
+}
+
+}  // namespace contest::latency
