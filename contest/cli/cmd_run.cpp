@@ -11,6 +11,7 @@
 #include "contest/cli/load_cli.h"
 #include "contest/report/report.h"
 #include "contest/run/runner.h"
+#include "contest/run/summary.h"
 
 namespace contest {
 namespace {
@@ -50,7 +51,7 @@ std::vector<std::string> split_load_names(const std::vector<std::string>& values
 int cmd_run(int argc, char** argv) {
     RunConfig rc;
     std::vector<std::string> loads;
-    std::string workdir, results = "results";
+    std::string workdir, results = "results", summary_json;
     LoadOptionText load_text;
     bool quiet = false, no_drop = false;
     std::string order;
@@ -89,6 +90,8 @@ int cmd_run(int argc, char** argv) {
          "contest's order; blocks: all runs under one load, then the next")
         ("seed", po::value<std::uint64_t>()->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&no_drop), "never drop caches (cacherun aside, they are dropped as root)")
+        ("summary-json", po::value(&summary_json)->value_name("FILE"),
+         "also write a small stable JSON summary per load for engines (docs/fleet.md)")
         ("quiet,q", po::bool_switch(&quiet), "no progress on stderr")
         ("load", po::value(&loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
@@ -122,6 +125,7 @@ int cmd_run(int argc, char** argv) {
     RunOutcome out = run_contest(rc, progress);
     std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
     if (!quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
+    if (!summary_json.empty()) write_run_summary(summary_json, out.result, out.path);
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
 }
 
