@@ -120,9 +120,9 @@ TEST_CASE("contest run --summary-json writes the summary of the run", "[e2e][sum
         std::vector<std::string> args{"run", "-k",       "sum",     "-n",
                                       "2",   "-w",       "command", "--workload-cmd",
                                       cmd,   "--warmup", "0",       "--quiet"};
-        for (std::string a :
-             {"--workdir", (dir / "work").string(), "--results", (dir / "results").string(),
-              "--summary-json", (dir / summary).string(), "no_load", "cacherun"})
+        for (std::string a : std::initializer_list<std::string>{
+                 "--workdir", (dir / "work").string(), "--results", (dir / "results").string(),
+                 "--summary-json", (dir / summary).string(), "no_load", "cacherun"})
             args.push_back(a);
         return test::run_contest_binary(args, dir.path());
     };
@@ -146,7 +146,8 @@ TEST_CASE("contest run --summary-json writes the summary of the run", "[e2e][sum
         CHECK(e["ratio"].get<double>() > 0);
     }
 
-    o = run("exit 4", "fail.json");
+    o = run("sh -c 'exit 4'", "fail.json");
+    INFO(o.err);
     CHECK(o.exit_code == 1);
     s = json::parse(test::slurp(dir / "fail.json"));
     CHECK(s["exit_code"] == o.exit_code);

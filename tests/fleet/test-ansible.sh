@@ -12,7 +12,7 @@
 # Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when it cannot run here.
 set -eu
 src=$(cd "$1" && pwd)
-contest=$2
+contest=$(realpath "$2")
 
 if ! command -v ansible-playbook >/dev/null 2>&1; then
     echo "skipped: ansible-playbook not installed (make deps-test installs it)"
