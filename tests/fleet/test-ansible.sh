@@ -24,6 +24,9 @@ if ! command -v git >/dev/null 2>&1 || ! git -C "$src" rev-parse --verify HEAD >
     exit 77
 fi
 
+# The commit now, for every run: a commit made while the test runs must not
+# pass for a change of source between its runs.
+ref=$(git -C "$src" rev-parse --verify HEAD)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/contest-fleet-test.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT INT TERM
 host_dir=$scratch/host  # the "host"'s contest_remote_dir
@@ -46,6 +49,7 @@ fail() {
 cat >"$scratch/vars.json" <<JSON
 {
   "contest_source_dir": "$src",
+  "contest_git_ref": "$ref",
   "contest_controller_binary": "$contest",
   "contest_remote_dir": "$host_dir",
   "contest_args": "-w command --workload-cmd 'sleep 0.2' -n 1 --warmup 0 no_load",
