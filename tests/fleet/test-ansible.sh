@@ -12,13 +12,15 @@
 #     back.
 # Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when it cannot run here.
 set -eu
-src=$(cd "$1" && pwd)
-contest=$(realpath "$2")
-
 if ! command -v ansible-playbook >/dev/null 2>&1; then
     echo "skipped: ansible-playbook not installed (make deps-test installs it)"
     exit 77
 fi
+src=$(cd "$1" && pwd)
+case $2 in
+    /*) contest=$2 ;;
+    *) contest=$PWD/$2 ;;
+esac
 if ! command -v git >/dev/null 2>&1 || ! git -C "$src" rev-parse --verify HEAD >/dev/null 2>&1; then
     echo "skipped: $src is not a git checkout (the playbook deploys a git commit)"
     exit 77
