@@ -14,7 +14,9 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # The tests run these for real: dbench_load's test runs dbench, and the
 # kernel workload's tests build a fake tree through the real tool check. The
 # kernel source itself (linux-source-6.1, 150 MB) is not needed by any test.
-TEST_DEPS := dbench $(KERNEL_TOOLS)
+# tests/fleet runs deploy/ansible with ansible-core (24 MB; Debian's `ansible`
+# adds 250 MB of collections the role does not use), git archive and apt.
+TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt
 # For --workload kernel: the source tarball and the tools.
 KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 

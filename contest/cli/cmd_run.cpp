@@ -11,6 +11,7 @@
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/run/runner.h"
+#include "contest/run/summary.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
@@ -71,7 +72,7 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
 struct RunArguments {
     RunConfig config;
     std::vector<std::string> loads;
-    std::string workdir, results = "results", order;
+    std::string workdir, results = "results", order, summary_json;
     LoadOptionText load_text;
     bool quiet = false, no_drop = false;
     std::string runs;
@@ -118,6 +119,8 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
          "contest's order; blocks: all runs under one load, then the next")
         ("seed", po::value<std::uint64_t>()->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
+        ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
+         "also write a small stable JSON summary per load for engines (docs/fleet.md)")
         ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
         ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
@@ -166,6 +169,8 @@ int cmd_run(int argc, char** argv) {
     RunOutcome out = run_suite(rc, progress);
     std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
     if (!arguments.quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
+    if (!arguments.summary_json.empty())
+        write_run_summary(arguments.summary_json, out.result, out.path);
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
 }
 

@@ -16,6 +16,7 @@
 #include "contest/latency/probe_sleeper.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/spawn.h"
 
 namespace contest::latency {
 
@@ -54,7 +55,7 @@ RunningProbe::RunningProbe(const ProbeOptions& options,
     const ProbeOptions& o = options_;
     std::uint64_t chunks = chunks_;
     try {
-        group_ = GroupGuard(fork_in_new_group(
+        group_ = GroupGuard(fork_function(
             [&o, chunks, raw_fd, shared] { return run_probe(o, chunks, raw_fd, *shared); }));
     } catch (...) {
         if (raw_fd >= 0) ::close(raw_fd);

@@ -1,0 +1,156 @@
+#!/bin/sh
+# Usage: tests/fleet/test-ansible.sh SOURCE_DIR CONTEST_BINARY
+#
+# deploy/ansible/site.yml for real, against this machine only:
+#  1. one host (ansible_connection=local): the role installs the packages,
+#     archives and unpacks the source, builds contest with cmake, runs a tiny
+#     suite, fetches the result file into a controller folder, and the report
+#     play prints the table;
+#  2. the same again: the build steps report no change, a new result comes;
+#  3. two hosts one at a time, the first a closed port on 127.0.0.2: the
+#     play finishes, names that host as failed, and the other's result comes
+#     back.
+# Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when it cannot run here.
+set -eu
+if ! command -v ansible-playbook >/dev/null 2>&1; then
+    echo "skipped: ansible-playbook not installed (make deps-test installs it)"
+    exit 77
+fi
+src=$(cd "$1" && pwd)
+case $2 in
+    /*) contest=$2 ;;
+    *) contest=$PWD/$2 ;;
+esac
+if ! command -v git >/dev/null 2>&1 || ! git -C "$src" rev-parse --verify HEAD >/dev/null 2>&1; then
+    echo "skipped: $src is not a git checkout (the playbook deploys a git commit)"
+    exit 77
+fi
+
+# The commit now, for every run: a commit made while the test runs must not
+# pass for a change of source between its runs.
+ref=$(git -C "$src" rev-parse --verify HEAD)
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/contest-fleet-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT INT TERM
+host_dir=$scratch/host  # the "host"'s contest_remote_dir
+# Ansible's own state stays in the scratch folder, and its output plain.
+export ANSIBLE_LOCAL_TEMP="$scratch/ansible/local" ANSIBLE_REMOTE_TEMP="$scratch/ansible/remote"
+export ANSIBLE_ASYNC_DIR="$scratch/ansible/async" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
+export ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False
+export ANSIBLE_CONFIG="$scratch/ansible.cfg"
+: >"$ANSIBLE_CONFIG"
+
+fail() {
+    echo "test-ansible: $*" >&2
+    exit 1
+}
+
+# The tiny suite; the apt lists are never refreshed (every package is here,
+# so no network is needed), and as root there is no sudo to become through.
+# The build is unoptimised (CMAKE_BUILD_TYPE=None): the test is about the
+# steps, and -O0 roughly halves the one full build on two cores.
+cat >"$scratch/vars.json" <<JSON
+{
+  "contest_source_dir": "$src",
+  "contest_git_ref": "$ref",
+  "contest_controller_binary": "$contest",
+  "contest_remote_dir": "$host_dir",
+  "contest_args": "-w command --workload-cmd 'sleep 0.2' -n 1 --warmup 0 no_load",
+  "contest_extra_packages": [],
+  "contest_cmake_args": "-DCMAKE_BUILD_TYPE=None -DBUILD_TESTING=OFF",
+  "contest_apt_cache_valid_time_s": 315360000,
+  "contest_become": false,
+  "contest_poll_interval_s": 1
+}
+JSON
+
+# run NAME INVENTORY CONTROLLER_DIR [ansible-playbook args]: the playbook's
+# output goes to $scratch/NAME.log; its exit code to $status.
+run() {
+    name=$1 inventory=$2 ctl=$3
+    shift 3
+    start=$(date +%s)
+    status=0
+    ansible-playbook -i "$inventory" "$src/deploy/ansible/site.yml" -e "@$scratch/vars.json" \
+        -e "contest_results_dir=$ctl/results contest_summaries_dir=$ctl/summaries" \
+        -e "contest_report_file=$ctl/report.txt contest_controller_cache_dir=$scratch/cache" \
+        "$@" >"$scratch/$name.log" 2>&1 || status=$?
+    echo "test-ansible: $name: ansible-playbook exited $status after $(($(date +%s) - start)) s"
+}
+
+# show NAME: the log, when a check fails.
+show() {
+    sed 's/^/  | /' "$scratch/$1.log" >&2
+}
+
+# task_states LOG TASK: the states (ok, changed, skipping, failed, fatal)
+# the default callback printed under each "TASK [contest : TASK]".
+task_states() {
+    awk -v want="$2" '
+        /^TASK \[/ { t = $0; sub(/^TASK \[(contest : )?/, "", t); sub(/\] \**$/, "", t); on = (t == want); next }
+        on && /^(ok|changed|skipping|failed|fatal): / { s = $1; sub(/:$/, "", s); print s }
+    ' "$1"
+}
+
+kernel=$(uname -r)
+printf '[fleet]\nfleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n' \
+    >"$scratch/one.ini"
+
+# 1. The default path: install, unpack, build, run, fetch, report.
+run first "$scratch/one.ini" "$scratch/ctl"
+[ "$status" = 0 ] || { show first; fail "the first run failed"; }
+[ -x "$host_dir/bin/contest" ] || { show first; fail "no contest was built on the host"; }
+set -- "$scratch/ctl/results/$kernel"/fleet-local-*.json
+[ -f "$1" ] || { show first; fail "no result file fetched into results/$kernel/"; }
+grep -q '"label": "'"$kernel"'"' "$1" || fail "the fetched result's label is not $kernel"
+grep -q '"status": "ok"' "$1" || fail "the fetched result has no run that passed"
+[ -f "$scratch/ctl/summaries/fleet-local.json" ] || fail "no summary fetched"
+grep -q '"failed_runs": 0' "$scratch/ctl/summaries/fleet-local.json" || fail "the summary counts failed runs"
+# The report's table: the no_load block with this kernel's row.
+grep -q '^no_load' "$scratch/ctl/report.txt" || { cat "$scratch/ctl/report.txt" >&2; fail "no table in the report"; }
+grep -q "^$kernel " "$scratch/ctl/report.txt" || { cat "$scratch/ctl/report.txt" >&2; fail "no row for $kernel"; }
+grep -q "$kernel" "$scratch/first.log" || fail "the playbook did not show the report"
+for task in "Build contest with cmake" "Configure the build" "Unpack the source"; do
+    task_states "$scratch/first.log" "$task" | grep -qx changed || { show first; fail "'$task' did not run the first time"; }
+done
+
+# 2. Nothing changed: no build step does anything; the suite runs again.
+run second "$scratch/one.ini" "$scratch/ctl"
+[ "$status" = 0 ] || { show second; fail "the second run failed"; }
+for task in "Install contest's dependencies" "Make the source folder" "Unpack the source" \
+    "Configure the build" "Build contest with cmake" "Make the bin folder" \
+    "Link bin/contest to this source's binary" "Archive the commit with git archive"; do
+    states=$(task_states "$scratch/second.log" "$task")
+    [ -n "$states" ] || { show second; fail "'$task' did not show in the second run"; }
+    case "$states" in *changed* | *failed* | *fatal*)
+        show second
+        fail "'$task' was '$states' in the second run: it should do nothing"
+        ;;
+    esac
+done
+grep -q '^fleet-local *: .*failed=0' "$scratch/second.log" || { show second; fail "the recap shows a failure"; }
+set -- "$scratch/ctl/results/$kernel"/fleet-local-*.json
+[ $# = 2 ] || fail "the second run's result was not fetched next to the first ($# files)"
+
+# 3. One host of two unreachable: a port on 127.0.0.2 that nothing listens
+# on (bound and released just now), over ssh. The other host runs the binary
+# built above (contest_binary), so nothing is built twice.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.2", 0)); print(s.getsockname()[1])')
+# One host at a time (serial 1), the unreachable one first: its batch must
+# not end the play before the other host's.
+cat >"$scratch/two.ini" <<INI
+[fleet]
+fleet-down ansible_host=127.0.0.2 ansible_port=$port ansible_connection=ssh ansible_user=nobody
+fleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_binary=$host_dir/bin/contest
+INI
+run unreachable "$scratch/two.ini" "$scratch/ctl3" -e contest_serial=1
+[ "$status" != 0 ] || { show unreachable; fail "the play passed though a host was unreachable"; }
+grep -q 'contest did not finish on: fleet-down"' "$scratch/unreachable.log" ||
+    { show unreachable; fail "the failed host is not named"; }
+grep -q '"fleet-down: unreachable: ' "$scratch/unreachable.log" ||
+    { show unreachable; fail "the unreachable host's outcome is not shown"; }
+grep -q '"fleet-local: ok, ' "$scratch/unreachable.log" ||
+    { show unreachable; fail "the reachable host's outcome is not shown"; }
+set -- "$scratch/ctl3/results/$kernel"/fleet-local-*.json
+[ -f "$1" ] || { show unreachable; fail "the reachable host's result did not come back"; }
+grep -q "^$kernel " "$scratch/ctl3/report.txt" || fail "no report over the reachable host"
+echo "test-ansible: all checks passed"
