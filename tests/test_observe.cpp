@@ -23,6 +23,7 @@
 
 using namespace contest;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -163,6 +164,23 @@ TEST_CASE("a group read is scaled by time enabled over time running", "[perf]") 
         CHECK(*r.ipc() == Approx(2.5));
         CHECK_FALSE(r.cache_miss_rate());
     }
+}
+
+TEST_CASE("perf_event_paranoid is named when it blocks counting", "[perf]") {
+    CHECK_FALSE(perf_paranoid_from(2, true).blocks);
+    CHECK_FALSE(perf_paranoid_from(1, false).blocks);
+    auto user_only = perf_paranoid_from(2, false);
+    CHECK(user_only.blocks);
+    CHECK_THAT(user_only.note,
+               Catch::Contains("perf_event_paranoid=2") && Catch::Contains("user space only"));
+    auto denied = perf_paranoid_from(3, false);
+    CHECK(denied.blocks);
+    CHECK_THAT(denied.note, Catch::Contains("denies"));
+    CHECK(perf_paranoid_from(std::nullopt, true).blocks);
+    // This machine: whatever it is, it is said.
+    auto here = read_perf_paranoid();
+    CHECK_FALSE(here.note.empty());
+    WARN("here: " << here.note);
 }
 
 TEST_CASE("software counters count a sleeping child and a memory-touching one", "[perf]") {
@@ -371,8 +389,12 @@ TEST_CASE("snapshot: the timeline SVG of the fixture", "[timeline][snapshot]") {
     const std::string snapshot = data + "/timeline.svg";
     if (const char* update = std::getenv("CONTEST_UPDATE_SNAPSHOTS"); update && *update == '1')
         std::ofstream(snapshot) << svg;
-    INFO("CONTEST_UPDATE_SNAPSHOTS=1 rewrites " << snapshot);
-    CHECK(test::slurp(snapshot) == svg);
+    const bool same = test::slurp(snapshot) == svg;
+    if (!same) std::ofstream(fs::temp_directory_path() / "contest-snapshot-timeline.svg") << svg;
+    INFO("differs; the output is in "
+         << (fs::temp_directory_path() / "contest-snapshot-timeline.svg")
+         << "; CONTEST_UPDATE_SNAPSHOTS=1 rewrites " << snapshot);
+    CHECK(same);
 }
 
 TEST_CASE("SHA-256 matches the standard's test vectors", "[facts]") {

@@ -21,6 +21,7 @@ struct PanelSpec {
     const char* signal;
     const char* title;
     bool stacked;  // areas on top of each other (parts of one whole), else lines
+    bool percent;  // a share of the machine or of time: the scale ends at 100
     std::vector<Series> series;
 };
 
@@ -30,6 +31,7 @@ const PanelSpec kPanels[] = {
     {"cpu",
      "CPU",
      true,
+     true,
      {{"cpu_user_pct", "user"},
       {"cpu_system_pct", "system"},
       {"cpu_iowait_pct", "iowait"},
@@ -37,18 +39,24 @@ const PanelSpec kPanels[] = {
     {"psi",
      "Pressure stalls (PSI)",
      false,
+     true,
      {{"psi_cpu_some_pct", "cpu some"},
       {"psi_memory_some_pct", "memory some"},
       {"psi_memory_full_pct", "memory full"},
       {"psi_io_some_pct", "io some"},
       {"psi_io_full_pct", "io full"}}},
-    {"disk", "Disk", false, {{"disk_read_mib_s", "read"}, {"disk_write_mib_s", "write"}}},
-    {"memory", "Memory", false, {{"mem_free_mib", "free"}, {"mem_cached_mib", "page cache"}}},
+    {"disk", "Disk", false, false, {{"disk_read_mib_s", "read"}, {"disk_write_mib_s", "write"}}},
+    {"memory",
+     "Memory",
+     false,
+     false,
+     {{"mem_free_mib", "free"}, {"mem_cached_mib", "page cache"}}},
     {"dirty",
      "Dirty and writeback",
      false,
+     false,
      {{"mem_dirty_mib", "dirty"}, {"mem_writeback_mib", "writeback"}}},
-    {"latency", "Wakeup latency", false, {{"latency_us", "latency"}}},
+    {"latency", "Wakeup latency", false, false, {{"latency_us", "latency"}}},
 };
 
 using Values = std::vector<std::optional<double>>;
@@ -138,9 +146,14 @@ std::string timeline_svg(const nlohmann::json& timeline, const std::string& titl
                 }
             y_max = std::max(y_max, stack);
         }
-        const double step = tick_step(std::max(y_max, 1e-9) * 1.05);
-        const double y_top = y_max > 0 ? std::ceil(y_max * 1.05 / step) * step : 1;
-        const double tick = y_max > 0 ? step : 0.25;
+        double step = tick_step(std::max(y_max, 1e-9) * 1.05);
+        double y_top = y_max > 0 ? std::ceil(y_max * 1.05 / step) * step : 1;
+        double tick = y_max > 0 ? step : 0.25;
+        // A busy machine is 100%, not a scale to 125 (a stack may round to 100.02).
+        if (spec.percent && y_top > 100 && y_max <= 101) {
+            y_top = 100;
+            tick = 20;
+        }
         auto y_of = [&](double v) { return base - v / y_top * panel_h; };
 
         std::string unit;

@@ -130,26 +130,24 @@ std::vector<PerfCount> scale_group_read(std::span<const std::uint64_t> buffer,
     return counts;
 }
 
-PerfParanoid read_perf_paranoid() {
+PerfParanoid perf_paranoid_from(std::optional<int> level, bool privileged) {
     PerfParanoid p;
-    p.privileged = has_perf_capability();
-    std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
-    int level;
-    if (!(in >> level)) {
+    p.privileged = privileged;
+    p.level = level;
+    if (!level) {
         p.note = "/proc/sys/kernel/perf_event_paranoid unreadable: no perf events in this kernel";
         p.blocks = true;
         return p;
     }
-    p.level = level;
-    const std::string setting = "perf_event_paranoid=" + std::to_string(level);
-    if (p.privileged) {
+    const std::string setting = "perf_event_paranoid=" + std::to_string(*level);
+    if (privileged) {
         p.note = setting + ", but contest runs privileged (root/CAP_PERFMON): not restricted";
-    } else if (level >= 3) {
+    } else if (*level >= 3) {
         p.blocks = true;
         p.note = setting +
                  " denies perf_event_open to unprivileged users: run as root or "
                  "lower it (sysctl kernel.perf_event_paranoid=1)";
-    } else if (level == 2) {
+    } else if (*level == 2) {
         p.blocks = true;
         p.note = setting +
                  " lets unprivileged users count user space only: kernel-side "
@@ -159,6 +157,13 @@ PerfParanoid read_perf_paranoid() {
         p.note = setting + ": own processes' user and kernel space may be counted";
     }
     return p;
+}
+
+PerfParanoid read_perf_paranoid() {
+    std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+    int level;
+    return perf_paranoid_from(in >> level ? std::optional<int>(level) : std::nullopt,
+                              has_perf_capability());
 }
 
 ExecGate::ExecGate() {

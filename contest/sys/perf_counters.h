@@ -61,6 +61,8 @@ struct PerfParanoid {
     std::string note;
 };
 PerfParanoid read_perf_paranoid();
+// The same from a level (nullopt: no such file) and whether we are privileged.
+PerfParanoid perf_paranoid_from(std::optional<int> level, bool privileged);
 
 // The pipe a forked child waits on before exec, so the parent can open the
 // counters on its pid first. wait_in_child() is async-signal-safe.
