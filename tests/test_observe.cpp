@@ -197,9 +197,11 @@ TEST_CASE("software counters count a sleeping child and a memory-touching one", 
     // Asleep: far less CPU than the 0.2 s it took.
     CHECK(clock->value < 0.15e9);
 
-    // dd's 64 MiB buffer is 16384 pages, touched by a grandchild of the shell:
-    // inherited counters see it.
-    auto toucher = measure({"sh", "-c", "dd if=/dev/zero of=/dev/null bs=64M count=2 2>/dev/null"});
+    // dd's 64 MiB buffer is 16384 pages, touched by a child of the shell
+    // (the "; true" keeps sh from exec'ing dd in its place): inherited
+    // counters see it.
+    auto toucher =
+        measure({"sh", "-c", "dd if=/dev/zero of=/dev/null bs=64M count=2 2>/dev/null; true"});
     const PerfCount* faults = toucher.find("page-faults");
     REQUIRE(faults);
     INFO(faults->reason);
@@ -321,7 +323,7 @@ TEST_CASE("the sampler's samples are monotone in time and its SVG well-formed", 
     sampler.stop();
     auto samples = sampler.samples();
     // 350 ms at 50 Hz is about 18; wide margins for a busy machine.
-    CHECK(samples.size() >= 6);
+    CHECK(samples.size() >= 4);
     CHECK(samples.size() <= 25);
     for (std::size_t i = 1; i < samples.size(); ++i) CHECK(samples[i].t_s > samples[i - 1].t_s);
     json tl = sampler.to_json();

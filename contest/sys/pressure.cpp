@@ -44,7 +44,12 @@ PsiTotals read_psi() {
     PsiTotals t;
     struct stat st;
     if (::stat("/proc/pressure", &st) != 0) {
-        t.reason = "no /proc/pressure: the kernel is built without CONFIG_PSI";
+        // The kernel makes /proc/pressure only when PSI is built in and on.
+        const std::string cmdline = read_first_line("/proc/cmdline").value_or("");
+        t.reason = cmdline.find("psi=0") != std::string::npos
+                       ? "no /proc/pressure: PSI is turned off by psi=0 on the kernel command line"
+                       : "no /proc/pressure: the kernel is built without CONFIG_PSI, or with "
+                         "CONFIG_PSI_DEFAULT_DISABLED and booted without psi=1";
         return t;
     }
     const std::array<std::pair<const char*, PsiResource*>, 3> files = {
@@ -53,8 +58,7 @@ PsiTotals read_psi() {
         std::string why;
         auto text = read_text_file(std::string("/proc/pressure/") + name, &why);
         if (!text) {
-            // EOPNOTSUPP: CONFIG_PSI_DEFAULT_DISABLED without psi=1 on the command line.
-            t.reason = why + " (PSI compiled in but disabled: boot with psi=1)";
+            t.reason = why;
             return t;
         }
         if (auto parsed = parse_psi(*text)) *resource = *parsed;
