@@ -8,7 +8,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build and test dependencies (Debian package names).
 DEPS := cmake make g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
-        nlohmann-json3-dev catch2 time tar
+        nlohmann-json3-dev catch2 time tar zlib1g-dev
 # What a kernel build needs besides the source (contest checks for each).
 KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # The tests run these for real: dbench_load's test runs dbench, and the

@@ -7,55 +7,15 @@
 #include <vector>
 
 #include "contest/report/formats.h"
+#include "contest/report/svg_common.h"
 
 namespace contest {
 
 namespace {
 
-// Okabe-Ito: told apart by most colour-blind readers, and in greyscale.
-constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                    "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
-
-std::string escape_xml(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
-
+const auto& kPalette = kSvgPalette;
 std::string num(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-    return buf;
-}
-
-// A step of 1, 2, 2.5 or 5 times a power of ten giving about five ticks.
-double tick_step(double top) {
-    const double raw = top / 5;
-    const double magnitude = std::pow(10, std::floor(std::log10(raw)));
-    for (double m : {1.0, 2.0, 2.5, 5.0})
-        if (m * magnitude >= raw) return m * magnitude;
-    return 10 * magnitude;
-}
-
-std::string tick_label(double v, double step) {
-    return fixed(v, step < 0.1 ? 2 : step < 1 ? 1 : 0);
+    return svg_number(v);
 }
 
 // Where everything goes: the plot widens with the number of bars, so bars
