@@ -10,11 +10,11 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/sys/errors.h"
 #include "contest/report/formats.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -191,7 +191,8 @@ int cmd_compare(int argc, char** argv) {
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
                              "where labels are looked up")(
-        "alpha", po::value(&options.alpha)->value_name("A")->default_value(0.05, "0.05"),
+        "alpha",
+        bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
         "significance level")("plot", po::value(&plot)->value_name("FILE.svg"),
                               "also draw Ratio per load for both, with 95% CI error bars, as SVG")(
         "side", po::value(&sides)->value_name("BASE NEW"), "the two labels or files");
@@ -199,8 +200,6 @@ int cmd_compare(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (sides.size() != 2) throw UsageError("contest compare: give BASE and NEW (labels or files)");
-    if (!(options.alpha > 0 && options.alpha < 1))
-        throw UsageError("--alpha must be between 0 and 1");
 
     SideResolver resolver(results_dir);
     auto base = resolver.resolve(sides[0]);

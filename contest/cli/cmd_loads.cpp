@@ -5,9 +5,9 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/sys/errors.h"
 #include "contest/cli/load_cli.h"
 #include "contest/run/load_runner.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/sysinfo.h"
 #include "loads/registry.h"
@@ -59,7 +59,7 @@ void describe_load_options(CommandLine& cl, LoadArguments& a) {
     // clang-format off
     cl.options.add_options()
         ("name", po::value(&a.name)->value_name("NAME"), "the load (also positional)")
-        ("duration,d", po::value(&a.duration)->default_value(5.0)->value_name("S"), "seconds to run it")
+        ("duration,d", bounded(&a.duration, 0.1, 86400.0)->default_value(5.0)->value_name("S"), "seconds to run it")
         ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
         ("format", po::value(&a.format)->default_value("text")->value_name("F"), "text | json");
     // clang-format on
@@ -70,7 +70,6 @@ void describe_load_options(CommandLine& cl, LoadArguments& a) {
 void check_load_arguments(LoadArguments& a) {
     finish_load_options(a.lo, a.text);
     if (a.name.empty()) throw UsageError("contest load: which load? (see contest loads)");
-    if (!(a.duration > 0)) throw UsageError("--duration must be > 0");
     if (a.format != "text" && a.format != "json") throw UsageError("--format must be text or json");
     if (a.workdir.empty()) a.workdir = default_workdir().string();
     a.lo.workdir = a.workdir;

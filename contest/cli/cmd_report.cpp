@@ -6,10 +6,10 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/sys/errors.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
+#include "contest/sys/errors.h"
 
 namespace contest {
 
@@ -32,7 +32,8 @@ int cmd_report(int argc, char** argv) {
         "the label the others are compared with (default: the first label read)")(
         "stats,s", po::bool_switch(&options.stats),
         "text: add the 95% CI of Time, the change against the baseline and Welch's p")(
-        "alpha", po::value(&options.alpha)->value_name("A")->default_value(0.05, "0.05"),
+        "alpha",
+        bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
         "significance level of the marks")(
         "plot", po::value(&plot)->value_name("FILE.svg"),
         "also draw Ratio per load and label, with 95% CI error bars, as SVG")(

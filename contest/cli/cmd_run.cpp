@@ -11,9 +11,18 @@
 #include "contest/report/report.h"
 #include "contest/run/runner.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+#include "workloads/synthetic_generator.h"
 
 namespace contest {
 namespace {
+
+// The largest values `contest run` takes: far beyond any real use, small
+// enough that a slip of the keyboard cannot ask for a day of runs or a fork
+// storm.
+constexpr unsigned kMaxRuns = 1000;
+constexpr unsigned kMaxJobs = 4096;
+constexpr double kMaxWarmupSeconds = 3600;
 
 std::string default_label() {
     struct utsname u {};
@@ -67,11 +76,11 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
     // clang-format off
     cl.options.add_options()
         ("label,k", po::value(&rc.label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
-        ("runs,n", po::value(&rc.runs)->default_value(3)->value_name("N"), "runs of the workload under each load")
+        ("runs,n", bounded(&rc.runs, 1u, kMaxRuns)->default_value(3)->value_name("N"), "runs of the workload under each load")
         ("workload,w", po::value(&rc.workload.kind)->value_name("W"),
          "synthetic | kernel | command (default: kernel when a source is found, else synthetic)")
-        ("jobs,j", po::value(&rc.workload.jobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
-        ("synthetic-size", po::value(&rc.workload.synthetic_size)->default_value(rc.workload.synthetic_size)->value_name("N"),
+        ("jobs,j", bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
+        ("synthetic-size", bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
          "synthetic: translation units in the generated project")
         ("kernel-source", po::value<std::string>()->value_name("P"),
          "kernel: tarball or tree (default: newest /usr/src/linux-source-*.tar.*)")
@@ -82,12 +91,12 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("clean-cmd", po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)")
         ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
         ("results", po::value(&a.results)->value_name("D"), "where result files go (default results/)")
-        ("warmup", po::value(&rc.warmup_s)->default_value(3.0)->value_name("S"),
+        ("warmup", bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts")
         ("order", po::value(&a.order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next")
-        ("seed", po::value<std::uint64_t>()->value_name("N"), "the shuffle's seed (default: random; recorded)")
+        ("seed", bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
         ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
@@ -100,7 +109,9 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
 RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     RunConfig rc = a.config;
     finish_load_options(rc.load, a.load_text);
-    if (rc.label.empty()) rc.label = default_label();
+    // An empty --label is refused like any bad one, not replaced by uname -r.
+    if (!vm.count("label")) rc.label = default_label();
+    if (auto why = label_problem(rc.label)) throw UsageError("--label " + *why);
     if (rc.workload.kind.empty())
         rc.workload.kind = kernel_source_available() ? "kernel" : "synthetic";
     if (vm.count("kernel-source"))
@@ -111,7 +122,6 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     rc.drop_caches = !a.no_drop;
     rc.order = parse_run_order(a.order);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
-    if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     return rc;
