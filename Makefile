@@ -68,7 +68,7 @@ fuzz: deps
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    name=$${t%%:*}; seeds=$${t#*:}; corpus=$(FUZZ_BUILD)/corpus/$$name; mkdir -p $$corpus; \
 	    echo "make fuzz: $$name for $(FUZZ_SECONDS) s"; \
-	    $(FUZZ_BUILD)/tests/fuzz/$$name -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    $(FUZZ_BUILD)/tests/fuzz/$$name -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
 	        -artifact_prefix=$(FUZZ_BUILD)/crashes/$$name- $$corpus $$seeds 2>$(FUZZ_BUILD)/$$name.log \
 	        || { tail -n 40 $(FUZZ_BUILD)/$$name.log; exit 1; }; \
 	    grep -E '^stat::number_of_executed_units|^stat::peak_rss' $(FUZZ_BUILD)/$$name.log; \

@@ -28,6 +28,43 @@ std::string_view trimmed(std::string_view s) {
     return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
+// Boost.ProgramOptions builds an error's text by replacing each %name% in
+// its template until none is left: a value or an option name that itself
+// holds "%value%" or "%canonical_option%" makes that loop run for ever
+// (`--runs=%value%` hung contest). The same text, each placeholder of the
+// template replaced once, left to right, reading the error's fields.
+struct OptionErrorText : po::error_with_option_name {
+    static std::string of(const po::error& e) {
+        const auto* named = dynamic_cast<const po::error_with_option_name*>(&e);
+        if (!named) return e.what();  // a fixed text, nothing substituted
+        auto values = named->*(&OptionErrorText::m_substitutions);
+        values["canonical_option"] = named->get_option_name();
+        values["prefix"] = (named->*(&OptionErrorText::get_canonical_option_prefix))();
+        std::string text = named->m_error_template;
+        // A missing value swaps a phrase of Boost's own for another.
+        for (const auto& [name, phrase] : named->*(&OptionErrorText::m_substitution_defaults))
+            if (values[name].empty())
+                if (auto at = text.find(phrase.first); at != std::string::npos)
+                    text.replace(at, phrase.first.size(), phrase.second);
+        std::string out;
+        std::size_t i = 0;
+        while (i < text.size()) {
+            const auto open = text.find('%', i);
+            const auto close = open == std::string::npos ? open : text.find('%', open + 1);
+            if (close == std::string::npos) break;
+            const auto it = values.find(text.substr(open + 1, close - open - 1));
+            if (it == values.end()) {
+                out.append(text, i, close - i);
+                i = close;
+                continue;
+            }
+            out.append(text, i, open - i).append(it->second);
+            i = close + 1;
+        }
+        return out.append(text, i);
+    }
+};
+
 [[noreturn]] void config_error(const std::string& where, int line, const std::string& what) {
     throw UsageError(printable(where) + ":" + std::to_string(line) + ": " + printable(what));
 }
@@ -82,6 +119,10 @@ po::parsed_options parsed(const po::options_description& options,
 
 }  // namespace
 
+std::string option_error_text(const po::error& e) {
+    return OptionErrorText::of(e);
+}
+
 std::string number_text(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.15g", v);
@@ -108,7 +149,7 @@ void store_config_text(std::string_view text, const std::string& where,
                          "'" + e.key + "' is set already on line " +
                              std::to_string(first_of.at(e.key)->line));
         } catch (const po::error& error) {
-            config_error(where, e.line, error.what());
+            config_error(where, e.line, option_error_text(error));
         }
     }
     std::vector<const ConfigEntry*> all;
@@ -116,7 +157,7 @@ void store_config_text(std::string_view text, const std::string& where,
     try {
         po::store(parsed(options, all), vm);
     } catch (const po::error& error) {
-        throw UsageError(printable(where) + ": " + printable(error.what()));
+        throw UsageError(printable(where) + ": " + printable(option_error_text(error)));
     }
 }
 
@@ -171,7 +212,7 @@ bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_ma
                       .run(),
                   vm);
     } catch (const po::error& e) {
-        throw UsageError("contest " + cl.name + ": " + printable(e.what()));
+        throw UsageError("contest " + cl.name + ": " + printable(option_error_text(e)));
     }
     if (vm.count("help")) {
         std::cout << "usage: " << cl.usage << "\n" << cl.summary << "\n\n" << cl.options << "\n";
@@ -182,7 +223,7 @@ bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_ma
     try {
         po::notify(vm);
     } catch (const po::error& e) {
-        throw UsageError("contest " + cl.name + ": " + printable(e.what()));
+        throw UsageError("contest " + cl.name + ": " + printable(option_error_text(e)));
     }
     return true;
 }

@@ -28,6 +28,10 @@ struct CommandLine {
 // Throws UsageError on any bad option, value or config line.
 bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_map& vm);
 
+// The one-line text of an option error. Use it, never e.what(): Boost's
+// what() loops for ever on a value holding a placeholder like "%value%".
+std::string option_error_text(const po::error& e);
+
 // The largest config file read: a real one is a few hundred bytes.
 inline constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
 

@@ -139,8 +139,8 @@ int cmd_run(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::create_directories(rc.workload.workdir, ec);
     if (ec)
-        throw EnvironmentError("cannot create workdir " + rc.workload.workdir.string() + ": " +
-                               ec.message());
+        throw EnvironmentError("cannot create workdir " + printable(rc.workload.workdir.string()) +
+                               ": " + ec.message());
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
