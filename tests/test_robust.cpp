@@ -299,6 +299,24 @@ TEST_CASE(
     CHECK_THAT(o.err, !Catch::Contains("No such file"));
 }
 
+TEST_CASE("a number field out of its type's range is refused, not cast", "[robust][result]") {
+    for (const char* index : {"1e300", "-1e300", "2.5", "4294967296.0"}) {
+        INFO(index);
+        const std::string text = R"({"schema_version": 1, "label": "x", "runs": [{"load": "no_load",
+            "index": )" + std::string(index) +
+                                 R"(, "status": "ok", "wall_s": 1}]})";
+        CHECK_THROWS_WITH(
+            result_from_json(nlohmann::json::parse(text), "f.json"),
+            Catch::Contains("f.json: runs[0]: field \"index\" is not a whole number"));
+    }
+    CHECK_THROWS_WITH(
+        result_from_json(nlohmann::json::parse(R"({"schema_version": 1e300})"), "g.json"),
+        Catch::Contains("schema_version"));
+    const auto ok = nlohmann::json::parse(
+        R"({"schema_version": 1.0, "label": "x", "runs": [{"load": "no_load", "index": 2.0, "status": "ok", "wall_s": 1}]})");
+    CHECK(result_from_json(ok, "h.json").runs.at(0).index == 2);
+}
+
 TEST_CASE("a failed write keeps the last good file, removes its temporary and names the cause",
           "[robust][result]") {
     test::ScratchDir dir("fullfs");

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <type_traits>
 #include <variant>
@@ -146,6 +148,19 @@ T value_from_json(const json& v, const char* name, const std::string& where) {
     } else if constexpr (std::is_same_v<T, std::optional<double>>) {
         return value_from_json<double>(v, name, where);
     } else {
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            // nlohmann casts a float to an integer as it is: 1e300 as an int
+            // is undefined behaviour (found by fuzz_result_file).
+            if (v.is_number_float()) {
+                const double d = v.get<double>();
+                constexpr double below = static_cast<double>(std::numeric_limits<T>::min()) - 1;
+                constexpr double above = static_cast<double>(std::numeric_limits<T>::max()) + 1;
+                if (!(d > below && d < above) || d != std::trunc(d))
+                    throw UsageError(where + ": field \"" + name +
+                                     "\" is not a whole number in range");
+                return static_cast<T>(d);
+            }
+        }
         try {
             return v.get<T>();
         } catch (const json::exception&) {
