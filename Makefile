@@ -20,7 +20,16 @@ TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt
 # For --workload kernel: the source tarball and the tools.
 KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 
-.PHONY: all deps deps-test deps-kernel configure run test install clean format
+# `make fuzz`: libFuzzer (clang's) on the readers of untrusted text, each
+# target for FUZZ_SECONDS, from a seed corpus; a crash fails the target and
+# leaves its input in $(FUZZ_BUILD)/crashes/.
+FUZZ_DEPS    := clang libfuzzer-14-dev
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+# target:seed-folder
+FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words
+
+.PHONY: all deps deps-test deps-kernel configure run test fuzz install clean format
 
 # `make` builds the tool only; `make test` builds the test binaries too
 # (one of them under ASan/UBSan), which takes a few minutes more.
@@ -52,6 +61,21 @@ test: all deps-test
 	./scripts/dependency-path $(BUILD)/dependency-path $(DEPS) $(TEST_DEPS)
 	cd $(BUILD) && PATH="$(abspath $(BUILD))/dependency-path" ctest --output-on-failure -j 2 --timeout 600
 
+fuzz: deps
+	@./scripts/install-deps $(FUZZ_DEPS)
+	@[ -f $(FUZZ_BUILD)/CMakeCache.txt ] || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONTEST_FUZZ=ON -DBUILD_TESTING=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t))))
+	@mkdir -p $(FUZZ_BUILD)/crashes
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    name=$${t%%:*}; seeds=$${t#*:}; corpus=$(FUZZ_BUILD)/corpus/$$name; mkdir -p $$corpus; \
+	    echo "make fuzz: $$name for $(FUZZ_SECONDS) s"; \
+	    $(FUZZ_BUILD)/tests/fuzz/$$name -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+	        -artifact_prefix=$(FUZZ_BUILD)/crashes/$$name- $$corpus $$seeds 2>$(FUZZ_BUILD)/$$name.log \
+	        || { tail -n 40 $(FUZZ_BUILD)/$$name.log; exit 1; }; \
+	    grep -E '^stat::number_of_executed_units|^stat::peak_rss' $(FUZZ_BUILD)/$$name.log; \
+	done
+
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
@@ -59,4 +83,4 @@ format:
 	clang-format -i contest/*/*.cpp contest/*/*.h loads/*.cpp loads/*.h workloads/*.cpp workloads/*.h tests/*.cpp
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)

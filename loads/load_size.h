@@ -14,6 +14,8 @@ inline constexpr LoadOption kLoadSizeOption{
     .value_name = "MiB",
     .help = "size to this instead of RAM (still capped to what is free)",
     .kind = LoadOptionKind::number,
+    .min = 1,
+    .max = 16 << 20,  // 16 TiB: the loads cap it to what is free anyway
 };
 
 // The size asked for, in bytes; nullopt when none was (0 is none too).

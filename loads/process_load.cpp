@@ -27,8 +27,10 @@ constexpr std::uint64_t kHopBatch = 16;
 constexpr LoadOption kRingProcesses{
     .name = "ring-processes",
     .value_name = "N",
-    .help = "processes in the ring (default, or 0: 4 x online CPUs)",
+    .help = "processes in the ring (default: 4 x online CPUs)",
     .kind = LoadOptionKind::number,
+    .min = 1,
+    .max = 16384,  // beyond that a fork storm, not a load
     .whole = true,
 };
 constexpr LoadOption kRingRecords{
@@ -37,6 +39,8 @@ constexpr LoadOption kRingRecords{
     .help = "records injected into the ring",
     .default_value = "2",
     .kind = LoadOptionKind::number,
+    .min = 1,
+    .max = 16384,
     .whole = true,
 };
 constexpr LoadOption kRecordBytes{

@@ -1,6 +1,7 @@
 #include "workloads/words.h"
 
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 namespace {
@@ -30,7 +31,7 @@ std::vector<std::string> split_words(std::string_view text) {
             ++i;
         } else if (c == '\\') {
             if (i + 1 >= text.size())
-                throw UsageError("trailing backslash in '" + std::string(text) + "'");
+                throw UsageError("trailing backslash in '" + printable(text) + "'");
             if (text[i + 1] != '\n') {
                 word += text[i + 1];
                 in_word = true;
@@ -39,7 +40,7 @@ std::vector<std::string> split_words(std::string_view text) {
         } else if (c == '\'') {
             size_t close = text.find('\'', i + 1);
             if (close == std::string_view::npos)
-                throw UsageError("unbalanced single quote in '" + std::string(text) + "'");
+                throw UsageError("unbalanced single quote in '" + printable(text) + "'");
             word.append(text.substr(i + 1, close - i - 1));
             in_word = true;
             i = close + 1;
@@ -61,7 +62,7 @@ std::vector<std::string> split_words(std::string_view text) {
                 word += d;
                 ++i;
             }
-            if (!closed) throw UsageError("unbalanced double quote in '" + std::string(text) + "'");
+            if (!closed) throw UsageError("unbalanced double quote in '" + printable(text) + "'");
             in_word = true;
         } else {
             word += c;

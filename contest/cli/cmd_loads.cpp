@@ -66,7 +66,7 @@ void describe_load_options(CommandLine& cl, LoadArguments& a) {
     // clang-format off
     cl.options.add_options()
         ("name", po::value(&a.name)->value_name("NAME"), "the load (also positional)")
-        ("duration,d", po::value(&a.duration)->default_value(5.0)->value_name("S"), "seconds to run it")
+        ("duration,d", bounded(&a.duration, 0.1, 86400.0)->default_value(5.0)->value_name("S"), "seconds to run it")
         ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
         ("format", po::value(&a.format)->default_value("text")->value_name("F"), "text | json");
     // clang-format on
@@ -77,7 +77,6 @@ void describe_load_options(CommandLine& cl, LoadArguments& a) {
 void check_load_arguments(LoadArguments& a) {
     finish_load_options(a.lo, a.text);
     if (a.name.empty()) throw UsageError("contest load: which load? (see contest loads)");
-    if (!(a.duration > 0)) throw UsageError("--duration must be > 0");
     if (a.format != "text" && a.format != "json") throw UsageError("--format must be text or json");
     if (a.workdir.empty()) a.workdir = default_workdir().string();
     a.lo.workdir = a.workdir;

@@ -13,9 +13,18 @@
 #include "contest/run/runner.h"
 #include "contest/run/summary.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+#include "workloads/synthetic_generator.h"
 
 namespace contest {
 namespace {
+
+// The largest values `contest run` takes: far beyond any real use, small
+// enough that a slip of the keyboard cannot ask for a day of runs or a fork
+// storm.
+constexpr unsigned kMaxRuns = 1000;
+constexpr unsigned kMaxJobs = 4096;
+constexpr double kMaxWarmupSeconds = 3600;
 
 std::string default_label() {
     struct utsname u {};
@@ -61,10 +70,12 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
     try {
         std::size_t used = 0;
         const unsigned long n = std::stoul(runs, &used);
-        if (used != runs.size() || n > 100000) throw std::invalid_argument(runs);
+        if (used != runs.size() || runs[0] == '-' || n < 1 || n > kMaxRuns)
+            throw std::invalid_argument(runs);
         rc.runs = static_cast<unsigned>(n);
     } catch (const std::logic_error&) {
-        throw UsageError("--runs '" + runs + "': expected a number or auto");
+        throw UsageError("'--runs' must be from 1 to " + std::to_string(kMaxRuns) + " or auto, not '" +
+                         printable(runs) + "'");
     }
 }
 
@@ -94,14 +105,14 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("label,k", po::value(&rc.label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
         ("runs,n", po::value(&a.runs)->default_value("3")->value_name("N"),
          "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci")
-        ("target-ci", po::value(&a.auto_runs.target_ci_pct)->default_value(2)->value_name("PCT"),
+        ("target-ci", bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
          "--runs auto: the widest Ratio CI half-width to reach, in %")
-        ("max-runs", po::value(&a.auto_runs.max_runs)->default_value(15)->value_name("N"),
+        ("max-runs", bounded(&a.auto_runs.max_runs, 1u, kMaxRuns)->default_value(15)->value_name("N"),
          "--runs auto: at most this many rounds")
         ("workload,w", po::value(&rc.workload.kind)->value_name("W"),
          "synthetic | kernel | command (default: kernel when a source is found, else synthetic)")
-        ("jobs,j", po::value(&rc.workload.jobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
-        ("synthetic-size", po::value(&rc.workload.synthetic_size)->default_value(rc.workload.synthetic_size)->value_name("N"),
+        ("jobs,j", bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
+        ("synthetic-size", bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
          "synthetic: translation units in the generated project")
         ("kernel-source", po::value<std::string>()->value_name("P"),
          "kernel: tarball or tree (default: newest /usr/src/linux-source-*.tar.*)")
@@ -112,12 +123,12 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("clean-cmd", po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)")
         ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
         ("results", po::value(&a.results)->value_name("D"), "where result files go (default results/)")
-        ("warmup", po::value(&rc.warmup_s)->default_value(3.0)->value_name("S"),
+        ("warmup", bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts")
         ("order", po::value(&a.order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next")
-        ("seed", po::value<std::uint64_t>()->value_name("N"), "the shuffle's seed (default: random; recorded)")
+        ("seed", bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
          "also write a small stable JSON summary per load for engines (docs/fleet.md)")
@@ -132,7 +143,9 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
 RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     RunConfig rc = a.config;
     finish_load_options(rc.load, a.load_text);
-    if (rc.label.empty()) rc.label = default_label();
+    // An empty --label is refused like any bad one, not replaced by uname -r.
+    if (!vm.count("label")) rc.label = default_label();
+    if (auto why = label_problem(rc.label)) throw UsageError("--label " + *why);
     if (rc.workload.kind.empty())
         rc.workload.kind = kernel_source_available() ? "kernel" : "synthetic";
     if (vm.count("kernel-source"))
@@ -144,7 +157,6 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     rc.order = parse_run_order(a.order);
     set_runs(rc, a.runs, a.auto_runs);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
-    if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     return rc;
@@ -162,8 +174,8 @@ int cmd_run(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::create_directories(rc.workload.workdir, ec);
     if (ec)
-        throw EnvironmentError("cannot create workdir " + rc.workload.workdir.string() + ": " +
-                               ec.message());
+        throw EnvironmentError("cannot create workdir " + printable(rc.workload.workdir.string()) +
+                               ": " + ec.message());
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);

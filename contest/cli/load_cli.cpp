@@ -30,6 +30,35 @@ std::vector<OptionUse> option_uses() {
     return uses;
 }
 
+// A load option's value, checked while it is parsed (so a config file's
+// error names its line, and "-1" or "" is refused at once, never taken as
+// "not given"), then kept as text for the load to read.
+class LoadOptionValue : public po::typed_value<std::string> {
+  public:
+    LoadOptionValue(const LoadOption& option, std::string* store)
+        : po::typed_value<std::string>(store), option_(option) {}
+
+    void xparse(boost::any& value_store, const std::vector<std::string>& tokens) const override {
+        po::validators::check_first_occurrence(value_store);
+        const std::string& token = po::validators::get_single_string(tokens);
+        if (check_option_value(option_, token)) {
+            std::string range = option_.kind == LoadOptionKind::text
+                                    ? "'%canonical_option%' needs a value"
+                                    : "'%canonical_option%' must be from " +
+                                          number_text(option_.min) + " to " +
+                                          number_text(option_.max) +
+                                          (option_.whole ? " (whole)" : "") + ", not '%value%'";
+            po::error_with_option_name e(range);
+            e.set_substitute("value", token);
+            throw e;
+        }
+        value_store = token;
+    }
+
+  private:
+    const LoadOption& option_;
+};
+
 }  // namespace
 
 void add_load_options(po::options_description& d, LoadOptions&, LoadOptionText& text) {
@@ -40,8 +69,12 @@ void add_load_options(po::options_description& d, LoadOptions&, LoadOptionText& 
         std::string help = use.loads + ": " + std::string(o.help);
         if (!o.default_value.empty()) help += " (default " + std::string(o.default_value) + ")";
         std::string& value = text.values[std::string(o.name)];
-        d.add_options()(flags.c_str(), po::value(&value)->value_name(std::string(o.value_name)),
-                        help.c_str());
+        auto* semantic = new LoadOptionValue(o, &value);
+        semantic->value_name(std::string(o.value_name));
+        semantic->notifier([&text, name = std::string(o.name)](const std::string&) {
+            text.given.insert(name);
+        });
+        d.add_options()(flags.c_str(), semantic, help.c_str());
     }
 }
 
@@ -56,7 +89,7 @@ std::filesystem::path default_workdir() {
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text) {
     for (const auto& use : option_uses()) {
         auto it = text.values.find(use.option->name);
-        if (it == text.values.end() || it->second.empty()) continue;
+        if (it == text.values.end() || !text.given.contains(it->first)) continue;
         if (auto why = check_option_value(*use.option, it->second)) throw UsageError(*why);
         lo.set(use.option->name, it->second);
     }

@@ -3,6 +3,7 @@
 // the options each load's entry declares (LoadInfo::options).
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 #include "contest/cli/cli_common.h"
@@ -13,10 +14,11 @@ namespace contest {
 // $XDG_CACHE_HOME/contest, else ~/.cache/contest, else /tmp/contest.
 std::filesystem::path default_workdir();
 
-// The load options as parsed (option name -> text; empty: not given),
+// The load options as parsed (option name -> text, and the names given),
 // before they are checked into LoadOptions.
 struct LoadOptionText {
     std::map<std::string, std::string, std::less<>> values;
+    std::set<std::string, std::less<>> given;
 };
 
 // One option per distinct LoadOption of the registry's entries, its help

@@ -7,10 +7,12 @@
 
 #include <boost/program_options/errors.hpp>
 
+#include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/text.h"
 #include "contest/sys/version.h"
 
 namespace {
@@ -52,7 +54,7 @@ int exit_code_for_current_exception() {
         say(e.what());
         return contest::kExitUsage;
     } catch (const boost::program_options::error& e) {
-        say(e.what());
+        say(contest::printable(contest::option_error_text(e)));
         return contest::kExitUsage;
     } catch (const contest::EnvironmentError& e) {
         say(e.what());

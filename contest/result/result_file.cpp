@@ -1,14 +1,15 @@
 #include "contest/result/result_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <limits>
+#include <set>
 #include <type_traits>
 #include <variant>
 
@@ -151,6 +152,19 @@ T value_from_json(const json& v, const char* name, const std::string& where) {
     } else if constexpr (std::is_same_v<T, std::optional<double>>) {
         return value_from_json<double>(v, name, where);
     } else {
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            // nlohmann casts a float to an integer as it is: 1e300 as an int
+            // is undefined behaviour (found by fuzz_result_file).
+            if (v.is_number_float()) {
+                const double d = v.get<double>();
+                constexpr double below = static_cast<double>(std::numeric_limits<T>::min()) - 1;
+                constexpr double above = static_cast<double>(std::numeric_limits<T>::max()) + 1;
+                if (!(d > below && d < above) || d != std::trunc(d))
+                    throw UsageError(where + ": field \"" + name +
+                                     "\" is not a whole number in range");
+                return static_cast<T>(d);
+            }
+        }
         try {
             return v.get<T>();
         } catch (const json::exception&) {
@@ -208,6 +222,9 @@ ResultFile result_from_json(const json& j, const std::string& where) {
     ResultFile f;
     read_fields(j, std::begin(kFileFields), std::end(kFileFields), where, f);
     if (f.label.empty()) throw UsageError(where + ": empty label");
+    // Labels and load names go to the terminal in every table.
+    if (!is_printable(f.label))
+        throw UsageError(where + ": label '" + printable(f.label) + "' has control characters");
     auto runs = j.find("runs");
     if (runs == j.end() || !runs->is_array()) throw UsageError(where + ": missing array \"runs\"");
     int i = 0;
@@ -216,6 +233,8 @@ ResultFile result_from_json(const json& j, const std::string& where) {
         if (!rj.is_object()) throw UsageError(w + ": not an object");
         RunRecord r;
         read_fields(rj, std::begin(kRunFields), std::end(kRunFields), w, r);
+        if (!is_printable(r.load))
+            throw UsageError(w + ": load '" + printable(r.load) + "' has control characters");
         if (r.ok() && !(r.wall_s > 0)) throw UsageError(w + ": wall_s must be > 0 for an ok run");
         for (double v : {r.wall_s, r.user_s, r.sys_s, r.cpu_pct, r.load_units, r.load_cpu_pct})
             if (!std::isfinite(v)) throw UsageError(w + ": a measure is not a finite number");
@@ -224,48 +243,153 @@ ResultFile result_from_json(const json& j, const std::string& where) {
     return f;
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// Closes a file descriptor on every path out.
+struct FdCloser {
+    int fd;
+    ~FdCloser() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+std::string cause(int error) {
+    return error == ELOOP ? "a symlink loop" : std::strerror(error);
+}
+
+// The whole of a regular file, or a UsageError naming the file and the real
+// cause (permission denied, a symlink loop, a folder or a FIFO, too large).
+std::string read_regular_file(const fs::path& path) {
+    const std::string name = printable(path.string());
+    // O_NONBLOCK: a FIFO named x.json must not hang the report.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) throw UsageError("cannot read result file " + name + ": " + cause(errno));
+    FdCloser closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        throw UsageError("cannot read result file " + name + ": " + cause(errno));
+    if (!S_ISREG(st.st_mode)) throw UsageError(name + ": not a regular file");
+    if (static_cast<std::uintmax_t>(st.st_size) > kMaxResultFileBytes)
+        throw UsageError(name + ": larger than " + std::to_string(kMaxResultFileBytes >> 20) +
+                         " MiB, not a contest result");
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw UsageError("cannot read result file " + name + ": " + cause(errno));
+        if (n == 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > kMaxResultFileBytes)
+            throw UsageError(name + ": larger than " + std::to_string(kMaxResultFileBytes >> 20) +
+                             " MiB, not a contest result");
+    }
+    return text;
+}
+
+// Collects the *.json files under a folder, walking it depth first. A
+// sub-folder that cannot be listed, a symlink loop or a link back to a
+// folder already walked is named in `bad` and skipped; the walk goes on.
+class ResultFolderWalker {
+  public:
+    ResultFolderWalker(std::vector<fs::path>& files, std::vector<std::string>& bad)
+        : files_(files), bad_(bad) {}
+
+    void walk(const fs::path& dir) {
+        struct stat st {};
+        if (::stat(dir.c_str(), &st) != 0) {
+            skip(dir, cause(errno));
+            return;
+        }
+        if (!visited_.insert({st.st_dev, st.st_ino}).second) {
+            skip(dir, "a link back to a folder already read");
+            return;
+        }
+        std::error_code ec;
+        fs::directory_iterator it(dir, ec), end;
+        if (ec) {
+            skip(dir, cause(ec.value()));
+            return;
+        }
+        std::vector<fs::path> folders;
+        for (; it != end; it.increment(ec)) {
+            if (ec) break;
+            entry(*it, folders);
+        }
+        if (ec) skip(dir, "cannot list all of it: " + cause(ec.value()));
+        std::sort(folders.begin(), folders.end());
+        for (const auto& f : folders) walk(f);
+    }
+
+  private:
+    void entry(const fs::directory_entry& e, std::vector<fs::path>& folders) {
+        std::error_code ec;
+        const auto link = e.symlink_status(ec);
+        if (ec) return skip(e.path(), cause(ec.value()));
+        // A symlink is followed (a results folder may link to another disk),
+        // with loops caught: ELOOP here, a folder seen before in walk().
+        const auto target = fs::is_symlink(link) ? fs::status(e.path(), ec) : link;
+        if (ec) {
+            if (ec == std::errc::no_such_file_or_directory) return;  // a dangling link: no file
+            return skip(e.path(), cause(ec.value()));
+        }
+        if (fs::is_directory(target))
+            folders.push_back(e.path());
+        else if (e.path().extension() == ".json")
+            files_.push_back(e.path());  // a FIFO or device is refused by the reader
+    }
+
+    void skip(const fs::path& path, const std::string& why) {
+        bad_.push_back(printable(path.string()) + ": " + why);
+    }
+
+    std::vector<fs::path>& files_;
+    std::vector<std::string>& bad_;
+    std::set<std::pair<dev_t, ino_t>> visited_;
+};
+
+}  // namespace
+
 ResultFile read_result_file(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    if (!in) throw UsageError("cannot read result file " + path.string());
+    const std::string text = read_regular_file(path);
+    const std::string name = printable(path.string());
     json j;
     try {
-        j = json::parse(in);
+        j = json::parse(text);
     } catch (const json::parse_error& e) {
         // e.byte is the offset; turn it into a line for the user.
-        std::ifstream again(path);
-        std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
-        auto upto = std::min<std::size_t>(e.byte, text.size());
-        auto line =
-            1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n');
-        throw UsageError(path.string() + ":" + std::to_string(line) + ": malformed JSON");
+        const auto upto = static_cast<std::ptrdiff_t>(std::min<std::size_t>(e.byte, text.size()));
+        const auto line = 1 + std::count(text.begin(), text.begin() + upto, '\n');
+        throw UsageError(name + ":" + std::to_string(line) + ": malformed JSON");
     } catch (const json::exception& e) {
         // A number beyond a double (1e400) is not a parse_error.
-        throw UsageError(path.string() + ": unreadable JSON (" + e.what() + ")");
+        throw UsageError(name + ": unreadable JSON (" + e.what() + ")");
     }
-    ResultFile f = result_from_json(j, path.string());
+    ResultFile f = result_from_json(j, name);
     f.path = path;
     return f;
 }
 
 std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,
                                           std::vector<std::string>& bad) {
-    namespace fs = std::filesystem;
     std::vector<fs::path> files;
+    ResultFolderWalker walker(files, bad);
     for (const auto& p : paths) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec)) {
-            for (auto it = fs::recursive_directory_iterator(p, ec);
-                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-                if (it->is_regular_file() && it->path().extension() == ".json")
-                    files.push_back(it->path());
-            }
-        } else if (fs::exists(p, ec)) {
-            files.push_back(p);
+        struct stat st {};
+        if (::stat(p.c_str(), &st) != 0) {
+            const int e = errno;
+            bad.push_back(printable(p.string()) + ": " +
+                          (e == ENOENT ? std::string("no such file or folder") : cause(e)));
+        } else if (S_ISDIR(st.st_mode)) {
+            walker.walk(p);
         } else {
-            bad.push_back(p.string() + ": no such file or folder");
+            files.push_back(p);
         }
     }
     std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
     std::vector<ResultFile> out;
     for (const auto& f : files) {
         try {
@@ -277,47 +401,63 @@ std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::pat
     return out;
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-    namespace fs = std::filesystem;
+std::optional<std::string> try_write_file_atomically(const std::filesystem::path& path,
+                                                     const std::string& content) {
+    const std::string name = printable(path.string());
+    const auto failed = [&](const std::string& why) {
+        return "cannot write " + name + ": " + why + " (the file as it was is kept)";
+    };
+    const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
     std::error_code ec;
-    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+    fs::create_directories(folder, ec);
+    if (ec) return "cannot create the folder " + printable(folder.string()) + ": " + ec.message();
     fs::path tmp = path;
     tmp += ".tmp." + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        throw EnvironmentError("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    // A stale temporary (or a link planted in its place) goes first; O_EXCL
+    // and O_NOFOLLOW then make sure the file written is a new one.
+    ::unlink(tmp.c_str());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return failed(cause(errno));
+    const auto give_up = [&](int error) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return failed(cause(error));
+    };
     const char* p = content.data();
     std::size_t left = content.size();
     while (left > 0) {
-        ssize_t n = ::write(fd, p, left);
+        const ssize_t n = ::write(fd, p, left);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int e = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            throw EnvironmentError("cannot write " + path.string() + ": " + std::strerror(e));
-        }
+        if (n < 0) return give_up(errno);
+        if (n == 0) return give_up(ENOSPC);  // write(2) makes no progress only when full
         p += n;
         left -= static_cast<std::size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        int e = errno;
+    // The data must be on disk before the rename makes it the file: else a
+    // crash could leave an empty file where the last good one was.
+    if (::fsync(fd) != 0) return give_up(errno);
+    if (::close(fd) != 0) {
+        const int e = errno;
         ::unlink(tmp.c_str());
-        throw EnvironmentError("cannot write " + path.string() + ": " + std::strerror(e));
+        return failed(cause(e));
     }
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        int e = errno;
+        const int e = errno;
         ::unlink(tmp.c_str());
-        throw EnvironmentError("cannot rename into " + path.string() + ": " + std::strerror(e));
+        return failed(cause(e));
     }
     // The rename is in the folder's data: without this, a crash right after
     // could bring back the file as it was before.
-    fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-    int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd >= 0) {
         ::fsync(dir_fd);
         ::close(dir_fd);
     }
+    return std::nullopt;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+    if (auto error = try_write_file_atomically(path, content)) throw EnvironmentError(*error);
 }
 
 }  // namespace contest

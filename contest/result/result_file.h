@@ -62,17 +62,29 @@ nlohmann::json to_json(const ResultFile& f);
 // Throws UsageError naming the file and the field when malformed (a missing
 // required field, a wrong type, an unknown status, another schema_version).
 ResultFile result_from_json(const nlohmann::json& j, const std::string& where);
+// The largest result file read: a real one with latency histograms is a few MiB.
+inline constexpr std::uintmax_t kMaxResultFileBytes = 256u << 20;
+
+// Reads and checks one result file. Throws UsageError naming the file and the
+// real cause (permission denied, not a regular file, malformed JSON with its
+// line, a bad field).
 ResultFile read_result_file(const std::filesystem::path& path);
 
 // Every *.json under each path (files taken as they are, folders walked
-// recursively), sorted by path. Unreadable or malformed files are reported
-// through `bad` (one line each, naming the file) and skipped.
+// recursively, symlinks followed), sorted by path. Unreadable or malformed
+// files, folders that cannot be listed and symlink loops are reported through
+// `bad` (one line each, naming the path and the cause) and skipped.
 std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,
                                           std::vector<std::string>& bad);
 
-// Write to a temporary file in the same folder, fsync, rename, fsync the
+// Write to a new temporary file in the same folder, fsync, rename, fsync the
 // folder: a reader (or a crash) sees the old file or the new one, never half
-// of one.
+// of one. When any step fails (no space, a read-only file system, no
+// permission) the temporary is removed, the file at path is left as it was,
+// and the one-line reason naming the path and the cause is returned.
+std::optional<std::string> try_write_file_atomically(const std::filesystem::path& path,
+                                                     const std::string& content);
+// The same, throwing EnvironmentError with that reason.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
 }  // namespace contest

@@ -1,6 +1,8 @@
 #pragma once
 // Small text helpers shared by every layer.
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,5 +21,20 @@ std::string join(const Range& items, std::string_view separator, ToText to_text 
     }
     return out;
 }
+
+// Text safe to put in a message on a terminal: control characters (C0, DEL
+// and the C1 range, which some terminals obey as escapes) and bytes that are
+// not valid UTF-8 become \n, \t, \r, \e or \xNN; valid UTF-8 is kept, so a
+// label like "6.1-für-rt" reads as it is.
+std::string printable(std::string_view text);
+
+// True when printable() would change nothing.
+bool is_printable(std::string_view text);
+
+// What a label (a folder name under the results folder, a row name in every
+// table) must be: not empty, at most kMaxLabelBytes, printable, no '/', not
+// "." or "..". Returns why `label` is not one, or nothing when it is.
+inline constexpr std::size_t kMaxLabelBytes = 200;
+std::optional<std::string> label_problem(std::string_view label);
 
 }  // namespace contest

@@ -1,0 +1,105 @@
+#include "contest/sys/text.h"
+
+#include <cstdio>
+
+namespace contest {
+namespace {
+
+// The length of the valid UTF-8 sequence at the start of s that encodes a
+// character other than a C1 control (U+0080..U+009F), or 0.
+std::size_t printable_utf8_length(std::string_view s) {
+    const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+    const unsigned char lead = b(0);
+    std::size_t n = 0;
+    char32_t cp = 0;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        n = 2;
+        cp = lead & 0x1f;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        n = 3;
+        cp = lead & 0x0f;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        n = 4;
+        cp = lead & 0x07;
+    } else {
+        return 0;
+    }
+    if (s.size() < n) return 0;
+    for (std::size_t i = 1; i < n; ++i) {
+        if ((b(i) & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (b(i) & 0x3f);
+    }
+    // Overlong forms, surrogates, beyond U+10FFFF and the C1 controls.
+    static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < kSmallest[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
+    if (cp >= 0x80 && cp <= 0x9f) return 0;
+    return n;
+}
+
+bool is_control(unsigned char c) {
+    return c < 0x20 || c == 0x7f;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x80 && !is_control(c)) {
+            out += static_cast<char>(c);
+            ++i;
+            continue;
+        }
+        if (c >= 0x80) {
+            if (std::size_t n = printable_utf8_length(text.substr(i))) {
+                out.append(text.substr(i, n));
+                i += n;
+                continue;
+            }
+        }
+        switch (c) {
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case 0x1b:
+                out += "\\e";
+                break;
+            default: {
+                char hex[5];
+                std::snprintf(hex, sizeof hex, "\\x%02x", c);
+                out += hex;
+            }
+        }
+        ++i;
+    }
+    return out;
+}
+
+bool is_printable(std::string_view text) {
+    return printable(text) == text;
+}
+
+std::optional<std::string> label_problem(std::string_view label) {
+    if (label.empty()) return "is empty";
+    if (label.size() > kMaxLabelBytes)
+        return "is " + std::to_string(label.size()) + " bytes long (at most " +
+               std::to_string(kMaxLabelBytes) + ")";
+    std::string why = "'";
+    why.append(printable(label)).append("' ");
+    if (!is_printable(label)) return why.append("has control characters");
+    if (label == "." || label == "..") return why.append("names a folder");
+    if (label.find('/') != std::string_view::npos)
+        return why.append("has a '/' (it names a folder under the results)");
+    return std::nullopt;
+}
+
+}  // namespace contest

@@ -1,0 +1,382 @@
+// Bad input and a hostile file system, met through the binary where a user
+// meets them: numbers out of range, labels that are not names, config files
+// that are not config files, results folders with loops, unreadable parts,
+// a read-only or full file system.
+#include <grp.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
+
+#include "contest/result/result_file.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+#include "test_helpers.h"
+
+using namespace contest;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A workload that does not exist: a run given it stops before any work.
+const std::string kNoWorkload = "no_such_workload";
+
+bool one_line(const std::string& s) {
+    return std::count(s.begin(), s.end(), '\n') == 1;
+}
+
+// A usage error: exit 2, one line on stderr naming `what`, no raw escape.
+void check_refused(const test::Outcome& o, const std::string& what) {
+    INFO("stderr: " << o.err);
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains(what));
+    CHECK(one_line(o.err));
+    CHECK(o.err.find('\x1b') == std::string::npos);
+}
+
+// A tmpfs of `size` mounted on dir for the test's life; mounted() is false
+// (with the reason) where mounting is not permitted.
+class ScratchMount {
+  public:
+    ScratchMount(const fs::path& dir, const std::string& size, unsigned long flags = 0)
+        : dir_(dir) {
+        fs::create_directories(dir);
+        const std::string options = "size=" + size;
+        if (::mount("tmpfs", dir.c_str(), "tmpfs", flags, options.c_str()) == 0)
+            mounted_ = true;
+        else
+            why_not_ = std::strerror(errno);
+    }
+    ~ScratchMount() {
+        if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+    }
+    bool mounted() const { return mounted_; }
+    const std::string& why_not() const { return why_not_; }
+    // Remounts it read-only, keeping what it holds.
+    bool make_read_only() {
+        return ::mount(nullptr, dir_.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr) == 0;
+    }
+
+  private:
+    fs::path dir_;
+    bool mounted_ = false;
+    std::string why_not_;
+};
+
+// Runs the binary as nobody (root reads everything, so permission errors
+// need an unprivileged user). Its stdout/stderr files go to out_dir, which
+// must be writable by nobody.
+test::Outcome run_as_nobody(const std::vector<std::string>& args, const fs::path& out_dir) {
+    fs::permissions(out_dir, fs::perms::all);
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const uid_t nobody = 65534;
+        const gid_t nogroup = 65534;
+        if (::setgroups(0, nullptr) != 0 || ::setresgid(nogroup, nogroup, nogroup) != 0 ||
+            ::setresuid(nobody, nobody, nobody) != 0)
+            ::_exit(125);
+        ::_exit(test::run_contest_binary(args, out_dir).exit_code);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    test::Outcome o;
+    o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    o.out = test::slurp(out_dir / "stdout");
+    o.err = test::slurp(out_dir / "stderr");
+    return o;
+}
+
+// A results folder holding one good result file (label 6.1.0-hz100).
+void copy_good_result(const fs::path& to) {
+    fs::create_directories(to);
+    const fs::path from = fs::path(CONTEST_TEST_DATA) / "results/kernels/6.1.0-hz100";
+    for (const auto& e : fs::directory_iterator(from))
+        fs::copy_file(e.path(), to / e.path().filename());
+}
+
+}  // namespace
+
+TEST_CASE("every number option refuses a negative and a huge value, naming it", "[robust][e2e]") {
+    test::ScratchDir dir("ranges");
+    const std::string work = (dir / "work").string();
+    struct Case {
+        std::vector<std::string> command;
+        std::string option;
+        bool has_negative_bound = true;  // false: 0 is allowed, -1 is still refused
+    };
+    // Each run here must be refused while parsing; should one get through,
+    // the unknown workload stops it before any work.
+    const std::vector<std::string> run = {"run", "-w",        kNoWorkload, "--workdir",
+                                          work,  "--results", work};
+    const std::vector<std::string> load = {"load", "cpu_load", "--workdir", work};
+    const std::vector<Case> cases = {
+        {run, "--runs"},
+        {run, "--jobs"},
+        {run, "--synthetic-size"},
+        {run, "--warmup"},
+        {run, "--seed"},
+        {run, "--ring-processes"},
+        {run, "--ring-records"},
+        {run, "--record-bytes"},
+        {run, "--load-size-mib"},
+        {load, "--duration"},
+        {load, "--ring-processes"},
+        {load, "--load-size-mib"},
+        {{"loads"}, "--ring-records"},
+        {{"report"}, "--alpha"},
+        {{"compare", "a", "b"}, "--alpha"},
+    };
+    for (const auto& c : cases) {
+        // "%value%": Boost's own error text loops for ever on it.
+        for (const std::string value :
+             {"-1", "99999999999999999999999", "nan", "12abc", "", "%value%"}) {
+            auto args = c.command;
+            args.push_back(c.option + "=" + value);
+            INFO(join(args, " "));
+            check_refused(test::run_contest_binary(args, dir.path()), c.option);
+        }
+    }
+    // The short forms and the config file go through the same check.
+    check_refused(test::run_contest_binary(
+                      {"run", "-w", kNoWorkload, "-n", "-1", "--workdir", work}, dir.path()),
+                  "--runs");
+    check_refused(
+        test::run_contest_binary({"run", "-w", kNoWorkload, "-j", "4294967295", "--workdir", work},
+                                 dir.path()),
+        "--jobs");
+    std::ofstream(dir / "c.conf") << "# ranges\nload = no_load\n\nring-processes = -1\n";
+    check_refused(test::run_contest_binary({"run", "-w", kNoWorkload, "--config",
+                                            (dir / "c.conf").string(), "--workdir", work},
+                                           dir.path()),
+                  "c.conf:4: 'ring-processes' must be from 1 to 16384");
+    std::ofstream(dir / "p.conf") << "runs = 1\n%canonical_option% = 1\n";
+    check_refused(test::run_contest_binary({"run", "-w", kNoWorkload, "--config",
+                                            (dir / "p.conf").string(), "--workdir", work},
+                                           dir.path()),
+                  "p.conf:2: unrecognised option '%canonical_option%'");
+    check_refused(test::run_contest_binary({"run", "--%canonical_option%"}, dir.path()),
+                  "unrecognised option '--%canonical_option%'");
+    CHECK_FALSE(fs::exists(work));  // refused before anything was made
+    // In range is still accepted.
+    auto ok = test::run_contest_binary(
+        {"loads", "--ring-processes", "16384", "--record-bytes", "1"}, dir.path());
+    CHECK(ok.exit_code == 0);
+}
+
+TEST_CASE("a label that is not a name is refused at once, before anything is prepared",
+          "[robust][e2e]") {
+    test::ScratchDir dir("labels");
+    const std::string work = (dir / "work").string(), results = (dir / "results").string();
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"", "--label is empty"},
+        {"a\nb", "'a\\nb' has control characters"},
+        {"red\x1b[31m", "'red\\e[31m' has control characters"},
+        {std::string(5000, 'x'), "5000 bytes long (at most 200)"},
+        {"a/b", "has a '/'"},
+        {"..", "'..' names a folder"},
+        {".", "'.' names a folder"},
+    };
+    for (const auto& [label, why] : cases) {
+        INFO(printable(label.substr(0, 20)));
+        const auto start = std::chrono::steady_clock::now();
+        auto o = test::run_contest_binary({"run", "-k", label, "-w", kNoWorkload, "--workdir", work,
+                                           "--results", results, "no_load"},
+                                          dir.path());
+        check_refused(o, why);
+        CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+        CHECK_FALSE(fs::exists(work));
+        CHECK_FALSE(fs::exists(results));
+    }
+    // The same label from a config file is refused the same way.
+    std::ofstream(dir / "l.conf") << "label = a/b\n";
+    check_refused(test::run_contest_binary({"run", "-w", kNoWorkload, "--config",
+                                            (dir / "l.conf").string(), "--workdir", work},
+                                           dir.path()),
+                  "has a '/'");
+    CHECK(label_problem(std::string(200, 'x')) == std::nullopt);
+    CHECK(label_problem("6.1.0-für-rt") == std::nullopt);
+    CHECK(label_problem(std::string(201, 'x')).has_value());
+}
+
+TEST_CASE("printable escapes control characters and broken UTF-8, keeps the rest", "[robust]") {
+    CHECK(printable("plain 6.1 für") == "plain 6.1 für");
+    CHECK(printable("a\nb\tc\rd\x1b[0m") == "a\\nb\\tc\\rd\\e[0m");
+    CHECK(printable(std::string("x\0y", 3)) == "x\\x00y");
+    CHECK(printable("\x7f") == "\\x7f");
+    CHECK(printable("\xc2\x9b"
+                    "31m") == "\\xc2\\x9b31m");          // C1 CSI, a terminal escape
+    CHECK(printable("\xff\xc3") == "\\xff\\xc3");        // not UTF-8
+    CHECK(printable("\xe2\x82\xac") == "\xe2\x82\xac");  // the euro sign
+    CHECK(is_printable(printable("\x01\x80\xc0\x80\xed\xa0\x80")));
+}
+
+TEST_CASE("a config file must be a small regular file; a bad line is named with its number",
+          "[robust][e2e]") {
+    test::ScratchDir dir("config");
+    const std::string work = (dir / "work").string();
+    auto run_with = [&](const std::string& config) {
+        return test::run_contest_binary({"run", "-w", kNoWorkload, "--config", config, "--workdir",
+                                         work, "--results", work, "no_load"},
+                                        dir.path());
+    };
+    check_refused(run_with(dir.path().string()), "is a folder");
+    check_refused(run_with("/dev/zero"), "/dev/zero is not a regular file");
+    check_refused(run_with((dir / "missing.conf").string()), "No such file or directory");
+    {
+        std::ofstream big(dir / "big.conf");
+        big << "runs = 1\n" << std::string(1 << 20, '#') << "\n";
+    }
+    check_refused(run_with((dir / "big.conf").string()), "big.conf is larger than 1 MiB");
+
+    std::ofstream(dir / "unknown.conf") << "# quick\nruns = 1\n\n  colour = red  \n";
+    check_refused(run_with((dir / "unknown.conf").string()),
+                  "unknown.conf:4: unrecognised option 'colour'");
+    std::ofstream(dir / "section.conf") << "runs = 1\n[x\n";
+    check_refused(run_with((dir / "section.conf").string()),
+                  "section.conf:2: expected a [section]");
+    std::ofstream(dir / "dup.conf") << "runs = 1\nload = no_load\nload = cpu_load\nruns = 2\n";
+    check_refused(run_with((dir / "dup.conf").string()),
+                  "dup.conf:4: 'runs' is set already on line 1");
+    std::ofstream(dir / "words.conf") << "runs = 1\nfast please\n";
+    check_refused(run_with((dir / "words.conf").string()), "words.conf:2: expected 'name = value'");
+    std::ofstream(dir / "escape.conf") << "runs = 1\nlabel = \x1b[2J\n";
+    check_refused(run_with((dir / "escape.conf").string()),
+                  "escape.conf:2: a control character (\\e)");
+    CHECK_FALSE(fs::exists(work));
+
+    // A good one is read: the command line wins over it, repeated loads add up.
+    std::ofstream(dir / "good.conf")
+        << "# a comment\nruns = 2  # two\r\nload = no_load\nload = cpu_load\n";
+    auto o =
+        test::run_contest_binary({"run", "-w", kNoWorkload, "--config",
+                                  (dir / "good.conf").string(), "--runs", "1000", "--seed", "x"},
+                                 dir.path());
+    check_refused(o, "--seed");  // parsed that far: the file itself was fine
+}
+
+TEST_CASE(
+    "a results folder with symlink loops and unreadable parts is reported from what is readable",
+    "[robust][e2e]") {
+    test::ScratchDir dir("readloop");
+    const fs::path results = dir / "results";
+    copy_good_result(results / "6.1.0-hz100");
+    fs::create_symlink("b", results / "a.json");  // a.json -> b -> a.json
+    fs::create_symlink("a.json", results / "b");
+    fs::create_directory_symlink("..", results / "6.1.0-hz100" / "up");  // a folder loop
+    fs::create_directory_symlink("spin", results / "spin");              // a link to itself
+    auto o = test::run_contest_binary({"report", results.string()}, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("6.1.0-hz100") && Catch::Contains("no_load"));
+    CHECK_THAT(o.err, Catch::Contains("a.json: a symlink loop"));
+    CHECK_THAT(o.err, Catch::Contains("spin: a symlink loop"));
+    CHECK_THAT(o.err, Catch::Contains("up: a link back to a folder already read"));
+
+    // Unreadable to an ordinary user: a sub-folder and a file.
+    copy_good_result(results / "6.1.0-rt");
+    const fs::path hidden = results / "hidden", locked = results / "6.1.0-rt" / "locked.json";
+    copy_good_result(hidden);
+    fs::copy_file(results / "6.1.0-hz100" / "2024-05-01T090000Z.json", locked);
+    fs::permissions(hidden, fs::perms::none);
+    fs::permissions(locked, fs::perms::none);
+    fs::create_directories(dir / "out");
+    o = run_as_nobody({"report", results.string()}, dir / "out");
+    fs::permissions(hidden, fs::perms::owner_all);
+    if (o.exit_code == 125) {
+        WARN("skipped: cannot become nobody here");
+        return;
+    }
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("6.1.0-hz100"));
+    CHECK_THAT(o.err, Catch::Contains("hidden: Permission denied"));
+    CHECK_THAT(o.err, Catch::Contains("locked.json: Permission denied"));
+    CHECK_THAT(o.err, !Catch::Contains("No such file"));
+}
+
+TEST_CASE("a number field out of its type's range is refused, not cast", "[robust][result]") {
+    for (const char* index : {"1e300", "-1e300", "2.5", "4294967296.0"}) {
+        INFO(index);
+        const std::string text = R"({"schema_version": 1, "label": "x", "runs": [{"load": "no_load",
+            "index": )" + std::string(index) +
+                                 R"(, "status": "ok", "wall_s": 1}]})";
+        CHECK_THROWS_WITH(
+            result_from_json(nlohmann::json::parse(text), "f.json"),
+            Catch::Contains("f.json: runs[0]: field \"index\" is not a whole number"));
+    }
+    CHECK_THROWS_WITH(
+        result_from_json(nlohmann::json::parse(R"({"schema_version": 1e300})"), "g.json"),
+        Catch::Contains("schema_version"));
+    const auto ok = nlohmann::json::parse(
+        R"({"schema_version": 1.0, "label": "x", "runs": [{"load": "no_load", "index": 2.0, "status": "ok", "wall_s": 1}]})");
+    CHECK(result_from_json(ok, "h.json").runs.at(0).index == 2);
+}
+
+TEST_CASE("a failed write keeps the last good file, removes its temporary and names the cause",
+          "[robust][result]") {
+    test::ScratchDir dir("fullfs");
+    ScratchMount disk(dir / "disk", "64k");
+    if (!disk.mounted()) {
+        WARN("skipped: cannot mount a tmpfs here: " << disk.why_not());
+        return;
+    }
+    const fs::path file = dir / "disk" / "label" / "r.json";
+    const std::string good = "{\"the\": \"last good file\"}\n";
+    REQUIRE_FALSE(try_write_file_atomically(file, good));
+    const auto error = try_write_file_atomically(file, std::string(256 * 1024, 'x'));
+    REQUIRE(error);
+    CHECK_THAT(*error,
+               Catch::Contains(file.string()) && Catch::Contains("No space left on device"));
+    CHECK(test::slurp(file) == good);
+    int entries = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(file.parent_path())) ++entries;
+    CHECK(entries == 1);  // no temporary left
+    CHECK_THROWS_AS(write_file_atomically(file, std::string(256 * 1024, 'x')), EnvironmentError);
+
+    // Read-only: the binary names the cause, not "No such file or directory".
+    REQUIRE(disk.make_read_only());
+    CHECK_THAT(*try_write_file_atomically(file, good), Catch::Contains("Read-only file system"));
+    CHECK_THAT(*try_write_file_atomically(dir / "disk" / "new" / "r.json", good),
+               Catch::Contains("Read-only file system"));
+    const fs::path data = fs::path(CONTEST_TEST_DATA) / "results/kernels";
+    auto o = test::run_contest_binary(
+        {"report", data.string(), "--plot", (dir / "disk" / "label" / "plot.svg").string()},
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 3);
+    CHECK_THAT(o.err, Catch::Contains("plot.svg: Read-only file system"));
+    CHECK(test::slurp(file) == good);
+}
+
+TEST_CASE("writing into a folder an ordinary user may not write names the permission",
+          "[robust][e2e]") {
+    test::ScratchDir dir("rofolder");
+    fs::create_directories(dir / "closed");
+    fs::permissions(dir / "closed", fs::perms::owner_all | fs::perms::group_read |
+                                        fs::perms::group_exec | fs::perms::others_read |
+                                        fs::perms::others_exec);
+    fs::create_directories(dir / "out");
+    const fs::path data = fs::path(CONTEST_TEST_DATA) / "results/kernels";
+    auto o = run_as_nobody(
+        {"report", data.string(), "--plot", (dir / "closed" / "plot.svg").string()}, dir / "out");
+    if (o.exit_code == 125) {
+        WARN("skipped: cannot become nobody here");
+        return;
+    }
+    INFO(o.err);
+    CHECK(o.exit_code == 3);
+    CHECK_THAT(o.err, Catch::Contains("closed/plot.svg: Permission denied"));
+}
+
+TEST_CASE("an unbalanced quote in a workload command is named with its bytes escaped", "[robust]") {
+    test::ScratchDir dir("words");
+    auto o = test::run_contest_binary({"run", "-w", "command", "--workload-cmd", "echo 'a\x1b[2J",
+                                       "--workdir", (dir / "work").string(), "no_load"},
+                                      dir.path());
+    check_refused(o, "unbalanced single quote in 'echo 'a\\e[2J'");
+}
