@@ -121,6 +121,9 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
          "also write a small stable JSON summary per load for engines (docs/fleet.md)")
+        ("perf", po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)")
+        ("timeline-hz", po::value(&rc.timeline_hz)->default_value(rc.timeline_hz)->value_name("HZ"),
+         "samples per second of the machine over each run (docs/observe.md); 0: none")
         ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
         ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
@@ -145,6 +148,8 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     set_runs(rc, a.runs, a.auto_runs);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
+    if (!(rc.timeline_hz >= 0 && rc.timeline_hz <= 1000))
+        throw UsageError("--timeline-hz must be between 0 (off) and 1000");
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     return rc;
