@@ -31,7 +31,7 @@ run_one() {
     shift
     rm -rf "$scratch/results"
     "$contest" run --quiet --workload synthetic --synthetic-size "$size" --no-drop-caches \
-        --workdir "$scratch/work" --results "$scratch/results" -n 1 "$@" no_load >/dev/null
+        --workdir "$scratch/work" --results "$scratch/results" -n 1 "$@" no_load >/dev/null 2>&1
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["wall_s"])' \
         "$(find "$scratch/results" -name '*.json' | head -n 1)" >>"$scratch/$kind"
 }

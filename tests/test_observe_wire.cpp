@@ -174,7 +174,11 @@ TEST_CASE("contest run --perf --timeline-hz under io_load records counters, pres
             // io_load writes all through the window; the compile writes its objects too.
             WARN("io_load window: " << tl["totals"]["disk"].dump() << " psi io "
                                     << psi["io"].dump());
-            CHECK(tl["totals"]["disk"]["written_bytes"].get<double>() > 1 << 20);
+            CHECK(tl["totals"]["disk"]["written_bytes"].get<double>() > 0);
+            double most = 0;
+            for (const auto& v : tl["columns"]["disk_write_mib_s"])
+                if (v.is_number()) most = std::max(most, v.get<double>());
+            CHECK(most > 0);
             if (psi["available"] == true) CHECK(psi["io"]["some_us"].get<double>() > 0);
         }
     }

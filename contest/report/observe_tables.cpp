@@ -32,7 +32,8 @@ const json* find_path(const json& root, std::initializer_list<const char*> keys)
     return at;
 }
 
-// Means over the ok runs of each cell; a column no run had a number for is
+// Means over the ok runs of each cell (table.notes already holds what the
+// columns mean; the reasons for "not counted" follow); a column no run had a number for is
 // "not counted" when some run said why (the reasons go to notes), else null.
 ObserveTable build(const ReportModel& model, ObserveTable table, const std::vector<Column>& cols) {
     std::map<std::string, std::set<std::string>> not_counted;  // reason -> columns
@@ -86,12 +87,16 @@ Column perf_event(const char* heading, const char* event, int decimals, double s
             }};
 }
 
-// IPC and the miss rates: a number, or {"value": null, "reason": ...}.
-Column perf_derived(const char* heading, const char* key, double scale) {
-    return {heading, 2, [key, scale](const RunRecord& r) -> json {
+// IPC and the miss rates: a number, or why not: the reason of `event` (a
+// half of the rate) when it was not counted, else the rate's own.
+Column perf_derived(const char* heading, const char* key, double scale, const char* event) {
+    return {heading, 2, [key, scale, event](const RunRecord& r) -> json {
                 const json* d = find_path(r.perf, {key});
                 if (!d) return nullptr;
                 if (d->is_number()) return d->get<double>() * scale;
+                const json* e = find_path(r.perf, {"events", event});
+                if (e && !e->value("counted", false) && e->contains("reason"))
+                    return std::string(event) + " " + (*e)["reason"].get<std::string>();
                 return d->value("reason", std::string("not counted"));
             }};
 }
@@ -131,17 +136,17 @@ ObserveTable perf_table(const ReportModel& model) {
     ObserveTable t;
     t.name = "perf";
     t.title = "perf counters on the workload's process tree (mean per run, --perf)";
+    t.notes.push_back(
+        "counts scaled by time enabled / time running; task-clock in CPU seconds; "
+        "cache-miss% of cache references, branch-miss% of branches");
     t = build(
         model, t,
         {perf_event("task-clock s", "task-clock", 2, 1e-9),
          perf_event("ctx-switches", "context-switches", 0),
          perf_event("migrations", "cpu-migrations", 0), perf_event("page-faults", "page-faults", 0),
-         perf_event("major-faults", "major-faults", 0), perf_derived("IPC", "ipc", 1),
-         perf_derived("cache-miss%", "cache_miss_rate", 100),
-         perf_derived("branch-miss%", "branch_miss_rate", 100)});
-    t.notes.insert(t.notes.begin(),
-                   "counts scaled by time enabled / time running; task-clock in CPU seconds; "
-                   "cache-miss% of cache references, branch-miss% of branches");
+         perf_event("major-faults", "major-faults", 0), perf_derived("IPC", "ipc", 1, "cycles"),
+         perf_derived("cache-miss%", "cache_miss_rate", 100, "cache-misses"),
+         perf_derived("branch-miss%", "branch_miss_rate", 100, "branch-misses")});
     return t;
 }
 
@@ -149,6 +154,9 @@ ObserveTable psi_table(const ReportModel& model) {
     ObserveTable t;
     t.name = "psi";
     t.title = "pressure stalls (% of the run's window) and vmstat deltas (mean per run)";
+    t.notes.push_back(
+        "the whole machine over each run's timeline window (workload, load and all else); "
+        "some: at least one task stalled, full: all non-idle tasks stalled");
     t = build(
         model, t,
         {psi_pct("cpu some%", "cpu", "some_pct"), psi_pct("cpu full%", "cpu", "full_pct"),
@@ -161,9 +169,6 @@ ObserveTable psi_table(const ReportModel& model) {
          vmstat_sum("compact_stall", {"compact_stall"}), vmstat_sum("pswpin", {"pswpin"}),
          vmstat_sum("pswpout", {"pswpout"}), vmstat_sum("thp_fault_alloc", {"thp_fault_alloc"}),
          vmstat_sum("pgmajfault", {"pgmajfault"})});
-    t.notes.insert(t.notes.begin(),
-                   "the whole machine over each run's timeline window (workload, load and all "
-                   "else); some: at least one task stalled, full: all non-idle tasks stalled");
     return t;
 }
 
