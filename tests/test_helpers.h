@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "contest/sys/process.h"
+#include "contest/sys/spawn.h"
 
 namespace contest::test {
 
@@ -111,6 +112,14 @@ inline std::vector<pid_t> leftover_processes() {
     }
     if (!left.empty()) kill_and_reap_all_children();
     return left;
+}
+
+// What a shell pipeline prints (trailing newlines dropped): an independent
+// oracle for tests (sha256sum, findmnt), run through contest's own spawn.
+inline std::string shell_output(const std::string& cmd) {
+    std::string out = contest::command_output({"sh", "-c", cmd});
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return out;
 }
 
 }  // namespace contest::test

@@ -55,18 +55,6 @@ PerfReading measure(std::vector<std::string> argv) {
     return reading;
 }
 
-std::string command_output(const std::string& cmd) {
-    std::string out;
-    if (FILE* p = ::popen(cmd.c_str(), "r")) {
-        char buf[4096];
-        std::size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-        ::pclose(p);
-    }
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return out;
-}
-
 // A small XML check: every tag closed in order, attributes quoted, one
 // <svg> root, no stray '<' or '&' in text. Returns "" when well-formed.
 std::string xml_problem(const std::string& xml) {
@@ -427,16 +415,16 @@ TEST_CASE("this machine's kernel facts agree with gzip, sha256sum and findmnt", 
     if (::access("/proc/config.gz", R_OK) == 0) {
         CHECK(facts["config"]["source"] == "/proc/config.gz");
         CHECK(facts["config"]["sha256"] ==
-              command_output("gzip -dc /proc/config.gz | sha256sum | cut -d' ' -f1"));
+              contest::test::shell_output("gzip -dc /proc/config.gz | sha256sum | cut -d' ' -f1"));
         CHECK(facts["config_hz"] ==
-              command_output("gzip -dc /proc/config.gz | sed -n 's/^CONFIG_HZ=//p'"));
+              contest::test::shell_output("gzip -dc /proc/config.gz | sed -n 's/^CONFIG_HZ=//p'"));
     } else {
         CHECK((facts["config"].contains("sha256") || facts["config"].contains("reason")));
     }
     CHECK(facts["workdir"]["fs_type"] ==
-          command_output("findmnt -no FSTYPE --target " + dir.path().string()));
+          contest::test::shell_output("findmnt -no FSTYPE --target " + dir.path().string()));
     CHECK(facts["workdir"]["mount_options"] ==
-          command_output("findmnt -no VFS-OPTIONS --target " + dir.path().string()));
+          contest::test::shell_output("findmnt -no VFS-OPTIONS --target " + dir.path().string()));
     CHECK(facts["compiler"].is_string());
     CHECK(facts["vulnerabilities"].size() > 0);
     // Every fact is a value or says why not.

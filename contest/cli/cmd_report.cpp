@@ -1,6 +1,10 @@
 // `contest report [PATH...]`: tables from result files and folders.
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,9 +14,66 @@
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
+#include "contest/report/timeline_svg.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
+
+namespace {
+
+std::string run_title(const ResultFile& file, const RunRecord& run) {
+    char text[160];
+    std::snprintf(text, sizeof text, ": %s run %d (%.1f s)", run.load.c_str(), run.index,
+                  run.wall_s);
+    return file.label + text;
+}
+
+// A UsageError's text, built by appending: GCC 12 -O3 warns on "literal" +
+// a temporary string (-Wstringop-overflow).
+[[noreturn]] void refuse(std::initializer_list<std::string> parts) {
+    std::string text;
+    for (const auto& p : parts) text += p;
+    throw UsageError(text);
+}
+
+// --timeline FILE.svg: the file's run N (file order), or with --load the
+// run numbered N (default: the first recorded) of each load side by side.
+std::string draw_timeline(const std::vector<ResultFile>& files,
+                          const std::vector<std::string>& loads, std::optional<int> run_number) {
+    if (files.size() != 1)
+        refuse({"--timeline draws the runs of one result file; ", std::to_string(files.size()),
+                " were given"});
+    const ResultFile& file = files.front();
+    if (loads.empty()) {
+        const int n = run_number.value_or(1);
+        if (n < 1 || static_cast<std::size_t>(n) > file.runs.size())
+            refuse({"--run ", std::to_string(n), ": ", file.path.string(), " has ",
+                    std::to_string(file.runs.size()), " runs"});
+        const RunRecord& run = file.runs[static_cast<std::size_t>(n - 1)];
+        if (run.timeline.is_null())
+            refuse(
+                {"--run ", std::to_string(n), " has no timeline (recorded with --timeline-hz 0?)"});
+        return timeline_svg(run.timeline, run_title(file, run));
+    }
+    std::vector<std::pair<nlohmann::json, std::string>> columns;
+    for (const auto& load : loads) {
+        const RunRecord* found = nullptr;
+        for (const auto& run : file.runs)
+            if (run.load == load && !run.timeline.is_null() &&
+                (!run_number || run.index == *run_number)) {
+                found = &run;
+                break;
+            }
+        if (!found)
+            refuse({"--load ", load, ": no run",
+                    run_number ? " " + std::to_string(*run_number) : std::string(),
+                    " with a timeline in ", file.path.string()});
+        columns.emplace_back(found->timeline, run_title(file, *found));
+    }
+    return timeline_svg_side_by_side(columns, file.label + ": timelines by load");
+}
+
+}  // namespace
 
 int cmd_report(int argc, char** argv) {
     CommandLine cl;
@@ -25,7 +86,9 @@ int cmd_report(int argc, char** argv) {
     cl.accepts_config = true;
     ReportOptions options;
     std::vector<std::string> paths;
-    std::string baseline, plot, correction;
+    std::string baseline, plot, correction, timeline;
+    std::vector<std::string> timeline_loads;
+    int timeline_run = 0;
     cl.options.add_options()("format,f",
                              po::value(&options.format)->value_name("F")->default_value("text"),
                              "text, markdown, csv or json")(
@@ -37,6 +100,16 @@ int cmd_report(int argc, char** argv) {
                 "rows per label and host (LABEL@host) instead of pooling a label's hosts")(
         "plot", po::value(&plot)->value_name("FILE.svg"),
         "also draw Ratio per load and label, with 95% CI error bars, as SVG")(
+        "perf", po::bool_switch(&options.perf),
+        "add the perf counters per load and label (runs with contest run --perf)")(
+        "psi", po::bool_switch(&options.psi),
+        "add pressure stalls and vmstat deltas per load and label (from the runs' timelines)")(
+        "timeline", po::value(&timeline)->value_name("FILE.svg"),
+        "draw one result file's run over time as SVG (--run N, or --load L side by side)")(
+        "run", po::value(&timeline_run)->value_name("N"),
+        "--timeline: the file's Nth run; with --load, each load's run N")(
+        "load", po::value(&timeline_loads)->value_name("L"),
+        "--timeline: a load whose run goes in a column of its own (repeatable)")(
         "path", po::value(&paths)->value_name("PATH"), "result file or folder (repeatable)");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("path", -1);
@@ -45,6 +118,8 @@ int cmd_report(int argc, char** argv) {
     if (!baseline.empty()) options.baseline = baseline;
     check_judging_options(options, correction);
     if (paths.empty()) paths.push_back("results");
+    if (timeline.empty() && (vm.count("run") || vm.count("load")))
+        throw UsageError("--run and --load go with --timeline FILE.svg");
 
     const auto files = read_results_or_fail(paths);
     std::cout << render_report(files, options) << std::flush;
@@ -53,6 +128,19 @@ int cmd_report(int argc, char** argv) {
         quiet.print_warnings = false;  // render_report said them already
         write_file_atomically(plot, plot_svg(build_report_model(files, quiet)));
         std::cerr << "contest: plot written to " << plot << "\n";
+    }
+    if (!timeline.empty()) {
+        std::vector<std::string> loads;
+        for (auto l : timeline_loads) {  // "a,b" as well as --load a --load b
+            std::replace(l.begin(), l.end(), ',', ' ');
+            std::istringstream words(l);
+            for (std::string w; words >> w;) loads.push_back(w);
+        }
+        write_file_atomically(
+            timeline,
+            draw_timeline(files, loads,
+                          vm.count("run") ? std::optional<int>(timeline_run) : std::nullopt));
+        std::cerr << "contest: timeline written to " << timeline << "\n";
     }
     return kExitOk;
 }

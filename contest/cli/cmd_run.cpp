@@ -132,6 +132,9 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
          "also write a small stable JSON summary per load for engines (docs/fleet.md)")
+        ("perf", po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)")
+        ("timeline-hz", bounded(&rc.timeline_hz, 0.0, 1000.0)->default_value(rc.timeline_hz)->value_name("HZ"),
+         "samples per second of the machine over each run (docs/observe.md); 0: none")
         ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
         ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on

@@ -50,13 +50,25 @@ std::string short_value(const nlohmann::json& v) {
 const std::vector<std::string>& fingerprint_fields() {
     // The hardware and its frequency policy (sysinfo), and what was compiled
     // how (the run's config and the workload's description). Left out: the
-    // kernel's own fields (release, HZ, preemption), which are what is being
-    // compared, and paths and cache flags, which differ without mattering.
+    // kernel's own fields (release, .config, HZ, preemption, the compiler
+    // that built it, what it reports of vulnerabilities), which are what is
+    // being compared, and paths and cache flags, which differ without mattering.
     static const std::vector<std::string> fields = {
         "system.cpu_model",
         "system.cpus_online",
         "system.mem_total_bytes",
         "system.cpufreq_governor",
+        // Settings of the machine that a kernel build does not choose (its
+        // HZ and preemption model are the kernel; kernel_facts).
+        "system.kernel.boot_mitigations",
+        "system.kernel.smt.active",
+        "system.kernel.transparent_hugepage.enabled",
+        "system.kernel.transparent_hugepage.defrag",
+        "system.kernel.swap.enabled",
+        "system.kernel.cgroup",
+        "system.kernel.workdir.fs_type",
+        "system.kernel.workdir.mount_options",
+        "system.kernel.workdir.io_scheduler",
         "config.workload.kind",
         "config.workload.synthetic_size",
         "config.workload.generator_version",

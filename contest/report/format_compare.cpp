@@ -277,7 +277,10 @@ std::string as_csv(const CompareView& view) {
         row.push_back(r ? six_digits(r->p_adjusted) : "");
         row.push_back(f.ratio_finding);
         std::string line;
-        for (std::size_t i = 0; i < row.size(); ++i) line += (i ? "," : "") + csv_field(row[i]);
+        for (std::size_t i = 0; i < row.size(); ++i) {  // appended: GCC 12 -O3 warns on "," + temp
+            if (i) line += ',';
+            line += csv_field(row[i]);
+        }
         out += line + "\n";
     }
     return out;

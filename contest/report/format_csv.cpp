@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "contest/report/formats.h"
+#include "contest/report/observe_tables.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -67,7 +68,7 @@ std::string csv_line(const std::vector<std::string>& fields) {
 
 }  // namespace
 
-std::string format_csv(const ReportModel& model, const ReportOptions&) {
+std::string format_csv(const ReportModel& model, const ReportOptions& options) {
     std::vector<std::string> header = {"load",    "label",       "baseline",
                                        "runs_ok", "runs_failed", "runs_timed_out"};
     for (const auto& m : kMeasures)
@@ -111,6 +112,22 @@ std::string format_csv(const ReportModel& model, const ReportOptions&) {
             row.push_back(six_digits(model.alpha));
             append_tests(row, cell, model);
             out += csv_line(row);
+        }
+    }
+    // --perf, --psi: a section each after a blank line, its first column
+    // naming the table ("perf", "psi"); empty where nothing was recorded.
+    for (const auto& table : observe_tables(model, options)) {
+        std::vector<std::string> head = {"table", "load", "label"};
+        head.insert(head.end(), table.columns.begin(), table.columns.end());
+        out += '\n';
+        out += csv_line(head);
+        for (const auto& r : table.rows) {
+            std::vector<std::string> cells = {table.name, r.load, r.label};
+            for (const auto& cell : r.cells)
+                cells.push_back(cell.is_number()   ? six_digits(cell.get<double>())
+                                : cell.is_string() ? cell.get<std::string>()
+                                                   : std::string());
+            out += csv_line(cells);
         }
     }
     return out;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/report/formats.h"
+#include "contest/report/observe_tables.h"
 #include "contest/sys/version.h"
 
 namespace contest {
@@ -120,7 +121,7 @@ json test_json(const Test& t) {
     };
 }
 
-std::string format_json(const ReportModel& model, const ReportOptions&) {
+std::string format_json(const ReportModel& model, const ReportOptions& options) {
     json labels = json::array();
     for (const auto& l : model.labels)
         labels.push_back(
@@ -149,6 +150,18 @@ std::string format_json(const ReportModel& model, const ReportOptions&) {
     report["loads"] = std::move(loads);
     report["notes"] = model.notes;
     report["warnings"] = model.warnings;
+    // --perf, --psi: {"perf": {"title", "rows": [{"load", "label", column: value}], "notes"}}
+    for (const auto& table : observe_tables(model, options)) {
+        json rows = json::array();
+        for (const auto& r : table.rows) {
+            json row = {{"load", r.load}, {"label", r.label}};
+            for (std::size_t c = 0; c < r.cells.size(); ++c)
+                row[table.columns[c]] =
+                    r.cells[c].is_number() ? json_number(r.cells[c].get<double>()) : r.cells[c];
+            rows.push_back(std::move(row));
+        }
+        report[table.name] = {{"title", table.title}, {"rows", rows}, {"notes", table.notes}};
+    }
     return report.dump(2) + "\n";
 }
 

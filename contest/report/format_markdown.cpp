@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "contest/report/formats.h"
+#include "contest/report/observe_tables.h"
 
 namespace contest {
 
@@ -27,7 +28,7 @@ std::string table_row(const std::vector<std::string>& cells) {
 
 }  // namespace
 
-std::string format_markdown(const ReportModel& model, const ReportOptions&) {
+std::string format_markdown(const ReportModel& model, const ReportOptions& options) {
     std::string out;
     for (const auto& block : model.blocks) {
         out += "### " + escape_cell(block.load) + "\n\n";
@@ -65,6 +66,31 @@ std::string format_markdown(const ReportModel& model, const ReportOptions&) {
     for (const auto& note : model.notes) out += "\n" + escape_cell(note) + "\n";
     if (const auto legend = significance_legend(model); !legend.empty())
         out += "\n" + escape_cell(legend) + "\n";
+    // --perf, --psi
+    for (const auto& table : observe_tables(model, options)) {
+        out += "\n### ";
+        out += escape_cell(table.title);
+        out += "\n\n";
+        std::vector<std::string> head = {"Load", "Kernel"};
+        std::string align = "|:--|:--|";
+        for (const auto& c : table.columns) {
+            head.push_back(escape_cell(c));
+            align += "--:|";
+        }
+        out += table_row(head) + align + "\n";
+        for (const auto& r : table.rows) {
+            std::vector<std::string> cells = {escape_cell(r.load), escape_cell(r.label)};
+            for (std::size_t c = 0; c < r.cells.size(); ++c)
+                cells.push_back(observe_cell_text(r.cells[c], table.decimals[c]));
+            out += table_row(cells);
+        }
+        out += "\n";
+        for (const auto& note : table.notes) {
+            out += "- ";
+            out += escape_cell(note);
+            out += '\n';
+        }
+    }
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "contest/report/formats.h"
+#include "contest/report/observe_tables.h"
 
 namespace contest {
 
@@ -81,6 +82,24 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
         for (const auto& line : align_columns(
                  test_rows(model), {false, false, false, false, true, true, true, true, false}))
             out += "  " + line + "\n";
+    }
+    // --perf, --psi: one aligned table each, rows per load and label.
+    for (const auto& table : observe_tables(model, options)) {
+        std::vector<std::vector<std::string>> rows;
+        std::vector<std::string> head = {"Load", "Kernel"};
+        head.insert(head.end(), table.columns.begin(), table.columns.end());
+        rows.push_back(head);
+        for (const auto& r : table.rows) {
+            std::vector<std::string> cells = {r.load, r.label};
+            for (std::size_t c = 0; c < r.cells.size(); ++c)
+                cells.push_back(observe_cell_text(r.cells[c], table.decimals[c]));
+            rows.push_back(std::move(cells));
+        }
+        std::vector<bool> right(head.size(), true);
+        right[0] = right[1] = false;
+        out += "\n" + table.title + ":\n";
+        for (const auto& line : align_columns(rows, right)) out += "  " + line + "\n";
+        for (const auto& note : table.notes) out += "  " + note + "\n";
     }
     return out;
 }

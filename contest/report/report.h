@@ -21,6 +21,9 @@ struct ReportOptions {
     // A difference below this, in %, is never called one, whatever its p.
     double min_effect_pct = 1;
     bool by_host = false;  // --by-host: rows LABEL@host
+    // --perf, --psi: blocks of the counters and pressure after the table
+    // (observe_tables.h).
+    bool perf = false, psi = false;
     // Print the model's warnings (noise, too few runs, fingerprints that
     // differ) to stderr, one "contest: warning: ..." line each.
     bool print_warnings = true;

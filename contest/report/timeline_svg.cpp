@@ -247,4 +247,58 @@ std::string timeline_svg(const nlohmann::json& timeline, const std::string& titl
     return svg;
 }
 
+std::string timeline_svg_side_by_side(
+    const std::vector<std::pair<nlohmann::json, std::string>>& runs, const std::string& title) {
+    if (runs.empty()) throw UsageError("timeline: no runs to draw");
+    const auto num = svg_number;
+    const double title_h = 40;
+    // Appended piece by piece: GCC 12 -O3 warns on "literal" + a temporary.
+    std::string body;
+    double x = 0, height = 0;
+    for (const auto& [timeline, column_title] : runs) {
+        std::string svg = timeline_svg(timeline, column_title);
+        svg.erase(0, svg.find("<svg"));  // the XML declaration goes once, outside
+        // The picture's own size, to place the next one beside it.
+        auto attribute = [&](const char* name) {
+            const std::string key = std::string(" ") + name + "=\"";
+            const auto at = svg.find(key) + key.size();
+            return std::stod(svg.substr(at, svg.find('"', at) - at));
+        };
+        const double w = attribute("width"), h = attribute("height");
+        body += "<svg x=\"";
+        body += num(x);
+        body += "\" y=\"";
+        body += num(title_h);
+        body += '"';
+        body.append(svg, 4);
+        x += w;
+        height = std::max(height, h);
+    }
+    const std::string width = num(x), full_height = num(height + title_h);
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"";
+    out += width;
+    out += "\" height=\"";
+    out += full_height;
+    out += "\" viewBox=\"0 0 ";
+    out += width;
+    out += ' ';
+    out += full_height;
+    out +=
+        "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n<title>";
+    out += escape_xml(title);
+    out += "</title>\n<rect x=\"0\" y=\"0\" width=\"";
+    out += width;
+    out += "\" height=\"";
+    out += full_height;
+    out += "\" fill=\"#ffffff\"/>\n<text x=\"";
+    out += num(x / 2);
+    out += "\" y=\"28\" text-anchor=\"middle\" font-size=\"18\" font-weight=\"bold\">";
+    out += escape_xml(title);
+    out += "</text>\n";
+    out += body;
+    out += "</svg>\n";
+    return out;
+}
+
 }  // namespace contest

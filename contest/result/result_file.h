@@ -39,6 +39,8 @@ struct RunRecord {
     int exit_status = 0;     // the workload's exit code (or 128+signal)
     nlohmann::json latency;  // null unless measured (--latency)
     nlohmann::json perf;     // null unless measured (--perf)
+    // null with --timeline-hz 0; its "totals" hold the window's PSI and vmstat
+    nlohmann::json timeline;
     bool ok() const { return status == RunStatus::ok; }
 };
 

@@ -13,12 +13,15 @@
 
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/kernel_facts.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/machine_cpu.h"
+#include "contest/sys/perf_counters.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/sysinfo.h"
+#include "contest/sys/timeline.h"
 #include "contest/sys/version.h"
 #include "loads/registry.h"
 
@@ -258,17 +261,39 @@ class SuiteRunner {
         so.env_overrides = cmd.env_overrides;
         so.log_to(workload_.log_path());
         std::ofstream(workload_.log_path(), std::ios::trunc).close();
+        // Issue 14: counters opened on the child before its exec (it waits at
+        // the gate), and the machine sampled over the workload's window.
+        std::optional<ExecGate> gate;
+        PerfCounters counters;
+        if (config_.perf) {
+            gate.emplace();
+            so.before_exec = [&gate] { gate->wait_in_child(); };
+            so.after_fork = [&](pid_t child) {
+                counters.open(child);
+                gate->release();
+            };
+        }
+        std::optional<TimelineSampler> sampler;
+        if (config_.timeline_hz > 0) {
+            sampler.emplace(
+                TimelineOptions{config_.timeline_hz, config_.workload.workdir.string()});
+            sampler->start();
+        }
         LoadSample start_sample, end_sample;
         std::optional<MachineCpu> machine_start, machine_end;
         if (load.running()) start_sample = load.sample();
         machine_start = read_machine_cpu();
         auto started = Clock::now();
+        if (sampler) sampler->mark("workload_start");
         pid_t pid = spawn(cmd.argv, so);
         GroupGuard workload_group(pid);
         WaitHooks hooks;
         hooks.on_exit = [&] {
             if (load.running()) end_sample = load.sample();
             machine_end = read_machine_cpu();
+            // Issue 14: the tree's counts, while its exited leader is unreaped.
+            if (config_.perf) rec.perf = counters.read().to_json();
+            if (sampler) sampler->mark("workload_end");
         };
         hooks.tick = [&] {
             double el = std::chrono::duration<double>(Clock::now() - started).count();
@@ -276,6 +301,11 @@ class SuiteRunner {
         };
         ExitInfo ex = wait_child(pid, started, hooks);
         workload_group.stop();  // stray descendants of the compile
+        // Issue 14: the window's timeline, its totals holding PSI and vmstat.
+        if (sampler) {
+            sampler->stop();
+            rec.timeline = sampler->to_json();
+        }
         if (load.running()) {
             LoadWindow w = load.window(start_sample, end_sample);
             rec.load_units = w.units;
@@ -359,6 +389,7 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     result.contest_version = kVersion;
     result.started_at = utc_timestamp();
     result.system = system_fingerprint();
+    result.system["kernel"] = kernel_facts(config.workload.workdir.string());
     const std::uint64_t seed = config.seed ? *config.seed : std::random_device{}();
     result.config = config_json(config, seed, *workload, loads);
     result.loads = nlohmann::json::object();

@@ -116,6 +116,41 @@ json no_hz(const std::map<std::string, std::string>& cfg) {
     return out;
 }
 
+// The boot parameters that switch CPU vulnerability mitigations on or off
+// (mitigations=, nopti, spectre_v2=, ...): a setting of the machine, where
+// what sysfs reports under vulnerabilities is also the kernel's doing.
+json boot_mitigations(const std::string& cmdline) {
+    static const char* const prefixes[] = {"mitigations=",
+                                           "nospectre",
+                                           "spectre_v2",
+                                           "spectre_bhi=",
+                                           "pti=",
+                                           "nopti",
+                                           "mds=",
+                                           "tsx=",
+                                           "l1tf=",
+                                           "retbleed=",
+                                           "srbds=",
+                                           "mmio_stale_data=",
+                                           "gather_data_sampling=",
+                                           "spec_store_bypass_disable=",
+                                           "nospec_store_bypass_disable",
+                                           "ssbd=",
+                                           "kpti=",
+                                           "spec_rstack_overflow=",
+                                           "reg_file_data_sampling="};
+    json words = json::array();
+    std::istringstream in(cmdline);
+    std::string word;
+    while (in >> word)
+        for (const char* p : prefixes)
+            if (word.rfind(p, 0) == 0) {
+                words.push_back(word);
+                break;
+            }
+    return words;
+}
+
 json vulnerabilities() {
     const fs::path dir = "/sys/devices/system/cpu/vulnerabilities";
     std::error_code ec;
@@ -306,6 +341,7 @@ json kernel_facts(const std::string& workdir) {
         facts["compiler"] = unreadable(why);
     }
     facts["vulnerabilities"] = vulnerabilities();
+    facts["boot_mitigations"] = boot_mitigations(cmdline);
     facts["smt"] = {{"control", line_fact("/sys/devices/system/cpu/smt/control")},
                     {"active", line_fact("/sys/devices/system/cpu/smt/active")}};
     auto choice = [](const std::string& path) {

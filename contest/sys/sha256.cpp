@@ -55,12 +55,15 @@ void compress(std::array<std::uint32_t, 8>& h, const unsigned char* block) {
 std::string sha256_hex(std::string_view data) {
     std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    std::size_t whole = data.size() / 64 * 64;
+    // rest as a remainder, so the compiler knows it is below 64: computed as
+    // size - whole, GCC 12 -O3 could not bound it and warned that tail[rest]
+    // might lie past the array (-Wstringop-overflow).
+    const std::size_t rest = data.size() % 64;
+    const std::size_t whole = data.size() - rest;
     for (std::size_t i = 0; i < whole; i += 64)
         compress(h, reinterpret_cast<const unsigned char*>(data.data() + i));
     // The tail, a 1 bit, zeros, and the length in bits: one or two blocks.
     unsigned char tail[128] = {};
-    const std::size_t rest = data.size() - whole;
     for (std::size_t i = 0; i < rest; ++i) tail[i] = static_cast<unsigned char>(data[whole + i]);
     tail[rest] = 0x80;
     const std::size_t tail_len = rest < 56 ? 64 : 128;

@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iterator>
 #include <system_error>
+#include <thread>
 
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
@@ -140,6 +142,50 @@ void place_in_group(pid_t pid, const ChildTies& ties) {
     if (ties.own_group) ::setpgid(pid, pid);
 }
 
+// SpawnOptions::after_fork's half of the handshake. Boost.Process gives the
+// parent no hook between fork and its wait for exec, so the child sends its
+// pid down a pipe and a thread of the parent runs after_fork on it while the
+// child waits in before_exec. When the child dies first, the pipe reaches
+// end of file and after_fork is not called.
+class AfterFork {
+  public:
+    explicit AfterFork(const std::function<void(pid_t)>& fn) {
+        if (!fn) return;
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) throw EnvironmentError("pipe: " + errno_text());
+        read_end_ = UniqueFd(fds[0]);
+        write_end_ = UniqueFd(fds[1]);
+        thread_ = std::thread([this, fn] {
+            pid_t pid = -1;
+            if (::read(read_end_.get(), &pid, sizeof pid) != sizeof pid) return;
+            try {
+                fn(pid);
+            } catch (...) {
+                failure_ = std::current_exception();
+                ::kill(pid, SIGKILL);  // it would wait before exec for ever
+            }
+        });
+    }
+    ~AfterFork() { finish(); }
+    // In the child (async-signal-safe).
+    void send_pid() const {
+        if (write_end_.get() < 0) return;
+        const pid_t self = ::getpid();
+        [[maybe_unused]] auto n = ::write(write_end_.get(), &self, sizeof self);
+    }
+    // In the parent once the child has exec'd or died; rethrows after_fork's error.
+    void finish() {
+        write_end_ = UniqueFd();
+        if (thread_.joinable()) thread_.join();
+    }
+    std::exception_ptr failure() const { return failure_; }
+
+  private:
+    UniqueFd read_end_, write_end_;
+    std::thread thread_;
+    std::exception_ptr failure_;
+};
+
 }  // namespace
 
 std::optional<std::filesystem::path> find_on_path(std::string_view name,
@@ -196,6 +242,7 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
     const std::string cwd_error = "cannot enter " + cwd;
     const pid_t parent = ::getpid();
     const ChildTies ties = options.ties;
+    AfterFork after_fork(options.after_fork);
 
     std::error_code error;
     pid_t failed_pid = -1;
@@ -214,7 +261,10 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
                                    cwd_error.c_str());
                     ::_exit(127);
                 }
+                after_fork.send_pid();
+                if (options.before_exec) options.before_exec();
             });
+    after_fork.finish();
     if (error) {
         // Boost leaves the child that failed to exec unreaped.
         int status;
@@ -222,6 +272,13 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
             while (::waitpid(failed_pid, &status, 0) < 0 && errno == EINTR) {
             }
         throw EnvironmentError("cannot run " + argv.front() + ": " + error.message());
+    }
+    if (auto failure = after_fork.failure()) {
+        int status;
+        while (::waitpid(child.id(), &status, 0) < 0 && errno == EINTR) {
+        }
+        child.detach();
+        std::rethrow_exception(failure);
     }
     Spawned spawned;
     spawned.pid = child.id();

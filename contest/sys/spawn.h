@@ -77,6 +77,14 @@ struct SpawnOptions {
     StdStream out = StdStream::inherit();
     StdStream err = StdStream::inherit();
     ChildTies ties;
+    // A handshake around exec, for what must be set up on the child's pid
+    // before it runs (perf counters enabled at exec): before_exec runs in the
+    // child after its group, streams and folder are set, just before exec,
+    // and must be async-signal-safe (it may block, e.g. on a pipe);
+    // after_fork runs in the parent with the child's pid while the child is
+    // still before exec, and must let before_exec return. Either may be unset.
+    std::function<void()> before_exec;
+    std::function<void(pid_t)> after_fork;
 
     // stdout and stderr appended to log, the way every step's log is kept.
     SpawnOptions& log_to(const std::filesystem::path& log) {

@@ -13,9 +13,10 @@ struct MemInfo {
 };
 MemInfo read_meminfo();
 
-// Kernel release/version, CONFIG_HZ and preemption model (from
-// /proc/config.gz or /boot/config-*), CPU model and count, memory, swap,
-// cpufreq governor, hostname, and the tools contest uses.
+// Kernel release/version, CPU model and count, memory, swap, cpufreq
+// governor, hostname, and the tools contest uses. The kernel's build and
+// settings (.config, HZ, preemption, mitigations, the workdir's file
+// system...) are kernel_facts(workdir), which callers add as "kernel".
 nlohmann::json system_fingerprint();
 
 }  // namespace contest
