@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
@@ -42,6 +43,10 @@ struct RunConfig {
     RunOrder order = RunOrder::shuffled;
     std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
     std::optional<AutoRuns> auto_runs;  // --runs auto (runs is then its max_runs)
+    // --latency: the probes to run during every workload run (empty: none),
+    // and the bucket width of their distribution (--latency-dist).
+    std::vector<latency::ProbeOptions> latency_probes;
+    std::int64_t latency_dist_ns = 1000;
 };
 
 struct RunOutcome {
