@@ -109,9 +109,16 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
         throw UsageError("--latency-dist " + std::to_string(rc.latency_dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
     using namespace latency;
-    rc.latency_probes =
-        make_probe_list(a.latency, a.latency_interval_us, parse_sleep_method(a.latency_method),
-                        parse_sched_policy(a.latency_policy), a.latency_priority);
+    try {
+        rc.latency_probes =
+            make_probe_list(a.latency, a.latency_interval_us, parse_sleep_method(a.latency_method),
+                            parse_sched_policy(a.latency_policy), a.latency_priority);
+    } catch (const UsageError& e) {
+        // The probe's checks name contest latency's options (--method): here they are --latency-*.
+        const std::string why = e.what();
+        if (!why.starts_with("--") || why.starts_with("--latency")) throw;
+        throw UsageError("--latency-" + why.substr(2));
+    }
     if (!a.latency_raw.empty())
         for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
 }
