@@ -12,6 +12,7 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"
 #include "contest/report/format_compare.h"
+#include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
@@ -129,6 +130,12 @@ int cmd_compare(int argc, char** argv) {
     if (!plot.empty()) {
         write_file_atomically(plot, plot_svg(model));
         std::cerr << "contest: plot written to " << plot << "\n";
+        if (const std::string svg = latency_plot_svg(model); !svg.empty()) {
+            std::filesystem::path to = plot;
+            to.replace_filename(to.stem().string() + "-latency.svg");
+            write_file_atomically(to, svg);
+            std::cerr << "contest: latency plot written to " << to.string() << "\n";
+        }
     }
     return kExitOk;
 }

@@ -11,6 +11,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"
+#include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
@@ -99,7 +100,10 @@ int cmd_report(int argc, char** argv) {
         "test")("by-host", po::bool_switch(&options.by_host),
                 "rows per label and host (LABEL@host) instead of pooling a label's hosts")(
         "plot", po::value(&plot)->value_name("FILE.svg"),
-        "also draw Ratio per load and label, with 95% CI error bars, as SVG")(
+        "also draw Ratio per load and label, with 95% CI error bars, as SVG (with latency runs, "
+        "their distribution too, as FILE-latency.svg; with --latency, only that, as FILE.svg)")(
+        "latency", po::bool_switch(&options.latency_only),
+        "only the latency blocks (runs made with contest run --latency)")(
         "perf", po::bool_switch(&options.perf),
         "add the perf counters per load and label (runs with contest run --perf)")(
         "psi", po::bool_switch(&options.psi),
@@ -126,8 +130,19 @@ int cmd_report(int argc, char** argv) {
     if (!plot.empty()) {
         ReportOptions quiet = options;
         quiet.print_warnings = false;  // render_report said them already
-        write_file_atomically(plot, plot_svg(build_report_model(files, quiet)));
-        std::cerr << "contest: plot written to " << plot << "\n";
+        const ReportModel model = build_report_model(files, quiet);
+        if (!options.latency_only) {
+            write_file_atomically(plot, plot_svg(model));
+            std::cerr << "contest: plot written to " << plot << "\n";
+        }
+        if (const std::string svg = latency_plot_svg(model); !svg.empty()) {
+            std::filesystem::path to = plot;
+            if (!options.latency_only) to.replace_filename(to.stem().string() + "-latency.svg");
+            write_file_atomically(to, svg);
+            std::cerr << "contest: latency plot written to " << to.string() << "\n";
+        } else if (options.latency_only) {
+            throw UsageError("--plot --latency: no run in these files was made with --latency");
+        }
     }
     if (!timeline.empty()) {
         std::vector<std::string> loads;

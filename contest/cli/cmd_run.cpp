@@ -8,6 +8,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
+#include "contest/latency/probe_options.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/run/runner.h"
@@ -88,7 +89,50 @@ struct RunArguments {
     bool quiet = false, no_drop = false;
     std::string runs;
     AutoRuns auto_runs;
+    std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
+    std::int64_t latency_interval_us = 1000;
+    int latency_priority = 50;
 };
+
+// --latency [PROBES] and its --latency-* options (contest latency's, prefixed).
+void add_latency_options(po::options_description& options, RunArguments& a) {
+    // clang-format off
+    options.add_options()
+        ("latency", po::value(&a.latency)->implicit_value("cyclic")->value_name("PROBES"),
+         "latency probes during every workload run: cyclic,audio,video (bare: cyclic)")
+        ("latency-interval-us", po::value(&a.latency_interval_us)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
+        ("latency-method", po::value(&a.latency_method)->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
+        ("latency-policy", po::value(&a.latency_policy)->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
+        ("latency-priority", po::value(&a.latency_priority)->default_value(50)->value_name("N"), "fifo, rr: 1..99")
+        ("latency-dist", po::value(&a.config.latency_dist_ns)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)")
+        ("latency-raw", po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE");
+    // clang-format on
+}
+
+void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
+    if (a.latency.empty()) {
+        for (const auto& [name, value] : vm)
+            if (name.starts_with("latency-") && !value.defaulted())
+                throw UsageError("--" + name + " needs --latency");
+        return;
+    }
+    if (rc.latency_dist_ns <= 0 || rc.latency_dist_ns % 1000 != 0)
+        throw UsageError("--latency-dist " + std::to_string(rc.latency_dist_ns) +
+                         ": must be a positive multiple of 1000 (the histogram's 1 us)");
+    using namespace latency;
+    try {
+        rc.latency_probes =
+            make_probe_list(a.latency, a.latency_interval_us, parse_sleep_method(a.latency_method),
+                            parse_sched_policy(a.latency_policy), a.latency_priority);
+    } catch (const UsageError& e) {
+        // The probe's checks name contest latency's options (--method): here they are --latency-*.
+        const std::string why = e.what();
+        if (!why.starts_with("--") || why.starts_with("--latency")) throw;
+        throw UsageError("--latency-" + why.substr(2));
+    }
+    if (!a.latency_raw.empty())
+        for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
+}
 
 void describe_run_options(CommandLine& cl, RunArguments& a) {
     RunConfig& rc = a.config;
@@ -139,6 +183,7 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
     add_load_options(cl.options, rc.load, a.load_text);
+    add_latency_options(cl.options, a);
     cl.positional.add("load", -1);
 }
 
@@ -162,6 +207,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
+    check_latency_options(a, vm, rc);
     return rc;
 }
 

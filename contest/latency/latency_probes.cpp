@@ -21,14 +21,17 @@ nlohmann::json plan_json(const LatencyPlan& plan) {
                           {"method", name_of(p.method)},
                           {"policy", name_of(p.policy)},
                           {"priority", p.priority}});
-    nlohmann::json j = {{"probes", probes}};
+    nlohmann::json j = {{"probes", probes}, {"dist_ns", plan.dist_ns}};
     if (plan.calibration) j["calibration"] = calibration_json(*plan.calibration);
     return j;
 }
 
-LatencyProbes::LatencyProbes(const LatencyPlan& plan) {
-    for (const auto& p : plan.probes)
+LatencyProbes::LatencyProbes(const LatencyPlan& plan, const std::string& raw_tag) {
+    for (auto p : plan.probes) {
+        if (p.raw_path && !raw_tag.empty())
+            *p.raw_path += "." + raw_tag + "." + std::string(name_of(p.kind));
         probes_.push_back(std::make_unique<RunningProbe>(p, plan.calibration));
+    }
 }
 
 void LatencyProbes::begin() {

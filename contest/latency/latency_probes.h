@@ -32,6 +32,9 @@ namespace contest::latency {
 struct LatencyPlan {
     std::vector<ProbeOptions> probes;
     std::optional<WorkCalibration> calibration;  // when a probe works (audio, video)
+    // Bucket width, in ns, of a distribution printed or drawn from the results
+    // (--latency-dist); the histogram itself is always kept at 1 us.
+    std::int64_t dist_ns = 1000;
 };
 
 // Calibrates the work loop when a probe needs it: call before any load runs.
@@ -42,8 +45,10 @@ nlohmann::json plan_json(const LatencyPlan& plan);
 
 class LatencyProbes {
   public:
-    // Starts every probe of the plan, each in its own process.
-    explicit LatencyProbes(const LatencyPlan& plan);
+    // Starts every probe of the plan, each in its own process. With a
+    // raw_tag, a probe's raw file (--latency-raw FILE) is FILE.TAG.PROBE, so
+    // the windows of many runs and probes do not overwrite one another.
+    explicit LatencyProbes(const LatencyPlan& plan, const std::string& raw_tag = "");
     void begin();  // the workload's window starts now
     void end();    // ... and ends now
     std::vector<ProbeResult> results() const;

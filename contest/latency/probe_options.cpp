@@ -97,4 +97,22 @@ ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepM
     return o;
 }
 
+std::vector<ProbeOptions> make_probe_list(const std::string& probes, std::int64_t interval_us,
+                                          SleepMethod method, SchedPolicy policy, int priority) {
+    std::vector<ProbeOptions> list;
+    std::size_t from = 0;
+    while (from <= probes.size()) {
+        std::size_t comma = probes.find(',', from);
+        if (comma == std::string::npos) comma = probes.size();
+        const std::string name = probes.substr(from, comma - from);
+        if (name.empty()) throw UsageError("--latency '" + probes + "': an empty probe name");
+        ProbeKind kind = parse_in(kKinds, name, "--latency");
+        for (const auto& o : list)
+            if (o.kind == kind) throw UsageError("--latency '" + probes + "': " + name + " twice");
+        list.push_back(make_probe_options(kind, interval_us, method, policy, priority));
+        from = comma + 1;
+    }
+    return list;
+}
+
 }  // namespace contest::latency

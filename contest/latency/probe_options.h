@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace contest::latency {
 
@@ -40,5 +41,11 @@ struct ProbeOptions {
 // the policy's range.
 ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepMethod method,
                                 SchedPolicy policy, int priority);
+
+// `contest run --latency PROBES`'s list ("cyclic", "audio,video"): one
+// options set per probe, each named once; the other settings as above.
+// Throws UsageError naming --latency for an empty or repeated name.
+std::vector<ProbeOptions> make_probe_list(const std::string& probes, std::int64_t interval_us,
+                                          SleepMethod method, SchedPolicy policy, int priority);
 
 }  // namespace contest::latency

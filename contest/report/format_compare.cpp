@@ -12,6 +12,7 @@
 
 #include "contest/report/formats.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 #include "contest/sys/version.h"
 
 namespace contest {
@@ -57,8 +58,7 @@ struct Findings {
 std::string finding_of(const Test& t, const ReportModel& model) {
     if (t.significant) return "significant";
     const std::string why = test_verdict(t, model);
-    return why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")"
-                                     : "not significant";
+    return why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
 }
 
 void find(LoadFinding& f, const ReportModel& model, Findings& found) {
@@ -158,6 +158,40 @@ CompareView view_of(const ReportModel& model) {
     return view;
 }
 
+// Latency (--latency runs): per load and probe, new's p99 and deadlines
+// missed against base's, each tested as Time is (Welch on one figure per
+// run, in the same corrected family).
+std::string latency_finding(const std::optional<Test>& t, const ReportModel& model) {
+    return t ? finding_of(*t, model)
+             : "not judged (fewer than " + std::to_string(kMinRunsForSignificance) + " runs)";
+}
+
+std::vector<std::vector<std::string>> latency_rows(const ReportModel& model) {
+    std::vector<std::vector<std::string>> rows = {
+        {"load", "probe", "base_p99_us", "new_p99_us", "p99_change_pct", "p99_p_adjusted",
+         "p99_finding", "base_missed_pct", "new_missed_pct", "missed_change_points",
+         "missed_p_adjusted", "missed_finding"}};
+    const std::string& base = model.labels.at(0).label;
+    for (const auto& block : model.blocks)
+        for (const auto& row : block.latency) {
+            if (row.label == base) continue;
+            const LatencyRow* b = nullptr;
+            for (const auto& other : block.latency)
+                if (other.label == base && other.probe == row.probe) b = &other;
+            if (!b) continue;
+            auto p_adj = [](const std::optional<Test>& t) {
+                return t ? format_p(t->p_adjusted) : std::string("-");
+            };
+            rows.push_back({block.load, row.probe, fixed(b->p99_ns / 1000, 1),
+                            fixed(row.p99_ns / 1000, 1),
+                            signed_percent((row.p99_ns / b->p99_ns - 1) * 100), p_adj(row.p99_test),
+                            latency_finding(row.p99_test, model), fixed(b->missed_pct, 2),
+                            fixed(row.missed_pct, 2), fixed(row.missed_pct - b->missed_pct, 2),
+                            p_adj(row.missed_test), latency_finding(row.missed_test, model)});
+        }
+    return rows;
+}
+
 std::string mean_and_ci(const stats::Summary& s) {
     const int decimals = s.mean >= 100 ? 1 : 2;
     std::string out = fixed(s.mean, decimals);
@@ -213,6 +247,20 @@ std::string as_text(const CompareView& view, const ReportModel& model) {
          align_columns(rows, {false, true, false, true, true, false, false, false, false, false}))
         out += line + "\n";
     out += "\n" + geometric_line(view);
+    if (const auto lat = latency_rows(model); lat.size() > 1) {
+        out +=
+            "\nLatency (pooled p99 in us, missed % of periods; base -> new; p: Welch on "
+            "per-run figures, adjusted with the rest):\n";
+        std::vector<std::vector<std::string>> rows;
+        for (std::size_t i = 1; i < lat.size(); ++i) {
+            const auto& r = lat[i];
+            rows.push_back({r[0], r[1], "p99 " + r[2] + " -> " + r[3], r[4], "p=" + r[5], r[6],
+                            "missed " + r[7] + " -> " + r[8] + "%", "p=" + r[10], r[11]});
+        }
+        for (const auto& line :
+             align_columns(rows, {false, false, false, true, false, false, false, false, false}))
+            out += line + "\n";
+    }
     for (const auto& note : model.notes) out += note + "\n";
     return out + "verdict: " + view.verdict + "\n";
 }
@@ -239,6 +287,13 @@ std::string as_markdown(const CompareView& view, const ReportModel& model) {
                " |\n";
     }
     out += "\n" + geometric_line(view);
+    if (const auto lat = latency_rows(model); lat.size() > 1) {
+        out +=
+            "\n| Load | Probe | Base p99 (us) | New p99 (us) | Change | p-adj | p99 | Base missed% "
+            "| New missed% | Change (points) | p-adj | Missed |\n";
+        out += "|:--|:--|--:|--:|--:|--:|:--|--:|--:|--:|--:|:--|\n";
+        for (std::size_t i = 1; i < lat.size(); ++i) out += "| " + join(lat[i], " | ") + " |\n";
+    }
     for (const auto& note : model.notes) out += "\n" + note + "\n";
     return out + "\n**verdict:** " + view.verdict + "\n";
 }
@@ -250,7 +305,7 @@ std::string csv_field(const std::string& field) {
     return out + "\"";
 }
 
-std::string as_csv(const CompareView& view) {
+std::string as_csv(const CompareView& view, const ReportModel& model) {
     std::string out =
         "load,base_runs_ok,base_runs_failed,base_time_s,new_runs_ok,new_runs_failed,new_time_s,"
         "change_pct,time_test,time_p,time_p_adjusted,time_finding,base_ratio,new_ratio,"
@@ -282,6 +337,11 @@ std::string as_csv(const CompareView& view) {
             line += csv_field(row[i]);
         }
         out += line + "\n";
+    }
+    // The latency comparison, a table of its own after an empty line.
+    if (const auto lat = latency_rows(model); lat.size() > 1) {
+        out += "\n";
+        for (const auto& row : lat) out += join(row, ",", csv_field) + "\n";
     }
     return out;
 }
@@ -341,6 +401,16 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     j["loads"] = loads;
     j["geometric_mean_time_ratio"] = {{"value", json_number(view.geometric_mean)},
                                       {"loads", view.geometric_count}};
+    nlohmann::json latency = nlohmann::json::array();
+    for (const auto& block : model.blocks)
+        for (const auto& row : block.latency)
+            if (row.label == view.fresh) {
+                nlohmann::json entry = latency_json(row);
+                entry.erase("histogram_bins");
+                entry["load"] = block.load;
+                latency.push_back(std::move(entry));
+            }
+    if (!latency.empty()) j["latency"] = latency;
     j["notes"] = model.notes;
     j["warnings"] = model.warnings;
     j["verdict"] = view.verdict;
@@ -354,7 +424,7 @@ std::string format_compare(const ReportModel& model, const std::string& format) 
         throw UsageError("--format " + format + ": unknown format (text, markdown, csv or json)");
     const CompareView view = view_of(model);
     if (format == "markdown") return as_markdown(view, model);
-    if (format == "csv") return as_csv(view);
+    if (format == "csv") return as_csv(view, model);
     if (format == "json") return as_json(view, model);
     return as_text(view, model);
 }

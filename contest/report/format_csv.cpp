@@ -66,9 +66,33 @@ std::string csv_line(const std::vector<std::string>& fields) {
     return join(fields, ",", quote) + "\n";
 }
 
+// The latency rows, a table of their own: one row per load, label and probe.
+std::string latency_csv(const ReportModel& model) {
+    std::string out = csv_line({"load", "label", "probe", "runs", "samples", "pooled_histogram",
+                                "p50_ns", "p99_ns", "p99_9_ns", "max_ns", "missed_pct",
+                                "cpu_got_pct", "cpu_wanted_pct", "probe_cpu_pct", "p99_p_adjusted",
+                                "p99_significant", "missed_p_adjusted", "missed_significant"});
+    auto p_adj = [](const std::optional<Test>& t) { return t ? six_digits(t->p_adjusted) : ""; };
+    auto sig = [](const std::optional<Test>& t) {
+        return !t ? std::string() : t->significant ? "yes" : "no";
+    };
+    for (const auto& block : model.blocks)
+        for (const auto& r : block.latency)
+            out += csv_line({block.load, r.label, r.probe, std::to_string(r.runs),
+                             std::to_string(r.samples), r.pooled ? "yes" : "no",
+                             six_digits(r.p50_ns), six_digits(r.p99_ns), six_digits(r.p999_ns),
+                             six_digits(r.max_ns), six_digits(r.missed_pct),
+                             six_digits(r.cpu_got_pct), six_digits(r.cpu_wanted_pct),
+                             six_digits(r.probe_cpu_pct), p_adj(r.p99_test), sig(r.p99_test),
+                             p_adj(r.missed_test), sig(r.missed_test)});
+    return out;
+}
+
 }  // namespace
 
 std::string format_csv(const ReportModel& model, const ReportOptions& options) {
+    // With latency, its table follows the main one after an empty line.
+    if (options.latency_only) return has_latency(model) ? latency_csv(model) : "";
     std::vector<std::string> header = {"load",    "label",       "baseline",
                                        "runs_ok", "runs_failed", "runs_timed_out"};
     for (const auto& m : kMeasures)
@@ -130,6 +154,7 @@ std::string format_csv(const ReportModel& model, const ReportOptions& options) {
             out += csv_line(cells);
         }
     }
+    if (has_latency(model)) out += "\n" + latency_csv(model);
     return out;
 }
 

@@ -130,7 +130,12 @@ std::string format_json(const ReportModel& model, const ReportOptions& options) 
     for (const auto& block : model.blocks) {
         json cells = json::array();
         for (const auto& cell : block.cells) cells.push_back(cell_json(cell));
-        loads.push_back({{"load", block.load}, {"unit", block.unit}, {"rows", std::move(cells)}});
+        json latency = json::array();
+        for (const auto& row : block.latency) latency.push_back(latency_json(row));
+        json entry = {{"load", block.load}, {"unit", block.unit}};
+        if (!options.latency_only) entry["rows"] = std::move(cells);
+        if (!block.latency.empty()) entry["latency"] = std::move(latency);
+        if (!options.latency_only || !block.latency.empty()) loads.push_back(std::move(entry));
     }
     // Ordered, so a reader sees what it is reading first.
     nlohmann::ordered_json report;

@@ -1,5 +1,6 @@
 // Markdown for web forums and issue trackers: one table per load, with the
 // statistics (CI, change, p) carried by default since space is not tight.
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,33 @@ std::string table_row(const std::vector<std::string>& cells) {
     return line + "\n";
 }
 
+// Per load, per probe, a table with one row per label.
+std::string latency_tables(const ReportModel& model) {
+    std::string out;
+    for (const auto& block : model.blocks)
+        for (std::size_t i = 0; i < block.latency.size(); ++i) {
+            const auto& row = block.latency[i];
+            if (i == 0 || block.latency[i - 1].probe != row.probe) {
+                if (i) out += "\n";
+                out += "### " + escape_cell(block.load) + ": " + row.probe + " latency (us)\n\n";
+                out += table_row(latency_header()) + "|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+            }
+            auto cells = latency_cells(row);
+            const std::string mark = cells.back();
+            cells.pop_back();
+            cells.front() = escape_cell(cells.front());
+            if (!mark.empty()) cells.back() += " " + escape_cell(mark);
+            out += table_row(cells);
+        }
+    std::istringstream legend(latency_legend(model));
+    for (std::string line; std::getline(legend, line);) out += "\n" + escape_cell(line) + "\n";
+    return out;
+}
+
 }  // namespace
 
 std::string format_markdown(const ReportModel& model, const ReportOptions& options) {
+    if (options.latency_only) return has_latency(model) ? latency_tables(model) : "";
     std::string out;
     for (const auto& block : model.blocks) {
         out += "### " + escape_cell(block.load) + "\n\n";
@@ -91,6 +116,7 @@ std::string format_markdown(const ReportModel& model, const ReportOptions& optio
             out += '\n';
         }
     }
+    if (has_latency(model)) out += "\n" + latency_tables(model);
     return out;
 }
 

@@ -43,9 +43,36 @@ std::vector<std::string> row(const Cell& cell, int time_digits, int loads_digits
     return r;
 }
 
+// Under the classic table: per load, per probe, one row per label.
+std::string latency_blocks(const ReportModel& model) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> titles;  // "" for a row that is not a block's first
+    for (const auto& block : model.blocks)
+        for (std::size_t i = 0; i < block.latency.size(); ++i) {
+            const auto& row = block.latency[i];
+            if (i == 0 || block.latency[i - 1].probe != row.probe) {
+                titles.push_back(block.load + ": " + row.probe + " latency (us)");
+                rows.push_back(latency_header());
+            }
+            titles.push_back("");
+            rows.push_back(latency_cells(row));
+        }
+    std::vector<bool> right(latency_header().size() + 1, true);
+    right.front() = false;
+    right.back() = false;
+    const auto lines = align_columns(rows, right);
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (!titles[i].empty()) out += titles[i] + ":\n";
+        out += lines[i] + "\n";
+    }
+    return out + latency_legend(model) + "\n";
+}
+
 }  // namespace
 
 std::string format_text(const ReportModel& model, const ReportOptions& options) {
+    if (options.latency_only) return has_latency(model) ? latency_blocks(model) : "";
     // Widths are shared by every block so the columns line up down the page.
     std::vector<std::vector<std::string>> rows;
     for (const auto& block : model.blocks) {
@@ -101,6 +128,7 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
         for (const auto& line : align_columns(rows, right)) out += "  " + line + "\n";
         for (const auto& note : table.notes) out += "  " + note + "\n";
     }
+    if (has_latency(model)) out += "\n" + latency_blocks(model);
     return out;
 }
 

@@ -27,6 +27,7 @@ struct ReportOptions {
     // Print the model's warnings (noise, too few runs, fingerprints that
     // differ) to stderr, one "contest: warning: ..." line each.
     bool print_warnings = true;
+    bool latency_only = false;  // --latency: only the latency blocks
 };
 
 // The whole report as it goes to stdout. Throws UsageError for a bad format,

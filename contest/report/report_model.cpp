@@ -288,6 +288,7 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
     model.baseline = choose_baseline(model, options);
     make_blocks(pooled, model);
     compare_cells(model);
+    add_latency(model);
     judge_significance(model);
 
     warn_about_mixed_machines(model, options.by_host);

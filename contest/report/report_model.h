@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/report/latency_model.h"
 #include "contest/report/multiple_comparisons.h"
 #include "contest/report/ratio.h"
 #include "contest/report/report.h"
@@ -88,8 +89,9 @@ struct Cell {
 
 struct LoadBlock {
     std::string load;
-    std::string unit;         // of the Loads column, from the runs; "" for no_load/cacherun
-    std::vector<Cell> cells;  // in label order; only labels that ran this load
+    std::string unit;                 // of the Loads column, from the runs; "" for no_load/cacherun
+    std::vector<Cell> cells;          // in label order; only labels that ran this load
+    std::vector<LatencyRow> latency;  // --latency runs: by probe, then label (latency_model.h)
 };
 
 struct LabelInfo {

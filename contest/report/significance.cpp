@@ -21,6 +21,10 @@ std::vector<Test*> family_of(ReportModel& model) {
             if (cell.versus->time_test) family.push_back(&*cell.versus->time_test);
             if (cell.versus->ratio_test) family.push_back(&*cell.versus->ratio_test);
         }
+    for (auto& block : model.blocks)
+        for (auto& row : block.latency)
+            for (auto* t : {&row.p99_test, &row.missed_test})
+                if (*t) family.push_back(&**t);
     return family;
 }
 

@@ -159,6 +159,16 @@ std::string summary_line(const std::string& head, const RunRecord& rec) {
     return out;
 }
 
+// --latency: the probes' plan, made once before any load starts (audio and
+// video calibrate their work on the idle machine) and kept in the config.
+std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config, ResultFile& result) {
+    if (config.latency_probes.empty()) return std::nullopt;
+    latency::LatencyPlan plan = latency::make_latency_plan(config.latency_probes);
+    plan.dist_ns = config.latency_dist_ns;
+    result.config["latency"] = latency::plan_json(plan);
+    return plan;
+}
+
 // One `contest run`: the state shared by its runs.
 class SuiteRunner {
   public:
@@ -220,7 +230,14 @@ class SuiteRunner {
             }
         }
 
-        ExitInfo ex = time_workload(head, load, rec);
+        // --latency: the probes start with the load (after its warm-up) and
+        // count over the workload's window; stopped and reaped with the load.
+        std::optional<latency::LatencyProbes> probes;
+        if (latency_plan_)
+            probes.emplace(*latency_plan_, std::string(info.name) + "." + std::to_string(i));
+        ExitInfo ex = time_workload(head, load, rec, probes ? &*probes : nullptr);
+        if (probes) rec.latency = probes->to_json();
+        probes.reset();
         std::optional<std::string> load_died = load.running() ? load.failure() : std::nullopt;
         load.stop();  // stop and reap the load before anything else
         if (!ex.exited_ok()) {
@@ -254,7 +271,8 @@ class SuiteRunner {
     // Times the workload and records what wait4 said; samples the load and
     // the machine's CPU time the moment before it starts and the moment it
     // is seen to exit, so Loads and the others' CPU cover exactly its window.
-    ExitInfo time_workload(const std::string& head, LoadSession& load, RunRecord& rec) {
+    ExitInfo time_workload(const std::string& head, LoadSession& load, RunRecord& rec,
+                           latency::LatencyProbes* probes) {
         Command cmd = workload_.timed_command();
         SpawnOptions so;
         so.cwd = cmd.cwd;
@@ -281,6 +299,7 @@ class SuiteRunner {
         }
         LoadSample start_sample, end_sample;
         std::optional<MachineCpu> machine_start, machine_end;
+        if (probes) probes->begin();  // --latency: the probes' window is the workload's
         if (load.running()) start_sample = load.sample();
         machine_start = read_machine_cpu();
         auto started = Clock::now();
@@ -294,6 +313,7 @@ class SuiteRunner {
             // Issue 14: the tree's counts, while its exited leader is unreaped.
             if (config_.perf) rec.perf = counters.read().to_json();
             if (sampler) sampler->mark("workload_end");
+            if (probes) probes->end();  // waits up to a period for the probes' last one
         };
         hooks.tick = [&] {
             double el = std::chrono::duration<double>(Clock::now() - started).count();
@@ -334,12 +354,13 @@ class SuiteRunner {
     ResultWriter& writer_;
     Eta eta_;
     bool drop_warning_given_ = false;
+    const std::optional<latency::LatencyPlan> latency_plan_ = latency_plan_of(config_, out_.result);
 };
 
 // --runs auto, after a round: records why and says so when no further
 // round is needed.
-bool enough_rounds(const AutoRuns& auto_runs, unsigned round, ResultFile& result, SuiteRunner& runner,
-                   Progress& progress) {
+bool enough_rounds(const AutoRuns& auto_runs, unsigned round, ResultFile& result,
+                   SuiteRunner& runner, Progress& progress) {
     if (round < kMinAutoRounds) return false;
     const double widest = auto_runs.widest_ci_pct(result);
     char ci[64], text[200];

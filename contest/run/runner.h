@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
@@ -46,6 +47,10 @@ struct RunConfig {
     // tree (--perf), and the machine sampled over its window (0: off).
     bool perf = false;
     double timeline_hz = 10;
+    // --latency: the probes to run during every workload run (empty: none),
+    // and the bucket width of their distribution (--latency-dist).
+    std::vector<latency::ProbeOptions> latency_probes;
+    std::int64_t latency_dist_ns = 1000;
 };
 
 struct RunOutcome {

@@ -1,0 +1,253 @@
+#include "contest/report/latency_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "contest/report/formats.h"
+#include "contest/report/report_model.h"
+#include "contest/report/stats.h"
+
+namespace contest {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kProbeOrder[] = {"cyclic", "audio", "video"};
+
+int probe_rank(const std::string& probe) {
+    for (int i = 0; i < 3; ++i)
+        if (probe == kProbeOrder[i]) return i;
+    return 3;
+}
+
+double number_at(const json& j, const json::json_pointer& at) {
+    return j.contains(at) && j.at(at).is_number() ? j.at(at).get<double>() : LatencyRow::kNone;
+}
+
+double mean_of(const std::vector<double>& v) {
+    std::vector<double> finite;
+    for (double x : v)
+        if (std::isfinite(x)) finite.push_back(x);
+    return finite.empty() ? LatencyRow::kNone : stats::summarize(finite).mean;
+}
+
+// One row's runs as they are collected, before pooling.
+struct Collected {
+    LatencyRow row;
+    std::map<std::int64_t, std::uint64_t> bins;
+    bool every_run_has_bins = true;
+    double min_ns = LatencyRow::kNone, max_ns = LatencyRow::kNone;
+    std::uint64_t periods = 0, missed = 0;
+    std::vector<double> p50, p999, got, wanted, probe_cpu;
+};
+
+void collect(Collected& c, const json& probe) {
+    const json& lat = probe.value("latency", json::object());
+    const auto samples = lat.value("samples", std::uint64_t{0});
+    LatencyRow& row = c.row;
+    ++row.runs;
+    row.samples += samples;
+    std::uint64_t binned = 0;
+    if (lat.contains("histogram") && lat["histogram"].contains("bins"))
+        for (const auto& b : lat["histogram"]["bins"]) {
+            c.bins[b.at(0).get<std::int64_t>()] += b.at(1).get<std::uint64_t>();
+            binned += b.at(1).get<std::uint64_t>();
+        }
+    if (binned != samples) c.every_run_has_bins = false;
+    if (samples > 0) {
+        const double lo = number_at(lat, "/min_ns"_json_pointer);
+        const double hi = number_at(lat, "/max_ns"_json_pointer);
+        c.min_ns = std::isfinite(c.min_ns) ? std::min(c.min_ns, lo) : lo;
+        c.max_ns = std::isfinite(c.max_ns) ? std::max(c.max_ns, hi) : hi;
+    }
+    c.periods += lat.value("periods", std::uint64_t{0});
+    c.missed += lat.value("missed", std::uint64_t{0});
+    row.run_p99_ns.push_back(number_at(lat, "/percentiles_ns/99.00"_json_pointer));
+    row.run_missed_pct.push_back(number_at(probe, "/missed_pct"_json_pointer));
+    c.p50.push_back(number_at(lat, "/percentiles_ns/50.00"_json_pointer));
+    c.p999.push_back(number_at(lat, "/percentiles_ns/99.90"_json_pointer));
+    c.got.push_back(number_at(probe, "/cpu_share_pct/got"_json_pointer));
+    c.wanted.push_back(number_at(probe, "/cpu_share_pct/wanted"_json_pointer));
+    c.probe_cpu.push_back(number_at(probe, "/probe_cpu/cpu_pct"_json_pointer));
+}
+
+LatencyRow pooled_row(Collected& c) {
+    LatencyRow row = std::move(c.row);
+    for (const auto& [lower, count] : c.bins) row.bins.push_back({lower, count});
+    row.pooled = c.every_run_has_bins;
+    row.max_ns = c.max_ns;
+    if (row.pooled) {
+        row.p50_ns = pooled_percentile_ns(row.bins, 50, c.min_ns, c.max_ns);
+        row.p99_ns = pooled_percentile_ns(row.bins, 99, c.min_ns, c.max_ns);
+        row.p999_ns = pooled_percentile_ns(row.bins, 99.9, c.min_ns, c.max_ns);
+    } else {
+        row.p50_ns = mean_of(c.p50);
+        row.p99_ns = mean_of(row.run_p99_ns);
+        row.p999_ns = mean_of(c.p999);
+    }
+    if (c.periods > 0)
+        row.missed_pct = 100.0 * static_cast<double>(c.missed) / static_cast<double>(c.periods);
+    row.cpu_got_pct = mean_of(c.got);
+    row.cpu_wanted_pct = mean_of(c.wanted);
+    row.probe_cpu_pct = mean_of(c.probe_cpu);
+    return row;
+}
+
+// Welch's t on one figure per run, as Time is tested; effect_pct is given.
+std::optional<Test> welch_test(const std::string& what, const std::vector<double>& a,
+                               const std::vector<double>& b, double effect_pct) {
+    if (a.size() < kMinRunsForSignificance || b.size() < kMinRunsForSignificance)
+        return std::nullopt;
+    const auto w = stats::welch_t_test(a, b);
+    if (!w) return std::nullopt;
+    Test t;
+    t.what = what;
+    t.method = "Welch t on per-run figures";
+    t.statistic = w->t;
+    t.df = w->df;
+    t.p = w->p;
+    t.effect_pct = effect_pct;
+    return t;
+}
+
+void test_against(LatencyRow& row, const LatencyRow& base, const std::string& load) {
+    const double p99 = mean_of(row.run_p99_ns), base_p99 = mean_of(base.run_p99_ns);
+    row.p99_test = welch_test(row.probe + " p99 under " + load, row.run_p99_ns, base.run_p99_ns,
+                              (p99 / base_p99 - 1) * 100);
+    // Missed is already a percentage: its effect is the difference in points.
+    row.missed_test =
+        welch_test(row.probe + " missed% under " + load, row.run_missed_pct, base.run_missed_pct,
+                   mean_of(row.run_missed_pct) - mean_of(base.run_missed_pct));
+}
+
+std::string us(double ns) {
+    return fixed(ns / 1000, 1);
+}
+
+}  // namespace
+
+double pooled_percentile_ns(const std::vector<LatencyBin>& bins, double p, double min_ns,
+                            double max_ns) {
+    std::uint64_t n = 0;
+    for (const auto& b : bins) n += b.count;
+    if (n == 0) return LatencyRow::kNone;
+    // rank = ceil(p/100 N) in integers, p in hundredths (95.40 N / 100 in
+    // floating point lands a hair above a whole number).
+    const auto hundredths = static_cast<unsigned __int128>(std::llround(p * 100));
+    const auto rank = static_cast<std::uint64_t>((hundredths * n + 9999) / 10000);
+    if (rank <= 1) return min_ns;
+    if (rank >= n) return max_ns;
+    std::uint64_t seen = 0;
+    for (const auto& b : bins) {
+        seen += b.count;
+        if (seen >= rank) return std::clamp(static_cast<double>(b.lower_ns), min_ns, max_ns);
+    }
+    return max_ns;
+}
+
+void add_latency(ReportModel& model) {
+    for (auto& block : model.blocks) {
+        std::map<std::pair<int, std::string>, Collected> by_probe;  // (probe rank, probe)
+        std::vector<std::string> probes;
+        for (const auto& cell : block.cells) {
+            std::map<std::string, Collected> mine;
+            for (const auto& sr : cell.runs) {
+                if (!sr.run.ok() || !sr.run.latency.is_object()) continue;
+                for (const auto& [probe, figures] : sr.run.latency.items()) {
+                    Collected& c = mine[probe];
+                    c.row.label = cell.label;
+                    c.row.probe = probe;
+                    collect(c, figures);
+                }
+            }
+            for (auto& [probe, c] : mine) {
+                LatencyRow row = pooled_row(c);
+                block.latency.push_back(std::move(row));
+            }
+        }
+        std::stable_sort(block.latency.begin(), block.latency.end(),
+                         [](const LatencyRow& a, const LatencyRow& b) {
+                             return probe_rank(a.probe) < probe_rank(b.probe);
+                         });
+        for (auto& row : block.latency) {
+            if (row.label == model.baseline) continue;
+            for (const auto& base : block.latency)
+                if (base.label == model.baseline && base.probe == row.probe)
+                    test_against(row, base, block.load);
+        }
+    }
+}
+
+bool has_latency(const ReportModel& model) {
+    for (const auto& block : model.blocks)
+        if (!block.latency.empty()) return true;
+    return false;
+}
+
+std::vector<std::string> latency_header() {
+    return {"Kernel",  "[runs]",         "p50",       "p99", "p99.9", "Max",
+            "Missed%", "CPU got/wanted", "Probe CPU%"};
+}
+
+std::vector<std::string> latency_cells(const LatencyRow& row) {
+    std::string share = "-";
+    if (std::isfinite(row.cpu_wanted_pct))
+        share = fixed(row.cpu_got_pct, 1) + "/" + fixed(row.cpu_wanted_pct, 1);
+    std::string mark = std::string(row.p99_significant() ? "*" : "") +
+                       (row.missed_significant() ? "!" : "") + (row.pooled ? "" : "~");
+    return {row.label,
+            std::to_string(row.runs),
+            us(row.p50_ns),
+            us(row.p99_ns),
+            us(row.p999_ns),
+            us(row.max_ns),
+            fixed(row.missed_pct, 2),
+            share,
+            fixed(row.probe_cpu_pct, 2),
+            mark};
+}
+
+std::string latency_legend(const ReportModel& model) {
+    bool any_test = false, any_mean = false;
+    for (const auto& block : model.blocks)
+        for (const auto& row : block.latency) {
+            any_test = any_test || row.p99_test || row.missed_test;
+            any_mean = any_mean || !row.pooled;
+        }
+    std::string legend =
+        "Latency in us, percentiles over every sample of the runs (histograms pooled, 1 us "
+        "resolution); Missed%: periods whose deadline passed; CPU got/wanted: % of a CPU.";
+    if (any_test)
+        legend += "\n* p99 differs from the baseline " + model.baseline +
+                  "'s beyond noise; ! missed% does (Welch t on the per-run figures, " +
+                  correction_summary(model) + ")";
+    if (any_mean)
+        legend += "\n~ a run without a histogram: percentiles are the mean of the runs' own";
+    return legend;
+}
+
+json latency_json(const LatencyRow& row) {
+    auto test = [](const std::optional<Test>& t) { return t ? test_json(*t) : json(nullptr); };
+    json bins = json::array();
+    for (const auto& b : row.bins) bins.push_back({b.lower_ns, b.count});
+    return {{"label", row.label},
+            {"probe", row.probe},
+            {"runs", row.runs},
+            {"samples", row.samples},
+            {"pooled_histogram", row.pooled},
+            {"p50_ns", json_number(row.p50_ns)},
+            {"p99_ns", json_number(row.p99_ns)},
+            {"p99_9_ns", json_number(row.p999_ns)},
+            {"max_ns", json_number(row.max_ns)},
+            {"missed_pct", json_number(row.missed_pct)},
+            {"cpu_share_pct",
+             {{"got", json_number(row.cpu_got_pct)}, {"wanted", json_number(row.cpu_wanted_pct)}}},
+            {"probe_cpu_pct", json_number(row.probe_cpu_pct)},
+            {"p99_test", test(row.p99_test)},
+            {"missed_test", test(row.missed_test)},
+            {"histogram_bins", bins}};
+}
+
+}  // namespace contest

@@ -1,0 +1,76 @@
+#pragma once
+// The latency block of a report: for each load, one row per label and probe
+// (cyclic, audio, video), pooled over the label's successful runs, and the
+// tests of p99 and of deadlines missed against the baseline label, judged in
+// the same family as Time (significance.cpp).
+//
+// Pooling: the runs' histograms (1 us buckets below 100 ms) are added and the
+// percentiles read from the sum, nearest rank over all samples as the probe
+// reads one run's, clamped to the exact min and max of all runs. Only when
+// some run carries no histogram are the percentiles the mean of the runs'
+// own (row.pooled false, said in the report).
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/report/ratio.h"
+
+namespace contest {
+
+struct ReportModel;
+
+struct LatencyBin {
+    std::int64_t lower_ns = 0;
+    std::uint64_t count = 0;
+};
+
+struct LatencyRow {
+    static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+    std::string label;
+    std::string probe;     // cyclic, audio, video
+    std::size_t runs = 0;  // successful runs that carried this probe
+    bool pooled = true;    // percentiles from the pooled histogram (else per-run means)
+    std::uint64_t samples = 0;
+    double p50_ns = kNone, p99_ns = kNone, p999_ns = kNone, max_ns = kNone;
+    double missed_pct = kNone;                           // missed over periods, all runs
+    double cpu_got_pct = kNone, cpu_wanted_pct = kNone;  // audio, video: mean over runs
+    double probe_cpu_pct = kNone;                        // the probe's own CPU, mean over runs
+    std::vector<LatencyBin> bins;                        // pooled, ascending
+    // The samples of the tests: one per run.
+    std::vector<double> run_p99_ns, run_missed_pct;
+    // Against the baseline label's row of the same probe (absent for it).
+    std::optional<Test> p99_test, missed_test;
+
+    bool p99_significant() const { return p99_test && p99_test->significant; }
+    bool missed_significant() const { return missed_test && missed_test->significant; }
+};
+
+// One block's rows from its cells' runs, and the tests against the baseline.
+// Rows go by probe (cyclic, audio, video), then label order.
+void add_latency(ReportModel& model);
+
+// Nearest rank over pooled bins (idx = ceil(p/100 N) - 1), clamped to
+// [min_ns, max_ns]; rank 1 is min_ns and rank N max_ns. NaN without samples.
+double pooled_percentile_ns(const std::vector<LatencyBin>& bins, double p, double min_ns,
+                            double max_ns);
+
+// --- shared by the exporters ---
+
+// Whether any block has latency rows.
+bool has_latency(const ReportModel& model);
+// "cyclic latency under no_load" rows as the text and markdown tables show
+// them, in us: Kernel, [runs], p50, p99, p99.9, Max, Missed%, CPU got/wanted
+// ("-" for cyclic), Probe CPU%, and the mark ("*" p99, "!" missed differ).
+std::vector<std::string> latency_header();
+std::vector<std::string> latency_cells(const LatencyRow& row);
+// "* p99 differs from the baseline's beyond noise; ! deadlines missed differ"
+// with the rules, or the line about per-run means; "" when nothing to say.
+std::string latency_legend(const ReportModel& model);
+// The json of one row.
+nlohmann::json latency_json(const LatencyRow& row);
+
+}  // namespace contest
