@@ -12,7 +12,9 @@
 #include "contest/report/report_model.h"
 #include "contest/run/runner.h"
 #include "contest/run/summary.h"
+#include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/workdir.h"
 
 namespace contest {
 namespace {
@@ -117,6 +119,9 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("order", po::value(&a.order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next")
+        ("timeout", po::value<double>()->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)")
+        ("resume", po::value<std::string>()->value_name("FILE"),
+         "continue the interrupted result file FILE (same options), skipping its finished runs")
         ("seed", po::value<std::uint64_t>()->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
@@ -145,6 +150,13 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     set_runs(rc, a.runs, a.auto_runs);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
+    if (vm.count("timeout")) {
+        const double t = vm["timeout"].as<double>();
+        if (!(t > 0 && t <= 7 * 24 * 3600))
+            throw UsageError("--timeout must be between 0 and 604800 seconds (a week)");
+        rc.timeout_s = t;
+    }
+    if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     return rc;
@@ -158,16 +170,25 @@ int cmd_run(int argc, char** argv) {
     describe_run_options(cl, arguments);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    const RunConfig rc = checked_run_config(arguments, vm);
-    std::error_code ec;
-    std::filesystem::create_directories(rc.workload.workdir, ec);
-    if (ec)
-        throw EnvironmentError("cannot create workdir " + rc.workload.workdir.string() + ": " +
-                               ec.message());
+    RunConfig rc = checked_run_config(arguments, vm);
+    Workdir::open(rc.workload.workdir);  // refused now when others could plant links in it
+    const auto containment = RunContainment::set_up();
+    rc.containment = containment->description();
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
-    std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
+    if (!out.result.runs.empty())
+        std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
+    if (!out.save_failure.empty()) {
+        std::cerr << "contest: stopped: saving the results failed: " << out.save_failure << "\n"
+                  << "contest: the " << out.result.runs.size()
+                  << " finished runs are in the table above; "
+                  << (std::filesystem::exists(out.path)
+                          ? out.path.string() + " holds the last good save"
+                          : "no result file could be written")
+                  << "\n";
+        return kExitSomeRunsFailed;
+    }
     if (!arguments.quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
     if (!arguments.summary_json.empty())
         write_run_summary(arguments.summary_json, out.result, out.path);
