@@ -183,6 +183,23 @@ TEST_CASE("--timeout stops a hung workload, records timed_out, shows >S and goes
     CHECK(test::leftover_processes().empty());
 }
 
+TEST_CASE("with no --timeout, a run past 3x the longest finished one warns once, off a terminal",
+          "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-hang");
+    // Run 1 is quick; run 2 (the file `slow` exists by then) takes 2.5 s.
+    auto o = test::run_contest_binary(
+        args_for(dir, "hang",
+                 {"--workload-cmd", "sh -c 'test -e slow && sleep 2.5; touch slow'", "-n", "2",
+                  "no_load"}),
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    const auto at = o.err.find("over 3x the longest finished run");
+    CHECK(at != std::string::npos);
+    CHECK(o.err.find("over 3x the longest finished run", at + 1) == std::string::npos);
+    CHECK(o.err.find("--timeout") != std::string::npos);
+}
+
 TEST_CASE("contest killed with SIGKILL leaves nothing running; the next start cleans up",
           "[robust-run][e2e]") {
     test::ScratchDir dir("robust-kill");

@@ -515,7 +515,9 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     auto workload = make_workload(config.workload);
     std::optional<ResultFile> resumed;
     if (!config.resume.empty()) resumed = resumed_result(config);
-    check_results_folder(resumed ? config.resume.parent_path() : config.results_dir / config.label);
+    const auto resumed_folder =
+        config.resume.has_parent_path() ? config.resume.parent_path() : std::filesystem::path(".");
+    check_results_folder(resumed ? resumed_folder : config.results_dir / config.label);
     remove_what_killed_runs_left(config, progress);
 
     progress.note("contest: preparing the " + workload->name() + " workload");
