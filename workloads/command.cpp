@@ -39,7 +39,8 @@ class CommandWorkload : public Workload {
     std::string name() const override { return "command"; }
 
     void prepare(Progress& progress) override {
-        Workdir::open(options_.workdir);  // refuses a workdir others could plant links in
+        Workdir::opened_or_open(options_.opened_workdir,
+                                options_.workdir);  // refuses a workdir others could plant links in
         if (prepare_.empty()) return;
         progress.status("command: preparing: " + join_words(prepare_));
         run_step(prepare_, "--prepare-cmd", "command-prepare.log");

@@ -149,7 +149,8 @@ class KernelWorkload : public Workload {
         // The source first: it is what the user named; the tools follow from it.
         resolve_source();
         check_tools();
-        Workdir::open(options_.workdir).make_dir("kernel");  // a real folder, no link
+        Workdir::opened_or_open(options_.opened_workdir, options_.workdir)
+            .make_dir("kernel");  // a real folder, no link
         nlohmann::json key = cache_key();
         if (cached_key() == key && fs::exists(tree() / "Makefile") &&
             fs::exists(tree() / ".config")) {

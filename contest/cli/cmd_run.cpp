@@ -171,7 +171,8 @@ int cmd_run(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     RunConfig rc = checked_run_config(arguments, vm);
-    Workdir::open(rc.workload.workdir);  // refused now when others could plant links in it
+    // Opened once, and refused now when others could plant links in it.
+    rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();
     rc.containment = containment->description();
 

@@ -139,7 +139,8 @@ LoadSample RunningLoad::sample() const {
 
 LoadSession::LoadSession(const LoadInfo& info, const LoadOptions& options)
     : info_(info), options_(options) {
-    dir_.emplace(Workdir::open(options.workdir), std::string(info.name));
+    dir_.emplace(Workdir::opened_or_open(options.opened_workdir, options.workdir),
+                 std::string(info.name));
     load_ = info.make(make_load_env(dir_->path(), options));
     load_->prepare();
 }

@@ -405,8 +405,8 @@ void check_results_folder(const std::filesystem::path& dir) {
 // of dead pids in the workdir, its cgroup, half-written result files
 // (<file>.json.tmp.<pid>) of this label. Removed, and said on stderr.
 void remove_what_killed_runs_left(const RunConfig& config, Progress& progress) {
-    std::vector<std::string> removed =
-        remove_dead_load_folders(Workdir::open(config.workload.workdir));
+    std::vector<std::string> removed = remove_dead_load_folders(
+        Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir));
     for (auto& leaf : remove_stale_cgroups()) removed.push_back(std::move(leaf));
     std::error_code ec;
     for (const auto& e :

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "contest/sys/unique_fd.h"
@@ -20,6 +21,13 @@ class Workdir {
     // naming it and why) a workdir owned by another user or writable by its
     // group or others: whoever can write there can plant links.
     static Workdir open(const std::filesystem::path& path);
+
+    // The one already opened when there is one (held by the options passed
+    // down from `contest run`), else path opened and checked now.
+    static Workdir opened_or_open(const std::optional<Workdir>& opened,
+                                  const std::filesystem::path& path) {
+        return opened ? *opened : open(path);
+    }
 
     const std::filesystem::path& path() const { return path_; }
     int fd() const { return fd_->get(); }
