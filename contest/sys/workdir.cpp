@@ -24,6 +24,16 @@ std::string why_not(int err) {
     return std::strerror(err);
 }
 
+// Why name under dirfd could not be opened: a link is named as one (opening
+// a link with O_DIRECTORY|O_NOFOLLOW says ENOTDIR, not ELOOP).
+std::string why_not_at(int dirfd, const char* name, int err) {
+    struct stat st {};
+    if ((err == ENOTDIR || err == ELOOP) && ::fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode))
+        return why_not(ELOOP);
+    return why_not(err);
+}
+
 // The steps of a path relative to the workdir; no absolute path, no "..".
 std::vector<std::string> steps_of(const fs::path& rel) {
     std::vector<std::string> steps;
@@ -44,12 +54,16 @@ UniqueFd walk(int dirfd, const std::vector<std::string>& steps, std::size_t coun
     fs::path where = base;
     for (std::size_t i = 0; i < count; ++i) {
         where /= steps[i];
-        if (make && ::mkdirat(cur.get(), steps[i].c_str(), 0700) != 0 && errno != EEXIST)
-            throw EnvironmentError("cannot create " + where.string() + ": " + why_not(errno));
+        if (make && ::mkdirat(cur.get(), steps[i].c_str(), 0700) != 0 && errno != EEXIST) {
+            const int err = errno;
+            throw EnvironmentError("cannot create " + where.string() + ": " + why_not(err));
+        }
         UniqueFd next(
             ::openat(cur.get(), steps[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (next.get() < 0)
-            throw EnvironmentError("cannot use " + where.string() + ": " + why_not(errno));
+        if (next.get() < 0) {
+            const std::string why = why_not_at(cur.get(), steps[i].c_str(), errno);
+            throw EnvironmentError("cannot use " + where.string() + ": " + why);
+        }
         cur = std::move(next);
     }
     return cur;
@@ -57,8 +71,10 @@ UniqueFd walk(int dirfd, const std::vector<std::string>& steps, std::size_t coun
 
 UniqueFd open_file_at(int dirfd, const char* name, const fs::path& shown) {
     UniqueFd fd(::openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
-    if (fd.get() < 0)
-        throw EnvironmentError("cannot write " + shown.string() + ": " + why_not(errno));
+    if (fd.get() < 0) {
+        const std::string why = why_not(errno);
+        throw EnvironmentError("cannot write " + shown.string() + ": " + why);
+    }
     return fd;
 }
 
@@ -78,8 +94,10 @@ Workdir Workdir::open(const fs::path& path) {
     // The workdir itself may be reached through a link the user made; what
     // is under it may not.
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (fd.get() < 0)
-        throw EnvironmentError("cannot open workdir " + path.string() + ": " + why_not(errno));
+    if (fd.get() < 0) {
+        const std::string why = why_not(errno);
+        throw EnvironmentError("cannot open workdir " + path.string() + ": " + why);
+    }
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0)
         throw EnvironmentError("cannot stat workdir " + path.string() + ": " +
@@ -149,8 +167,10 @@ bool remove_tree_at(int dirfd, const char* name) {
 UniqueFd create_file_no_follow(const fs::path& path) {
     fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
     UniqueFd dir(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir.get() < 0)
-        throw EnvironmentError("cannot write " + path.string() + ": " + why_not(errno));
+    if (dir.get() < 0) {
+        const std::string why = why_not(errno);
+        throw EnvironmentError("cannot write " + path.string() + ": " + why);
+    }
     return open_file_at(dir.get(), path.filename().c_str(), path);
 }
 
