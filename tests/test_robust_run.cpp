@@ -152,6 +152,14 @@ TEST_CASE("planted links in the workdir are never followed", "[robust-run][e2e]"
         CHECK(o.err.find((dir / "work").string()) != std::string::npos);
         CHECK(o.err.find("writable by its group or others") != std::string::npos);
     }
+    SECTION("a workdir owned by another user is refused, naming it and why") {
+        REQUIRE(::chown((dir / "work").c_str(), 65534, 65534) == 0);
+        auto o = test::run_contest_binary(
+            args_for(dir, "links", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
+        CHECK(o.exit_code == 3);
+        CHECK(o.err.find((dir / "work").string()) != std::string::npos);
+        CHECK(o.err.find("owned by uid 65534") != std::string::npos);
+    }
     CHECK(test::leftover_processes().empty());
 }
 
@@ -219,6 +227,13 @@ TEST_CASE("contest killed with SIGKILL leaves nothing running; the next start cl
     // parent-death signal reaches.
     CHECK(test::leftover_processes().empty());
     CHECK(loads_entries(dir) > 0);  // its load folder and marker, left
+    // A half-written result file of a contest that is gone (a reaped child's pid).
+    pid_t gone = ::fork();
+    if (gone == 0) ::_exit(0);
+    ::waitpid(gone, nullptr, 0);
+    fs::create_directories(dir / "results" / "kill");
+    const auto stale = dir / "results" / "kill" / ("x.json.tmp." + std::to_string(gone));
+    write_file(stale, "{");
 
     auto next = test::run_contest_binary(
         args_for(dir, "kill", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
@@ -227,6 +242,8 @@ TEST_CASE("contest killed with SIGKILL leaves nothing running; the next start cl
     CHECK(next.err.find("removed what a killed contest left") != std::string::npos);
     CHECK(next.err.find("cpu_load." + std::to_string(pid)) != std::string::npos);
     CHECK(loads_entries(dir) == 0);
+    CHECK(!fs::exists(stale));
+    CHECK(next.err.find(stale.string()) != std::string::npos);
     CHECK(test::leftover_processes().empty());
 }
 
