@@ -153,7 +153,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     if (vm.count("timeout")) {
         const double t = vm["timeout"].as<double>();
         if (!(t > 0 && t <= 7 * 24 * 3600))
-            throw UsageError("--timeout must be between 0 and 604800 seconds (a week)");
+            throw UsageError("--timeout must be above 0 and at most 604800 seconds (a week)");
         rc.timeout_s = t;
     }
     if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
