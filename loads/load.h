@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/sys/workdir.h"
 #include "loads/load_option.h"
 
 namespace contest {
@@ -34,7 +35,9 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
 // A load's own settings are not fields here: each load lists them in its
 // entry (LoadInfo::options) and reads them from `values` through that list.
 struct LoadOptions {
-    std::filesystem::path workdir;          // each load gets a private folder under it
+    std::filesystem::path workdir;  // each load gets a private folder under it
+    std::optional<Workdir>
+        opened_workdir;  // workdir, opened and checked once; unset: opened on use
     std::filesystem::path workload_source;  // the workload's source tree (the tar loads)
     // The load options given, by name as on the command line ("ring-processes").
     std::map<std::string, std::string, std::less<>> values;

@@ -7,6 +7,7 @@
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/spawn.h"
+#include "contest/sys/workdir.h"
 #include "workloads/words.h"
 #include "workloads/workload_kinds.h"
 
@@ -38,7 +39,8 @@ class CommandWorkload : public Workload {
     std::string name() const override { return "command"; }
 
     void prepare(Progress& progress) override {
-        fs::create_directories(options_.workdir);
+        Workdir::opened_or_open(options_.opened_workdir,
+                                options_.workdir);  // refuses a workdir others could plant links in
         if (prepare_.empty()) return;
         progress.status("command: preparing: " + join_words(prepare_));
         run_step(prepare_, "--prepare-cmd", "command-prepare.log");

@@ -21,8 +21,9 @@
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
-#include "workloads/build_environment.h"
 #include "contest/sys/text.h"
+#include "contest/sys/workdir.h"
+#include "workloads/build_environment.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {
@@ -148,7 +149,8 @@ class KernelWorkload : public Workload {
         // The source first: it is what the user named; the tools follow from it.
         resolve_source();
         check_tools();
-        fs::create_directories(dir_);
+        Workdir::opened_or_open(options_.opened_workdir, options_.workdir)
+            .make_dir("kernel");  // a real folder, no link
         nlohmann::json key = cache_key();
         if (cached_key() == key && fs::exists(tree() / "Makefile") &&
             fs::exists(tree() / ".config")) {

@@ -5,6 +5,7 @@
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/spawn.h"
+#include "contest/sys/workdir.h"
 #include "workloads/build_environment.h"
 #include "workloads/synthetic_generator.h"
 #include "workloads/workload_kinds.h"
@@ -38,7 +39,8 @@ class SyntheticWorkload : public Workload {
                         " translation units");
         SyntheticProject project = generate_synthetic_project(options_.synthetic_size);
         project_hash_ = project.hash_hex();
-        fs::create_directories(options_.workdir);
+        Workdir::opened_or_open(options_.opened_workdir, options_.workdir)
+            .make_dir(stem());  // a real folder, no link
         rewritten_ = write_synthetic_project(project, dir_);
         progress.note(std::string("synthetic: ") + (rewritten_ ? "wrote " : "reusing ") +
                       dir_.string() + " (" + std::to_string(options_.synthetic_size) +

@@ -4,6 +4,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
+#include "contest/sys/workdir.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {
@@ -21,8 +22,7 @@ unsigned effective_jobs(unsigned jobs) {
 }
 
 void reset_log(const std::filesystem::path& log) {
-    std::ofstream out(log, std::ios::trunc);
-    if (!out) throw EnvironmentError("cannot write " + log.string());
+    create_file_no_follow(log);  // a link planted where the log goes is refused
 }
 
 }  // namespace contest

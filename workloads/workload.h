@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/sys/workdir.h"
+
 namespace contest {
 
 class Progress;
@@ -19,8 +21,10 @@ struct Command {
 };
 
 struct WorkloadOptions {
-    std::string kind;                     // synthetic | kernel | command
-    std::filesystem::path workdir;        // scratch space (trees, logs)
+    std::string kind;               // synthetic | kernel | command
+    std::filesystem::path workdir;  // scratch space (trees, logs)
+    std::optional<Workdir>
+        opened_workdir;                   // workdir, opened and checked once; unset: opened on use
     unsigned jobs = 0;                    // make -jN; 0 means 4 x online CPUs
     unsigned synthetic_size = 100;        // synthetic: translation units
     std::filesystem::path kernel_source;  // kernel: tarball or tree; empty = newest in /usr/src

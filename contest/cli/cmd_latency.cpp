@@ -142,7 +142,7 @@ int cmd_latency(int argc, char** argv) {
     if (!load_name.empty()) {
         lo.workdir = workdir.empty() ? default_workdir() : std::filesystem::path(workdir);
         info = resolve_loads({load_name}, lo).front();
-        dir.emplace(lo.workdir / "loads", std::string(info->name));
+        dir.emplace(Workdir::open(lo.workdir), std::string(info->name));
         load = info->make(make_load_env(dir->path(), lo));
         std::fprintf(stderr, "contest: preparing %s\n", info->name.data());
         load->prepare();

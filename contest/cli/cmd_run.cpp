@@ -13,9 +13,11 @@
 #include "contest/report/report_model.h"
 #include "contest/run/runner.h"
 #include "contest/run/summary.h"
+#include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "workloads/synthetic_generator.h"
+#include "contest/sys/workdir.h"
 
 namespace contest {
 namespace {
@@ -172,6 +174,9 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("order", po::value(&a.order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next")
+        ("timeout", bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)")
+        ("resume", po::value<std::string>()->value_name("FILE"),
+         "continue the interrupted result file FILE (same options), skipping its finished runs")
         ("seed", bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
@@ -205,6 +210,8 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     rc.order = parse_run_order(a.order);
     set_runs(rc, a.runs, a.auto_runs);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
+    if (vm.count("timeout")) rc.timeout_s = rc.timeout_s_value;
+    if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
@@ -219,16 +226,26 @@ int cmd_run(int argc, char** argv) {
     describe_run_options(cl, arguments);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    const RunConfig rc = checked_run_config(arguments, vm);
-    std::error_code ec;
-    std::filesystem::create_directories(rc.workload.workdir, ec);
-    if (ec)
-        throw EnvironmentError("cannot create workdir " + printable(rc.workload.workdir.string()) +
-                               ": " + ec.message());
+    RunConfig rc = checked_run_config(arguments, vm);
+    // Opened once, and refused now when others could plant links in it.
+    rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
+    const auto containment = RunContainment::set_up();
+    rc.containment = containment->description();
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
-    std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
+    if (!out.result.runs.empty())
+        std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
+    if (!out.save_failure.empty()) {
+        std::cerr << "contest: stopped: saving the results failed: " << out.save_failure << "\n"
+                  << "contest: the " << out.result.runs.size()
+                  << " finished runs are in the table above; "
+                  << (std::filesystem::exists(out.path)
+                          ? out.path.string() + " holds the last good save"
+                          : "no result file could be written")
+                  << "\n";
+        return kExitSomeRunsFailed;
+    }
     if (!arguments.quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
     if (!arguments.summary_json.empty())
         write_run_summary(arguments.summary_json, out.result, out.path);

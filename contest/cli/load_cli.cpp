@@ -1,5 +1,7 @@
 #include "contest/cli/load_cli.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <vector>
 
@@ -83,7 +85,8 @@ std::filesystem::path default_workdir() {
         return std::filesystem::path(x) / "contest";
     if (const char* h = std::getenv("HOME"); h && *h)
         return std::filesystem::path(h) / ".cache" / "contest";
-    return "/tmp/contest";
+    // Never a shared /tmp/contest another user could own or plant links in.
+    return "/tmp/contest-" + std::to_string(::geteuid());
 }
 
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text) {

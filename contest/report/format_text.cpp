@@ -16,8 +16,19 @@ std::vector<std::string> header(bool with_stats) {
     return {"Kernel", "[runs]", "Time", "CPU%", "Loads", "LCPU%", "Ratio"};
 }
 
+// Every run of the cell stopped by --timeout: ">S", S the shortest time one
+// ran before it was stopped (whole seconds, down).
+std::string time_text(const Cell& cell, int time_digits) {
+    if (cell.time.n > 0 || cell.timed_out == 0) return fixed(cell.time.mean, time_digits);
+    double shortest = 0;
+    for (const auto& sr : cell.runs)
+        if (sr.run.status == RunStatus::timed_out && (shortest == 0 || sr.run.wall_s < shortest))
+            shortest = sr.run.wall_s;
+    return ">" + std::to_string(static_cast<long>(shortest));
+}
+
 std::vector<std::string> row(const Cell& cell, int time_digits, int loads_digits, bool with_stats) {
-    std::vector<std::string> r = {cell.label, cell.runs_text(), fixed(cell.time.mean, time_digits)};
+    std::vector<std::string> r = {cell.label, cell.runs_text(), time_text(cell, time_digits)};
     if (with_stats) r.push_back(fixed(cell.time.ci95_half, time_digits));
     r.push_back(fixed(cell.cpu_pct.mean, 1));
     r.push_back(fixed(cell.load_units.mean, loads_digits));

@@ -1,5 +1,6 @@
 #include "contest/run/load_runner.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -12,9 +13,10 @@
 #include <new>
 
 #include "contest/sys/errors.h"
-#include "contest/sys/spawn.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/sysinfo.h"
+#include "contest/sys/text_file.h"
 
 namespace contest {
 
@@ -27,18 +29,63 @@ LoadWindow load_window(const LoadInfo& info, const LoadSample& from, const LoadS
     return w;
 }
 
-PrivateDir::PrivateDir(const std::filesystem::path& parent, const std::string& name) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    path_ = parent / (name + "." + std::to_string(::getpid()));
-    std::filesystem::remove_all(path_, ec);  // a leftover of a killed run with our pid
-    if (::mkdir(path_.c_str(), 0700) != 0)
-        throw EnvironmentError("cannot create " + path_.string() + ": " + std::strerror(errno));
+namespace {
+
+constexpr const char* kLoadsFolder = "loads";
+constexpr const char* kOwnerSuffix = ".owner";
+
+void write_all(int fd, const std::string& text) {
+    if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+        throw EnvironmentError(std::string("cannot write an owner marker: ") +
+                               std::strerror(errno));
+}
+
+}  // namespace
+
+PrivateDir::PrivateDir(const Workdir& workdir, const std::string& name)
+    : workdir_(workdir),
+      rel_(std::string(kLoadsFolder) + "/" + name + "." + std::to_string(::getpid())) {
+    workdir_.make_dir(kLoadsFolder);
+    workdir_.remove_tree(rel_);  // a leftover of a killed run with our pid
+    write_all(workdir_.create_file(rel_ + kOwnerSuffix).get(), owner_marker_text());
+    path_ = workdir_.real_dir(rel_);
 }
 
 PrivateDir::~PrivateDir() {
+    workdir_.remove_tree(rel_);
+    workdir_.remove_tree(rel_ + kOwnerSuffix);
+}
+
+std::vector<std::string> remove_dead_load_folders(const Workdir& workdir) {
+    std::vector<std::string> removed;
+    UniqueFd loads(
+        ::openat(workdir.fd(), kLoadsFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (loads.get() < 0) return removed;
     std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
+    const auto dir = workdir.path() / kLoadsFolder;
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+        names.push_back(e.path().filename().string());
+    for (const auto& name : names) {
+        if (name.ends_with(kOwnerSuffix)) continue;
+        const auto dot = name.rfind('.');
+        if (dot == std::string::npos) continue;
+        char* end = nullptr;
+        const long pid = std::strtol(name.c_str() + dot + 1, &end, 10);
+        if (pid <= 0 || *end != '\0') continue;
+        const std::string marker = name + kOwnerSuffix;
+        std::string owner;
+        if (auto text = read_text_file((dir / marker).string()))
+            owner = *text;
+        else
+            owner = std::to_string(pid) + " " + std::to_string(process_start_time(pid));
+        if (!marker_owner_dead(owner)) continue;
+        if (remove_tree_at(loads.get(), name.c_str()))
+            removed.push_back((dir / name).string() + " (load folder of contest pid " +
+                              std::to_string(pid) + ", which is gone)");
+        remove_tree_at(loads.get(), marker.c_str());
+    }
+    return removed;
 }
 
 LoadEnv make_load_env(const std::filesystem::path& dir, const LoadOptions& options) {
@@ -92,7 +139,8 @@ LoadSample RunningLoad::sample() const {
 
 LoadSession::LoadSession(const LoadInfo& info, const LoadOptions& options)
     : info_(info), options_(options) {
-    dir_.emplace(options.workdir / "loads", std::string(info.name));
+    dir_.emplace(Workdir::opened_or_open(options.opened_workdir, options.workdir),
+                 std::string(info.name));
     load_ = info.make(make_load_env(dir_->path(), options));
     load_->prepare();
 }

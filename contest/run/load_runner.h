@@ -9,8 +9,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "contest/sys/process.h"
+#include "contest/sys/workdir.h"
 #include "loads/load.h"
 #include "loads/registry.h"
 
@@ -32,20 +34,28 @@ struct LoadWindow {
 };
 LoadWindow load_window(const LoadInfo& info, const LoadSample& from, const LoadSample& to);
 
-// A private folder for one load under the workdir (0700), removed with
-// everything in it when this goes out of scope. remove_all does not follow
-// symlinks, so nothing outside the folder is touched.
+// A private folder for one load, <workdir>/loads/<name>.<pid> (0700), made
+// through the workdir's descriptor without following any link, with an owner
+// marker beside it (<name>.<pid>.owner: pid and start time) so that the next
+// contest can tell a killed one's leftovers. Removed with everything in it,
+// never following a link, when this goes out of scope.
 class PrivateDir {
   public:
-    PrivateDir(const std::filesystem::path& parent, const std::string& name);
+    PrivateDir(const Workdir& workdir, const std::string& name);
     ~PrivateDir();
     PrivateDir(const PrivateDir&) = delete;
     PrivateDir& operator=(const PrivateDir&) = delete;
     const std::filesystem::path& path() const { return path_; }
 
   private:
+    Workdir workdir_;
+    std::string rel_;  // loads/<name>.<pid>
     std::filesystem::path path_;
 };
+
+// What killed contests left in workdir/loads (folders whose owner is dead),
+// removed. Returns one line per thing removed.
+std::vector<std::string> remove_dead_load_folders(const Workdir& workdir);
 
 class RunningLoad {
   public:

@@ -9,9 +9,11 @@
 #include <ctime>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "contest/run/load_runner.h"
+#include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/kernel_facts.h"
 #include "contest/sys/log_tail.h"
@@ -23,6 +25,7 @@
 #include "contest/sys/sysinfo.h"
 #include "contest/sys/timeline.h"
 #include "contest/sys/version.h"
+#include "contest/sys/workdir.h"
 #include "loads/registry.h"
 
 namespace contest {
@@ -88,14 +91,28 @@ nlohmann::json config_json(const RunConfig& c, std::uint64_t seed, const Workloa
         j["target_ci_pct"] = c.auto_runs->target_ci_pct;
         j["max_runs"] = c.auto_runs->max_runs;
     }
+    if (c.timeout_s) j["timeout_s"] = *c.timeout_s;
+    if (!c.containment.empty()) j["containment"] = c.containment;
     return j;
 }
+
+// A save of the result file that failed (no space, read-only, permission):
+// the suite stops there and keeps its runs in memory.
+struct SaveFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 class ResultWriter {
   public:
     ResultWriter(ResultFile& result, std::filesystem::path path)
         : result_(result), path_(std::move(path)) {}
-    void save() { write_file_atomically(path_, to_json(result_).dump(2) + "\n"); }
+    void save() {
+        try {
+            write_file_atomically(path_, to_json(result_).dump(2) + "\n");
+        } catch (const EnvironmentError& e) {
+            throw SaveFailed(e.what());
+        }
+    }
     const std::filesystem::path& path() const { return path_; }
 
   private:
@@ -195,6 +212,7 @@ class SuiteRunner {
         RunRecord rec = measure_run(load, i);
         if (config_.order != RunOrder::blocks) rec.round = static_cast<int>(i);
         if (!rec.ok()) ++out_.failed_runs;
+        if (rec.ok()) longest_ok_s_ = std::max(longest_ok_s_, rec.wall_s);
         out_.result.runs.push_back(rec);
         writer_.save();
         ++eta_.done;
@@ -243,6 +261,7 @@ class SuiteRunner {
         if (!ex.exited_ok()) {
             rec.status = ex.timed_out ? RunStatus::timed_out : RunStatus::workload_failed;
             rec.reason = workload_.name() + " workload " + ex.describe();
+            if (ex.timed_out) rec.reason += timeout_text();
             report_failure(info, i,
                            rec.reason + "; last lines of " + workload_.log_path().string() + ":\n" +
                                indented_tail(workload_.log_path(), 10));
@@ -278,7 +297,7 @@ class SuiteRunner {
         so.cwd = cmd.cwd;
         so.env_overrides = cmd.env_overrides;
         so.log_to(workload_.log_path());
-        std::ofstream(workload_.log_path(), std::ios::trunc).close();
+        create_file_no_follow(workload_.log_path());  // emptied; a planted link is refused
         // Issue 14: counters opened on the child before its exec (it waits at
         // the gate), and the machine sampled over the workload's window.
         std::optional<ExecGate> gate;
@@ -307,6 +326,8 @@ class SuiteRunner {
         pid_t pid = spawn(cmd.argv, so);
         GroupGuard workload_group(pid);
         WaitHooks hooks;
+        if (config_.timeout_s) hooks.timeout = std::chrono::duration<double>(*config_.timeout_s);
+        hang_warned_ = false;
         hooks.on_exit = [&] {
             if (load.running()) end_sample = load.sample();
             machine_end = read_machine_cpu();
@@ -318,6 +339,7 @@ class SuiteRunner {
         hooks.tick = [&] {
             double el = std::chrono::duration<double>(Clock::now() - started).count();
             progress_.tick(head + "  " + format_duration(el) + eta_.text(el));
+            warn_if_hung(head, el);
         };
         ExitInfo ex = wait_child(pid, started, hooks);
         workload_group.stop();  // stray descendants of the compile
@@ -342,6 +364,29 @@ class SuiteRunner {
         return ex;
     }
 
+    // " after 5 s (--timeout 5)"
+    std::string timeout_text() const {
+        char text[64];
+        std::snprintf(text, sizeof text, " after %g s (--timeout %g)", *config_.timeout_s,
+                      *config_.timeout_s);
+        return text;
+    }
+
+    // With no --timeout, a run going past 3x the longest finished run says so
+    // once, on a terminal and off it: a hung workload must not look like a
+    // slow one for an hour.
+    void warn_if_hung(const std::string& head, double elapsed_s) {
+        if (config_.timeout_s || hang_warned_ || longest_ok_s_ <= 0 ||
+            elapsed_s <= 3 * longest_ok_s_)
+            return;
+        hang_warned_ = true;
+        progress_.clear();
+        std::fprintf(stderr,
+                     "contest: warning: %s has taken %s, over 3x the longest finished run "
+                     "(%.1f s): is the workload hung? (--timeout S stops such runs)\n",
+                     head.c_str(), format_duration(elapsed_s).c_str(), longest_ok_s_);
+    }
+
     void report_failure(const LoadInfo& info, unsigned i, const std::string& why) {
         progress_.clear();
         std::fprintf(stderr, "contest: %s run %u: %s\n", info.name.data(), i, why.c_str());
@@ -355,6 +400,8 @@ class SuiteRunner {
     Eta eta_;
     bool drop_warning_given_ = false;
     const std::optional<latency::LatencyPlan> latency_plan_ = latency_plan_of(config_, out_.result);
+    double longest_ok_s_ = 0;  // of the finished runs, for the hang warning
+    bool hang_warned_ = false;
 };
 
 // --runs auto, after a round: records why and says so when no further
@@ -387,6 +434,125 @@ bool enough_rounds(const AutoRuns& auto_runs, unsigned round, ResultFile& result
     return true;
 }
 
+// Checks, before anything is prepared, that result files can be written in
+// dir: a temp file is made and removed there, and the real cause (read-only
+// file system, permission, no space) is named when it cannot.
+void check_results_folder(const std::filesystem::path& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        throw EnvironmentError("cannot create results folder " + dir.string() + ": " +
+                               ec.message());
+    const auto probe = dir / (".contest-write-check." + std::to_string(::getpid()));
+    int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        throw EnvironmentError("cannot write result files in " + dir.string() + ": " +
+                               std::strerror(errno));
+    ::close(fd);
+    ::unlink(probe.c_str());
+}
+
+// What a contest killed hard (SIGKILL, power) left: load folders and files
+// of dead pids in the workdir, its cgroup, half-written result files
+// (<file>.json.tmp.<pid>) of this label. Removed, and said on stderr.
+void remove_what_killed_runs_left(const RunConfig& config, Progress& progress) {
+    std::vector<std::string> removed = remove_dead_load_folders(
+        Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir));
+    for (auto& leaf : remove_stale_cgroups()) removed.push_back(std::move(leaf));
+    std::error_code ec;
+    for (const auto& e :
+         std::filesystem::directory_iterator(config.results_dir / config.label, ec)) {
+        const std::string name = e.path().filename().string();
+        const auto at = name.rfind(".tmp.");
+        if (at == std::string::npos || e.is_symlink(ec)) continue;
+        char* end = nullptr;
+        const long pid = std::strtol(name.c_str() + at + 5, &end, 10);
+        if (pid <= 0 || *end != '\0' || process_start_time(static_cast<pid_t>(pid)) != 0) continue;
+        if (std::filesystem::remove(e.path(), ec))
+            removed.push_back(e.path().string() + " (half-written by contest pid " +
+                              std::to_string(pid) + ", which is gone)");
+    }
+    if (removed.empty()) return;
+    progress.clear();
+    for (const auto& what : removed)
+        std::fprintf(stderr, "contest: removed what a killed contest left: %s\n", what.c_str());
+}
+
+// Fields of the config that differ between two runs of the same config
+// (whether a tree was reused, where the processes were held): not compared.
+bool volatile_field(const std::string& key) {
+    return key == "containment" || key == "project_rewritten" || key == "prepare_reused";
+}
+
+// The first field where the recorded config and this one differ ("" when
+// none), as "runs: recorded 3, now 5".
+std::string config_difference(const nlohmann::json& recorded, const nlohmann::json& now,
+                              const std::string& prefix = "") {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : recorded.items()) keys.insert(k);
+    for (const auto& [k, v] : now.items()) keys.insert(k);
+    for (const auto& k : keys) {
+        if (volatile_field(k)) continue;
+        const nlohmann::json a = recorded.contains(k) ? recorded[k] : nlohmann::json();
+        const nlohmann::json b = now.contains(k) ? now[k] : nlohmann::json();
+        if (a == b) continue;
+        if (a.is_object() && b.is_object()) return config_difference(a, b, prefix + k + ".");
+        return prefix + k + ": recorded " + a.dump() + ", now " + b.dump();
+    }
+    return "";
+}
+
+// --resume FILE: the interrupted result file, checked against this config.
+ResultFile resumed_result(const RunConfig& config) {
+    ResultFile r = read_result_file(config.resume);
+    if (r.complete)
+        throw UsageError("--resume " + config.resume.string() +
+                         ": this result file is complete; there is nothing to resume");
+    if (r.label != config.label)
+        throw UsageError("--resume " + config.resume.string() + ": label differs: recorded '" +
+                         r.label + "', now '" + config.label + "' (-k)");
+    return r;
+}
+
+void check_resumed_config(const RunConfig& config, const nlohmann::json& recorded,
+                          const nlohmann::json& now) {
+    const std::string diff = config_difference(recorded, now);
+    if (!diff.empty())
+        throw UsageError("--resume " + config.resume.string() +
+                         ": the config differs from the recorded one in " + diff);
+}
+
+// A planned run the resumed file already holds (finished, whatever its status).
+bool already_done(const ResultFile& result, std::string_view load, unsigned index) {
+    for (const auto& r : result.runs)
+        if (r.load == load && r.index == static_cast<int>(index)) return true;
+    return false;
+}
+
+// The seed of the shuffle: the resumed file's, so that the plan is the same.
+std::uint64_t order_seed(const RunConfig& config, const std::optional<ResultFile>& resumed) {
+    if (resumed && resumed->config.contains("order_seed"))
+        return resumed->config["order_seed"].get<std::uint64_t>();
+    return config.seed ? *config.seed : std::random_device{}();
+}
+
+// Ctrl-C, SIGTERM, SIGHUP: what finished is saved (complete: false); with
+// no finished run there is no file to save.
+void save_on_interrupt(ResultWriter& writer, const ResultFile& result,
+                       const std::filesystem::path& path) {
+    if (result.runs.empty()) {
+        std::fprintf(stderr, "contest: interrupted before the first run finished; loads stopped\n");
+        return;
+    }
+    try {
+        writer.save();
+        std::fprintf(stderr, "contest: interrupted; loads stopped; %zu finished runs kept in %s\n",
+                     result.runs.size(), path.c_str());
+    } catch (const SaveFailed& e) {
+        std::fprintf(stderr, "contest: interrupted; %s\n", e.what());
+    }
+}
+
 }  // namespace
 
 RunOutcome run_suite(const RunConfig& config, Progress& progress) {
@@ -398,6 +564,12 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     auto loads = resolve_loads(config.loads, config.load);
     if (loads.empty()) throw UsageError("no loads to run");
     auto workload = make_workload(config.workload);
+    std::optional<ResultFile> resumed;
+    if (!config.resume.empty()) resumed = resumed_result(config);
+    const auto resumed_folder =
+        config.resume.has_parent_path() ? config.resume.parent_path() : std::filesystem::path(".");
+    check_results_folder(resumed ? resumed_folder : config.results_dir / config.label);
+    remove_what_killed_runs_left(config, progress);
 
     progress.note("contest: preparing the " + workload->name() + " workload");
     workload->prepare(progress);
@@ -406,28 +578,40 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
 
     RunOutcome out;
     ResultFile& result = out.result;
-    result.label = config.label;
-    result.contest_version = kVersion;
-    result.started_at = utc_timestamp();
-    result.system = system_fingerprint();
-    result.system["kernel"] = kernel_facts(config.workload.workdir.string());
-    const std::uint64_t seed = config.seed ? *config.seed : std::random_device{}();
-    result.config = config_json(config, seed, *workload, loads);
-    result.loads = nlohmann::json::object();
-    std::string stamp = result.started_at;
-    std::erase(stamp, ':');
-    std::filesystem::path path = config.results_dir / config.label / (stamp + ".json");
-    for (int i = 2; std::filesystem::exists(path); ++i)
-        path = config.results_dir / config.label / (stamp + "-" + std::to_string(i) + ".json");
+    const std::uint64_t seed = order_seed(config, resumed);
+    const nlohmann::json this_config = config_json(config, seed, *workload, loads);
+    std::filesystem::path path;
+    if (resumed) {
+        check_resumed_config(config, resumed->config, this_config);
+        result = std::move(*resumed);
+        path = config.resume;
+        for (const auto& r : result.runs)
+            if (!r.ok()) ++out.failed_runs;
+    } else {
+        result.label = config.label;
+        result.contest_version = kVersion;
+        result.started_at = utc_timestamp();
+        result.system = system_fingerprint();
+        result.system["kernel"] = kernel_facts(config.workload.workdir.string());
+        result.config = this_config;
+        result.loads = nlohmann::json::object();
+        std::string stamp = result.started_at;
+        std::erase(stamp, ':');
+        path = config.results_dir / config.label / (stamp + ".json");
+        for (int i = 2; std::filesystem::exists(path); ++i)
+            path = config.results_dir / config.label / (stamp + "-" + std::to_string(i) + ".json");
+    }
     ResultWriter writer(result, path);
     out.path = path;
-    writer.save();  // an unwritable results folder fails now, not after an hour
+    // The file is made with the first run: none ever holds 0 runs.
     progress.note("contest: results go to " + path.string());
 
     std::vector<std::string_view> names;
     for (const LoadInfo* info : loads) names.push_back(info->name);
     const auto plan = plan_runs(names, config.runs, config.order, seed);
-    SuiteRunner runner(config, *workload, progress, out, writer, static_cast<int>(plan.size()));
+    std::size_t to_do = 0;
+    for (const auto& step : plan) to_do += !already_done(result, names[step.load], step.index);
+    SuiteRunner runner(config, *workload, progress, out, writer, static_cast<int>(to_do));
     try {
         std::vector<std::unique_ptr<LoadSession>> prepared(loads.size());
         if (config.order != RunOrder::blocks) {
@@ -438,6 +622,7 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
         }
         for (std::size_t k = 0; k < plan.size(); ++k) {
             const auto& step = plan[k];
+            if (already_done(result, names[step.load], step.index)) continue;  // --resume
             auto& p = prepared[step.load];
             if (!p) {
                 // blocks: one load prepared at a time, its files gone before the next's.
@@ -452,14 +637,20 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
         }
     } catch (const Interrupted&) {
         progress.clear();
-        writer.save();
-        std::fprintf(stderr, "contest: interrupted; loads stopped; %zu finished runs kept in %s\n",
-                     result.runs.size(), path.c_str());
+        save_on_interrupt(writer, result, path);
         throw;
+    } catch (const SaveFailed& e) {
+        progress.clear();
+        out.save_failure = e.what();
+        return out;
     }
     result.finished_at = utc_timestamp();
     result.complete = true;
-    writer.save();
+    try {
+        writer.save();
+    } catch (const SaveFailed& e) {
+        out.save_failure = e.what();
+    }
     progress.clear();
     return out;
 }

@@ -51,17 +51,27 @@ struct RunConfig {
     // and the bucket width of their distribution (--latency-dist).
     std::vector<latency::ProbeOptions> latency_probes;
     std::int64_t latency_dist_ns = 1000;
+    std::optional<double> timeout_s;    // --timeout: a workload run is stopped after this
+    double timeout_s_value = 0;         // as parsed, before it is known to be given
+    std::filesystem::path resume;       // --resume: the interrupted result file to continue
+    std::string containment;            // how the runs' processes are held (RunContainment)
 };
 
 struct RunOutcome {
     ResultFile result;
     std::filesystem::path path;  // the result file written
     int failed_runs = 0;
+    // Set when saving the result file failed: the suite stopped there, the
+    // runs are all in `result`, the file on disk holds the last good save
+    // (or does not exist when no save succeeded).
+    std::string save_failure;
 };
 
 // Runs everything in config. Writes the result file after every workload
-// run. On Ctrl-C, saves what finished (complete: false) and rethrows
-// Interrupted; loads and the workload are stopped and reaped on every path.
+// run (not before the first: no file ever holds 0 runs). On Ctrl-C, saves
+// what finished (complete: false) and rethrows Interrupted; when a save
+// fails, stops the suite and returns with save_failure set; loads and the
+// workload are stopped and reaped on every path.
 RunOutcome run_suite(const RunConfig& config, Progress& progress);
 
 // "2026-11-30T00:31:10Z"

@@ -95,8 +95,10 @@ OpenedStream open_stream(const StdStream& s, bool for_reading) {
                 throw EnvironmentError("cannot open /dev/null: " + errno_text());
             break;
         case StdStream::Kind::file: {
-            int flags =
-                for_reading ? O_RDONLY : O_WRONLY | O_CREAT | (s.append ? O_APPEND : O_TRUNC);
+            // O_NOFOLLOW: a log is never written through a planted link.
+            int flags = for_reading
+                            ? O_RDONLY
+                            : O_WRONLY | O_CREAT | O_NOFOLLOW | (s.append ? O_APPEND : O_TRUNC);
             o.child_end = above_standard_fds(::open(s.path.c_str(), flags | O_CLOEXEC, 0644));
             if (o.child_end.get() < 0)
                 throw EnvironmentError("cannot open " + s.path.string() + ": " + errno_text());

@@ -1,0 +1,468 @@
+// `contest run` against faults, hangs and planted links, through the real
+// binary: what a user (or an attacker with a symlink, or the OOM killer, or
+// a full disk) meets. Issue 13, the run loop's half.
+#include <signal.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "test_helpers.h"
+
+using namespace contest;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> json_files(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+         it.increment(ec))
+        if (it->path().extension() == ".json") out.push_back(it->path());
+    return out;
+}
+
+// Anything but the finished result files: temp files, write checks.
+std::vector<fs::path> other_files(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+         it.increment(ec))
+        if (it->is_regular_file() && it->path().extension() != ".json") out.push_back(it->path());
+    return out;
+}
+
+std::vector<std::string> args_for(const test::ScratchDir& dir, const std::string& label,
+                                  std::vector<std::string> more) {
+    std::vector<std::string> a{"run",
+                               "-k",
+                               label,
+                               "--workdir",
+                               (dir / "work").string(),
+                               "--results",
+                               (dir / "results").string(),
+                               "--quiet",
+                               "-w",
+                               "command"};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+}
+
+// The result file's runs once it holds at least n, polling; null on timeout.
+json wait_for_runs(const fs::path& results, std::size_t n, std::chrono::milliseconds limit = 20s) {
+    for (auto until = std::chrono::steady_clock::now() + limit;
+         std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(20ms)) {
+        auto files = json_files(results);
+        if (files.empty()) continue;
+        try {
+            json j = json::parse(test::slurp(files[0]));
+            if (j["runs"].size() >= n) return j;
+        } catch (...) {
+        }
+    }
+    return nullptr;
+}
+
+std::size_t loads_entries(const test::ScratchDir& dir) {
+    std::error_code ec;
+    std::size_t n = 0;
+    for (auto it = fs::directory_iterator(dir / "work" / "loads", ec); !ec && it != fs::end(it);
+         it.increment(ec))
+        ++n;
+    return n;
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+    std::ofstream(p) << text;
+}
+
+// The processes of contest pid's loads: its children running contest's own
+// image, less its guardian (which stays outside the runs' cgroup).
+std::vector<pid_t> load_processes(pid_t contest) {
+    std::vector<pid_t> out;
+    const std::string leaf = "/contest-" + std::to_string(contest) + "\n";
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::string stat = test::slurp(e.path() / "stat");
+        auto close = stat.rfind(')');
+        if (close == std::string::npos || stat.find("(contest)") == std::string::npos) continue;
+        std::istringstream in(stat.substr(close + 2));
+        char state;
+        pid_t ppid = 0;
+        in >> state >> ppid;
+        if (ppid != contest) continue;
+        const std::string cg = test::slurp(e.path() / "cgroup");
+        if (cg.find("/contest-") != std::string::npos && cg.find(leaf) == std::string::npos)
+            continue;  // the guardian
+        out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("planted links in the workdir are never followed", "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-links");
+    fs::create_directories(dir / "work");
+    fs::create_directories(dir / "outside");
+    write_file(dir / "outside" / "canary", "canary\n");
+
+    SECTION("command.log -> a file outside: refused, the file untouched") {
+        fs::create_symlink(dir / "outside" / "canary", dir / "work" / "command.log");
+        auto o = test::run_contest_binary(
+            args_for(dir, "links", {"--workload-cmd", "echo overwritten", "-n", "1", "no_load"}),
+            dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 3);
+        CHECK(o.err.find("command.log") != std::string::npos);
+        CHECK(o.err.find("symbolic link") != std::string::npos);
+        CHECK(test::slurp(dir / "outside" / "canary") == "canary\n");
+        CHECK(json_files(dir / "results").empty());
+    }
+    SECTION("loads -> a folder outside: refused, nothing written or deleted there") {
+        fs::create_symlink(dir / "outside", dir / "work" / "loads");
+        auto o = test::run_contest_binary(
+            args_for(dir, "links",
+                     {"--workload-cmd", "true", "-n", "1", "--warmup", "0.2", "cpu_load"}),
+            dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 3);
+        CHECK(o.err.find("loads") != std::string::npos);
+        CHECK(test::slurp(dir / "outside" / "canary") == "canary\n");
+        std::size_t entries = 0;
+        for ([[maybe_unused]] auto& e : fs::directory_iterator(dir / "outside")) ++entries;
+        CHECK(entries == 1);
+    }
+    SECTION("a workdir others can write to is refused, naming it and why") {
+        fs::permissions(dir / "work", fs::perms::all);
+        auto o = test::run_contest_binary(
+            args_for(dir, "links", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
+        CHECK(o.exit_code == 3);
+        CHECK(o.err.find((dir / "work").string()) != std::string::npos);
+        CHECK(o.err.find("writable by its group or others") != std::string::npos);
+    }
+    SECTION("a workdir owned by another user is refused, naming it and why") {
+        REQUIRE(::chown((dir / "work").c_str(), 65534, 65534) == 0);
+        auto o = test::run_contest_binary(
+            args_for(dir, "links", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
+        CHECK(o.exit_code == 3);
+        CHECK(o.err.find((dir / "work").string()) != std::string::npos);
+        CHECK(o.err.find("owned by uid 65534") != std::string::npos);
+    }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("--timeout stops a hung workload, records timed_out, shows >S and goes on",
+          "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-timeout");
+    auto started = std::chrono::steady_clock::now();
+    auto o = test::run_contest_binary(
+        args_for(dir, "timeout",
+                 {"--workload-cmd", "sleep 5", "-n", "1", "--timeout", "1", "--warmup", "0.2",
+                  "--order", "rounds", "no_load", "cpu_load"}),
+        dir.path());
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    INFO(o.err << o.out);
+    CHECK(o.exit_code == 1);  // runs failed
+    CHECK(took < 8);          // two 5 s sleeps would take 10
+    auto files = json_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    json j = json::parse(test::slurp(files[0]));
+    REQUIRE(j["runs"].size() == 2);  // the suite went on to cpu_load
+    for (const auto& r : j["runs"]) {
+        CHECK(r["status"] == "timed_out");
+        CHECK(r["wall_s"].get<double>() >= 1.0);
+        CHECK(r["wall_s"].get<double>() < 4.0);
+    }
+    CHECK(j["config"]["timeout_s"] == 1.0);
+    CHECK(o.out.find(">1") != std::string::npos);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("with no --timeout, a run past 3x the longest finished one warns once, off a terminal",
+          "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-hang");
+    // Run 1 is quick; run 2 (the file `slow` exists by then) takes 2.5 s.
+    auto o = test::run_contest_binary(
+        args_for(dir, "hang",
+                 {"--workload-cmd", "sh -c 'test -e slow && sleep 2.5; touch slow'", "-n", "2",
+                  "no_load"}),
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    const auto at = o.err.find("over 3x the longest finished run");
+    CHECK(at != std::string::npos);
+    CHECK(o.err.find("over 3x the longest finished run", at + 1) == std::string::npos);
+    CHECK(o.err.find("--timeout") != std::string::npos);
+}
+
+TEST_CASE("contest killed with SIGKILL leaves nothing running; the next start cleans up",
+          "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-kill");
+    pid_t pid = test::start_contest(args_for(dir, "kill",
+                                             {"--workload-cmd", "sh -c 'sleep 60 & sleep 60'", "-n",
+                                              "1", "--warmup", "0.2", "cpu_load"}),
+                                    dir.path());
+    // The workload runs once command.log exists and the warm-up is over.
+    for (int i = 0; i < 200 && !fs::exists(dir / "work" / "command.log"); ++i)
+        std::this_thread::sleep_for(20ms);
+    std::this_thread::sleep_for(1000ms);
+    CHECK(loads_entries(dir) > 0);
+    ::kill(pid, SIGKILL);
+    auto o = test::finish_contest(pid, dir.path());
+    CHECK(o.exit_code == 128 + SIGKILL);
+    // Including the workload's grandchild (`sleep 60 &`), which no
+    // parent-death signal reaches.
+    CHECK(test::leftover_processes().empty());
+    CHECK(loads_entries(dir) > 0);  // its load folder and marker, left
+    // A half-written result file of a contest that is gone (a reaped child's pid).
+    pid_t gone = ::fork();
+    if (gone == 0) ::_exit(0);
+    ::waitpid(gone, nullptr, 0);
+    fs::create_directories(dir / "results" / "kill");
+    const auto stale = dir / "results" / "kill" / ("x.json.tmp." + std::to_string(gone));
+    write_file(stale, "{");
+
+    auto next = test::run_contest_binary(
+        args_for(dir, "kill", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
+    INFO(next.err);
+    CHECK(next.exit_code == 0);
+    CHECK(next.err.find("removed what a killed contest left") != std::string::npos);
+    CHECK(next.err.find("cpu_load." + std::to_string(pid)) != std::string::npos);
+    CHECK(loads_entries(dir) == 0);
+    CHECK(!fs::exists(stale));
+    CHECK(next.err.find(stale.string()) != std::string::npos);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("a full results file system after the first run keeps that run", "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-full");
+    fs::create_directories(dir / "results");
+    if (::mount("tmpfs", (dir / "results").c_str(), "tmpfs", 0, "size=256k,mode=0755") != 0) {
+        WARN("skipped: cannot mount a tmpfs (needs root): " << std::strerror(errno));
+        return;
+    }
+    struct Unmount {
+        fs::path p;
+        ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+    } unmount{dir / "results"};
+    pid_t pid = test::start_contest(
+        args_for(dir, "full", {"--workload-cmd", "sleep 0.5", "-n", "3", "no_load"}), dir.path());
+    json first = wait_for_runs(dir / "results", 1);
+    REQUIRE(!first.is_null());
+    {
+        // Fill what is left of the file system.
+        std::ofstream filler(dir / "results" / "filler", std::ios::binary);
+        std::string block(4096, 'x');
+        while (filler.write(block.data(), block.size()) && filler.flush()) {
+        }
+    }
+    auto o = test::finish_contest(pid, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 1);
+    CHECK(o.err.find("No space left on device") != std::string::npos);
+    CHECK(o.out.find("no_load") != std::string::npos);  // the table of what finished
+    auto files = json_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    json kept = json::parse(test::slurp(files[0]));
+    CHECK(kept["runs"].size() >= 1);
+    CHECK(kept["complete"] == false);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("--resume continues an interrupted result file with the same config",
+          "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-resume");
+    const std::vector<std::string> common{"--workload-cmd", "sleep 0.6", "-n",     "3",
+                                          "--seed",         "7",         "no_load"};
+    pid_t pid = test::start_contest(args_for(dir, "resume", common), dir.path());
+    REQUIRE(!wait_for_runs(dir / "results", 1).is_null());
+    ::kill(pid, SIGINT);
+    CHECK(test::finish_contest(pid, dir.path()).exit_code == 130);
+    auto files = json_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    json before = json::parse(test::slurp(files[0]));
+    REQUIRE(before["complete"] == false);
+    const std::size_t done = before["runs"].size();
+    REQUIRE(done >= 1);
+    REQUIRE(done < 3);
+
+    auto with = [&](std::vector<std::string> a) {
+        a.push_back("--resume");
+        a.push_back(files[0].string());
+        return args_for(dir, "resume", a);
+    };
+    auto bad = test::run_contest_binary(
+        with({"--workload-cmd", "sleep 0.6", "-n", "4", "--seed", "7", "no_load"}), dir.path());
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("runs: recorded 3, now 4") != std::string::npos);
+
+    auto o = test::run_contest_binary(with(common), dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK(json_files(dir / "results").size() == 1);
+    json after = json::parse(test::slurp(files[0]));
+    CHECK(after["complete"] == true);
+    REQUIRE(after["runs"].size() == 3);
+    std::set<int> indexes;
+    for (const auto& r : after["runs"]) indexes.insert(r["index"].get<int>());
+    CHECK(indexes == std::set<int>{1, 2, 3});
+    CHECK(after["runs"][0] == before["runs"][0]);  // the finished run kept as it was
+    CHECK(after["started_at"] == before["started_at"]);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("a load killed from outside marks its run load_failed and the suite goes on",
+          "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-loadkill");
+    pid_t pid = test::start_contest(
+        args_for(dir, "loadkill",
+                 {"--workload-cmd", "sleep 2", "-n", "2", "--warmup", "0.2", "cpu_load"}),
+        dir.path());
+    for (int i = 0; i < 200 && !fs::exists(dir / "work" / "command.log"); ++i)
+        std::this_thread::sleep_for(20ms);
+    std::this_thread::sleep_for(700ms);
+    auto loads = load_processes(pid);
+    REQUIRE(!loads.empty());
+    for (pid_t p : loads) ::kill(p, SIGKILL);
+    auto o = test::finish_contest(pid, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 1);
+    auto files = json_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    json j = json::parse(test::slurp(files[0]));
+    REQUIRE(j["runs"].size() == 2);
+    CHECK(j["runs"][0]["status"] == "load_failed");
+    CHECK(j["runs"][0]["reason"].get<std::string>().find("signal 9") != std::string::npos);
+    CHECK(j["runs"][1]["status"] == "ok");
+    CHECK(j["complete"] == true);
+    CHECK(loads_entries(dir) == 0);
+    CHECK(test::leftover_processes().empty());
+}
+
+namespace {
+
+enum class Moment { prepare, warm_up, mid_workload, between_runs, saving };
+
+const char* moment_name(Moment m) {
+    switch (m) {
+        case Moment::prepare:
+            return "prepare";
+        case Moment::warm_up:
+            return "warm-up";
+        case Moment::mid_workload:
+            return "mid-workload";
+        case Moment::between_runs:
+            return "between runs";
+        case Moment::saving:
+            return "while saving";
+    }
+    return "?";
+}
+
+// How each moment is reached: the command workload's own steps made slow
+// where the moment is, and the signal sent once contest is there.
+std::vector<std::string> moment_args(Moment m) {
+    switch (m) {
+        case Moment::prepare:  // a slow --prepare-cmd, signalled 0.5 s in
+            return {"--prepare-cmd", "sleep 10", "--workload-cmd", "true", "--warmup", "0.2"};
+        case Moment::warm_up:  // a long --warmup, signalled 1 s in
+            return {"--workload-cmd", "true", "--warmup", "10"};
+        case Moment::mid_workload:  // 0.4 s into run 2 of `sleep 1.5`
+            return {"--workload-cmd", "sleep 1.5", "--warmup", "0.2"};
+        case Moment::between_runs:  // run 1 saved, run 2 in its slow --clean-cmd
+            return {"--workload-cmd", "true", "--clean-cmd", "sleep 1", "--warmup", "0.2"};
+        case Moment::saving:  // the moment a result file's temp file is created (inotify)
+            return {"--workload-cmd", "true", "--warmup", "0.2", "--order", "blocks"};
+    }
+    return {};
+}
+
+// Waits for the temp file of a save to appear in the label's results folder.
+bool wait_for_save(const fs::path& folder) {
+    for (int i = 0; i < 500 && !fs::exists(folder); ++i) std::this_thread::sleep_for(5ms);
+    int fd = ::inotify_init1(IN_CLOEXEC);
+    if (fd < 0 || ::inotify_add_watch(fd, folder.c_str(), IN_CREATE) < 0) return false;
+    alignas(inotify_event) char buf[4096];
+    for (;;) {
+        ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n <= 0) break;
+        for (char* p = buf; p < buf + n;) {
+            auto* e = reinterpret_cast<inotify_event*>(p);
+            if (e->len && std::string(e->name).find(".tmp.") != std::string::npos) {
+                ::close(fd);
+                return true;
+            }
+            p += sizeof(inotify_event) + e->len;
+        }
+    }
+    ::close(fd);
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("fault matrix: SIGINT, SIGTERM, SIGHUP at five moments keep every finished run",
+          "[robust-run][e2e]") {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        for (Moment m : {Moment::prepare, Moment::warm_up, Moment::mid_workload,
+                         Moment::between_runs, Moment::saving}) {
+            test::ScratchDir dir("robust-matrix");
+            INFO(strsignal(sig) << " at " << moment_name(m));
+            auto more = moment_args(m);
+            for (std::string a : {"-n", "3", "cpu_load"}) more.push_back(a);
+            pid_t pid = test::start_contest(args_for(dir, "matrix", more), dir.path());
+            std::size_t seen = 0;  // finished runs seen saved before the signal
+            switch (m) {
+                case Moment::prepare:
+                    std::this_thread::sleep_for(500ms);
+                    break;
+                case Moment::warm_up:
+                    std::this_thread::sleep_for(1000ms);
+                    break;
+                case Moment::mid_workload:
+                    REQUIRE(!wait_for_runs(dir / "results", 1).is_null());
+                    seen = 1;
+                    std::this_thread::sleep_for(400ms);
+                    break;
+                case Moment::between_runs:
+                    REQUIRE(!wait_for_runs(dir / "results", 1).is_null());
+                    seen = 1;
+                    break;
+                case Moment::saving:
+                    REQUIRE(wait_for_save(dir / "results" / "matrix"));
+                    seen = 1;  // the save under way holds run 1
+                    break;
+            }
+            ::kill(pid, sig);
+            auto o = test::finish_contest(pid, dir.path());
+            INFO(o.err);
+            CHECK(o.exit_code == 130);
+            auto files = json_files(dir / "results");
+            if (seen == 0) {
+                CHECK(files.empty());  // no file with 0 runs
+            } else {
+                REQUIRE(files.size() == 1);
+                json j = json::parse(test::slurp(files[0]));  // valid JSON
+                CHECK(j["runs"].size() >= seen);
+                CHECK(j["complete"] == false);
+                for (const auto& r : j["runs"]) CHECK(r["status"] == "ok");
+            }
+            CHECK(other_files(dir / "results").empty());  // no temp file left
+            CHECK(loads_entries(dir) == 0);
+            CHECK(test::leftover_processes().empty());
+        }
+    }
+}
