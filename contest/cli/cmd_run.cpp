@@ -77,6 +77,7 @@ struct RunArguments {
     bool quiet = false, no_drop = false;
     std::string runs;
     AutoRuns auto_runs;
+    std::vector<std::string> vary;
 };
 
 void describe_run_options(CommandLine& cl, RunArguments& a) {
@@ -121,6 +122,11 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
         ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
          "also write a small stable JSON summary per load for engines (docs/fleet.md)")
+        ("vary", po::value(&a.vary)->value_name("KNOB=V1,V2"),
+         ("run every round under each value of a kernel setting (a path, or " + knob_short_names() +
+          "); twice: every combination (docs/vary.md)").c_str())
+        ("vary-label", po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
+         "--vary: each value's label, from {label} {vary} {knob} {value} {knob2} {value2}")
         ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
         ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
@@ -147,6 +153,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     if (rc.warmup_s < 0) throw UsageError("--warmup must be >= 0");
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
+    for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));
     return rc;
 }
 
@@ -167,10 +174,12 @@ int cmd_run(int argc, char** argv) {
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
-    std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
-    if (!arguments.quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
+    std::cout << render_report(out.results, ReportOptions{}) << std::flush;
+    if (!arguments.quiet)
+        for (const auto& path : out.paths)
+            std::cerr << "contest: results saved in " << path.string() << "\n";
     if (!arguments.summary_json.empty())
-        write_run_summary(arguments.summary_json, out.result, out.path);
+        write_run_summary(arguments.summary_json, out.results.front(), out.paths.front());
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
 }
 

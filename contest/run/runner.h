@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "contest/result/result_file.h"
+#include "contest/run/knobs.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
 #include "loads/load.h"
@@ -40,19 +41,22 @@ struct RunConfig {
     double warmup_s = 3.0;    // a load's time to get going before the workload starts
     bool drop_caches = true;  // before every run but cacherun's, where permitted
     RunOrder order = RunOrder::shuffled;
-    std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
-    std::optional<AutoRuns> auto_runs;  // --runs auto (runs is then its max_runs)
+    std::optional<std::uint64_t> seed;          // of the shuffle; unset: a random one, recorded
+    std::optional<AutoRuns> auto_runs;          // --runs auto (runs is then its max_runs)
+    std::vector<VarySpec> vary;                 // --vary: knobs set round by round (docs/vary.md)
+    std::string vary_label = "{label},{vary}";  // --vary-label: each combination's label
 };
 
 struct RunOutcome {
-    ResultFile result;
-    std::filesystem::path path;  // the result file written
+    std::vector<ResultFile> results;           // one per --vary combination; one without --vary
+    std::vector<std::filesystem::path> paths;  // the result files written, alike
     int failed_runs = 0;
 };
 
 // Runs everything in config. Writes the result file after every workload
 // run. On Ctrl-C, saves what finished (complete: false) and rethrows
-// Interrupted; loads and the workload are stopped and reaped on every path.
+// Interrupted; loads and the workload are stopped and reaped on every path,
+// and --vary's knobs restored.
 RunOutcome run_suite(const RunConfig& config, Progress& progress);
 
 // "2026-11-30T00:31:10Z"
