@@ -120,6 +120,15 @@ TEST_CASE("--vary writes each value before its runs, in the planned order, and l
         for (int r = 0; r < 3; ++r) CHECK(j["runs"][r]["round"] == r + 1);
     }
     CHECK(o.out.find("L,knob=b") != std::string::npos);  // the table has a row per value
+
+    // compare pairs the two values' runs by round: they share the vary group.
+    auto c = test::run_contest_binary(
+        {"compare", "--results", (f.dir / "results").string(), "L,knob=a", "L,knob=b"},
+        f.dir.path());
+    INFO(c.out << c.err);
+    CHECK(c.exit_code == 0);
+    CHECK(c.out.find("p: paired t on per-round log differences") != std::string::npos);
+    CHECK(c.out.find("Against the baseline: paired by round under no_load") != std::string::npos);
 }
 
 TEST_CASE(
