@@ -196,8 +196,9 @@ TEST_CASE("the original value is restored after an error in the middle of the ru
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("the original value is restored after SIGINT and SIGTERM mid-run", "[vary][e2e]") {
-    for (int sig : {SIGINT, SIGTERM}) {
+TEST_CASE("the original value is restored after SIGINT, SIGTERM and SIGHUP mid-run",
+          "[vary][e2e]") {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
         VaryFixture f("sig" + std::to_string(sig));
         pid_t pid = test::start_contest(
             f.args("; sleep 30", {"-n", "2", "--vary", f.knob.string() + "=a,b", "no_load"}),
