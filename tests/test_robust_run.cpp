@@ -163,7 +163,7 @@ TEST_CASE("planted links in the workdir are never followed", "[robust-run][e2e]"
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("--timeout stops a hung workload, records timed_out, shows >S and goes on",
+TEST_CASE("run --timeout stops a hung workload, records timed_out, shows >S and goes on",
           "[robust-run][e2e]") {
     test::ScratchDir dir("robust-timeout");
     auto started = std::chrono::steady_clock::now();
@@ -282,7 +282,7 @@ TEST_CASE("a full results file system after the first run keeps that run", "[rob
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("--resume continues an interrupted result file with the same config",
+TEST_CASE("run --resume continues an interrupted result file with the same config",
           "[robust-run][e2e]") {
     test::ScratchDir dir("robust-resume");
     const std::vector<std::string> common{"--workload-cmd", "sleep 0.6", "-n",     "3",

@@ -94,6 +94,7 @@ struct RunArguments {
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
     std::int64_t latency_interval_us = 1000;
     int latency_priority = 50;
+    std::vector<std::string> vary;
 };
 
 // --latency [PROBES] and its --latency-* options (contest latency's, prefixed).
@@ -184,6 +185,11 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("perf", po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)")
         ("timeline-hz", bounded(&rc.timeline_hz, 0.0, 1000.0)->default_value(rc.timeline_hz)->value_name("HZ"),
          "samples per second of the machine over each run (docs/observe.md); 0: none")
+        ("vary", po::value(&a.vary)->value_name("KNOB=V1,V2"),
+         ("run every round under each value of a kernel setting (a path, or " + knob_short_names() +
+          "); twice: every combination (docs/vary.md)").c_str())
+        ("vary-label", po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
+         "--vary: each value's label, from {label} {vary} {knob} {value} {knob2} {value2}")
         ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
         ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
@@ -215,6 +221,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     auto names = split_load_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
+    for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));
     return rc;
 }
 
@@ -234,21 +241,21 @@ int cmd_run(int argc, char** argv) {
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
-    if (!out.result.runs.empty())
-        std::cout << render_report({out.result}, ReportOptions{}) << std::flush;
+    if (!out.results.empty() && !out.results.front().runs.empty())
+        std::cout << render_report(out.results, ReportOptions{}) << std::flush;
     if (!out.save_failure.empty()) {
+        std::size_t finished = 0;
+        for (const auto& r : out.results) finished += r.runs.size();
         std::cerr << "contest: stopped: saving the results failed: " << out.save_failure << "\n"
-                  << "contest: the " << out.result.runs.size()
-                  << " finished runs are in the table above; "
-                  << (std::filesystem::exists(out.path)
-                          ? out.path.string() + " holds the last good save"
-                          : "no result file could be written")
-                  << "\n";
+                  << "contest: the " << finished << " finished runs are in the table above; "
+                  << "the result files hold the last good save, where one was made\n";
         return kExitSomeRunsFailed;
     }
-    if (!arguments.quiet) std::cerr << "contest: results saved in " << out.path.string() << "\n";
+    if (!arguments.quiet)
+        for (const auto& path : out.paths)
+            std::cerr << "contest: results saved in " << path.string() << "\n";
     if (!arguments.summary_json.empty())
-        write_run_summary(arguments.summary_json, out.result, out.path);
+        write_run_summary(arguments.summary_json, out.results.front(), out.paths.front());
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
 }
 

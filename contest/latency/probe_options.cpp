@@ -34,7 +34,8 @@ E parse_in(const std::array<std::pair<E, std::string_view>, N>& table, const std
     std::string choices;
     for (const auto& [v, name] : table) {
         if (name == s) return v;
-        choices += (choices.empty() ? "" : "|") + std::string(name);
+        if (!choices.empty()) choices += '|';
+        choices += name;
     }
     throw UsageError(std::string(option) + " '" + s + "': must be one of " + choices);
 }

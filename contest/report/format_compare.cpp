@@ -218,10 +218,20 @@ std::string geometric_line(const CompareView& view) {
            " (" + signed_percent((view.geometric_mean - 1) * 100) + ")\n";
 }
 
+// Labels of one --vary run are tested paired by round (see the notes).
+const char* time_test_name(const CompareView& view) {
+    for (const auto& f : view.loads)
+        if (f.fresh && f.fresh->versus && f.fresh->versus->time_test &&
+            f.fresh->versus->time_test->method.starts_with("paired"))
+            return "paired t on per-round log differences (one --vary run)";
+    return "Welch's t-test";
+}
+
 std::string as_text(const CompareView& view, const ReportModel& model) {
     std::string out = "base: " + view.base + "\nnew:  " + view.fresh +
                       "\nTime: mean wall seconds ± half-width of the 95% confidence interval; "
-                      "p: Welch's t-test, adjusted (" +
+                      "p: " +
+                      std::string(time_test_name(view)) + ", adjusted (" +
                       correction_summary(model) +
                       "); Ratio: base -> new, tested on per-round log-ratios\n\n";
     std::vector<std::vector<std::string>> rows;

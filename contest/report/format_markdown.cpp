@@ -42,11 +42,18 @@ std::string latency_tables(const ReportModel& model) {
             const std::string mark = cells.back();
             cells.pop_back();
             cells.front() = escape_cell(cells.front());
-            if (!mark.empty()) cells.back() += " " + escape_cell(mark);
+            if (!mark.empty()) {
+                cells.back() += ' ';
+                cells.back() += escape_cell(mark);
+            }
             out += table_row(cells);
         }
     std::istringstream legend(latency_legend(model));
-    for (std::string line; std::getline(legend, line);) out += "\n" + escape_cell(line) + "\n";
+    for (std::string line; std::getline(legend, line);) {
+        out += '\n';
+        out += escape_cell(line);
+        out += '\n';
+    }
     return out;
 }
 

@@ -24,7 +24,9 @@ std::string time_text(const Cell& cell, int time_digits) {
     for (const auto& sr : cell.runs)
         if (sr.run.status == RunStatus::timed_out && (shortest == 0 || sr.run.wall_s < shortest))
             shortest = sr.run.wall_s;
-    return ">" + std::to_string(static_cast<long>(shortest));
+    std::string text = ">";
+    text += std::to_string(static_cast<long>(shortest));
+    return text;
 }
 
 std::vector<std::string> row(const Cell& cell, int time_digits, int loads_digits, bool with_stats) {

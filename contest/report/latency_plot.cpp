@@ -80,7 +80,12 @@ void add_panel(std::string& svg, const ReportModel& model, const Panel& p, doubl
             if (row.probe != p.probe || row.label != model.labels[i].label) continue;
             std::string path;
             for (const auto& [us, share] : log_binned(row))
-                path += (path.empty() ? "M" : "L") + num(x_of(us)) + " " + num(y_of(share));
+            {
+                path += path.empty() ? 'M' : 'L';
+                path += num(x_of(us));
+                path += ' ';
+                path += num(y_of(share));
+            }
             add("<path d=\"" + path + "\" stroke=\"" + kSvgPalette[i % std::size(kSvgPalette)] +
                 "\" stroke-width=\"2\" fill=\"none\"><title>" +
                 escape_xml(row.label + ": p99 " + fixed(row.p99_ns / 1000, 1) + " us, max " +

@@ -43,6 +43,8 @@ std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
         } else if (r.wall_s > 0) {
             // log(a) - log(b): no overflow for any pair of finite times.
             e.log_ratios.push_back(std::log(r.wall_s) - std::log(it->second));
+            e.log_ratio_groups.push_back(r.group);
+            e.log_ratio_rounds.push_back(r.round);
             ranked.push_back(e.log_ratios.back());
         }
     }
@@ -64,6 +66,31 @@ std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
             if (e.censored_pairs) e.test = e.signed_rank;
         }
     return e;
+}
+
+std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
+                                          std::span<const RoundValue> b, const std::string& what) {
+    std::map<std::pair<std::string, int>, double> b_by_round;
+    for (const auto& v : b)
+        if (!v.group.empty() && v.round > 0) b_by_round[{v.group, v.round}] = v.value;
+    std::vector<double> differences;
+    for (const auto& v : a) {
+        auto it = b_by_round.find({v.group, v.round});
+        if (v.group.empty() || v.round <= 0 || it == b_by_round.end()) continue;
+        differences.push_back(v.value - it->second);
+    }
+    if (differences.size() < kMinPairs) return std::nullopt;
+    const auto t = stats::one_sample_t_test(differences);
+    if (!t) return std::nullopt;
+    Test test;
+    test.what = what;
+    test.method = "paired t on per-round log differences (" + std::to_string(differences.size()) +
+                  " shared rounds)";
+    test.statistic = t->t;
+    test.df = t->df;
+    test.p = t->p;
+    test.effect_pct = (std::exp(stats::summarize(differences).mean) - 1) * 100;
+    return test;
 }
 
 std::optional<RatioEstimate> unpaired_ratio(std::span<const double> load,

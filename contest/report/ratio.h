@@ -12,6 +12,11 @@
 // (--order blocks, or the load's and no_load's runs in different files):
 // the unpaired method, mean over mean with the delta method's CI and Welch's
 // test on the times.
+//
+// Between labels, rounds pair only where the two labels ran in the same
+// rounds: the values of one `contest run --vary` (docs/vary.md), whose files
+// share a vary group. Time and Ratio against the baseline are then a paired
+// t on the per-round log differences (paired_between_labels).
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -39,7 +44,8 @@ struct Test {
 // A workload run's time in its round: `round` 0 is a run not taken in
 // rounds; `timed_out` runs carry no time (+infinity in rank tests).
 struct RoundTime {
-    std::string file;  // rounds pair only within one result file
+    std::string file;   // rounds pair only within one result file
+    std::string group;  // its file's --vary group; empty for a run without --vary
     int round = 0;
     double wall_s = 0;
     bool timed_out = false;
@@ -51,17 +57,33 @@ struct RatioEstimate {
     double ci95_high = std::numeric_limits<double>::quiet_NaN();
     double ci95_half = std::numeric_limits<double>::quiet_NaN();  // (high - low) / 2
     bool paired = false;
-    std::size_t pairs = 0;            // rounds with both runs finished
-    std::size_t censored_pairs = 0;   // rounds whose load run timed out
-    std::vector<double> log_ratios;   // per round, paired only
-    std::optional<Test> test;         // the load effect: Ratio = 1?
-    std::optional<Test> signed_rank;  // paired, >= kMinPairsForSignedRank pairs
+    std::size_t pairs = 0;                      // rounds with both runs finished
+    std::size_t censored_pairs = 0;             // rounds whose load run timed out
+    std::vector<double> log_ratios;             // per round, paired only
+    std::vector<std::string> log_ratio_groups;  // the --vary group of each, "" for none
+    std::vector<int> log_ratio_rounds;          // the round of each
+    std::optional<Test> test;                   // the load effect: Ratio = 1?
+    std::optional<Test> signed_rank;            // paired, >= kMinPairsForSignedRank pairs
 };
 
 // Paired by round; nullopt below kMinPairs pairs. `load` may hold timed-out
 // runs, `no_load` only finished ones.
 std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
                                           std::span<const RoundTime> no_load);
+// One per-round value of a label (a log time, a log-ratio), keyed by the
+// --vary group and round it ran in.
+struct RoundValue {
+    std::string group;
+    int round = 0;
+    double value = 0;
+};
+
+// Two labels of one --vary run: the paired t on a - b over the rounds both
+// hold (values are logs, so effect_pct is exp(mean difference) - 1).
+// nullopt below kMinPairs shared rounds, or outside a --vary group.
+std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
+                                          std::span<const RoundValue> b, const std::string& what);
+
 // Mean over mean (both finished runs only); nullopt when a side is empty.
 std::optional<RatioEstimate> unpaired_ratio(std::span<const double> load,
                                             std::span<const double> no_load);

@@ -69,6 +69,8 @@ std::optional<Test> time_test(const Cell& cell, const Cell& base, const VersusBa
         t.p = mw->p;
         return t;
     }
+    const auto a = cell.round_log_times(), b = base.round_log_times();
+    if (auto paired = paired_between_labels(a, b, "Time")) return paired;
     if (!v.welch) return std::nullopt;
     t.method = "Welch t";
     t.statistic = v.welch->t;
@@ -77,10 +79,21 @@ std::optional<Test> time_test(const Cell& cell, const Cell& base, const VersusBa
     return t;
 }
 
+std::vector<RoundValue> round_values(const RatioEstimate& e) {
+    std::vector<RoundValue> out;
+    for (std::size_t i = 0; i < e.log_ratios.size(); ++i)
+        out.push_back({e.log_ratio_groups[i], e.log_ratio_rounds[i], e.log_ratios[i]});
+    return out;
+}
+
 std::optional<Test> ratio_test(const Cell& cell, const Cell& base) {
     const auto& a = cell.ratio_estimate;
     const auto& b = base.ratio_estimate;
     if (!a || !b || !a->paired || !b->paired) return std::nullopt;
+    if (auto paired = paired_between_labels(round_values(*a), round_values(*b), "Ratio")) {
+        paired->effect_pct = (a->ratio / b->ratio - 1) * 100;
+        return paired;
+    }
     const auto w = stats::welch_t_test(a->log_ratios, b->log_ratios);
     if (!w) return std::nullopt;
     Test t;
@@ -129,8 +142,16 @@ std::vector<RoundTime> Cell::round_times() const {
     std::vector<RoundTime> out;
     for (const auto& sr : runs)
         if (sr.run.ok() || run_timed_out(sr.run))
-            out.push_back(
-                {sr.file, sr.round, sr.run.ok() ? sr.run.wall_s : 0, run_timed_out(sr.run)});
+            out.push_back({sr.file, sr.vary_group, sr.round, sr.run.ok() ? sr.run.wall_s : 0,
+                           run_timed_out(sr.run)});
+    return out;
+}
+
+std::vector<RoundValue> Cell::round_log_times() const {
+    std::vector<RoundValue> out;
+    for (const auto& sr : runs)
+        if (sr.run.ok() && sr.run.wall_s > 0 && !sr.vary_group.empty())
+            out.push_back({sr.vary_group, sr.round, std::log(sr.run.wall_s)});
     return out;
 }
 
@@ -186,6 +207,14 @@ int round_of(const RunRecord& run, const ResultFile& file) {
     return in_rounds ? run.index : 0;
 }
 
+// The --vary run a file came from: its files share their rounds.
+std::string vary_group_of(const ResultFile& file) {
+    const auto vary = file.config.find("vary");
+    if (vary == file.config.end() || !vary->is_object()) return "";
+    const auto group = vary->find("group");
+    return group != vary->end() && group->is_string() ? group->get<std::string>() : "";
+}
+
 std::string row_label(const ResultFile& file, bool by_host) {
     if (!by_host) return file.label;
     const auto host = file.system.find("hostname");
@@ -214,7 +243,7 @@ PooledRuns pool_runs(const std::vector<ResultFile>& files, bool by_host, ReportM
             Cell& cell = pooled.cells_by_load[run.load][label];
             cell.label = label;
             cell.load = run.load;
-            cell.runs.push_back({run, file_name, round_of(run, file)});
+            cell.runs.push_back({run, file_name, round_of(run, file), vary_group_of(file)});
         }
     }
     return pooled;

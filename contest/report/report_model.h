@@ -37,8 +37,9 @@ inline constexpr double kCpuSpeedCv = 0.03;
 
 struct SourcedRun {
     RunRecord run;
-    std::string file;  // the result file's name (not its folder: stable across machines)
-    int round = 0;     // the round it ran in (recorded, or from the file's order); 0: none
+    std::string file;        // the result file's name (not its folder: stable across machines)
+    int round = 0;           // the round it ran in (recorded, or from the file's order); 0: none
+    std::string vary_group;  // the file's --vary group: labels sharing one shared rounds
 };
 
 struct VersusBaseline {
@@ -48,10 +49,12 @@ struct VersusBaseline {
     std::optional<stats::WelchResult> welch;
     std::optional<stats::MannWhitneyResult> mann_whitney;  // both sides >= kMinRunsForMannWhitney
     // Time against the baseline: Welch's t, or Mann-Whitney's U when a side
-    // has timed-out runs (ranked slower than every finished run).
+    // has timed-out runs (ranked slower than every finished run); paired t on
+    // the per-round log differences where both labels come from one --vary run.
     std::optional<Test> time_test;
     // Ratio against the baseline's: Welch's t on the per-round log-ratios of
-    // both labels ("this load hurts more on this kernel"); paired Ratios only.
+    // both labels ("this load hurts more on this kernel"); paired Ratios only;
+    // paired by round where both labels come from one --vary run.
     std::optional<Test> ratio_test;
     bool significant = false;        // time_test significant (adjusted p, minimum effect)
     bool ratio_significant = false;  // ratio_test significant
@@ -83,6 +86,8 @@ struct Cell {
     // Finished runs' times, with timed-out runs as +infinity (for rank tests).
     std::vector<double> wall_times_censored() const;
     std::vector<RoundTime> round_times() const;
+    // log(Time) of finished runs from --vary runs, by group and round.
+    std::vector<RoundValue> round_log_times() const;
     // "5", or "5+2F" with 2 runs that did not finish ok.
     std::string runs_text() const;
 };

@@ -33,6 +33,25 @@ void note_ratio_method(ReportModel& model) {
                               join_list(unpaired) + ".");
 }
 
+// Labels of one --vary run ran in the same rounds, so their Time and Ratio
+// are compared round by round; the note says where.
+void note_paired_between_labels(ReportModel& model) {
+    std::vector<std::string> paired;
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) {
+            if (!cell.versus) continue;
+            const auto& v = *cell.versus;
+            const bool time = v.time_test && v.time_test->method.starts_with("paired");
+            const bool ratio = v.ratio_test && v.ratio_test->method.starts_with("paired");
+            if (time || ratio) paired.push_back(block.load + " (" + cell.label + ")");
+        }
+    if (paired.empty()) return;
+    model.notes.push_back(
+        "Against the baseline: paired by round under " + join_list(paired) +
+        " (labels of one --vary run share their rounds: paired t on the per-round log "
+        "differences of Time and of Ratio); elsewhere Welch's t.");
+}
+
 // A row of 1.00s under a load must not read as "this kernel handles the
 // load perfectly" when the load never got in the workload's way.
 void note_loads_that_did_not_load(ReportModel& model) {
@@ -63,6 +82,7 @@ void note_loads_that_did_not_load(ReportModel& model) {
 
 void add_notes(ReportModel& model) {
     note_ratio_method(model);
+    note_paired_between_labels(model);
     note_loads_that_did_not_load(model);
 }
 

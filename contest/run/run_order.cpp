@@ -47,15 +47,20 @@ std::vector<std::vector<std::size_t>> units_of(const std::vector<std::string_vie
 }  // namespace
 
 std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, unsigned runs,
-                                  RunOrder order, std::uint64_t seed) {
+                                  RunOrder order, std::uint64_t seed, std::size_t variants) {
     std::vector<PlannedRun> plan;
+    if (order == RunOrder::blocks && variants > 1)
+        throw UsageError("--vary needs runs in rounds (--order shuffled or rounds)");
     if (order == RunOrder::blocks) {
         // cacherun's first run follows no_load's last, the others its own.
         for (std::size_t load = 0; load < loads.size(); ++load)
             for (unsigned i = 1; i <= runs; ++i) plan.push_back({load, i});
         return plan;
     }
-    auto units = units_of(loads);
+    // A unit is a variant and the loads that move together under it.
+    std::vector<std::pair<std::size_t, std::vector<std::size_t>>> units;
+    for (std::size_t v = 0; v < variants; ++v)
+        for (auto& unit : units_of(loads)) units.emplace_back(v, std::move(unit));
     std::mt19937_64 random(seed);
     for (unsigned i = 1; i <= runs; ++i) {
         if (order == RunOrder::shuffled) {
@@ -63,8 +68,8 @@ std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, un
             for (std::size_t k = units.size(); k > 1; --k)
                 std::swap(units[k - 1], units[random() % k]);
         }
-        for (const auto& unit : units)
-            for (std::size_t load : unit) plan.push_back({load, i});
+        for (const auto& [variant, unit] : units)
+            for (std::size_t load : unit) plan.push_back({load, i, variant});
     }
     return plan;
 }

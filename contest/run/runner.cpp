@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -178,11 +179,12 @@ std::string summary_line(const std::string& head, const RunRecord& rec) {
 
 // --latency: the probes' plan, made once before any load starts (audio and
 // video calibrate their work on the idle machine) and kept in the config.
-std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config, ResultFile& result) {
+std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config,
+                                                    std::vector<ResultFile>& results) {
     if (config.latency_probes.empty()) return std::nullopt;
     latency::LatencyPlan plan = latency::make_latency_plan(config.latency_probes);
     plan.dist_ns = config.latency_dist_ns;
-    result.config["latency"] = latency::plan_json(plan);
+    for (auto& result : results) result.config["latency"] = latency::plan_json(plan);
     return plan;
 }
 
@@ -190,8 +192,8 @@ std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config, Res
 class SuiteRunner {
   public:
     SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
-                ResultWriter& writer, int total_runs)
-        : config_(config), workload_(workload), progress_(progress), out_(out), writer_(writer) {
+                std::vector<ResultWriter>& writers, int total_runs)
+        : config_(config), workload_(workload), progress_(progress), out_(out), writers_(writers) {
         eta_.total = total_runs;
     }
 
@@ -202,19 +204,19 @@ class SuiteRunner {
         auto session = std::make_unique<LoadSession>(info, load_options);
         nlohmann::json facts = session->facts();
         facts["unit"] = info.unit;
-        out_.result.loads[std::string(info.name)] = facts;
+        for (auto& result : out_.results) result.loads[std::string(info.name)] = facts;
         return session;
     }
 
-    // Run i of a prepared load, recorded and saved.
-    void record_run(LoadSession& load, unsigned i) {
+    // Run i of a prepared load, recorded and saved in its variant's file.
+    void record_run(LoadSession& load, unsigned i, std::size_t variant = 0) {
         auto run_started = Clock::now();
-        RunRecord rec = measure_run(load, i);
+        RunRecord rec = measure_run(load, i, variant);
         if (config_.order != RunOrder::blocks) rec.round = static_cast<int>(i);
         if (!rec.ok()) ++out_.failed_runs;
         if (rec.ok()) longest_ok_s_ = std::max(longest_ok_s_, rec.wall_s);
-        out_.result.runs.push_back(rec);
-        writer_.save();
+        out_.results[variant].runs.push_back(rec);
+        writers_[variant].save();
         ++eta_.done;
         eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
     }
@@ -222,10 +224,11 @@ class SuiteRunner {
     void show_widest_ci(const std::string& text) { eta_.widest_ci = text; }
 
   private:
-    RunRecord measure_run(LoadSession& load, unsigned i) {
+    RunRecord measure_run(LoadSession& load, unsigned i, std::size_t variant) {
         const LoadInfo& info = load.info();
         std::string head = std::string(info.name) + "  run " + std::to_string(i) + "/" +
                            std::to_string(config_.runs);
+        if (out_.results.size() > 1) head += "  [" + out_.results[variant].label + "]";
         RunRecord rec;
         rec.load = info.name;
         rec.index = static_cast<int>(i);
@@ -396,20 +399,21 @@ class SuiteRunner {
     Workload& workload_;
     Progress& progress_;
     RunOutcome& out_;
-    ResultWriter& writer_;
+    std::vector<ResultWriter>& writers_;
     Eta eta_;
     bool drop_warning_given_ = false;
-    const std::optional<latency::LatencyPlan> latency_plan_ = latency_plan_of(config_, out_.result);
+    const std::optional<latency::LatencyPlan> latency_plan_ = latency_plan_of(config_, out_.results);
     double longest_ok_s_ = 0;  // of the finished runs, for the hang warning
     bool hang_warned_ = false;
 };
 
 // --runs auto, after a round: records why and says so when no further
 // round is needed.
-bool enough_rounds(const AutoRuns& auto_runs, unsigned round, ResultFile& result,
+bool enough_rounds(const AutoRuns& auto_runs, unsigned round, std::vector<ResultFile>& results,
                    SuiteRunner& runner, Progress& progress) {
     if (round < kMinAutoRounds) return false;
-    const double widest = auto_runs.widest_ci_pct(result);
+    double widest = 0;
+    for (const auto& result : results) widest = std::max(widest, auto_runs.widest_ci_pct(result));
     char ci[64], text[200];
     if (std::isfinite(widest))
         std::snprintf(ci, sizeof ci, "±%.2f%%", widest);
@@ -430,7 +434,7 @@ bool enough_rounds(const AutoRuns& auto_runs, unsigned round, ResultFile& result
                       auto_runs.max_runs, ci, auto_runs.target_ci_pct);
     else
         return false;
-    result.stopped_because = text;
+    for (auto& result : results) result.stopped_because = text;
     return true;
 }
 
@@ -553,6 +557,41 @@ void save_on_interrupt(ResultWriter& writer, const ResultFile& result,
     }
 }
 
+// --vary: each knob resolved on this machine, its original value read.
+std::vector<Knob> resolve_knobs(const RunConfig& config) {
+    std::vector<Knob> knobs;
+    for (const auto& spec : config.vary)
+        knobs.push_back(resolve_knob(spec, config.workload.workdir));
+    return knobs;
+}
+
+// The record every file of one --vary run shares (so report can pair their
+// rounds), with this file's own values.
+nlohmann::json vary_record(const std::string& group, const std::vector<Knob>& knobs,
+                           const std::vector<std::size_t>& combination) {
+    nlohmann::json j = {
+        {"group", group}, {"knobs", nlohmann::json::array()}, {"values", nlohmann::json::object()}};
+    for (std::size_t k = 0; k < knobs.size(); ++k) {
+        j["knobs"].push_back({{"name", knobs[k].name},
+                              {"path", knobs[k].path.string()},
+                              {"values", knobs[k].values},
+                              {"original", knobs[k].original}});
+        j["values"][knobs[k].name] = knobs[k].values[combination[k]];
+    }
+    return j;
+}
+
+// A new file under results/LABEL/, named after the start time.
+std::filesystem::path new_result_path(const std::filesystem::path& dir, const std::string& label,
+                                      const std::string& started_at) {
+    std::string stamp = started_at;
+    std::erase(stamp, ':');
+    std::filesystem::path path = dir / label / (stamp + ".json");
+    for (int i = 2; std::filesystem::exists(path); ++i)
+        path = dir / label / (stamp + "-" + std::to_string(i) + ".json");
+    return path;
+}
+
 }  // namespace
 
 RunOutcome run_suite(const RunConfig& config, Progress& progress) {
@@ -560,15 +599,39 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     if (config.runs < 1) throw UsageError("--runs must be at least 1");
     if (config.auto_runs && config.order == RunOrder::blocks)
         throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
+    if (!config.vary.empty() && config.order == RunOrder::blocks)
+        throw UsageError("--vary needs runs in rounds (--order shuffled or rounds)");
+    restore_knobs_left_changed(config.workload.workdir);
     // Everything that can be refused is refused before anything is measured.
     auto loads = resolve_loads(config.loads, config.load);
     if (loads.empty()) throw UsageError("no loads to run");
     auto workload = make_workload(config.workload);
+    if (!config.resume.empty() && !config.vary.empty())
+        throw UsageError("--resume cannot continue a --vary run yet: resume each value's file "
+                         "without --vary");
     std::optional<ResultFile> resumed;
     if (!config.resume.empty()) resumed = resumed_result(config);
+    const std::vector<Knob> knobs = resolve_knobs(config);
+    const auto combinations = vary_combinations(knobs);
+    std::vector<std::string> labels;
+    for (const auto& combination : combinations) {
+        labels.push_back(knobs.empty()
+                             ? config.label
+                             : vary_label(config.vary_label, config.label, knobs, combination));
+        check_label(labels.back());
+        if (std::count(labels.begin(), labels.end(), labels.back()) > 1)
+            throw UsageError("--vary-label '" + config.vary_label +
+                             "' gives two combinations the label '" + labels.back() + "'");
+    }
+    // Every value written and read back; restored on every way out of here.
+    std::optional<KnobGuard> knob_guard;
+    if (!knobs.empty()) knob_guard.emplace(knobs, config.workload.workdir);
     const auto resumed_folder =
         config.resume.has_parent_path() ? config.resume.parent_path() : std::filesystem::path(".");
-    check_results_folder(resumed ? resumed_folder : config.results_dir / config.label);
+    if (resumed)
+        check_results_folder(resumed_folder);
+    else
+        for (const auto& label : labels) check_results_folder(config.results_dir / label);
     remove_what_killed_runs_left(config, progress);
 
     progress.note("contest: preparing the " + workload->name() + " workload");
@@ -577,41 +640,46 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     load_options.workload_source = workload->source_tree();
 
     RunOutcome out;
-    ResultFile& result = out.result;
+    const std::string started_at = utc_timestamp();
     const std::uint64_t seed = order_seed(config, resumed);
-    const nlohmann::json this_config = config_json(config, seed, *workload, loads);
-    std::filesystem::path path;
+    const nlohmann::json config_record = config_json(config, seed, *workload, loads);
+    out.results.resize(combinations.size());
+    std::vector<ResultWriter> writers;
     if (resumed) {
-        check_resumed_config(config, resumed->config, this_config);
-        result = std::move(*resumed);
-        path = config.resume;
-        for (const auto& r : result.runs)
+        check_resumed_config(config, resumed->config, config_record);
+        out.results[0] = std::move(*resumed);
+        out.paths.push_back(config.resume);
+        for (const auto& r : out.results[0].runs)
             if (!r.ok()) ++out.failed_runs;
+        writers.emplace_back(out.results[0], out.paths.back());
     } else {
-        result.label = config.label;
-        result.contest_version = kVersion;
-        result.started_at = utc_timestamp();
-        result.system = system_fingerprint();
-        result.system["kernel"] = kernel_facts(config.workload.workdir.string());
-        result.config = this_config;
-        result.loads = nlohmann::json::object();
-        std::string stamp = result.started_at;
-        std::erase(stamp, ':');
-        path = config.results_dir / config.label / (stamp + ".json");
-        for (int i = 2; std::filesystem::exists(path); ++i)
-            path = config.results_dir / config.label / (stamp + "-" + std::to_string(i) + ".json");
+        nlohmann::json system = system_fingerprint();
+        system["kernel"] = kernel_facts(config.workload.workdir.string());
+        for (std::size_t v = 0; v < combinations.size(); ++v) {
+            ResultFile& result = out.results[v];
+            result.label = labels[v];
+            result.contest_version = kVersion;
+            result.started_at = started_at;
+            result.system = system;
+            result.config = config_record;
+            if (!knobs.empty())
+                result.config["vary"] =
+                    vary_record(started_at + "-" + std::to_string(seed), knobs, combinations[v]);
+            result.loads = nlohmann::json::object();
+            out.paths.push_back(new_result_path(config.results_dir, result.label, started_at));
+            writers.emplace_back(result, out.paths.back());
+        }
     }
-    ResultWriter writer(result, path);
-    out.path = path;
-    // The file is made with the first run: none ever holds 0 runs.
-    progress.note("contest: results go to " + path.string());
+    // Each file is made with its first run: none ever holds 0 runs.
+    for (const auto& path : out.paths) progress.note("contest: results go to " + path.string());
 
     std::vector<std::string_view> names;
     for (const LoadInfo* info : loads) names.push_back(info->name);
-    const auto plan = plan_runs(names, config.runs, config.order, seed);
+    const auto plan = plan_runs(names, config.runs, config.order, seed, combinations.size());
     std::size_t to_do = 0;
-    for (const auto& step : plan) to_do += !already_done(result, names[step.load], step.index);
-    SuiteRunner runner(config, *workload, progress, out, writer, static_cast<int>(to_do));
+    for (const auto& step : plan)
+        to_do += !already_done(out.results[step.variant], names[step.load], step.index);
+    SuiteRunner runner(config, *workload, progress, out, writers, static_cast<int>(to_do));
     try {
         std::vector<std::unique_ptr<LoadSession>> prepared(loads.size());
         if (config.order != RunOrder::blocks) {
@@ -622,34 +690,42 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
         }
         for (std::size_t k = 0; k < plan.size(); ++k) {
             const auto& step = plan[k];
-            if (already_done(result, names[step.load], step.index)) continue;  // --resume
+            if (already_done(out.results[step.variant], names[step.load], step.index))
+                continue;  // --resume
             auto& p = prepared[step.load];
             if (!p) {
                 // blocks: one load prepared at a time, its files gone before the next's.
                 for (auto& other : prepared) other.reset();
                 p = runner.prepare(*loads[step.load], load_options);
             }
-            runner.record_run(*p, step.index);
+            if (knob_guard) knob_guard->set(combinations[step.variant]);
+            runner.record_run(*p, step.index, step.variant);
             const bool round_done = k + 1 == plan.size() || plan[k + 1].index != step.index;
             if (config.auto_runs && round_done &&
-                enough_rounds(*config.auto_runs, step.index, result, runner, progress))
+                enough_rounds(*config.auto_runs, step.index, out.results, runner, progress))
                 break;
         }
     } catch (const Interrupted&) {
         progress.clear();
-        save_on_interrupt(writer, result, path);
-        throw;
+        for (std::size_t v = 0; v < writers.size(); ++v)
+            save_on_interrupt(writers[v], out.results[v], out.paths[v]);
+        throw;  // through knob_guard, which restores the knobs
     } catch (const SaveFailed& e) {
         progress.clear();
         out.save_failure = e.what();
-        return out;
+        return out;  // through knob_guard, which restores the knobs
     }
-    result.finished_at = utc_timestamp();
-    result.complete = true;
-    try {
-        writer.save();
-    } catch (const SaveFailed& e) {
-        out.save_failure = e.what();
+    progress.clear();
+    if (knob_guard) knob_guard->restore();
+    const std::string finished_at = utc_timestamp();
+    for (std::size_t v = 0; v < writers.size(); ++v) {
+        out.results[v].finished_at = finished_at;
+        out.results[v].complete = true;
+        try {
+            writers[v].save();
+        } catch (const SaveFailed& e) {
+            out.save_failure = e.what();
+        }
     }
     progress.clear();
     return out;

@@ -11,6 +11,7 @@
 
 #include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
+#include "contest/run/knobs.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
 #include "loads/load.h"
@@ -55,14 +56,16 @@ struct RunConfig {
     double timeout_s_value = 0;         // as parsed, before it is known to be given
     std::filesystem::path resume;       // --resume: the interrupted result file to continue
     std::string containment;            // how the runs' processes are held (RunContainment)
+    std::vector<VarySpec> vary;                 // --vary: knobs set round by round (docs/vary.md)
+    std::string vary_label = "{label},{vary}";  // --vary-label: each combination's label
 };
 
 struct RunOutcome {
-    ResultFile result;
-    std::filesystem::path path;  // the result file written
+    std::vector<ResultFile> results;           // one per --vary combination; one without --vary
+    std::vector<std::filesystem::path> paths;  // the result files written, alike
     int failed_runs = 0;
     // Set when saving the result file failed: the suite stopped there, the
-    // runs are all in `result`, the file on disk holds the last good save
+    // runs are all in `results`, the file on disk holds the last good save
     // (or does not exist when no save succeeded).
     std::string save_failure;
 };
@@ -71,7 +74,7 @@ struct RunOutcome {
 // run (not before the first: no file ever holds 0 runs). On Ctrl-C, saves
 // what finished (complete: false) and rethrows Interrupted; when a save
 // fails, stops the suite and returns with save_failure set; loads and the
-// workload are stopped and reaped on every path.
+// workload are stopped and reaped on every path, and --vary's knobs restored.
 RunOutcome run_suite(const RunConfig& config, Progress& progress);
 
 // "2026-11-30T00:31:10Z"
