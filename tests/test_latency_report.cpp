@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
 

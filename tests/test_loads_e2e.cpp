@@ -86,7 +86,7 @@ TEST_CASE("contest load ctar_load --tar-source archives the tree it is given", "
     auto tree = scratch / "tree";
     std::filesystem::create_directories(tree / "sub");
     std::string text(256 << 10, 'c');
-    for (int f = 0; f < 8; ++f) std::ofstream(tree / "sub" / ("f" + std::to_string(f))) << text;
+    for (char f = '0'; f < '8'; ++f) std::ofstream(tree / "sub" / std::string{'f', f}) << text;
     auto args = load_args("ctar_load", scratch);
     args.insert(args.end(),
                 {"--tar-source", tree.string(), "--duration", "1.5", "--format", "json"});
