@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 #include "loads/registry.h"
 
 namespace contest {
@@ -27,12 +28,6 @@ std::optional<double> parse_number(std::string_view text) {
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
         return std::nullopt;
     return value;
-}
-
-std::string number_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.15g", v);
-    return buf;
 }
 
 }  // namespace

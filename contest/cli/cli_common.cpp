@@ -123,12 +123,6 @@ std::string option_error_text(const po::error& e) {
     return OptionErrorText::of(e);
 }
 
-std::string number_text(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.15g", v);
-    return buf;
-}
-
 void store_config_text(std::string_view text, const std::string& where,
                        const po::options_description& options, po::variables_map& vm) {
     const auto entries = config_entries(text, where);

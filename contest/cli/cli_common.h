@@ -10,6 +10,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "contest/sys/text.h"
+
 namespace contest {
 
 namespace po = boost::program_options;
@@ -62,7 +64,7 @@ inline constexpr double kMinAlpha = 1e-6, kMaxAlpha = 0.5;
 // ---------------------------------------------------------------------------
 
 // A bound as the user would write it: 1000, 0.05, 18446744073709551615.
-std::string number_text(double v);
+// (number_text(double) is in contest/sys/text.h.)
 template <typename T>
 std::string number_text(T v) requires std::is_integral_v<T> {
     return std::to_string(v);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/report/formats.h"
 
 namespace contest {
 
@@ -14,12 +15,6 @@ namespace {
 std::string percent(double fraction) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
-    return buf;
-}
-
-std::string one_decimal(double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", x);
     return buf;
 }
 
@@ -67,22 +62,21 @@ void warn_about_other_work(ReportModel& model) {
         const auto steal = stats::summarize(steal_pct);
         if (others.n > 0 && others.mean > kBusyOthersPct)
             model.warnings.push_back(
-                info.label + ": other work on the machine used " + one_decimal(others.mean) +
-                "% of a CPU (mean, max " + one_decimal(others.max) +
+                info.label + ": other work on the machine used " + fixed(others.mean, 1) +
+                "% of a CPU (mean, max " + fixed(others.max, 1) +
                 "%) during the runs without a load: its Times include that; a quieter "
                 "machine would help");
         const auto user = stats::summarize(user_s);
         // Below a second of user time, rusage's granularity alone varies more.
         if (user.n >= 2 && user.mean >= 1.0 && user.cv > kCpuSpeedCv)
             model.warnings.push_back(
-                info.label + ": the same compile took " + one_decimal(user.min) + " to " +
-                one_decimal(user.max) + " s of user time without a load (CV " + percent(user.cv) +
+                info.label + ": the same compile took " + fixed(user.min, 1) + " to " +
+                fixed(user.max, 1) + " s of user time without a load (CV " + percent(user.cv) +
                 "): the CPU itself ran at different speeds (frequency scaling, or a VM host's "
                 "other tenants on the same cores); its Times include that");
         if (steal.n > 0 && steal.mean > kBusyStealPct)
-            model.warnings.push_back(info.label + ": the hypervisor took " +
-                                     one_decimal(steal.mean) + "% of a CPU (steal, mean, max " +
-                                     one_decimal(steal.max) +
+            model.warnings.push_back(info.label + ": the hypervisor took " + fixed(steal.mean, 1) +
+                                     "% of a CPU (steal, mean, max " + fixed(steal.max, 1) +
                                      "%) during the runs: its Times include that");
     }
 }

@@ -102,4 +102,10 @@ std::optional<std::string> label_problem(std::string_view label) {
     return std::nullopt;
 }
 
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    return buf;
+}
+
 }  // namespace contest

@@ -28,6 +28,9 @@ std::string join(const Range& items, std::string_view separator, ToText to_text 
 // label like "6.1-für-rt" reads as it is.
 std::string printable(std::string_view text);
 
+// A number as the user would write it: 1000, 0.05, 1048576 (%.15g).
+std::string number_text(double v);
+
 // True when printable() would change nothing.
 bool is_printable(std::string_view text);
 
