@@ -1,11 +1,11 @@
 // `contest compare`: the focused view of two kernels, its verdicts, and the
 // command's handling of labels and files.
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
-#include <cctype>
 #include <string>
 #include <vector>
 

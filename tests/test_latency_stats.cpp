@@ -203,8 +203,7 @@ double p99_of(const nlohmann::json& j) {
 // is running and the woken probe preempts the hog at once. So the
 // direction is reported, not asserted; what is asserted is that both
 // windows were measured and the load really loaded (docs/latency.md).
-TEST_CASE("cyclic p99 with and without cpu_load, interleaved (policy other)",
-          "[latency][e2e]") {
+TEST_CASE("cyclic p99 with and without cpu_load, interleaved (policy other)", "[latency][e2e]") {
     test::ScratchDir scratch("latency-cpu");
     // Interleaved pairs of 2 s. The machine is shared: a no-load run during
     // which others left no CPU idle (on average) is not a no-load run, and

@@ -99,7 +99,8 @@ TEST_CASE("contest sysinfo: HZ and preemption as /proc/config.gz says, the workd
     const json& k = sys.at("kernel");
     INFO(k.dump(1));
     if (::access("/proc/config.gz", R_OK) == 0) {
-        CHECK(k["config_hz"] == contest::test::shell_output("zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p'"));
+        CHECK(k["config_hz"] ==
+              contest::test::shell_output("zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p'"));
         const std::string cfg = contest::test::shell_output("zcat /proc/config.gz");
         const std::string model = cfg.find("CONFIG_PREEMPT_RT=y") != std::string::npos     ? "rt"
                                   : cfg.find("CONFIG_PREEMPT=y") != std::string::npos      ? "full"

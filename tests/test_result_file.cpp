@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "contest/sys/errors.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/errors.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -122,9 +122,9 @@ TEST_CASE("every run status is written and read as its word; an unknown word is 
     }
     auto j = to_json(sample_result());
     j["runs"][0]["status"] = "crashed";
-    CHECK_THROWS_WITH(result_from_json(j, "odd.json"),
-                      Catch::Contains("odd.json: runs[0]") && Catch::Contains("\"status\"") &&
-                          Catch::Contains("crashed"));
+    CHECK_THROWS_WITH(result_from_json(j, "odd.json"), Catch::Contains("odd.json: runs[0]") &&
+                                                           Catch::Contains("\"status\"") &&
+                                                           Catch::Contains("crashed"));
     j["runs"][0]["status"] = 3;
     CHECK_THROWS_WITH(result_from_json(j, "odd.json"),
                       Catch::Contains("\"status\"") && Catch::Contains("wrong type"));

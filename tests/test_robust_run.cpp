@@ -282,17 +282,29 @@ TEST_CASE("a full results file system after the first run keeps that run", "[rob
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("run --resume continues an interrupted result file with the same config",
-          "[robust-run][e2e]") {
-    test::ScratchDir dir("robust-resume");
-    const std::vector<std::string> common{"--workload-cmd", "sleep 0.6", "-n",     "3",
-                                          "--seed",         "7",         "no_load"};
-    pid_t pid = test::start_contest(args_for(dir, "resume", common), dir.path());
+namespace {
+
+// A `contest run` with `args` interrupted (SIGINT) after its first run: the
+// path of the incomplete result file it left.
+fs::path interrupted_after_first_run(const test::ScratchDir& dir,
+                                     const std::vector<std::string>& args) {
+    pid_t pid = test::start_contest(args_for(dir, "resume", args), dir.path());
     REQUIRE(!wait_for_runs(dir / "results", 1).is_null());
     ::kill(pid, SIGINT);
     CHECK(test::finish_contest(pid, dir.path()).exit_code == 130);
     auto files = json_files(dir / "results");
     REQUIRE(files.size() == 1);
+    return files[0];
+}
+
+}  // namespace
+
+TEST_CASE("run --resume continues an interrupted result file with the same config",
+          "[robust-run][e2e]") {
+    test::ScratchDir dir("robust-resume");
+    const std::vector<std::string> common{"--workload-cmd", "sleep 0.6", "-n",     "3",
+                                          "--seed",         "7",         "no_load"};
+    const std::vector<fs::path> files{interrupted_after_first_run(dir, common)};
     json before = json::parse(test::slurp(files[0]));
     REQUIRE(before["complete"] == false);
     const std::size_t done = before["runs"].size();
@@ -321,6 +333,49 @@ TEST_CASE("run --resume continues an interrupted result file with the same confi
     CHECK(indexes == std::set<int>{1, 2, 3});
     CHECK(after["runs"][0] == before["runs"][0]);  // the finished run kept as it was
     CHECK(after["started_at"] == before["started_at"]);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --resume of a --latency run keeps its plan and its calibration",
+          "[robust-run][latency][e2e]") {
+    test::ScratchDir dir("robust-resume-latency");
+    const std::vector<std::string> common{
+        "--workload-cmd", "sleep 0.6",    "-n",     "3", "--seed", "7",
+        "--latency",      "audio,cyclic", "no_load"};
+    const std::vector<fs::path> files{interrupted_after_first_run(dir, common)};
+    json before = json::parse(test::slurp(files[0]));
+    REQUIRE(before["complete"] == false);
+    REQUIRE(before["config"]["latency"].contains("calibration"));
+
+    auto with = [&](std::vector<std::string> a) {
+        a.push_back("--resume");
+        a.push_back(files[0].string());
+        return args_for(dir, "resume", a);
+    };
+    // Another probe list is another experiment.
+    auto bad = test::run_contest_binary(with({"--workload-cmd", "sleep 0.6", "-n", "3", "--seed",
+                                              "7", "--latency", "cyclic", "no_load"}),
+                                        dir.path());
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("latency.probes") != std::string::npos);
+
+    auto o = test::run_contest_binary(with(common), dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    json after = json::parse(test::slurp(files[0]));
+    CHECK(after["complete"] == true);
+    REQUIRE(after["runs"].size() == 3);
+    // The calibration is the recorded one, not a new one: every audio period
+    // of the file asked for the same work.
+    CHECK(after["config"]["latency"] == before["config"]["latency"]);
+    for (const auto& r : after["runs"]) {
+        REQUIRE(r.contains("latency"));
+        const json& work = r["latency"]["audio"]["work"];
+        CHECK(work["calibration"] == after["config"]["latency"]["calibration"]);
+        CHECK(work["chunks_per_period"] ==
+              after["runs"][0]["latency"]["audio"]["work"]["chunks_per_period"]);
+        CHECK(r["latency"]["cyclic"]["latency"]["samples"].get<std::uint64_t>() > 100);
+    }
     CHECK(test::leftover_processes().empty());
 }
 

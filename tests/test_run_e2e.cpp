@@ -5,9 +5,9 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <map>
 #include <csignal>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 

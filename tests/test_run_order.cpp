@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "contest/sys/errors.h"
 #include "contest/run/run_order.h"
+#include "contest/sys/errors.h"
 
 using namespace contest;
 

@@ -14,12 +14,29 @@ using nlohmann::json;
 
 json auto_run(const contest::test::ScratchDir& dir, const std::string& target_ci,
               const std::string& max_runs) {
-    auto o = contest::test::run_contest_binary(
-        {"run", "--quiet", "-k", "auto", "-w", "command", "--workload-cmd", "sleep 0.3",
-         "--runs", "auto", "--target-ci", target_ci, "--max-runs", max_runs, "--warmup", "0.5",
-         "--workdir", (dir / "work").string(), "--results", (dir / "results").string(),
-         "no_load", "cacherun"},
-        dir.path());
+    auto o = contest::test::run_contest_binary({"run",
+                                                "--quiet",
+                                                "-k",
+                                                "auto",
+                                                "-w",
+                                                "command",
+                                                "--workload-cmd",
+                                                "sleep 0.3",
+                                                "--runs",
+                                                "auto",
+                                                "--target-ci",
+                                                target_ci,
+                                                "--max-runs",
+                                                max_runs,
+                                                "--warmup",
+                                                "0.5",
+                                                "--workdir",
+                                                (dir / "work").string(),
+                                                "--results",
+                                                (dir / "results").string(),
+                                                "no_load",
+                                                "cacherun"},
+                                               dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     std::filesystem::path file;

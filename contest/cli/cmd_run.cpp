@@ -16,8 +16,8 @@
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
-#include "workloads/synthetic_generator.h"
 #include "contest/sys/workdir.h"
+#include "workloads/synthetic_generator.h"
 
 namespace contest {
 namespace {
@@ -77,8 +77,8 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
             throw std::invalid_argument(runs);
         rc.runs = static_cast<unsigned>(n);
     } catch (const std::logic_error&) {
-        throw UsageError("'--runs' must be from 1 to " + std::to_string(kMaxRuns) + " or auto, not '" +
-                         printable(runs) + "'");
+        throw UsageError("'--runs' must be from 1 to " + std::to_string(kMaxRuns) +
+                         " or auto, not '" + printable(runs) + "'");
     }
 }
 

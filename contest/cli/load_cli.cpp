@@ -73,9 +73,8 @@ void add_load_options(po::options_description& d, LoadOptions&, LoadOptionText& 
         std::string& value = text.values[std::string(o.name)];
         auto* semantic = new LoadOptionValue(o, &value);
         semantic->value_name(std::string(o.value_name));
-        semantic->notifier([&text, name = std::string(o.name)](const std::string&) {
-            text.given.insert(name);
-        });
+        semantic->notifier(
+            [&text, name = std::string(o.name)](const std::string&) { text.given.insert(name); });
         d.add_options()(flags.c_str(), semantic, help.c_str());
     }
 }

@@ -11,12 +11,14 @@ namespace po = boost::program_options;
 
 void add_judging_options(po::options_description& od, ReportOptions& options,
                          std::string& correction) {
-    od.add_options()("alpha",
-                     bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
-                     "significance level of the marks and the verdict")(
+    od.add_options()(
+        "alpha",
+        bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
+        "significance level of the marks and the verdict")(
         "correction", po::value(&correction)->value_name("C")->default_value("holm"),
         "over all the tests behind one table: holm, bh (Benjamini-Hochberg) or none")(
-        "min-effect", bounded(&options.min_effect_pct, 0.0, 100.0)->value_name("PCT")->default_value(1, "1"),
+        "min-effect",
+        bounded(&options.min_effect_pct, 0.0, 100.0)->value_name("PCT")->default_value(1, "1"),
         "a difference below PCT % is never called one, whatever its p");
 }
 

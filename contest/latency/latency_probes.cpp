@@ -4,11 +4,13 @@
 
 namespace contest::latency {
 
-LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes) {
+LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes,
+                              std::optional<WorkCalibration> known) {
     LatencyPlan plan;
     plan.probes = std::move(probes);
     for (const auto& p : plan.probes)
-        if (p.cpu_share > 0 && !plan.calibration) plan.calibration = calibrate_work();
+        if (p.cpu_share > 0 && !plan.calibration)
+            plan.calibration = known ? *known : calibrate_work();
     return plan;
 }
 

@@ -38,7 +38,9 @@ struct LatencyPlan {
 };
 
 // Calibrates the work loop when a probe needs it: call before any load runs.
-LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes);
+// With `known` (a resumed file's), no new calibration: that one is used.
+LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes,
+                              std::optional<WorkCalibration> known = std::nullopt);
 
 // What the result's config keeps: each probe's settings and the calibration.
 nlohmann::json plan_json(const LatencyPlan& plan);

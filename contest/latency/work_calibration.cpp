@@ -64,6 +64,20 @@ nlohmann::json calibration_json(const WorkCalibration& c) {
             {"spread_pct", c.spread_pct}};
 }
 
+std::optional<WorkCalibration> calibration_from_json(const nlohmann::json& j) {
+    if (!j.is_object() || !j.contains("ns_per_chunk") || !j["ns_per_chunk"].is_number() ||
+        !j.contains("steps_per_chunk") || !j["steps_per_chunk"].is_number_unsigned())
+        return std::nullopt;
+    WorkCalibration c;
+    c.ns_per_chunk = j["ns_per_chunk"].get<double>();
+    c.steps_per_chunk = j["steps_per_chunk"].get<std::uint64_t>();
+    // Another chunk size is other work: the recorded rate does not apply.
+    if (!(c.ns_per_chunk > 0) || c.steps_per_chunk != kStepsPerChunk) return std::nullopt;
+    c.rounds = j.value("rounds", 0);
+    c.spread_pct = j.value("spread_pct", 0.0);
+    return c;
+}
+
 std::uint64_t chunks_per_period(const ProbeOptions& o, const WorkCalibration& c) {
     if (o.cpu_share <= 0 || c.ns_per_chunk <= 0) return 0;
     return static_cast<std::uint64_t>(

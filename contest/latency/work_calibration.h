@@ -5,6 +5,7 @@
 // machine before any load starts, and recorded beside the results: each
 // period then asks for period x share / ns_per_chunk chunks.
 #include <cstdint>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,9 @@ struct WorkCalibration {
 WorkCalibration calibrate_work();
 
 nlohmann::json calibration_json(const WorkCalibration& c);
+// The calibration a result's config recorded (--resume goes on with it, so
+// every period of the file asks for the same work); nullopt when malformed.
+std::optional<WorkCalibration> calibration_from_json(const nlohmann::json& j);
 
 // Chunks one period of `o` asks for (0 for cyclic).
 std::uint64_t chunks_per_period(const ProbeOptions& o, const WorkCalibration& c);

@@ -79,8 +79,7 @@ void add_panel(std::string& svg, const ReportModel& model, const Panel& p, doubl
         for (const auto& row : p.block->latency) {
             if (row.probe != p.probe || row.label != model.labels[i].label) continue;
             std::string path;
-            for (const auto& [us, share] : log_binned(row))
-            {
+            for (const auto& [us, share] : log_binned(row)) {
                 path += path.empty() ? 'M' : 'L';
                 path += num(x_of(us));
                 path += ' ';

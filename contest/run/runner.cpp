@@ -178,13 +178,17 @@ std::string summary_line(const std::string& head, const RunRecord& rec) {
 }
 
 // --latency: the probes' plan, made once before any load starts (audio and
-// video calibrate their work on the idle machine) and kept in the config.
+// video calibrate their work on the idle machine) and kept in the config. A
+// resumed file's calibration is reused: its periods all ask for the same work.
 std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config,
-                                                    std::vector<ResultFile>& results) {
+                                                    const std::optional<ResultFile>& resumed) {
     if (config.latency_probes.empty()) return std::nullopt;
-    latency::LatencyPlan plan = latency::make_latency_plan(config.latency_probes);
+    std::optional<latency::WorkCalibration> known;
+    if (resumed && resumed->config.contains("latency") &&
+        resumed->config["latency"].contains("calibration"))
+        known = latency::calibration_from_json(resumed->config["latency"]["calibration"]);
+    latency::LatencyPlan plan = latency::make_latency_plan(config.latency_probes, known);
     plan.dist_ns = config.latency_dist_ns;
-    for (auto& result : results) result.config["latency"] = latency::plan_json(plan);
     return plan;
 }
 
@@ -192,8 +196,14 @@ std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config,
 class SuiteRunner {
   public:
     SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
-                std::vector<ResultWriter>& writers, int total_runs)
-        : config_(config), workload_(workload), progress_(progress), out_(out), writers_(writers) {
+                std::vector<ResultWriter>& writers, int total_runs,
+                std::optional<latency::LatencyPlan> latency_plan)
+        : config_(config),
+          workload_(workload),
+          progress_(progress),
+          out_(out),
+          writers_(writers),
+          latency_plan_(std::move(latency_plan)) {
         eta_.total = total_runs;
     }
 
@@ -402,7 +412,7 @@ class SuiteRunner {
     std::vector<ResultWriter>& writers_;
     Eta eta_;
     bool drop_warning_given_ = false;
-    const std::optional<latency::LatencyPlan> latency_plan_ = latency_plan_of(config_, out_.results);
+    const std::optional<latency::LatencyPlan> latency_plan_;
     double longest_ok_s_ = 0;  // of the finished runs, for the hang warning
     bool hang_warned_ = false;
 };
@@ -492,9 +502,15 @@ bool volatile_field(const std::string& key) {
 // none), as "runs: recorded 3, now 5".
 std::string config_difference(const nlohmann::json& recorded, const nlohmann::json& now,
                               const std::string& prefix = "") {
-    std::set<std::string> keys;
-    for (const auto& [k, v] : recorded.items()) keys.insert(k);
-    for (const auto& [k, v] : now.items()) keys.insert(k);
+    std::set<std::string> key_set;
+    for (const auto& [k, v] : recorded.items()) key_set.insert(k);
+    for (const auto& [k, v] : now.items()) key_set.insert(k);
+    // What follows from the other fields (the latency probes' calibration
+    // exists when a probe works) is named only when nothing else differs:
+    // the user changed the probes, not the calibration.
+    std::vector<std::string> keys(key_set.begin(), key_set.end());
+    std::stable_partition(keys.begin(), keys.end(),
+                          [](const std::string& k) { return k != "calibration"; });
     for (const auto& k : keys) {
         if (volatile_field(k)) continue;
         const nlohmann::json a = recorded.contains(k) ? recorded[k] : nlohmann::json();
@@ -607,8 +623,9 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     if (loads.empty()) throw UsageError("no loads to run");
     auto workload = make_workload(config.workload);
     if (!config.resume.empty() && !config.vary.empty())
-        throw UsageError("--resume cannot continue a --vary run yet: resume each value's file "
-                         "without --vary");
+        throw UsageError(
+            "--resume cannot continue a --vary run yet: resume each value's file "
+            "without --vary");
     std::optional<ResultFile> resumed;
     if (!config.resume.empty()) resumed = resumed_result(config);
     const std::vector<Knob> knobs = resolve_knobs(config);
@@ -642,7 +659,9 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     RunOutcome out;
     const std::string started_at = utc_timestamp();
     const std::uint64_t seed = order_seed(config, resumed);
-    const nlohmann::json config_record = config_json(config, seed, *workload, loads);
+    std::optional<latency::LatencyPlan> latency_plan = latency_plan_of(config, resumed);
+    nlohmann::json config_record = config_json(config, seed, *workload, loads);
+    if (latency_plan) config_record["latency"] = latency::plan_json(*latency_plan);
     out.results.resize(combinations.size());
     std::vector<ResultWriter> writers;
     if (resumed) {
@@ -679,7 +698,8 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     std::size_t to_do = 0;
     for (const auto& step : plan)
         to_do += !already_done(out.results[step.variant], names[step.load], step.index);
-    SuiteRunner runner(config, *workload, progress, out, writers, static_cast<int>(to_do));
+    SuiteRunner runner(config, *workload, progress, out, writers, static_cast<int>(to_do),
+                       std::move(latency_plan));
     try {
         std::vector<std::unique_ptr<LoadSession>> prepared(loads.size());
         if (config.order != RunOrder::blocks) {
