@@ -34,7 +34,7 @@ std::string latency_tables(const ReportModel& model) {
         for (std::size_t i = 0; i < block.latency.size(); ++i) {
             const auto& row = block.latency[i];
             if (i == 0 || block.latency[i - 1].probe != row.probe) {
-                if (i) out += "\n";
+                if (!out.empty()) out += "\n";  // a table ends at a blank line
                 out += "### " + escape_cell(block.load) + ": " + row.probe + " latency (us)\n\n";
                 out += table_row(latency_header()) + "|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n";
             }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "contest/report/stats.h"
@@ -91,6 +92,16 @@ std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
     test.p = t->p;
     test.effect_pct = (std::exp(stats::summarize(differences).mean) - 1) * 100;
     return test;
+}
+
+std::size_t shared_rounds(std::span<const RoundTime> load, std::span<const RoundTime> no_load) {
+    std::set<std::pair<std::string, int>> finished;
+    for (const auto& r : no_load)
+        if (r.round > 0 && !r.timed_out && r.wall_s > 0) finished.insert({r.file, r.round});
+    std::size_t n = 0;
+    for (const auto& r : load)
+        n += r.round > 0 && !r.timed_out && r.wall_s > 0 && finished.count({r.file, r.round});
+    return n;
 }
 
 std::optional<RatioEstimate> unpaired_ratio(std::span<const double> load,

@@ -57,7 +57,8 @@ struct RatioEstimate {
     double ci95_high = std::numeric_limits<double>::quiet_NaN();
     double ci95_half = std::numeric_limits<double>::quiet_NaN();  // (high - low) / 2
     bool paired = false;
-    std::size_t pairs = 0;                      // rounds with both runs finished
+    std::size_t pairs = 0;                      // rounds with both runs finished, paired only
+    std::size_t unpaired_rounds = 0;            // unpaired: rounds with both (< kMinPairs)
     std::size_t censored_pairs = 0;             // rounds whose load run timed out
     std::vector<double> log_ratios;             // per round, paired only
     std::vector<std::string> log_ratio_groups;  // the --vary group of each, "" for none
@@ -65,6 +66,9 @@ struct RatioEstimate {
     std::optional<Test> test;                   // the load effect: Ratio = 1?
     std::optional<Test> signed_rank;            // paired, >= kMinPairsForSignedRank pairs
 };
+
+// Rounds that hold a finished run of both.
+std::size_t shared_rounds(std::span<const RoundTime> load, std::span<const RoundTime> no_load);
 
 // Paired by round; nullopt below kMinPairs pairs. `load` may hold timed-out
 // runs, `no_load` only finished ones.

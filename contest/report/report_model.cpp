@@ -49,8 +49,12 @@ void add_ratio(Cell& cell, const Cell* no_load) {
     }
     const auto load_rounds = cell.round_times(), no_load_rounds = no_load->round_times();
     cell.ratio_estimate = paired_ratio(load_rounds, no_load_rounds);
-    if (!cell.ratio_estimate)
+    if (!cell.ratio_estimate) {
         cell.ratio_estimate = unpaired_ratio(cell.ok_wall_times(), no_load->ok_wall_times());
+        // Why not paired: the note says "no round holds both" or "too few".
+        if (cell.ratio_estimate)
+            cell.ratio_estimate->unpaired_rounds = shared_rounds(load_rounds, no_load_rounds);
+    }
     if (!cell.ratio_estimate) return;
     cell.ratio = cell.ratio_estimate->ratio;
     cell.ratio_ci95_half = cell.ratio_estimate->ci95_half;

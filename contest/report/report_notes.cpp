@@ -1,9 +1,11 @@
 // The notes under a report's table (see report_warnings.h): how each Ratio
 // was computed, and loads that did not load.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "contest/report/formats.h"
+#include "contest/report/ratio.h"
 #include "contest/report/report_warnings.h"
 
 namespace contest {
@@ -11,26 +13,35 @@ namespace contest {
 namespace {
 
 void note_ratio_method(ReportModel& model) {
-    std::vector<std::string> paired, unpaired;
-    for (const auto& block : model.blocks)
-        for (const auto& cell : block.cells)
-            if (cell.ratio_estimate)
-                (cell.ratio_estimate->paired ? paired : unpaired)
-                    .push_back(block.load + " (" + cell.label + ")");
-    if (paired.empty() && unpaired.empty()) return;
+    // Each way a Ratio was computed, and the cells computed that way.
     const std::string paired_text =
         "paired by round (each load run over the no_load run of its round; the geometric mean, "
         "its CI from the per-round log-ratios)";
-    const std::string unpaired_text =
-        "unpaired (mean Time over the no_load mean; no round holds both runs: --order blocks, "
-        "or separate files)";
-    if (unpaired.empty())
-        model.notes.push_back("Ratio: " + paired_text + ".");
-    else if (paired.empty())
-        model.notes.push_back("Ratio: " + unpaired_text + ".");
-    else
-        model.notes.push_back("Ratio: " + paired_text + "; " + unpaired_text + " under " +
-                              join_list(unpaired) + ".");
+    const std::string unpaired_head = "unpaired (mean Time over the no_load mean; ";
+    const std::string no_round_text =
+        unpaired_head + "no round holds both runs: --order blocks, or separate files)";
+    const std::string too_few_text = unpaired_head + "fewer than " + std::to_string(kMinPairs) +
+                                     " rounds hold both runs: more runs (-n) pair them)";
+    std::vector<std::pair<std::string, std::vector<std::string>>> methods{
+        {paired_text, {}}, {no_round_text, {}}, {too_few_text, {}}};
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells)
+            if (const auto& e = cell.ratio_estimate) {
+                const std::size_t way = e->paired ? 0 : e->unpaired_rounds == 0 ? 1 : 2;
+                methods[way].second.push_back(block.load + " (" + cell.label + ")");
+            }
+    std::erase_if(methods, [](const auto& m) { return m.second.empty(); });
+    if (methods.empty()) return;
+    if (methods.size() == 1) {
+        model.notes.push_back("Ratio: " + methods[0].first + ".");
+        return;
+    }
+    // The first way (the most common by construction: paired) is the rule;
+    // the others name their cells.
+    std::string note = "Ratio: " + methods[0].first;
+    for (std::size_t i = 1; i < methods.size(); ++i)
+        note += "; " + methods[i].first + " under " + join_list(methods[i].second);
+    model.notes.push_back(note + ".");
 }
 
 // Labels of one --vary run ran in the same rounds, so their Time and Ratio

@@ -369,8 +369,12 @@ class SuiteRunner {
         }
         record_exit(ex, rec);
         if (machine_start && machine_end) {
+            // The latency probes are contest's own work, as the load is: not others'.
+            double contest_side_pct = rec.load_cpu_pct;
+            if (probes)
+                for (const auto& r : probes->results()) contest_side_pct += r.cpu_pct.value_or(0);
             OutsideCpu o = outside_cpu(*machine_start, *machine_end, rec.wall_s, rec.cpu_pct,
-                                       rec.load_cpu_pct);
+                                       contest_side_pct);
             rec.others_cpu_pct = o.others_pct;
             rec.steal_pct = o.steal_pct;
         }

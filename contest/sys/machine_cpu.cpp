@@ -40,13 +40,13 @@ std::optional<MachineCpu> read_machine_cpu() {
 }
 
 OutsideCpu outside_cpu(const MachineCpu& start, const MachineCpu& end, double wall_s,
-                       double workload_cpu_pct, double load_cpu_pct) {
+                       double workload_cpu_pct, double contest_side_cpu_pct) {
     OutsideCpu o;
     if (!(wall_s > 0)) return o;
     const double busy_pct = 100.0 * (end.busy_s - start.busy_s) / wall_s;
     // /proc/stat counts in ticks and rusage in microseconds: a few ticks'
     // difference must not read as negative work.
-    o.others_pct = std::max(0.0, busy_pct - workload_cpu_pct - load_cpu_pct);
+    o.others_pct = std::max(0.0, busy_pct - workload_cpu_pct - contest_side_cpu_pct);
     o.steal_pct = std::max(0.0, 100.0 * (end.steal_s - start.steal_s) / wall_s);
     return o;
 }

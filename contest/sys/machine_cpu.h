@@ -20,15 +20,16 @@ std::optional<MachineCpu> read_machine_cpu();
 
 // What the rest of the machine did during one run, in % of one CPU.
 struct OutsideCpu {
-    double others_pct = 0;  // busy time not spent by the workload or the load
+    double others_pct = 0;  // busy time not spent by the workload, the load or the probes
     double steal_pct = 0;
 };
 
 // From samples at the workload's start and end, its wall time, and the CPU%
-// the workload and the load were measured to use over that window. Time
+// the workload and contest's own side (the load, the latency probes) were
+// measured to use over that window. Time
 // that the load's own kernel threads spend (writeback for io_load) counts
 // as the others', as it can't be told apart from /proc/stat.
 OutsideCpu outside_cpu(const MachineCpu& start, const MachineCpu& end, double wall_s,
-                       double workload_cpu_pct, double load_cpu_pct);
+                       double workload_cpu_pct, double contest_side_cpu_pct);
 
 }  // namespace contest
