@@ -3,8 +3,9 @@
 # the same interval, policy, priority and duration, alone and next to
 # cpu_load, in turns (contest, cyclictest, contest, ...), so drift of the
 # machine hits both. Prints the median and p99 of each run and, per
-# condition, each tool's median over the rounds and contest / cyclictest
-# (goal: within 20%).
+# condition, each tool's median and p99 over every sample of its rounds
+# (histograms pooled: a 10 s run's p99 is its 100th worst wake-up, too few
+# for one run to pin down) and contest / cyclictest (goal: within 20%).
 #
 # Both are read the same way: nearest rank over every sample at 1 us
 # resolution (cyclictest's histogram is 1 us buckets; contest's percentiles
@@ -24,6 +25,7 @@ ROUNDS=${ROUNDS:-2}
 WORKDIR=${WORKDIR:-${XDG_CACHE_HOME:-$HOME/.cache}/contest}
 
 [ -x "$CONTEST" ] || { echo "no contest binary at $CONTEST (make, or set CONTEST)" >&2; exit 3; }
+command -v jq >/dev/null || { echo "jq missing (apt-get install jq)" >&2; exit 3; }
 command -v cyclictest >/dev/null ||
     { echo "cyclictest missing (apt-get install rt-tests)" >&2; exit 3; }
 # cyclictest's -p switches the policy to fifo unless --policy comes after it,
@@ -59,8 +61,12 @@ contest_run() {
     local load_args=()
     [ "$1" = cpu_load ] && load_args=(--load cpu_load --workdir "$WORKDIR")
     "$CONTEST" latency --duration "$DURATION" --interval-us "$INTERVAL_US" --policy "$POLICY" \
-        --priority "$PRIORITY" --format json "${load_args[@]}" 2>>"$scratch/contest.err" |
-        jq -r '.latency.percentiles_ns | "\(."50.00" / 1000) \(."99.00" / 1000)"'
+        --priority "$PRIORITY" --format json "${load_args[@]}" >"$scratch/c.json" \
+        2>>"$scratch/contest.err"
+    # Its histogram, as "us count" lines, into the condition's pool.
+    jq -r '.latency.histogram.bins[] | "\(.[0] / 1000 | floor) \(.[1])"' "$scratch/c.json" \
+        >>"$scratch/pool.$1.contest"
+    jq -r '.latency.percentiles_ns | "\(."50.00" / 1000) \(."99.00" / 1000)"' "$scratch/c.json"
 }
 
 # contest's probe runs with 1 ns timer slack. cyclictest leaves an ordinary
@@ -90,23 +96,27 @@ cyclictest_run() {
     wait "$ct"
     grep -v cpu_dma_latency "$scratch/ct.err" >&2 || true
     [ "$1" = cpu_load ] && stop_cpu_load
-    awk '/^[0-9]+[ \t]+[0-9]+/ { n[$1 + 0] = $2 + 0; total += $2 }
-         /Histogram Overflows/ { over = $NF + 0 }
-         END {
-             total += over
-             r50 = int((total * 50 + 99) / 100); r99 = int((total * 99 + 99) / 100)
-             seen = 0; m = "-"; p = "-"
-             for (us = 0; us < 100000; us++) {
-                 seen += n[us]
-                 if (m == "-" && seen >= r50) m = us
-                 if (p == "-" && seen >= r99) { p = us; break }
-             }
-             if (p == "-") p = ">100000"
-             print m, p
-         }' "$scratch/ct.out"
+    # Its histogram as "us count" lines (overflows at 100000 us), pooled too.
+    awk '/^[0-9]+[ \t]+[0-9]+/ { if ($2 > 0) print $1 + 0, $2 + 0 }
+         /Histogram Overflows/ { if ($NF > 0) print 100000, $NF + 0 }' "$scratch/ct.out" |
+        tee -a "$scratch/pool.$1.cyclictest" | percentiles
 }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# "median_us p99_us" of "us count" lines: nearest rank over every sample.
+percentiles() {
+    sort -n | awk '{ us[NR] = $1; n[NR] = $2; total += $2 }
+        END {
+            r50 = int((total * 50 + 99) / 100); r99 = int((total * 99 + 99) / 100)
+            seen = 0; m = "-"; p = "-"
+            for (i = 1; i <= NR; i++) {
+                seen += n[i]
+                if (m == "-" && seen >= r50) m = us[i]
+                if (p == "-" && seen >= r99) { p = us[i]; break }
+            }
+            if (p == 100000) p = ">100000"
+            print m, p
+        }'
+}
 
 echo "machine: $(nproc) CPUs, $(uname -r); interval ${INTERVAL_US} us, policy $POLICY" \
     "$( [ "$POLICY" = other ] || echo "priority $PRIORITY"), ${DURATION} s a run, $ROUNDS rounds"
@@ -115,18 +125,16 @@ for round in $(seq 1 "$ROUNDS"); do
     for cond in no_load cpu_load; do
         read -r cm cp < <(contest_run "$cond")
         printf '%-10s %-6s %-11s %10s %10s\n' "$cond" "$round" contest "$cm" "$cp"
-        echo "$cond contest $cm $cp" >>"$scratch/all"
         read -r tm tp < <(cyclictest_run "$cond")
         printf '%-10s %-6s %-11s %10s %10s\n' "$cond" "$round" cyclictest "$tm" "$tp"
-        echo "$cond cyclictest $tm $tp" >>"$scratch/all"
     done
 done
 echo
+echo "over every sample of the $ROUNDS rounds:"
 printf '%-10s %-11s %10s %10s\n' condition tool median_us p99_us
 for cond in no_load cpu_load; do
     for tool in contest cyclictest; do
-        m=$(awk -v c="$cond" -v t="$tool" '$1 == c && $2 == t { print $3 }' "$scratch/all" | median)
-        p=$(awk -v c="$cond" -v t="$tool" '$1 == c && $2 == t { print $4 }' "$scratch/all" | median)
+        read -r m p < <(percentiles <"$scratch/pool.$cond.$tool")
         printf '%-10s %-11s %10s %10s\n' "$cond" "$tool" "$m" "$p"
         eval "${tool}_m=$m ${tool}_p=$p"
     done
