@@ -3,9 +3,10 @@
 # the same interval, policy, priority and duration, alone and next to
 # cpu_load, in turns (contest, cyclictest, contest, ...), so drift of the
 # machine hits both. Prints the median and p99 of each run and, per
-# condition, each tool's median and p99 over every sample of its rounds
-# (histograms pooled: a 10 s run's p99 is its 100th worst wake-up, too few
-# for one run to pin down) and contest / cyclictest (goal: within 20%).
+# condition, contest / cyclictest three ways: over every sample of the rounds
+# (histograms pooled), as the median of each tool's runs, and as the median
+# of the per-round ratios (goal: within 20%). A 10 s run's p99 is its 100th
+# worst wake-up: one noisy second of the host moves it, hence the rounds.
 #
 # Both are read the same way: nearest rank over every sample at 1 us
 # resolution (cyclictest's histogram is 1 us buckets; contest's percentiles
@@ -125,20 +126,37 @@ for round in $(seq 1 "$ROUNDS"); do
     for cond in no_load cpu_load; do
         read -r cm cp < <(contest_run "$cond")
         printf '%-10s %-6s %-11s %10s %10s\n' "$cond" "$round" contest "$cm" "$cp"
+        echo "$cond $round contest $cm $cp" >>"$scratch/runs"
         read -r tm tp < <(cyclictest_run "$cond")
         printf '%-10s %-6s %-11s %10s %10s\n' "$cond" "$round" cyclictest "$tm" "$tp"
+        echo "$cond $round cyclictest $tm $tp" >>"$scratch/runs"
     done
 done
+# Three summaries, as a noisy host hurts each differently: every sample
+# pooled (one bad run weighs in full), the median of the runs' own figures,
+# and the median of contest / cyclictest within each round (the rounds are
+# pairs: the machine's drift hits both of a round).
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo
-echo "over every sample of the $ROUNDS rounds:"
-printf '%-10s %-11s %10s %10s\n' condition tool median_us p99_us
+printf '%-10s %-11s %14s %14s %16s %16s\n' condition tool pooled_med_us pooled_p99_us median_of_runs p99_median_runs
 for cond in no_load cpu_load; do
     for tool in contest cyclictest; do
         read -r m p < <(percentiles <"$scratch/pool.$cond.$tool")
-        printf '%-10s %-11s %10s %10s\n' "$cond" "$tool" "$m" "$p"
-        eval "${tool}_m=$m ${tool}_p=$p"
+        rm_=$(awk -v c="$cond" -v t="$tool" '$1 == c && $3 == t { print $4 }' "$scratch/runs" | median)
+        rp=$(awk -v c="$cond" -v t="$tool" '$1 == c && $3 == t { print $5 }' "$scratch/runs" | median)
+        printf '%-10s %-11s %14s %14s %16s %16s\n' "$cond" "$tool" "$m" "$p" "$rm_" "$rp"
+        eval "${tool}_m=$m ${tool}_p=$p ${tool}_rm=$rm_ ${tool}_rp=$rp"
     done
+    # Per round: contest's figure over cyclictest's.
+    pm=$(awk -v c="$cond" '$1 == c { v[$2, $3] = $4 } END { for (k in v) { split(k, a, SUBSEP)
+            if (a[2] == "contest" && v[a[1], "cyclictest"] > 0) print v[k] / v[a[1], "cyclictest"] } }' \
+        "$scratch/runs" | median)
+    pp=$(awk -v c="$cond" '$1 == c { v[$2, $3] = $5 } END { for (k in v) { split(k, a, SUBSEP)
+            if (a[2] == "contest" && v[a[1], "cyclictest"] > 0) print v[k] / v[a[1], "cyclictest"] } }' \
+        "$scratch/runs" | median)
     # shellcheck disable=SC2154
-    awk -v cm="$contest_m" -v cp="$contest_p" -v tm="$cyclictest_m" -v tp="$cyclictest_p" -v c="$cond" \
-        'BEGIN { printf "%-10s contest/cyclictest: median %.2f, p99 %.2f\n", c, (tm ? cm / tm : 0), (tp ? cp / tp : 0) }'
+    echo "$cond contest/cyclictest: pooled median $(ratio "$contest_m" "$cyclictest_m")," \
+        "p99 $(ratio "$contest_p" "$cyclictest_p"); median of runs $(ratio "$contest_rm" "$cyclictest_rm")," \
+        "p99 $(ratio "$contest_rp" "$cyclictest_rp"); median of per-round ratios $(ratio "$pm" 1), p99 $(ratio "$pp" 1)"
 done
