@@ -9,6 +9,9 @@
 #
 #   bench/interleaved_cost.sh PLAIN_NAME PLAIN_ARGS OTHER_NAME OTHER_ARGS
 #   SIZE=40 (--synthetic-size), ROUNDS=6 (pairs of runs)
+#   OTHER_BESIDE="command": also runs this (sh -c, its own process group)
+#     during each OTHER run, stopped after it: the cost of an outside tool,
+#     e.g. OTHER_BESIDE="cyclictest -q -m --laptop -i 1000 --policy=other"
 #   CONTEST=path/to/contest (default: build/contest next to this script)
 # Used by observe_overhead.sh and latency_cost.sh.
 set -eu
@@ -24,7 +27,8 @@ plain_name=$1 plain_args=$2 other_name=$3 other_args=$4
 command -v python3 >/dev/null || { echo "interleaved_cost: python3 missing" >&2; exit 3; }
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/contest-bench.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT INT TERM
+beside=
+trap '[ -n "$beside" ] && kill -KILL "-$beside" 2>/dev/null; rm -rf "$scratch"' EXIT INT TERM
 
 # One no_load run with the given options (unquoted on purpose: split on
 # spaces); its wall time goes to $scratch/<kind>, and the figure printed to
@@ -33,9 +37,18 @@ run_one() {
     kind=$1
     shift
     rm -rf "$scratch/results"
+    beside=
+    if [ "$kind" = other ] && [ -n "${OTHER_BESIDE:-}" ]; then
+        setsid sh -c "exec $OTHER_BESIDE" >/dev/null 2>&1 &
+        beside=$!
+    fi
     # shellcheck disable=SC2068
     "$contest" run --quiet --workload synthetic --synthetic-size "$size" --no-drop-caches \
         --workdir "$scratch/work" --results "$scratch/results" -n 1 $@ no_load >/dev/null 2>&1
+    if [ -n "$beside" ]; then
+        kill -TERM "-$beside" 2>/dev/null || true
+        wait "$beside" 2>/dev/null || true
+    fi
     python3 - "$(find "$scratch/results" -name '*.json' | head -n 1)" "$scratch/$kind" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
