@@ -110,13 +110,8 @@ std::string latency_plot_svg(const ReportModel& model) {
     const double height = kTop + static_cast<double>(panels.size()) * (kPanelH + kGap) + 20;
     std::string svg;
     auto add = [&](const std::string& s) { svg += s + "\n"; };
-    add("<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
-    add("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" +
-        num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
-        "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"13\">");
-    add("<title>contest: latency distribution per load and kernel</title>");
-    add("<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\"" + num(height) +
-        "\" fill=\"#ffffff\"/>");
+    svg +=
+        svg_document_head(width, height, 13, "contest: latency distribution per load and kernel");
     add("<text x=\"" + num(width / 2) +
         "\" y=\"26\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">"
         "Wake-up latency: share of samples (log) per latency (log)</text>");

@@ -57,13 +57,7 @@ Geometry geometry_for(const ReportModel& model) {
 // The document's head, title and legend (one swatch per label, in a row).
 void add_heading(std::string& svg, const ReportModel& model, const Geometry& g) {
     auto add = [&](const std::string& s) { svg += s + "\n"; };
-    add("<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
-    add("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(g.width) + "\" height=\"" +
-        num(g.height) + "\" viewBox=\"0 0 " + num(g.width) + " " + num(g.height) +
-        "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"13\">");
-    add("<title>contest: Ratio per load and kernel</title>");
-    add("<rect x=\"0\" y=\"0\" width=\"" + num(g.width) + "\" height=\"" + num(g.height) +
-        "\" fill=\"#ffffff\"/>");
+    svg += svg_document_head(g.width, g.height, 13, "contest: Ratio per load and kernel");
     add("<text x=\"" + num(g.width / 2) +
         "\" y=\"28\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">"
         "Compile time under load, relative to the kernel's own no_load</text>");

@@ -102,13 +102,7 @@ std::string timeline_svg(const nlohmann::json& timeline, const std::string& titl
 
     std::string svg;
     auto add = [&](const std::string& s) { svg += s + "\n"; };
-    add("<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
-    add("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" +
-        num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
-        "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">");
-    add("<title>" + escape_xml(title) + "</title>");
-    add("<rect x=\"0\" y=\"0\" width=\"" + num(width) + "\" height=\"" + num(height) +
-        "\" fill=\"#ffffff\"/>");
+    svg += svg_document_head(width, height, 12, title);
     add("<text x=\"" + num(width / 2) +
         "\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">" +
         escape_xml(title) + "</text>");
@@ -274,24 +268,8 @@ std::string timeline_svg_side_by_side(
         x += w;
         height = std::max(height, h);
     }
-    const std::string width = num(x), full_height = num(height + title_h);
-    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"";
-    out += width;
-    out += "\" height=\"";
-    out += full_height;
-    out += "\" viewBox=\"0 0 ";
-    out += width;
-    out += ' ';
-    out += full_height;
-    out +=
-        "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n<title>";
-    out += escape_xml(title);
-    out += "</title>\n<rect x=\"0\" y=\"0\" width=\"";
-    out += width;
-    out += "\" height=\"";
-    out += full_height;
-    out += "\" fill=\"#ffffff\"/>\n<text x=\"";
+    std::string out = svg_document_head(x, height + title_h, 12, title);
+    out += "<text x=\"";
     out += num(x / 2);
     out += "\" y=\"28\" text-anchor=\"middle\" font-size=\"18\" font-weight=\"bold\">";
     out += escape_xml(title);
