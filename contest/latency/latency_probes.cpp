@@ -55,9 +55,9 @@ std::vector<ProbeResult> LatencyProbes::results() const {
     return r;
 }
 
-nlohmann::json LatencyProbes::to_json() const {
+nlohmann::json run_latency_json(const std::vector<ProbeResult>& results) {
     nlohmann::json j = nlohmann::json::object();
-    for (const auto& r : results()) j[std::string(name_of(r.options.kind))] = r.to_json();
+    for (const auto& r : results) j[std::string(name_of(r.options.kind))] = r.to_json();
     return j;
 }
 

@@ -11,7 +11,7 @@
 //       ... the load's warm-up and progress check ...
 //       probes.begin();  load.sample();  spawn the workload
 //       wait_child(..., hooks.on_exit = [&] { load.sample(); probes.end(); })
-//       run["latency"] = probes.to_json();          // stopped and reaped with `probes`
+//       run["latency"] = run_latency_json(probes.results());  // then `probes` stops them
 //
 // begin() and end() are as cheap as the load's sample (a store of the time);
 // end() then waits for each probe to account its last period, normally
@@ -54,13 +54,15 @@ class LatencyProbes {
     void begin();  // the workload's window starts now
     void end();    // ... and ends now
     std::vector<ProbeResult> results() const;
-    // {"cyclic": {...}, "audio": {...}}: a run's "latency" object.
-    nlohmann::json to_json() const;
     // The first probe that stopped, or nullopt.
     std::optional<std::string> failure() const;
 
   private:
     std::vector<std::unique_ptr<RunningProbe>> probes_;
 };
+
+// {"cyclic": {...}, "audio": {...}}: a run's "latency" object, from its
+// probes' results().
+nlohmann::json run_latency_json(const std::vector<ProbeResult>& results);
 
 }  // namespace contest::latency

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <set>
 #include <utility>
 
 #include "contest/report/stats.h"
@@ -24,14 +23,20 @@ Test load_effect_test(const std::string& method, double statistic, double df, do
     return t;
 }
 
+// The finished no_load runs taken in rounds: their time by (file, round).
+std::map<std::pair<std::string, int>, double> finished_by_round(
+    std::span<const RoundTime> no_load) {
+    std::map<std::pair<std::string, int>, double> by_round;
+    for (const auto& r : no_load)
+        if (r.round > 0 && !r.timed_out && r.wall_s > 0) by_round[{r.file, r.round}] = r.wall_s;
+    return by_round;
+}
+
 }  // namespace
 
 std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
                                           std::span<const RoundTime> no_load) {
-    std::map<std::pair<std::string, int>, double> no_load_by_round;
-    for (const auto& r : no_load)
-        if (r.round > 0 && !r.timed_out && r.wall_s > 0)
-            no_load_by_round[{r.file, r.round}] = r.wall_s;
+    const auto no_load_by_round = finished_by_round(no_load);
     RatioEstimate e;
     e.paired = true;
     std::vector<double> ranked;  // finite log-ratios and +inf for timed-out load runs
@@ -95,12 +100,11 @@ std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
 }
 
 std::size_t shared_rounds(std::span<const RoundTime> load, std::span<const RoundTime> no_load) {
-    std::set<std::pair<std::string, int>> finished;
-    for (const auto& r : no_load)
-        if (r.round > 0 && !r.timed_out && r.wall_s > 0) finished.insert({r.file, r.round});
+    const auto no_load_by_round = finished_by_round(no_load);
     std::size_t n = 0;
     for (const auto& r : load)
-        n += r.round > 0 && !r.timed_out && r.wall_s > 0 && finished.count({r.file, r.round});
+        n += r.round > 0 && !r.timed_out && r.wall_s > 0 &&
+             no_load_by_round.count({r.file, r.round});
     return n;
 }
 

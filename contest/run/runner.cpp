@@ -267,7 +267,6 @@ class SuiteRunner {
         if (latency_plan_)
             probes.emplace(*latency_plan_, std::string(info.name) + "." + std::to_string(i));
         ExitInfo ex = time_workload(head, load, rec, probes ? &*probes : nullptr);
-        if (probes) rec.latency = probes->to_json();
         probes.reset();
         std::optional<std::string> load_died = load.running() ? load.failure() : std::nullopt;
         load.stop();  // stop and reap the load before anything else
@@ -302,7 +301,8 @@ class SuiteRunner {
 
     // Times the workload and records what wait4 said; samples the load and
     // the machine's CPU time the moment before it starts and the moment it
-    // is seen to exit, so Loads and the others' CPU cover exactly its window.
+    // is seen to exit, so Loads, the probes' figures and the others' CPU
+    // cover exactly its window.
     ExitInfo time_workload(const std::string& head, LoadSession& load, RunRecord& rec,
                            latency::LatencyProbes* probes) {
         Command cmd = workload_.timed_command();
@@ -367,12 +367,15 @@ class SuiteRunner {
             rec.load_secondary = w.secondary;
             rec.load_cpu_pct = w.cpu_pct;
         }
+        // The latency probes are contest's own work, as the load is: not others'.
+        double contest_side_pct = rec.load_cpu_pct;
+        if (probes) {
+            const auto results = probes->results();
+            rec.latency = latency::run_latency_json(results);
+            for (const auto& r : results) contest_side_pct += r.cpu_pct.value_or(0);
+        }
         record_exit(ex, rec);
         if (machine_start && machine_end) {
-            // The latency probes are contest's own work, as the load is: not others'.
-            double contest_side_pct = rec.load_cpu_pct;
-            if (probes)
-                for (const auto& r : probes->results()) contest_side_pct += r.cpu_pct.value_or(0);
             OutsideCpu o = outside_cpu(*machine_start, *machine_end, rec.wall_s, rec.cpu_pct,
                                        contest_side_pct);
             rec.others_cpu_pct = o.others_pct;
@@ -502,6 +505,13 @@ bool volatile_field(const std::string& key) {
     return key == "containment" || key == "project_rewritten" || key == "prepare_reused";
 }
 
+// Fields that follow from the others (the latency probes' calibration exists
+// when a probe works): named only when nothing else differs, since the user
+// changed the probes, not the calibration.
+bool derived_field(const std::string& key) {
+    return key == "calibration";
+}
+
 // The first field where the recorded config and this one differ ("" when
 // none), as "runs: recorded 3, now 5".
 std::string config_difference(const nlohmann::json& recorded, const nlohmann::json& now,
@@ -509,12 +519,9 @@ std::string config_difference(const nlohmann::json& recorded, const nlohmann::js
     std::set<std::string> key_set;
     for (const auto& [k, v] : recorded.items()) key_set.insert(k);
     for (const auto& [k, v] : now.items()) key_set.insert(k);
-    // What follows from the other fields (the latency probes' calibration
-    // exists when a probe works) is named only when nothing else differs:
-    // the user changed the probes, not the calibration.
     std::vector<std::string> keys(key_set.begin(), key_set.end());
     std::stable_partition(keys.begin(), keys.end(),
-                          [](const std::string& k) { return k != "calibration"; });
+                          [](const std::string& k) { return !derived_field(k); });
     for (const auto& k : keys) {
         if (volatile_field(k)) continue;
         const nlohmann::json a = recorded.contains(k) ? recorded[k] : nlohmann::json();
