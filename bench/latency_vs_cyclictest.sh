@@ -137,24 +137,28 @@ done
 # and the median of contest / cyclictest within each round (the rounds are
 # pairs: the machine's drift hits both of a round).
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Column $3 (4: median, 5: p99) of condition $1's runs of tool $2.
+runs_column() { awk -v c="$1" -v t="$2" -v col="$3" '$1 == c && $3 == t { print $col }' "$scratch/runs"; }
+# Per round of condition $1: contest's figure in column $2 (4: median, 5:
+# p99) over cyclictest's, one a line.
+per_round_ratios() {
+    awk -v c="$1" -v col="$2" '$1 == c { v[$2, $3] = $col } END { for (k in v) { split(k, a, SUBSEP)
+            if (a[2] == "contest" && v[a[1], "cyclictest"] > 0) print v[k] / v[a[1], "cyclictest"] } }' \
+        "$scratch/runs"
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo
 printf '%-10s %-11s %14s %14s %16s %16s\n' condition tool pooled_med_us pooled_p99_us median_of_runs p99_median_runs
 for cond in no_load cpu_load; do
     for tool in contest cyclictest; do
         read -r m p < <(percentiles <"$scratch/pool.$cond.$tool")
-        rm_=$(awk -v c="$cond" -v t="$tool" '$1 == c && $3 == t { print $4 }' "$scratch/runs" | median)
-        rp=$(awk -v c="$cond" -v t="$tool" '$1 == c && $3 == t { print $5 }' "$scratch/runs" | median)
+        rm_=$(runs_column "$cond" "$tool" 4 | median)
+        rp=$(runs_column "$cond" "$tool" 5 | median)
         printf '%-10s %-11s %14s %14s %16s %16s\n' "$cond" "$tool" "$m" "$p" "$rm_" "$rp"
         eval "${tool}_m=$m ${tool}_p=$p ${tool}_rm=$rm_ ${tool}_rp=$rp"
     done
-    # Per round: contest's figure over cyclictest's.
-    pm=$(awk -v c="$cond" '$1 == c { v[$2, $3] = $4 } END { for (k in v) { split(k, a, SUBSEP)
-            if (a[2] == "contest" && v[a[1], "cyclictest"] > 0) print v[k] / v[a[1], "cyclictest"] } }' \
-        "$scratch/runs" | median)
-    pp=$(awk -v c="$cond" '$1 == c { v[$2, $3] = $5 } END { for (k in v) { split(k, a, SUBSEP)
-            if (a[2] == "contest" && v[a[1], "cyclictest"] > 0) print v[k] / v[a[1], "cyclictest"] } }' \
-        "$scratch/runs" | median)
+    pm=$(per_round_ratios "$cond" 4 | median)
+    pp=$(per_round_ratios "$cond" 5 | median)
     # shellcheck disable=SC2154
     echo "$cond contest/cyclictest: pooled median $(ratio "$contest_m" "$cyclictest_m")," \
         "p99 $(ratio "$contest_p" "$cyclictest_p"); median of runs $(ratio "$contest_rm" "$cyclictest_rm")," \
