@@ -17,6 +17,9 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # tests/fleet runs deploy/ansible with ansible-core (24 MB; Debian's `ansible`
 # adds 250 MB of collections the role does not use), git archive and apt.
 TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt
+# bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
+# stress-ng for loads_vs_reference.sh, python3 for the statistics.
+BENCH_DEPS := rt-tests jq stress-ng python3
 # For --workload kernel: the source tarball and the tools.
 KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 
@@ -29,7 +32,7 @@ FUZZ_SECONDS ?= 60
 # target:seed-folder
 FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words
 
-.PHONY: all deps deps-test deps-kernel configure run test fuzz install clean format
+.PHONY: all deps deps-test deps-kernel deps-bench configure run test fuzz install clean format
 
 # `make` builds the tool only; `make test` builds the test binaries too
 # (one of them under ASan/UBSan), which takes a few minutes more.
@@ -46,6 +49,9 @@ deps-test:
 
 deps-kernel:
 	@./scripts/install-deps $(KERNEL_DEPS)
+
+deps-bench:
+	@./scripts/install-deps $(BENCH_DEPS)
 
 configure: deps
 	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
