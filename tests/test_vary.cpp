@@ -1,7 +1,10 @@
 // `contest run --vary`, through the binary: a plain file stands in for the
-// kernel setting (any writable path is a knob), so the tests need no root
-// and touch no real setting; the workload appends the knob's content to a
-// log at every run, which shows what was set when.
+// kernel setting (the test's folder is named by CONTEST_TEST_KNOB_ROOT, the
+// tests' switch for stand-ins), so the tests touch no real setting; the
+// workload appends the knob's content to a log at every run, which shows
+// what was set when.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,8 +29,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The tests' switch, spelled as docs/vary.md gives it.
+constexpr const char* kStandInRootVariable = "CONTEST_TEST_KNOB_ROOT";
+
+// The folder whose plain files stand in for kernel settings in the binary
+// the test starts, for as long as this lives.
+struct StandInRoot {
+    explicit StandInRoot(const fs::path& root) { ::setenv(kStandInRootVariable, root.c_str(), 1); }
+    ~StandInRoot() { ::unsetenv(kStandInRootVariable); }
+    StandInRoot(const StandInRoot&) = delete;
+    StandInRoot& operator=(const StandInRoot&) = delete;
+};
+
 struct VaryFixture {
     test::ScratchDir dir;
+    StandInRoot stand_in{dir.path()};
     fs::path knob, log;
     explicit VaryFixture(const std::string& tag) : dir("vary-" + tag) {
         knob = dir / "knob";
@@ -359,4 +375,170 @@ TEST_CASE("a knob's current value is the bracketed word of a list of choices", "
     CHECK(chosen_value("none voluntary (full) lazy\n") == "full");
     CHECK(chosen_value("60\n") == "60");
     CHECK(chosen_value("[x]\n") == "[x]");
+}
+
+namespace {
+
+// contest with args under a 1 GiB address space (a read without a bound
+// fails instead of filling the machine's memory), killed when it has not
+// ended within 30 s: a hang fails the test instead of stopping the suite.
+test::Outcome run_bounded(const std::vector<std::string>& args, const fs::path& dir, bool& hung) {
+    std::vector<std::string> argv{"sh", "-c", "ulimit -v 1048576 && exec \"$0\" \"$@\"",
+                                  CONTEST_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const pid_t pid = test::start_command(argv, dir);
+    hung = true;
+    for (int i = 0; i < 600 && hung; ++i) {
+        siginfo_t info{};
+        hung = ::waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0;
+        if (hung) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (hung) ::kill(pid, SIGKILL);
+    return test::finish_contest(pid, dir);
+}
+
+// A refusal: exit 2, one line naming the path and saying `why`.
+void check_refused(const test::Outcome& o, const fs::path& path, const std::string& why) {
+    INFO(o.err);
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find(path.string()) != std::string::npos);
+    CHECK(o.err.find(why) != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+}
+
+pid_t a_gone_pid() {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    ::waitpid(pid, nullptr, 0);
+    return pid;
+}
+
+}  // namespace
+
+TEST_CASE("--vary refuses a file outside /proc/sys and /sys and leaves it as it was",
+          "[vary][e2e]") {
+    VaryFixture f("outside");
+    test::ScratchDir elsewhere("vary-elsewhere");
+    const fs::path user_file = elsewhere / "notes.txt";
+    const std::string content = "my notes\nsecond line, no newline at the end";
+    std::ofstream(user_file) << content;
+    auto o = test::run_contest_binary(
+        f.args("", {"--vary", user_file.string() + "=a,b", "no_load"}), f.dir.path());
+    check_refused(o, user_file, "outside /proc/sys and /sys");
+    CHECK(test::slurp(user_file) == content);
+    CHECK(f.logged().empty());
+    CHECK(result_files(f.dir / "results").empty());
+    CHECK_FALSE(fs::exists(f.note()));
+
+    // A link in the stand-in folder to that file is refused the same way.
+    const fs::path link = f.dir / "link";
+    fs::create_symlink(user_file, link);
+    o = test::run_contest_binary(f.args("", {"--vary", link.string() + "=a,b", "no_load"}),
+                                 f.dir.path());
+    check_refused(o, link, "it leads to " + fs::canonical(user_file).string());
+    CHECK(test::slurp(user_file) == content);
+    CHECK(fs::is_symlink(link));
+
+    // Without the tests' switch, the stand-in folder is outside too.
+    ::unsetenv(kStandInRootVariable);
+    o = test::run_contest_binary(f.args("", {"--vary", f.knob.string() + "=a,b", "no_load"}),
+                                 f.dir.path());
+    check_refused(o, f.knob, "outside /proc/sys and /sys");
+    CHECK(f.knob_now() == "orig\n");
+}
+
+TEST_CASE("--vary refuses a FIFO, a device and a file over a page, without hanging",
+          "[vary][e2e]") {
+    VaryFixture f("special");
+    bool hung = false;
+    const fs::path fifo = f.dir / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    auto o =
+        run_bounded(f.args("", {"--vary", fifo.string() + "=a,b", "no_load"}), f.dir.path(), hung);
+    CHECK_FALSE(hung);
+    check_refused(o, fifo, "it is a FIFO, not a kernel setting");
+
+    o = run_bounded(f.args("", {"--vary", "/dev/zero=a,b", "no_load"}), f.dir.path(), hung);
+    CHECK_FALSE(hung);
+    check_refused(o, "/dev/zero", "outside /proc/sys and /sys");
+
+    // The same device made in the stand-in folder (a nodev mount refuses to
+    // open it: refused all the same).
+    const fs::path zero = f.dir / "zero";
+    if (::mknod(zero.c_str(), S_IFCHR | 0600, ::makedev(1, 5)) == 0) {
+        o = run_bounded(f.args("", {"--vary", zero.string() + "=a,b", "no_load"}), f.dir.path(),
+                        hung);
+        CHECK_FALSE(hung);
+        INFO(o.err);
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find(zero.string()) != std::string::npos);
+    }
+
+    const fs::path big = f.dir / "big";
+    const std::string page_and_more(4097, '1');
+    std::ofstream(big) << page_and_more;
+    o = run_bounded(f.args("", {"--vary", big.string() + "=a,b", "no_load"}), f.dir.path(), hung);
+    CHECK_FALSE(hung);
+    check_refused(o, big, "more than 4096 bytes");
+    CHECK(test::slurp(big) == page_and_more);
+    CHECK(f.logged().empty());
+    CHECK(result_files(f.dir / "results").empty());
+}
+
+TEST_CASE("a --vary label with a control byte is refused like a -k label", "[vary][e2e]") {
+    VaryFixture f("control");
+    auto o = test::run_contest_binary(
+        f.args("", {"--vary", f.knob.string() + "=a\x01,b", "no_load"}), f.dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("'L,knob=a\\x01' has control characters") != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+
+    o = test::run_contest_binary(f.args("", {"--vary", f.knob.string() + "=a,b", "--vary-label",
+                                             "{label}\n{value}", "no_load"}),
+                                 f.dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("'L\\na' has control characters") != std::string::npos);
+    CHECK(f.knob_now() == "orig\n");  // refused before any value was written
+    CHECK(f.logged().empty());
+    CHECK_FALSE(fs::exists(f.dir / "results"));
+}
+
+TEST_CASE("a start sweeps half-written files of gone contests from every folder it writes into",
+          "[vary][e2e]") {
+    VaryFixture f("sweep");
+    const std::string gone = std::to_string(a_gone_pid()), alive = std::to_string(::getpid());
+    const fs::path value_a = f.dir / "results" / "L,knob=a";
+    fs::create_directories(value_a);
+    std::ofstream(value_a / ("x.json.tmp." + gone)) << "{";
+    std::ofstream(value_a / ("y.json.tmp." + alive)) << "{";
+    auto o = test::run_contest_binary(
+        f.args("", {"-n", "1", "--vary", f.knob.string() + "=a,b", "no_load"}), f.dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK_FALSE(fs::exists(value_a / ("x.json.tmp." + gone)));
+    CHECK(o.err.find((value_a / ("x.json.tmp." + gone)).string()) != std::string::npos);
+    CHECK(fs::exists(value_a / ("y.json.tmp." + alive)));  // its contest may still write it
+
+    // A --resume file outside results/L: its own folder is swept. (The file:
+    // a finished run's, marked unfinished, so the resumed run has nothing to do.)
+    o = test::run_contest_binary(f.args("", {"-n", "1", "no_load"}), f.dir.path());
+    REQUIRE(o.exit_code == 0);
+    auto files = result_files(f.dir / "results" / "L");
+    REQUIRE(files.size() == 1);
+    json interrupted = json::parse(test::slurp(files[0]));
+    interrupted["complete"] = false;
+    const fs::path kept = f.dir / "kept";
+    fs::create_directories(kept);
+    std::ofstream(kept / "r.json") << interrupted.dump();
+    fs::remove(files[0]);
+    std::ofstream(kept / ("r.json.tmp." + gone)) << "{";
+    std::ofstream(kept / ("s.json.tmp." + alive)) << "{";
+    o = test::run_contest_binary(
+        f.args("", {"-n", "1", "--resume", (kept / "r.json").string(), "no_load"}), f.dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_FALSE(fs::exists(kept / ("r.json.tmp." + gone)));
+    CHECK(fs::exists(kept / ("s.json.tmp." + alive)));
 }

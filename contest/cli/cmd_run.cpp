@@ -186,7 +186,7 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("timeline-hz", bounded(&rc.timeline_hz, 0.0, 1000.0)->default_value(rc.timeline_hz)->value_name("HZ"),
          "samples per second of the machine over each run (docs/observe.md); 0: none")
         ("vary", po::value(&a.vary)->value_name("KNOB=V1,V2"),
-         ("run every round under each value of a kernel setting (a path, or " + knob_short_names() +
+         ("run every round under each value of a kernel setting (a path under /proc/sys or /sys, or " + knob_short_names() +
           "); twice: every combination (docs/vary.md)").c_str())
         ("vary-label", po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
          "--vary: each value's label, from {label} {vary} {knob} {value} {knob2} {value2}")

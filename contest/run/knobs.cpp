@@ -130,8 +130,10 @@ std::string knob_short_names() {
 VarySpec parse_vary(const std::string& text) {
     const auto eq = text.find('=');
     if (eq == std::string::npos || eq == 0)
-        throw UsageError("--vary '" + text + "': expected KNOB=VALUE1,VALUE2 (KNOB: a path or " +
-                         knob_short_names() + ")");
+        throw UsageError(
+            "--vary '" + text +
+            "': expected KNOB=VALUE1,VALUE2 (KNOB: a path under /proc/sys or /sys, or " +
+            knob_short_names() + ")");
     VarySpec spec{text.substr(0, eq), split_commas(text.substr(eq + 1))};
     std::set<std::string> seen;
     for (const auto& v : spec.values) {
@@ -155,7 +157,8 @@ Knob resolve_knob(const VarySpec& spec, const fs::path& workdir) {
         auto it = std::find_if(names.begin(), names.end(),
                                [&](const KnobName& k) { return spec.knob == k.name; });
         if (it == names.end())
-            throw UsageError("--vary " + spec.knob + ": no such knob (a path, or one of " +
+            throw UsageError("--vary " + spec.knob +
+                             ": no such knob (a path under /proc/sys or /sys, or one of " +
                              knob_short_names() + ")");
         auto path = it->path(workdir, why);
         if (!path) throw UsageError("--vary " + spec.knob + ": not available here: " + why);
@@ -163,7 +166,7 @@ Knob resolve_knob(const VarySpec& spec, const fs::path& workdir) {
         knob.name = spec.knob;
     }
     auto original = read_knob_file(knob.path, why);
-    if (!original) throw UsageError("--vary " + spec.knob + ": cannot read " + why);
+    if (!original) throw UsageError("--vary " + spec.knob + ": " + why);
     knob.original = *original;
     return knob;
 }

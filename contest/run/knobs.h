@@ -1,8 +1,9 @@
 #pragma once
 // `contest run --vary KNOB=V1,V2`: kernel settings varied inside one run.
 //
-// A knob is a file: a short name for the common ones (kKnobNames) or any
-// path (a plain file stands in for one in the tests). Every value is written
+// A knob is a kernel setting's file: a short name for the common ones
+// (kKnobNames) or a path under /proc/sys or /sys (contest/sys/knob_file.h
+// says what is refused, and the tests' stand-ins). Every value is written
 // and read back before the first run, so a value the kernel refuses stops
 // contest before anything is measured; the original value is restored after
 // the last run and on every way out (KnobGuard's destructor), and a note in
@@ -37,7 +38,8 @@ struct Knob {
 };
 
 // The file behind the option, its current value read. UsageError when the
-// short name is unknown or the file is missing or unreadable here.
+// short name is unknown, or the file is missing, unreadable here or not a
+// kernel setting.
 Knob resolve_knob(const VarySpec& spec, const std::filesystem::path& workdir);
 
 // Every combination of values, as an index into each knob's values (the

@@ -24,6 +24,7 @@
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/sysinfo.h"
+#include "contest/sys/text.h"
 #include "contest/sys/timeline.h"
 #include "contest/sys/version.h"
 #include "contest/sys/workdir.h"
@@ -52,9 +53,10 @@ std::string indented_tail(const std::filesystem::path& log, int lines) {
     return out;
 }
 
-void check_label(const std::string& label) {
-    if (label.empty() || label == "." || label == ".." || label.find('/') != std::string::npos)
-        throw UsageError("--label '" + label + "' cannot name a folder (no '/', not empty)");
+// Every label is checked as -k's is (label_problem); `what` and `from` say
+// where it came from.
+void check_label(const std::string& label, const std::string& what, const std::string& from = "") {
+    if (auto why = label_problem(label)) throw UsageError(what + " " + *why + from);
 }
 
 // Remembers how long runs take, for the ETA.
@@ -475,24 +477,29 @@ void check_results_folder(const std::filesystem::path& dir) {
 
 // What a contest killed hard (SIGKILL, power) left: load folders and files
 // of dead pids in the workdir, its cgroup, half-written result files
-// (<file>.json.tmp.<pid>) of this label. Removed, and said on stderr.
-void remove_what_killed_runs_left(const RunConfig& config, Progress& progress) {
+// (<file>.json.tmp.<pid>) in the folders this run writes its results into.
+// Removed, and said on stderr.
+void remove_what_killed_runs_left(const RunConfig& config,
+                                  const std::vector<std::filesystem::path>& result_folders,
+                                  Progress& progress) {
     std::vector<std::string> removed = remove_dead_load_folders(
         Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir));
     for (auto& leaf : remove_stale_cgroups()) removed.push_back(std::move(leaf));
+    static const std::string tmp_mark = ".json.tmp.";
     std::error_code ec;
-    for (const auto& e :
-         std::filesystem::directory_iterator(config.results_dir / config.label, ec)) {
-        const std::string name = e.path().filename().string();
-        const auto at = name.rfind(".tmp.");
-        if (at == std::string::npos || e.is_symlink(ec)) continue;
-        char* end = nullptr;
-        const long pid = std::strtol(name.c_str() + at + 5, &end, 10);
-        if (pid <= 0 || *end != '\0' || process_start_time(static_cast<pid_t>(pid)) != 0) continue;
-        if (std::filesystem::remove(e.path(), ec))
-            removed.push_back(e.path().string() + " (half-written by contest pid " +
-                              std::to_string(pid) + ", which is gone)");
-    }
+    for (const auto& folder : result_folders)
+        for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+            const std::string name = e.path().filename().string();
+            const auto at = name.rfind(tmp_mark);
+            if (at == std::string::npos || e.is_symlink(ec)) continue;
+            char* end = nullptr;
+            const long pid = std::strtol(name.c_str() + at + tmp_mark.size(), &end, 10);
+            if (pid <= 0 || *end != '\0' || process_start_time(static_cast<pid_t>(pid)) != 0)
+                continue;
+            if (std::filesystem::remove(e.path(), ec))
+                removed.push_back(e.path().string() + " (half-written by contest pid " +
+                                  std::to_string(pid) + ", which is gone)");
+        }
     if (removed.empty()) return;
     progress.clear();
     for (const auto& what : removed)
@@ -622,7 +629,7 @@ std::filesystem::path new_result_path(const std::filesystem::path& dir, const st
 }  // namespace
 
 RunOutcome run_suite(const RunConfig& config, Progress& progress) {
-    check_label(config.label);
+    check_label(config.label, "--label");
     if (config.runs < 1) throw UsageError("--runs must be at least 1");
     if (config.auto_runs && config.order == RunOrder::blocks)
         throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
@@ -646,7 +653,8 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
         labels.push_back(knobs.empty()
                              ? config.label
                              : vary_label(config.vary_label, config.label, knobs, combination));
-        check_label(labels.back());
+        check_label(labels.back(), "--vary: the label",
+                    " (--vary-label '" + printable(config.vary_label) + "')");
         if (std::count(labels.begin(), labels.end(), labels.back()) > 1)
             throw UsageError("--vary-label '" + config.vary_label +
                              "' gives two combinations the label '" + labels.back() + "'");
@@ -656,11 +664,13 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     if (!knobs.empty()) knob_guard.emplace(knobs, config.workload.workdir);
     const auto resumed_folder =
         config.resume.has_parent_path() ? config.resume.parent_path() : std::filesystem::path(".");
+    std::vector<std::filesystem::path> result_folders;
     if (resumed)
-        check_results_folder(resumed_folder);
+        result_folders.push_back(resumed_folder);
     else
-        for (const auto& label : labels) check_results_folder(config.results_dir / label);
-    remove_what_killed_runs_left(config, progress);
+        for (const auto& label : labels) result_folders.push_back(config.results_dir / label);
+    for (const auto& folder : result_folders) check_results_folder(folder);
+    remove_what_killed_runs_left(config, result_folders, progress);
 
     progress.note("contest: preparing the " + workload->name() + " workload");
     workload->prepare(progress);

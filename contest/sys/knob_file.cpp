@@ -1,14 +1,116 @@
 #include "contest/sys/knob_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Strictly below root (root itself is a folder, not a setting).
+bool inside(const fs::path& real, const fs::path& root) {
+    const auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    return r == root.end() && p != real.end();
+}
+
+// The tests' stand-in folder, resolved; nullopt when unset or missing.
+std::optional<fs::path> test_knob_root() {
+    const char* root = std::getenv(kTestKnobRootVariable);
+    if (!root || !*root) return std::nullopt;
+    std::error_code ec;
+    fs::path real = fs::canonical(root, ec);
+    if (ec || !fs::is_directory(real, ec)) return std::nullopt;
+    return real;
+}
+
+std::string kind_of(mode_t mode) {
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+// An open knob file; closed with the object.
+struct KnobFd {
+    int fd = -1;
+    bool stand_in = false;  // a plain file in the tests' folder, not the kernel's
+    KnobFd() = default;
+    KnobFd(const KnobFd&) = delete;
+    KnobFd& operator=(const KnobFd&) = delete;
+    ~KnobFd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// Opens path's file with `flags` once it is known to be a kernel setting
+// (see the header); false and why (not naming the path) otherwise.
+bool open_knob(const fs::path& path, int flags, KnobFd& out, std::string& why) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(path, ec);
+    if (ec) {
+        why = ec.message();
+        return false;
+    }
+    const auto stand_in_root = test_knob_root();
+    out.stand_in = stand_in_root && inside(real, *stand_in_root);
+    if (!out.stand_in && !inside(real, "/proc/sys") && !inside(real, "/sys")) {
+        why = (real == path ? std::string("it is") : "it leads to " + real.string() + ",") +
+              " outside /proc/sys and /sys: only kernel settings are varied";
+        return false;
+    }
+    // No blocking open (a FIFO), no link swapped in since it was resolved.
+    out.fd = ::open(real.c_str(), flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (out.fd < 0) {
+        why = std::strerror(errno);
+        return false;
+    }
+    struct stat st {};
+    if (::fstat(out.fd, &st) != 0) {
+        why = std::strerror(errno);
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        why = "it is " + kind_of(st.st_mode) + ", not a kernel setting";
+        return false;
+    }
+    return true;
+}
+
+// At most one page of the file; nullopt and why above that.
+std::optional<std::string> read_bounded(const KnobFd& file, std::string& why) {
+    std::string content(kMaxKnobFileBytes + 1, '\0');
+    std::size_t got = 0;
+    while (got < content.size()) {
+        const ssize_t n = ::read(file.fd, content.data() + got, content.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            why = std::strerror(errno);
+            return std::nullopt;
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    if (got > kMaxKnobFileBytes) {
+        why = "it holds more than " + std::to_string(kMaxKnobFileBytes) +
+              " bytes, more than a kernel setting";
+        return std::nullopt;
+    }
+    content.resize(got);
+    return content;
+}
+
+}  // namespace
 
 std::string chosen_value(const std::string& content) {
     std::string text = content;
@@ -28,28 +130,31 @@ std::string chosen_value(const std::string& content) {
 }
 
 std::optional<std::string> read_knob_file(const std::filesystem::path& path, std::string& why) {
-    std::ifstream in(path);
-    if (!in) {
-        why = path.string() + ": " + std::strerror(errno);
+    KnobFd file;
+    std::optional<std::string> content;
+    if (open_knob(path, O_RDONLY, file, why)) content = read_bounded(file, why);
+    if (!content) {
+        why = path.string() + ": " + why;
         return std::nullopt;
     }
-    std::stringstream content;
-    content << in.rdbuf();
-    if (in.bad()) {
-        why = path.string() + ": read error";
-        return std::nullopt;
-    }
-    return chosen_value(content.str());
+    return chosen_value(*content);
 }
 
 std::optional<std::string> write_knob_file(const std::filesystem::path& path,
                                            const std::string& value) {
-    // O_TRUNC for plain files; sysfs and procfs ignore it.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) return std::string(std::strerror(errno));
     const std::string line = value + "\n";
-    const ssize_t n = ::write(fd, line.data(), line.size());
+    if (line.size() > kMaxKnobFileBytes)
+        return "the value is longer than " + std::to_string(kMaxKnobFileBytes - 1) + " bytes";
+    KnobFd file;
+    std::string why;
+    if (!open_knob(path, O_WRONLY, file, why)) return why;
+    // A stand-in keeps its old bytes past the new ones unless cut; sysfs and
+    // procfs take each write whole and are not truncated.
+    if (file.stand_in && ::ftruncate(file.fd, 0) != 0) return std::string(std::strerror(errno));
+    const ssize_t n = ::write(file.fd, line.data(), line.size());
     const int write_errno = errno;
+    const int fd = file.fd;
+    file.fd = -1;
     const int closed = ::close(fd);
     if (n < 0) return std::string(std::strerror(write_errno));
     if (static_cast<std::size_t>(n) != line.size()) return std::string("short write");
