@@ -439,6 +439,21 @@ TEST_CASE("--vary refuses a file outside /proc/sys and /sys and leaves it as it 
     CHECK(test::slurp(user_file) == content);
     CHECK(fs::is_symlink(link));
 
+    // A note in the workdir naming that file, as if a killed contest had
+    // changed it: the next start does not write it either.
+    fs::create_directories(f.dir / "work");
+    std::ofstream(f.note()) << json{{"pid", a_gone_pid()},
+                                    {"knobs",
+                                     {{{"name", "notes.txt"},
+                                       {"path", user_file.string()},
+                                       {"original", "overwritten"}}}}}
+                                   .dump();
+    o = test::run_contest_binary(f.args("", {"-n", "1", "no_load"}), f.dir.path());
+    INFO(o.err);
+    CHECK(o.err.find("could not restore notes.txt") != std::string::npos);
+    CHECK(test::slurp(user_file) == content);
+    fs::remove(f.note());  // kept for a next try, which would warn again
+
     // Without the tests' switch, the stand-in folder is outside too.
     ::unsetenv(kStandInRootVariable);
     o = test::run_contest_binary(f.args("", {"--vary", f.knob.string() + "=a,b", "no_load"}),

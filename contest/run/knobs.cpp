@@ -16,6 +16,7 @@
 #include "contest/sys/block_device.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/knob_file.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 namespace {
@@ -157,16 +158,17 @@ Knob resolve_knob(const VarySpec& spec, const fs::path& workdir) {
         auto it = std::find_if(names.begin(), names.end(),
                                [&](const KnobName& k) { return spec.knob == k.name; });
         if (it == names.end())
-            throw UsageError("--vary " + spec.knob +
+            throw UsageError("--vary " + printable(spec.knob) +
                              ": no such knob (a path under /proc/sys or /sys, or one of " +
                              knob_short_names() + ")");
         auto path = it->path(workdir, why);
-        if (!path) throw UsageError("--vary " + spec.knob + ": not available here: " + why);
+        if (!path)
+            throw UsageError("--vary " + printable(spec.knob) + ": not available here: " + why);
         knob.path = *path;
         knob.name = spec.knob;
     }
     auto original = read_knob_file(knob.path, why);
-    if (!original) throw UsageError("--vary " + spec.knob + ": " + why);
+    if (!original) throw UsageError("--vary " + printable(spec.knob) + ": " + why);
     knob.original = *original;
     return knob;
 }

@@ -9,7 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
-#include <vector>
+
+#include "contest/sys/text.h"
 
 namespace contest {
 namespace {
@@ -65,7 +66,8 @@ bool open_knob(const fs::path& path, int flags, KnobFd& out, std::string& why) {
     const auto stand_in_root = test_knob_root();
     out.stand_in = stand_in_root && inside(real, *stand_in_root);
     if (!out.stand_in && !inside(real, "/proc/sys") && !inside(real, "/sys")) {
-        why = (real == path ? std::string("it is") : "it leads to " + real.string() + ",") +
+        why = (real == path ? std::string("it is")
+                            : "it leads to " + printable(real.string()) + ",") +
               " outside /proc/sys and /sys: only kernel settings are varied";
         return false;
     }
@@ -134,7 +136,7 @@ std::optional<std::string> read_knob_file(const std::filesystem::path& path, std
     std::optional<std::string> content;
     if (open_knob(path, O_RDONLY, file, why)) content = read_bounded(file, why);
     if (!content) {
-        why = path.string() + ": " + why;
+        why = printable(path.string()) + ": " + why;
         return std::nullopt;
     }
     return chosen_value(*content);
