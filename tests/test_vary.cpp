@@ -451,6 +451,7 @@ TEST_CASE("--vary refuses a file outside /proc/sys and /sys and leaves it as it 
     o = test::run_contest_binary(f.args("", {"-n", "1", "no_load"}), f.dir.path());
     INFO(o.err);
     CHECK(o.err.find("could not restore notes.txt") != std::string::npos);
+    CHECK(o.err.find("stays for the next start") != std::string::npos);
     CHECK(test::slurp(user_file) == content);
     fs::remove(f.note());  // kept for a next try, which would warn again
 

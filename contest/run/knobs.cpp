@@ -110,6 +110,14 @@ bool put_back(const fs::path& path, const std::string& name, const std::string& 
     return true;
 }
 
+// A note naming a knob that would not go back is kept.
+void say_note_stays(const fs::path& note) {
+    std::fprintf(stderr,
+                 "contest: %s stays for the next start to try again (or restore by hand and "
+                 "remove it)\n",
+                 note.c_str());
+}
+
 // A contest still running under that pid (not one that reused the number).
 bool contest_alive(pid_t pid) {
     if (pid <= 0 || pid == ::getpid()) return false;
@@ -266,7 +274,7 @@ void KnobGuard::restore() {
     if (all_back)
         fs::remove(note_, ec);
     else
-        std::fprintf(stderr, "contest: %s stays for the next start to try again\n", note_.c_str());
+        say_note_stays(note_);
 }
 
 void restore_knobs_left_changed(const fs::path& workdir) {
@@ -295,7 +303,10 @@ void restore_knobs_left_changed(const fs::path& workdir) {
             all_back = false;
     }
     std::error_code ec;
-    if (all_back) fs::remove(note, ec);
+    if (all_back)
+        fs::remove(note, ec);
+    else
+        say_note_stays(note);
 }
 
 }  // namespace contest
