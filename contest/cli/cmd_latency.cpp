@@ -20,7 +20,10 @@ namespace {
 using namespace latency;
 
 constexpr std::size_t kDistributionRows = 100;  // stress-ng prints at most 100 too
-constexpr double kLoadWarmupS = 1;              // the load's time to get going
+// The load's time to get going, as `contest run --warmup` gives it by
+// default: a load that counts its work late (dbench, once a second) has
+// shown some by then, and one that has not did no work.
+constexpr double kLoadWarmupS = 3;
 
 void print_figure(const char* probe, const char* what, const std::optional<std::int64_t>& ns) {
     if (ns)
@@ -135,48 +138,49 @@ int cmd_latency(int argc, char** argv) {
     // Calibrated before the load starts: the work loop's speed on an idle machine.
     LatencyPlan plan = make_latency_plan({options});
 
-    const LoadInfo* info = nullptr;
-    std::optional<PrivateDir> dir;
-    std::unique_ptr<Load> load;
-    std::optional<RunningLoad> running;
+    // The load's life is LoadSession's, as under `contest run` and `contest load`.
+    std::optional<LoadSession> load;
     if (!load_name.empty()) {
         lo.workdir = workdir.empty() ? default_workdir() : std::filesystem::path(workdir);
-        info = resolve_loads({load_name}, lo).front();
-        dir.emplace(Workdir::open(lo.workdir), std::string(info->name));
-        load = info->make(make_load_env(dir->path(), lo));
-        std::fprintf(stderr, "contest: preparing %s\n", info->name.data());
-        load->prepare();
-        running.emplace(*info, *load);
-        interruptible_sleep(kLoadWarmupS);
-        if (auto why = running->failure()) throw EnvironmentError(*why);
+        const LoadInfo& info = *resolve_loads({load_name}, lo).front();
+        if (!info.does_work())
+            throw UsageError(std::string(info.name) +
+                             " does no work; leave out --load to measure the probe alone");
+        std::fprintf(stderr, "contest: preparing %s\n", info.name.data());
+        load.emplace(info, lo);
+        load->start();
+        if (auto why = load->warm_up(kLoadWarmupS)) {
+            std::fprintf(stderr, "contest: %s\n", why->c_str());
+            return kExitSomeRunsFailed;
+        }
     }
 
     LatencyProbes probes(plan);
     std::optional<LoadSample> s0;
-    if (running) s0 = running->sample();
+    if (load) s0 = load->sample();
     probes.begin();
     interruptible_sleep(duration);
     probes.end();
     std::optional<std::string> load_failed;
     std::optional<LoadWindow> lw;
-    if (running) {
-        lw = load_window(*info, *s0, running->sample());
-        load_failed = running->failure();
-        running.reset();
+    if (load) {
+        lw = load->window(*s0, load->sample());
+        load_failed = load->failure();
+        load->stop();
     }
     ProbeResult r = probes.results().front();
 
     if (format == "json") {
         nlohmann::json j = r.to_json();
-        if (info) {
-            j["load"] = {{"name", info->name}, {"cpu_pct", lw->cpu_pct}};
+        if (load) {
+            j["load"] = {{"name", load->info().name}, {"cpu_pct", lw->cpu_pct}};
             if (load_failed) j["load"]["failure"] = *load_failed;
         }
         std::cout << j.dump(2) << "\n";
     } else {
-        if (info)
+        if (load)
             std::printf("%s: next to %s (its CPU %.1f%%)\n",
-                        std::string(name_of(r.options.kind)).c_str(), info->name.data(),
+                        std::string(name_of(r.options.kind)).c_str(), load->info().name.data(),
                         lw->cpu_pct);
         print_text(r, dist_ns);
     }

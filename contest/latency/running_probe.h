@@ -1,7 +1,8 @@
 #pragma once
-// One probe, running: its own process (forked, its own process group, killed
-// if contest dies), its shared block, and the window contest opens and closes
-// on it. Stopped and reaped when this goes out of scope, on every path.
+// One probe, running: a forked worker (its own process group, killed if
+// contest dies) with the probe's shared block, and the window contest opens
+// and closes on it. Stopped and reaped when this goes out of scope, on every
+// path.
 #include <sys/types.h>
 
 #include <optional>
@@ -11,7 +12,8 @@
 #include "contest/latency/probe_result.h"
 #include "contest/latency/probe_shared.h"
 #include "contest/latency/work_calibration.h"
-#include "contest/sys/process.h"
+#include "contest/sys/forked_worker.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest::latency {
 
@@ -23,7 +25,6 @@ class RunningProbe {
     // reason when it does not start, UsageError when the raw file cannot be
     // opened.
     RunningProbe(const ProbeOptions& options, const std::optional<WorkCalibration>& calibration);
-    ~RunningProbe();
     RunningProbe(const RunningProbe&) = delete;
     RunningProbe& operator=(const RunningProbe&) = delete;
 
@@ -42,18 +43,16 @@ class RunningProbe {
 
     // Why the probe is not running any more, or nullopt while it is.
     std::optional<std::string> failure() const;
-    pid_t pgid() const { return group_.pgid(); }
+    pid_t pgid() const { return worker_.pgid(); }
 
   private:
-    void unmap();
-
     ProbeOptions options_;
     std::optional<WorkCalibration> calibration_;
-    std::uint64_t chunks_ = 0;
-    ProbeShared* shared_ = nullptr;
+    std::uint64_t chunks_;
+    UniqueFd raw_fd_;  // the raw file, until the probe has its own copy
+    ForkedWorker<ProbeShared> worker_;
     std::int64_t opened_ns_ = 0, closed_ns_ = 0;
     bool complete_ = true;
-    GroupGuard group_;
 };
 
 }  // namespace contest::latency

@@ -1,20 +1,15 @@
 #include "contest/run/load_runner.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <new>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
-#include "contest/sys/spawn.h"
 #include "contest/sys/sysinfo.h"
 #include "contest/sys/text_file.h"
 
@@ -100,40 +95,32 @@ LoadEnv make_load_env(const std::filesystem::path& dir, const LoadOptions& optio
     return env;
 }
 
-RunningLoad::RunningLoad(const LoadInfo& info, Load& load) : info_(info) {
-    void* mem = ::mmap(nullptr, sizeof(LoadCounters), PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED) throw EnvironmentError(std::string("mmap: ") + std::strerror(errno));
-    counters_ = new (mem) LoadCounters();
-    LoadCounters* counters = counters_;
-    pid_t pid = fork_function([&load, counters] {
-        try {
-            load.run(*counters);
-        } catch (const std::exception& e) {
-            counters->fail(e.what());  // e.g. its helper program could not start
-        }
-        if (counters->error[0] == '\0') counters->fail("the load stopped by itself");
-        return 1;
-    });
-    group_ = GroupGuard(pid);
+namespace {
+
+// The load's process: runs the load until it is stopped; a load that
+// returns or throws has stopped by itself, and says why in its counters.
+int run_load(Load& load, LoadCounters& counters) {
+    try {
+        load.run(counters);
+    } catch (const std::exception& e) {
+        counters.fail(e.what());  // e.g. its helper program could not start
+    }
+    if (counters.error[0] == '\0') counters.fail("the load stopped by itself");
+    return 1;
 }
 
-RunningLoad::~RunningLoad() {
-    group_.stop();
-    counters_->~LoadCounters();
-    ::munmap(counters_, sizeof(LoadCounters));
-}
+}  // namespace
 
-void RunningLoad::stop() {
-    group_.stop();
-}
+RunningLoad::RunningLoad(const LoadInfo& info, Load& load)
+    : info_(info), worker_([&load](LoadCounters& counters) { return run_load(load, counters); }) {}
 
 LoadSample RunningLoad::sample() const {
+    const LoadCounters& counters = worker_.block();
     LoadSample s;
     s.at = std::chrono::steady_clock::now();
-    s.units = counters_->units.load(std::memory_order_relaxed);
-    s.secondary = counters_->secondary.load(std::memory_order_relaxed);
-    s.cpu_s = group_.pgid() > 0 ? group_cpu_seconds(group_.pgid()) : 0;
+    s.units = counters.units.load(std::memory_order_relaxed);
+    s.secondary = counters.secondary.load(std::memory_order_relaxed);
+    s.cpu_s = worker_.pgid() > 0 ? group_cpu_seconds(worker_.pgid()) : 0;
     return s;
 }
 
@@ -175,19 +162,9 @@ nlohmann::json LoadSession::facts() const {
 }
 
 std::optional<std::string> RunningLoad::failure() const {
-    if (group_.pgid() <= 0) return "not running";
-    siginfo_t si{};
-    // WNOWAIT: look, don't reap; the group guard is the one that reaps.
-    if (::waitid(P_PID, static_cast<id_t>(group_.pgid()), &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
-        si.si_pid == 0)
-        return std::nullopt;
-    std::string why = counters_->error[0] ? std::string(counters_->error) : std::string();
-    if (why.empty()) {
-        // waitid's siginfo, as the raw wait status waitpid would have given.
-        int status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : si.si_status;
-        why = describe_wait_status(status);
-    }
-    return std::string(info_.name) + " stopped: " + why;
+    auto why = worker_.failure();
+    if (!why || worker_.pgid() <= 0) return why;  // running, or "not running"
+    return std::string(info_.name) + " stopped: " + *why;
 }
 
 }  // namespace contest

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/sys/forked_worker.h"
 #include "contest/sys/process.h"
 #include "contest/sys/workdir.h"
 #include "loads/load.h"
@@ -57,11 +58,13 @@ class PrivateDir {
 // removed. Returns one line per thing removed.
 std::vector<std::string> remove_dead_load_folders(const Workdir& workdir);
 
+// The load's process: a forked worker (its own group) that runs it, with
+// its counters as the shared block. Stopped and reaped when this goes out
+// of scope.
 class RunningLoad {
   public:
-    // Forks the load's process (its own group) and starts it.
+    // Forks the load's process and starts it.
     RunningLoad(const LoadInfo& info, Load& load);
-    ~RunningLoad();  // stops and reaps the group
     RunningLoad(const RunningLoad&) = delete;
     RunningLoad& operator=(const RunningLoad&) = delete;
 
@@ -69,13 +72,12 @@ class RunningLoad {
     // Why the load is not running any more (its own reason, or how it
     // died), or nullopt while it is alive. Does not reap.
     std::optional<std::string> failure() const;
-    void stop();
-    pid_t pgid() const { return group_.pgid(); }
+    void stop() { worker_.stop(); }
+    pid_t pgid() const { return worker_.pgid(); }
 
   private:
     const LoadInfo& info_;
-    LoadCounters* counters_;
-    GroupGuard group_;
+    ForkedWorker<LoadCounters> worker_;
 };
 
 // The machine facts a load sizes itself from, read now.
