@@ -2,9 +2,9 @@
 // inside the load's private folder.
 #include <catch2/catch.hpp>
 
+#include "contest/observe/sysinfo.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/spawn.h"
-#include "contest/sys/sysinfo.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"
 

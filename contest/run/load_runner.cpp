@@ -12,10 +12,10 @@
 #include <cstring>
 #include <new>
 
+#include "contest/observe/sysinfo.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
-#include "contest/sys/sysinfo.h"
 #include "contest/sys/text_file.h"
 
 namespace contest {

@@ -13,18 +13,18 @@
 #include <set>
 #include <sstream>
 
+#include "contest/observe/kernel_facts.h"
+#include "contest/observe/machine_cpu.h"
+#include "contest/observe/perf_counters.h"
+#include "contest/observe/sysinfo.h"
+#include "contest/observe/timeline.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/kernel_facts.h"
 #include "contest/sys/log_tail.h"
-#include "contest/sys/machine_cpu.h"
-#include "contest/sys/perf_counters.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
-#include "contest/sys/sysinfo.h"
-#include "contest/sys/timeline.h"
 #include "contest/sys/version.h"
 #include "contest/sys/workdir.h"
 #include "loads/registry.h"

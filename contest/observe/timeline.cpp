@@ -1,4 +1,4 @@
-#include "contest/sys/timeline.h"
+#include "contest/observe/timeline.h"
 
 #include <cmath>
 #include <functional>

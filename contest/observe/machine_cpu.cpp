@@ -1,4 +1,4 @@
-#include "contest/sys/machine_cpu.h"
+#include "contest/observe/machine_cpu.h"
 
 #include <unistd.h>
 

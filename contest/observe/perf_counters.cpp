@@ -1,4 +1,4 @@
-#include "contest/sys/perf_counters.h"
+#include "contest/observe/perf_counters.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>

@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/sys/block_device.h"
-#include "contest/sys/pressure.h"
+#include "contest/observe/block_device.h"
+#include "contest/observe/pressure.h"
 
 namespace contest {
 

@@ -1,4 +1,4 @@
-#include "contest/sys/sysinfo.h"
+#include "contest/observe/sysinfo.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
