@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "contest/observe/sysinfo.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/machine.h"
 #include "loads/registry.h"
 #include "test_helpers.h"
 

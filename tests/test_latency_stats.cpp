@@ -14,7 +14,7 @@
 #include "contest/latency/latency_stats.h"
 #include "contest/latency/probe_shared.h"
 #include "contest/observe/machine_cpu.h"
-#include "contest/observe/sysinfo.h"
+#include "contest/sys/machine.h"
 #include "test_helpers.h"
 
 using namespace contest;

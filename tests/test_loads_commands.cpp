@@ -2,8 +2,8 @@
 // inside the load's private folder.
 #include <catch2/catch.hpp>
 
-#include "contest/observe/sysinfo.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/machine.h"
 #include "contest/sys/spawn.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/observe/sysinfo.h"
+#include "contest/sys/machine.h"
 #include "contest/sys/spawn.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"

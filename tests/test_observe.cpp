@@ -19,6 +19,7 @@
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/sha256.h"
+#include "contest/sys/spawn.h"
 #include "test_helpers.h"
 
 using namespace contest;

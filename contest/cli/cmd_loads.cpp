@@ -5,9 +5,9 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
-#include "contest/observe/sysinfo.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/machine.h"
 #include "contest/sys/signals.h"
 #include "loads/registry.h"
 

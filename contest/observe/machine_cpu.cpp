@@ -3,40 +3,33 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+
+#include "contest/sys/proc_files.h"
 
 namespace contest {
 
+namespace {
+
+MachineCpu machine_cpu_of(const CpuTicks& t) {
+    const double tick = 1.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    MachineCpu m;
+    m.busy_s = static_cast<double>(t.user + t.nice + t.system + t.irq + t.softirq) * tick;
+    m.steal_s = static_cast<double>(t.steal) * tick;
+    return m;
+}
+
+}  // namespace
+
 std::optional<MachineCpu> parse_proc_stat(const std::string& text) {
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream words(line);
-        std::string name;
-        words >> name;
-        if (name != "cpu") continue;
-        // user nice system idle iowait irq softirq steal (guest time is
-        // already inside user and nice)
-        unsigned long long user, nice, system, idle, iowait, irq, softirq, steal = 0;
-        if (!(words >> user >> nice >> system >> idle >> iowait >> irq >> softirq))
-            return std::nullopt;
-        words >> steal;  // absent on very old kernels
-        const double tick = 1.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
-        MachineCpu m;
-        m.busy_s = static_cast<double>(user + nice + system + irq + softirq) * tick;
-        m.steal_s = static_cast<double>(steal) * tick;
-        return m;
-    }
-    return std::nullopt;
+    auto t = parse_proc_stat_cpu(text);
+    if (!t) return std::nullopt;
+    return machine_cpu_of(*t);
 }
 
 std::optional<MachineCpu> read_machine_cpu() {
-    std::ifstream in("/proc/stat");
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_proc_stat(text.str());
+    auto t = read_proc_stat_cpu();
+    if (!t) return std::nullopt;
+    return machine_cpu_of(*t);
 }
 
 OutsideCpu outside_cpu(const MachineCpu& start, const MachineCpu& end, double wall_s,
@@ -49,6 +42,15 @@ OutsideCpu outside_cpu(const MachineCpu& start, const MachineCpu& end, double wa
     o.others_pct = std::max(0.0, busy_pct - workload_cpu_pct - contest_side_cpu_pct);
     o.steal_pct = std::max(0.0, 100.0 * (end.steal_s - start.steal_s) / wall_s);
     return o;
+}
+
+void MachineCpuObserver::record(RunRecord& rec) {
+    if (!start_ || !end_) return;
+    double contest_side_pct = 0;
+    for (const WindowObserver* o : contest_side_) contest_side_pct += o->own_cpu_pct();
+    OutsideCpu o = outside_cpu(*start_, *end_, rec.wall_s, rec.cpu_pct, contest_side_pct);
+    rec.others_cpu_pct = o.others_pct;
+    rec.steal_pct = o.steal_pct;
 }
 
 }  // namespace contest

@@ -12,8 +12,9 @@
 #include <cstring>
 #include <new>
 
-#include "contest/observe/sysinfo.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/machine.h"
+#include "contest/sys/proc_files.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text_file.h"
