@@ -4,7 +4,7 @@
 
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/sysinfo.h"
+#include "contest/sys/machine.h"
 #include "loads/registry.h"
 #include "test_helpers.h"
 

@@ -13,8 +13,8 @@
 
 #include "contest/latency/latency_stats.h"
 #include "contest/latency/probe_shared.h"
-#include "contest/sys/machine_cpu.h"
-#include "contest/sys/sysinfo.h"
+#include "contest/observe/machine_cpu.h"
+#include "contest/sys/machine.h"
 #include "test_helpers.h"
 
 using namespace contest;

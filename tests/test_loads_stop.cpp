@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/sys/machine.h"
 #include "contest/sys/spawn.h"
-#include "contest/sys/sysinfo.h"
 #include "loads/load_files.h"
 #include "test_loads_support.h"
 

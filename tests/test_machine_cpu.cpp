@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/sys/machine_cpu.h"
+#include "contest/observe/machine_cpu.h"
 
 using namespace contest;
 

@@ -12,13 +12,14 @@
 #include <map>
 #include <thread>
 
+#include "contest/observe/kernel_facts.h"
+#include "contest/observe/perf_counters.h"
+#include "contest/observe/pressure.h"
+#include "contest/observe/timeline.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/kernel_facts.h"
-#include "contest/sys/perf_counters.h"
-#include "contest/sys/pressure.h"
 #include "contest/sys/sha256.h"
-#include "contest/sys/timeline.h"
+#include "contest/sys/spawn.h"
 #include "test_helpers.h"
 
 using namespace contest;

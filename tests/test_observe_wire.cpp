@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/observe/perf_counters.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/perf_counters.h"
 #include "contest/sys/process.h"
 #include "contest/sys/spawn.h"
 #include "test_helpers.h"

@@ -15,10 +15,10 @@
 #include <set>
 #include <thread>
 
+#include "contest/observe/block_device.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/run/run_order.h"
-#include "contest/sys/block_device.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/knob_file.h"
 #include "test_helpers.h"

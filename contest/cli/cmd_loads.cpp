@@ -7,8 +7,8 @@
 #include "contest/cli/load_cli.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/machine.h"
 #include "contest/sys/signals.h"
-#include "contest/sys/sysinfo.h"
 #include "loads/registry.h"
 
 namespace contest {

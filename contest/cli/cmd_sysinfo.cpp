@@ -4,9 +4,9 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
+#include "contest/observe/kernel_facts.h"
+#include "contest/observe/sysinfo.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/kernel_facts.h"
-#include "contest/sys/sysinfo.h"
 
 namespace contest {
 

@@ -55,6 +55,14 @@ std::vector<ProbeResult> LatencyProbes::results() const {
     return r;
 }
 
+// The latency probes are contest's own work, as the load is: not others'.
+void LatencyProbes::record(RunRecord& rec) {
+    const auto r = results();
+    rec.latency = run_latency_json(r);
+    cpu_pct_ = 0;
+    for (const auto& p : r) cpu_pct_ += p.cpu_pct.value_or(0);
+}
+
 nlohmann::json run_latency_json(const std::vector<ProbeResult>& results) {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& r : results) j[std::string(name_of(r.options.kind))] = r.to_json();

@@ -1,17 +1,15 @@
 #pragma once
-// The probes of one workload run, as `contest run --latency PROBES` will
-// drive them (and as `contest latency` drives its one):
+// The probes of one workload run, as `contest run --latency PROBES` drives
+// them (and as `contest latency` drives its one):
 //
 //   LatencyPlan plan = make_latency_plan(options);   // once per contest run, before any
 //                                                    // load starts: calibrates audio/video
 //   record plan_json(plan) in the result's config;
 //   for each workload run:
-//       RunningLoad load(...);                      // as now
+//       start the load, let it warm up
 //       LatencyProbes probes(plan);                 // one process per probe, next to the load
-//       ... the load's warm-up and progress check ...
-//       probes.begin();  load.sample();  spawn the workload
-//       wait_child(..., hooks.on_exit = [&] { load.sample(); probes.end(); })
-//       run["latency"] = run_latency_json(probes.results());  // then `probes` stops them
+//       observe_window(..., {..., &probes, ...}, rec)  // begin, end, then record: rec.latency
+//       stop the load; `probes` stops them
 //
 // begin() and end() are as cheap as the load's sample (a store of the time);
 // end() then waits for each probe to account its last period, normally
@@ -26,6 +24,7 @@
 #include "contest/latency/probe_result.h"
 #include "contest/latency/running_probe.h"
 #include "contest/latency/work_calibration.h"
+#include "contest/observe/window_observer.h"
 
 namespace contest::latency {
 
@@ -45,20 +44,26 @@ LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes,
 // What the result's config keeps: each probe's settings and the calibration.
 nlohmann::json plan_json(const LatencyPlan& plan);
 
-class LatencyProbes {
+// A window observer of `contest run --latency`; `contest latency` drives
+// begin, end and results itself.
+class LatencyProbes : public WindowObserver {
   public:
     // Starts every probe of the plan, each in its own process. With a
     // raw_tag, a probe's raw file (--latency-raw FILE) is FILE.TAG.PROBE, so
     // the windows of many runs and probes do not overwrite one another.
     explicit LatencyProbes(const LatencyPlan& plan, const std::string& raw_tag = "");
-    void begin();  // the workload's window starts now
-    void end();    // ... and ends now
+    void begin() override;  // the workload's window starts now
+    void end() override;    // ... and ends now
     std::vector<ProbeResult> results() const;
+    // The run's "latency" object and the probes' CPU, from one results().
+    void record(RunRecord& rec) override;
+    double own_cpu_pct() const override { return cpu_pct_; }
     // The first probe that stopped, or nullopt.
     std::optional<std::string> failure() const;
 
   private:
     std::vector<std::unique_ptr<RunningProbe>> probes_;
+    double cpu_pct_ = 0;
 };
 
 // {"cyclic": {...}, "audio": {...}}: a run's "latency" object, from its

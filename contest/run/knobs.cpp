@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "contest/observe/block_device.h"
 #include "contest/result/result_file.h"
-#include "contest/sys/block_device.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/knob_file.h"
 #include "contest/sys/text.h"

@@ -9,8 +9,10 @@
 #include <cstring>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/machine.h"
+#include "contest/sys/proc_files.h"
 #include "contest/sys/signals.h"
-#include "contest/sys/sysinfo.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/text_file.h"
 
 namespace contest {

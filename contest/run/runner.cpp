@@ -13,19 +13,21 @@
 #include <set>
 #include <sstream>
 
+#include "contest/observe/kernel_facts.h"
+#include "contest/observe/machine_cpu.h"
+#include "contest/observe/perf_counters.h"
+#include "contest/observe/sysinfo.h"
+#include "contest/observe/timeline.h"
+#include "contest/observe/window_observer.h"
+#include "contest/run/load_observer.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/kernel_facts.h"
 #include "contest/sys/log_tail.h"
-#include "contest/sys/machine_cpu.h"
-#include "contest/sys/perf_counters.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
-#include "contest/sys/sysinfo.h"
 #include "contest/sys/text.h"
-#include "contest/sys/timeline.h"
 #include "contest/sys/version.h"
 #include "contest/sys/workdir.h"
 #include "loads/registry.h"
@@ -146,24 +148,6 @@ std::string drop_caches() {
 }
 
 namespace {
-
-double seconds(const timeval& t) {
-    return double(t.tv_sec) + double(t.tv_usec) / 1e6;
-}
-
-// What wait4 said about the workload, into the run's record.
-void record_exit(const ExitInfo& ex, RunRecord& rec) {
-    rec.wall_s = ex.wall_s;
-    rec.user_s = seconds(ex.usage.ru_utime);
-    rec.sys_s = seconds(ex.usage.ru_stime);
-    rec.cpu_pct = ex.wall_s > 0 ? 100.0 * (rec.user_s + rec.sys_s) / ex.wall_s : 0;
-    rec.max_rss_kib = ex.usage.ru_maxrss;
-    rec.minor_faults = ex.usage.ru_minflt;
-    rec.major_faults = ex.usage.ru_majflt;
-    rec.voluntary_switches = ex.usage.ru_nvcsw;
-    rec.involuntary_switches = ex.usage.ru_nivcsw;
-    rec.exit_status = WIFEXITED(ex.status) ? WEXITSTATUS(ex.status) : 128 + WTERMSIG(ex.status);
-}
 
 std::string summary_line(const std::string& head, const RunRecord& rec) {
     char line[200];
@@ -301,10 +285,10 @@ class SuiteRunner {
         return state;
     }
 
-    // Times the workload and records what wait4 said; samples the load and
-    // the machine's CPU time the moment before it starts and the moment it
-    // is seen to exit, so Loads, the probes' figures and the others' CPU
-    // cover exactly its window.
+    // Times the workload among the run's observers (contest/observe): the
+    // load and the machine's CPU are sampled the moment before it starts and
+    // the moment it is seen to exit, so Loads, the probes' figures and the
+    // others' CPU cover exactly its window.
     ExitInfo time_workload(const std::string& head, LoadSession& load, RunRecord& rec,
                            latency::LatencyProbes* probes) {
         Command cmd = workload_.timed_command();
@@ -313,77 +297,32 @@ class SuiteRunner {
         so.env_overrides = cmd.env_overrides;
         so.log_to(workload_.log_path());
         create_file_no_follow(workload_.log_path());  // emptied; a planted link is refused
-        // Issue 14: counters opened on the child before its exec (it waits at
-        // the gate), and the machine sampled over the workload's window.
-        std::optional<ExecGate> gate;
-        PerfCounters counters;
-        if (config_.perf) {
-            gate.emplace();
-            so.before_exec = [&gate] { gate->wait_in_child(); };
-            so.after_fork = [&](pid_t child) {
-                counters.open(child);
-                gate->release();
-            };
-        }
-        std::optional<TimelineSampler> sampler;
-        if (config_.timeline_hz > 0) {
-            sampler.emplace(
-                TimelineOptions{config_.timeline_hz, config_.workload.workdir.string()});
-            sampler->start();
-        }
-        LoadSample start_sample, end_sample;
-        std::optional<MachineCpu> machine_start, machine_end;
-        if (probes) probes->begin();  // --latency: the probes' window is the workload's
-        if (load.running()) start_sample = load.sample();
-        machine_start = read_machine_cpu();
-        auto started = Clock::now();
-        if (sampler) sampler->mark("workload_start");
-        pid_t pid = spawn(cmd.argv, so);
-        GroupGuard workload_group(pid);
+
+        std::optional<TimelineObserver> timeline;
+        std::optional<PerfObserver> perf;
+        std::optional<LoadObserver> load_observer;
+        std::vector<WindowObserver*> observers;
+        if (config_.timeline_hz > 0)
+            observers.push_back(&timeline.emplace(
+                TimelineOptions{config_.timeline_hz, config_.workload.workdir.string()}));
+        if (probes) observers.push_back(probes);
+        if (config_.perf) observers.push_back(&perf.emplace());
+        if (load.running()) observers.push_back(&load_observer.emplace(load));
+        // Last: it needs the exit and the load's and probes' own CPU recorded.
+        MachineCpuObserver machine_cpu(
+            std::vector<const WindowObserver*>(observers.begin(), observers.end()));
+        observers.push_back(&machine_cpu);
+
         WaitHooks hooks;
         if (config_.timeout_s) hooks.timeout = std::chrono::duration<double>(*config_.timeout_s);
         hang_warned_ = false;
-        hooks.on_exit = [&] {
-            if (load.running()) end_sample = load.sample();
-            machine_end = read_machine_cpu();
-            // Issue 14: the tree's counts, while its exited leader is unreaped.
-            if (config_.perf) rec.perf = counters.read().to_json();
-            if (sampler) sampler->mark("workload_end");
-            if (probes) probes->end();  // waits up to a period for the probes' last one
-        };
+        Clock::time_point started = Clock::now();
         hooks.tick = [&] {
             double el = std::chrono::duration<double>(Clock::now() - started).count();
             progress_.tick(head + "  " + format_duration(el) + eta_.text(el));
             warn_if_hung(head, el);
         };
-        ExitInfo ex = wait_child(pid, started, hooks);
-        workload_group.stop();  // stray descendants of the compile
-        // Issue 14: the window's timeline, its totals holding PSI and vmstat.
-        if (sampler) {
-            sampler->stop();
-            rec.timeline = sampler->to_json();
-        }
-        if (load.running()) {
-            LoadWindow w = load.window(start_sample, end_sample);
-            rec.load_units = w.units;
-            rec.load_secondary = w.secondary;
-            rec.load_cpu_pct = w.cpu_pct;
-        }
-        // The latency probes are contest's own work, as the load is: not others'.
-        double contest_side_pct = rec.load_cpu_pct;
-        if (probes) {
-            const auto results = probes->results();
-            rec.latency = latency::run_latency_json(results);
-            for (const auto& r : results) contest_side_pct += r.cpu_pct.value_or(0);
-        }
-        record_exit(ex, rec);
-        if (machine_start && machine_end) {
-            OutsideCpu o = outside_cpu(*machine_start, *machine_end, rec.wall_s, rec.cpu_pct,
-                                       contest_side_pct);
-            rec.others_cpu_pct = o.others_pct;
-            rec.steal_pct = o.steal_pct;
-        }
-        return ex;
+        return observe_window(cmd.argv, std::move(so), std::move(hooks), observers, rec, &started);
     }
 
     // " after 5 s (--timeout 5)"

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/proc_files.h"
 #include "contest/sys/signals.h"
 
 namespace contest {
@@ -24,47 +25,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct ProcStat {
-    pid_t pid = 0;
-    pid_t ppid = 0;
-    pid_t pgrp = 0;
-    char state = '?';
-    unsigned long long cpu_ticks = 0;  // utime + stime + cutime + cstime
-};
-
-bool read_proc_stat(pid_t pid, ProcStat& out) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    char buf[1024];
-    ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    // comm may hold spaces and parentheses: fields resume after the last ')'.
-    const char* p = std::strrchr(buf, ')');
-    if (!p) return false;
-    char state = '?';
-    int ppid = 0, pgrp = 0;
-    unsigned long long utime = 0, stime = 0;
-    long long cutime = 0, cstime = 0;
-    int got = std::sscanf(p + 1, " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
-                          &state, &ppid, &pgrp, &utime, &stime, &cutime, &cstime);
-    if (got != 7) return false;
-    out = ProcStat{pid, ppid, pgrp, state,
-                   utime + stime + static_cast<unsigned long long>(cutime + cstime)};
-    return true;
-}
-
 template <typename Fn>
 void for_each_process(Fn&& fn) {
     DIR* dir = ::opendir("/proc");
     if (!dir) return;
     while (struct dirent* e = ::readdir(dir)) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-        ProcStat st;
-        if (read_proc_stat(static_cast<pid_t>(std::atoi(e->d_name)), st)) fn(st);
+        if (auto st = read_process_stat(static_cast<pid_t>(std::atoi(e->d_name)))) fn(*st);
     }
     ::closedir(dir);
 }
@@ -175,7 +142,7 @@ ExitInfo wait_child(pid_t pid, Clock::time_point started, const WaitHooks& hooks
 
 std::vector<pid_t> group_members(pid_t pgid) {
     std::vector<pid_t> out;
-    for_each_process([&](const ProcStat& st) {
+    for_each_process([&](const ProcessStat& st) {
         if (st.pgrp == pgid && st.state != 'Z' && st.state != 'X') out.push_back(st.pid);
     });
     return out;
@@ -205,7 +172,7 @@ void stop_group(pid_t pgid, std::chrono::milliseconds grace) {
 double group_cpu_seconds(pid_t pgid) {
     static const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
     unsigned long long total = 0;
-    for_each_process([&](const ProcStat& st) {
+    for_each_process([&](const ProcessStat& st) {
         if (st.pgrp == pgid) total += st.cpu_ticks;
     });
     return static_cast<double>(total) / ticks;
@@ -214,7 +181,7 @@ double group_cpu_seconds(pid_t pgid) {
 std::vector<pid_t> own_children() {
     std::vector<pid_t> out;
     pid_t self = ::getpid();
-    for_each_process([&](const ProcStat& st) {
+    for_each_process([&](const ProcessStat& st) {
         if (st.ppid == self) out.push_back(st.pid);
     });
     return out;
@@ -238,6 +205,25 @@ void volunteer_for_oom_killer() {
     if (fd < 0) return;
     [[maybe_unused]] auto n = ::write(fd, "1000", 4);
     ::close(fd);
+}
+
+unsigned long long process_start_time(pid_t pid) {
+    auto st = read_process_stat(pid);
+    return st ? st->start_time : 0;
+}
+
+std::string owner_marker_text() {
+    return std::to_string(::getpid()) + " " + std::to_string(process_start_time(::getpid())) + "\n";
+}
+
+bool marker_owner_dead(const std::string& marker_text) {
+    std::istringstream in(marker_text);
+    long pid = 0;
+    unsigned long long start = 0;
+    if (!(in >> pid >> start) || pid <= 0) return true;  // unreadable: no one owns it
+    if (pid == ::getpid()) return false;
+    const unsigned long long now = process_start_time(static_cast<pid_t>(pid));
+    return now == 0 || now != start;
 }
 
 }  // namespace contest

@@ -111,4 +111,14 @@ void become_subreaper();
 // that meets memory pressure dies instead of the workload or the machine.
 void volunteer_for_oom_killer();
 
+// The start time of pid in clock ticks since boot (/proc/PID/stat field 22),
+// 0 when no such process: a pid plus this names one process, even after the
+// pid is reused.
+unsigned long long process_start_time(pid_t pid);
+
+// "PID STARTTIME" of this process, for the owner marker in what it leaves.
+std::string owner_marker_text();
+// True when the marker names a process that is no longer alive.
+bool marker_owner_dead(const std::string& marker_text);
+
 }  // namespace contest

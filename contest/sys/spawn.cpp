@@ -358,4 +358,33 @@ void throw_step_failed(const std::string& what, const ExitInfo& info, const Spaw
     throw std::runtime_error(msg);
 }
 
+ExecGate::ExecGate() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0)
+        throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
+    read_fd_ = fds[0];
+    write_fd_ = fds[1];
+}
+
+ExecGate::~ExecGate() {
+    if (read_fd_ >= 0) ::close(read_fd_);
+    if (write_fd_ >= 0) ::close(write_fd_);
+}
+
+void ExecGate::wait_in_child() const noexcept {
+    ::close(write_fd_);  // the child's copy; EOF then means the parent is gone
+    char byte;
+    while (::read(read_fd_, &byte, 1) < 0 && errno == EINTR) {
+    }
+}
+
+void ExecGate::release() {
+    if (write_fd_ < 0) return;
+    const char byte = 1;
+    while (::write(write_fd_, &byte, 1) < 0 && errno == EINTR) {
+    }
+    ::close(write_fd_);
+    write_fd_ = -1;
+}
+
 }  // namespace contest

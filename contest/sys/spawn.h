@@ -152,4 +152,22 @@ std::optional<std::filesystem::path> find_on_path(std::string_view name,
                                                   std::string_view search_path);
 std::optional<std::filesystem::path> find_on_path(std::string_view name);  // $PATH
 
+// The pipe a forked child waits on before exec (SpawnOptions::before_exec),
+// so the parent can set something up on its pid first (perf counters). wait_in_child() is
+// async-signal-safe.
+class ExecGate {
+  public:
+    ExecGate();  // throws EnvironmentError when no pipe can be made
+    ~ExecGate();
+    ExecGate(const ExecGate&) = delete;
+    ExecGate& operator=(const ExecGate&) = delete;
+    // In the child: blocks until release() (or the parent is gone).
+    void wait_in_child() const noexcept;
+    // In the parent (after_fork), once what the child waits for is done.
+    void release();
+
+  private:
+    int read_fd_ = -1, write_fd_ = -1;
+};
+
 }  // namespace contest

@@ -7,11 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <sstream>
 #include <vector>
 
 #include "contest/sys/errors.h"
-#include "contest/sys/text_file.h"
 
 namespace contest {
 namespace {
@@ -172,33 +170,6 @@ UniqueFd create_file_no_follow(const fs::path& path) {
         throw EnvironmentError("cannot write " + path.string() + ": " + why);
     }
     return open_file_at(dir.get(), path.filename().c_str(), path);
-}
-
-unsigned long long process_start_time(pid_t pid) {
-    auto text = read_text_file("/proc/" + std::to_string(pid) + "/stat");
-    if (!text) return 0;
-    // Field 2, the command, may hold spaces and parentheses: count after the last ')'.
-    auto close = text->rfind(')');
-    if (close == std::string::npos) return 0;
-    std::istringstream in(text->substr(close + 1));
-    std::string field;
-    for (int i = 3; i <= 22 && in >> field; ++i)
-        if (i == 22) return std::stoull(field);
-    return 0;
-}
-
-std::string owner_marker_text() {
-    return std::to_string(::getpid()) + " " + std::to_string(process_start_time(::getpid())) + "\n";
-}
-
-bool marker_owner_dead(const std::string& marker_text) {
-    std::istringstream in(marker_text);
-    long pid = 0;
-    unsigned long long start = 0;
-    if (!(in >> pid >> start) || pid <= 0) return true;  // unreadable: no one owns it
-    if (pid == ::getpid()) return false;
-    const unsigned long long now = process_start_time(static_cast<pid_t>(pid));
-    return now == 0 || now != start;
 }
 
 }  // namespace contest

@@ -4,7 +4,6 @@
 // symbolic link planted in the workdir (command.log -> /etc/passwd, loads ->
 // /home) must never be followed, and nothing outside it is written or
 // deleted.
-#include <sys/types.h>
 
 #include <filesystem>
 #include <memory>
@@ -58,15 +57,5 @@ bool remove_tree_at(int dirfd, const char* name);
 // Creates or truncates path (0600) without following a link in its last
 // step; a link there is refused. For the logs whose folder was checked.
 UniqueFd create_file_no_follow(const std::filesystem::path& path);
-
-// The start time of pid in clock ticks since boot (/proc/PID/stat field 22),
-// 0 when no such process: a pid plus this names one process, even after the
-// pid is reused.
-unsigned long long process_start_time(pid_t pid);
-
-// "PID STARTTIME" of this process, for the owner marker in what it leaves.
-std::string owner_marker_text();
-// True when the marker names a process that is no longer alive.
-bool marker_owner_dead(const std::string& marker_text);
 
 }  // namespace contest

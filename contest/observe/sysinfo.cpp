@@ -1,4 +1,4 @@
-#include "contest/sys/sysinfo.h"
+#include "contest/observe/sysinfo.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "contest/sys/machine.h"
+#include "contest/sys/proc_files.h"
 #include "contest/sys/spawn.h"
 
 namespace contest {
@@ -21,27 +22,6 @@ std::string first_line_of_file(const std::string& path) {
 }
 
 }  // namespace
-
-MemInfo read_meminfo() {
-    MemInfo m;
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    std::uint64_t kib;
-    std::string unit;
-    while (in >> key >> kib) {
-        std::getline(in, unit);
-        std::uint64_t bytes = kib * 1024;
-        if (key == "MemTotal:")
-            m.total = bytes;
-        else if (key == "MemAvailable:")
-            m.available = bytes;
-        else if (key == "SwapTotal:")
-            m.swap_total = bytes;
-        else if (key == "SwapFree:")
-            m.swap_free = bytes;
-    }
-    return m;
-}
 
 nlohmann::json system_fingerprint() {
     nlohmann::json j;

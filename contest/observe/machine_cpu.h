@@ -5,6 +5,9 @@
 // numbers can be trusted.
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "contest/observe/window_observer.h"
 
 namespace contest {
 
@@ -31,5 +34,22 @@ struct OutsideCpu {
 // as the others', as it can't be told apart from /proc/stat.
 OutsideCpu outside_cpu(const MachineCpu& start, const MachineCpu& end, double wall_s,
                        double workload_cpu_pct, double contest_side_cpu_pct);
+
+// The machine's CPU time sampled the moment before the workload starts and
+// the moment it exits: the record's others_cpu_pct and steal_pct. Needs
+// the workload's exit and the own CPU of the observers of contest's side
+// (the load, the probes) recorded, so it goes last in the run's list.
+class MachineCpuObserver : public WindowObserver {
+  public:
+    explicit MachineCpuObserver(std::vector<const WindowObserver*> contest_side)
+        : contest_side_(std::move(contest_side)) {}
+    void begin() override { start_ = read_machine_cpu(); }
+    void end() override { end_ = read_machine_cpu(); }
+    void record(RunRecord& rec) override;
+
+  private:
+    std::vector<const WindowObserver*> contest_side_;
+    std::optional<MachineCpu> start_, end_;
+};
 
 }  // namespace contest

@@ -1,4 +1,4 @@
-#include "contest/sys/perf_counters.h"
+#include "contest/observe/perf_counters.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -166,35 +166,6 @@ PerfParanoid read_perf_paranoid() {
                               has_perf_capability());
 }
 
-ExecGate::ExecGate() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0)
-        throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
-    read_fd_ = fds[0];
-    write_fd_ = fds[1];
-}
-
-ExecGate::~ExecGate() {
-    if (read_fd_ >= 0) ::close(read_fd_);
-    if (write_fd_ >= 0) ::close(write_fd_);
-}
-
-void ExecGate::wait_in_child() const noexcept {
-    ::close(write_fd_);  // the child's copy; EOF then means the parent is gone
-    char byte;
-    while (::read(read_fd_, &byte, 1) < 0 && errno == EINTR) {
-    }
-}
-
-void ExecGate::release() {
-    if (write_fd_ < 0) return;
-    const char byte = 1;
-    while (::write(write_fd_, &byte, 1) < 0 && errno == EINTR) {
-    }
-    ::close(write_fd_);
-    write_fd_ = -1;
-}
-
 PerfCounters::~PerfCounters() {
     for (const Group* g : {&software_, &hardware_})
         for (int fd : g->fds)
@@ -329,6 +300,23 @@ nlohmann::json PerfReading::to_json() const {
             {"cache_miss_rate", derived(cache_miss_rate(), "needs cache-misses and -references")},
             {"branch_miss_rate", derived(branch_miss_rate(), "needs branch-misses and branches")},
             {"perf_event_paranoid", limits}};
+}
+
+void PerfObserver::prepare_spawn(SpawnOptions& so) {
+    so.before_exec = [this] { gate_.wait_in_child(); };
+    so.after_fork = [this](pid_t child) {
+        counters_.open(child);
+        gate_.release();
+    };
+}
+
+// The tree's counts, while its exited leader is unreaped.
+void PerfObserver::end() {
+    reading_ = counters_.read().to_json();
+}
+
+void PerfObserver::record(RunRecord& rec) {
+    rec.perf = reading_;
 }
 
 }  // namespace contest

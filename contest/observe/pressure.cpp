@@ -1,4 +1,4 @@
-#include "contest/sys/pressure.h"
+#include "contest/observe/pressure.h"
 
 #include <sys/stat.h>
 

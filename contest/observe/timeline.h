@@ -16,8 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/sys/block_device.h"
-#include "contest/sys/pressure.h"
+#include "contest/observe/block_device.h"
+#include "contest/observe/pressure.h"
+#include "contest/observe/window_observer.h"
 
 namespace contest {
 
@@ -93,6 +94,19 @@ class TimelineSampler {
     std::vector<TimelineSample> samples_;
     std::map<std::string, double> marks_;
     PressureSnapshot first_pressure_, last_pressure_;
+};
+
+// The sampler over the workload's window: started and marked at its start,
+// marked at its end, stopped once it is reaped; the record's "timeline".
+class TimelineObserver : public WindowObserver {
+  public:
+    explicit TimelineObserver(TimelineOptions options) : sampler_(std::move(options)) {}
+    void begin() override;
+    void end() override { sampler_.mark("workload_end"); }
+    void record(RunRecord& rec) override;
+
+  private:
+    TimelineSampler sampler_;
 };
 
 }  // namespace contest

@@ -1,4 +1,4 @@
-#include "contest/sys/block_device.h"
+#include "contest/observe/block_device.h"
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>

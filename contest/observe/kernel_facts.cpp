@@ -1,4 +1,4 @@
-#include "contest/sys/kernel_facts.h"
+#include "contest/observe/kernel_facts.h"
 
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "contest/sys/block_device.h"
+#include "contest/observe/block_device.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text_file.h"
 

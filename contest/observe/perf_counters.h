@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include "contest/observe/window_observer.h"
 
 namespace contest {
 
@@ -64,23 +65,6 @@ PerfParanoid read_perf_paranoid();
 // The same from a level (nullopt: no such file) and whether we are privileged.
 PerfParanoid perf_paranoid_from(std::optional<int> level, bool privileged);
 
-// The pipe a forked child waits on before exec, so the parent can open the
-// counters on its pid first. wait_in_child() is async-signal-safe.
-class ExecGate {
-  public:
-    ExecGate();  // throws EnvironmentError when no pipe can be made
-    ~ExecGate();
-    ExecGate(const ExecGate&) = delete;
-    ExecGate& operator=(const ExecGate&) = delete;
-    // In the child: blocks until release() (or the parent is gone).
-    void wait_in_child() const noexcept;
-    // In the parent, after PerfCounters::open.
-    void release();
-
-  private:
-    int read_fd_ = -1, write_fd_ = -1;
-};
-
 struct PerfReading {
     std::vector<PerfCount> counts;  // software events then hardware events
     PerfParanoid paranoid;
@@ -117,6 +101,24 @@ class PerfCounters {
     Group software_, hardware_;
     PerfParanoid paranoid_;
     bool exclude_kernel_ = false;
+};
+
+// The workload's counters as a window observer: opened on its pid while it
+// waits at an exec gate, read when it exits, before it is reaped.
+class PerfObserver : public WindowObserver {
+  public:
+    PerfObserver() = default;  // throws EnvironmentError when no gate can be made
+    PerfObserver(const PerfObserver&) = delete;
+    PerfObserver& operator=(const PerfObserver&) = delete;
+    void prepare_spawn(SpawnOptions& so) override;
+    void begin() override {}
+    void end() override;
+    void record(RunRecord& rec) override;
+
+  private:
+    ExecGate gate_;
+    PerfCounters counters_;
+    nlohmann::json reading_;
 };
 
 }  // namespace contest

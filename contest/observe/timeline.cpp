@@ -1,9 +1,10 @@
-#include "contest/sys/timeline.h"
+#include "contest/observe/timeline.h"
 
 #include <cmath>
 #include <functional>
 #include <sstream>
 
+#include "contest/sys/proc_files.h"
 #include "contest/sys/text_file.h"
 
 namespace contest {
@@ -28,23 +29,37 @@ nlohmann::json rate(std::optional<std::uint64_t> a, std::optional<std::uint64_t>
     return rounded(static_cast<double>(*d) * scale / dt);
 }
 
+CpuJiffies cpu_jiffies_of(const CpuTicks& t) {
+    CpuJiffies j;
+    j.user = t.user + t.nice;
+    j.system = t.system + t.irq + t.softirq;
+    j.iowait = t.iowait;
+    j.steal = t.steal;
+    j.total = t.user + t.nice + t.system + t.idle + t.iowait + t.irq + t.softirq + t.steal;
+    return j;
+}
+
+// nullopt unless all four fields are there.
+std::optional<MemoryKiB> memory_of(const Meminfo& kib) {
+    MemoryKiB m;
+    const std::pair<const char*, std::uint64_t*> wanted[] = {{"MemFree", &m.free},
+                                                             {"Cached", &m.cached},
+                                                             {"Dirty", &m.dirty},
+                                                             {"Writeback", &m.writeback}};
+    for (auto [name, field] : wanted) {
+        auto it = kib.find(name);
+        if (it == kib.end()) return std::nullopt;
+        *field = it->second;
+    }
+    return m;
+}
+
 }  // namespace
 
 std::optional<CpuJiffies> parse_cpu_jiffies(const std::string& proc_stat) {
-    std::istringstream in(proc_stat);
-    std::string label;
-    in >> label;
-    if (label != "cpu") return std::nullopt;
-    std::uint64_t f[8] = {};  // user nice system idle iowait irq softirq steal
-    for (auto& x : f)
-        if (!(in >> x)) return std::nullopt;
-    CpuJiffies j;
-    j.user = f[0] + f[1];
-    j.system = f[2] + f[5] + f[6];
-    j.iowait = f[4];
-    j.steal = f[7];
-    for (auto x : f) j.total += x;
-    return j;
+    auto t = parse_proc_stat_cpu(proc_stat);
+    if (!t) return std::nullopt;
+    return cpu_jiffies_of(*t);
 }
 
 std::optional<DiskSectors> parse_diskstats(const std::string& text, const std::string& device) {
@@ -65,26 +80,7 @@ std::optional<DiskSectors> parse_diskstats(const std::string& text, const std::s
 }
 
 std::optional<MemoryKiB> parse_meminfo(const std::string& text) {
-    std::istringstream in(text);
-    std::string key;
-    std::uint64_t kib;
-    std::string unit;
-    MemoryKiB m;
-    int seen = 0;
-    while (in >> key >> kib) {
-        std::getline(in, unit);
-        const std::pair<const char*, std::uint64_t*> wanted[] = {{"MemFree:", &m.free},
-                                                                 {"Cached:", &m.cached},
-                                                                 {"Dirty:", &m.dirty},
-                                                                 {"Writeback:", &m.writeback}};
-        for (auto [name, field] : wanted)
-            if (key == name) {
-                *field = kib;
-                ++seen;
-            }
-    }
-    if (seen < 4) return std::nullopt;
-    return m;
+    return memory_of(parse_meminfo_text(text));
 }
 
 TimelineSampler::TimelineSampler(TimelineOptions options) : options_(std::move(options)) {
@@ -99,12 +95,12 @@ TimelineSampler::~TimelineSampler() {
 TimelineSample TimelineSampler::take_sample() const {
     TimelineSample s;
     s.t_s = std::chrono::duration<double>(Clock::now() - t0_).count();
-    if (auto text = read_text_file("/proc/stat")) s.cpu = parse_cpu_jiffies(*text);
+    if (auto t = read_proc_stat_cpu()) s.cpu = cpu_jiffies_of(*t);
     s.psi = read_psi();
     if (device_.found)
         if (auto text = read_text_file("/proc/diskstats"))
             s.disk = parse_diskstats(*text, device_.name);
-    if (auto text = read_text_file("/proc/meminfo")) s.memory = parse_meminfo(*text);
+    s.memory = memory_of(read_meminfo_kib());
     return s;
 }
 
@@ -276,6 +272,17 @@ nlohmann::json TimelineSampler::to_json() const {
     }
     out["totals"] = window_totals();
     return out;
+}
+
+void TimelineObserver::begin() {
+    sampler_.start();
+    sampler_.mark("workload_start");
+}
+
+// The window's timeline, its totals holding PSI and vmstat.
+void TimelineObserver::record(RunRecord& rec) {
+    sampler_.stop();
+    rec.timeline = sampler_.to_json();
 }
 
 }  // namespace contest
