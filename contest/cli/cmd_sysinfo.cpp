@@ -5,6 +5,7 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/kernel_facts.h"
 #include "contest/sys/sysinfo.h"
 
@@ -34,7 +35,7 @@ int cmd_sysinfo(int argc, char** argv) {
     }
     nlohmann::json system = system_fingerprint();
     system["kernel"] = kernel_facts(workdir);
-    std::cout << system.dump(2) << "\n";
+    std::cout << json_text(system) << "\n";
     return kExitOk;
 }
 

@@ -1,0 +1,21 @@
+#pragma once
+// JSON as contest writes it. nlohmann's dump throws on a string that is not
+// UTF-8, and contest's text comes from users and machines (a command, a path,
+// a hostname, a log line) in any bytes: everything it writes as JSON goes
+// through here, so that text can never make a write fail.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace contest {
+
+// j with every string, object keys included, made valid UTF-8 by valid_utf8
+// (contest/sys/text.h).
+nlohmann::json valid_utf8_json(const nlohmann::json& j);
+
+// The text of valid_utf8_json(j), indented by `indent` (-1: on one line).
+// Dumped with nlohmann's replacing error handler as well, so that it cannot
+// throw on text whatever the caller built.
+std::string json_text(const nlohmann::json& j, int indent = 2);
+
+}  // namespace contest
