@@ -83,6 +83,11 @@ TEST_CASE("json_text writes any strings, keys included, as valid UTF-8", "[utf8]
     CHECK(back["nested"]["k" + kReplacement][0] == "a" + kReplacement);
     CHECK(back["nested"]["k" + kReplacement][2] == "ok");
     CHECK(json_text(nlohmann::json("x"), -1) == "\"x\"");
+    // A report's keys keep the order they were written in.
+    nlohmann::ordered_json ordered;
+    ordered["b\xff"] = 1;
+    ordered["a"] = 2;
+    CHECK(json_text(ordered, -1) == "{\"b" + kReplacement + "\":1,\"a\":2}");
 }
 
 TEST_CASE("a run whose workload command and workdir hold a 0xFF byte is saved and reported",

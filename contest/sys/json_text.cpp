@@ -4,21 +4,22 @@
 
 namespace contest {
 
-nlohmann::json valid_utf8_json(const nlohmann::json& j) {
+template <typename Json>
+Json valid_utf8_json(const Json& j) {
     switch (j.type()) {
-        case nlohmann::json::value_t::string: {
-            const auto& s = j.get_ref<const std::string&>();
-            return is_valid_utf8(s) ? j : nlohmann::json(valid_utf8(s));
+        case Json::value_t::string: {
+            const auto& s = j.template get_ref<const std::string&>();
+            return is_valid_utf8(s) ? j : Json(valid_utf8(s));
         }
-        case nlohmann::json::value_t::array: {
-            nlohmann::json out = nlohmann::json::array();
+        case Json::value_t::array: {
+            Json out = Json::array();
             for (const auto& v : j) out.push_back(valid_utf8_json(v));
             return out;
         }
-        case nlohmann::json::value_t::object: {
-            nlohmann::json out = nlohmann::json::object();
+        case Json::value_t::object: {
+            Json out = Json::object();
             // Two keys that differ only in invalid bytes become one key,
-            // holding the value of the last of them in key order.
+            // holding the value of the last of them.
             for (const auto& [k, v] : j.items()) out[valid_utf8(k)] = valid_utf8_json(v);
             return out;
         }
@@ -27,8 +28,14 @@ nlohmann::json valid_utf8_json(const nlohmann::json& j) {
     }
 }
 
-std::string json_text(const nlohmann::json& j, int indent) {
-    return valid_utf8_json(j).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+template <typename Json>
+std::string json_text(const Json& j, int indent) {
+    return valid_utf8_json(j).dump(indent, ' ', false, Json::error_handler_t::replace);
 }
+
+template nlohmann::json valid_utf8_json(const nlohmann::json&);
+template nlohmann::ordered_json valid_utf8_json(const nlohmann::ordered_json&);
+template std::string json_text(const nlohmann::json&, int);
+template std::string json_text(const nlohmann::ordered_json&, int);
 
 }  // namespace contest

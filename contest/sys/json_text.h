@@ -10,12 +10,15 @@
 namespace contest {
 
 // j with every string, object keys included, made valid UTF-8 by valid_utf8
-// (contest/sys/text.h).
-nlohmann::json valid_utf8_json(const nlohmann::json& j);
+// (contest/sys/text.h). For nlohmann::json and nlohmann::ordered_json (the
+// reports, whose keys keep their order).
+template <typename Json>
+Json valid_utf8_json(const Json& j);
 
 // The text of valid_utf8_json(j), indented by `indent` (-1: on one line).
 // Dumped with nlohmann's replacing error handler as well, so that it cannot
 // throw on text whatever the caller built.
-std::string json_text(const nlohmann::json& j, int indent = 2);
+template <typename Json>
+std::string json_text(const Json& j, int indent = 2);
 
 }  // namespace contest
