@@ -30,7 +30,7 @@ FUZZ_DEPS    := clang libfuzzer-14-dev
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 # target:seed-folder
-FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words
+FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words fuzz_text:tests/fuzz/seeds/text
 
 .PHONY: all deps deps-test deps-kernel deps-bench configure run test fuzz install clean format
 

@@ -300,6 +300,22 @@ TEST_CASE("/proc/stat, diskstats and meminfo lines parse", "[timeline]") {
     CHECK(m->dirty == 3);
 }
 
+TEST_CASE("the CPU split between two /proc/stat readings: a field gone backwards is null",
+          "[timeline]") {
+    auto first = parse_cpu_jiffies("cpu  100 0 50 800 40 0 0 10 0 0\n");
+    // iowait 40 -> 30: the kernel's iowait is not monotonic.
+    auto second = parse_cpu_jiffies("cpu  200 0 100 1450 30 0 0 20 0 0\n");
+    REQUIRE(first);
+    REQUIRE(second);
+    const auto split = cpu_split_pct(*first, *second);
+    CHECK(split["user"] == 12.5);  // 100 of 800 jiffies
+    CHECK(split["system"] == 6.25);
+    CHECK(split["steal"] == 1.25);
+    CHECK(split["iowait"].is_null());
+    CHECK(cpu_share_pct(*second, *first, &CpuJiffies::user).is_null());  // total shrank
+    CHECK(cpu_share_pct(*first, *first, &CpuJiffies::user).is_null());   // nothing elapsed
+}
+
 TEST_CASE("the sampler's samples are monotone in time and its SVG well-formed", "[timeline]") {
     test::ScratchDir dir("timeline");
     TimelineSampler sampler({50, dir.path().string()});

@@ -8,6 +8,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
+#include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "test_helpers.h"
 
@@ -115,6 +116,78 @@ TEST_CASE("command_output reads the program's output through a pipe", "[process]
     CHECK(command_output({"sh", "-c", "echo partial; exit 1"}).empty());
     CHECK(command_output({"/nonexistent/contest-no-such-tool"}).empty());
     CHECK(own_children().empty());
+}
+
+TEST_CASE("command_output ends on an interrupt, its child stopped and reaped", "[process]") {
+    // In a child of the test: the interrupt flag, once raised, stays raised.
+    std::fflush(nullptr);
+    const pid_t tester = ::fork();
+    REQUIRE(tester >= 0);
+    if (tester == 0) {
+        install_interrupt_handlers();
+        std::thread ctrl_c([] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            ::kill(::getpid(), SIGINT);
+        });
+        int rc = 1;  // returned: the interrupt was not seen
+        try {
+            command_output({"sleep", "30"});
+        } catch (const Interrupted&) {
+            rc = own_children().empty() ? 0 : 2;
+        } catch (...) {
+            rc = 3;
+        }
+        ctrl_c.join();
+        ::_exit(rc);
+    }
+    // Far below the sleep's 30 s: the read did not wait for the sleep to end.
+    int status = 0;
+    const auto give_up = Clock::now() + std::chrono::seconds(20);
+    while (::waitpid(tester, &status, WNOHANG) == 0 && Clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (Clock::now() >= give_up) {
+        ::kill(tester, SIGKILL);
+        ::waitpid(tester, &status, 0);
+        FAIL("command_output was still reading 20 s after the interrupt");
+    }
+    INFO("0: interrupted, 1: returned, 2: a child left, 3: another error");
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(test::leftover_processes().empty());
+}
+
+namespace {
+std::size_t open_fds() {
+    std::size_t n = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+    return n;
+}
+}  // namespace
+
+TEST_CASE("wait_child closes its pidfd when the exit hook throws", "[process]") {
+    const auto started = Clock::now();
+    const pid_t pid = spawn({"true"});
+    GroupGuard guard(pid);
+    const std::size_t before = open_fds();
+    WaitHooks hooks;
+    hooks.on_exit = [] { throw std::runtime_error("the hook failed"); };
+    CHECK_THROWS_WITH(wait_child(pid, started, hooks), "the hook failed");
+    CHECK(open_fds() == before);
+}
+
+TEST_CASE("wait_child whose child was reaped elsewhere is an error, never exit 0", "[process]") {
+    const auto started = Clock::now();
+    const pid_t pid = spawn({"sh", "-c", "exit 7"});
+    GroupGuard guard(pid);
+    WaitHooks hooks;
+    // Between the exit being seen and wait_child's own reap.
+    hooks.on_exit = [pid] {
+        int status;
+        ::waitpid(pid, &status, 0);
+    };
+    CHECK_THROWS_AS(wait_child(pid, started, hooks), EnvironmentError);
+    // A pid that is no child at all (already reaped): an error too, not a hang.
+    CHECK_THROWS_AS(wait_child(pid, started), EnvironmentError);
 }
 
 TEST_CASE("spawn sends each stream where the options say", "[process]") {

@@ -10,6 +10,7 @@
 #include "contest/latency/latency_probes.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/signals.h"
 #include "loads/registry.h"
 
@@ -176,7 +177,7 @@ int cmd_latency(int argc, char** argv) {
             j["load"] = {{"name", load->info().name}, {"cpu_pct", lw->cpu_pct}};
             if (load_failed) j["load"]["failure"] = *load_failed;
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j) << "\n";
     } else {
         if (load)
             std::printf("%s: next to %s (its CPU %.1f%%)\n",

@@ -8,6 +8,7 @@
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/signals.h"
 #include "loads/registry.h"
 
@@ -96,7 +97,7 @@ void print_load_window(const LoadInfo& info, const LoadWindow& w, const nlohmann
             j["secondary_unit"] = info.secondary_unit;
         }
         if (failed) j["failure"] = *failed;
-        std::cout << j.dump(2) << "\n";
+        std::cout << json_text(j) << "\n";
         return;
     }
     std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units, info.unit.data(),
@@ -105,7 +106,7 @@ void print_load_window(const LoadInfo& info, const LoadWindow& w, const nlohmann
         std::printf("%s: %.1f %s\n", info.name.data(), w.secondary, info.secondary_unit.data());
     std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct,
                 w.cpu_pct / cpus, cpus);
-    if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), facts.dump().c_str());
+    if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), json_text(facts, -1).c_str());
 }
 
 }  // namespace

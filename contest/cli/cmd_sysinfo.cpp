@@ -7,6 +7,7 @@
 #include "contest/observe/kernel_facts.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 
 namespace contest {
 
@@ -34,7 +35,7 @@ int cmd_sysinfo(int argc, char** argv) {
     }
     nlohmann::json system = system_fingerprint();
     system["kernel"] = kernel_facts(workdir);
-    std::cout << system.dump(2) << "\n";
+    std::cout << json_text(system) << "\n";
     return kExitOk;
 }
 

@@ -62,6 +62,21 @@ std::optional<CpuJiffies> parse_cpu_jiffies(const std::string& proc_stat) {
     return cpu_jiffies_of(*t);
 }
 
+nlohmann::json cpu_share_pct(const CpuJiffies& earlier, const CpuJiffies& later,
+                             std::uint64_t CpuJiffies::*field) {
+    auto total = counter_delta(earlier.total, later.total);
+    auto d = counter_delta(earlier.*field, later.*field);
+    if (!total || *total == 0 || !d) return nullptr;
+    return rounded(static_cast<double>(*d) / static_cast<double>(*total) * 100);
+}
+
+nlohmann::json cpu_split_pct(const CpuJiffies& earlier, const CpuJiffies& later) {
+    return {{"user", cpu_share_pct(earlier, later, &CpuJiffies::user)},
+            {"system", cpu_share_pct(earlier, later, &CpuJiffies::system)},
+            {"iowait", cpu_share_pct(earlier, later, &CpuJiffies::iowait)},
+            {"steal", cpu_share_pct(earlier, later, &CpuJiffies::steal)}};
+}
+
 std::optional<DiskSectors> parse_diskstats(const std::string& text, const std::string& device) {
     std::istringstream in(text);
     std::string line;
@@ -168,16 +183,8 @@ nlohmann::json TimelineSampler::window_totals() const {
     const double window = b.t_s - a.t_s;
     nlohmann::json totals = pressure_delta(first_pressure_, last_pressure_, window);
     totals["window_s"] = rounded(window);
-    if (a.cpu && b.cpu && b.cpu->total > a.cpu->total) {
-        const double total = static_cast<double>(b.cpu->total - a.cpu->total);
-        auto pct = [&](std::uint64_t CpuJiffies::*f) {
-            return rounded(static_cast<double>(b.cpu.value().*f - a.cpu.value().*f) / total * 100);
-        };
-        totals["cpu_pct_of_machine"] = {{"user", pct(&CpuJiffies::user)},
-                                        {"system", pct(&CpuJiffies::system)},
-                                        {"iowait", pct(&CpuJiffies::iowait)},
-                                        {"steal", pct(&CpuJiffies::steal)}};
-    }
+    if (a.cpu && b.cpu && b.cpu->total > a.cpu->total)
+        totals["cpu_pct_of_machine"] = cpu_split_pct(*a.cpu, *b.cpu);
     if (a.disk && b.disk) {
         auto bytes = [](std::uint64_t x, std::uint64_t y) {
             auto d = counter_delta(x, y);
@@ -200,11 +207,8 @@ nlohmann::json TimelineSampler::to_json() const {
                                                 const TimelineSample& cur, double dt)>;
     auto cpu_pct = [](std::uint64_t CpuJiffies::*f) -> Column {
         return [f](const TimelineSample* p, const TimelineSample& c, double) -> nlohmann::json {
-            if (!p || !p->cpu || !c.cpu || c.cpu->total <= p->cpu->total) return nullptr;
-            auto d = counter_delta(p->cpu.value().*f, c.cpu.value().*f);
-            if (!d) return nullptr;
-            return rounded(static_cast<double>(*d) /
-                           static_cast<double>(c.cpu->total - p->cpu->total) * 100);
+            if (!p || !p->cpu || !c.cpu) return nullptr;
+            return cpu_share_pct(*p->cpu, *c.cpu, f);
         };
     };
     auto psi_pct = [](PsiResource PsiTotals::*r, std::optional<std::uint64_t> PsiResource::*k) {

@@ -31,6 +31,14 @@ struct CpuJiffies {
 };
 std::optional<CpuJiffies> parse_cpu_jiffies(const std::string& proc_stat);
 
+// The share of the machine's CPU time that `field` took between two
+// readings, in %; null when the total did not grow or the field went
+// backwards (iowait can: the kernel does not keep it monotonic).
+nlohmann::json cpu_share_pct(const CpuJiffies& earlier, const CpuJiffies& later,
+                             std::uint64_t CpuJiffies::*field);
+// {"user", "system", "iowait", "steal"}: cpu_share_pct of each.
+nlohmann::json cpu_split_pct(const CpuJiffies& earlier, const CpuJiffies& later);
+
 // Sectors (512 bytes) read and written: the /proc/diskstats line of `device`.
 struct DiskSectors {
     std::uint64_t read = 0, written = 0;

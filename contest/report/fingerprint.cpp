@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "contest/report/report_warnings.h"
+#include "contest/sys/json_text.h"
 
 namespace contest {
 
@@ -40,7 +41,7 @@ bool fingerprint_values_agree(const std::string& field, const nlohmann::json& a,
 }
 
 std::string short_value(const nlohmann::json& v) {
-    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+    std::string s = v.is_string() ? v.get<std::string>() : json_text(v, -1);
     if (s.size() > 60) s = s.substr(0, 57) + "...";
     return "'" + s + "'";
 }

@@ -12,6 +12,7 @@
 
 #include "contest/report/formats.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
 
@@ -424,7 +425,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     j["notes"] = model.notes;
     j["warnings"] = model.warnings;
     j["verdict"] = view.verdict;
-    return j.dump(2) + "\n";
+    return json_text(j) + "\n";
 }
 
 }  // namespace

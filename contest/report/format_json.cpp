@@ -7,6 +7,7 @@
 
 #include "contest/report/formats.h"
 #include "contest/report/observe_tables.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/version.h"
 
 namespace contest {
@@ -167,7 +168,7 @@ std::string format_json(const ReportModel& model, const ReportOptions& options) 
         }
         report[table.name] = {{"title", table.title}, {"rows", rows}, {"notes", table.notes}};
     }
-    return report.dump(2) + "\n";
+    return json_text(report) + "\n";
 }
 
 }  // namespace contest

@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -110,9 +111,14 @@ bool is_unset(const T& v) {
         return false;
 }
 
+// Every text of a record is made valid UTF-8 here: the one way into the file.
 template <typename T>
 json value_to_json(const T& v) {
-    if constexpr (std::is_same_v<T, RunStatus>)
+    if constexpr (std::is_same_v<T, std::string>)
+        return valid_utf8(v);
+    else if constexpr (std::is_same_v<T, json>)
+        return valid_utf8_json(v);
+    else if constexpr (std::is_same_v<T, RunStatus>)
         return std::string(run_status_name(v));
     else if constexpr (std::is_same_v<T, std::optional<double>>)
         return *v;

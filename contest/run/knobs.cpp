@@ -15,6 +15,7 @@
 #include "contest/observe/block_device.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/knob_file.h"
 #include "contest/sys/text.h"
 
@@ -97,7 +98,7 @@ void write_note(const fs::path& note, const std::vector<Knob>& knobs) {
     for (const auto& k : knobs)
         j["knobs"].push_back(
             {{"name", k.name}, {"path", k.path.string()}, {"original", k.original}});
-    write_file_atomically(note, j.dump(2) + "\n");
+    write_file_atomically(note, json_text(j, 2) + "\n");
 }
 
 // Puts one knob back; false (said on stderr) when it will not go.

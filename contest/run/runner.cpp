@@ -23,6 +23,7 @@
 #include "contest/run/load_runner.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
@@ -113,7 +114,7 @@ class ResultWriter {
         : result_(result), path_(std::move(path)) {}
     void save() {
         try {
-            write_file_atomically(path_, to_json(result_).dump(2) + "\n");
+            write_file_atomically(path_, json_text(to_json(result_)) + "\n");
         } catch (const EnvironmentError& e) {
             throw SaveFailed(e.what());
         }
@@ -474,7 +475,7 @@ std::string config_difference(const nlohmann::json& recorded, const nlohmann::js
         const nlohmann::json b = now.contains(k) ? now[k] : nlohmann::json();
         if (a == b) continue;
         if (a.is_object() && b.is_object()) return config_difference(a, b, prefix + k + ".");
-        return prefix + k + ": recorded " + a.dump() + ", now " + b.dump();
+        return prefix + k + ": recorded " + json_text(a, -1) + ", now " + json_text(b, -1);
     }
     return "";
 }
@@ -620,7 +621,8 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     const std::string started_at = utc_timestamp();
     const std::uint64_t seed = order_seed(config, resumed);
     std::optional<latency::LatencyPlan> latency_plan = latency_plan_of(config, resumed);
-    nlohmann::json config_record = config_json(config, seed, *workload, loads);
+    // As the file will hold it, so that a resumed file's config compares equal.
+    nlohmann::json config_record = valid_utf8_json(config_json(config, seed, *workload, loads));
     if (latency_plan) config_record["latency"] = latency::plan_json(*latency_plan);
     out.results.resize(combinations.size());
     std::vector<ResultWriter> writers;

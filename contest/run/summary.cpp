@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
 #include "loads/registry.h"
 
 namespace contest {
@@ -74,7 +75,7 @@ nlohmann::json run_summary(const ResultFile& result, const std::filesystem::path
 
 void write_run_summary(const std::filesystem::path& path, const ResultFile& result,
                        const std::filesystem::path& result_file) {
-    write_file_atomically(path, run_summary(result, result_file).dump(2) + "\n");
+    write_file_atomically(path, json_text(run_summary(result, result_file)) + "\n");
 }
 
 }  // namespace contest

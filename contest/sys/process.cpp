@@ -19,6 +19,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/proc_files.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 namespace {
@@ -76,18 +77,20 @@ int wait_for_exit(pid_t pid) {
 
 namespace {
 
-// True once pid has exited; leaves it unreaped.
+// True once pid has exited (leaving it unreaped), or when it is no child to
+// wait for at all: then the reap that follows says so.
 bool has_exited(pid_t pid) {
     siginfo_t si{};
-    return ::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-           si.si_pid == pid;
+    if (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD;
+    return si.si_pid == pid;
 }
 
 }  // namespace
 
 ExitInfo wait_child(pid_t pid, Clock::time_point started, const WaitHooks& hooks) {
     ExitInfo info;
-    int pidfd = pidfd_open(pid);  // -1 on kernels before 5.3: poll by waitid then
+    const UniqueFd pidfd(pidfd_open(pid));  // -1 on kernels before 5.3: poll by waitid then
     // time_point::max() stands for "not set".
     constexpr auto kNever = Clock::time_point::max();
     Clock::time_point deadline = kNever, kill_at = kNever;
@@ -100,15 +103,12 @@ ExitInfo wait_child(pid_t pid, Clock::time_point started, const WaitHooks& hooks
         auto wake = std::min({next_tick, deadline, kill_at});
         auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count();
         int timeout_ms = static_cast<int>(std::clamp<long long>(ms, 0, 1000));
-        if (pidfd < 0) timeout_ms = std::min(timeout_ms, 5);
-        struct pollfd fds[2] = {{interrupt_fd(), POLLIN, 0}, {pidfd, POLLIN, 0}};
-        int r = ::poll(fds, pidfd >= 0 ? 2 : 1, timeout_ms);
+        if (pidfd.get() < 0) timeout_ms = std::min(timeout_ms, 5);
+        struct pollfd fds[2] = {{interrupt_fd(), POLLIN, 0}, {pidfd.get(), POLLIN, 0}};
+        int r = ::poll(fds, pidfd.get() >= 0 ? 2 : 1, timeout_ms);
         if (r < 0 && errno != EINTR) break;
-        if (interrupted()) {
-            if (pidfd >= 0) ::close(pidfd);
-            throw Interrupted();
-        }
-        if (pidfd >= 0 ? (fds[1].revents & POLLIN) != 0 : has_exited(pid)) {
+        throw_if_interrupted();
+        if (pidfd.get() >= 0 ? (fds[1].revents & POLLIN) != 0 : has_exited(pid)) {
             ended = Clock::now();
             break;
         }
@@ -130,11 +130,14 @@ ExitInfo wait_child(pid_t pid, Clock::time_point started, const WaitHooks& hooks
         }
     }
     if (hooks.on_exit) hooks.on_exit();
-    if (pidfd >= 0) ::close(pidfd);
     pid_t r;
     do {
         r = ::wait4(pid, &info.status, 0, &info.usage);
     } while (r < 0 && errno == EINTR);
+    // Without a status the run's outcome is unknown: never "exit 0".
+    if (r != pid)
+        throw EnvironmentError("cannot collect the exit status of process " + std::to_string(pid) +
+                               ": " + std::strerror(errno));
     if (ended == Clock::time_point{}) ended = Clock::now();
     info.wall_s = std::chrono::duration<double>(ended - started).count();
     return info;

@@ -48,6 +48,8 @@ struct WaitHooks {
 // interrupt fd. On interrupt throws Interrupted, leaving the pid to the
 // caller's GroupGuard. Reaps pid with wait4 and returns its rusage: the
 // pid's own and that of every descendant it waited for, as time(1) reports.
+// Throws EnvironmentError when pid cannot be reaped (it is no child of ours,
+// or something else reaped it): its outcome is then unknown.
 ExitInfo wait_child(pid_t pid, std::chrono::steady_clock::time_point started,
                     const WaitHooks& hooks = {});
 

@@ -1,6 +1,7 @@
 #include "contest/sys/spawn.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <iterator>
 #include <system_error>
 #include <thread>
 
@@ -18,11 +18,11 @@
 #include <boost/process/child.hpp>
 #include <boost/process/exe.hpp>
 #include <boost/process/extend.hpp>
-#include <boost/process/pipe.hpp>
 #include <boost/process/search_path.hpp>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
+#include "contest/sys/signals.h"
 
 extern char** environ;
 
@@ -188,6 +188,26 @@ class AfterFork {
     std::exception_ptr failure_;
 };
 
+// All a pipe gives until its writers close it. Polled together with the
+// interrupt fd: Ctrl-C reaches contest, not the child in its own group, so
+// a blocking read would never end. Throws Interrupted.
+std::string read_until_end(int fd) {
+    std::string text;
+    char buf[4096];
+    for (;;) {
+        struct pollfd fds[2] = {{interrupt_fd(), POLLIN, 0}, {fd, POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0 && errno != EINTR)
+            throw EnvironmentError("poll: " + errno_text());
+        throw_if_interrupted();
+        if (fds[1].revents == 0) continue;
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw EnvironmentError("read: " + errno_text());
+        if (n == 0) return text;
+        text.append(buf, static_cast<std::size_t>(n));
+    }
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> find_on_path(std::string_view name,
@@ -326,8 +346,7 @@ std::string command_output(const std::vector<std::string>& argv, SpawnOptions op
         auto started = Clock::now();
         Spawned child = spawn_with_pipes(argv, options);
         GroupGuard guard(child.pid);
-        bp::ipstream from_child(bp::pipe(child.out.release(), -1));
-        std::string text(std::istreambuf_iterator<char>(from_child), {});
+        const std::string text = read_until_end(child.out.get());
         ExitInfo exit = wait_child(child.pid, started);
         guard.stop();
         return exit.exited_ok() ? text : std::string();

@@ -5,14 +5,18 @@
 namespace contest {
 namespace {
 
-// The length of the valid UTF-8 sequence at the start of s that encodes a
-// character other than a C1 control (U+0080..U+009F), or 0.
-std::size_t printable_utf8_length(std::string_view s) {
+// The length of the valid UTF-8 sequence at the start of s (not empty), and
+// the character it encodes; 0 when s does not start with one (a stray
+// continuation byte, an overlong form, a surrogate, beyond U+10FFFF, cut
+// short).
+std::size_t utf8_length(std::string_view s, char32_t& cp) {
     const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
     const unsigned char lead = b(0);
     std::size_t n = 0;
-    char32_t cp = 0;
-    if (lead >= 0xc2 && lead <= 0xdf) {
+    if (lead < 0x80) {
+        cp = lead;
+        return 1;
+    } else if (lead >= 0xc2 && lead <= 0xdf) {
         n = 2;
         cp = lead & 0x1f;
     } else if (lead >= 0xe0 && lead <= 0xef) {
@@ -29,11 +33,17 @@ std::size_t printable_utf8_length(std::string_view s) {
         if ((b(i) & 0xc0) != 0x80) return 0;
         cp = (cp << 6) | (b(i) & 0x3f);
     }
-    // Overlong forms, surrogates, beyond U+10FFFF and the C1 controls.
     static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
     if (cp < kSmallest[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return 0;
-    if (cp >= 0x80 && cp <= 0x9f) return 0;
     return n;
+}
+
+// The same for a character other than a C1 control (U+0080..U+009F), which
+// some terminals obey as escapes.
+std::size_t printable_utf8_length(std::string_view s) {
+    char32_t cp = 0;
+    const std::size_t n = utf8_length(s, cp);
+    return cp >= 0x80 && cp <= 0x9f ? 0 : n;
 }
 
 bool is_control(unsigned char c) {
@@ -82,6 +92,34 @@ std::string printable(std::string_view text) {
         ++i;
     }
     return out;
+}
+
+std::string valid_utf8(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        char32_t cp = 0;
+        if (std::size_t n = utf8_length(text.substr(i), cp)) {
+            out.append(text.substr(i, n));
+            i += n;
+        } else {
+            out += "\xef\xbf\xbd";  // U+FFFD REPLACEMENT CHARACTER
+            ++i;
+        }
+    }
+    return out;
+}
+
+bool is_valid_utf8(std::string_view text) {
+    std::size_t i = 0;
+    char32_t cp = 0;
+    while (i < text.size()) {
+        const std::size_t n = utf8_length(text.substr(i), cp);
+        if (n == 0) return false;
+        i += n;
+    }
+    return true;
 }
 
 bool is_printable(std::string_view text) {

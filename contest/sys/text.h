@@ -31,6 +31,16 @@ std::string printable(std::string_view text);
 // A number as the user would write it: 1000, 0.05, 1048576 (%.15g).
 std::string number_text(double v);
 
+// Text that is valid UTF-8, for everything that goes into JSON (nlohmann
+// refuses to write anything else): each byte that does not belong to a
+// valid UTF-8 sequence (a stray continuation byte, an overlong form, a
+// surrogate, a sequence cut short, 0xF5..0xFF) becomes U+FFFD, the
+// replacement character; valid text, control characters included, is kept.
+std::string valid_utf8(std::string_view text);
+
+// True when valid_utf8() would change nothing.
+bool is_valid_utf8(std::string_view text);
+
 // True when printable() would change nothing.
 bool is_printable(std::string_view text);
 
