@@ -35,7 +35,8 @@ FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_wor
 .PHONY: all deps deps-test deps-kernel deps-bench configure run test fuzz install clean format
 
 # `make` builds the tool only; `make test` builds the test binaries too
-# (one of them under ASan/UBSan), which takes a few minutes more.
+# (under ASan/UBSan, on their own copy of the core), which takes a few
+# minutes more.
 all: configure
 	cmake --build $(BUILD) -j $(JOBS) --target contest
 
