@@ -257,6 +257,10 @@ TEST_CASE("a bad value in a config file is named with the file and its line", "[
         test::run_contest_binary(
             {"latency", "--config", (dir / "l.conf").string(), "--workdir", work}, dir.path()),
         "l.conf:3: --format must be text or json");
+    std::ofstream(dir / "r.conf") << "# values\n\ncorrection = bogus\n";
+    check_refused(
+        test::run_contest_binary({"report", "--config", (dir / "r.conf").string()}, dir.path()),
+        "r.conf:3: --correction 'bogus'");
     CHECK_FALSE(fs::exists(work));
 }
 

@@ -93,9 +93,10 @@ int cmd_report(int argc, char** argv) {
     std::string baseline, plot, correction, timeline;
     std::vector<std::string> timeline_loads;
     int timeline_run = 0;
-    cl.options.add_options()("format,f",
-                             po::value(&options.format)->value_name("F")->default_value("text"),
-                             "text, markdown, csv or json")(
+    cl.options.add_options()(
+        "format,f",
+        checked(&options.format, check_table_format)->value_name("F")->default_value("text"),
+        "text, markdown, csv or json")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "the label the others are compared with (default: the label that ran first)")(
         "stats,s", po::bool_switch(&options.stats),

@@ -253,10 +253,9 @@ class SuiteRunner {
             // timed, the next may be.
             rec.status = RunStatus::workload_failed;
             rec.reason = e.what();
-            std::string why = rec.reason;
-            if (!e.log().empty())
-                why += "; last lines of " + e.log() + ":\n" + indented_tail(e.log(), 10);
-            report_failure(info, i, why);
+            const std::string tail = e.log().empty() ? "" : indented_tail(e.log(), 10);
+            report_failure(info, i,
+                           rec.reason + (tail.empty() ? "" : "; its last lines:\n" + tail));
             progress_.note(summary_line(head, rec));
             return rec;
         }
