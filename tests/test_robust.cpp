@@ -249,6 +249,7 @@ TEST_CASE("a bad value in a config file is named with the file and its line", "[
     refused_at("run", "runs = -3\n", "'--runs' must be from 1 to 1000 or auto, not '-3'");
     refused_at("run", "workload = nonsense\n", "--workload: unknown workload 'nonsense'");
     refused_at("run", "order = random\n", "--order 'random'");
+    refused_at("run", "kernel-config = tiny\n", "--kernel-config: 'tiny' is neither");
     refused_at("run", "load = no_load nonsense_load\n", "unknown load 'nonsense_load'");
     refused_at("run", "record-bytes = 0\n", "'record-bytes' must be from 1 to 1048576");
     refused_at("run", "latency-method = sleepy\n", "--latency-method 'sleepy'");

@@ -55,6 +55,8 @@ class Workload {
 std::unique_ptr<Workload> make_workload(const WorkloadOptions& options);
 // UsageError unless kind is synthetic, kernel or command.
 void check_workload_kind(const std::string& kind);
+// UsageError unless config is tinyconfig, allnoconfig, defconfig or a file.
+void check_kernel_config(const std::string& config);
 
 // contest_parallelism() (contest/sys/machine.h) unless jobs is set.
 unsigned effective_jobs(unsigned jobs);

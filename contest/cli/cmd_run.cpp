@@ -198,7 +198,7 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
          "synthetic: translation units in the generated project")
         ("kernel-source", po::value<std::string>()->value_name("P"),
          "kernel: tarball or tree (default: newest /usr/src/linux-source-*.tar.*)")
-        ("kernel-config", po::value(&rc.workload.kernel_config)->default_value("tinyconfig")->value_name("C"),
+        ("kernel-config", checked(&rc.workload.kernel_config, check_kernel_config)->default_value("tinyconfig")->value_name("C"),
          "kernel: tinyconfig | allnoconfig | defconfig | a .config file")
         ("workload-cmd", po::value(&rc.workload.workload_cmd)->value_name("CMD"), "command: the timed command")
         ("prepare-cmd", po::value(&rc.workload.prepare_cmd)->value_name("CMD"), "command: run once before all runs")
