@@ -128,3 +128,22 @@ TEST_CASE("kernel: a failing make tinyconfig or make clean is a StepFailed namin
         CHECK_THAT(test::slurp(e.log()), Catch::Contains("stuck"));
     }
 }
+
+TEST_CASE("contest run of a kernel whose make tinyconfig fails exits 1 with one line",
+          "[e2e][steps][kernel]") {
+    test::ScratchDir dir("step-kernel-e2e");
+    WorkloadOptions options = fake_kernel(dir);
+    edit(options.kernel_source / "Makefile", "\t@echo \"CONFIG_FAKE_$@=y\" > .config",
+         "\t@echo no config here; exit 2");
+    auto o = test::run_contest_binary(
+        {"run", "-w", "kernel", "--kernel-source", options.kernel_source.string(), "-n", "1",
+         "--workdir", options.workdir.string(), "--results", (dir / "results").string(), "--quiet",
+         "no_load"},
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 1);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK_THAT(o.err, Catch::Contains("kernel: make tinyconfig failed (exit 2)") &&
+                          Catch::Contains("configure.log") && !Catch::Contains("internal error"));
+    CHECK(test::leftover_processes().empty());
+}
