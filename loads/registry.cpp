@@ -38,6 +38,11 @@ std::size_t load_order(std::string_view name) {
     return std::size(kLoads);
 }
 
+void check_load_name(const std::string& name) {
+    if (name != "default" && name != "all" && !find_load(name))
+        throw UsageError("unknown load '" + name + "' (see contest loads)");
+}
+
 std::vector<const LoadInfo*> resolve_loads(const std::vector<std::string>& names,
                                            const LoadOptions& options) {
     std::vector<const LoadInfo*> out;
@@ -61,8 +66,8 @@ std::vector<const LoadInfo*> resolve_loads(const std::vector<std::string>& names
             }
             continue;
         }
+        check_load_name(name);
         const LoadInfo* l = find_load(name);
-        if (!l) throw UsageError("unknown load '" + name + "' (see contest loads)");
         if (auto why = l->unavailable(options)) throw EnvironmentError(name + ": " + *why);
         add(l);
     }

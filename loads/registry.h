@@ -63,6 +63,9 @@ struct LoadInfo {
 std::span<const LoadInfo* const> load_registry();
 const LoadInfo* find_load(std::string_view name);
 
+// UsageError unless name is a load's, `default` or `all`.
+void check_load_name(const std::string& name);
+
 // Expands `default`, `all` and plain names into the loads to run, in the
 // order given (duplicates removed). Unknown names throw UsageError; a load
 // that is unavailable here throws EnvironmentError with its reason, except

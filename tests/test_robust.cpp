@@ -22,8 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A workload that does not exist: a run given it stops before any work.
-const std::string kNoWorkload = "no_such_workload";
+// The command workload with no --workload-cmd: valid while parsing, so the
+// option under test is what gets refused, and a run given it stops before
+// any work should the option get through.
+const std::string kNoWorkload = "command";
 
 bool one_line(const std::string& s) {
     return std::count(s.begin(), s.end(), '\n') == 1;
@@ -129,7 +131,15 @@ TEST_CASE("every number option refuses a negative and a huge value, naming it", 
         {load, "--load-size-mib"},
         {{"loads"}, "--ring-records"},
         {{"report"}, "--alpha"},
+        {{"report"}, "--run"},
         {{"compare", "a", "b"}, "--alpha"},
+        {run, "--latency-interval-us"},
+        {run, "--latency-priority"},
+        {run, "--latency-dist"},
+        {{"latency"}, "--duration"},
+        {{"latency"}, "--interval-us"},
+        {{"latency"}, "--priority"},
+        {{"latency"}, "--dist"},
     };
     for (const auto& c : cases) {
         // "%value%": Boost's own error text loops for ever on it.
@@ -213,6 +223,46 @@ TEST_CASE("printable escapes control characters and broken UTF-8, keeps the rest
     CHECK(printable("\xff\xc3") == "\\xff\\xc3");        // not UTF-8
     CHECK(printable("\xe2\x82\xac") == "\xe2\x82\xac");  // the euro sign
     CHECK(is_printable(printable("\x01\x80\xc0\x80\xed\xa0\x80")));
+}
+
+TEST_CASE("latency --duration beyond a day is refused, naming the option and its range",
+          "[robust][e2e]") {
+    test::ScratchDir dir("latency-duration");
+    check_refused(test::run_contest_binary({"latency", "--duration", "99999999999"}, dir.path()),
+                  "'--duration' must be from 0.1 to 86400, not '99999999999'");
+    check_refused(test::run_contest_binary({"latency", "--duration", "0"}, dir.path()),
+                  "'--duration' must be from 0.1 to 86400");
+}
+
+TEST_CASE("a bad value in a config file is named with the file and its line", "[robust][e2e]") {
+    test::ScratchDir dir("config-values");
+    const std::string work = (dir / "work").string();
+    auto refused_at = [&](const std::string& command, const std::string& body,
+                          const std::string& what) {
+        std::ofstream(dir / "v.conf", std::ios::trunc) << "# values\n\n" << body;
+        check_refused(
+            test::run_contest_binary(
+                {command, "--config", (dir / "v.conf").string(), "--workdir", work}, dir.path()),
+            (dir / "v.conf").string() + ":3: " + what);
+    };
+    refused_at("run", "runs = 0\n", "'--runs' must be from 1 to 1000 or auto, not '0'");
+    refused_at("run", "runs = -3\n", "'--runs' must be from 1 to 1000 or auto, not '-3'");
+    refused_at("run", "workload = nonsense\n", "--workload: unknown workload 'nonsense'");
+    refused_at("run", "order = random\n", "--order 'random'");
+    refused_at("run", "kernel-config = tiny\n", "--kernel-config: 'tiny' is neither");
+    refused_at("run", "load = no_load nonsense_load\n", "unknown load 'nonsense_load'");
+    refused_at("run", "record-bytes = 0\n", "'record-bytes' must be from 1 to 1048576");
+    refused_at("run", "latency-method = sleepy\n", "--latency-method 'sleepy'");
+    std::ofstream(dir / "l.conf") << "# values\n\nformat = xml\n";
+    check_refused(
+        test::run_contest_binary(
+            {"latency", "--config", (dir / "l.conf").string(), "--workdir", work}, dir.path()),
+        "l.conf:3: --format must be text or json");
+    std::ofstream(dir / "r.conf") << "# values\n\ncorrection = bogus\n";
+    check_refused(
+        test::run_contest_binary({"report", "--config", (dir / "r.conf").string()}, dir.path()),
+        "r.conf:3: --correction 'bogus'");
+    CHECK_FALSE(fs::exists(work));
 }
 
 TEST_CASE("a config file must be a small regular file; a bad line is named with its number",

@@ -133,12 +133,8 @@ class KernelWorkload : public Workload {
   public:
     explicit KernelWorkload(const WorkloadOptions& options)
         : options_(options), jobs_(effective_jobs(options.jobs)), dir_(options.workdir / "kernel") {
+        check_kernel_config(options.kernel_config);
         if (!is_named_config(options.kernel_config)) {
-            std::error_code ec;
-            if (!fs::is_regular_file(options.kernel_config, ec))
-                throw UsageError(
-                    "--kernel-config: '" + options.kernel_config +
-                    "' is neither tinyconfig, allnoconfig, defconfig nor a config file");
             config_file_ = fs::absolute(options.kernel_config);
         }
     }
@@ -460,6 +456,13 @@ SourceFingerprint fingerprint_source(const fs::path& source) {
         }
     }
     return f;
+}
+
+void check_kernel_config(const std::string& config) {
+    std::error_code ec;
+    if (!is_named_config(config) && !fs::is_regular_file(config, ec))
+        throw UsageError("--kernel-config: '" + config +
+                         "' is neither tinyconfig, allnoconfig, defconfig nor a config file");
 }
 
 std::unique_ptr<Workload> make_kernel_workload(const WorkloadOptions& options) {

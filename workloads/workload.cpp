@@ -10,11 +10,16 @@
 namespace contest {
 
 std::unique_ptr<Workload> make_workload(const WorkloadOptions& options) {
+    check_workload_kind(options.kind);
     if (options.kind == "synthetic") return make_synthetic_workload(options);
     if (options.kind == "kernel") return make_kernel_workload(options);
-    if (options.kind == "command") return make_command_workload(options);
-    throw UsageError("--workload: unknown workload '" + options.kind +
-                     "' (synthetic, kernel or command)");
+    return make_command_workload(options);
+}
+
+void check_workload_kind(const std::string& kind) {
+    if (kind != "synthetic" && kind != "kernel" && kind != "command")
+        throw UsageError("--workload: unknown workload '" + kind +
+                         "' (synthetic, kernel or command)");
 }
 
 unsigned effective_jobs(unsigned jobs) {

@@ -36,9 +36,10 @@ class Workload {
   public:
     virtual ~Workload() = default;
     virtual std::string name() const = 0;
-    // Once per contest run, untimed. Throws EnvironmentError when it cannot.
+    // Once per contest run, untimed. Throws EnvironmentError when it cannot,
+    // StepFailed when one of its steps (unpack, configure, a command) fails.
     virtual void prepare(Progress& progress) = 0;
-    // Before every timed run, untimed. Throws std::runtime_error on failure.
+    // Before every timed run, untimed. Throws StepFailed when the step fails.
     virtual void clean() = 0;
     // The command to time.
     virtual Command timed_command() const = 0;
@@ -52,6 +53,10 @@ class Workload {
 
 // Makes the workload named by options.kind; UsageError for an unknown kind.
 std::unique_ptr<Workload> make_workload(const WorkloadOptions& options);
+// UsageError unless kind is synthetic, kernel or command.
+void check_workload_kind(const std::string& kind);
+// UsageError unless config is tinyconfig, allnoconfig, defconfig or a file.
+void check_kernel_config(const std::string& config);
 
 // contest_parallelism() (contest/sys/machine.h) unless jobs is set.
 unsigned effective_jobs(unsigned jobs);

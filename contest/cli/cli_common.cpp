@@ -119,6 +119,16 @@ po::parsed_options parsed(const po::options_description& options,
 
 }  // namespace
 
+std::string with_range(std::string name, const std::string& min, const std::string& max) {
+    const std::string range = " (" + min + " to " + max + ")";
+    const auto default_at = name.find(" (=");
+    return name.insert(default_at == std::string::npos ? name.size() : default_at, range);
+}
+
+void check_text_or_json(const std::string& format) {
+    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
+}
+
 std::string option_error_text(const po::error& e) {
     return OptionErrorText::of(e);
 }

@@ -4,12 +4,14 @@
 // one line naming the option (or file and line) for anything wrong.
 #include <charconv>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include <boost/program_options.hpp>
 
+#include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -52,11 +54,25 @@ void store_config_file(const std::string& path, const po::options_description& o
 
 // A number option's value, written to *store and refused with exit 2 naming
 // the option and its range when it is not a number from min to max (so
-// "-1" is refused, never wrapped into 4294967295). Every number option of
-// every command is declared with it:
-//   ("runs,n", bounded(&rc.runs, 1u, 1000u)->default_value(3), "...")
+// "-1" is refused, never wrapped into 4294967295); --help shows the range
+// after the value's name. The one way a number option is declared, in every
+// command:
+//   ("warmup", bounded(&rc.warmup_s, 0.0, 3600.0)->default_value(3.0), "...")
 template <typename T>
 po::typed_value<T>* bounded(T* store, T min, T max);
+
+// A value checked as it is parsed: check throws UsageError saying what is
+// wrong. Checked there, not after, so that a bad value in a config file is
+// named with its file and line like any other bad line.
+//   ("order", checked(&a.order, check_run_order), "...")
+template <typename T>
+po::typed_value<T>* checked(T* store, std::type_identity_t<std::function<void(const T&)>> check);
+
+// --duration of load and latency: a tenth of a second to a day.
+inline constexpr double kMinDurationS = 0.1, kMaxDurationS = 86400;
+
+// UsageError unless format is text or json (--format of load and latency).
+void check_text_or_json(const std::string& format);
 
 // The significance levels report and compare take.
 inline constexpr double kMinAlpha = 1e-6, kMaxAlpha = 0.5;
@@ -69,6 +85,9 @@ template <typename T>
 std::string number_text(T v) requires std::is_integral_v<T> {
     return std::to_string(v);
 }
+
+// How --help shows a value with a range: "N (1 to 1000)", before the default.
+std::string with_range(std::string name, const std::string& min, const std::string& max);
 
 template <typename T>
 class BoundedValue : public po::typed_value<T> {
@@ -94,13 +113,43 @@ class BoundedValue : public po::typed_value<T> {
         value_store = v;
     }
 
+    std::string name() const override {
+        return with_range(po::typed_value<T>::name(), number_text(min_), number_text(max_));
+    }
+
   private:
     T min_, max_;
 };
 
 template <typename T>
+class CheckedValue : public po::typed_value<T> {
+  public:
+    CheckedValue(T* store, std::function<void(const T&)> check)
+        : po::typed_value<T>(store), check_(std::move(check)) {}
+
+    void xparse(boost::any& value_store, const std::vector<std::string>& tokens) const override {
+        po::typed_value<T>::xparse(value_store, tokens);
+        try {
+            check_(boost::any_cast<const T&>(value_store));
+        } catch (const UsageError& e) {
+            // A plain po::error: its text is taken as it is, with no
+            // placeholder of Boost's to fill in.
+            throw po::error(e.what());
+        }
+    }
+
+  private:
+    std::function<void(const T&)> check_;
+};
+
+template <typename T>
 po::typed_value<T>* bounded(T* store, T min, T max) {
     return new BoundedValue<T>(store, min, max);
+}
+
+template <typename T>
+po::typed_value<T>* checked(T* store, std::type_identity_t<std::function<void(const T&)>> check) {
+    return new CheckedValue<T>(store, std::move(check));
 }
 
 }  // namespace contest

@@ -102,7 +102,7 @@ int cmd_compare(int argc, char** argv) {
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
                              "where labels are looked up")(
-        "format,f", po::value(&format)->value_name("F")->default_value("text"),
+        "format,f", checked(&format, check_table_format)->value_name("F")->default_value("text"),
         "text, markdown, csv or json")("plot", po::value(&plot)->value_name("FILE.svg"),
                                        "also draw Ratio per load for both, with 95% CI error "
                                        "bars, as SVG")(
@@ -113,8 +113,6 @@ int cmd_compare(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (sides.size() != 2) throw UsageError("contest compare: give BASE and NEW (labels or files)");
     check_judging_options(options, correction);
-    if (format != "text" && format != "markdown" && format != "csv" && format != "json")
-        throw UsageError("--format " + format + ": unknown format (text, markdown, csv or json)");
 
     SideResolver resolver(results_dir);
     auto base = resolver.resolve(sides[0]);

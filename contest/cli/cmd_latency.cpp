@@ -107,14 +107,14 @@ int cmd_latency(int argc, char** argv) {
     LoadOptions lo;
     // clang-format off
     cl.options.add_options()
-        ("duration,d", po::value(&duration)->default_value(10.0)->value_name("S"), "seconds to measure")
-        ("probe", po::value(&probe)->default_value("cyclic")->value_name("P"), "cyclic | audio | video")
-        ("interval-us", po::value(&interval_us)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
-        ("method", po::value(&method)->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
-        ("policy", po::value(&policy)->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
-        ("priority", po::value(&priority)->default_value(50)->value_name("N"), "fifo, rr: 1..99")
-        ("dist", po::value(&dist_ns)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
-        ("format", po::value(&format)->default_value("text")->value_name("F"), "text | json")
+        ("duration,d", bounded(&duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
+        ("probe", checked(&probe, [](const std::string& p) { parse_probe_kind(p); })->default_value("cyclic")->value_name("P"), "cyclic | audio | video")
+        ("interval-us", bounded(&interval_us, kMinIntervalUs, kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
+        ("method", checked(&method, [](const std::string& m) { parse_sleep_method(m); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
+        ("policy", checked(&policy, [](const std::string& p) { parse_sched_policy(p); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
+        ("priority", bounded(&priority, kMinPriority, kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
+        ("dist", bounded(&dist_ns, kMinDistNs, kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
+        ("format", checked(&format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
         ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
         ("load", po::value(&load_name)->value_name("NAME"), "run next to this load (see contest loads)")
         ("workdir", po::value(&workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)");
@@ -123,8 +123,6 @@ int cmd_latency(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     finish_load_options(lo, text);
-    if (!(duration > 0)) throw UsageError("--duration must be > 0");
-    if (format != "text" && format != "json") throw UsageError("--format must be text or json");
     if (dist_ns <= 0 || dist_ns % kFineWidthNs != 0)
         throw UsageError("--dist " + std::to_string(dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");

@@ -67,9 +67,9 @@ void describe_load_options(CommandLine& cl, LoadArguments& a) {
     // clang-format off
     cl.options.add_options()
         ("name", po::value(&a.name)->value_name("NAME"), "the load (also positional)")
-        ("duration,d", bounded(&a.duration, 0.1, 86400.0)->default_value(5.0)->value_name("S"), "seconds to run it")
+        ("duration,d", bounded(&a.duration, kMinDurationS, kMaxDurationS)->default_value(5.0)->value_name("S"), "seconds to run it")
         ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
-        ("format", po::value(&a.format)->default_value("text")->value_name("F"), "text | json");
+        ("format", checked(&a.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json");
     // clang-format on
     add_load_options(cl.options, a.lo, a.text);
     cl.positional.add("name", 1);
@@ -78,7 +78,6 @@ void describe_load_options(CommandLine& cl, LoadArguments& a) {
 void check_load_arguments(LoadArguments& a) {
     finish_load_options(a.lo, a.text);
     if (a.name.empty()) throw UsageError("contest load: which load? (see contest loads)");
-    if (a.format != "text" && a.format != "json") throw UsageError("--format must be text or json");
     if (a.workdir.empty()) a.workdir = default_workdir().string();
     a.lo.workdir = a.workdir;
 }

@@ -29,6 +29,9 @@ std::string run_title(const ResultFile& file, const RunRecord& run) {
     return file.label + text;
 }
 
+// --run N: far beyond any result file's runs.
+constexpr int kMaxRunNumber = 1'000'000;
+
 // A UsageError's text, built by appending: GCC 12 -O3 warns on "literal" +
 // a temporary string (-Wstringop-overflow).
 [[noreturn]] void refuse(std::initializer_list<std::string> parts) {
@@ -90,9 +93,10 @@ int cmd_report(int argc, char** argv) {
     std::string baseline, plot, correction, timeline;
     std::vector<std::string> timeline_loads;
     int timeline_run = 0;
-    cl.options.add_options()("format,f",
-                             po::value(&options.format)->value_name("F")->default_value("text"),
-                             "text, markdown, csv or json")(
+    cl.options.add_options()(
+        "format,f",
+        checked(&options.format, check_table_format)->value_name("F")->default_value("text"),
+        "text, markdown, csv or json")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "the label the others are compared with (default: the label that ran first)")(
         "stats,s", po::bool_switch(&options.stats),
@@ -110,7 +114,7 @@ int cmd_report(int argc, char** argv) {
         "add pressure stalls and vmstat deltas per load and label (from the runs' timelines)")(
         "timeline", po::value(&timeline)->value_name("FILE.svg"),
         "draw one result file's run over time as SVG (--run N, or --load L side by side)")(
-        "run", po::value(&timeline_run)->value_name("N"),
+        "run", bounded(&timeline_run, 1, kMaxRunNumber)->value_name("N"),
         "--timeline: the file's Nth run; with --load, each load's run N")(
         "load", po::value(&timeline_loads)->value_name("L"),
         "--timeline: a load whose run goes in a column of its own (repeatable)")(

@@ -17,7 +17,9 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/workdir.h"
+#include "loads/registry.h"
 #include "workloads/synthetic_generator.h"
+#include "workloads/workload.h"
 
 namespace contest {
 namespace {
@@ -28,6 +30,8 @@ namespace {
 constexpr unsigned kMaxRuns = 1000;
 constexpr unsigned kMaxJobs = 4096;
 constexpr double kMaxWarmupSeconds = 3600;
+// --runs is a number or auto, so not a bounded() one: its range is said here.
+const std::string kRunsValueName = "N (1 to " + std::to_string(kMaxRuns) + ", or auto)";
 
 std::string default_label() {
     struct utsname u {};
@@ -59,6 +63,27 @@ std::vector<std::string> split_load_names(const std::vector<std::string>& values
     return out;
 }
 
+// --runs as a number of runs, or 0 for auto; UsageError for anything else.
+unsigned runs_of(const std::string& runs) {
+    if (runs == "auto") return 0;
+    try {
+        std::size_t used = 0;
+        const unsigned long n = std::stoul(runs, &used);
+        if (used != runs.size() || runs[0] == '-' || n < 1 || n > kMaxRuns)
+            throw std::invalid_argument(runs);
+        return static_cast<unsigned>(n);
+    } catch (const std::logic_error&) {
+        throw UsageError("'--runs' must be from 1 to " + std::to_string(kMaxRuns) +
+                         " or auto, not '" + runs + "'");
+    }
+}
+
+// Every name is a load, `default` or `all` (whether it can run here is
+// checked later, with the load options).
+void check_load_names(const std::vector<std::string>& values) {
+    for (const auto& name : split_load_names(values)) check_load_name(name);
+}
+
 // --runs N, or auto (rounds until the widest Ratio CI reaches --target-ci).
 void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
     if (runs == "auto") {
@@ -70,15 +95,30 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
         rc.auto_runs = auto_runs;
         return;
     }
+    rc.runs = runs_of(runs);
+}
+
+void check_runs(const std::string& runs) {
+    runs_of(runs);
+}
+
+void check_order(const std::string& order) {
+    parse_run_order(order);
+}
+
+void check_label(const std::string& label) {
+    if (auto why = label_problem(label)) throw UsageError("--label " + *why);
+}
+
+// The probes' checks name contest latency's options (--method): here they
+// are --latency-*.
+void as_latency_option(const std::function<void()>& check) {
     try {
-        std::size_t used = 0;
-        const unsigned long n = std::stoul(runs, &used);
-        if (used != runs.size() || runs[0] == '-' || n < 1 || n > kMaxRuns)
-            throw std::invalid_argument(runs);
-        rc.runs = static_cast<unsigned>(n);
-    } catch (const std::logic_error&) {
-        throw UsageError("'--runs' must be from 1 to " + std::to_string(kMaxRuns) +
-                         " or auto, not '" + printable(runs) + "'");
+        check();
+    } catch (const UsageError& e) {
+        const std::string why = e.what();
+        if (!why.starts_with("--") || why.starts_with("--latency")) throw;
+        throw UsageError("--latency-" + why.substr(2));
     }
 }
 
@@ -103,11 +143,11 @@ void add_latency_options(po::options_description& options, RunArguments& a) {
     options.add_options()
         ("latency", po::value(&a.latency)->implicit_value("cyclic")->value_name("PROBES"),
          "latency probes during every workload run: cyclic,audio,video (bare: cyclic)")
-        ("latency-interval-us", po::value(&a.latency_interval_us)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
-        ("latency-method", po::value(&a.latency_method)->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
-        ("latency-policy", po::value(&a.latency_policy)->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
-        ("latency-priority", po::value(&a.latency_priority)->default_value(50)->value_name("N"), "fifo, rr: 1..99")
-        ("latency-dist", po::value(&a.config.latency_dist_ns)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)")
+        ("latency-interval-us", bounded(&a.latency_interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
+        ("latency-method", checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
+        ("latency-policy", checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
+        ("latency-priority", bounded(&a.latency_priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
+        ("latency-dist", bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)")
         ("latency-raw", po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE");
     // clang-format on
 }
@@ -123,16 +163,11 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
         throw UsageError("--latency-dist " + std::to_string(rc.latency_dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
     using namespace latency;
-    try {
+    as_latency_option([&] {
         rc.latency_probes =
             make_probe_list(a.latency, a.latency_interval_us, parse_sleep_method(a.latency_method),
                             parse_sched_policy(a.latency_policy), a.latency_priority);
-    } catch (const UsageError& e) {
-        // The probe's checks name contest latency's options (--method): here they are --latency-*.
-        const std::string why = e.what();
-        if (!why.starts_with("--") || why.starts_with("--latency")) throw;
-        throw UsageError("--latency-" + why.substr(2));
-    }
+    });
     if (!a.latency_raw.empty())
         for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
 }
@@ -149,21 +184,21 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
     // One option a line reads as a table; keep clang-format out of it.
     // clang-format off
     cl.options.add_options()
-        ("label,k", po::value(&rc.label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
-        ("runs,n", po::value(&a.runs)->default_value("3")->value_name("N"),
+        ("label,k", checked(&rc.label, check_label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
+        ("runs,n", checked(&a.runs, check_runs)->default_value("3")->value_name(kRunsValueName),
          "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci")
         ("target-ci", bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
          "--runs auto: the widest Ratio CI half-width to reach, in %")
         ("max-runs", bounded(&a.auto_runs.max_runs, 1u, kMaxRuns)->default_value(15)->value_name("N"),
          "--runs auto: at most this many rounds")
-        ("workload,w", po::value(&rc.workload.kind)->value_name("W"),
+        ("workload,w", checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
          "synthetic | kernel | command (default: kernel when a source is found, else synthetic)")
         ("jobs,j", bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
         ("synthetic-size", bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
          "synthetic: translation units in the generated project")
         ("kernel-source", po::value<std::string>()->value_name("P"),
          "kernel: tarball or tree (default: newest /usr/src/linux-source-*.tar.*)")
-        ("kernel-config", po::value(&rc.workload.kernel_config)->default_value("tinyconfig")->value_name("C"),
+        ("kernel-config", checked(&rc.workload.kernel_config, check_kernel_config)->default_value("tinyconfig")->value_name("C"),
          "kernel: tinyconfig | allnoconfig | defconfig | a .config file")
         ("workload-cmd", po::value(&rc.workload.workload_cmd)->value_name("CMD"), "command: the timed command")
         ("prepare-cmd", po::value(&rc.workload.prepare_cmd)->value_name("CMD"), "command: run once before all runs")
@@ -172,7 +207,7 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("results", po::value(&a.results)->value_name("D"), "where result files go (default results/)")
         ("warmup", bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts")
-        ("order", po::value(&a.order)->default_value("shuffled")->value_name("O"),
+        ("order", checked(&a.order, check_order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next")
         ("timeout", bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)")
@@ -191,7 +226,7 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("vary-label", po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
          "--vary: each value's label, from {label} {vary} {knob} {value} {knob2} {value2}")
         ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
-        ("load", po::value(&a.loads)->value_name("LOAD"), "loads to run (also positional)");
+        ("load", checked(&a.loads, check_load_names)->value_name("LOAD"), "loads to run (also positional)");
     // clang-format on
     add_load_options(cl.options, rc.load, a.load_text);
     add_latency_options(cl.options, a);

@@ -57,6 +57,13 @@ class LoadOptionValue : public po::typed_value<std::string> {
         value_store = token;
     }
 
+    std::string name() const override {
+        const std::string base = po::typed_value<std::string>::name();
+        if (option_.kind == LoadOptionKind::text) return base;
+        return with_range(base, number_text(option_.min),
+                          option_.max == 0 ? std::string("any") : number_text(option_.max));
+    }
+
   private:
     const LoadOption& option_;
 };

@@ -59,6 +59,9 @@ int exit_code_for_current_exception() {
     } catch (const contest::EnvironmentError& e) {
         say(e.what());
         return contest::kExitEnvironment;
+    } catch (const contest::StepFailed& e) {
+        say(e.what());
+        return contest::kExitSomeRunsFailed;
     } catch (const contest::Interrupted&) {
         say("interrupted");
         return contest::kExitInterrupted;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "contest/cli/cli_common.h"
+#include "contest/report/multiple_comparisons.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
@@ -15,7 +16,10 @@ void add_judging_options(po::options_description& od, ReportOptions& options,
         "alpha",
         bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
         "significance level of the marks and the verdict")(
-        "correction", po::value(&correction)->value_name("C")->default_value("holm"),
+        "correction",
+        checked(&correction, [](const std::string& c) { stats::parse_correction(c); })
+            ->value_name("C")
+            ->default_value("holm"),
         "over all the tests behind one table: holm, bh (Benjamini-Hochberg) or none")(
         "min-effect",
         bounded(&options.min_effect_pct, 0.0, 100.0)->value_name("PCT")->default_value(1, "1"),
@@ -28,6 +32,11 @@ void check_judging_options(ReportOptions& options, const std::string& correction
     if (!(options.min_effect_pct >= 0 && std::isfinite(options.min_effect_pct)))
         throw UsageError("--min-effect must be a percentage of 0 or more");
     options.correction = stats::parse_correction(correction);
+}
+
+void check_table_format(const std::string& format) {
+    if (format != "text" && format != "markdown" && format != "csv" && format != "json")
+        throw UsageError("--format " + format + ": unknown format (text, markdown, csv or json)");
 }
 
 }  // namespace contest

@@ -14,5 +14,8 @@ void add_judging_options(boost::program_options::options_description& od, Report
                          std::string& correction);
 // Throws UsageError naming the option that is out of range.
 void check_judging_options(ReportOptions& options, const std::string& correction);
+// UsageError unless format is text, markdown, csv or json (--format of
+// report and compare).
+void check_table_format(const std::string& format);
 
 }  // namespace contest

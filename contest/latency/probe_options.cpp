@@ -69,11 +69,10 @@ ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepM
     o.policy = policy;
     switch (kind) {
         case ProbeKind::cyclic:
-            // Below 10 us a wake-up costs about what it measures; above 10 s a
-            // window holds too few to say anything.
-            if (interval_us < 10 || interval_us > 10'000'000)
-                throw UsageError("--interval-us " + std::to_string(interval_us) +
-                                 ": must be 10..10000000");
+            if (interval_us < kMinIntervalUs || interval_us > kMaxIntervalUs)
+                throw UsageError("--interval-us " + std::to_string(interval_us) + ": must be " +
+                                 std::to_string(kMinIntervalUs) + ".." +
+                                 std::to_string(kMaxIntervalUs));
             o.period_ns = interval_us * 1000;
             break;
         case ProbeKind::audio:  // interbench: 50 ms, 5% of a CPU

@@ -15,6 +15,14 @@ enum class ProbeKind { cyclic, audio, video };
 enum class SleepMethod { clock_ns, posix_ns, itimer, poll };
 enum class SchedPolicy { other, fifo, rr };
 
+// The ranges the command line holds the numbers to. A wake-up below 10 us
+// costs about what it measures; above 10 s a window holds too few.
+inline constexpr std::int64_t kMinIntervalUs = 10, kMaxIntervalUs = 10'000'000;
+// SCHED_FIFO's and SCHED_RR's priorities on Linux.
+inline constexpr int kMinPriority = 1, kMaxPriority = 99;
+// The distribution's bucket width: the histogram's 1 us, up to a second.
+inline constexpr std::int64_t kMinDistNs = 1000, kMaxDistNs = 1'000'000'000;
+
 std::string_view name_of(ProbeKind k);
 std::string_view name_of(SleepMethod m);
 std::string_view name_of(SchedPolicy p);

@@ -233,7 +233,19 @@ class SuiteRunner {
         rec.load_secondary_unit = info.secondary_unit;
 
         progress_.status(head + "  cleaning" + eta_.text(0));
-        workload_.clean();
+        try {
+            workload_.clean();
+        } catch (const StepFailed& e) {
+            // The user's clean (or make clean) failed: this run cannot be
+            // timed, the next may be.
+            rec.status = RunStatus::workload_failed;
+            rec.reason = e.what();
+            const std::string tail = e.log().empty() ? "" : indented_tail(e.log(), 10);
+            report_failure(info, i,
+                           rec.reason + (tail.empty() ? "" : "; its last lines:\n" + tail));
+            progress_.note(summary_line(head, rec));
+            return rec;
+        }
         rec.caches = cache_state(info);
 
         if (info.does_work()) {

@@ -94,8 +94,7 @@ ExitInfo wait_child(pid_t pid, Clock::time_point started, const WaitHooks& hooks
     // time_point::max() stands for "not set".
     constexpr auto kNever = Clock::time_point::max();
     Clock::time_point deadline = kNever, kill_at = kNever;
-    if (hooks.timeout)
-        deadline = started + std::chrono::duration_cast<Clock::duration>(*hooks.timeout);
+    if (hooks.timeout) deadline = deadline_after(started, *hooks.timeout);
     auto next_tick = Clock::now() + hooks.tick_interval;
     Clock::time_point ended{};
     for (;;) {

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 
 #include "contest/sys/errors.h"
 
@@ -55,22 +56,38 @@ void throw_if_interrupted() {
 
 void interruptible_sleep(double seconds) {
     throw_if_interrupted();
-    struct timespec start {};
-    ::clock_gettime(CLOCK_MONOTONIC, &start);
+    const auto start = std::chrono::steady_clock::now();
+    const std::chrono::duration<double> length(seconds);
     for (;;) {
-        struct timespec now {};
-        ::clock_gettime(CLOCK_MONOTONIC, &now);
-        double elapsed =
-            double(now.tv_sec - start.tv_sec) + double(now.tv_nsec - start.tv_nsec) / 1e9;
-        double left = seconds - elapsed;
-        if (left <= 0) return;
+        const std::chrono::duration<double> left =
+            length - (std::chrono::steady_clock::now() - start);
+        if (!(left.count() > 0)) return;
         struct pollfd pfd {
             interrupt_fd(), POLLIN, 0
         };
-        int ms = int(std::ceil(left * 1000));
-        ::poll(&pfd, pfd.fd >= 0 ? 1 : 0, ms);
+        ::poll(&pfd, pfd.fd >= 0 ? 1 : 0, poll_timeout_ms(left));
         throw_if_interrupted();
     }
+}
+
+int poll_timeout_ms(std::chrono::duration<double> left) {
+    const double ms = std::ceil(left.count() * 1000);
+    if (!(ms > 0)) return 0;
+    if (ms >= static_cast<double>(std::numeric_limits<int>::max()))
+        return std::numeric_limits<int>::max();
+    return static_cast<int>(ms);
+}
+
+std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point start,
+                                                     std::chrono::duration<double> length) {
+    using Clock = std::chrono::steady_clock;
+    if (!(length.count() > 0)) return start;
+    // A second short of the end: a double's rounding near 2^63 ns is far
+    // less, so the cast below cannot overflow.
+    const std::chrono::duration<double> room =
+        Clock::time_point::max() - start - std::chrono::seconds(1);
+    if (!(length < room)) return Clock::time_point::max();
+    return start + std::chrono::duration_cast<Clock::duration>(length);
 }
 
 }  // namespace contest

@@ -373,8 +373,9 @@ void run_checked(const std::vector<std::string>& argv, const SpawnOptions& optio
 
 void throw_step_failed(const std::string& what, const ExitInfo& info, const SpawnOptions& options) {
     std::string msg = what + " failed (" + info.describe() + ")";
-    if (auto log = options.log()) msg += "; see " + log->string();
-    throw std::runtime_error(msg);
+    const auto log = options.log();
+    if (log) msg += "; see " + log->string();
+    throw StepFailed(msg, what, log ? log->string() : std::string());
 }
 
 ExecGate::ExecGate() {

@@ -131,8 +131,8 @@ pid_t fork_function(const std::function<int()>& fn, const ChildTies& ties = {});
 std::string command_output(const std::vector<std::string>& argv, SpawnOptions options = {});
 
 // Runs argv to completion (untimed helper steps: prepare, clean), in its own
-// group, reaped and stopped. Throws std::runtime_error naming `what`, the
-// status and the log when it fails; EnvironmentError when it cannot start.
+// group, reaped and stopped. Throws StepFailed naming `what`, the status and
+// the log when it fails; EnvironmentError when it cannot start.
 void run_checked(const std::vector<std::string>& argv, const SpawnOptions& options,
                  const std::string& what);
 

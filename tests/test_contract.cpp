@@ -1,0 +1,129 @@
+// docs/contract.md is the user's contract ("what is not here is not
+// promised"): these tests hold it to the binary. Every command and every
+// --option the binary has is named there, and it names none the binary does
+// not have; every number option shows its range in --help; and the worked
+// examples of docs/report.md are what contest really prints.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "test_helpers.h"
+
+using namespace contest;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kSource = CONTEST_SOURCE_DIR;
+
+std::set<std::string> long_options_in(const std::string& text) {
+    static const std::regex option("--([a-z][a-z0-9-]*[a-z0-9])");
+    std::set<std::string> out;
+    for (std::sregex_iterator it(text.begin(), text.end(), option), end; it != end; ++it)
+        out.insert(it->str());
+    return out;
+}
+
+std::string help_of(const test::ScratchDir& dir, std::vector<std::string> args) {
+    auto o = test::run_contest_binary(args, dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    return o.out;
+}
+
+// The commands `contest --help` lists, one a line under "commands:".
+std::vector<std::string> commands(const std::string& top_help) {
+    std::vector<std::string> out;
+    std::istringstream in(top_help.substr(top_help.find("commands:\n")));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line) && line.starts_with("  "))
+        out.push_back(line.substr(2, line.find(' ', 2) - 2));
+    return out;
+}
+
+std::vector<std::string> words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("docs/contract.md names every command and option, and only those", "[contract][e2e]") {
+    test::ScratchDir dir("contract");
+    const std::string contract = test::slurp(kSource / "docs/contract.md");
+    REQUIRE_FALSE(contract.empty());
+    const std::string top = help_of(dir, {"--help"});
+    const auto names = commands(top);
+    REQUIRE(names.size() >= 7);
+
+    std::set<std::string> in_help = long_options_in(top);
+    for (const auto& name : names) {
+        INFO("command " << name);
+        CHECK_THAT(contract, Catch::Contains("contest " + name + " "));
+        for (const auto& option : long_options_in(help_of(dir, {name, "--help"}))) {
+            INFO("contest " << name << " " << option << " is not in docs/contract.md");
+            CHECK_THAT(contract, Catch::Contains("`" + option) || Catch::Contains(" " + option));
+            in_help.insert(option);
+        }
+    }
+    for (const auto& option : long_options_in(contract)) {
+        INFO(option << " is in docs/contract.md but in no command's --help");
+        CHECK(in_help.count(option) == 1);
+    }
+    // Each command of the contract's own list is one the binary has.
+    const auto block = contract.substr(contract.find("## Commands"));
+    std::istringstream in(block.substr(0, block.find("\n```\n", block.find("```") + 3)));
+    for (std::string line; std::getline(in, line);)
+        if (line.starts_with("contest ")) {
+            INFO(line);
+            CHECK(std::find(names.begin(), names.end(), words(line)[1]) != names.end());
+        }
+}
+
+TEST_CASE("every number option of every command shows its range in --help", "[contract][e2e]") {
+    test::ScratchDir dir("contract-ranges");
+    // "  -n [ --runs ] N (1 to 1000, or auto) (=3)   help": the option, its
+    // value's name and what follows.
+    static const std::regex line_re(R"(^  (?:-\w \[ )?--([a-z0-9-]+)(?: \])? (\S+)(.*)$)");
+    const std::set<std::string> number_names = {"N", "S", "NS", "PCT", "A", "HZ", "B", "MiB"};
+    int numbers = 0;
+    for (const auto& name : commands(help_of(dir, {"--help"}))) {
+        std::istringstream in(help_of(dir, {name, "--help"}));
+        for (std::string line; std::getline(in, line);) {
+            std::smatch m;
+            if (!std::regex_match(line, m, line_re) || !number_names.count(m[2].str())) continue;
+            ++numbers;
+            INFO("contest " << name << " --" << m[1].str() << ": " << line);
+            CHECK(std::regex_search(m[3].str(), std::regex(R"(^ \([-0-9.e]+ to [0-9.e]+[,)])")));
+        }
+    }
+    CHECK(numbers > 20);
+}
+
+TEST_CASE("the examples in docs/report.md are what contest prints on the fixtures",
+          "[contract][e2e]") {
+    test::ScratchDir dir("contract-report");
+    const std::string doc = test::slurp(kSource / "docs/report.md");
+    int examples = 0;
+    for (std::size_t at = doc.find("```\n$ contest "); at != std::string::npos;
+         at = doc.find("```\n$ contest ", at + 1)) {
+        const std::size_t body = doc.find('\n', at + 4) + 1;
+        const std::string command = doc.substr(at + 6, body - at - 7);
+        const std::string shown = doc.substr(body, doc.find("```\n", body) - body);
+        std::vector<std::string> args = words(command);
+        args.erase(args.begin());  // "contest"
+        for (auto& a : args)
+            if (a.starts_with("tests/")) a = (kSource / a).string();
+        auto o = test::run_contest_binary(args, dir.path());
+        INFO(command << "\n(regenerate the example with it, from the source folder)");
+        CHECK(o.exit_code == 0);
+        CHECK(o.out == shown);
+        ++examples;
+    }
+    CHECK(examples >= 2);
+}
