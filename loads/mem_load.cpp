@@ -25,7 +25,7 @@
 namespace contest {
 namespace {
 
-constexpr const LoadOption* kOptions[] = {&kLoadSizeOption};
+constexpr const LoadOption* kMemLoadOptions[] = {&kLoadSizeOption};
 
 constexpr std::uint64_t kMinimumBytes = 16 * kMiB;
 constexpr std::uint64_t kPagesPerUpdate = 256;  // pages touched between counter updates
@@ -136,7 +136,7 @@ extern const LoadInfo kMemLoad{
     .unit_divisor = 1 << 30,
     .secondary_unit = "passes",
     .classes = LoadClass::memory,
-    .options = kOptions,
+    .options = kMemLoadOptions,
     .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
         return std::make_unique<MemLoad>(env);
     },

@@ -53,7 +53,7 @@ constexpr LoadOption kRecordBytes{
     .max = 1 << 20,
     .whole = true,
 };
-constexpr const LoadOption* kOptions[] = {&kRingProcesses, &kRingRecords, &kRecordBytes};
+constexpr const LoadOption* kProcessLoadOptions[] = {&kRingProcesses, &kRingRecords, &kRecordBytes};
 
 bool read_full(int fd, char* buf, std::size_t n) {
     while (n > 0) {
@@ -153,7 +153,7 @@ extern const LoadInfo kProcessLoad{
     .help = "4 x CPUs processes in a ring of pipes passing a few 8 KiB records round",
     .unit = "ring hops",
     .classes = LoadClass::scheduler,
-    .options = kOptions,
+    .options = kProcessLoadOptions,
     .make = make_process_load,
 };
 

@@ -18,7 +18,7 @@
 namespace contest {
 namespace {
 
-constexpr const LoadOption* kOptions[] = {&kLoadSizeOption};
+constexpr const LoadOption* kReadLoadOptions[] = {&kLoadSizeOption};
 
 constexpr std::size_t kReadBytes = 256 << 10;  // a large sequential read, as cat's
 constexpr std::size_t kFillBytes = 1 << 20;
@@ -123,7 +123,7 @@ extern const LoadInfo kReadLoad{
     .unit_divisor = 1 << 20,
     .secondary_unit = "passes",
     .classes = LoadClass::io,
-    .options = kOptions,
+    .options = kReadLoadOptions,
     .make = [](const LoadEnv& env) -> std::unique_ptr<Load> {
         return std::make_unique<ReadLoad>(env);
     },

@@ -36,7 +36,7 @@ constexpr LoadOption kTarSource{
     .value_name = "D",
     .help = "the tree to archive (default: the workload's source; alone, /usr/include)",
 };
-constexpr const LoadOption* kOptions[] = {&kTarSource};
+constexpr const LoadOption* kTarLoadsOptions[] = {&kTarSource};
 
 // Bytes of the regular files under root, without following symlinks: what
 // an archive of it will hold, near enough to check the room for it.
@@ -279,7 +279,7 @@ constexpr LoadInfo tar_entry(std::string_view name, std::string_view help, std::
         .secondary_unit = "archives",
         .classes = LoadClass::io | LoadClass::filesystem,
         .sets = LoadSets::all_only,
-        .options = kOptions,
+        .options = kTarLoadsOptions,
         .unavailable = tar_unavailable,
         .make = make,
     };

@@ -16,10 +16,6 @@ constexpr double kBinsPerDecade = 10;
 constexpr double kMinShare = 1e-6;  // the y axis's floor: one sample in a million
 constexpr double kPanelW = 620, kPanelH = 220, kLeft = 80, kTop = 90, kGap = 70;
 
-std::string num(double v) {
-    return svg_number(v);
-}
-
 // A label's samples in log-spaced bins of latency (us): (bin centre, share).
 std::vector<std::pair<double, double>> log_binned(const LatencyRow& row) {
     std::vector<std::pair<double, double>> out;
@@ -59,20 +55,20 @@ void add_panel(std::string& svg, const ReportModel& model, const Panel& p, doubl
     auto y_of = [&](double share) {
         return top + kPanelH * (-std::log10(std::max(share, kMinShare))) / floor_decades;
     };
-    add("<text x=\"" + num(kLeft) + "\" y=\"" + num(top - 10) + "\" font-weight=\"bold\">" +
-        escape_xml(p.block->load + ": " + p.probe) + "</text>");
+    add("<text x=\"" + svg_number(kLeft) + "\" y=\"" + svg_number(top - 10) +
+        "\" font-weight=\"bold\">" + escape_xml(p.block->load + ": " + p.probe) + "</text>");
     for (double d = 0; d <= decades; ++d) {
         const double x = x_of(std::pow(10, d));
-        add("<line x1=\"" + num(x) + "\" y1=\"" + num(top) + "\" x2=\"" + num(x) + "\" y2=\"" +
-            num(top + kPanelH) + "\" stroke=\"#dddddd\"/>");
-        add("<text x=\"" + num(x) + "\" y=\"" + num(top + kPanelH + 16) +
+        add("<line x1=\"" + svg_number(x) + "\" y1=\"" + svg_number(top) + "\" x2=\"" +
+            svg_number(x) + "\" y2=\"" + svg_number(top + kPanelH) + "\" stroke=\"#dddddd\"/>");
+        add("<text x=\"" + svg_number(x) + "\" y=\"" + svg_number(top + kPanelH + 16) +
             "\" text-anchor=\"middle\" font-size=\"11\">" + fixed(std::pow(10, d), 0) + "</text>");
     }
     for (double d = 0; d <= floor_decades; d += 2) {
         const double y = y_of(std::pow(10, -d));
-        add("<line x1=\"" + num(kLeft) + "\" y1=\"" + num(y) + "\" x2=\"" + num(kLeft + kPanelW) +
-            "\" y2=\"" + num(y) + "\" stroke=\"#dddddd\"/>");
-        add("<text x=\"" + num(kLeft - 6) + "\" y=\"" + num(y + 4) +
+        add("<line x1=\"" + svg_number(kLeft) + "\" y1=\"" + svg_number(y) + "\" x2=\"" +
+            svg_number(kLeft + kPanelW) + "\" y2=\"" + svg_number(y) + "\" stroke=\"#dddddd\"/>");
+        add("<text x=\"" + svg_number(kLeft - 6) + "\" y=\"" + svg_number(y + 4) +
             "\" text-anchor=\"end\" font-size=\"11\">1e-" + fixed(d, 0) + "</text>");
     }
     for (std::size_t i = 0; i < model.labels.size(); ++i)
@@ -81,9 +77,9 @@ void add_panel(std::string& svg, const ReportModel& model, const Panel& p, doubl
             std::string path;
             for (const auto& [us, share] : log_binned(row)) {
                 path += path.empty() ? 'M' : 'L';
-                path += num(x_of(us));
+                path += svg_number(x_of(us));
                 path += ' ';
-                path += num(y_of(share));
+                path += svg_number(y_of(share));
             }
             add("<path d=\"" + path + "\" stroke=\"" + kSvgPalette[i % std::size(kSvgPalette)] +
                 "\" stroke-width=\"2\" fill=\"none\"><title>" +
@@ -91,9 +87,11 @@ void add_panel(std::string& svg, const ReportModel& model, const Panel& p, doubl
                            fixed(row.max_ns / 1000, 1) + " us") +
                 "</title></path>");
         }
-    add("<path d=\"M" + num(kLeft) + " " + num(top) + "V" + num(top + kPanelH) + "H" +
-        num(kLeft + kPanelW) + "\" stroke=\"#000000\" fill=\"none\"/>");
-    add("<text x=\"" + num(kLeft + kPanelW / 2) + "\" y=\"" + num(top + kPanelH + 34) +
+    add("<path d=\"M" + svg_number(kLeft) + " " + svg_number(top) + "V" +
+        svg_number(top + kPanelH) + "H" + svg_number(kLeft + kPanelW) +
+        "\" stroke=\"#000000\" fill=\"none\"/>");
+    add("<text x=\"" + svg_number(kLeft + kPanelW / 2) + "\" y=\"" +
+        svg_number(top + kPanelH + 34) +
         "\" text-anchor=\"middle\" font-size=\"12\">wake-up latency (us, log)</text>");
 }
 
@@ -112,15 +110,16 @@ std::string latency_plot_svg(const ReportModel& model) {
     auto add = [&](const std::string& s) { svg += s + "\n"; };
     svg +=
         svg_document_head(width, height, 13, "contest: latency distribution per load and kernel");
-    add("<text x=\"" + num(width / 2) +
+    add("<text x=\"" + svg_number(width / 2) +
         "\" y=\"26\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">"
         "Wake-up latency: share of samples (log) per latency (log)</text>");
     double legend_x = kLeft;
     for (std::size_t i = 0; i < model.labels.size(); ++i) {
         const std::string& label = model.labels[i].label;
-        add("<rect x=\"" + num(legend_x) + "\" y=\"42\" width=\"14\" height=\"14\" fill=\"" +
+        add("<rect x=\"" + svg_number(legend_x) + "\" y=\"42\" width=\"14\" height=\"14\" fill=\"" +
             kSvgPalette[i % std::size(kSvgPalette)] + "\"/>");
-        add("<text x=\"" + num(legend_x + 20) + "\" y=\"54\">" + escape_xml(label) + "</text>");
+        add("<text x=\"" + svg_number(legend_x + 20) + "\" y=\"54\">" + escape_xml(label) +
+            "</text>");
         legend_x += 40 + 7.5 * static_cast<double>(label.size());
     }
     for (std::size_t k = 0; k < panels.size(); ++k)

@@ -14,10 +14,6 @@ namespace contest {
 namespace {
 
 const auto& kPalette = kSvgPalette;
-std::string num(double v) {
-    return svg_number(v);
-}
-
 // Where everything goes: the plot widens with the number of bars, so bars
 // never get thin, and the y axis reaches past the tallest error bar.
 struct Geometry {
@@ -58,16 +54,17 @@ Geometry geometry_for(const ReportModel& model) {
 void add_heading(std::string& svg, const ReportModel& model, const Geometry& g) {
     auto add = [&](const std::string& s) { svg += s + "\n"; };
     svg += svg_document_head(g.width, g.height, 13, "contest: Ratio per load and kernel");
-    add("<text x=\"" + num(g.width / 2) +
+    add("<text x=\"" + svg_number(g.width / 2) +
         "\" y=\"28\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">"
         "Compile time under load, relative to the kernel's own no_load</text>");
     double legend_x = g.left;
     for (std::size_t i = 0; i < model.labels.size(); ++i) {
         const std::string& label = model.labels[i].label;
         const std::string text = label + (label == model.baseline ? " (baseline)" : "");
-        add("<rect x=\"" + num(legend_x) + "\" y=\"48\" width=\"14\" height=\"14\" fill=\"" +
+        add("<rect x=\"" + svg_number(legend_x) + "\" y=\"48\" width=\"14\" height=\"14\" fill=\"" +
             kPalette[i % std::size(kPalette)] + "\"/>");
-        add("<text x=\"" + num(legend_x + 20) + "\" y=\"60\">" + escape_xml(text) + "</text>");
+        add("<text x=\"" + svg_number(legend_x + 20) + "\" y=\"60\">" + escape_xml(text) +
+            "</text>");
         legend_x += 40 + 7.5 * static_cast<double>(text.size());
     }
 }
@@ -76,15 +73,15 @@ void add_grid(std::string& svg, const Geometry& g) {
     auto add = [&](const std::string& s) { svg += s + "\n"; };
     for (double v = 0; v <= g.y_top + g.step / 2; v += g.step) {
         const double y = g.y_of(v);
-        add("<line x1=\"" + num(g.left) + "\" y1=\"" + num(y) + "\" x2=\"" +
-            num(g.left + g.plot_w) + "\" y2=\"" + num(y) + "\" stroke=\"#dddddd\"/>");
-        add("<text x=\"" + num(g.left - 8) + "\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
-            tick_label(v, g.step) + "</text>");
+        add("<line x1=\"" + svg_number(g.left) + "\" y1=\"" + svg_number(y) + "\" x2=\"" +
+            svg_number(g.left + g.plot_w) + "\" y2=\"" + svg_number(y) + "\" stroke=\"#dddddd\"/>");
+        add("<text x=\"" + svg_number(g.left - 8) + "\" y=\"" + svg_number(y + 4) +
+            "\" text-anchor=\"end\">" + tick_label(v, g.step) + "</text>");
     }
-    add("<line x1=\"" + num(g.left) + "\" y1=\"" + num(g.y_of(1)) + "\" x2=\"" +
-        num(g.left + g.plot_w) + "\" y2=\"" + num(g.y_of(1)) +
+    add("<line x1=\"" + svg_number(g.left) + "\" y1=\"" + svg_number(g.y_of(1)) + "\" x2=\"" +
+        svg_number(g.left + g.plot_w) + "\" y2=\"" + svg_number(g.y_of(1)) +
         "\" stroke=\"#555555\" stroke-dasharray=\"6 4\"/>");
-    add("<text transform=\"translate(24 " + num(g.top + g.plot_h / 2) +
+    add("<text transform=\"translate(24 " + svg_number(g.top + g.plot_h / 2) +
         ") rotate(-90)\" text-anchor=\"middle\">Ratio (Time / no_load Time)</text>");
 }
 
@@ -94,9 +91,9 @@ void add_bar(std::string& svg, const Cell& cell, const std::string& load, std::s
     auto add = [&](const std::string& s) { svg += s + "\n"; };
     const double cx = x + g.bar_width / 2;
     const double ratio = *cell.ratio;
-    add("<rect x=\"" + num(x + 1) + "\" y=\"" + num(g.y_of(ratio)) + "\" width=\"" +
-        num(g.bar_width - 2) + "\" height=\"" + num(g.y_of(0) - g.y_of(ratio)) + "\" fill=\"" +
-        kPalette[colour % std::size(kPalette)] + "\"><title>" +
+    add("<rect x=\"" + svg_number(x + 1) + "\" y=\"" + svg_number(g.y_of(ratio)) + "\" width=\"" +
+        svg_number(g.bar_width - 2) + "\" height=\"" + svg_number(g.y_of(0) - g.y_of(ratio)) +
+        "\" fill=\"" + kPalette[colour % std::size(kPalette)] + "\"><title>" +
         escape_xml(cell.label + " under " + load + ": Ratio " + fixed(ratio, 2) + " over " +
                    std::to_string(cell.time.n) + " runs") +
         "</title></rect>");
@@ -105,15 +102,16 @@ void add_bar(std::string& svg, const Cell& cell, const std::string& load, std::s
         const double y_lo = g.y_of(std::max(0.0, ratio - cell.ratio_ci95_half));
         const double y_hi = g.y_of(ratio + cell.ratio_ci95_half);
         const double cap = std::min(6.0, g.bar_width / 3);
-        add("<path d=\"M" + num(cx) + " " + num(y_lo) + "V" + num(y_hi) + "M" + num(cx - cap) +
-            " " + num(y_hi) + "H" + num(cx + cap) + "M" + num(cx - cap) + " " + num(y_lo) + "H" +
-            num(cx + cap) + "\" stroke=\"#222222\" stroke-width=\"1.5\" fill=\"none\"/>");
+        add("<path d=\"M" + svg_number(cx) + " " + svg_number(y_lo) + "V" + svg_number(y_hi) + "M" +
+            svg_number(cx - cap) + " " + svg_number(y_hi) + "H" + svg_number(cx + cap) + "M" +
+            svg_number(cx - cap) + " " + svg_number(y_lo) + "H" + svg_number(cx + cap) +
+            "\" stroke=\"#222222\" stroke-width=\"1.5\" fill=\"none\"/>");
         mark_y = y_hi;
     }
     std::string value = fixed(ratio, 2);
     if (const std::string mark = significance_mark(cell); !mark.empty())
         value += "<tspan font-size=\"14\" font-weight=\"bold\"> " + mark + "</tspan>";
-    add("<text x=\"" + num(cx) + "\" y=\"" + num(mark_y - 5) +
+    add("<text x=\"" + svg_number(cx) + "\" y=\"" + svg_number(mark_y - 5) +
         "\" text-anchor=\"middle\" font-size=\"11\">" + value + "</text>");
 }
 
@@ -129,34 +127,37 @@ void add_group(std::string& svg, const ReportModel& model, std::size_t b, const 
         if (cell && cell->ratio)
             add_bar(svg, *cell, block.load, i, x, g);
         else if (cell)  // ran, but without a no_load to divide by
-            add("<text x=\"" + num(x + g.bar_width / 2) + "\" y=\"" + num(g.y_of(0) - 6) +
+            add("<text x=\"" + svg_number(x + g.bar_width / 2) + "\" y=\"" +
+                svg_number(g.y_of(0) - 6) +
                 "\" text-anchor=\"middle\" font-size=\"10\" fill=\"#777777\">n/a</text>");
     }
     const double label_x = g.left + g.slot * (static_cast<double>(b) + 0.5);
     const double label_y = g.y_of(0) + 20;
     if (g.turn_load_names)
-        add("<text transform=\"translate(" + num(label_x) + " " + num(label_y) +
+        add("<text transform=\"translate(" + svg_number(label_x) + " " + svg_number(label_y) +
             ") rotate(-30)\" text-anchor=\"end\">" + escape_xml(block.load) + "</text>");
     else
-        add("<text x=\"" + num(label_x) + "\" y=\"" + num(label_y) + "\" text-anchor=\"middle\">" +
-            escape_xml(block.load) + "</text>");
+        add("<text x=\"" + svg_number(label_x) + "\" y=\"" + svg_number(label_y) +
+            "\" text-anchor=\"middle\">" + escape_xml(block.load) + "</text>");
 }
 
 // The axes (on top of the grid) and the notes under the chart.
 void add_axes_and_notes(std::string& svg, const ReportModel& model, const Geometry& g) {
     auto add = [&](const std::string& s) { svg += s + "\n"; };
-    add("<path d=\"M" + num(g.left) + " " + num(g.top) + "V" + num(g.y_of(0)) + "H" +
-        num(g.left + g.plot_w) + "\" stroke=\"#000000\" stroke-width=\"1.5\" fill=\"none\"/>");
-    add("<text x=\"" + num(g.left + g.plot_w / 2) + "\" y=\"" +
-        num(g.y_of(0) + (g.turn_load_names ? 84 : 46)) + "\" text-anchor=\"middle\">Load</text>");
+    add("<path d=\"M" + svg_number(g.left) + " " + svg_number(g.top) + "V" + svg_number(g.y_of(0)) +
+        "H" + svg_number(g.left + g.plot_w) +
+        "\" stroke=\"#000000\" stroke-width=\"1.5\" fill=\"none\"/>");
+    add("<text x=\"" + svg_number(g.left + g.plot_w / 2) + "\" y=\"" +
+        svg_number(g.y_of(0) + (g.turn_load_names ? 84 : 46)) +
+        "\" text-anchor=\"middle\">Load</text>");
     // Two short lines rather than one that runs off a narrow chart.
     std::vector<std::string> notes = {
         "Error bars: 95% confidence interval of the Ratio (paired by round: from the per-round "
         "log-ratios; unpaired: Student t, both means); no_load is 1 by definition."};
     if (const auto legend = significance_legend(model); !legend.empty()) notes.push_back(legend);
     for (std::size_t i = 0; i < notes.size(); ++i)
-        add("<text x=\"" + num(g.left) + "\" y=\"" +
-            num(g.height - 14 - 16 * static_cast<double>(notes.size() - 1 - i)) +
+        add("<text x=\"" + svg_number(g.left) + "\" y=\"" +
+            svg_number(g.height - 14 - 16 * static_cast<double>(notes.size() - 1 - i)) +
             "\" font-size=\"11\" fill=\"#444444\">" + escape_xml(notes[i]) + "</text>");
 }
 
