@@ -13,6 +13,7 @@
 
 #include "contest/report/format_compare.h"
 #include "contest/report/formats.h"
+#include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
 #include "test_helpers.h"
@@ -99,6 +100,90 @@ TEST_CASE("compare: faster and slower are told apart", "[compare]") {
     const std::string out = format_compare(compare_model({a, b}, "a"));
     CHECK(out.find("new is slower under no_load (+9.9%)") != std::string::npos);
     CHECK(out.find("new is faster under cpu_load (-11.1%)") != std::string::npos);
+}
+
+namespace {
+
+// Two labels of one --vary run: the runs of both carry its group, and run i
+// of each load ran in round i.
+ResultFile in_vary_group(const std::string& label,
+                         const std::map<std::string, std::vector<double>>& walls) {
+    ResultFile f = make_result(label, walls);
+    f.config = {{"order", "shuffled"}, {"vary", {{"group", "g1"}}}};
+    for (auto& r : f.runs) r.round = r.index;
+    return f;
+}
+
+std::string header_line(const std::string& compare_text) {
+    const auto start = compare_text.find("\nTime: ");
+    REQUIRE(start != std::string::npos);
+    return compare_text.substr(start + 1, compare_text.find('\n', start + 1) - start - 1);
+}
+
+std::string report_as(const std::vector<ResultFile>& files, const std::string& format) {
+    ReportOptions options;
+    options.format = format;
+    options.print_warnings = false;
+    return render_report(files, options);
+}
+
+}  // namespace
+
+TEST_CASE("compare and report name the paired test where labels share --vary rounds", "[compare]") {
+    const std::vector<ResultFile> files = {
+        in_vary_group("a", {{"no_load", {50, 52, 51, 53, 50.5, 52.5}},
+                            {"io_load", {70, 73, 71, 74, 70.4, 73.3}}}),
+        in_vary_group("b", {{"no_load", {51, 53.1, 52, 54, 51.6, 53.4}},
+                            {"io_load", {71.5, 74.3, 72.6, 75.4, 71.7, 74.9}}})};
+    const ReportModel model = compare_model(files, "a");
+    for (const auto& block : model.blocks) {
+        const Cell* b = model.find_cell(block.load, "b");
+        REQUIRE(b->versus);
+        REQUIRE(b->versus->time_test);
+        REQUIRE(b->versus->time_test->method.starts_with("paired t"));
+    }
+    const std::string text = format_compare(model, "text");
+    INFO(text);
+    CHECK(header_line(text).find("p: paired t on per-round log differences") != std::string::npos);
+    CHECK(text.find("Welch") == std::string::npos);  // no row used it
+    const std::string markdown = report_as(files, "markdown");
+    INFO(markdown);
+    CHECK(markdown.find("Change and p-adj (paired t on per-round log differences") !=
+          std::string::npos);
+    CHECK(markdown.find("Welch") == std::string::npos);
+    const auto json = nlohmann::json::parse(report_as(files, "json"));
+    const std::string named = json.at("significance_test");
+    CHECK(named.starts_with("Time: paired t on per-round log differences"));
+    CHECK(named.find("Welch") == std::string::npos);
+}
+
+TEST_CASE("compare and report name Mann-Whitney's U where timed-out runs made it the test",
+          "[compare]") {
+    ResultFile a = make_result("a", {{"no_load", {50, 50.5, 49.5, 50.2, 49.8, 50.1}},
+                                     {"io_load", {130, 131, 129, 130, 130.5, 129.5}}});
+    ResultFile b = make_result("b", {{"no_load", {50.1, 50.4, 49.6, 50.3, 49.9, 50}},
+                                     {"io_load", {132, 133, 131, 132.5, 0, 0}}});
+    for (auto& r : b.runs)
+        if (r.load == "io_load" && r.wall_s == 0) r.status = RunStatus::timed_out;
+    const ReportModel model = compare_model({a, b}, "a");
+    REQUIRE(model.find_cell("io_load", "b")->versus->time_test);
+    REQUIRE(model.find_cell("io_load", "b")->versus->time_test->method.starts_with("Mann-Whitney"));
+    REQUIRE(model.find_cell("no_load", "b")->versus->time_test->method == "Welch t");
+    const std::string header = header_line(format_compare(model, "text"));
+    INFO(header);
+    CHECK(header.find("p: Welch's t-test under no_load; Mann-Whitney U (timed-out runs slowest) "
+                      "under io_load, adjusted") != std::string::npos);
+    const std::string markdown = report_as({a, b}, "markdown");
+    INFO(markdown);
+    CHECK(markdown.find("Change and p-adj (Welch's t-test under no_load; Mann-Whitney U "
+                        "(timed-out runs slowest) under io_load, adjusted") != std::string::npos);
+    const auto json = nlohmann::json::parse(report_as({a, b}, "json"));
+    CHECK(
+        json.at("significance_test")
+            .get<std::string>()
+            .starts_with(
+                "Time: Welch's t-test under no_load; Mann-Whitney U (timed-out runs slowest) under "
+                "io_load;"));
 }
 
 TEST_CASE("contest compare: labels under --results", "[compare][e2e]") {

@@ -18,6 +18,7 @@
 #include "workloads/synthetic_generator.h"
 #include "workloads/words.h"
 #include "workloads/workload.h"
+#include "workloads/workload_registry.h"
 
 using contest::split_words;
 using contest::test::ScratchDir;
@@ -214,6 +215,25 @@ TEST_CASE("make_workload refuses unknown kinds and incomplete commands", "[workl
     options.kind = "kernel";
     options.kernel_config = "no-such-config";
     CHECK_THROWS_WITH(contest::make_workload(options), Catch::Contains("--kernel-config"));
+}
+
+TEST_CASE("make_workload makes each registered kind and names them all when one is unknown",
+          "[workloads]") {
+    contest::WorkloadOptions options;
+    options.workdir = fs::temp_directory_path();
+    options.workload_cmd = "true";  // what the command kind needs
+    for (const auto& info : contest::workload_registry()) {
+        INFO(info.name);
+        CHECK_FALSE(info.help.empty());
+        options.kind = std::string(info.name);
+        CHECK(contest::make_workload(options)->name() == info.name);
+        CHECK(contest::find_workload(info.name) == &info);
+    }
+    options.kind = "bogus";
+    CHECK_THROWS_WITH(
+        contest::make_workload(options),
+        "--workload: unknown workload 'bogus' (" + contest::workload_names(", ", " or ") + ")");
+    CHECK(contest::workload_names(", ", " or ") == "synthetic, kernel or command");
 }
 
 TEST_CASE("the command workload runs the user's argv without a shell", "[workloads][command]") {

@@ -11,7 +11,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"
-#include "contest/report/format_compare.h"
+#include "contest/report/exporters.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
@@ -99,13 +99,13 @@ int cmd_compare(int argc, char** argv) {
     std::vector<std::string> sides;
     std::string results_dir = "results", plot, correction, format = "text";
     ReportOptions options;
+    const std::string formats = exporter_names();
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
                              "where labels are looked up")(
         "format,f", checked(&format, check_table_format)->value_name("F")->default_value("text"),
-        "text, markdown, csv or json")("plot", po::value(&plot)->value_name("FILE.svg"),
-                                       "also draw Ratio per load for both, with 95% CI error "
-                                       "bars, as SVG")(
+        formats.c_str())("plot", po::value(&plot)->value_name("FILE.svg"),
+                         "also draw Ratio per load for both, with 95% CI error bars, as SVG")(
         "side", po::value(&sides)->value_name("BASE NEW"), "the two labels or files");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("side", 2);
@@ -113,6 +113,7 @@ int cmd_compare(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (sides.size() != 2) throw UsageError("contest compare: give BASE and NEW (labels or files)");
     check_judging_options(options, correction);
+    const Exporter& exporter = find_exporter(format);
 
     SideResolver resolver(results_dir);
     auto base = resolver.resolve(sides[0]);
@@ -124,7 +125,7 @@ int cmd_compare(int argc, char** argv) {
 
     const ReportModel model = build_report_model(files, options);
     for (const auto& w : model.warnings) std::cerr << "contest: warning: " << w << "\n";
-    std::cout << format_compare(model, format) << std::flush;
+    std::cout << exporter.compare(model) << std::flush;
     if (!plot.empty()) {
         write_file_atomically(plot, plot_svg(model));
         std::cerr << "contest: plot written to " << plot << "\n";

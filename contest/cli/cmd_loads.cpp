@@ -7,8 +7,8 @@
 #include "contest/cli/load_cli.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/machine.h"
 #include "contest/sys/json_text.h"
+#include "contest/sys/machine.h"
 #include "contest/sys/signals.h"
 #include "loads/registry.h"
 

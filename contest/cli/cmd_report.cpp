@@ -11,6 +11,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"
+#include "contest/report/exporters.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
@@ -93,10 +94,11 @@ int cmd_report(int argc, char** argv) {
     std::string baseline, plot, correction, timeline;
     std::vector<std::string> timeline_loads;
     int timeline_run = 0;
+    const std::string formats = exporter_names();
     cl.options.add_options()(
         "format,f",
         checked(&options.format, check_table_format)->value_name("F")->default_value("text"),
-        "text, markdown, csv or json")(
+        formats.c_str())(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "the label the others are compared with (default: the label that ran first)")(
         "stats,s", po::bool_switch(&options.stats),

@@ -20,6 +20,7 @@
 #include "loads/registry.h"
 #include "workloads/synthetic_generator.h"
 #include "workloads/workload.h"
+#include "workloads/workload_registry.h"
 
 namespace contest {
 namespace {
@@ -192,7 +193,7 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
         ("max-runs", bounded(&a.auto_runs.max_runs, 1u, kMaxRuns)->default_value(15)->value_name("N"),
          "--runs auto: at most this many rounds")
         ("workload,w", checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
-         "synthetic | kernel | command (default: kernel when a source is found, else synthetic)")
+         (workload_names(" | ", " | ") + " (default: kernel when a source is found, else synthetic)").c_str())
         ("jobs,j", bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
         ("synthetic-size", bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
          "synthetic: translation units in the generated project")

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "contest/cli/cli_common.h"
+#include "contest/report/exporters.h"
 #include "contest/report/multiple_comparisons.h"
 #include "contest/sys/errors.h"
 
@@ -35,8 +36,7 @@ void check_judging_options(ReportOptions& options, const std::string& correction
 }
 
 void check_table_format(const std::string& format) {
-    if (format != "text" && format != "markdown" && format != "csv" && format != "json")
-        throw UsageError("--format " + format + ": unknown format (text, markdown, csv or json)");
+    find_exporter(format);  // throws the UsageError naming the formats
 }
 
 }  // namespace contest

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/report/report_warnings.h"
+#include "contest/report/fingerprint.h"
 #include "contest/sys/json_text.h"
 
 namespace contest {

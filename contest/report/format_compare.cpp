@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/report/exporters.h"
 #include "contest/report/formats.h"
-#include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
@@ -219,20 +219,11 @@ std::string geometric_line(const CompareView& view) {
            " (" + signed_percent((view.geometric_mean - 1) * 100) + ")\n";
 }
 
-// Labels of one --vary run are tested paired by round (see the notes).
-const char* time_test_name(const CompareView& view) {
-    for (const auto& f : view.loads)
-        if (f.fresh && f.fresh->versus && f.fresh->versus->time_test &&
-            f.fresh->versus->time_test->method.starts_with("paired"))
-            return "paired t on per-round log differences (one --vary run)";
-    return "Welch's t-test";
-}
-
 std::string as_text(const CompareView& view, const ReportModel& model) {
     std::string out = "base: " + view.base + "\nnew:  " + view.fresh +
                       "\nTime: mean wall seconds ± half-width of the 95% confidence interval; "
                       "p: " +
-                      std::string(time_test_name(view)) + ", adjusted (" +
+                      methods_used(model, "Time", kDefaultTimeTest) + ", adjusted (" +
                       correction_summary(model) +
                       "); Ratio: base -> new, tested on per-round log-ratios\n\n";
     std::vector<std::vector<std::string>> rows;
@@ -430,14 +421,24 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
 
 }  // namespace
 
+std::string compare_text(const ReportModel& model) {
+    return as_text(view_of(model), model);
+}
+
+std::string compare_markdown(const ReportModel& model) {
+    return as_markdown(view_of(model), model);
+}
+
+std::string compare_csv(const ReportModel& model) {
+    return as_csv(view_of(model), model);
+}
+
+std::string compare_json(const ReportModel& model) {
+    return as_json(view_of(model), model);
+}
+
 std::string format_compare(const ReportModel& model, const std::string& format) {
-    if (format != "text" && format != "markdown" && format != "csv" && format != "json")
-        throw UsageError("--format " + format + ": unknown format (text, markdown, csv or json)");
-    const CompareView view = view_of(model);
-    if (format == "markdown") return as_markdown(view, model);
-    if (format == "csv") return as_csv(view, model);
-    if (format == "json") return as_json(view, model);
-    return as_text(view, model);
+    return find_exporter(format).compare(model);
 }
 
 }  // namespace contest

@@ -1,15 +1,21 @@
 #pragma once
 // `contest compare`'s view: two kernels side by side, load by load, with the
-// significance of every difference and a plain verdict, as text, markdown,
-// csv or json.
+// significance of every difference and a plain verdict, in each of the
+// exporters' formats (exporters.h).
 #include <string>
 
 #include "contest/report/report_model.h"
 
 namespace contest {
 
-// The model holds exactly two labels, the baseline first. `format`: text,
-// markdown, csv or json; anything else is a UsageError.
+// The model holds exactly two labels, the baseline first.
+std::string compare_text(const ReportModel& model);
+std::string compare_markdown(const ReportModel& model);
+std::string compare_csv(const ReportModel& model);
+std::string compare_json(const ReportModel& model);
+
+// The comparison in the exporter called `format` (exporters.h); anything
+// else is a UsageError.
 std::string format_compare(const ReportModel& model, const std::string& format = "text");
 
 }  // namespace contest

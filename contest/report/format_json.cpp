@@ -103,25 +103,6 @@ json cell_json(const Cell& cell) {
 
 }  // namespace
 
-json json_number(double v) {
-    // Six significant digits (see six_digits); null where undefined.
-    const std::string digits = six_digits(v);
-    return digits.empty() ? json(nullptr) : json(std::strtod(digits.c_str(), nullptr));
-}
-
-json test_json(const Test& t) {
-    return {
-        {"tests", t.what},
-        {"method", t.method},
-        {"statistic", number(t.statistic)},
-        {"df", number(t.df)},
-        {"p", number(t.p)},
-        {"p_adjusted", number(t.p_adjusted)},
-        {"effect_pct", number(t.effect_pct)},
-        {"significant", t.significant},
-    };
-}
-
 std::string format_json(const ReportModel& model, const ReportOptions& options) {
     json labels = json::array();
     for (const auto& l : model.labels)
@@ -149,9 +130,10 @@ std::string format_json(const ReportModel& model, const ReportOptions& options) 
     report["tests_in_family"] = model.family_size;
     report["min_effect_pct"] = model.min_effect_pct;
     report["significance_test"] =
-        "Time: Welch's t-test (Mann-Whitney U where runs timed out); Ratio: paired t on "
-        "per-round log-ratios against no_load, Welch's t on them between labels; two-sided, "
-        "adjusted over the family";
+        "Time: " + methods_used(model, "Time", "none") +
+        "; Ratio against no_load: " + methods_used(model, "load effect", "none") +
+        "; Ratio between labels: " + methods_used(model, "Ratio", "none") +
+        "; two-sided, adjusted over the family";
     report["labels"] = std::move(labels);
     report["loads"] = std::move(loads);
     report["notes"] = model.notes;

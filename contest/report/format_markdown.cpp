@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/report/cell_columns.h"
 #include "contest/report/formats.h"
 #include "contest/report/observe_tables.h"
 
@@ -64,40 +65,48 @@ std::string format_markdown(const ReportModel& model, const ReportOptions& optio
     std::string out;
     for (const auto& block : model.blocks) {
         out += "### " + escape_cell(block.load) + "\n\n";
-        out += table_row({"Kernel", "Runs", "Time (s)", "± 95% CI", "CPU%", "Loads", "LCPU%",
-                          "Ratio", "Change", "p-adj"});
-        out += "|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|\n";
-        const int loads_digits = loads_decimals(block);
-        const int time_digits = time_decimals(model);
+        std::vector<std::string> head;
+        for (const auto& column : cell_columns())
+            if (!column.markdown_heading.empty()) head.emplace_back(column.markdown_heading);
+        out += table_row(head);
+        // The label, and the p-value with its mark, read left to right.
+        std::string align = "|";
+        for (std::size_t i = 0; i < head.size(); ++i)
+            align += i == 0 || i + 1 == head.size() ? ":--|" : "--:|";
+        out += align + "\n";
+        const CellDigits digits = {time_decimals(model), loads_decimals(block)};
         for (const auto& cell : block.cells) {
-            std::string change = "-", p = "-";
-            if (cell.is_baseline) {
-                change = "baseline";
-            } else if (cell.versus) {
-                change = signed_percent(cell.versus->change_pct);
-                if (cell.versus->time_test) p = format_p(cell.versus->time_test->p_adjusted);
-            }
-            const std::string mark = significance_mark(cell);
-            if (!mark.empty()) p += " " + escape_cell(mark);
-            out += table_row(
-                {escape_cell(cell.label), cell.runs_text(), fixed(cell.time.mean, time_digits),
-                 fixed(cell.time.ci95_half, time_digits), fixed(cell.cpu_pct.mean, 1),
-                 fixed(cell.load_units.mean, loads_digits), fixed(cell.load_cpu_pct.mean, 1),
-                 cell.ratio ? fixed(*cell.ratio, 2) : "-", change, p});
+            std::vector<std::string> cells;
+            for (const auto& column : cell_columns())
+                if (!column.markdown_heading.empty())
+                    cells.push_back(escape_cell(
+                        (column.markdown ? column.markdown : column.text)(cell, digits)));
+            out += table_row(cells);
         }
         out += "\n";
     }
     out += "Loads are counted while the workload runs, in:\n\n";
     for (const auto& block : model.blocks)
         out += "- " + escape_cell(block.load) + ": " + unit_description(block) + "\n";
+    // Appended piece by piece: GCC 12 -O3 warns on "literal" + a temporary.
     out +=
         "\nTime is the mean wall time in seconds of the successful runs; ± is the half-width of "
         "its 95% confidence interval (Student t); Ratio is Time over the same kernel's no_load "
-        "Time; Change and p-adj (Welch's t-test, adjusted: " +
-        correction_summary(model) + ") compare with the baseline.\n";
-    for (const auto& note : model.notes) out += "\n" + escape_cell(note) + "\n";
-    if (const auto legend = significance_legend(model); !legend.empty())
-        out += "\n" + escape_cell(legend) + "\n";
+        "Time; Change and p-adj (";
+    out += methods_used(model, "Time", kDefaultTimeTest);
+    out += ", adjusted: ";
+    out += correction_summary(model);
+    out += ") compare with the baseline.\n";
+    for (const auto& line : model.notes) {
+        out += '\n';
+        out += escape_cell(line);
+        out += '\n';
+    }
+    if (const auto legend = significance_legend(model); !legend.empty()) {
+        out += '\n';
+        out += escape_cell(legend);
+        out += '\n';
+    }
     // --perf, --psi
     for (const auto& table : observe_tables(model, options)) {
         out += "\n### ";
@@ -123,7 +132,10 @@ std::string format_markdown(const ReportModel& model, const ReportOptions& optio
             out += '\n';
         }
     }
-    if (has_latency(model)) out += "\n" + latency_tables(model);
+    if (has_latency(model)) {
+        out += '\n';
+        out += latency_tables(model);
+    }
     return out;
 }
 

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/report/cell_columns.h"
 #include "contest/report/formats.h"
 #include "contest/report/observe_tables.h"
 
@@ -10,48 +11,16 @@ namespace contest {
 namespace {
 
 std::vector<std::string> header(bool with_stats) {
-    if (with_stats)
-        return {"Kernel", "[runs]", "Time", "±CI", "CPU%",   "Loads",
-                "LCPU%",  "Ratio",  "±R",   "pR",  "Change", "p-adj"};
-    return {"Kernel", "[runs]", "Time", "CPU%", "Loads", "LCPU%", "Ratio"};
+    std::vector<std::string> h;
+    for (const auto& column : cell_columns())
+        if (with_stats || !column.stats_only) h.emplace_back(column.text_heading);
+    return h;
 }
 
-// Every run of the cell stopped by --timeout: ">S", S the shortest time one
-// ran before it was stopped (whole seconds, down).
-std::string time_text(const Cell& cell, int time_digits) {
-    if (cell.time.n > 0 || cell.timed_out == 0) return fixed(cell.time.mean, time_digits);
-    double shortest = 0;
-    for (const auto& sr : cell.runs)
-        if (sr.run.status == RunStatus::timed_out && (shortest == 0 || sr.run.wall_s < shortest))
-            shortest = sr.run.wall_s;
-    std::string text = ">";
-    text += std::to_string(static_cast<long>(shortest));
-    return text;
-}
-
-std::vector<std::string> row(const Cell& cell, int time_digits, int loads_digits, bool with_stats) {
-    std::vector<std::string> r = {cell.label, cell.runs_text(), time_text(cell, time_digits)};
-    if (with_stats) r.push_back(fixed(cell.time.ci95_half, time_digits));
-    r.push_back(fixed(cell.cpu_pct.mean, 1));
-    r.push_back(fixed(cell.load_units.mean, loads_digits));
-    r.push_back(fixed(cell.load_cpu_pct.mean, 1));
-    r.push_back(cell.ratio ? fixed(*cell.ratio, 2) : "-");
-    if (with_stats) {
-        const auto& e = cell.ratio_estimate;
-        r.push_back(e ? fixed(e->ci95_half, 2) : "-");
-        r.push_back(e && e->test ? format_p(e->test->p_adjusted) : "-");
-        if (cell.is_baseline) {
-            r.push_back("base");
-            r.push_back("-");
-        } else if (cell.versus) {
-            r.push_back(signed_percent(cell.versus->change_pct));
-            const auto& t = cell.versus->time_test;
-            r.push_back(t ? format_p(t->p_adjusted) : "-");
-        } else {
-            r.push_back("-");
-            r.push_back("-");
-        }
-    }
+std::vector<std::string> row(const Cell& cell, const CellDigits& digits, bool with_stats) {
+    std::vector<std::string> r;
+    for (const auto& column : cell_columns())
+        if (with_stats || !column.stats_only) r.push_back(column.text(cell, digits));
     r.push_back(significance_mark(cell));
     return r;
 }
@@ -91,7 +60,7 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
     for (const auto& block : model.blocks) {
         rows.push_back(header(options.stats));
         for (const auto& cell : block.cells)
-            rows.push_back(row(cell, time_decimals(model), loads_decimals(block), options.stats));
+            rows.push_back(row(cell, {time_decimals(model), loads_decimals(block)}, options.stats));
     }
     std::vector<bool> right(header(options.stats).size() + 1, true);
     right.front() = false;  // Kernel

@@ -1,7 +1,6 @@
 #pragma once
-// One exporter per output format, each rendering the same ReportModel, and
-// the few formatting rules they share (so "-", p-values and units read the
-// same everywhere).
+// The few formatting rules the exporters (exporters.h) share, so "-",
+// p-values and units read the same everywhere.
 #include <string>
 #include <vector>
 
@@ -12,13 +11,6 @@ namespace contest {
 
 // Of the JSON that report --format json and compare --format json print.
 inline constexpr int kReportSchemaVersion = 1;
-
-std::string format_text(const ReportModel& model, const ReportOptions& options);
-std::string format_markdown(const ReportModel& model, const ReportOptions& options);
-std::string format_csv(const ReportModel& model, const ReportOptions& options);
-std::string format_json(const ReportModel& model, const ReportOptions& options);
-
-// --- shared by the exporters ---
 
 // Fixed decimals; "-" for NaN and infinities.
 std::string fixed(double value, int decimals);
@@ -46,6 +38,20 @@ std::string join_list(const std::vector<std::string>& items);
 // Every test of the model, one row each: load, label, what, method,
 // statistic, p, adjusted p, effect, verdict ("yes", "no", "below 1%").
 std::vector<std::vector<std::string>> test_rows(const ReportModel& model);
+// A test's method as prose names it: "Welch's t-test", "paired t on per-round
+// log differences (one --vary run)" (whatever the count of shared rounds),
+// else the method as recorded.
+std::string method_name(const Test& t);
+// The methods the model's tests of `what` ("Time", "Ratio", "load effect")
+// used, as method_name names them: one name when every row used the same,
+// else each with the rows it was used under ("Welch's t-test under cpu_load;
+// Mann-Whitney U (timed-out runs slowest) under io_load"); `none` when no row
+// has such a test.
+std::string methods_used(const ReportModel& model, const std::string& what,
+                         const std::string& none);
+// What text and markdown name as Time's test where no row had the runs for
+// one: the test a row of finished runs gets.
+inline constexpr const char* kDefaultTimeTest = "Welch's t-test";
 // A test's verdict as test_rows has it.
 std::string test_verdict(const Test& t, const ReportModel& model);
 // JSON: six significant digits, null where undefined; a test in full.

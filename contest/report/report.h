@@ -12,7 +12,7 @@
 namespace contest {
 
 struct ReportOptions {
-    std::string format = "text";          // text | markdown | csv | json
+    std::string format = "text";          // an exporter's name (exporters.h)
     std::optional<std::string> baseline;  // label; default the one that ran first
     bool stats = false;                   // --stats: extra columns in text
     double alpha = 0.05;                  // significance level

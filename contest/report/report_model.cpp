@@ -6,7 +6,10 @@
 #include <limits>
 #include <map>
 
+#include "contest/report/fingerprint.h"
+#include "contest/report/report_notes.h"
 #include "contest/report/report_warnings.h"
+#include "contest/report/significance.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "loads/registry.h"

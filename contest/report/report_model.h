@@ -135,8 +135,4 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
 // infinity while some load's is unknown (fewer than two rounds).
 double widest_ratio_ci_pct(const ResultFile& file);
 
-// The fingerprint fields that must agree for two labels to be compared, as
-// "dotted.path" names; each is skipped when either side lacks it.
-const std::vector<std::string>& fingerprint_fields();
-
 }  // namespace contest

@@ -1,12 +1,14 @@
-// The notes under a report's table (see report_warnings.h): how each Ratio
-// was computed, and loads that did not load.
+// The notes under a report's table: how each Ratio was computed, and loads
+// that did not load.
+#include "contest/report/report_notes.h"
+
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "contest/report/formats.h"
 #include "contest/report/ratio.h"
-#include "contest/report/report_warnings.h"
 
 namespace contest {
 
@@ -47,20 +49,28 @@ void note_ratio_method(ReportModel& model) {
 // Labels of one --vary run ran in the same rounds, so their Time and Ratio
 // are compared round by round; the note says where.
 void note_paired_between_labels(ReportModel& model) {
-    std::vector<std::string> paired;
+    std::vector<std::string> paired, elsewhere;  // rows; the other rows' methods
     for (const auto& block : model.blocks)
         for (const auto& cell : block.cells) {
             if (!cell.versus) continue;
-            const auto& v = *cell.versus;
-            const bool time = v.time_test && v.time_test->method.starts_with("paired");
-            const bool ratio = v.ratio_test && v.ratio_test->method.starts_with("paired");
-            if (time || ratio) paired.push_back(block.load + " (" + cell.label + ")");
+            bool any_paired = false;
+            for (const auto* t : {&cell.versus->time_test, &cell.versus->ratio_test}) {
+                if (!*t) continue;
+                if ((*t)->method.starts_with("paired")) {
+                    any_paired = true;
+                } else if (std::find(elsewhere.begin(), elsewhere.end(), method_name(**t)) ==
+                           elsewhere.end()) {
+                    elsewhere.push_back(method_name(**t));
+                }
+            }
+            if (any_paired) paired.push_back(block.load + " (" + cell.label + ")");
         }
     if (paired.empty()) return;
-    model.notes.push_back(
-        "Against the baseline: paired by round under " + join_list(paired) +
-        " (labels of one --vary run share their rounds: paired t on the per-round log "
-        "differences of Time and of Ratio); elsewhere Welch's t.");
+    std::string note = "Against the baseline: paired by round under " + join_list(paired) +
+                       " (labels of one --vary run share their rounds: paired t on the per-round "
+                       "log differences of Time and of Ratio)";
+    if (!elsewhere.empty()) note += "; elsewhere " + join_list(elsewhere);
+    model.notes.push_back(note + ".");
 }
 
 // A row of 1.00s under a load must not read as "this kernel handles the

@@ -1,0 +1,32 @@
+#pragma once
+// The output formats of `contest report` and `contest compare`, in one table:
+// each format is a name and its renderers, so the formats are listed in one
+// place and --format's help and its check read that list.
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "contest/report/report.h"
+#include "contest/report/report_model.h"
+
+namespace contest {
+
+struct Exporter {
+    std::string_view name;
+    // `contest report`: every label, one block per load.
+    std::string (*report)(const ReportModel& model, const ReportOptions& options);
+    // `contest compare`: the model holds exactly two labels, the baseline first.
+    std::string (*compare)(const ReportModel& model);
+};
+
+// In the order --help names them; the first is the default.
+std::span<const Exporter> exporters();
+
+// The exporter called `name`; a UsageError naming --format and the formats
+// there are otherwise.
+const Exporter& find_exporter(const std::string& name);
+
+// "text, markdown, csv or json": the formats, as help and errors name them.
+std::string exporter_names();
+
+}  // namespace contest

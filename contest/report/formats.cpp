@@ -1,0 +1,261 @@
+// The formatting rules the exporters share, so "-", p-values, units and
+// columns read the same in every format.
+#include "contest/report/formats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include <locale.h>
+#include <wchar.h>
+
+namespace contest {
+
+std::string fixed(double value, int decimals) {
+    if (!std::isfinite(value)) return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+    // "-0.0" says a sign the number does not have.
+    if (buf[0] == '-' && std::strtod(buf, nullptr) == 0) return buf + 1;
+    return buf;
+}
+
+std::string format_p(double p) {
+    if (!std::isfinite(p)) return "-";
+    if (p < 0.0001) return "<0.0001";
+    return fixed(p, 4);
+}
+
+std::string signed_percent(double pct) {
+    if (!std::isfinite(pct)) return "-";
+    const std::string digits = fixed(pct, 1);
+    return (digits[0] == '-' || digits == "0.0" ? "" : "+") + digits + "%";
+}
+
+int time_decimals(const ReportModel& model) {
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells)
+            if (cell.time.n && cell.time.mean < 10) return 2;
+    return 1;
+}
+
+int loads_decimals(const LoadBlock& block) {
+    for (const auto& cell : block.cells)
+        if (std::fabs(cell.load_units.mean) >= 10000) return 0;
+    return 1;
+}
+
+std::string unit_description(const LoadBlock& block) {
+    return block.unit.empty() ? "none (no load runs)" : block.unit;
+}
+
+std::string significance_mark(const Cell& cell) {
+    if (!cell.versus) return "";
+    std::string mark = !cell.versus->judged ? "?" : cell.versus->significant ? "*" : "";
+    return mark + (cell.versus->ratio_significant ? "^" : "");
+}
+
+std::string correction_summary(const ReportModel& model) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%s over %zu tests, changes under %g%% ignored",
+                  model.correction == stats::Correction::holm ? "Holm"
+                  : model.correction == stats::Correction::bh ? "Benjamini-Hochberg"
+                                                              : "no correction",
+                  model.family_size, model.min_effect_pct);
+    return text;
+}
+
+std::string significance_legend(const ReportModel& model) {
+    if (model.labels.size() < 2) return "";
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, "%g", model.alpha);
+    std::string legend = "* Time differs from the baseline " + model.baseline + " beyond noise";
+    if (model.any_ratio_tested()) legend += "; ^ Ratio differs from the baseline's";
+    legend += " (adjusted p < " + std::string(alpha) + ", " + correction_summary(model) + ")";
+    if (model.any_unjudged())
+        legend += "; ? fewer than " + std::to_string(kMinRunsForSignificance) +
+                  " runs on a side, not judged";
+    return legend;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
+std::string test_verdict(const Test& t, const ReportModel& model) {
+    if (!std::isfinite(t.p_adjusted)) return "-";
+    if (t.significant) return "yes";
+    if (t.p_adjusted < model.alpha) {
+        char text[48];
+        std::snprintf(text, sizeof text, "no: below %g%%", model.min_effect_pct);
+        return text;
+    }
+    return "no";
+}
+
+std::vector<std::vector<std::string>> test_rows(const ReportModel& model) {
+    std::vector<std::vector<std::string>> rows = {
+        {"load", "label", "tests", "method", "statistic", "p", "p-adj", "effect", "significant"}};
+    auto add = [&](const std::string& load, const std::string& label, const Test& t) {
+        rows.push_back({load, label, t.what, t.method, fixed(t.statistic, 3), format_p(t.p),
+                        format_p(t.p_adjusted), signed_percent(t.effect_pct),
+                        test_verdict(t, model)});
+    };
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) {
+            if (const auto& e = cell.ratio_estimate) {
+                if (e->test) add(block.load, cell.label, *e->test);
+                if (e->signed_rank && e->test->method != e->signed_rank->method)
+                    add(block.load, cell.label, *e->signed_rank);
+            }
+            if (!cell.versus) continue;
+            if (cell.versus->time_test) add(block.load, cell.label, *cell.versus->time_test);
+            if (cell.versus->ratio_test) add(block.load, cell.label, *cell.versus->ratio_test);
+        }
+    return rows;
+}
+
+std::string method_name(const Test& t) {
+    if (t.method == "Welch t") return "Welch's t-test";
+    if (t.method.starts_with("paired t on per-round log differences"))
+        return "paired t on per-round log differences (one --vary run)";
+    return t.method;
+}
+
+namespace {
+
+// The model's tests of `what`, with the row each belongs to.
+std::vector<std::pair<const Test*, std::string>> tests_of(const ReportModel& model,
+                                                          const std::string& what) {
+    std::vector<std::pair<const Test*, std::string>> out;
+    // With two labels (compare) the load names the row; with more, the label too.
+    const bool name_label = model.labels.size() > 2;
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) {
+            const Test* t = nullptr;
+            if (what == "load effect" && cell.ratio_estimate && cell.ratio_estimate->test)
+                t = &*cell.ratio_estimate->test;
+            else if (what == "Time" && cell.versus && cell.versus->time_test)
+                t = &*cell.versus->time_test;
+            else if (what == "Ratio" && cell.versus && cell.versus->ratio_test)
+                t = &*cell.versus->ratio_test;
+            if (t)
+                out.emplace_back(t, name_label ? block.load + " (" + cell.label + ")" : block.load);
+        }
+    return out;
+}
+
+}  // namespace
+
+std::string methods_used(const ReportModel& model, const std::string& what,
+                         const std::string& none) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> methods;  // name, its rows
+    for (const auto& [test, row] : tests_of(model, what)) {
+        const std::string name = method_name(*test);
+        auto it = std::find_if(methods.begin(), methods.end(),
+                               [&](const auto& m) { return m.first == name; });
+        if (it == methods.end()) it = methods.insert(methods.end(), {name, {}});
+        if (std::find(it->second.begin(), it->second.end(), row) == it->second.end())
+            it->second.push_back(row);
+    }
+    if (methods.empty()) return none;
+    if (methods.size() == 1) return methods.front().first;
+    std::string out;
+    for (const auto& [name, rows] : methods) {
+        if (!out.empty()) out += "; ";
+        out += name + " under " + join_list(rows);
+    }
+    return out;
+}
+
+namespace {
+
+// One code point from UTF-8 at p (advancing p); a byte that is not UTF-8
+// reads as itself.
+char32_t next_code_point(const unsigned char*& p, const unsigned char* end) {
+    const unsigned char lead = *p++;
+    const int extra = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+    if (extra == 0 || end - p < extra) return lead;
+    char32_t cp = lead & (0x3F >> extra);
+    for (int i = 0; i < extra; ++i) {
+        if ((p[i] & 0xC0) != 0x80) return lead;
+        cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    p += extra;
+    return cp;
+}
+
+// Columns are measured in terminal cells, not bytes: "±" is two bytes of
+// UTF-8 and one cell, a CJK character three bytes and two cells. wcwidth
+// needs a UTF-8 LC_CTYPE, taken for this thread only and only here, so
+// the user's locale changes nothing else; without one, a code point is a cell.
+std::size_t display_width(const std::string& s) {
+    static const locale_t utf8 = ::newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(nullptr));
+    const locale_t previous = utf8 ? ::uselocale(utf8) : locale_t(nullptr);
+    std::size_t width = 0;
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const auto* end = p + s.size();
+    while (p < end) {
+        const char32_t cp = next_code_point(p, end);
+        const int w = utf8 ? ::wcwidth(static_cast<wchar_t>(cp)) : 1;
+        width += w < 0 ? 1 : static_cast<std::size_t>(w);
+    }
+    if (utf8) ::uselocale(previous);
+    return width;
+}
+
+}  // namespace
+
+std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
+                                       const std::vector<bool>& right) {
+    std::vector<std::size_t> widths;
+    for (const auto& row : rows) {
+        if (widths.size() < row.size()) widths.resize(row.size(), 0);
+        for (std::size_t i = 0; i < row.size(); ++i)
+            widths[i] = std::max(widths[i], display_width(row[i]));
+    }
+    std::vector<std::string> lines;
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (i) line += "  ";
+            const std::string pad(widths[i] - display_width(row[i]), ' ');
+            line += (i < right.size() && right[i]) ? pad + row[i] : row[i] + pad;
+        }
+        line.erase(line.find_last_not_of(' ') + 1);
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+std::string six_digits(double value) {
+    if (!std::isfinite(value)) return "";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", value);
+    return buf;
+}
+
+nlohmann::json json_number(double v) {
+    // Six significant digits (see six_digits); null where undefined.
+    const std::string digits = six_digits(v);
+    return digits.empty() ? nlohmann::json(nullptr)
+                          : nlohmann::json(std::strtod(digits.c_str(), nullptr));
+}
+
+nlohmann::json test_json(const Test& t) {
+    return {
+        {"tests", t.what},
+        {"method", t.method},
+        {"statistic", json_number(t.statistic)},
+        {"df", json_number(t.df)},
+        {"p", json_number(t.p)},
+        {"p_adjusted", json_number(t.p_adjusted)},
+        {"effect_pct", json_number(t.effect_pct)},
+        {"significant", t.significant},
+    };
+}
+
+}  // namespace contest
