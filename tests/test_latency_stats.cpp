@@ -373,10 +373,10 @@ TEST_CASE("raw samples that cannot be written are said, and the probe counts as 
           "[latency][e2e]") {
     test::ScratchDir scratch("latency-raw-full");
     // /dev/full takes the open and fails every write with ENOSPC.
-    auto outcome = test::run_contest_binary({"latency", "--duration", "0.5", "--workdir",
-                                             (scratch / "work").string(), "--latency-raw",
-                                             "/dev/full"},
-                                            scratch.path());
+    auto outcome =
+        test::run_contest_binary({"latency", "--duration", "0.5", "--workdir",
+                                  (scratch / "work").string(), "--latency-raw", "/dev/full"},
+                                 scratch.path());
     INFO(outcome.err);
     CHECK(outcome.exit_code == 1);
     CHECK_THAT(outcome.err, Catch::Contains("the samples could not be written"));
