@@ -1,16 +1,16 @@
 #pragma once
-// The run loop of `contest run`: for each run of each load, clean the
-// workload, set the cache state, start the load and check it works, time the
-// workload while sampling the load at its exact start and end, stop the
-// load, and save the result file after every run.
+// `contest run`: its config, its outcome, and the loop that takes the
+// planned runs in order (run_plan.h), each measured and saved after it
+// finishes (suite_runner.h), until the plan is done, --runs auto has
+// enough, a save fails or the user stops it.
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
+#include "contest/run/auto_runs.h"
 #include "contest/run/knobs.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
@@ -18,19 +18,6 @@
 #include "workloads/workload.h"
 
 namespace contest {
-
-// --runs auto: rounds until every load's Ratio is known well enough.
-struct AutoRuns {
-    double target_ci_pct = 2;  // stop when the widest Ratio CI half-width is under this, in %
-    unsigned max_runs = 15;    // and after this many rounds in any case
-    // The widest Ratio CI half-width (in % of the Ratio) of the results so
-    // far; infinity while some load's is unknown. Given by the caller (the
-    // report layer knows how Ratio is estimated; the run loop does not).
-    std::function<double(const ResultFile&)> widest_ci_pct;
-};
-
-// Rounds before --runs auto looks at the CIs: with fewer, a CI is a guess.
-inline constexpr unsigned kMinAutoRounds = 3;
 
 struct RunConfig {
     std::string label;
@@ -76,12 +63,5 @@ struct RunOutcome {
 // fails, stops the suite and returns with save_failure set; loads and the
 // workload are stopped and reaped on every path, and --vary's knobs restored.
 RunOutcome run_suite(const RunConfig& config, Progress& progress);
-
-// "2026-11-30T00:31:10Z"
-std::string utc_timestamp();
-
-// Drops the page cache, dentries and inodes (after sync). Returns "dropped",
-// or "not dropped: <why>" when the machine won't let us.
-std::string drop_caches();
 
 }  // namespace contest

@@ -1,0 +1,36 @@
+#include "contest/run/cache_state.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace contest {
+
+std::string drop_caches() {
+    ::sync();
+    int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return std::string("not dropped: ") + std::strerror(errno);
+    ssize_t n = ::write(fd, "3", 1);
+    int e = errno;
+    ::close(fd);
+    if (n != 1) return std::string("not dropped: ") + std::strerror(e);
+    return "dropped";
+}
+
+std::string CacheState::before_run(const LoadInfo& info) {
+    if (!info.drops_caches()) return "warm";
+    if (!drop_) return "not dropped: --no-drop-caches";
+    std::string state = drop_caches();
+    if (state != "dropped" && !warning_given_) {
+        warning_given_ = true;
+        progress_.clear();
+        std::fprintf(stderr, "contest: warning: caches %s (run as root to drop them)\n",
+                     state.c_str());
+    }
+    return state;
+}
+
+}  // namespace contest

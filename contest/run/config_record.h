@@ -1,0 +1,38 @@
+#pragma once
+// What a result file records of the run that made it: the config (the
+// options as given, the seed, the probes' plan), --vary's knobs, the times,
+// and the head of each new file.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/latency/latency_probes.h"
+#include "contest/result/result_file.h"
+#include "contest/run/run_plan.h"
+#include "contest/run/runner.h"
+
+namespace contest {
+
+// "2026-11-30T00:31:10Z"
+std::string utc_timestamp();
+
+// The config as the result file holds it (valid UTF-8), so that a resumed
+// file's config compares equal to this run's.
+nlohmann::json config_record(const RunConfig& config, const RunPlan& plan,
+                             const std::optional<latency::LatencyPlan>& latency_plan);
+
+// The record every file of one --vary run shares (so report can pair their
+// rounds), with this file's own values.
+nlohmann::json vary_record(const std::string& group, const std::vector<Knob>& knobs,
+                           const std::vector<std::size_t>& combination);
+
+// The result files of a new run, one per combination, with no runs yet:
+// label, version, start, the machine's fingerprint and the config record.
+std::vector<ResultFile> new_results(const RunConfig& config, const RunPlan& plan,
+                                    const nlohmann::json& config_record,
+                                    const std::string& started_at);
+
+}  // namespace contest

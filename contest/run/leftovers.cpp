@@ -1,0 +1,50 @@
+#include "contest/run/leftovers.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "contest/run/load_runner.h"
+#include "contest/sys/cgroup.h"
+#include "contest/sys/process.h"
+#include "contest/sys/workdir.h"
+
+namespace contest {
+namespace {
+
+// A half-written result file's path (<file>.json.tmp.<pid>) whose pid is
+// gone, with why it is stale; nothing for any other file.
+std::optional<std::string> stale_result_tmp(const std::filesystem::directory_entry& e) {
+    static const std::string tmp_mark = ".json.tmp.";
+    std::error_code ec;
+    const std::string name = e.path().filename().string();
+    const auto at = name.rfind(tmp_mark);
+    if (at == std::string::npos || e.is_symlink(ec)) return std::nullopt;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + at + tmp_mark.size(), &end, 10);
+    if (pid <= 0 || *end != '\0' || process_start_time(static_cast<pid_t>(pid)) != 0)
+        return std::nullopt;
+    return e.path().string() + " (half-written by contest pid " + std::to_string(pid) +
+           ", which is gone)";
+}
+
+}  // namespace
+
+void remove_what_killed_runs_left(const RunConfig& config,
+                                  const std::vector<std::filesystem::path>& result_folders,
+                                  Progress& progress) {
+    std::vector<std::string> removed = remove_dead_load_folders(
+        Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir));
+    for (auto& leaf : remove_stale_cgroups()) removed.push_back(std::move(leaf));
+    std::error_code ec;
+    for (const auto& folder : result_folders)
+        for (const auto& e : std::filesystem::directory_iterator(folder, ec))
+            if (auto what = stale_result_tmp(e); what && std::filesystem::remove(e.path(), ec))
+                removed.push_back(std::move(*what));
+    if (removed.empty()) return;
+    progress.clear();
+    for (const auto& what : removed)
+        std::fprintf(stderr, "contest: removed what a killed contest left: %s\n", what.c_str());
+}
+
+}  // namespace contest

@@ -1,0 +1,62 @@
+#include "contest/run/result_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
+
+namespace contest {
+
+void ResultWriter::save() {
+    try {
+        write_file_atomically(path_, json_text(to_json(result_)) + "\n");
+    } catch (const EnvironmentError& e) {
+        throw SaveFailed(e.what());
+    }
+}
+
+void ResultWriter::save_interrupted() {
+    if (result_.runs.empty()) {
+        std::fprintf(stderr, "contest: interrupted before the first run finished; loads stopped\n");
+        return;
+    }
+    try {
+        save();
+        std::fprintf(stderr, "contest: interrupted; loads stopped; %zu finished runs kept in %s\n",
+                     result_.runs.size(), path_.c_str());
+    } catch (const SaveFailed& e) {
+        std::fprintf(stderr, "contest: interrupted; %s\n", e.what());
+    }
+}
+
+void check_results_folder(const std::filesystem::path& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec)
+        throw EnvironmentError("cannot create results folder " + dir.string() + ": " +
+                               ec.message());
+    const auto probe = dir / (".contest-write-check." + std::to_string(::getpid()));
+    int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        throw EnvironmentError("cannot write result files in " + dir.string() + ": " +
+                               std::strerror(errno));
+    ::close(fd);
+    ::unlink(probe.c_str());
+}
+
+std::filesystem::path new_result_path(const std::filesystem::path& dir, const std::string& label,
+                                      const std::string& started_at) {
+    std::string stamp = started_at;
+    std::erase(stamp, ':');
+    std::filesystem::path path = dir / label / (stamp + ".json");
+    for (int i = 2; std::filesystem::exists(path); ++i)
+        path = dir / label / (stamp + "-" + std::to_string(i) + ".json");
+    return path;
+}
+
+}  // namespace contest

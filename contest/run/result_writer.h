@@ -1,0 +1,44 @@
+#pragma once
+// Where `contest run` keeps its results: the folders checked before
+// anything is measured, each new file's name, and the saves after every run
+// (atomic: a reader or a crash sees the last good save, never half of one).
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "contest/result/result_file.h"
+
+namespace contest {
+
+// A save of the result file that failed (no space, read-only, permission):
+// the suite stops there and keeps its runs in memory.
+struct SaveFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Saves one result file, whole, each time it is asked to.
+class ResultWriter {
+  public:
+    ResultWriter(ResultFile& result, std::filesystem::path path)
+        : result_(result), path_(std::move(path)) {}
+    void save();  // throws SaveFailed
+    // Ctrl-C, SIGTERM, SIGHUP: what finished is saved (complete: false) and
+    // said on stderr; with no finished run there is no file to save.
+    void save_interrupted();
+    const std::filesystem::path& path() const { return path_; }
+
+  private:
+    ResultFile& result_;
+    std::filesystem::path path_;
+};
+
+// Checks, before anything is prepared, that result files can be written in
+// dir: a temp file is made and removed there, and the real cause (read-only
+// file system, permission, no space) is named when it cannot.
+void check_results_folder(const std::filesystem::path& dir);
+
+// A new file under dir/label/, named after the start time.
+std::filesystem::path new_result_path(const std::filesystem::path& dir, const std::string& label,
+                                      const std::string& started_at);
+
+}  // namespace contest

@@ -1,0 +1,73 @@
+#include "contest/run/resume.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "contest/sys/errors.h"
+#include "contest/sys/json_text.h"
+
+namespace contest {
+namespace {
+
+// Fields of the config that differ between two runs of the same config
+// (whether a tree was reused, where the processes were held): not compared.
+bool volatile_field(const std::string& key) {
+    return key == "containment" || key == "project_rewritten" || key == "prepare_reused";
+}
+
+// Fields that follow from the others (the latency probes' calibration exists
+// when a probe works): named only when nothing else differs, since the user
+// changed the probes, not the calibration.
+bool derived_field(const std::string& key) {
+    return key == "calibration";
+}
+
+}  // namespace
+
+ResultFile resumed_result(const RunConfig& config) {
+    ResultFile r = read_result_file(config.resume);
+    if (r.complete)
+        throw UsageError("--resume " + config.resume.string() +
+                         ": this result file is complete; there is nothing to resume");
+    if (r.label != config.label)
+        throw UsageError("--resume " + config.resume.string() + ": label differs: recorded '" +
+                         r.label + "', now '" + config.label + "' (-k)");
+    return r;
+}
+
+std::string config_difference(const nlohmann::json& recorded, const nlohmann::json& now,
+                              const std::string& prefix) {
+    std::set<std::string> key_set;
+    for (const auto& [k, v] : recorded.items()) key_set.insert(k);
+    for (const auto& [k, v] : now.items()) key_set.insert(k);
+    std::vector<std::string> keys(key_set.begin(), key_set.end());
+    std::stable_partition(keys.begin(), keys.end(),
+                          [](const std::string& k) { return !derived_field(k); });
+    for (const auto& k : keys) {
+        if (volatile_field(k)) continue;
+        const nlohmann::json a = recorded.contains(k) ? recorded[k] : nlohmann::json();
+        const nlohmann::json b = now.contains(k) ? now[k] : nlohmann::json();
+        if (a == b) continue;
+        if (a.is_object() && b.is_object()) return config_difference(a, b, prefix + k + ".");
+        return prefix + k + ": recorded " + json_text(a, -1) + ", now " + json_text(b, -1);
+    }
+    return "";
+}
+
+ResultFile continued_result(const RunConfig& config, ResultFile resumed,
+                            const nlohmann::json& config_record) {
+    const std::string diff = config_difference(resumed.config, config_record);
+    if (!diff.empty())
+        throw UsageError("--resume " + config.resume.string() +
+                         ": the config differs from the recorded one in " + diff);
+    return resumed;
+}
+
+bool already_done(const ResultFile& result, std::string_view load, unsigned index) {
+    for (const auto& r : result.runs)
+        if (r.load == load && r.index == static_cast<int>(index)) return true;
+    return false;
+}
+
+}  // namespace contest

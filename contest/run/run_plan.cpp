@@ -1,0 +1,105 @@
+#include "contest/run/run_plan.h"
+
+#include <algorithm>
+#include <random>
+
+#include "contest/run/resume.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+#include "loads/registry.h"
+
+namespace contest {
+namespace {
+
+// Every label is checked as -k's is (label_problem); `what` and `from` say
+// where it came from.
+void check_label(const std::string& label, const std::string& what, const std::string& from = "") {
+    if (auto why = label_problem(label)) throw UsageError(what + " " + *why + from);
+}
+
+std::vector<Knob> resolve_knobs(const RunConfig& config) {
+    std::vector<Knob> knobs;
+    for (const auto& spec : config.vary)
+        knobs.push_back(resolve_knob(spec, config.workload.workdir));
+    return knobs;
+}
+
+// Each combination's label (--vary-label), checked as -k's and refused when
+// two combinations would share one; the -k label without --vary.
+std::vector<std::string> combination_labels(const RunConfig& config, const RunPlan& plan) {
+    std::vector<std::string> labels;
+    for (const auto& combination : plan.combinations) {
+        labels.push_back(plan.knobs.empty() ? config.label
+                                            : vary_label(config.vary_label, config.label,
+                                                         plan.knobs, combination));
+        check_label(labels.back(), "--vary: the label",
+                    " (--vary-label '" + printable(config.vary_label) + "')");
+        if (std::count(labels.begin(), labels.end(), labels.back()) > 1)
+            throw UsageError("--vary-label '" + config.vary_label +
+                             "' gives two combinations the label '" + labels.back() + "'");
+    }
+    return labels;
+}
+
+// A resumed file's own folder; results/LABEL/ for each new file.
+std::vector<std::filesystem::path> result_folders(const RunConfig& config, const RunPlan& plan) {
+    if (plan.resumed)
+        return {config.resume.has_parent_path() ? config.resume.parent_path()
+                                                : std::filesystem::path(".")};
+    std::vector<std::filesystem::path> folders;
+    for (const auto& label : plan.labels) folders.push_back(config.results_dir / label);
+    return folders;
+}
+
+// The seed of the shuffle: the resumed file's, so that the plan is the same.
+std::uint64_t order_seed(const RunConfig& config, const std::optional<ResultFile>& resumed) {
+    if (resumed && resumed->config.contains("order_seed"))
+        return resumed->config["order_seed"].get<std::uint64_t>();
+    return config.seed ? *config.seed : std::random_device{}();
+}
+
+}  // namespace
+
+void check_run_options(const RunConfig& config) {
+    check_label(config.label, "--label");
+    if (config.runs < 1) throw UsageError("--runs must be at least 1");
+    if (config.auto_runs && config.order == RunOrder::blocks)
+        throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
+    if (!config.vary.empty() && config.order == RunOrder::blocks)
+        throw UsageError("--vary needs runs in rounds (--order shuffled or rounds)");
+}
+
+RunPlan make_run_plan(const RunConfig& config) {
+    RunPlan plan;
+    plan.loads = resolve_loads(config.loads, config.load);
+    if (plan.loads.empty()) throw UsageError("no loads to run");
+    for (const LoadInfo* info : plan.loads) plan.load_names.push_back(info->name);
+    plan.workload = make_workload(config.workload);
+    if (!config.resume.empty() && !config.vary.empty())
+        throw UsageError(
+            "--resume cannot continue a --vary run yet: resume each value's file "
+            "without --vary");
+    if (!config.resume.empty()) plan.resumed = resumed_result(config);
+    plan.knobs = resolve_knobs(config);
+    plan.combinations = vary_combinations(plan.knobs);
+    plan.labels = combination_labels(config, plan);
+    plan.result_folders = result_folders(config, plan);
+    plan.seed = order_seed(config, plan.resumed);
+    plan.runs =
+        plan_runs(plan.load_names, config.runs, config.order, plan.seed, plan.combinations.size());
+    return plan;
+}
+
+std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config,
+                                                    const std::optional<ResultFile>& resumed) {
+    if (config.latency_probes.empty()) return std::nullopt;
+    std::optional<latency::WorkCalibration> known;
+    if (resumed && resumed->config.contains("latency") &&
+        resumed->config["latency"].contains("calibration"))
+        known = latency::calibration_from_json(resumed->config["latency"]["calibration"]);
+    latency::LatencyPlan plan = latency::make_latency_plan(config.latency_probes, known);
+    plan.dist_ns = config.latency_dist_ns;
+    return plan;
+}
+
+}  // namespace contest

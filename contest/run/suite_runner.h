@@ -1,0 +1,66 @@
+#pragma once
+// One `contest run`'s runs, each measured and recorded: clean the workload,
+// set the caches, start the load and check it works, time the workload
+// among the run's observers over its exact window, stop the load, and save
+// the run in its result file.
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contest/latency/latency_probes.h"
+#include "contest/run/cache_state.h"
+#include "contest/run/eta.h"
+#include "contest/run/load_runner.h"
+#include "contest/run/result_writer.h"
+#include "contest/run/runner.h"
+#include "contest/sys/process.h"
+#include "contest/sys/progress.h"
+#include "workloads/workload.h"
+
+namespace contest {
+
+// The state the runs of one suite share: the ETA, the cache warning, the
+// longest finished run (for the hang warning), the result files.
+class SuiteRunner {
+  public:
+    SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
+                std::vector<ResultWriter>& writers, int total_runs,
+                std::optional<latency::LatencyPlan> latency_plan);
+
+    // A load made ready for its runs: its private folder and its prepare
+    // step (a file to read, an archive to unpack) done, its facts recorded.
+    std::unique_ptr<LoadSession> prepare(const LoadInfo& info, const LoadOptions& load_options);
+
+    // Run i of a prepared load, recorded and saved in its variant's file
+    // (throws SaveFailed when the save fails).
+    void record_run(LoadSession& load, unsigned i, std::size_t variant = 0);
+
+    // --runs auto: the widest CI so far, shown after the ETA.
+    std::string& shown_ci() { return eta_.widest_ci; }
+
+  private:
+    RunRecord measure_run(LoadSession& load, unsigned i, std::size_t variant);
+    bool clean_workload(const LoadInfo& info, unsigned i, RunRecord& rec);
+    bool start_load(LoadSession& load, unsigned i, RunRecord& rec);
+    void run_workload(const std::string& head, LoadSession& load, unsigned i, RunRecord& rec);
+    ExitInfo time_workload(const std::string& head, LoadSession& load, RunRecord& rec,
+                           latency::LatencyProbes* probes);
+    std::string timeout_text() const;
+    void warn_if_hung(const std::string& head, double elapsed_s);
+    void report_failure(const LoadInfo& info, unsigned i, const std::string& why);
+
+    const RunConfig& config_;
+    Workload& workload_;
+    Progress& progress_;
+    RunOutcome& out_;
+    std::vector<ResultWriter>& writers_;
+    Eta eta_;
+    CacheState caches_;
+    const std::optional<latency::LatencyPlan> latency_plan_;
+    double longest_ok_s_ = 0;  // of the finished runs, for the hang warning
+    bool hang_warned_ = false;
+};
+
+}  // namespace contest
