@@ -1,10 +1,8 @@
 // `contest report [PATH...]`: tables from result files and folders.
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "contest/report/report_model.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
@@ -151,15 +150,10 @@ int cmd_report(int argc, char** argv) {
         }
     }
     if (!timeline.empty()) {
-        std::vector<std::string> loads;
-        for (auto l : timeline_loads) {  // "a,b" as well as --load a --load b
-            std::replace(l.begin(), l.end(), ',', ' ');
-            std::istringstream words(l);
-            for (std::string w; words >> w;) loads.push_back(w);
-        }
+        // "a,b" as well as --load a --load b
         write_file_atomically(
             timeline,
-            draw_timeline(files, loads,
+            draw_timeline(files, split_names(timeline_loads),
                           vm.count("run") ? std::optional<int>(timeline_run) : std::nullopt));
         std::cerr << "contest: timeline written to " << timeline << "\n";
     }
