@@ -127,3 +127,17 @@ TEST_CASE("the examples in docs/report.md are what contest prints on the fixture
     }
     CHECK(examples >= 2);
 }
+
+// ctest hands each test's name to the binary as an argument: a name that
+// starts with '-' is read as an option there, and that test fails to run.
+TEST_CASE("no test name starts with a dash", "[contract]") {
+    for (const auto& entry : std::filesystem::directory_iterator(CONTEST_SOURCE_DIR "/tests")) {
+        if (entry.path().extension() != ".cpp") continue;
+        std::ifstream in(entry.path());
+        std::string line;
+        for (int n = 1; std::getline(in, line); ++n) {
+            INFO(entry.path().filename().string() << ":" << n);
+            CHECK(line.find("TEST_CASE(\"-") == std::string::npos);
+        }
+    }
+}

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -365,4 +367,21 @@ TEST_CASE("contest latency: bad options are one line and exit 2", "[latency][e2e
         CHECK(std::count(outcome.err.begin(), outcome.err.end(), '\n') == 1);
     }
     CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("raw samples that cannot be written are said, and the probe counts as failed",
+          "[latency][e2e]") {
+    test::ScratchDir scratch("latency-raw-full");
+    // /dev/full takes the open and fails every write with ENOSPC.
+    auto outcome =
+        test::run_contest_binary({"latency", "--duration", "0.5", "--workdir",
+                                  (scratch / "work").string(), "--latency-raw", "/dev/full"},
+                                 scratch.path());
+    INFO(outcome.err);
+    CHECK(outcome.exit_code == 1);
+    CHECK_THAT(outcome.err, Catch::Contains("the samples could not be written"));
+    CHECK_THAT(outcome.err, !Catch::Contains("internal error"));
+    struct stat st {};
+    REQUIRE(::stat("/dev/full", &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
 }

@@ -1,4 +1,6 @@
 // Result files: round trip, validation with the file and field named, atomic writes.
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 
@@ -154,4 +156,31 @@ TEST_CASE("fields written only when set are absent or null until they are", "[re
     CHECK(back.runs[0].perf.is_null());
     CHECK(back.finished_at == "2026-11-30T01:00:00Z");
     CHECK(to_json(back) == j);
+}
+
+TEST_CASE("an atomic write never replaces a FIFO, a device or a link", "[result]") {
+    test::ScratchDir scratch("atomic-kinds");
+    const auto fifo = scratch / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const auto target = scratch / "target";
+    { std::ofstream(target) << "kept\n"; }
+    const auto link = scratch / "link";
+    std::filesystem::create_symlink(target, link);
+
+    for (const auto& path : {fifo, link, std::filesystem::path("/dev/null")}) {
+        INFO(path);
+        auto error = try_write_file_atomically(path, "new\n");
+        REQUIRE(error);
+        CHECK_THAT(*error, Catch::Contains("not a regular file"));
+        CHECK(std::filesystem::exists(path.string() + ".tmp." + std::to_string(::getpid())) ==
+              false);
+    }
+    CHECK(std::filesystem::is_fifo(fifo));
+    CHECK(std::filesystem::is_symlink(link));
+    CHECK(test::slurp(target) == "kept\n");
+    CHECK(std::filesystem::is_character_file("/dev/null"));
+    // A regular file, and a new one, are written as before.
+    CHECK_FALSE(try_write_file_atomically(target, "new\n"));
+    CHECK(test::slurp(target) == "new\n");
+    CHECK_FALSE(try_write_file_atomically(scratch / "fresh", "x\n"));
 }

@@ -88,9 +88,19 @@ void print_text(const ProbeResult& r, std::int64_t dist_ns) {
                     row.and_above ? "+" : " ", static_cast<unsigned long long>(row.count));
 }
 
-}  // namespace
+// What the command line asked `contest latency` for.
+struct LatencyRequest {
+    ProbeOptions probe;
+    double duration = 10;
+    std::int64_t dist_ns = 1000;
+    std::string format;
+    std::string load_name;  // empty: the probe alone
+    std::string workdir;
+    LoadOptions load_options;
+};
 
-int cmd_latency(int argc, char** argv) {
+// The request, or nothing when --help was answered.
+std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     CommandLine cl;
     cl.name = "latency";
     cl.usage = "contest latency [options]";
@@ -99,62 +109,75 @@ int cmd_latency(int argc, char** argv) {
         "its wake-up latency: samples, mean, mode, min, max, sd, percentiles (nearest rank,\n"
         "to 1 us), deadlines missed, then the distribution.";
     cl.accepts_config = true;
-    std::string probe = "cyclic", method = "clock_ns", policy = "other", format = "text";
-    std::string raw, load_name, workdir;
-    double duration = 10;
-    std::int64_t interval_us = 1000, dist_ns = 1000;
+    LatencyRequest request;
+    request.format = "text";
+    std::string probe = "cyclic", method = "clock_ns", policy = "other";
+    std::string raw;
+    std::int64_t interval_us = 1000;
     int priority = 50;
     LoadOptionText text;
-    LoadOptions lo;
     // clang-format off
     cl.options.add_options()
-        ("duration,d", bounded(&duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
+        ("duration,d", bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
         ("probe", checked(&probe, [](const std::string& p) { parse_probe_kind(p); })->default_value("cyclic")->value_name("P"), "cyclic | audio | video")
         ("interval-us", bounded(&interval_us, kMinIntervalUs, kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
         ("method", checked(&method, [](const std::string& m) { parse_sleep_method(m); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
         ("policy", checked(&policy, [](const std::string& p) { parse_sched_policy(p); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
         ("priority", bounded(&priority, kMinPriority, kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
-        ("dist", bounded(&dist_ns, kMinDistNs, kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
-        ("format", checked(&format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
+        ("dist", bounded(&request.dist_ns, kMinDistNs, kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
+        ("format", checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
         ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
-        ("load", po::value(&load_name)->value_name("NAME"), "run next to this load (see contest loads)")
-        ("workdir", po::value(&workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)");
+        ("load", po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)")
+        ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)");
     // clang-format on
-    add_load_options(cl.options, lo, text);
+    add_load_options(cl.options, request.load_options, text);
     po::variables_map vm;
-    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    finish_load_options(lo, text);
-    if (dist_ns <= 0 || dist_ns % kFineWidthNs != 0)
-        throw UsageError("--dist " + std::to_string(dist_ns) +
+    if (!parse_command_line(cl, argc, argv, vm)) return std::nullopt;
+    finish_load_options(request.load_options, text);
+    if (request.dist_ns <= 0 || request.dist_ns % kFineWidthNs != 0)
+        throw UsageError("--dist " + std::to_string(request.dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
     if (probe != "cyclic" && !vm["interval-us"].defaulted())
         throw UsageError(
             "--interval-us is the cyclic probe's; audio and video keep their own period");
-    ProbeOptions options =
+    request.probe =
         make_probe_options(parse_probe_kind(probe), interval_us, parse_sleep_method(method),
                            parse_sched_policy(policy), priority);
-    if (!raw.empty()) options.raw_path = raw;
+    if (!raw.empty()) request.probe.raw_path = raw;
+    return request;
+}
 
-    // Calibrated before the load starts: the work loop's speed on an idle machine.
-    LatencyPlan plan = make_latency_plan({options});
-
-    // The load's life is LoadSession's, as under `contest run` and `contest load`.
-    std::optional<LoadSession> load;
-    if (!load_name.empty()) {
-        lo.workdir = workdir.empty() ? default_workdir() : std::filesystem::path(workdir);
-        const LoadInfo& info = *resolve_loads({load_name}, lo).front();
-        if (!info.does_work())
-            throw UsageError(std::string(info.name) +
-                             " does no work; leave out --load to measure the probe alone");
-        std::fprintf(stderr, "contest: preparing %s\n", info.name.data());
-        load.emplace(info, lo);
-        load->start();
-        if (auto why = load->warm_up(kLoadWarmupS)) {
-            std::fprintf(stderr, "contest: %s\n", why->c_str());
-            return kExitSomeRunsFailed;
-        }
+// --load NAME, started and warmed up: its life is LoadSession's, as under
+// `contest run` and `contest load`. False when it failed to warm up (said
+// on stderr).
+bool start_load(std::optional<LoadSession>& load, LatencyRequest& request) {
+    LoadOptions& lo = request.load_options;
+    lo.workdir =
+        request.workdir.empty() ? default_workdir() : std::filesystem::path(request.workdir);
+    const LoadInfo& info = *resolve_loads({request.load_name}, lo).front();
+    if (!info.does_work())
+        throw UsageError(std::string(info.name) +
+                         " does no work; leave out --load to measure the probe alone");
+    std::fprintf(stderr, "contest: preparing %s\n", info.name.data());
+    load.emplace(info, lo);
+    load->start();
+    if (auto why = load->warm_up(kLoadWarmupS)) {
+        std::fprintf(stderr, "contest: %s\n", why->c_str());
+        return false;
     }
+    return true;
+}
 
+// What the window saw: the probe's result and, with a load, its share of
+// the CPU and whether it failed.
+struct LatencyWindow {
+    ProbeResult probe;
+    std::optional<LoadWindow> load;
+    std::optional<std::string> load_failed;
+};
+
+// The probe for `duration` seconds, the load (if any) stopped after.
+LatencyWindow measure(const LatencyPlan& plan, std::optional<LoadSession>& load, double duration) {
     LatencyProbes probes(plan);
     std::optional<LoadSample> s0;
     if (load) s0 = load->sample();
@@ -168,26 +191,35 @@ int cmd_latency(int argc, char** argv) {
         load_failed = load->failure();
         load->stop();
     }
-    ProbeResult r = probes.results().front();
+    return {probes.results().front(), lw, load_failed};
+}
 
-    if (format == "json") {
+void print_window(const LatencyWindow& w, const std::optional<LoadSession>& load,
+                  const LatencyRequest& request) {
+    const ProbeResult& r = w.probe;
+    if (request.format == "json") {
         nlohmann::json j = r.to_json();
         if (load) {
-            j["load"] = {{"name", load->info().name}, {"cpu_pct", lw->cpu_pct}};
-            if (load_failed) j["load"]["failure"] = *load_failed;
+            j["load"] = {{"name", load->info().name}, {"cpu_pct", w.load->cpu_pct}};
+            if (w.load_failed) j["load"]["failure"] = *w.load_failed;
         }
         std::cout << json_text(j) << "\n";
     } else {
         if (load)
             std::printf("%s: next to %s (its CPU %.1f%%)\n",
                         std::string(name_of(r.options.kind)).c_str(), load->info().name.data(),
-                        lw->cpu_pct);
-        print_text(r, dist_ns);
+                        w.load->cpu_pct);
+        print_text(r, request.dist_ns);
     }
-    if (load_failed) {
-        std::fprintf(stderr, "contest: %s\n", load_failed->c_str());
+}
+
+// A failed load or a probe that failed or did not settle is said on stderr.
+int exit_status(const LatencyWindow& w) {
+    if (w.load_failed) {
+        std::fprintf(stderr, "contest: %s\n", w.load_failed->c_str());
         return kExitSomeRunsFailed;
     }
+    const ProbeResult& r = w.probe;
     if (r.failure || !r.complete) {
         std::fprintf(stderr, "contest: %s probe: %s\n",
                      std::string(name_of(r.options.kind)).c_str(),
@@ -195,6 +227,20 @@ int cmd_latency(int argc, char** argv) {
         return kExitSomeRunsFailed;
     }
     return kExitOk;
+}
+
+}  // namespace
+
+int cmd_latency(int argc, char** argv) {
+    std::optional<LatencyRequest> request = parse_latency_command(argc, argv);
+    if (!request) return kExitOk;
+    // Calibrated before the load starts: the work loop's speed on an idle machine.
+    const LatencyPlan plan = make_latency_plan({request->probe});
+    std::optional<LoadSession> load;
+    if (!request->load_name.empty() && !start_load(load, *request)) return kExitSomeRunsFailed;
+    const LatencyWindow window = measure(plan, load, request->duration);
+    print_window(window, load, *request);
+    return exit_status(window);
 }
 
 }  // namespace contest

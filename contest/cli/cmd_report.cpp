@@ -77,9 +77,18 @@ std::string draw_timeline(const std::vector<ResultFile>& files,
     return timeline_svg_side_by_side(columns, file.label + ": timelines by load");
 }
 
-}  // namespace
+// What the command line asked `contest report` for.
+struct ReportRequest {
+    ReportOptions options;
+    std::vector<std::string> paths;
+    std::string plot;
+    std::string timeline;
+    std::vector<std::string> timeline_loads;  // as given: "a,b" or one a --load
+    std::optional<int> timeline_run;
+};
 
-int cmd_report(int argc, char** argv) {
+// The request, or nothing when --help was answered.
+std::optional<ReportRequest> parse_report_command(int argc, char** argv) {
     CommandLine cl;
     cl.name = "report";
     cl.usage = "contest report [options] [PATH...]";
@@ -88,10 +97,9 @@ int cmd_report(int argc, char** argv) {
         "label pool together across files; rows that differ from the baseline beyond noise are "
         "marked.";
     cl.accepts_config = true;
-    ReportOptions options;
-    std::vector<std::string> paths;
-    std::string baseline, plot, correction, timeline;
-    std::vector<std::string> timeline_loads;
+    ReportRequest request;
+    ReportOptions& options = request.options;
+    std::string baseline, correction;
     int timeline_run = 0;
     const std::string formats = exporter_names();
     cl.options.add_options()(
@@ -104,7 +112,7 @@ int cmd_report(int argc, char** argv) {
         "text: add the 95% CIs, the change against the baseline, adjusted p-values and every "
         "test")("by-host", po::bool_switch(&options.by_host),
                 "rows per label and host (LABEL@host) instead of pooling a label's hosts")(
-        "plot", po::value(&plot)->value_name("FILE.svg"),
+        "plot", po::value(&request.plot)->value_name("FILE.svg"),
         "also draw Ratio per load and label, with 95% CI error bars, as SVG (with latency runs, "
         "their distribution too, as FILE-latency.svg; with --latency, only that, as FILE.svg)")(
         "latency", po::bool_switch(&options.latency_only),
@@ -113,50 +121,65 @@ int cmd_report(int argc, char** argv) {
         "add the perf counters per load and label (runs with contest run --perf)")(
         "psi", po::bool_switch(&options.psi),
         "add pressure stalls and vmstat deltas per load and label (from the runs' timelines)")(
-        "timeline", po::value(&timeline)->value_name("FILE.svg"),
+        "timeline", po::value(&request.timeline)->value_name("FILE.svg"),
         "draw one result file's run over time as SVG (--run N, or --load L side by side)")(
         "run", bounded(&timeline_run, 1, kMaxRunNumber)->value_name("N"),
         "--timeline: the file's Nth run; with --load, each load's run N")(
-        "load", po::value(&timeline_loads)->value_name("L"),
+        "load", po::value(&request.timeline_loads)->value_name("L"),
         "--timeline: a load whose run goes in a column of its own (repeatable)")(
-        "path", po::value(&paths)->value_name("PATH"), "result file or folder (repeatable)");
+        "path", po::value(&request.paths)->value_name("PATH"),
+        "result file or folder (repeatable)");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("path", -1);
     po::variables_map vm;
-    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    if (!parse_command_line(cl, argc, argv, vm)) return std::nullopt;
     if (!baseline.empty()) options.baseline = baseline;
     check_judging_options(options, correction);
-    if (paths.empty()) paths.push_back("results");
-    if (timeline.empty() && (vm.count("run") || vm.count("load")))
+    if (request.paths.empty()) request.paths.push_back("results");
+    if (request.timeline.empty() && (vm.count("run") || vm.count("load")))
         throw UsageError("--run and --load go with --timeline FILE.svg");
+    if (vm.count("run")) request.timeline_run = timeline_run;
+    return request;
+}
 
-    const auto files = read_results_or_fail(paths);
-    std::cout << render_report(files, options) << std::flush;
-    if (!plot.empty()) {
-        ReportOptions quiet = options;
-        quiet.print_warnings = false;  // render_report said them already
-        const ReportModel model = build_report_model(files, quiet);
-        if (!options.latency_only) {
-            write_file_atomically(plot, plot_svg(model));
-            std::cerr << "contest: plot written to " << plot << "\n";
-        }
-        if (const std::string svg = latency_plot_svg(model); !svg.empty()) {
-            std::filesystem::path to = plot;
-            if (!options.latency_only) to.replace_filename(to.stem().string() + "-latency.svg");
-            write_file_atomically(to, svg);
-            std::cerr << "contest: latency plot written to " << to.string() << "\n";
-        } else if (options.latency_only) {
-            throw UsageError("--plot --latency: no run in these files was made with --latency");
-        }
+// --plot FILE.svg: Ratio per load and label, and the latency distributions
+// beside it (or, with --latency, only those, in FILE.svg).
+void write_plots(const std::vector<ResultFile>& files, const ReportOptions& options,
+                 const std::string& plot) {
+    ReportOptions quiet = options;
+    quiet.print_warnings = false;  // render_report said them already
+    const ReportModel model = build_report_model(files, quiet);
+    if (!options.latency_only) {
+        write_file_atomically(plot, plot_svg(model));
+        std::cerr << "contest: plot written to " << plot << "\n";
     }
-    if (!timeline.empty()) {
-        // "a,b" as well as --load a --load b
-        write_file_atomically(
-            timeline,
-            draw_timeline(files, split_names(timeline_loads),
-                          vm.count("run") ? std::optional<int>(timeline_run) : std::nullopt));
-        std::cerr << "contest: timeline written to " << timeline << "\n";
+    if (const std::string svg = latency_plot_svg(model); !svg.empty()) {
+        std::filesystem::path to = plot;
+        if (!options.latency_only) to.replace_filename(to.stem().string() + "-latency.svg");
+        write_file_atomically(to, svg);
+        std::cerr << "contest: latency plot written to " << to.string() << "\n";
+    } else if (options.latency_only) {
+        throw UsageError("--plot --latency: no run in these files was made with --latency");
     }
+}
+
+void write_timeline(const std::vector<ResultFile>& files, const ReportRequest& request) {
+    // "a,b" as well as --load a --load b
+    write_file_atomically(
+        request.timeline,
+        draw_timeline(files, split_names(request.timeline_loads), request.timeline_run));
+    std::cerr << "contest: timeline written to " << request.timeline << "\n";
+}
+
+}  // namespace
+
+int cmd_report(int argc, char** argv) {
+    const std::optional<ReportRequest> request = parse_report_command(argc, argv);
+    if (!request) return kExitOk;
+    const auto files = read_results_or_fail(request->paths);
+    std::cout << render_report(files, request->options) << std::flush;
+    if (!request->plot.empty()) write_plots(files, request->options, request->plot);
+    if (!request->timeline.empty()) write_timeline(files, *request);
     return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 #include "contest/latency/latency_probes.h"
 
+#include <cstdio>
+
 #include "contest/latency/probe_sleeper.h"
 
 namespace contest::latency {
@@ -60,7 +62,14 @@ void LatencyProbes::record(RunRecord& rec) {
     const auto r = results();
     rec.latency = run_latency_json(r);
     cpu_pct_ = 0;
-    for (const auto& p : r) cpu_pct_ += p.cpu_pct.value_or(0);
+    for (const auto& p : r) {
+        cpu_pct_ += p.cpu_pct.value_or(0);
+        // Kept in the run's record too; said here so that a lost raw file or
+        // a probe that died is seen while the suite runs, not found later.
+        if (p.failure)
+            std::fprintf(stderr, "contest: warning: %s probe: %s\n",
+                         std::string(name_of(p.options.kind)).c_str(), p.failure->c_str());
+    }
 }
 
 nlohmann::json run_latency_json(const std::vector<ProbeResult>& results) {

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -66,7 +67,11 @@ class WindowAccount {
     bool settle(std::int64_t next) {
         if (end_ == kNever || next < end_) return false;
         shared_.cpu_close = cpu_mark();
-        if (raw_) std::fflush(raw_);
+        // The samples are what --latency-raw asked for: losing them (a full
+        // disk, /dev/full) is said, not left for the reader to find out.
+        if (raw_ && (std::fflush(raw_) != 0 || std::ferror(raw_)))
+            shared_.fail(std::string("--latency-raw: the samples could not be written: ") +
+                         std::strerror(errno ? errno : EIO));
         shared_.closed.store(true, std::memory_order_release);
         return true;
     }

@@ -88,11 +88,9 @@ std::string latency_csv(const ReportModel& model) {
     return out;
 }
 
-}  // namespace
-
-std::string format_csv(const ReportModel& model, const ReportOptions& options) {
-    // With latency, its table follows the main one after an empty line.
-    if (options.latency_only) return has_latency(model) ? latency_csv(model) : "";
+// The main table's columns: what the row is, each measure's summary, then
+// the comparison with the baseline.
+std::vector<std::string> csv_header() {
     std::vector<std::string> header = {"load",    "label",       "baseline",
                                        "runs_ok", "runs_failed", "runs_timed_out"};
     for (const auto& m : kMeasures)
@@ -110,50 +108,62 @@ std::string format_csv(const ReportModel& model, const ReportOptions& options) {
                           "ratio_p_adjusted", "ratio_significant",
                           "correction",       "min_effect_pct"})
         header.push_back(f);
-    std::string out = csv_line(header);
+    return header;
+}
 
-    for (const auto& block : model.blocks) {
-        for (const auto& cell : block.cells) {
-            std::vector<std::string> row = {block.load,
-                                            cell.label,
-                                            cell.is_baseline ? "yes" : "no",
-                                            std::to_string(cell.time.n),
-                                            std::to_string(cell.failed),
-                                            std::to_string(cell.timed_out)};
-            for (const auto& m : kMeasures) append_summary(row, cell.*(m.summary));
-            row.push_back(block.unit);
-            row.push_back(cell.ratio ? six_digits(*cell.ratio) : "");
-            row.push_back(cell.ratio ? six_digits(cell.ratio_ci95_half) : "");
-            const auto& v = cell.versus;
-            row.push_back(v ? six_digits(v->change_pct) : "");
-            row.push_back(v && v->welch ? six_digits(v->welch->t) : "");
-            row.push_back(v && v->welch ? six_digits(v->welch->df) : "");
-            row.push_back(v && v->welch ? six_digits(v->welch->p) : "");
-            row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->u) : "");
-            row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->z) : "");
-            row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->p) : "");
-            row.push_back(!v ? "" : !v->judged ? "not judged" : v->significant ? "yes" : "no");
-            row.push_back(six_digits(model.alpha));
-            append_tests(row, cell, model);
-            out += csv_line(row);
-        }
+// One label under one load, in csv_header's order.
+std::vector<std::string> csv_cell_row(const ReportModel& model, const LoadBlock& block,
+                                      const Cell& cell) {
+    std::vector<std::string> row = {block.load,
+                                    cell.label,
+                                    cell.is_baseline ? "yes" : "no",
+                                    std::to_string(cell.time.n),
+                                    std::to_string(cell.failed),
+                                    std::to_string(cell.timed_out)};
+    for (const auto& m : kMeasures) append_summary(row, cell.*(m.summary));
+    row.push_back(block.unit);
+    row.push_back(cell.ratio ? six_digits(*cell.ratio) : "");
+    row.push_back(cell.ratio ? six_digits(cell.ratio_ci95_half) : "");
+    const auto& v = cell.versus;
+    row.push_back(v ? six_digits(v->change_pct) : "");
+    row.push_back(v && v->welch ? six_digits(v->welch->t) : "");
+    row.push_back(v && v->welch ? six_digits(v->welch->df) : "");
+    row.push_back(v && v->welch ? six_digits(v->welch->p) : "");
+    row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->u) : "");
+    row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->z) : "");
+    row.push_back(v && v->mann_whitney ? six_digits(v->mann_whitney->p) : "");
+    row.push_back(!v ? "" : !v->judged ? "not judged" : v->significant ? "yes" : "no");
+    row.push_back(six_digits(model.alpha));
+    append_tests(row, cell, model);
+    return row;
+}
+
+// A --perf or --psi section after a blank line, its first column naming the
+// table ("perf", "psi"); empty where nothing was recorded.
+std::string csv_observe_table(const ObserveTable& table) {
+    std::vector<std::string> head = {"table", "load", "label"};
+    head.insert(head.end(), table.columns.begin(), table.columns.end());
+    std::string out = "\n" + csv_line(head);
+    for (const auto& r : table.rows) {
+        std::vector<std::string> cells = {table.name, r.load, r.label};
+        for (const auto& cell : r.cells)
+            cells.push_back(cell.is_number()   ? six_digits(cell.get<double>())
+                            : cell.is_string() ? cell.get<std::string>()
+                                               : std::string());
+        out += csv_line(cells);
     }
-    // --perf, --psi: a section each after a blank line, its first column
-    // naming the table ("perf", "psi"); empty where nothing was recorded.
-    for (const auto& table : observe_tables(model, options)) {
-        std::vector<std::string> head = {"table", "load", "label"};
-        head.insert(head.end(), table.columns.begin(), table.columns.end());
-        out += '\n';
-        out += csv_line(head);
-        for (const auto& r : table.rows) {
-            std::vector<std::string> cells = {table.name, r.load, r.label};
-            for (const auto& cell : r.cells)
-                cells.push_back(cell.is_number()   ? six_digits(cell.get<double>())
-                                : cell.is_string() ? cell.get<std::string>()
-                                                   : std::string());
-            out += csv_line(cells);
-        }
-    }
+    return out;
+}
+
+}  // namespace
+
+std::string format_csv(const ReportModel& model, const ReportOptions& options) {
+    // With latency, its table follows the main one after an empty line.
+    if (options.latency_only) return has_latency(model) ? latency_csv(model) : "";
+    std::string out = csv_line(csv_header());
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) out += csv_line(csv_cell_row(model, block, cell));
+    for (const auto& table : observe_tables(model, options)) out += csv_observe_table(table);
     if (has_latency(model)) out += "\n" + latency_csv(model);
     return out;
 }

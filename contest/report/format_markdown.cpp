@@ -28,6 +28,16 @@ std::string table_row(const std::vector<std::string>& cells) {
     return line + "\n";
 }
 
+// Each line escaped, after `lead`: "\n" makes it a paragraph of its own,
+// "- " a list item.
+void append_lines(std::string& out, const std::vector<std::string>& lines, const char* lead) {
+    for (const auto& line : lines) {
+        out += lead;
+        out += escape_cell(line);
+        out += '\n';
+    }
+}
+
 // Per load, per probe, a table with one row per label.
 std::string latency_tables(const ReportModel& model) {
     std::string out;
@@ -58,34 +68,34 @@ std::string latency_tables(const ReportModel& model) {
     return out;
 }
 
-}  // namespace
-
-std::string format_markdown(const ReportModel& model, const ReportOptions& options) {
-    if (options.latency_only) return has_latency(model) ? latency_tables(model) : "";
-    std::string out;
-    for (const auto& block : model.blocks) {
-        out += "### " + escape_cell(block.load) + "\n\n";
-        std::vector<std::string> head;
+// A load's table: a row per label, the columns that have a Markdown heading.
+std::string markdown_load_table(const ReportModel& model, const LoadBlock& block) {
+    std::string out = "### " + escape_cell(block.load) + "\n\n";
+    std::vector<std::string> head;
+    for (const auto& column : cell_columns())
+        if (!column.markdown_heading.empty()) head.emplace_back(column.markdown_heading);
+    out += table_row(head);
+    // The label, and the p-value with its mark, read left to right.
+    std::string align = "|";
+    for (std::size_t i = 0; i < head.size(); ++i)
+        align += i == 0 || i + 1 == head.size() ? ":--|" : "--:|";
+    out += align + "\n";
+    const CellDigits digits = {time_decimals(model), loads_decimals(block)};
+    for (const auto& cell : block.cells) {
+        std::vector<std::string> cells;
         for (const auto& column : cell_columns())
-            if (!column.markdown_heading.empty()) head.emplace_back(column.markdown_heading);
-        out += table_row(head);
-        // The label, and the p-value with its mark, read left to right.
-        std::string align = "|";
-        for (std::size_t i = 0; i < head.size(); ++i)
-            align += i == 0 || i + 1 == head.size() ? ":--|" : "--:|";
-        out += align + "\n";
-        const CellDigits digits = {time_decimals(model), loads_decimals(block)};
-        for (const auto& cell : block.cells) {
-            std::vector<std::string> cells;
-            for (const auto& column : cell_columns())
-                if (!column.markdown_heading.empty())
-                    cells.push_back(escape_cell(
-                        (column.markdown ? column.markdown : column.text)(cell, digits)));
-            out += table_row(cells);
-        }
-        out += "\n";
+            if (!column.markdown_heading.empty())
+                cells.push_back(
+                    escape_cell((column.markdown ? column.markdown : column.text)(cell, digits)));
+        out += table_row(cells);
     }
-    out += "Loads are counted while the workload runs, in:\n\n";
+    return out + "\n";
+}
+
+// Under the tables: each load's unit, what the columns mean, the notes and
+// the significance legend.
+std::string markdown_explanations(const ReportModel& model) {
+    std::string out = "Loads are counted while the workload runs, in:\n\n";
     for (const auto& block : model.blocks)
         out += "- " + escape_cell(block.load) + ": " + unit_description(block) + "\n";
     // Appended piece by piece: GCC 12 -O3 warns on "literal" + a temporary.
@@ -97,41 +107,44 @@ std::string format_markdown(const ReportModel& model, const ReportOptions& optio
     out += ", adjusted: ";
     out += correction_summary(model);
     out += ") compare with the baseline.\n";
-    for (const auto& line : model.notes) {
-        out += '\n';
-        out += escape_cell(line);
-        out += '\n';
+    append_lines(out, model.notes, "\n");
+    if (const auto legend = significance_legend(model); !legend.empty())
+        append_lines(out, {legend}, "\n");
+    return out;
+}
+
+// A --perf or --psi table: a row per load and label, then its notes.
+std::string markdown_observe_table(const ObserveTable& table) {
+    std::string out = "\n### ";
+    out += escape_cell(table.title);
+    out += "\n\n";
+    std::vector<std::string> head = {"Load", "Kernel"};
+    std::string align = "|:--|:--|";
+    for (const auto& c : table.columns) {
+        head.push_back(escape_cell(c));
+        align += "--:|";
     }
-    if (const auto legend = significance_legend(model); !legend.empty()) {
-        out += '\n';
-        out += escape_cell(legend);
-        out += '\n';
+    out += table_row(head) + align + "\n";
+    for (const auto& r : table.rows) {
+        std::vector<std::string> cells = {escape_cell(r.load), escape_cell(r.label)};
+        for (std::size_t c = 0; c < r.cells.size(); ++c)
+            cells.push_back(observe_cell_text(r.cells[c], table.decimals[c]));
+        out += table_row(cells);
     }
+    out += "\n";
+    append_lines(out, table.notes, "- ");
+    return out;
+}
+
+}  // namespace
+
+std::string format_markdown(const ReportModel& model, const ReportOptions& options) {
+    if (options.latency_only) return has_latency(model) ? latency_tables(model) : "";
+    std::string out;
+    for (const auto& block : model.blocks) out += markdown_load_table(model, block);
+    out += markdown_explanations(model);
     // --perf, --psi
-    for (const auto& table : observe_tables(model, options)) {
-        out += "\n### ";
-        out += escape_cell(table.title);
-        out += "\n\n";
-        std::vector<std::string> head = {"Load", "Kernel"};
-        std::string align = "|:--|:--|";
-        for (const auto& c : table.columns) {
-            head.push_back(escape_cell(c));
-            align += "--:|";
-        }
-        out += table_row(head) + align + "\n";
-        for (const auto& r : table.rows) {
-            std::vector<std::string> cells = {escape_cell(r.load), escape_cell(r.label)};
-            for (std::size_t c = 0; c < r.cells.size(); ++c)
-                cells.push_back(observe_cell_text(r.cells[c], table.decimals[c]));
-            out += table_row(cells);
-        }
-        out += "\n";
-        for (const auto& note : table.notes) {
-            out += "- ";
-            out += escape_cell(note);
-            out += '\n';
-        }
-    }
+    for (const auto& table : observe_tables(model, options)) out += markdown_observe_table(table);
     if (has_latency(model)) {
         out += '\n';
         out += latency_tables(model);

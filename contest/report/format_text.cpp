@@ -51,18 +51,16 @@ std::string latency_blocks(const ReportModel& model) {
     return out + latency_legend(model) + "\n";
 }
 
-}  // namespace
-
-std::string format_text(const ReportModel& model, const ReportOptions& options) {
-    if (options.latency_only) return has_latency(model) ? latency_blocks(model) : "";
-    // Widths are shared by every block so the columns line up down the page.
+// The classic table, a block per load. Widths are shared by every block so
+// the columns line up down the page.
+std::string text_load_tables(const ReportModel& model, bool with_stats) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& block : model.blocks) {
-        rows.push_back(header(options.stats));
+        rows.push_back(header(with_stats));
         for (const auto& cell : block.cells)
-            rows.push_back(row(cell, {time_decimals(model), loads_decimals(block)}, options.stats));
+            rows.push_back(row(cell, {time_decimals(model), loads_decimals(block)}, with_stats));
     }
-    std::vector<bool> right(header(options.stats).size() + 1, true);
+    std::vector<bool> right(header(with_stats).size() + 1, true);
     right.front() = false;  // Kernel
     right.back() = false;   // the mark
     const auto lines = align_columns(rows, right);
@@ -73,43 +71,61 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
         out += block.load + ":\n";
         for (std::size_t i = 0; i <= block.cells.size(); ++i) out += lines[next++] + "\n";
     }
+    return out;
+}
 
+std::string text_units(const ReportModel& model) {
     std::vector<std::vector<std::string>> units;
     for (const auto& block : model.blocks)
         units.push_back({block.load + ":", unit_description(block)});
-    out += "\nLoads are counted while the workload runs, in:\n";
+    std::string out = "\nLoads are counted while the workload runs, in:\n";
     for (const auto& line : align_columns(units, {false, false})) out += "  " + line + "\n";
+    return out;
+}
 
+// With --stats: what the statistics columns mean, and the tests behind them.
+std::string text_statistics(const ReportModel& model) {
+    std::string out =
+        "±CI: 95% confidence interval of Time (Student t); ±R: of Ratio; pR: the load's "
+        "effect on Time (Ratio = 1?), adjusted; Change: Time against the baseline " +
+        model.baseline + "; p-adj: its test's p, adjusted (" + correction_summary(model) +
+        ")\n\nTests:\n";
+    for (const auto& line : align_columns(
+             test_rows(model), {false, false, false, false, true, true, true, true, false}))
+        out += "  " + line + "\n";
+    return out;
+}
+
+// A --perf or --psi table, aligned, a row per load and label.
+std::string text_observe_table(const ObserveTable& table) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> head = {"Load", "Kernel"};
+    head.insert(head.end(), table.columns.begin(), table.columns.end());
+    rows.push_back(head);
+    for (const auto& r : table.rows) {
+        std::vector<std::string> cells = {r.load, r.label};
+        for (std::size_t c = 0; c < r.cells.size(); ++c)
+            cells.push_back(observe_cell_text(r.cells[c], table.decimals[c]));
+        rows.push_back(std::move(cells));
+    }
+    std::vector<bool> right(head.size(), true);
+    right[0] = right[1] = false;
+    std::string out = "\n" + table.title + ":\n";
+    for (const auto& line : align_columns(rows, right)) out += "  " + line + "\n";
+    for (const auto& note : table.notes) out += "  " + note + "\n";
+    return out;
+}
+
+}  // namespace
+
+std::string format_text(const ReportModel& model, const ReportOptions& options) {
+    if (options.latency_only) return has_latency(model) ? latency_blocks(model) : "";
+    std::string out = text_load_tables(model, options.stats);
+    out += text_units(model);
     for (const auto& note : model.notes) out += note + "\n";
     if (const auto legend = significance_legend(model); !legend.empty()) out += legend + "\n";
-    if (options.stats) {
-        out +=
-            "±CI: 95% confidence interval of Time (Student t); ±R: of Ratio; pR: the load's "
-            "effect on Time (Ratio = 1?), adjusted; Change: Time against the baseline " +
-            model.baseline + "; p-adj: its test's p, adjusted (" + correction_summary(model) +
-            ")\n\nTests:\n";
-        for (const auto& line : align_columns(
-                 test_rows(model), {false, false, false, false, true, true, true, true, false}))
-            out += "  " + line + "\n";
-    }
-    // --perf, --psi: one aligned table each, rows per load and label.
-    for (const auto& table : observe_tables(model, options)) {
-        std::vector<std::vector<std::string>> rows;
-        std::vector<std::string> head = {"Load", "Kernel"};
-        head.insert(head.end(), table.columns.begin(), table.columns.end());
-        rows.push_back(head);
-        for (const auto& r : table.rows) {
-            std::vector<std::string> cells = {r.load, r.label};
-            for (std::size_t c = 0; c < r.cells.size(); ++c)
-                cells.push_back(observe_cell_text(r.cells[c], table.decimals[c]));
-            rows.push_back(std::move(cells));
-        }
-        std::vector<bool> right(head.size(), true);
-        right[0] = right[1] = false;
-        out += "\n" + table.title + ":\n";
-        for (const auto& line : align_columns(rows, right)) out += "  " + line + "\n";
-        for (const auto& note : table.notes) out += "  " + note + "\n";
-    }
+    if (options.stats) out += text_statistics(model);
+    for (const auto& table : observe_tables(model, options)) out += text_observe_table(table);
     if (has_latency(model)) out += "\n" + latency_blocks(model);
     return out;
 }

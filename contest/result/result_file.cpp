@@ -401,12 +401,32 @@ std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::pat
     return out;
 }
 
+namespace {
+
+// "a folder", "a symbolic link", ...: what is at a path that is not a file.
+std::string file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+}  // namespace
+
 std::optional<std::string> try_write_file_atomically(const std::filesystem::path& path,
                                                      const std::string& content) {
     const std::string name = printable(path.string());
     const auto failed = [&](const std::string& why) {
         return "cannot write " + name + ": " + why + " (the file as it was is kept)";
     };
+    // The rename would replace whatever is at path: a device node, a FIFO or
+    // a link the user named by mistake (--plot /dev/full) must stay what it is.
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return "cannot write " + name + ": it is " + file_kind(st.st_mode) +
+               ", not a regular file (contest replaces only regular files)";
     const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
     std::error_code ec;
     fs::create_directories(folder, ec);
