@@ -1,5 +1,4 @@
 // `contest report [PATH...]`: tables from result files and folders.
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -16,6 +15,7 @@
 #include "contest/report/report_model.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -23,10 +23,8 @@ namespace contest {
 namespace {
 
 std::string run_title(const ResultFile& file, const RunRecord& run) {
-    char text[160];
-    std::snprintf(text, sizeof text, ": %s run %d (%.1f s)", run.load.c_str(), run.index,
-                  run.wall_s);
-    return file.label + text;
+    return file.label + ": " + run.load + " run " + std::to_string(run.index) + " (" +
+           fixed(run.wall_s, 1) + " s)";
 }
 
 // --run N: far beyond any result file's runs.

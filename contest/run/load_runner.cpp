@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/proc_files.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
@@ -140,12 +140,8 @@ std::optional<std::string> LoadSession::warm_up(double seconds) {
     interruptible_sleep(seconds);
     auto after = sample();
     if (auto why = failure()) return why;
-    if (after.units == before.units) {
-        char why[160];
-        std::snprintf(why, sizeof why, "%s did no work in its %.1f s warm-up", info_.name.data(),
-                      seconds);
-        return std::string(why);
-    }
+    if (after.units == before.units)
+        return std::string(info_.name) + " did no work in its " + fixed(seconds, 1) + " s warm-up";
     return std::nullopt;
 }
 
