@@ -65,8 +65,8 @@ class IoLoad final : public Load {
                 return;
             }
             ::unlinkat(dirfd_.get(), kFileName, 0);
-            int fd = create_load_file(dirfd_.get(), kFileName);
-            if (fd < 0) {
+            UniqueFd fd(create_load_file(dirfd_.get(), kFileName));
+            if (fd.get() < 0) {
                 counters.fail(name_ + ": cannot create " + (folder_ / kFileName).string() + ": " +
                               std::strerror(errno));
                 return;
@@ -75,19 +75,17 @@ class IoLoad final : public Load {
             while (written < file_bytes) {
                 std::size_t chunk = static_cast<std::size_t>(
                     std::min<std::uint64_t>(kWriteBytes, file_bytes - written));
-                ssize_t n = ::write(fd, zeros.data(), chunk);
-                if (n < 0 && errno == EINTR) continue;
-                if (n < 0 && errno == ENOSPC) break;  // someone else filled the disk: start over
-                if (n <= 0) {
-                    counters.fail(name_ + ": write: " + std::strerror(errno));
-                    ::close(fd);
-                    ::unlinkat(dirfd_.get(), kFileName, 0);
-                    return;
-                }
-                written += static_cast<std::uint64_t>(n);
-                counters.units.fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
+                const std::uint64_t n = write_all(fd.get(), zeros.data(), chunk);
+                written += n;
+                counters.units.fetch_add(n, std::memory_order_relaxed);
+                if (n == chunk) continue;
+                if (errno == ENOSPC) break;  // someone else filled the disk: start over
+                counters.fail(name_ + ": write: " + std::strerror(errno));
+                fd.reset();
+                ::unlinkat(dirfd_.get(), kFileName, 0);
+                return;
             }
-            ::close(fd);
+            fd.reset();
             counters.secondary.fetch_add(1, std::memory_order_relaxed);
         }
     }

@@ -12,8 +12,10 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "contest/sys/unique_fd.h"
 #include "loads/registry.h"
 
 namespace contest {
@@ -51,14 +53,14 @@ class ListLoad final : public Load {
   public:
     void run(LoadCounters& counters) override {
         for (;;) {
-            int root = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-            if (root < 0) {
+            UniqueFd root(::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+            if (root.get() < 0) {
                 counters.fail(std::string("list_load: cannot open /: ") + std::strerror(errno));
                 return;
             }
             struct stat st {};
-            ::fstat(root, &st);
-            list_folder(counters, root, st.st_dev, 0, true);
+            ::fstat(root.get(), &st);
+            list_folder(counters, std::move(root), st.st_dev, 0, true);
             counters.secondary.fetch_add(1, std::memory_order_relaxed);
         }
     }
@@ -70,17 +72,16 @@ class ListLoad final : public Load {
     }
 
   private:
-    // Lists the folder open on dirfd (and takes ownership of it), lstat()ing
+    // Lists the folder open on dirfd, lstat()ing
     // every entry, then descends into its subfolders, as ls -R does: the
     // whole folder first, then the children. Subfolders are opened relative
     // to their parent's fd, so one fd per level is open at a time and no
     // path is ever resolved through a symlink.
-    void list_folder(LoadCounters& counters, int dirfd, dev_t parent_dev, int depth, bool is_root) {
-        DIR* dir = ::fdopendir(dirfd);
-        if (!dir) {
-            ::close(dirfd);
-            return;
-        }
+    void list_folder(LoadCounters& counters, UniqueFd folder, dev_t parent_dev, int depth,
+                     bool is_root) {
+        DIR* dir = ::fdopendir(folder.get());
+        if (!dir) return;
+        const int dirfd = folder.release();  // closedir closes it
         std::vector<std::string> subfolders;
         std::uint64_t entries = 0;
         while (struct dirent* e = ::readdir(dir)) {
@@ -98,16 +99,15 @@ class ListLoad final : public Load {
         counters.units.fetch_add(entries, std::memory_order_relaxed);
         if (depth < kMaxDepth) {
             for (const auto& name : subfolders) {
-                int child = ::openat(dirfd, name.c_str(),
-                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-                if (child < 0) continue;
+                UniqueFd child(
+                    ::openat(dirfd, name.c_str(),
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+                if (child.get() < 0) continue;
                 struct stat st {};
-                if (::fstat(child, &st) != 0 ||
-                    (st.st_dev != parent_dev && pseudo_file_system(child))) {
-                    ::close(child);
+                if (::fstat(child.get(), &st) != 0 ||
+                    (st.st_dev != parent_dev && pseudo_file_system(child.get())))
                     continue;
-                }
-                list_folder(counters, child, st.st_dev, depth + 1, false);
+                list_folder(counters, std::move(child), st.st_dev, depth + 1, false);
             }
         }
         ::closedir(dir);  // closes dirfd

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 #include "loads/registry.h"
 

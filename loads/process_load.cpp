@@ -79,23 +79,23 @@ class ProcessLoad final : public Load {
 
     void run(LoadCounters& counters) override {
         // pipes[i] feeds member i.
-        std::vector<int> rd(processes_), wr(processes_);
+        std::vector<UniqueFd> rd(processes_), wr(processes_);
         for (unsigned i = 0; i < processes_; ++i) {
             int p[2];
             if (::pipe2(p, O_CLOEXEC) != 0) {
                 counters.fail(std::string("pipe: ") + std::strerror(errno));
                 return;
             }
-            rd[i] = p[0];
-            wr[i] = p[1];
+            rd[i].reset(p[0]);
+            wr[i].reset(p[1]);
         }
         auto member = [&](unsigned i) {
             // Keep only this member's two ends, so a dead neighbour is seen as EOF/EPIPE.
             for (unsigned k = 0; k < processes_; ++k) {
-                if (k != i) ::close(rd[k]);
-                if (k != (i + 1) % processes_) ::close(wr[k]);
+                if (k != i) rd[k].reset();
+                if (k != (i + 1) % processes_) wr[k].reset();
             }
-            forward(counters, rd[i], wr[(i + 1) % processes_]);
+            forward(counters, rd[i].get(), wr[(i + 1) % processes_].get());
         };
         for (unsigned i = 1; i < processes_; ++i)
             fork_function(
@@ -106,7 +106,7 @@ class ProcessLoad final : public Load {
                 ChildTies::in_callers_group());
         std::vector<char> record(record_bytes_, 'r');
         for (unsigned r = 0; r < records_; ++r) {
-            if (write_all(wr[0], record.data(), record.size()) != record.size()) {
+            if (write_all(wr[0].get(), record.data(), record.size()) != record.size()) {
                 counters.fail("cannot inject a record into the ring");
                 return;
             }

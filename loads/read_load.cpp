@@ -93,15 +93,13 @@ class ReadLoad final : public Load {
         std::vector<char> data(kFillBytes, 'r');
         std::uint64_t done = 0;
         while (done < size_.bytes) {
-            std::size_t chunk =
+            const std::size_t chunk =
                 static_cast<std::size_t>(std::min<std::uint64_t>(data.size(), size_.bytes - done));
-            ssize_t n = ::write(fd_.get(), data.data(), chunk);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0)
+            if (write_all(fd_.get(), data.data(), chunk) != chunk)
                 throw EnvironmentError("read_load: writing its " +
                                        std::to_string(size_.bytes / kMiB) + " MiB file in " +
                                        env_.dir.string() + ": " + std::strerror(errno));
-            done += static_cast<std::uint64_t>(n);
+            done += chunk;
         }
         // Written back now, so the timed part only reads.
         if (::fdatasync(fd_.get()) != 0)

@@ -127,6 +127,25 @@ class TarLoad : public Load {
     std::uint64_t source_bytes_ = 0;
 };
 
+// Copies what read_some(buf, bytes so far) gives (read(2)'s way: a count, 0
+// at the end, -1 on error) to out, each byte a unit of work, until the end,
+// an error, or out takes no more (the disk is full, or tar stopped reading).
+// Returns the bytes copied.
+template <typename ReadSome>
+std::uint64_t copy_counted(ReadSome read_some, int out, std::vector<char>& buf,
+                           LoadCounters& counters) {
+    std::uint64_t bytes = 0;
+    for (;;) {
+        const ssize_t n = read_some(buf, bytes);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return bytes;
+        const std::uint64_t written = write_all(out, buf.data(), static_cast<std::size_t>(n));
+        bytes += written;
+        counters.units.fetch_add(written, std::memory_order_relaxed);
+        if (written < static_cast<std::uint64_t>(n)) return bytes;
+    }
+}
+
 class CtarLoad final : public TarLoad {
   public:
     explicit CtarLoad(const LoadEnv& env) : TarLoad("ctar_load", env) {}
@@ -149,17 +168,12 @@ class CtarLoad final : public TarLoad {
                 spawn({"tar", "-cf", "-", "-C", source_parent_.string(), source_name_.string()},
                       in_callers_group(-1, tar_out.get(), errors_.get()));
             tar_out.reset();  // tar's copy is the only writer: EOF when it ends
-            std::uint64_t bytes = 0;
-            for (;;) {
-                ssize_t n = ::read(from_tar.get(), buf.data(), buf.size());
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
-                std::uint64_t written =
-                    write_all(archive.get(), buf.data(), static_cast<std::size_t>(n));
-                bytes += written;
-                counters.units.fetch_add(written, std::memory_order_relaxed);
-                if (written < static_cast<std::uint64_t>(n)) break;  // disk full: tar gets EPIPE
-            }
+            // Where the disk fills, tar gets EPIPE.
+            const std::uint64_t bytes = copy_counted(
+                [&](std::vector<char>& b, std::uint64_t) {
+                    return ::read(from_tar.get(), b.data(), b.size());
+                },
+                archive.get(), buf, counters);
             from_tar.reset();
             if (!tar_ended_well(counters, pid, bytes)) return;
             archive.reset();
@@ -230,20 +244,13 @@ class XtarLoad final : public TarLoad {
             pid_t pid = spawn({"tar", "-xf", "-", "--warning=no-timestamp", "-C", target.string()},
                               in_callers_group(tar_in.get(), -1, errors_.get()));
             tar_in.reset();
-            std::uint64_t bytes = 0;
-            for (;;) {
-                // pread: the offset is this process's own, not shared with
-                // contest's copy of the descriptor.
-                ssize_t n =
-                    ::pread(archive_.get(), buf.data(), buf.size(), static_cast<off_t>(bytes));
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
-                std::uint64_t written =
-                    write_all(to_tar.get(), buf.data(), static_cast<std::size_t>(n));
-                bytes += written;
-                counters.units.fetch_add(written, std::memory_order_relaxed);
-                if (written < static_cast<std::uint64_t>(n)) break;  // tar stopped reading
-            }
+            // pread: the offset is this process's own, not shared with
+            // contest's copy of the descriptor.
+            const std::uint64_t bytes = copy_counted(
+                [&](std::vector<char>& b, std::uint64_t done) {
+                    return ::pread(archive_.get(), b.data(), b.size(), static_cast<off_t>(done));
+                },
+                to_tar.get(), buf, counters);
             to_tar.reset();
             if (!tar_ended_well(counters, pid, bytes)) return;
             counters.secondary.fetch_add(1, std::memory_order_relaxed);

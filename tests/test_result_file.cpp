@@ -117,10 +117,10 @@ TEST_CASE("every run status is written and read as its word; an unknown word is 
           "[result]") {
     for (const auto& s : kRunStatusNames) {
         ResultFile f = sample_result();
-        f.runs[0].status = s.status;
+        f.runs[0].status = s.value;
         auto j = to_json(f);
         CHECK(j["runs"][0]["status"] == std::string(s.name));
-        CHECK(result_from_json(j, "s.json").runs[0].status == s.status);
+        CHECK(result_from_json(j, "s.json").runs[0].status == s.value);
     }
     auto j = to_json(sample_result());
     j["runs"][0]["status"] = "crashed";

@@ -12,6 +12,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 namespace {
@@ -169,12 +170,9 @@ void store_config_file(const std::string& path, const po::options_description& o
                        po::variables_map& vm) {
     const std::string name = printable(path);
     // O_NONBLOCK: a FIFO named as the config must not hang the open.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    const int fd = file.get();
     if (fd < 0) throw UsageError("cannot read config file " + name + ": " + std::strerror(errno));
-    struct Closer {
-        int fd;
-        ~Closer() { ::close(fd); }
-    } closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0)
         throw UsageError("cannot read config file " + name + ": " + std::strerror(errno));

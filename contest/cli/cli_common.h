@@ -12,6 +12,7 @@
 #include <boost/program_options.hpp>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 
 namespace contest {

@@ -11,6 +11,7 @@
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/signals.h"
 #include "loads/registry.h"
 
@@ -56,10 +57,10 @@ void print_text(const ProbeResult& r, std::int64_t dist_ns) {
     print_figure(n, "min", s.min_ns());
     print_figure(n, "max", s.max_ns());
     print_figure(n, "sd", s.sd_ns());
-    char label[16];
     for (double p : kReportedPercentiles) {
-        std::snprintf(label, sizeof label, "p%.2f", p);
-        print_figure(n, label, s.percentile_ns(p));
+        std::string label = "p";
+        label += fixed(p, 2);
+        print_figure(n, label.c_str(), s.percentile_ns(p));
     }
     auto missed = r.missed_pct();
     std::printf("%s: %-10s %12llu of %llu periods (%.2f%%), %llu skipped\n", n, "missed",

@@ -1,10 +1,7 @@
 // `contest report [PATH...]`: tables from result files and folders.
-#include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,16 +15,16 @@
 #include "contest/report/report_model.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
 namespace {
 
 std::string run_title(const ResultFile& file, const RunRecord& run) {
-    char text[160];
-    std::snprintf(text, sizeof text, ": %s run %d (%.1f s)", run.load.c_str(), run.index,
-                  run.wall_s);
-    return file.label + text;
+    return file.label + ": " + run.load + " run " + std::to_string(run.index) + " (" +
+           fixed(run.wall_s, 1) + " s)";
 }
 
 // --run N: far beyond any result file's runs.
@@ -165,13 +162,10 @@ void write_plots(const std::vector<ResultFile>& files, const ReportOptions& opti
 }
 
 void write_timeline(const std::vector<ResultFile>& files, const ReportRequest& request) {
-    std::vector<std::string> loads;
-    for (auto l : request.timeline_loads) {  // "a,b" as well as --load a --load b
-        std::replace(l.begin(), l.end(), ',', ' ');
-        std::istringstream words(l);
-        for (std::string w; words >> w;) loads.push_back(w);
-    }
-    write_file_atomically(request.timeline, draw_timeline(files, loads, request.timeline_run));
+    // "a,b" as well as --load a --load b
+    write_file_atomically(
+        request.timeline,
+        draw_timeline(files, split_names(request.timeline_loads), request.timeline_run));
     std::cerr << "contest: timeline written to " << request.timeline << "\n";
 }
 

@@ -3,7 +3,6 @@
 
 #include <cstdlib>
 #include <iostream>
-#include <sstream>
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
@@ -50,20 +49,6 @@ bool kernel_source_available() {
     return false;
 }
 
-// Loads may come as several words in one value (`load = no_load cpu_load` in
-// a config file, or "a,b" on the command line).
-std::vector<std::string> split_load_names(const std::vector<std::string>& values) {
-    std::vector<std::string> out;
-    for (auto v : values) {
-        for (char& c : v)
-            if (c == ',') c = ' ';
-        std::istringstream in(v);
-        std::string w;
-        while (in >> w) out.push_back(w);
-    }
-    return out;
-}
-
 // --runs as a number of runs, or 0 for auto; UsageError for anything else.
 unsigned runs_of(const std::string& runs) {
     if (runs == "auto") return 0;
@@ -82,7 +67,7 @@ unsigned runs_of(const std::string& runs) {
 // Every name is a load, `default` or `all` (whether it can run here is
 // checked later, with the load options).
 void check_load_names(const std::vector<std::string>& values) {
-    for (const auto& name : split_load_names(values)) check_load_name(name);
+    for (const auto& name : split_names(values)) check_load_name(name);
 }
 
 // --runs N, or auto (rounds until the widest Ratio CI reaches --target-ci).
@@ -254,7 +239,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (vm.count("timeout")) rc.timeout_s = rc.timeout_s_value;
     if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
-    auto names = split_load_names(a.loads);
+    auto names = split_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
     for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));

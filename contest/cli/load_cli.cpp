@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
 #include "loads/registry.h"
 
 namespace contest {

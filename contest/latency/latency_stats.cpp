@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "contest/sys/number_text.h"
+
 namespace contest::latency {
 
 namespace bh = boost::histogram;
@@ -150,11 +152,7 @@ std::vector<DistributionRow> LatencyStats::distribution(std::int64_t width_ns,
 nlohmann::json LatencyStats::to_json() const {
     auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     nlohmann::json percentiles = nlohmann::json::object();
-    char key[16];
-    for (double p : kReportedPercentiles) {
-        std::snprintf(key, sizeof key, "%.2f", p);
-        percentiles[key] = opt(percentile_ns(p));
-    }
+    for (double p : kReportedPercentiles) percentiles[fixed(p, 2)] = opt(percentile_ns(p));
     nlohmann::json bins = nlohmann::json::array();
     for (auto&& bin : bh::indexed(histogram_, bh::coverage::all))
         if (*bin != 0) bins.push_back({lower_edge(histogram_, bin.index()), *bin});

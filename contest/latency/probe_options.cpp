@@ -3,41 +3,29 @@
 #include <sched.h>
 
 #include <array>
-#include <utility>
 
+#include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 
 namespace contest::latency {
 
 namespace {
 
-constexpr std::array<std::pair<ProbeKind, std::string_view>, 3> kKinds{
+constexpr std::array<EnumName<ProbeKind>, 3> kKinds{
     {{ProbeKind::cyclic, "cyclic"}, {ProbeKind::audio, "audio"}, {ProbeKind::video, "video"}}};
-constexpr std::array<std::pair<SleepMethod, std::string_view>, 4> kMethods{
-    {{SleepMethod::clock_ns, "clock_ns"},
-     {SleepMethod::posix_ns, "posix_ns"},
-     {SleepMethod::itimer, "itimer"},
-     {SleepMethod::poll, "poll"}}};
-constexpr std::array<std::pair<SchedPolicy, std::string_view>, 3> kPolicies{
+constexpr std::array<EnumName<SleepMethod>, 4> kMethods{{{SleepMethod::clock_ns, "clock_ns"},
+                                                         {SleepMethod::posix_ns, "posix_ns"},
+                                                         {SleepMethod::itimer, "itimer"},
+                                                         {SleepMethod::poll, "poll"}}};
+constexpr std::array<EnumName<SchedPolicy>, 3> kPolicies{
     {{SchedPolicy::other, "other"}, {SchedPolicy::fifo, "fifo"}, {SchedPolicy::rr, "rr"}}};
 
 template <typename E, std::size_t N>
-std::string_view name_in(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
-    for (const auto& [v, name] : table)
-        if (v == value) return name;
-    return "?";
-}
-
-template <typename E, std::size_t N>
-E parse_in(const std::array<std::pair<E, std::string_view>, N>& table, const std::string& s,
-           const char* option) {
-    std::string choices;
-    for (const auto& [v, name] : table) {
-        if (name == s) return v;
-        if (!choices.empty()) choices += '|';
-        choices += name;
-    }
-    throw UsageError(std::string(option) + " '" + s + "': must be one of " + choices);
+E parse_in(const std::array<EnumName<E>, N>& table, const std::string& s, const char* option) {
+    if (auto value = value_in(table, s)) return *value;
+    throw UsageError(std::string(option) + " '" + s + "': must be one of " +
+                     names_in(table, "|", "|"));
 }
 
 }  // namespace
@@ -100,17 +88,12 @@ ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepM
 std::vector<ProbeOptions> make_probe_list(const std::string& probes, std::int64_t interval_us,
                                           SleepMethod method, SchedPolicy policy, int priority) {
     std::vector<ProbeOptions> list;
-    std::size_t from = 0;
-    while (from <= probes.size()) {
-        std::size_t comma = probes.find(',', from);
-        if (comma == std::string::npos) comma = probes.size();
-        const std::string name = probes.substr(from, comma - from);
+    for (const std::string& name : split_commas(probes)) {
         if (name.empty()) throw UsageError("--latency '" + probes + "': an empty probe name");
         ProbeKind kind = parse_in(kKinds, name, "--latency");
         for (const auto& o : list)
             if (o.kind == kind) throw UsageError("--latency '" + probes + "': " + name + " twice");
         list.push_back(make_probe_options(kind, interval_us, method, policy, priority));
-        from = comma + 1;
     }
     return list;
 }

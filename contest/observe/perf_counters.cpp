@@ -166,12 +166,6 @@ PerfParanoid read_perf_paranoid() {
                               has_perf_capability());
 }
 
-PerfCounters::~PerfCounters() {
-    for (const Group* g : {&software_, &hardware_})
-        for (int fd : g->fds)
-            if (fd >= 0) ::close(fd);
-}
-
 PerfCounters::Group PerfCounters::open_group(std::span<const PerfEventSpec> events,
                                              pid_t pid) const {
     Group g;
@@ -191,7 +185,7 @@ PerfCounters::Group PerfCounters::open_group(std::span<const PerfEventSpec> even
         // An event the PMU lacks may leave the next one to lead the group.
         const long fd = perf_event_open(&attr, pid, -1, leader, PERF_FLAG_FD_CLOEXEC);
         g.names.push_back(spec.name);
-        g.fds.push_back(static_cast<int>(fd));
+        g.fds.emplace_back(static_cast<int>(fd));
         g.ids.push_back(0);
         if (fd < 0) {
             g.open_failures.push_back(open_failure(errno, paranoid_));
@@ -211,9 +205,8 @@ void PerfCounters::open(pid_t pid) {
     software_ = open_group(kSoftwareEvents, pid);
     // Paranoid level 2 refuses kernel-side counting to the unprivileged:
     // user space only is still worth having, and the note says so.
-    if (software_.fds.front() < 0 && paranoid_.blocks && !paranoid_.privileged) {
-        for (int fd : software_.fds)
-            if (fd >= 0) ::close(fd);
+    if (software_.fds.front().get() < 0 && paranoid_.blocks && !paranoid_.privileged) {
+        software_.fds.clear();
         exclude_kernel_ = true;
         software_ = open_group(kSoftwareEvents, pid);
     }
@@ -224,13 +217,15 @@ PerfReading PerfCounters::read() const {
     PerfReading reading;
     reading.paranoid = paranoid_;
     for (const Group* g : {&software_, &hardware_}) {
-        auto leader = std::find_if(g->fds.begin(), g->fds.end(), [](int fd) { return fd >= 0; });
+        auto leader = std::find_if(g->fds.begin(), g->fds.end(),
+                                   [](const UniqueFd& fd) { return fd.get() >= 0; });
         std::vector<std::uint64_t> buffer(3 + 2 * g->names.size());
         std::string read_failure;
         if (leader == g->fds.end()) {
             buffer.clear();
         } else {
-            const ssize_t n = ::read(*leader, buffer.data(), buffer.size() * sizeof(std::uint64_t));
+            const ssize_t n =
+                ::read(leader->get(), buffer.data(), buffer.size() * sizeof(std::uint64_t));
             if (n < 0)
                 read_failure = std::string("not counted: read failed: ") + std::strerror(errno);
             buffer.resize(n < 0 ? 0 : static_cast<std::size_t>(n) / sizeof(std::uint64_t));

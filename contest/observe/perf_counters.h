@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 #include "contest/observe/window_observer.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 
@@ -79,7 +80,6 @@ struct PerfReading {
 class PerfCounters {
   public:
     PerfCounters() = default;
-    ~PerfCounters();
     PerfCounters(const PerfCounters&) = delete;
     PerfCounters& operator=(const PerfCounters&) = delete;
 
@@ -94,7 +94,7 @@ class PerfCounters {
     struct Group {
         std::vector<std::string> names;
         std::vector<std::uint64_t> ids;
-        std::vector<int> fds;                    // leader first; -1 where open failed
+        std::vector<UniqueFd> fds;               // leader first; -1 where open failed
         std::vector<std::string> open_failures;  // per name; empty when opened
     };
     Group open_group(std::span<const PerfEventSpec> events, pid_t pid) const;

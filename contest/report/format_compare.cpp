@@ -95,9 +95,8 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
 }
 
 std::string verdict_of(const Findings& found, const ReportModel& model) {
-    char alpha[32];
-    std::snprintf(alpha, sizeof alpha, "%g", model.alpha);
-    const std::string reading = "alpha " + std::string(alpha) + ", " + correction_summary(model);
+    const std::string reading =
+        "alpha " + six_digits(model.alpha) + ", " + correction_summary(model);
     if (!found.anything_judged())
         return "too few runs to judge anything: significance needs " +
                std::to_string(kMinRunsForSignificance) +

@@ -12,15 +12,6 @@
 
 namespace contest {
 
-std::string fixed(double value, int decimals) {
-    if (!std::isfinite(value)) return "-";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-    // "-0.0" says a sign the number does not have.
-    if (buf[0] == '-' && std::strtod(buf, nullptr) == 0) return buf + 1;
-    return buf;
-}
-
 std::string format_p(double p) {
     if (!std::isfinite(p)) return "-";
     if (p < 0.0001) return "<0.0001";
@@ -57,22 +48,16 @@ std::string significance_mark(const Cell& cell) {
 }
 
 std::string correction_summary(const ReportModel& model) {
-    char text[160];
-    std::snprintf(text, sizeof text, "%s over %zu tests, changes under %g%% ignored",
-                  model.correction == stats::Correction::holm ? "Holm"
-                  : model.correction == stats::Correction::bh ? "Benjamini-Hochberg"
-                                                              : "no correction",
-                  model.family_size, model.min_effect_pct);
-    return text;
+    return std::string(stats::correction_title(model.correction)) + " over " +
+           std::to_string(model.family_size) + " tests, changes under " +
+           six_digits(model.min_effect_pct) + "% ignored";
 }
 
 std::string significance_legend(const ReportModel& model) {
     if (model.labels.size() < 2) return "";
-    char alpha[32];
-    std::snprintf(alpha, sizeof alpha, "%g", model.alpha);
     std::string legend = "* Time differs from the baseline " + model.baseline + " beyond noise";
     if (model.any_ratio_tested()) legend += "; ^ Ratio differs from the baseline's";
-    legend += " (adjusted p < " + std::string(alpha) + ", " + correction_summary(model) + ")";
+    legend += " (adjusted p < " + six_digits(model.alpha) + ", " + correction_summary(model) + ")";
     if (model.any_unjudged())
         legend += "; ? fewer than " + std::to_string(kMinRunsForSignificance) +
                   " runs on a side, not judged";
@@ -89,9 +74,7 @@ std::string test_verdict(const Test& t, const ReportModel& model) {
     if (!std::isfinite(t.p_adjusted)) return "-";
     if (t.significant) return "yes";
     if (t.p_adjusted < model.alpha) {
-        char text[48];
-        std::snprintf(text, sizeof text, "no: below %g%%", model.min_effect_pct);
-        return text;
+        return "no: below " + six_digits(model.min_effect_pct) + "%";
     }
     return "no";
 }
@@ -231,15 +214,10 @@ std::vector<std::string> align_columns(const std::vector<std::vector<std::string
     return lines;
 }
 
-std::string six_digits(double value) {
-    if (!std::isfinite(value)) return "";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", value);
-    return buf;
-}
-
 nlohmann::json json_number(double v) {
-    // Six significant digits (see six_digits); null where undefined.
+    // Six significant digits, the precision machine-readable formats carry
+    // (enough for any timing, stable from one build to the next); null where
+    // undefined.
     const std::string digits = six_digits(v);
     return digits.empty() ? nlohmann::json(nullptr)
                           : nlohmann::json(std::strtod(digits.c_str(), nullptr));

@@ -6,14 +6,13 @@
 
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
+#include "contest/sys/number_text.h"
 
 namespace contest {
 
 // Of the JSON that report --format json and compare --format json print.
 inline constexpr int kReportSchemaVersion = 1;
 
-// Fixed decimals; "-" for NaN and infinities.
-std::string fixed(double value, int decimals);
 // "0.0004", "<0.0001"; "-" when there is no p-value.
 std::string format_p(double p);
 // "+1.8%", "-33.4%".
@@ -62,8 +61,5 @@ nlohmann::json test_json(const Test& t);
 // trimmed. Rows may be shorter than others (missing cells are empty).
 std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<bool>& right);
-// Six significant digits: the precision machine-readable formats carry,
-// enough for any timing and stable from one build to the next.
-std::string six_digits(double value);
 
 }  // namespace contest

@@ -4,39 +4,49 @@
 #include <cmath>
 #include <numeric>
 
+#include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
 
 namespace contest::stats {
 
+namespace {
+
+constexpr std::array<EnumName<Correction>, 3> kCorrectionNames{{
+    {Correction::holm, "holm"},
+    {Correction::bh, "bh"},
+    {Correction::none, "none"},
+}};
+
+constexpr std::array<EnumName<Correction>, 3> kCorrectionDescriptions{{
+    {Correction::holm, "Holm (family-wise error)"},
+    {Correction::bh, "Benjamini-Hochberg (false discovery rate)"},
+    {Correction::none, "none (each test alone)"},
+}};
+
+constexpr std::array<EnumName<Correction>, 3> kCorrectionTitles{{
+    {Correction::holm, "Holm"},
+    {Correction::bh, "Benjamini-Hochberg"},
+    {Correction::none, "no correction"},
+}};
+
+}  // namespace
+
 Correction parse_correction(const std::string& name) {
-    if (name == "holm") return Correction::holm;
-    if (name == "bh") return Correction::bh;
-    if (name == "none") return Correction::none;
-    throw UsageError("--correction '" + name + "': expected holm, bh or none");
+    if (auto c = value_in(kCorrectionNames, name)) return *c;
+    throw UsageError("--correction '" + name + "': expected " +
+                     names_in(kCorrectionNames, ", ", " or "));
 }
 
 const char* correction_name(Correction c) {
-    switch (c) {
-        case Correction::holm:
-            return "holm";
-        case Correction::bh:
-            return "bh";
-        case Correction::none:
-            return "none";
-    }
-    return "?";
+    return name_in(kCorrectionNames, c).data();
 }
 
 const char* correction_description(Correction c) {
-    switch (c) {
-        case Correction::holm:
-            return "Holm (family-wise error)";
-        case Correction::bh:
-            return "Benjamini-Hochberg (false discovery rate)";
-        case Correction::none:
-            return "none (each test alone)";
-    }
-    return "?";
+    return name_in(kCorrectionDescriptions, c).data();
+}
+
+const char* correction_title(Correction c) {
+    return name_in(kCorrectionTitles, c).data();
 }
 
 std::vector<double> adjust_p_values(std::span<const double> p, Correction c) {

@@ -17,6 +17,8 @@ Correction parse_correction(const std::string& name);
 const char* correction_name(Correction c);
 // What a reader needs to know about it, e.g. "Holm (family-wise error)".
 const char* correction_description(Correction c);
+// Its name in a sentence: "Holm", "Benjamini-Hochberg", "no correction".
+const char* correction_title(Correction c);
 
 // Adjusted p-values, in the order given (what R's p.adjust computes).
 // NaN entries are not tests: they stay NaN and do not count in the family.

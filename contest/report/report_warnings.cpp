@@ -13,9 +13,7 @@ namespace contest {
 namespace {
 
 std::string percent(double fraction) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
-    return buf;
+    return fixed(fraction * 100, 1) + "%";
 }
 
 }  // namespace

@@ -30,12 +30,6 @@ std::string escape_xml(const std::string& text) {
     return out;
 }
 
-std::string svg_number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", v);
-    return buf;
-}
-
 std::string svg_document_head(double width, double height, int font_size,
                               const std::string& title) {
     const std::string w = svg_number(width), h = svg_number(height);

@@ -3,6 +3,8 @@
 // the palette, so every picture contest draws reads alike.
 #include <string>
 
+#include "contest/sys/number_text.h"
+
 namespace contest {
 
 // Okabe-Ito: told apart by most colour-blind readers, and in greyscale.
@@ -10,8 +12,6 @@ inline constexpr const char* kSvgPalette[] = {"#0072B2", "#E69F00", "#009E73", "
                                               "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
 
 std::string escape_xml(const std::string& text);
-// One decimal: coordinates.
-std::string svg_number(double v);
 // An SVG document's opening: the XML declaration, the <svg> element of that
 // size (fonts every picture shares), its <title> and a white background.
 // Each line ends in a newline; the caller closes the </svg>.

@@ -16,6 +16,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 
@@ -153,7 +154,7 @@ T value_from_json(const json& v, const char* name, const std::string& where) {
     } else if constexpr (std::is_same_v<T, RunStatus>) {
         const auto word = value_from_json<std::string>(v, name, where);
         if (auto status = run_status_from_name(word)) return *status;
-        const std::string known = join(kRunStatusNames, ", ", &RunStatusName::name);
+        const std::string known = names_in(kRunStatusNames, ", ", ", ");
         throw UsageError(where + ": field \"" + name + "\" has an unknown value \"" + word +
                          "\" (known: " + known + ")");
     } else if constexpr (std::is_same_v<T, std::optional<double>>) {
@@ -254,14 +255,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Closes a file descriptor on every path out.
-struct FdCloser {
-    int fd;
-    ~FdCloser() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
 std::string cause(int error) {
     return error == ELOOP ? "a symlink loop" : std::strerror(error);
 }
@@ -271,9 +264,9 @@ std::string cause(int error) {
 std::string read_regular_file(const fs::path& path) {
     const std::string name = printable(path.string());
     // O_NONBLOCK: a FIFO named x.json must not hang the report.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    const int fd = file.get();
     if (fd < 0) throw UsageError("cannot read result file " + name + ": " + cause(errno));
-    FdCloser closer{fd};
     struct stat st {};
     if (::fstat(fd, &st) != 0)
         throw UsageError("cannot read result file " + name + ": " + cause(errno));
@@ -443,27 +436,18 @@ std::optional<std::string> try_write_file_atomically(const std::filesystem::path
     // A stale temporary (or a link planted in its place) goes first; O_EXCL
     // and O_NOFOLLOW then make sure the file written is a new one.
     ::unlink(tmp.c_str());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return failed(cause(errno));
+    UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (fd.get() < 0) return failed(cause(errno));
     const auto give_up = [&](int error) {
-        ::close(fd);
+        fd.reset();
         ::unlink(tmp.c_str());
         return failed(cause(error));
     };
-    const char* p = content.data();
-    std::size_t left = content.size();
-    while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return give_up(errno);
-        if (n == 0) return give_up(ENOSPC);  // write(2) makes no progress only when full
-        p += n;
-        left -= static_cast<std::size_t>(n);
-    }
+    if (!write_all(fd.get(), content)) return give_up(errno);
     // The data must be on disk before the rename makes it the file: else a
     // crash could leave an empty file where the last good one was.
-    if (::fsync(fd) != 0) return give_up(errno);
-    if (::close(fd) != 0) {
+    if (::fsync(fd.get()) != 0) return give_up(errno);
+    if (fd.close() != 0) {
         const int e = errno;
         ::unlink(tmp.c_str());
         return failed(cause(e));
@@ -475,11 +459,9 @@ std::optional<std::string> try_write_file_atomically(const std::filesystem::path
     }
     // The rename is in the folder's data: without this, a crash right after
     // could bring back the file as it was before.
-    const int dir_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-        ::fsync(dir_fd);
-        ::close(dir_fd);
-    }
+    if (const UniqueFd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        dir.get() >= 0)
+        ::fsync(dir.get());
     return std::nullopt;
 }
 

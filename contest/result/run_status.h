@@ -5,17 +5,14 @@
 #include <optional>
 #include <string_view>
 
+#include "contest/sys/enum_names.h"
+
 namespace contest {
 
 enum class RunStatus { ok, workload_failed, load_failed, timed_out, interrupted };
 
-struct RunStatusName {
-    RunStatus status;
-    std::string_view name;
-};
-
 // The one table both directions read: status -> word written, word read -> status.
-inline constexpr std::array<RunStatusName, 5> kRunStatusNames{{
+inline constexpr std::array<EnumName<RunStatus>, 5> kRunStatusNames{{
     {RunStatus::ok, "ok"},
     {RunStatus::workload_failed, "workload_failed"},
     {RunStatus::load_failed, "load_failed"},
@@ -24,15 +21,11 @@ inline constexpr std::array<RunStatusName, 5> kRunStatusNames{{
 }};
 
 constexpr std::string_view run_status_name(RunStatus status) {
-    for (const auto& s : kRunStatusNames)
-        if (s.status == status) return s.name;
-    return "unknown";
+    return name_in(kRunStatusNames, status);
 }
 
 constexpr std::optional<RunStatus> run_status_from_name(std::string_view name) {
-    for (const auto& s : kRunStatusNames)
-        if (s.name == name) return s.status;
-    return std::nullopt;
+    return value_in(kRunStatusNames, name);
 }
 
 }  // namespace contest

@@ -1,11 +1,9 @@
 #include "contest/run/knobs.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -17,6 +15,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/knob_file.h"
+#include "contest/sys/process.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -77,24 +76,15 @@ const std::array<KnobName, 6>& knob_names() {
     return names;
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (true) {
-        const auto comma = text.find(',', start);
-        out.push_back(text.substr(start, comma - start));
-        if (comma == std::string::npos) return out;
-        start = comma + 1;
-    }
-}
-
 void replace_all(std::string& text, const std::string& what, const std::string& with) {
     for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size()))
         text.replace(at, what.size(), with);
 }
 
 void write_note(const fs::path& note, const std::vector<Knob>& knobs) {
-    nlohmann::json j = {{"pid", ::getpid()}, {"knobs", nlohmann::json::array()}};
+    nlohmann::json j = {{"pid", ::getpid()},
+                        {"start_time", process_start_time(::getpid())},
+                        {"knobs", nlohmann::json::array()}};
     for (const auto& k : knobs)
         j["knobs"].push_back(
             {{"name", k.name}, {"path", k.path.string()}, {"original", k.original}});
@@ -111,22 +101,18 @@ bool put_back(const fs::path& path, const std::string& name, const std::string& 
     return true;
 }
 
-// A note naming a knob that would not go back is kept.
-void say_note_stays(const fs::path& note) {
+// The note goes once every knob it names is back; one naming a knob that
+// would not go back is kept, and said so.
+void close_note(const fs::path& note, bool all_back) {
+    std::error_code ec;
+    if (all_back) {
+        fs::remove(note, ec);
+        return;
+    }
     std::fprintf(stderr,
                  "contest: %s stays for the next start to try again (or restore by hand and "
                  "remove it)\n",
                  note.c_str());
-}
-
-// A contest still running under that pid (not one that reused the number).
-bool contest_alive(pid_t pid) {
-    if (pid <= 0 || pid == ::getpid()) return false;
-    if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
-    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-    std::string name;
-    std::getline(comm, name);
-    return name.starts_with("contest");
 }
 
 }  // namespace
@@ -271,11 +257,7 @@ void KnobGuard::restore() {
             all_back = false;
         }
     }
-    std::error_code ec;
-    if (all_back)
-        fs::remove(note_, ec);
-    else
-        say_note_stays(note_);
+    close_note(note_, all_back);
 }
 
 void restore_knobs_left_changed(const fs::path& workdir) {
@@ -290,7 +272,8 @@ void restore_knobs_left_changed(const fs::path& workdir) {
                                e.what() + "); restore them by hand and remove it");
     }
     const pid_t pid = j.value("pid", 0);
-    if (contest_alive(pid)) return;  // still running: its own guard restores them
+    // Still running: its own guard restores them.
+    if (!contest_gone(pid, j.value("start_time", 0ULL))) return;
     bool all_back = true;
     for (const auto& k : j.value("knobs", nlohmann::json::array())) {
         const std::string name = k.value("name", ""), path = k.value("path", ""),
@@ -303,11 +286,7 @@ void restore_knobs_left_changed(const fs::path& workdir) {
         else
             all_back = false;
     }
-    std::error_code ec;
-    if (all_back)
-        fs::remove(note, ec);
-    else
-        say_note_stays(note);
+    close_note(note, all_back);
 }
 
 }  // namespace contest

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/proc_files.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
@@ -31,12 +31,6 @@ namespace {
 constexpr const char* kLoadsFolder = "loads";
 constexpr const char* kOwnerSuffix = ".owner";
 
-void write_all(int fd, const std::string& text) {
-    if (::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-        throw EnvironmentError(std::string("cannot write an owner marker: ") +
-                               std::strerror(errno));
-}
-
 }  // namespace
 
 PrivateDir::PrivateDir(const Workdir& workdir, const std::string& name)
@@ -44,7 +38,9 @@ PrivateDir::PrivateDir(const Workdir& workdir, const std::string& name)
       rel_(std::string(kLoadsFolder) + "/" + name + "." + std::to_string(::getpid())) {
     workdir_.make_dir(kLoadsFolder);
     workdir_.remove_tree(rel_);  // a leftover of a killed run with our pid
-    write_all(workdir_.create_file(rel_ + kOwnerSuffix).get(), owner_marker_text());
+    if (!write_all(workdir_.create_file(rel_ + kOwnerSuffix).get(), owner_marker_text()))
+        throw EnvironmentError(std::string("cannot write an owner marker: ") +
+                               std::strerror(errno));
     path_ = workdir_.real_dir(rel_);
 }
 
@@ -71,12 +67,8 @@ std::vector<std::string> remove_dead_load_folders(const Workdir& workdir) {
         const long pid = std::strtol(name.c_str() + dot + 1, &end, 10);
         if (pid <= 0 || *end != '\0') continue;
         const std::string marker = name + kOwnerSuffix;
-        std::string owner;
-        if (auto text = read_text_file((dir / marker).string()))
-            owner = *text;
-        else
-            owner = std::to_string(pid) + " " + std::to_string(process_start_time(pid));
-        if (!marker_owner_dead(owner)) continue;
+        const auto owner = read_text_file((dir / marker).string());
+        if (!(owner ? marker_owner_dead(*owner) : contest_gone(static_cast<pid_t>(pid)))) continue;
         if (remove_tree_at(loads.get(), name.c_str()))
             removed.push_back((dir / name).string() + " (load folder of contest pid " +
                               std::to_string(pid) + ", which is gone)");
@@ -148,12 +140,8 @@ std::optional<std::string> LoadSession::warm_up(double seconds) {
     interruptible_sleep(seconds);
     auto after = sample();
     if (auto why = failure()) return why;
-    if (after.units == before.units) {
-        char why[160];
-        std::snprintf(why, sizeof why, "%s did no work in its %.1f s warm-up", info_.name.data(),
-                      seconds);
-        return std::string(why);
-    }
+    if (after.units == before.units)
+        return std::string(info_.name) + " did no work in its " + fixed(seconds, 1) + " s warm-up";
     return std::nullopt;
 }
 

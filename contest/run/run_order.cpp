@@ -2,27 +2,28 @@
 
 #include <random>
 
+#include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
 
+namespace {
+
+constexpr std::array<EnumName<RunOrder>, 3> kRunOrderNames{{
+    {RunOrder::shuffled, "shuffled"},
+    {RunOrder::rounds, "rounds"},
+    {RunOrder::blocks, "blocks"},
+}};
+
+}  // namespace
+
 RunOrder parse_run_order(const std::string& name) {
-    if (name == "shuffled") return RunOrder::shuffled;
-    if (name == "rounds") return RunOrder::rounds;
-    if (name == "blocks") return RunOrder::blocks;
-    throw UsageError("--order '" + name + "': expected shuffled, rounds or blocks");
+    if (auto order = value_in(kRunOrderNames, name)) return *order;
+    throw UsageError("--order '" + name + "': expected " + names_in(kRunOrderNames, ", ", " or "));
 }
 
 const char* run_order_name(RunOrder order) {
-    switch (order) {
-        case RunOrder::shuffled:
-            return "shuffled";
-        case RunOrder::rounds:
-            return "rounds";
-        case RunOrder::blocks:
-            return "blocks";
-    }
-    return "?";
+    return name_in(kRunOrderNames, order).data();
 }
 
 namespace {

@@ -13,7 +13,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include "contest/sys/process.h"
 #include "contest/sys/text_file.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 namespace {
@@ -57,21 +59,15 @@ std::string own_cgroup_dir(std::string& why) {
 }
 
 bool write_text(const std::string& path, const std::string& text) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    return ok;
+    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    return fd.get() >= 0 && write_all(fd.get(), text);
 }
 
 // Kills every process in the leaf and removes it (waiting up to about 2 s for
 // the dying to leave). Only system calls: the guardian runs it after fork.
 bool kill_and_remove(const char* kill_file, const char* leaf) {
-    int fd = ::open(kill_file, O_WRONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)!::write(fd, "1", 1);
-        ::close(fd);
-    }
+    if (UniqueFd fd(::open(kill_file, O_WRONLY | O_CLOEXEC)); fd.get() >= 0)
+        write_all(fd.get(), "1");
     for (int i = 0; i < 200; ++i) {
         if (::rmdir(leaf) == 0 || errno == ENOENT) return true;
         struct timespec ts {
@@ -170,10 +166,7 @@ std::vector<std::string> remove_stale_cgroups() {
         if (!name.starts_with("contest-") || !e.is_directory(ec)) continue;
         char* end = nullptr;
         const long pid = std::strtol(name.c_str() + 8, &end, 10);
-        if (pid <= 0 || *end != '\0' || pid == ::getpid()) continue;
-        // Its owner still lives there (a contest running now): not stale.
-        auto owner = read_text_file("/proc/" + std::to_string(pid) + "/cgroup");
-        if (owner && owner->find("/" + name + "\n") != std::string::npos) continue;
+        if (pid <= 0 || *end != '\0' || !contest_gone(static_cast<pid_t>(pid))) continue;
         const std::string leaf = e.path().string();
         if (kill_and_remove((leaf + "/cgroup.kill").c_str(), leaf.c_str()))
             removed.push_back(leaf + " (cgroup of contest pid " + std::to_string(pid) +

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 namespace {
@@ -44,14 +45,8 @@ std::string kind_of(mode_t mode) {
 
 // An open knob file; closed with the object.
 struct KnobFd {
-    int fd = -1;
+    UniqueFd fd;
     bool stand_in = false;  // a plain file in the tests' folder, not the kernel's
-    KnobFd() = default;
-    KnobFd(const KnobFd&) = delete;
-    KnobFd& operator=(const KnobFd&) = delete;
-    ~KnobFd() {
-        if (fd >= 0) ::close(fd);
-    }
 };
 
 // Opens path's file with `flags` once it is known to be a kernel setting
@@ -72,13 +67,13 @@ bool open_knob(const fs::path& path, int flags, KnobFd& out, std::string& why) {
         return false;
     }
     // No blocking open (a FIFO), no link swapped in since it was resolved.
-    out.fd = ::open(real.c_str(), flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    if (out.fd < 0) {
+    out.fd.reset(::open(real.c_str(), flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+    if (out.fd.get() < 0) {
         why = std::strerror(errno);
         return false;
     }
     struct stat st {};
-    if (::fstat(out.fd, &st) != 0) {
+    if (::fstat(out.fd.get(), &st) != 0) {
         why = std::strerror(errno);
         return false;
     }
@@ -94,7 +89,7 @@ std::optional<std::string> read_bounded(const KnobFd& file, std::string& why) {
     std::string content(kMaxKnobFileBytes + 1, '\0');
     std::size_t got = 0;
     while (got < content.size()) {
-        const ssize_t n = ::read(file.fd, content.data() + got, content.size() - got);
+        const ssize_t n = ::read(file.fd.get(), content.data() + got, content.size() - got);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             why = std::strerror(errno);
@@ -152,12 +147,12 @@ std::optional<std::string> write_knob_file(const std::filesystem::path& path,
     if (!open_knob(path, O_WRONLY, file, why)) return why;
     // A stand-in keeps its old bytes past the new ones unless cut; sysfs and
     // procfs take each write whole and are not truncated.
-    if (file.stand_in && ::ftruncate(file.fd, 0) != 0) return std::string(std::strerror(errno));
-    const ssize_t n = ::write(file.fd, line.data(), line.size());
+    if (file.stand_in && ::ftruncate(file.fd.get(), 0) != 0)
+        return std::string(std::strerror(errno));
+    // One write, not write_all: the kernel takes a setting in one piece.
+    const ssize_t n = ::write(file.fd.get(), line.data(), line.size());
     const int write_errno = errno;
-    const int fd = file.fd;
-    file.fd = -1;
-    const int closed = ::close(fd);
+    const int closed = file.fd.close();
     if (n < 0) return std::string(std::strerror(write_errno));
     if (static_cast<std::size_t>(n) != line.size()) return std::string("short write");
     if (closed != 0) return std::string(std::strerror(errno));

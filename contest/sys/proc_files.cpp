@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "contest/sys/text_file.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 
@@ -88,11 +89,10 @@ std::optional<ProcessStat> parse_process_stat(pid_t pid, const char* text) {
 std::optional<ProcessStat> read_process_stat(pid_t pid) {
     char path[64];
     std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
+    const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) return std::nullopt;
     char buf[1024];
-    ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
+    const ssize_t n = ::read(fd.get(), buf, sizeof buf - 1);
     if (n <= 0) return std::nullopt;
     buf[n] = '\0';
     return parse_process_stat(pid, buf);

@@ -19,6 +19,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/proc_files.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/text_file.h"
 #include "contest/sys/unique_fd.h"
 
 namespace contest {
@@ -203,10 +204,8 @@ void become_subreaper() {
 }
 
 void volunteer_for_oom_killer() {
-    int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    [[maybe_unused]] auto n = ::write(fd, "1000", 4);
-    ::close(fd);
+    const UniqueFd fd(::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC));
+    if (fd.get() >= 0) write_all(fd.get(), "1000");
 }
 
 unsigned long long process_start_time(pid_t pid) {
@@ -218,14 +217,21 @@ std::string owner_marker_text() {
     return std::to_string(::getpid()) + " " + std::to_string(process_start_time(::getpid())) + "\n";
 }
 
+bool contest_gone(pid_t pid, unsigned long long start_time) {
+    if (pid <= 0) return true;
+    const auto stat = read_process_stat(pid);
+    if (!stat) return true;
+    if (start_time != 0) return stat->start_time != start_time;
+    const auto name = read_first_line("/proc/" + std::to_string(pid) + "/comm");
+    return !name || !name->starts_with("contest");
+}
+
 bool marker_owner_dead(const std::string& marker_text) {
     std::istringstream in(marker_text);
     long pid = 0;
     unsigned long long start = 0;
-    if (!(in >> pid >> start) || pid <= 0) return true;  // unreadable: no one owns it
-    if (pid == ::getpid()) return false;
-    const unsigned long long now = process_start_time(static_cast<pid_t>(pid));
-    return now == 0 || now != start;
+    if (!(in >> pid >> start) || pid <= 0 || start == 0) return true;
+    return contest_gone(static_cast<pid_t>(pid), start);
 }
 
 }  // namespace contest

@@ -118,9 +118,18 @@ void volunteer_for_oom_killer();
 // pid is reused.
 unsigned long long process_start_time(pid_t pid);
 
+// Whether the contest that left something behind (a load folder, a note of
+// knobs to put back, a cgroup, a half-written result file) is gone, so that
+// what it left is for this one to clear: no process has its pid now, or the
+// one that has it is another. With start_time (process_start_time, recorded
+// when it left the thing; 0 when it was not) that is one started at another
+// time; without, one that is not a contest. The one way every caller asks.
+bool contest_gone(pid_t pid, unsigned long long start_time = 0);
+
 // "PID STARTTIME" of this process, for the owner marker in what it leaves.
 std::string owner_marker_text();
-// True when the marker names a process that is no longer alive.
+// contest_gone for the contest a marker names; an unreadable marker names
+// none, so what it marks is no one's.
 bool marker_owner_dead(const std::string& marker_text);
 
 }  // namespace contest

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 namespace {
@@ -23,8 +24,8 @@ void on_interrupt(int) {
     int saved = errno;
     g_interrupted = 1;
     if (g_pipe[1] >= 0) {
-        char b = 1;
-        [[maybe_unused]] auto n = ::write(g_pipe[1], &b, 1);
+        const char b = 1;
+        write_all(g_pipe[1], &b, 1);
     }
     errno = saved;
 }

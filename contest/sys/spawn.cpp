@@ -173,7 +173,7 @@ class AfterFork {
     void send_pid() const {
         if (write_end_.get() < 0) return;
         const pid_t self = ::getpid();
-        [[maybe_unused]] auto n = ::write(write_end_.get(), &self, sizeof self);
+        write_all(write_end_.get(), reinterpret_cast<const char*>(&self), sizeof self);
     }
     // In the parent once the child has exec'd or died; rethrows after_fork's error.
     void finish() {
@@ -382,29 +382,22 @@ ExecGate::ExecGate() {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0)
         throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
-    read_fd_ = fds[0];
-    write_fd_ = fds[1];
+    read_fd_.reset(fds[0]);
+    write_fd_.reset(fds[1]);
 }
 
-ExecGate::~ExecGate() {
-    if (read_fd_ >= 0) ::close(read_fd_);
-    if (write_fd_ >= 0) ::close(write_fd_);
-}
-
-void ExecGate::wait_in_child() const noexcept {
-    ::close(write_fd_);  // the child's copy; EOF then means the parent is gone
+void ExecGate::wait_in_child() noexcept {
+    write_fd_.reset();  // the child's copy; EOF then means the parent is gone
     char byte;
-    while (::read(read_fd_, &byte, 1) < 0 && errno == EINTR) {
+    while (::read(read_fd_.get(), &byte, 1) < 0 && errno == EINTR) {
     }
 }
 
 void ExecGate::release() {
-    if (write_fd_ < 0) return;
+    if (write_fd_.get() < 0) return;
     const char byte = 1;
-    while (::write(write_fd_, &byte, 1) < 0 && errno == EINTR) {
-    }
-    ::close(write_fd_);
-    write_fd_ = -1;
+    write_all(write_fd_.get(), &byte, 1);
+    write_fd_.reset();
 }
 
 }  // namespace contest

@@ -158,16 +158,13 @@ std::optional<std::filesystem::path> find_on_path(std::string_view name);  // $P
 class ExecGate {
   public:
     ExecGate();  // throws EnvironmentError when no pipe can be made
-    ~ExecGate();
-    ExecGate(const ExecGate&) = delete;
-    ExecGate& operator=(const ExecGate&) = delete;
     // In the child: blocks until release() (or the parent is gone).
-    void wait_in_child() const noexcept;
+    void wait_in_child() noexcept;
     // In the parent (after_fork), once what the child waits for is done.
     void release();
 
   private:
-    int read_fd_ = -1, write_fd_ = -1;
+    UniqueFd read_fd_, write_fd_;
 };
 
 }  // namespace contest

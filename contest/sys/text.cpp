@@ -1,6 +1,7 @@
 #include "contest/sys/text.h"
 
 #include <cstdio>
+#include <sstream>
 
 namespace contest {
 namespace {
@@ -140,10 +141,25 @@ std::optional<std::string> label_problem(std::string_view label) {
     return std::nullopt;
 }
 
-std::string number_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.15g", v);
-    return buf;
+std::vector<std::string> split_commas(std::string_view text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const auto comma = text.find(',', start);
+        out.emplace_back(text.substr(start, comma - start));
+        if (comma == std::string_view::npos) return out;
+        start = comma + 1;
+    }
+}
+
+std::vector<std::string> split_names(const std::vector<std::string>& values) {
+    std::vector<std::string> out;
+    for (const auto& value : values)
+        for (const auto& piece : split_commas(value)) {
+            std::istringstream words(piece);
+            for (std::string w; words >> w;) out.push_back(w);
+        }
+    return out;
 }
 
 }  // namespace contest

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace contest {
 
@@ -22,14 +23,20 @@ std::string join(const Range& items, std::string_view separator, ToText to_text 
     return out;
 }
 
+// The pieces between commas, empty ones kept (the caller says what an empty
+// one means): "a,,b" gives {"a", "", "b"}, "" gives {""}.
+std::vector<std::string> split_commas(std::string_view text);
+
+// The names in values, where a value may hold several separated by commas
+// or white space ("a,b" on the command line, "a b" in a config file);
+// empty ones are dropped.
+std::vector<std::string> split_names(const std::vector<std::string>& values);
+
 // Text safe to put in a message on a terminal: control characters (C0, DEL
 // and the C1 range, which some terminals obey as escapes) and bytes that are
 // not valid UTF-8 become \n, \t, \r, \e or \xNN; valid UTF-8 is kept, so a
 // label like "6.1-für-rt" reads as it is.
 std::string printable(std::string_view text);
-
-// A number as the user would write it: 1000, 0.05, 1048576 (%.15g).
-std::string number_text(double v);
 
 // Text that is valid UTF-8, for everything that goes into JSON (nlohmann
 // refuses to write anything else): each byte that does not belong to a

@@ -12,7 +12,8 @@ namespace contest {
 // (EOPNOTSUPP from a disabled PSI, EACCES) only from read, and they are to
 // be named.
 std::optional<std::string> read_text_file(const std::string& path, std::string* why) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    const int fd = file.get();
     auto fail = [&](int err) -> std::optional<std::string> {
         if (why) *why = path + ": " + std::strerror(err);
         return std::nullopt;
@@ -24,14 +25,11 @@ std::optional<std::string> read_text_file(const std::string& path, std::string* 
         const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
-            const int err = errno;
-            ::close(fd);
-            return fail(err);
+            return fail(errno);
         }
         if (n == 0) break;
         text.append(buf, static_cast<std::size_t>(n));
     }
-    ::close(fd);
     return text;
 }
 

@@ -1,0 +1,179 @@
+// The platform floor's one way of each small thing: whether an earlier
+// contest is gone, fds, writes, comma lists, enum names, numbers as text.
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "contest/report/multiple_comparisons.h"
+#include "contest/run/run_order.h"
+#include "contest/sys/enum_names.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
+#include "contest/sys/process.h"
+#include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
+
+using namespace contest;
+
+namespace {
+
+pid_t a_gone_pid() {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    ::waitpid(pid, nullptr, 0);
+    return pid;
+}
+
+// A live child that is not a contest (it renamed itself), stopped and reaped
+// when this goes.
+struct OtherProcess {
+    pid_t pid = ::fork();
+    OtherProcess() {
+        if (pid == 0) {
+            ::prctl(PR_SET_NAME, "not-it");
+            for (;;) ::pause();
+        }
+        // Wait until the rename shows, so the test sees the child as it will stay.
+        for (int i = 0; i < 500 && contest_gone(pid) == false; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ~OtherProcess() {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+    }
+};
+
+enum class Colour { red, green, blue };
+constexpr std::array<EnumName<Colour>, 3> kColours{{
+    {Colour::red, "red"},
+    {Colour::green, "green"},
+    {Colour::blue, "blue"},
+}};
+
+}  // namespace
+
+TEST_CASE("contest_gone: no process, another process under the pid, or one not a contest",
+          "[platform]") {
+    CHECK(contest_gone(a_gone_pid()));
+    CHECK(contest_gone(0));
+    CHECK(contest_gone(-1));
+    const pid_t self = ::getpid();
+    const unsigned long long started = process_start_time(self);
+    REQUIRE(started != 0);
+    // This test binary is named contest_tests: a contest, still here.
+    CHECK_FALSE(contest_gone(self));
+    CHECK_FALSE(contest_gone(self, started));
+    // The same pid, recorded with another start: an earlier contest whose
+    // pid this one reused.
+    CHECK(contest_gone(self, started + 1));
+
+    OtherProcess other;
+    CHECK(contest_gone(other.pid));  // alive, but no contest
+    CHECK_FALSE(contest_gone(other.pid, process_start_time(other.pid)));
+}
+
+TEST_CASE("an owner marker names this process until its pid and start differ", "[platform]") {
+    CHECK_FALSE(marker_owner_dead(owner_marker_text()));
+    CHECK(marker_owner_dead(std::to_string(::getpid()) + " " +
+                            std::to_string(process_start_time(::getpid()) + 1) + "\n"));
+    CHECK(marker_owner_dead(std::to_string(a_gone_pid()) + " 12345\n"));
+    CHECK(marker_owner_dead("not a marker"));
+    CHECK(marker_owner_dead(""));
+}
+
+TEST_CASE("UniqueFd closes once; close() tells whether the close worked", "[platform]") {
+    int fds[2];
+    REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+    UniqueFd read_end(fds[0]), write_end(fds[1]);
+    CHECK(write_end.close() == 0);
+    CHECK(write_end.get() == -1);
+    CHECK(write_end.close() == 0);  // nothing open: nothing to close
+    char byte;
+    CHECK(::read(read_end.get(), &byte, 1) == 0);  // EOF: the write end is really closed
+    UniqueFd moved(std::move(read_end));
+    CHECK(read_end.get() == -1);
+    CHECK(moved.get() == fds[0]);
+}
+
+TEST_CASE("write_all writes all through short writes, and says ENOSPC on a full device",
+          "[platform]") {
+    int fds[2];
+    REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+    UniqueFd read_end(fds[0]), write_end(fds[1]);
+    const std::string data(1 << 20, 'x');  // more than a pipe holds: short writes
+    std::string got;
+    std::thread reader([&] {
+        char buf[4096];
+        for (ssize_t n; (n = ::read(read_end.get(), buf, sizeof buf)) > 0;)
+            got.append(buf, static_cast<std::size_t>(n));
+    });
+    CHECK(write_all(write_end.get(), data));
+    write_end.reset();
+    reader.join();
+    CHECK(got == data);
+
+    UniqueFd full(::open("/dev/full", O_WRONLY | O_CLOEXEC));
+    if (full.get() >= 0) {
+        errno = 0;
+        CHECK_FALSE(write_all(full.get(), "abc"));
+        CHECK(errno == ENOSPC);
+    }
+}
+
+TEST_CASE("split_commas keeps empty pieces; split_names takes commas and spaces alike",
+          "[platform]") {
+    using V = std::vector<std::string>;
+    CHECK(split_commas("a,,b") == V{"a", "", "b"});
+    CHECK(split_commas("") == V{""});
+    CHECK(split_commas("a,") == V{"a", ""});
+    CHECK(split_commas("one") == V{"one"});
+    CHECK(split_names({"a,b c", " ", ",d,,", "e"}) == V{"a", "b", "c", "d", "e"});
+    CHECK(split_names({}).empty());
+}
+
+TEST_CASE("one table serves both directions of an enum's names", "[platform]") {
+    CHECK(name_in(kColours, Colour::green) == "green");
+    CHECK(value_in(kColours, "blue") == Colour::blue);
+    CHECK_FALSE(value_in(kColours, "Blue").has_value());
+    CHECK(names_in(kColours, ", ", " or ") == "red, green or blue");
+    CHECK(names_in(kColours, "|", "|") == "red|green|blue");
+    static_assert(name_in(kColours, Colour::red) == "red");
+
+    for (auto order : {RunOrder::shuffled, RunOrder::rounds, RunOrder::blocks})
+        CHECK(parse_run_order(run_order_name(order)) == order);
+    CHECK_THROWS_WITH(parse_run_order("random"),
+                      "--order 'random': expected shuffled, rounds or blocks");
+    for (auto c : {stats::Correction::holm, stats::Correction::bh, stats::Correction::none})
+        CHECK(stats::parse_correction(stats::correction_name(c)) == c);
+    CHECK_THROWS_WITH(stats::parse_correction("bonferroni"),
+                      "--correction 'bonferroni': expected holm, bh or none");
+    CHECK(std::string(stats::correction_title(stats::Correction::bh)) == "Benjamini-Hochberg");
+}
+
+TEST_CASE("numbers as text: each format in one place, as the outputs show them", "[platform]") {
+    CHECK(number_text(1048576) == "1048576");
+    CHECK(number_text(0.05) == "0.05");
+    CHECK(fixed(3.14159, 2) == "3.14");
+    CHECK(fixed(-0.04, 1) == "0.0");  // no sign the number does not have
+    CHECK(fixed(-1.25, 1) == "-1.2");
+    CHECK(fixed(std::nan(""), 3) == "-");
+    CHECK(six_digits(0.05) == "0.05");
+    CHECK(six_digits(1e-6) == "1e-06");
+    CHECK(six_digits(1234567) == "1.23457e+06");
+    CHECK(six_digits(INFINITY).empty());
+    CHECK(svg_number(-0.04) == "-0.0");  // coordinates as they fall
+    CHECK(svg_number(12.25) == "12.2");
+    CHECK(clock_duration(245) == "4:05");
+    CHECK(clock_duration(3723.4) == "1:02:03");
+    CHECK(clock_duration(-3) == "0:00");
+}
