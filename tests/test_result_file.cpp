@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "contest/result/result_file.h"
+#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "test_helpers.h"
 

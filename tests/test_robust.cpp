@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "contest/result/result_file.h"
+#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "test_helpers.h"

@@ -14,6 +14,7 @@
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/report/timeline_svg.h"
+#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"

@@ -79,14 +79,4 @@ ResultFile read_result_file(const std::filesystem::path& path);
 std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,
                                           std::vector<std::string>& bad);
 
-// Write to a new temporary file in the same folder, fsync, rename, fsync the
-// folder: a reader (or a crash) sees the old file or the new one, never half
-// of one. When any step fails (no space, a read-only file system, no
-// permission) the temporary is removed, the file at path is left as it was,
-// and the one-line reason naming the path and the cause is returned.
-std::optional<std::string> try_write_file_atomically(const std::filesystem::path& path,
-                                                     const std::string& content);
-// The same, throwing EnvironmentError with that reason.
-void write_file_atomically(const std::filesystem::path& path, const std::string& content);
-
 }  // namespace contest

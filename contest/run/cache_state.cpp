@@ -7,16 +7,15 @@
 #include <cstdio>
 #include <cstring>
 
+#include "contest/sys/unique_fd.h"
+
 namespace contest {
 
 std::string drop_caches() {
     ::sync();
-    int fd = ::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return std::string("not dropped: ") + std::strerror(errno);
-    ssize_t n = ::write(fd, "3", 1);
-    int e = errno;
-    ::close(fd);
-    if (n != 1) return std::string("not dropped: ") + std::strerror(e);
+    UniqueFd fd(::open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC));
+    if (fd.get() < 0) return std::string("not dropped: ") + std::strerror(errno);
+    if (::write(fd.get(), "3", 1) != 1) return std::string("not dropped: ") + std::strerror(errno);
     return "dropped";
 }
 

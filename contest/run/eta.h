@@ -5,9 +5,6 @@
 
 namespace contest {
 
-// "1:05", "1:02:03" (whole seconds; negative is 0:00).
-std::string format_duration(double s);
-
 // Remembers how long runs take, for the ETA.
 struct Eta {
     double spent_s = 0;

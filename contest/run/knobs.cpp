@@ -12,6 +12,7 @@
 
 #include "contest/observe/block_device.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/knob_file.h"

@@ -22,8 +22,7 @@ std::optional<std::string> stale_result_tmp(const std::filesystem::directory_ent
     if (at == std::string::npos || e.is_symlink(ec)) return std::nullopt;
     char* end = nullptr;
     const long pid = std::strtol(name.c_str() + at + tmp_mark.size(), &end, 10);
-    if (pid <= 0 || *end != '\0' || process_start_time(static_cast<pid_t>(pid)) != 0)
-        return std::nullopt;
+    if (pid <= 0 || *end != '\0' || !contest_gone(static_cast<pid_t>(pid))) return std::nullopt;
     return e.path().string() + " (half-written by contest pid " + std::to_string(pid) +
            ", which is gone)";
 }

@@ -1,4 +1,5 @@
 #include "contest/run/result_writer.h"
+#include "contest/sys/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 
@@ -41,11 +43,11 @@ void check_results_folder(const std::filesystem::path& dir) {
         throw EnvironmentError("cannot create results folder " + dir.string() + ": " +
                                ec.message());
     const auto probe = dir / (".contest-write-check." + std::to_string(::getpid()));
-    int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
+    const UniqueFd fd(
+        ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (fd.get() < 0)
         throw EnvironmentError("cannot write result files in " + dir.string() + ": " +
                                std::strerror(errno));
-    ::close(fd);
     ::unlink(probe.c_str());
 }
 

@@ -12,6 +12,7 @@
 #include "contest/run/load_observer.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/workdir.h"
 
@@ -200,7 +201,7 @@ ExitInfo SuiteRunner::time_workload(const std::string& head, LoadSession& load, 
     Clock::time_point started = Clock::now();
     hooks.tick = [&] {
         double el = std::chrono::duration<double>(Clock::now() - started).count();
-        progress_.tick(head + "  " + format_duration(el) + eta_.text(el));
+        progress_.tick(head + "  " + clock_duration(el) + eta_.text(el));
         warn_if_hung(head, el);
     };
     return observe_window(cmd.argv, std::move(so), std::move(hooks), observers, rec, &started);
@@ -225,7 +226,7 @@ void SuiteRunner::warn_if_hung(const std::string& head, double elapsed_s) {
     std::fprintf(stderr,
                  "contest: warning: %s has taken %s, over 3x the longest finished run "
                  "(%.1f s): is the workload hung? (--timeout S stops such runs)\n",
-                 head.c_str(), format_duration(elapsed_s).c_str(), longest_ok_s_);
+                 head.c_str(), clock_duration(elapsed_s).c_str(), longest_ok_s_);
 }
 
 void SuiteRunner::report_failure(const LoadInfo& info, unsigned i, const std::string& why) {

@@ -1,4 +1,5 @@
 #include "contest/run/summary.h"
+#include "contest/sys/atomic_file.h"
 
 #include <algorithm>
 #include <map>

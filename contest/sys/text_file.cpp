@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 
