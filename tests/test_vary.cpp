@@ -415,8 +415,7 @@ pid_t a_gone_pid() {
 
 }  // namespace
 
-TEST_CASE("vary refuses a file outside /proc/sys and /sys and leaves it as it was",
-          "[vary][e2e]") {
+TEST_CASE("vary refuses a file outside /proc/sys and /sys and leaves it as it was", "[vary][e2e]") {
     VaryFixture f("outside");
     test::ScratchDir elsewhere("vary-elsewhere");
     const fs::path user_file = elsewhere / "notes.txt";
@@ -463,8 +462,7 @@ TEST_CASE("vary refuses a file outside /proc/sys and /sys and leaves it as it wa
     CHECK(f.knob_now() == "orig\n");
 }
 
-TEST_CASE("vary refuses a FIFO, a device and a file over a page, without hanging",
-          "[vary][e2e]") {
+TEST_CASE("vary refuses a FIFO, a device and a file over a page, without hanging", "[vary][e2e]") {
     VaryFixture f("special");
     bool hung = false;
     const fs::path fifo = f.dir / "fifo";
