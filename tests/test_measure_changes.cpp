@@ -192,3 +192,66 @@ TEST_CASE("snapshot: compare markdown, with what else changed", "[compare][measu
     CHECK(markdown.find("**process_load:** 4 of 10 measures changed beyond noise") !=
           std::string::npos);
 }
+
+namespace {
+
+// One label's runs under no_load, each with forty vmstat deltas drawn around
+// the same means; `moved` (if not empty) is drawn around twice its mean.
+ResultFile simulated(const std::string& label, std::mt19937& gen, const std::string& moved) {
+    ResultFile f;
+    f.label = label;
+    f.path = label + ".json";
+    f.complete = true;
+    std::normal_distribution<double> wall(50, 0.5), noise(0, 0.05);
+    for (int i = 1; i <= 5; ++i) {
+        RunRecord r;
+        r.load = "no_load";
+        r.index = i;
+        r.wall_s = wall(gen);
+        nlohmann::json vmstat = nlohmann::json::object();
+        for (int k = 0; k < 40; ++k) {
+            const std::string name = "m" + std::to_string(k);
+            const double mean = (name == moved ? 2.0 : 1.0) * 100 * (k + 1);
+            vmstat[name] = mean * (1 + noise(gen)) * r.wall_s;
+        }
+        r.timeline = {{"totals", {{"window_s", r.wall_s}, {"vmstat", vmstat}}}};
+        f.runs.push_back(r);
+    }
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("what else changed: one measure of forty moved is found; none moved is rarely listed",
+          "[compare][measures]") {
+    std::mt19937 gen(23);
+    {
+        const ReportModel model =
+            model_of({simulated("a", gen, ""), simulated("b", gen, "m17")}, "holm");
+        const auto changes = measure_changes(model, "a", "b");
+        REQUIRE(changes.size() == 1);
+        INFO(format_compare(model));
+        REQUIRE(changes.front().changed.size() == 1);
+        CHECK(changes.front().changed.front().measure == "vmstat_m17_per_s");
+    }
+    // Nothing differs: Holm keeps the chance of listing anything at alpha
+    // (0.05) per load, where each of the 48 measures alone at 0.05 would list
+    // something in most comparisons. Wide bounds, the sample being finite.
+    auto share_listed = [&](const std::string& correction) {
+        const int pairs = 200;
+        int listed = 0;
+        for (int i = 0; i < pairs; ++i) {
+            const ReportModel model =
+                model_of({simulated("a", gen, ""), simulated("b", gen, "")}, correction);
+            const auto changes = measure_changes(model, "a", "b");
+            REQUIRE(changes.size() == 1);
+            listed += !changes.front().changed.empty();
+        }
+        return static_cast<double>(listed) / pairs;
+    };
+    const double holm = share_listed("holm"), none = share_listed("none");
+    INFO("share of comparisons without a difference listing a measure: Holm "
+         << holm << ", no correction " << none);
+    CHECK(holm <= 0.10);
+    CHECK(none >= 0.5);
+}
