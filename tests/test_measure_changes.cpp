@@ -255,3 +255,27 @@ TEST_CASE("what else changed: one measure of forty moved is found; none moved is
     CHECK(holm <= 0.10);
     CHECK(none >= 0.5);
 }
+
+TEST_CASE("report --stats shows what else changed for each label against the baseline",
+          "[report][measures]") {
+    ReportOptions options;
+    options.stats = true;
+    options.print_warnings = false;
+    const std::string report = render_report(fixture_files(), options);
+    INFO(report);
+    std::vector<ResultFile> pair;
+    for (const auto& f : fixture_files())
+        if (f.label == "6.1.0-hz100") pair.push_back(f);
+    for (const auto& f : fixture_files())
+        if (f.label == "6.1.0-hz1000") pair.push_back(f);
+    const ReportModel compared = model_of(pair, "holm");
+    const std::string section =
+        measure_changes_text(measure_changes(compared, "6.1.0-hz100", "6.1.0-hz1000"), compared);
+    REQUIRE(section.find("process_load: 4 of 10 measures changed") != std::string::npos);
+    CHECK(report.find("new: 6.1.0-hz1000, base: the baseline 6.1.0-hz100" + section) !=
+          std::string::npos);
+    // 6.1.0-rt has two runs a load: too few to test anything.
+    CHECK(report.find("new: 6.1.0-rt") == std::string::npos);
+    options.stats = false;
+    CHECK(render_report(fixture_files(), options).find("What else changed") == std::string::npos);
+}

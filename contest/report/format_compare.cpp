@@ -222,62 +222,11 @@ std::string geometric_line(const CompareView& view) {
            " (" + signed_percent((view.geometric_mean - 1) * 100) + ")\n";
 }
 
-// What else changed: every other measure both sides recorded, per load.
-// Four significant digits, without an exponent for the large counts.
-std::string measure_figure(double v) {
-    if (std::fabs(v) >= 1e4) return fixed(v, 0);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
-
-std::string changes_heading(const CompareView& view, const ReportModel& model) {
-    std::vector<std::string> methods;
-    for (const auto& c : view.changes)
-        for (const auto& m : c.methods)
-            if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
-    std::string tests = methods.empty() ? std::string("-") : methods.front();
-    for (std::size_t i = 1; i < methods.size(); ++i) tests += " or " + methods[i];
-    return "What else changed (the other measures both kernels' runs recorded, counts per "
-           "second; base -> new; p: " +
-           tests + ", adjusted over each load's measures, " +
-           stats::correction_description(model.correction) +
-           "; largest change first). A measure that changed with the kernel is not thereby "
-           "why the time changed.";
-}
-
-std::string changes_count(const LoadMeasureChanges& c) {
-    if (c.changed.empty())
-        return "nothing changed beyond noise (" + std::to_string(c.tested) + " measures tested)";
-    return std::to_string(c.changed.size()) + " of " + std::to_string(c.tested) +
-           " measures changed beyond noise";
-}
-
-std::string changes_text(const CompareView& view, const ReportModel& model) {
-    if (view.changes.empty()) return "";
-    std::string out = "\n" + changes_heading(view, model) + "\n";
-    for (const auto& c : view.changes) {
-        out += c.load + ": " + changes_count(c) + "\n";
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& m : c.changed)
-            rows.push_back({"  " + m.measure,
-                            measure_figure(m.base_mean) + " -> " + measure_figure(m.new_mean),
-                            signed_percent(m.test.effect_pct), p_text(m.test)});
-        const auto lines = align_columns(rows, {false, true, true, false});
-        for (std::size_t i = 0; i < lines.size(); ++i)
-            out += lines[i] + "\n    " + measure_change_line(c.changed[i]) + "\n";
-        if (!c.only_base.empty())
-            out += "  recorded only on base: " + join(c.only_base, ", ") + "\n";
-        if (!c.only_new.empty()) out += "  recorded only on new: " + join(c.only_new, ", ") + "\n";
-    }
-    return out;
-}
-
 std::string changes_markdown(const CompareView& view, const ReportModel& model) {
     if (view.changes.empty()) return "";
-    std::string out = "\n" + changes_heading(view, model) + "\n";
+    std::string out = "\n" + measure_changes_heading(view.changes, model) + "\n";
     for (const auto& c : view.changes) {
-        out += "\n**" + c.load + ":** " + changes_count(c) + "\n";
+        out += "\n**" + c.load + ":** " + measure_changes_count(c) + "\n";
         if (!c.changed.empty()) {
             out += "\n| Measure | Base | New | Change | p-adj | Meaning |\n";
             out += "|:--|--:|--:|--:|--:|:--|\n";
@@ -364,7 +313,7 @@ std::string as_text(const CompareView& view, const ReportModel& model) {
              align_columns(rows, {false, false, false, true, false, false, false, false, false}))
             out += line + "\n";
     }
-    out += changes_text(view, model);
+    out += measure_changes_text(view.changes, model);
     for (const auto& note : model.notes) out += note + "\n";
     return out + "verdict: " + view.verdict + "\n";
 }

@@ -38,4 +38,15 @@ std::vector<LoadMeasureChanges> measure_changes(const ReportModel& model, const 
 // for an unknown measure, the same by its name.
 std::string measure_change_line(const MeasureChange& c);
 
+// The section as text: its heading (the tests used, the correction), then
+// per load what changed and what one side only recorded; "" without loads.
+std::string measure_changes_heading(const std::vector<LoadMeasureChanges>& changes,
+                                    const ReportModel& model);
+std::string measure_changes_text(const std::vector<LoadMeasureChanges>& changes,
+                                 const ReportModel& model);
+// A measure's mean: four significant digits, no exponent for large counts.
+std::string measure_figure(double v);
+// "4 of 10 measures changed beyond noise".
+std::string measure_changes_count(const LoadMeasureChanges& c);
+
 }  // namespace contest
