@@ -108,9 +108,10 @@ std::optional<ReportRequest> parse_report_command(int argc, char** argv) {
         "baseline,b", po::value(&baseline)->value_name("L"),
         "the label the others are compared with (default: the label that ran first)")(
         "stats,s", po::bool_switch(&options.stats),
-        "text: add the 95% CIs, the change against the baseline, adjusted p-values and every "
-        "test")("by-host", po::bool_switch(&options.by_host),
-                "rows per label and host (LABEL@host) instead of pooling a label's hosts")(
+        "text: add the 95% CIs, the change against the baseline, adjusted p-values, every "
+        "test and what else changed against the baseline")(
+        "by-host", po::bool_switch(&options.by_host),
+        "rows per label and host (LABEL@host) instead of pooling a label's hosts")(
         "plot", po::value(&request.plot)->value_name("FILE.svg"),
         "also draw Ratio per load and label, with 95% CI error bars, as SVG (with latency runs, "
         "their distribution too, as FILE-latency.svg; with --latency, only that, as FILE.svg)")(

@@ -3,6 +3,7 @@
 // verdict) is worked out once and rendered in the format asked for.
 #include "contest/report/format_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "contest/report/exporters.h"
 #include "contest/report/formats.h"
+#include "contest/report/measure_changes.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
@@ -35,6 +37,7 @@ struct CompareView {
     double geometric_mean = std::nan("");
     int geometric_count = 0;
     std::string verdict;
+    std::vector<LoadMeasureChanges> changes;  // what else changed, per load judged
 };
 
 std::string failure_text(const Cell& c, const std::string& side) {
@@ -155,6 +158,7 @@ CompareView view_of(const ReportModel& model) {
     }
     if (view.geometric_count) view.geometric_mean = std::exp(log_sum / view.geometric_count);
     view.verdict = verdict_of(found, model);
+    view.changes = measure_changes(model, view.base, view.fresh);
     return view;
 }
 
@@ -218,6 +222,53 @@ std::string geometric_line(const CompareView& view) {
            " (" + signed_percent((view.geometric_mean - 1) * 100) + ")\n";
 }
 
+std::string changes_markdown(const CompareView& view, const ReportModel& model) {
+    if (view.changes.empty()) return "";
+    std::string out = "\n" + measure_changes_heading(view.changes, model) + "\n";
+    for (const auto& c : view.changes) {
+        out += "\n**" + c.load + ":** " + measure_changes_count(c) + "\n";
+        if (!c.changed.empty()) {
+            out += "\n| Measure | Base | New | Change | p-adj | Meaning |\n";
+            out += "|:--|--:|--:|--:|--:|:--|\n";
+            for (const auto& m : c.changed)
+                out += "| " + m.measure + " | " + measure_figure(m.base_mean) + " | " +
+                       measure_figure(m.new_mean) + " | " + signed_percent(m.test.effect_pct) +
+                       " | " + format_p(m.test.p_adjusted) + " | " + measure_change_line(m) +
+                       " |\n";
+        }
+        if (!c.only_base.empty())
+            out += "\nRecorded only on base: " + join(c.only_base, ", ") + "\n";
+        if (!c.only_new.empty()) out += "\nRecorded only on new: " + join(c.only_new, ", ") + "\n";
+    }
+    return out;
+}
+
+nlohmann::ordered_json measure_change_json(const MeasureChange& m) {
+    return {{"measure", m.measure},
+            {"meaning", m.meaning.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.meaning)},
+            {"base_mean", json_number(m.base_mean)},
+            {"new_mean", json_number(m.new_mean)},
+            {"change_pct", json_number(m.test.effect_pct)},
+            {"method", m.test.method},
+            {"p", json_number(m.test.p)},
+            {"p_adjusted", json_number(m.test.p_adjusted)},
+            {"reads", measure_change_line(m)}};
+}
+
+nlohmann::ordered_json changes_json(const CompareView& view) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& c : view.changes) {
+        nlohmann::ordered_json changed = nlohmann::ordered_json::array();
+        for (const auto& m : c.changed) changed.push_back(measure_change_json(m));
+        out.push_back({{"load", c.load},
+                       {"measures_tested", c.tested},
+                       {"changed", changed},
+                       {"only_base", c.only_base},
+                       {"only_new", c.only_new}});
+    }
+    return out;
+}
+
 std::string as_text(const CompareView& view, const ReportModel& model) {
     std::string out = "base: " + view.base + "\nnew:  " + view.fresh +
                       "\nTime: mean wall seconds ± half-width of the 95% confidence interval; "
@@ -262,6 +313,7 @@ std::string as_text(const CompareView& view, const ReportModel& model) {
              align_columns(rows, {false, false, false, true, false, false, false, false, false}))
             out += line + "\n";
     }
+    out += measure_changes_text(view.changes, model);
     for (const auto& note : model.notes) out += note + "\n";
     return out + "verdict: " + view.verdict + "\n";
 }
@@ -295,6 +347,7 @@ std::string as_markdown(const CompareView& view, const ReportModel& model) {
         out += "|:--|:--|--:|--:|--:|--:|:--|--:|--:|--:|--:|:--|\n";
         for (std::size_t i = 1; i < lat.size(); ++i) out += "| " + join(lat[i], " | ") + " |\n";
     }
+    out += changes_markdown(view, model);
     for (const auto& note : model.notes) out += "\n" + note + "\n";
     return out + "\n**verdict:** " + view.verdict + "\n";
 }
@@ -412,6 +465,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
                 latency.push_back(std::move(entry));
             }
     if (!latency.empty()) j["latency"] = latency;
+    if (!view.changes.empty()) j["what_else_changed"] = changes_json(view);
     j["notes"] = model.notes;
     j["warnings"] = model.warnings;
     j["verdict"] = view.verdict;

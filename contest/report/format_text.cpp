@@ -4,6 +4,7 @@
 
 #include "contest/report/cell_columns.h"
 #include "contest/report/formats.h"
+#include "contest/report/measure_changes.h"
 #include "contest/report/observe_tables.h"
 
 namespace contest {
@@ -96,6 +97,19 @@ std::string text_statistics(const ReportModel& model) {
     return out;
 }
 
+// With --stats: what else changed, each label against the baseline.
+std::string text_measure_changes(const ReportModel& model) {
+    std::string out;
+    for (const auto& label : model.labels) {
+        if (label.label == model.baseline) continue;
+        const auto changes = measure_changes(model, model.baseline, label.label);
+        if (changes.empty()) continue;
+        out += "\nnew: " + label.label + ", base: the baseline " + model.baseline +
+               measure_changes_text(changes, model);
+    }
+    return out;
+}
+
 // A --perf or --psi table, aligned, a row per load and label.
 std::string text_observe_table(const ObserveTable& table) {
     std::vector<std::vector<std::string>> rows;
@@ -124,7 +138,7 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
     out += text_units(model);
     for (const auto& note : model.notes) out += note + "\n";
     if (const auto legend = significance_legend(model); !legend.empty()) out += legend + "\n";
-    if (options.stats) out += text_statistics(model);
+    if (options.stats) out += text_statistics(model) + text_measure_changes(model);
     for (const auto& table : observe_tables(model, options)) out += text_observe_table(table);
     if (has_latency(model)) out += "\n" + latency_blocks(model);
     return out;
