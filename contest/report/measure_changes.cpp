@@ -185,7 +185,8 @@ double relative_change_pct(double base, double fresh) {
 // rounds of one --vary run, Welch otherwise. The values are not logs (a count
 // may be zero), so the paired t is on plain differences.
 std::optional<Test> test_measure(const std::string& name, const std::vector<RoundValue>& base,
-                                 const std::vector<RoundValue>& fresh) {
+                                 const std::vector<RoundValue>& fresh, double base_mean,
+                                 double new_mean) {
     const auto a = plain(fresh), b = plain(base);
     if (a.size() < kMinRunsForSignificance || b.size() < kMinRunsForSignificance)
         return std::nullopt;
@@ -202,7 +203,7 @@ std::optional<Test> test_measure(const std::string& name, const std::vector<Roun
         t.df = w->df;
         t.p = w->p;
     }
-    t.effect_pct = relative_change_pct(stats::summarize(b).mean, stats::summarize(a).mean);
+    t.effect_pct = relative_change_pct(base_mean, new_mean);
     return t;
 }
 
@@ -227,10 +228,11 @@ LoadMeasureChanges changes_under(const ReportModel& model, const Cell& base, con
             out.only_new.push_back(name);
             continue;
         }
-        auto t = test_measure(name, other->second, values);
+        const double base_mean = stats::summarize(plain(other->second)).mean;
+        const double new_mean = stats::summarize(plain(values)).mean;
+        auto t = test_measure(name, other->second, values, base_mean, new_mean);
         if (!t) continue;
-        tested.push_back({name, meaning_of(name), stats::summarize(plain(other->second)).mean,
-                          stats::summarize(plain(values)).mean, *t});
+        tested.push_back({name, meaning_of(name), base_mean, new_mean, *t});
     }
     std::vector<double> p;
     for (const auto& c : tested) p.push_back(c.test.p);
