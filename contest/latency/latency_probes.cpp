@@ -1,7 +1,5 @@
 #include "contest/latency/latency_probes.h"
 
-#include <cstdio>
-
 #include "contest/latency/probe_sleeper.h"
 
 namespace contest::latency {
@@ -62,13 +60,12 @@ void LatencyProbes::record(RunRecord& rec) {
     const auto r = results();
     rec.latency = run_latency_json(r);
     cpu_pct_ = 0;
+    recorded_failures_.clear();
     for (const auto& p : r) {
         cpu_pct_ += p.cpu_pct.value_or(0);
-        // Kept in the run's record too; said here so that a lost raw file or
-        // a probe that died is seen while the suite runs, not found later.
         if (p.failure)
-            std::fprintf(stderr, "contest: warning: %s probe: %s\n",
-                         std::string(name_of(p.options.kind)).c_str(), p.failure->c_str());
+            recorded_failures_.push_back(std::string(name_of(p.options.kind)) +
+                                         " probe: " + *p.failure);
     }
 }
 

@@ -58,12 +58,16 @@ class LatencyProbes : public WindowObserver {
     // The run's "latency" object and the probes' CPU, from one results().
     void record(RunRecord& rec) override;
     double own_cpu_pct() const override { return cpu_pct_; }
+    // "cyclic probe: why" for each probe whose window record() found failed
+    // (kept in the record too; the run says them where the user looks).
+    const std::vector<std::string>& recorded_failures() const { return recorded_failures_; }
     // The first probe that stopped, or nullopt.
     std::optional<std::string> failure() const;
 
   private:
     std::vector<std::unique_ptr<RunningProbe>> probes_;
     double cpu_pct_ = 0;
+    std::vector<std::string> recorded_failures_;
 };
 
 // {"cyclic": {...}, "audio": {...}}: a run's "latency" object, from its

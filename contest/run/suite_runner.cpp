@@ -150,6 +150,13 @@ void SuiteRunner::run_workload(const std::string& head, LoadSession& load, unsig
     if (latency_plan_)
         probes.emplace(*latency_plan_, std::string(load.info().name) + "." + std::to_string(i));
     ExitInfo ex = time_workload(head, load, rec, probes ? &*probes : nullptr);
+    // A lost raw file or a probe that died is said while the suite runs, not
+    // found later in the file.
+    if (probes)
+        for (const auto& why : probes->recorded_failures()) {
+            progress_.clear();
+            std::fprintf(stderr, "contest: warning: %s\n", why.c_str());
+        }
     probes.reset();
     std::optional<std::string> load_died = load.running() ? load.failure() : std::nullopt;
     load.stop();  // stop and reap the load before anything else
