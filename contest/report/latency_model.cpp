@@ -14,12 +14,13 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kProbeOrder[] = {"cyclic", "audio", "video"};
+constexpr const char* kProbeOrder[] = {"cyclic", "audio", "video", "exec"};
 
 int probe_rank(const std::string& probe) {
-    for (int i = 0; i < 3; ++i)
+    const int n = static_cast<int>(std::size(kProbeOrder));
+    for (int i = 0; i < n; ++i)
         if (probe == kProbeOrder[i]) return i;
-    return 3;
+    return n;
 }
 
 double number_at(const json& j, const json::json_pointer& at) {
