@@ -1,10 +1,12 @@
 #!/bin/sh
 # Can the exec probe's figures be trusted? Times the same command's start
-# two ways on the same machine, one after the other: contest's exec probe
-# (`contest latency --probe exec --exec-cmd CMD`: fork to exit, five starts
-# a second) and hyperfine (`hyperfine -N`: no shell, back to back), or
-# `perf stat -r` when hyperfine is missing. Prints mean and median of each
-# and their difference; the goal is agreement within 10% on an idle machine.
+# on the same machine, one after the other: contest's exec probe (`contest
+# latency --probe exec --exec-cmd CMD`: fork to exit, five starts a second),
+# hyperfine (`hyperfine -N`: no shell, back to back; it starts with
+# posix_spawn, a vfork, which copies no page tables) and `perf stat -r`
+# (fork and exec, as the probe; its mean only), each where installed. Prints
+# mean and median of each and the probe's difference to each; the goal is
+# agreement within 10% on an idle machine.
 #
 #   bench/exec_vs_hyperfine.sh [SECONDS [CMD...]]
 #     SECONDS  the probe's window per command (default 20: about 100 starts)
@@ -23,14 +25,13 @@ rounds=${ROUNDS:-2}
 
 [ -x "$contest" ] || { echo "exec_vs_hyperfine: no contest binary at $contest (make, or CONTEST=...)" >&2; exit 3; }
 command -v python3 >/dev/null || { echo "exec_vs_hyperfine: python3 missing" >&2; exit 3; }
-if command -v hyperfine >/dev/null; then
-    reference=hyperfine
-elif command -v perf >/dev/null; then
-    reference="perf stat"
-else
+references=
+command -v hyperfine >/dev/null && references="hyperfine"
+command -v perf >/dev/null && perf stat -r 1 true >/dev/null 2>&1 && references="$references perf"
+[ -n "$references" ] || {
     echo "exec_vs_hyperfine: neither hyperfine nor perf: install the Debian package hyperfine (make deps-bench)" >&2
     exit 3
-fi
+}
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/contest-bench.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT INT TERM
@@ -46,9 +47,9 @@ print(lat["mean_ns"], lat["percentiles_ns"]["50.00"], lat["samples"])
 PY
 }
 
-# The reference, the same number of starts: "mean_ns median_ns starts".
+# Reference $3 (hyperfine, perf), $2 starts of $1: "mean_ns median_ns starts".
 reference() {
-    if [ "$reference" = hyperfine ]; then
+    if [ "$3" = hyperfine ]; then
         hyperfine -N --style none --warmup 3 --runs "$2" --export-json "$scratch/hf.json" "$1" \
             >/dev/null 2>&1
         python3 - "$scratch/hf.json" <<'PY'
@@ -73,33 +74,40 @@ PY
 for cmd in "$@"; do
     r=1
     while [ "$r" -le "$rounds" ]; do
-        if [ $((r % 2)) -eq 1 ]; then
-            p=$(probe "$cmd")
-            n=$(echo "$p" | cut -d' ' -f3)
-            h=$(reference "$cmd" "$n")
-        else
-            h=$(reference "$cmd" $((seconds * 5)))
-            p=$(probe "$cmd")
+        # Alternating which goes first, so that a drifting machine favours neither.
+        line=""
+        if [ $((r % 2)) -eq 0 ]; then
+            for ref in $references; do line="$line|$ref $(reference "$cmd" $((seconds * 5)) "$ref")"; done
         fi
-        echo "$cmd|$p|$h" >>"$scratch/pairs"
+        p=$(probe "$cmd")
+        if [ $((r % 2)) -eq 1 ]; then
+            n=$(echo "$p" | cut -d' ' -f3)
+            for ref in $references; do line="$line|$ref $(reference "$cmd" "$n" "$ref")"; done
+        fi
+        echo "$cmd|$p$line" >>"$scratch/pairs"
         r=$((r + 1))
     done
 done
 
-python3 - "$scratch/pairs" "$reference" <<'PY'
+python3 - "$scratch/pairs" <<'PY'
 import sys
-ref = sys.argv[2]
-print(f"{'command':<20} {'round':>5} {'contest mean':>13} {'median':>9} {ref + ' mean':>16} {'median':>9} {'mean diff':>9} {'median diff':>11}")
-worst = 0.0
+print(f"{'command':<18} {'round':>5} {'contest mean':>13} {'median':>10}  reference: mean, median, contest's difference (mean, median)")
+worst = {}
 rounds = {}
 for line in open(sys.argv[1]):
-    cmd, p, h = line.rstrip("\n").split("|")
+    cmd, p, *refs = line.rstrip("\n").split("|")
     pm, pmed, pn = (float(x) for x in p.split())
-    hm, hmed, hn = (float(x) for x in h.split())
     k = rounds[cmd] = rounds.get(cmd, 0) + 1
-    dm, dmed = 100 * (pm / hm - 1), 100 * (pmed / hmed - 1)
-    worst = max(worst, abs(dmed))
-    print(f"{cmd:<20} {k:>5} {pm/1e3:>10.1f} us {pmed/1e3:>6.1f} us {hm/1e3:>13.1f} us {hmed/1e3:>6.1f} us {dm:>+8.1f}% {dmed:>+10.1f}%")
-print(f"\nstarts per side: the probe's window (5 a second); the reference as many, back to back")
-print(f"largest median difference: {worst:.1f}% ({'within' if worst <= 10 else 'beyond'} the 10% goal)")
+    out = f"{cmd:<18} {k:>5} {pm/1e3:>10.1f} us {pmed/1e3:>7.1f} us "
+    for ref in refs:
+        name, hm, hmed, hn = ref.split()
+        hm, hmed = float(hm), float(hmed)
+        dm, dmed = 100 * (pm / hm - 1), 100 * (pmed / hmed - 1)
+        worst[name] = max(worst.get(name, 0.0), abs(dmed))
+        out += f" {name} {hm/1e3:.1f} us, {hmed/1e3:.1f} us, {dm:+.1f}%, {dmed:+.1f}%;"
+    print(out.rstrip(";"))
+print("\nstarts per side: the probe's window (5 a second); a reference as many, back to back;")
+print("perf stat gives a mean only (it stands for its median)")
+for name, w in worst.items():
+    print(f"largest median difference against {name}: {w:.1f}% ({'within' if w <= 10 else 'beyond'} the 10% goal)")
 PY

@@ -172,7 +172,7 @@ void set_units_command(const LoadInfo& info, const std::string& units_command) {
     CommandLoadEntry* e = entry_of(info);
     if (!e) throw std::logic_error("set_units_command: not a command load");
     e->units_argv = command_words("--load-cmd-units", e->name, units_command);
-    e->info.unit = "as counted";
+    e->info.unit = "units";
     e->info.unit_divisor = kUnitsScale;
 }
 

@@ -165,7 +165,7 @@ TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload 
     const json result = only_result(dir);
     const json& spin = run_of(result, "spin");
     const json& base = run_of(result, "no_load");
-    CHECK(spin["load_cpu_pct"].get<double>() > 20);
+    CHECK(spin["load_cpu_pct"].get<double>() > 1);
     CHECK(spin["load_not_counted"] == true);
     CHECK(result["loads"]["spin"]["command"][0] == "sh");
     CHECK(spin["wall_s"].get<double>() / base["wall_s"].get<double>() > 1.1);
@@ -199,7 +199,7 @@ TEST_CASE("a --load-cmd-units command counts the load's work", "[loads][exec][e2
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     auto j = json::parse(o.out);
-    CHECK(j["unit"] == "as counted");
+    CHECK(j["unit"] == "units");
     // 2 s of a line every 10 ms: tens to about 200, whatever the machine.
     CHECK(j["units"].get<double>() > 10);
     CHECK(j["units"].get<double>() < 400);
