@@ -110,7 +110,8 @@ TEST_CASE("a start slower than the threshold is counted missed", "[latency][exec
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     CHECK(test::leftover_processes().empty());
-    const json& p = run_of(only_result(dir), "no_load")["latency"]["exec"];
+    const json result = only_result(dir);
+    const json& p = run_of(result, "no_load")["latency"]["exec"];
     const auto samples = p["latency"]["samples"].get<std::uint64_t>();
     CHECK(samples >= 3);
     CHECK(p["latency"]["min_ns"].get<double>() >= 300e6);
@@ -181,7 +182,8 @@ TEST_CASE("a --load-cmd that exits at once is started again, and the run says so
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     CHECK(test::leftover_processes().empty());
-    const json& r = run_of(only_result(dir), "quick");
+    const json result = only_result(dir);
+    const json& r = run_of(result, "quick");
     CHECK(r["status"] == "ok");
     // A second at the soonest between starts, over 2.5 s: at least 2.
     CHECK(r["load_restarts"].get<int>() >= 2);
