@@ -190,7 +190,7 @@ TEST_CASE("a --load-cmd that exits at once is started again, and the run says so
     CHECK_THAT(o.err, Catch::Contains("quick run 1: its command ended by itself and was started"));
 }
 
-TEST_CASE("a --load-cmd-units command counts the load's work", "[loads][exec][e2e]") {
+TEST_CASE("a units command (--load-cmd-units) counts the load's work", "[loads][exec][e2e]") {
     test::ScratchDir dir("load-cmd-units");
     auto o =
         test::run_contest_binary({"load", "lines", "--duration", "2", "--format", "json",
@@ -209,8 +209,9 @@ TEST_CASE("a --load-cmd-units command counts the load's work", "[loads][exec][e2
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("--load-cmd names: contest's own and bad names refused in one line; listed by loads",
-          "[loads][exec][e2e]") {
+TEST_CASE(
+    "load names of --load-cmd: contest's own and bad ones refused in one line; listed by loads",
+    "[loads][exec][e2e]") {
     test::ScratchDir dir("load-cmd-names");
     for (const auto& [spec, says] : std::vector<std::pair<std::string, std::string>>{
              {"cpu_load=true", "cpu_load is contest's own"},
