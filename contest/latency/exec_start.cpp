@@ -11,9 +11,8 @@
 namespace contest::latency {
 
 std::int64_t time_one_start(const std::vector<std::string>& argv) {
-    const SpawnOptions options = in_callers_group(-1, -1, -1);
     const std::int64_t before = monotonic_ns();
-    const pid_t pid = spawn(argv, options);
+    const pid_t pid = spawn_to_time(argv);
     const int status = wait_for_exit(pid);
     const std::int64_t after = monotonic_ns();
     if (status < 0) throw EnvironmentError(join_words(argv) + ": cannot be reaped");

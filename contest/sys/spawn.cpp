@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <cerrno>
 #include <cstdio>
@@ -398,6 +400,49 @@ void ExecGate::release() {
     const char byte = 1;
     write_all(write_fd_.get(), &byte, 1);
     write_fd_.reset();
+}
+
+pid_t spawn_to_time(const std::vector<std::string>& argv) {
+    if (argv.empty() || argv.front().empty()) throw UsageError("empty command");
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    const UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
+    if (devnull.get() < 0) throw EnvironmentError("cannot open /dev/null: " + errno_text());
+    // The child shares the caller's memory until it execs: every signal is
+    // blocked around vfork so that no handler of the caller's runs in it,
+    // and it writes only exec_errno before _exit.
+    sigset_t all, old;
+    sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &old);
+    const pid_t parent = ::getpid();
+    volatile int exec_errno = 0;
+    const pid_t pid = ::vfork();
+    if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != parent) ::_exit(1);  // the caller already gone
+        struct sigaction dfl {};
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
+        for (int fd = 0; fd < 3; ++fd) ::dup2(devnull.get(), fd);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::execve(args.front(), args.data(), environ);
+        exec_errno = errno;
+        ::_exit(127);
+    }
+    const int vfork_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (pid < 0)
+        throw EnvironmentError("cannot start " + argv.front() + ": " + std::strerror(vfork_errno));
+    if (exec_errno != 0) {
+        int status;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        throw EnvironmentError("cannot run " + argv.front() + ": " + std::strerror(exec_errno));
+    }
+    return pid;
 }
 
 }  // namespace contest

@@ -119,6 +119,15 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
 // The same, for a child with no pipes.
 pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
+// A start to be timed: argv[0] (a path, not searched for) started with
+// vfork, which copies none of the caller's page tables, as posix_spawn (and
+// so a launcher) starts a program; in the caller's process group, dying with
+// the caller, every signal at its default, its standard streams on /dev/null.
+// spawn()'s fork, PATH search and exec-error pipe would be timed with it
+// and weigh more than a small program's whole start. Throws
+// EnvironmentError when it cannot start.
+pid_t spawn_to_time(const std::vector<std::string>& argv);
+
 // Forks a child that runs fn and _exits with its return value (1 when it
 // throws, with the message on stderr): for loads, which are code, not
 // programs. The child is tied to contest as spawn's children are.
