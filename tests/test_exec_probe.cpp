@@ -170,8 +170,27 @@ TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload 
     CHECK(spin["load_not_counted"] == true);
     CHECK(result["loads"]["spin"]["command"][0] == "sh");
     CHECK(spin["wall_s"].get<double>() / base["wall_s"].get<double>() > 1.1);
-    // No counter: Loads is "-" in the table.
+    // No counter: Loads is "-" in the table, null in JSON, empty in CSV.
     CHECK_THAT(o.out, Catch::Contains("not counted (your command"));
+    const std::string results = (dir / "results").string();
+    auto j = test::run_contest_binary({"report", "--format", "json", results}, dir.path());
+    REQUIRE(j.exit_code == 0);
+    bool seen = false;
+    const json report = json::parse(j.out);
+    for (const auto& load : report["loads"])
+        if (load["load"] == "spin")
+            for (const auto& cell : load["rows"]) {
+                CHECK(cell["loads"].is_null());
+                seen = true;
+            }
+    CHECK(seen);
+    auto csv = test::run_contest_binary({"report", "--format", "csv", results}, dir.path());
+    REQUIRE(csv.exit_code == 0);
+    const auto at = csv.out.find("\nspin,");
+    REQUIRE(at != std::string::npos);
+    const auto line = csv.out.substr(at + 1, csv.out.find('\n', at + 1) - at - 1);
+    INFO(line);
+    CHECK(line.find(",,,,,,,") != std::string::npos);  // the seven loads_* fields empty
 }
 
 TEST_CASE("a --load-cmd that exits at once is started again, and the run says so",

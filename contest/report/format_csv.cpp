@@ -120,7 +120,12 @@ std::vector<std::string> csv_cell_row(const ReportModel& model, const LoadBlock&
                                     std::to_string(cell.time.n),
                                     std::to_string(cell.failed),
                                     std::to_string(cell.timed_out)};
-    for (const auto& m : kMeasures) append_summary(row, cell.*(m.summary));
+    for (const auto& m : kMeasures) {
+        if (m.summary == &Cell::load_units && !cell.loads_counted)
+            row.insert(row.end(), std::size(kSummaryFields), "");  // a command that counts nothing
+        else
+            append_summary(row, cell.*(m.summary));
+    }
     row.push_back(block.unit);
     row.push_back(cell.ratio ? six_digits(*cell.ratio) : "");
     row.push_back(cell.ratio ? six_digits(cell.ratio_ci95_half) : "");

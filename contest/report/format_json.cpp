@@ -91,7 +91,7 @@ json cell_json(const Cell& cell) {
         {"runs_timed_out", cell.timed_out},
         {"time_s", summary_json(cell.time)},
         {"cpu_pct", summary_json(cell.cpu_pct)},
-        {"loads", summary_json(cell.load_units)},
+        {"loads", cell.loads_counted ? summary_json(cell.load_units) : json(nullptr)},
         {"lcpu_pct", summary_json(cell.load_cpu_pct)},
         {"ratio", cell.ratio ? number(*cell.ratio) : json(nullptr)},
         {"ratio_ci95_half", cell.ratio ? number(cell.ratio_ci95_half) : json(nullptr)},
