@@ -11,6 +11,8 @@ std::string format_text(const ReportModel& model, const ReportOptions& options);
 std::string format_markdown(const ReportModel& model, const ReportOptions& options);
 std::string format_csv(const ReportModel& model, const ReportOptions& options);
 std::string format_json(const ReportModel& model, const ReportOptions& options);
+std::string format_html(const ReportModel& model, const ReportOptions& options);
+std::string compare_html(const ReportModel& model);
 
 namespace {
 
@@ -19,6 +21,7 @@ const Exporter kExporters[] = {
     {"markdown", format_markdown, compare_markdown},
     {"csv", format_csv, compare_csv},
     {"json", format_json, compare_json},
+    {"html", format_html, compare_html},
 };
 
 }  // namespace
