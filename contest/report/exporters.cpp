@@ -17,10 +17,8 @@ std::string compare_html(const ReportModel& model);
 namespace {
 
 const Exporter kExporters[] = {
-    {"text", format_text, compare_text},
-    {"markdown", format_markdown, compare_markdown},
-    {"csv", format_csv, compare_csv},
-    {"json", format_json, compare_json},
+    {"text", format_text, compare_text}, {"markdown", format_markdown, compare_markdown},
+    {"csv", format_csv, compare_csv},    {"json", format_json, compare_json},
     {"html", format_html, compare_html},
 };
 

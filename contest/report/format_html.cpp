@@ -31,7 +31,8 @@ std::string esc(const std::string& text) {
     return escape_xml(valid_utf8(text));
 }
 
-constexpr const char* kStyle = R"(body{font-family:sans-serif;margin:1.5em auto;max-width:80em;color:#111;padding:0 1em}
+constexpr const char* kStyle =
+    R"(body{font-family:sans-serif;margin:1.5em auto;max-width:80em;color:#111;padding:0 1em}
 h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;margin-top:2em}
 table{border-collapse:collapse;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}
@@ -41,7 +42,7 @@ tr.load th{background:#e4ecf5}
 .verdict{background:#f7f7e8;border-left:4px solid #b8b83a;padding:.4em .8em}
 .warning{background:#fbeaea;border-left:4px solid #c33;padding:.4em .8em}
 pre{background:#f6f6f6;padding:.5em;overflow-x:auto}
-svg{max-width:100%;height:auto;display:block;margin:.5em 0}
+svg{max-width:100%;height:auto;display:block;margin:.5em 0;overflow:visible}
 details{margin:.3em 0}summary{cursor:pointer}
 )";
 
@@ -113,7 +114,8 @@ std::string commands(const ReportModel& model) {
 // The classic table with every column, a header row per load.
 std::string classic_table(const ReportModel& model) {
     std::string out = "<table id=\"contest-table\">\n<tr>";
-    for (const auto& column : cell_columns()) out += "<th>" + esc(std::string(column.text_heading)) + "</th>";
+    for (const auto& column : cell_columns())
+        out += "<th>" + esc(std::string(column.text_heading)) + "</th>";
     out += "<th></th></tr>\n";
     const std::size_t span = cell_columns().size() + 1;
     for (const auto& block : model.blocks) {
@@ -159,8 +161,7 @@ std::string changes_table(const LoadMeasureChanges& c) {
                             measure_change_line(m)});
         out += table(rows, {false, true, true, true, true, false});
     }
-    if (!c.only_base.empty())
-        out += paragraph("Recorded only on base: " + join(c.only_base, ", "));
+    if (!c.only_base.empty()) out += paragraph("Recorded only on base: " + join(c.only_base, ", "));
     if (!c.only_new.empty()) out += paragraph("Recorded only on new: " + join(c.only_new, ", "));
     return out;
 }
@@ -176,19 +177,18 @@ std::string verdict_section(const CompareView& view, const ReportModel& model) {
             continue;
         }
         const auto& v = *f.fresh->versus;
-        rows.push_back({f.load, f.base->runs_text() + ": " + mean_and_ci(f.base->time),
-                        f.fresh->runs_text() + ": " + mean_and_ci(f.fresh->time),
-                        signed_percent(v.change_pct),
-                        v.time_test ? format_p(v.time_test->p_adjusted) : "-", f.time_finding,
-                        ratio_pair(f), v.ratio_test ? format_p(v.ratio_test->p_adjusted) : "-",
-                        f.ratio_finding});
+        rows.push_back(
+            {f.load, f.base->runs_text() + ": " + mean_and_ci(f.base->time),
+             f.fresh->runs_text() + ": " + mean_and_ci(f.fresh->time), signed_percent(v.change_pct),
+             v.time_test ? format_p(v.time_test->p_adjusted) : "-", f.time_finding, ratio_pair(f),
+             v.ratio_test ? format_p(v.ratio_test->p_adjusted) : "-", f.ratio_finding});
     }
     out += table(rows, {false, true, true, true, true, false, true, true, false});
     if (const std::string g = geometric_line(view); !g.empty()) out += paragraph(g);
     if (const auto lat = latency_comparison_rows(model, view.base, view.fresh); lat.size() > 1)
         out += "<p>Latency, base -> new:</p>\n" +
-               table(lat, {false, false, true, true, true, true, false, true, true, true, true,
-                           false});
+               table(lat,
+                     {false, false, true, true, true, true, false, true, true, true, true, false});
     out += paragraph("Verdict: " + view.verdict, "verdict");
     if (!view.changes.empty()) {
         out += "<h4>What else changed</h4>\n" +
@@ -216,13 +216,15 @@ std::string run_details(const Cell& c) {
     for (const auto& sr : c.runs) {
         const RunRecord& run = sr.run;
         std::string summary = c.label + " run " + std::to_string(run.index) + ": " +
-                              fixed(run.wall_s, 1) + " s, " + std::string(run_status_name(run.status));
+                              fixed(run.wall_s, 1) + " s, " +
+                              std::string(run_status_name(run.status));
         if (sr.round) summary += ", round " + std::to_string(sr.round);
         out += "<details><summary>" + esc(summary) + "</summary>\n";
-        out += run.timeline.is_null()
-                   ? "<p>no timeline recorded (--timeline-hz 0, or a contest before timelines)</p>\n"
-                   : inline_svg(timeline_svg(run.timeline, c.label + ": " + run.load + " run " +
-                                                               std::to_string(run.index)));
+        out +=
+            run.timeline.is_null()
+                ? "<p>no timeline recorded (--timeline-hz 0, or a contest before timelines)</p>\n"
+                : inline_svg(timeline_svg(run.timeline, c.label + ": " + run.load + " run " +
+                                                            std::to_string(run.index)));
         out += "</details>\n";
     }
     return out;

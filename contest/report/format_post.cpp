@@ -73,7 +73,7 @@ std::optional<Names> without_common_start(const std::vector<std::string>& labels
         common = i;
     }
     const std::string start = labels.front().substr(0, common);
-    const std::size_t cut = start.find_last_of(",-_.@ =:");
+    const std::size_t cut = start.find_last_of(",-_.@ :");
     if (cut == std::string::npos) return std::nullopt;
     Names names;
     names.shortened = true;
@@ -113,12 +113,12 @@ bool tables_fit(const ReportModel& model) {
 
 std::string workload_in_brief(const ReportModel& model) {
     const auto& config = model.labels.front().config;
-    const nlohmann::json w = config.is_object() && config.contains("workload") &&
-                                     config["workload"].is_object()
-                                 ? config["workload"]
-                                 : nlohmann::json::object();
-    std::string out = w.contains("kind") && w["kind"].is_string() ? w["kind"].get<std::string>()
-                                                                  : "workload";
+    const nlohmann::json w =
+        config.is_object() && config.contains("workload") && config["workload"].is_object()
+            ? config["workload"]
+            : nlohmann::json::object();
+    std::string out =
+        w.contains("kind") && w["kind"].is_string() ? w["kind"].get<std::string>() : "workload";
     if (w.contains("synthetic_size") && w["synthetic_size"].is_number())
         out += " " + std::to_string(w["synthetic_size"].get<long>());
     if (w.contains("kernel_config") && w["kernel_config"].is_string())
@@ -136,13 +136,23 @@ std::string subject(const ReportModel& model, const std::vector<CompareView>& vi
     for (const auto& v : views)
         verdict += (verdict.empty() ? "" : "; ") +
                    (views.size() > 1 ? v.fresh + " " : std::string()) + v.short_verdict;
-    const std::string loads = std::to_string(model.blocks.size()) +
-                              (model.blocks.size() == 1 ? " load" : " loads");
+    const std::string loads =
+        std::to_string(model.blocks.size()) + (model.blocks.size() == 1 ? " load" : " loads");
     const std::string tail = verdict.empty() ? "" : ": " + verdict;
-    // The most that fits: the workload and loads go before the verdict does.
+    // With several labels judged, in fewer words still: how many differ.
+    std::size_t differing = 0;
+    for (const auto& v : views)
+        differing += v.short_verdict != "no difference beyond noise" &&
+                     v.short_verdict != "too few runs to judge";
+    const std::string count = views.size() > 1 ? ": " + std::to_string(differing) + " of " +
+                                                     std::to_string(views.size()) + " differ"
+                                               : tail;
+    // The most that fits: the loads go first, then the workload.
     for (const std::string& candidate :
          {who + ", " + workload_in_brief(model) + ", " + loads + tail,
-          who + ", " + workload_in_brief(model) + tail, who + tail}) {
+          who + ", " + workload_in_brief(model) + tail, who + tail,
+          who + ", " + workload_in_brief(model) + count + " beyond noise",
+          who + count + " beyond noise", who + count}) {
         const std::string line = "Subject: [contest] " + candidate;
         if (display_width(line) <= kPostColumns) return line;
     }
@@ -253,7 +263,8 @@ std::string legend_block(const Names& names, const ReportModel& model) {
 std::string post_of(const ReportModel& model, const Names& names) {
     std::vector<CompareView> views;
     for (const auto& l : model.labels)
-        if (l.label != model.baseline) views.push_back(compare_view(model, model.baseline, l.label));
+        if (l.label != model.baseline)
+            views.push_back(compare_view(model, model.baseline, l.label));
     std::string out = subject(model, views) + "\n\n";
     out += facts_block(model) + legend_block(names, model) + "\n";
     out += text_load_tables(model, false) + text_units(model);
@@ -261,8 +272,8 @@ std::string post_of(const ReportModel& model, const Names& names) {
     if (const auto legend = significance_legend(model); !legend.empty()) out += legend + "\n";
     if (has_latency(model)) out += "\n" + latency_blocks(model, true);
     if (!views.empty())
-        out += "\nVerdicts (p adjusted: " + correction_summary(model) + ", alpha " +
-               six_digits(model.alpha) + "):\n";
+        out += "\nVerdicts (" + correction_summary(model) + "; alpha " + six_digits(model.alpha) +
+               "):\n";
     for (const auto& view : views) out += verdict_block(view, model);
     if (!model.warnings.empty()) {
         out += "\nWarnings:\n";

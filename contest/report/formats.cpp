@@ -192,7 +192,6 @@ std::size_t display_width(const std::string& s) {
     return width;
 }
 
-
 std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<bool>& right) {
     std::vector<std::size_t> widths;

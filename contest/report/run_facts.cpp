@@ -143,10 +143,10 @@ bool RunFact::same() const {
 }
 
 std::vector<RunFact> run_facts(const ReportModel& model) {
-    std::vector<RunFact> facts = {{"CPU", {}},          {"Memory", {}},      {"Kernel", {}},
-                                  {"HZ", {}},           {"Preemption", {}},  {".config sha256", {}},
-                                  {"Workload", {}},     {"Runs", {}},        {"Containment", {}},
-                                  {"Guest", {}},        {"Started", {}}};
+    std::vector<RunFact> facts = {{"CPU", {}},      {"Memory", {}},     {"Kernel", {}},
+                                  {"HZ", {}},       {"Preemption", {}}, {".config sha256", {}},
+                                  {"Workload", {}}, {"Runs", {}},       {"Containment", {}},
+                                  {"Guest", {}},    {"Started", {}}};
     for (const auto& label : model.labels) {
         const json& s = label.system;
         const json& c = label.config;
@@ -165,6 +165,13 @@ std::vector<RunFact> run_facts(const ReportModel& model) {
     }
     std::vector<RunFact> recorded;
     for (auto& fact : facts) {
+        // Labels are usually the kernel's release: then saying it again says nothing.
+        if (fact.name == "Kernel") {
+            bool as_labels = true;
+            for (std::size_t i = 0; i < fact.values.size(); ++i)
+                as_labels = as_labels && fact.values[i] == model.labels[i].label;
+            if (as_labels) continue;
+        }
         if (std::all_of(fact.values.begin(), fact.values.end(),
                         [](const std::string& v) { return v.empty(); }))
             continue;
