@@ -82,6 +82,7 @@ TEST_CASE("snapshot: post of latency runs", "[post][latency][snapshot]") {
     expect_snapshot("latency-post.txt", post);
     check_mail_lines(post);
     CHECK(post.find("cyclic latency (us):") != std::string::npos);
+    CHECK(post.find("shortened") == std::string::npos);  // kernel-a and kernel-b fit
 }
 
 TEST_CASE("post: labels of 60 characters are shortened, the same everywhere, with a legend",
@@ -94,14 +95,13 @@ TEST_CASE("post: labels of 60 characters are shortened, the same everywhere, wit
         CHECK(post.find("Labels, shortened in this mail:\n  A = " + labels[0] + "\n  B = " +
                         labels[1] + "\n  C = " + labels[2] + "\n") != std::string::npos);
         CHECK(post.find("\nB against A:\n") != std::string::npos);
-        CHECK(post.find("\nC          5") != std::string::npos);  // a table row
-        for (const auto& label : labels)                          // in the legend only, once each
-            CHECK(std::count(lines_of(post).begin(), lines_of(post).end(),
-                             "  " +
-                                 std::string(1, label == labels[0]   ? 'A'
-                                                : label == labels[1] ? 'B'
-                                                                     : 'C') +
-                                 " = " + label) == 1);
+        CHECK(post.find("\nC   ") != std::string::npos);  // a table row
+        // Each full label is said once, in the legend; everywhere else, its letter.
+        const std::vector<std::string> lines = lines_of(post);
+        for (const auto& label : labels)
+            CHECK(std::count_if(lines.begin(), lines.end(), [&](const std::string& line) {
+                      return line.find(label) != std::string::npos;
+                  }) == 1);
     }
     SECTION("labels that share a start: shown without it") {
         const std::string start(48, 'k');

@@ -108,7 +108,7 @@ ReportModel model_named(const std::vector<ResultFile>& files, const ReportOption
 
 bool tables_fit(const ReportModel& model) {
     return widest_line(text_load_tables(model, false)) <= kPostColumns &&
-           (!has_latency(model) || widest_line(latency_blocks(model, true)) <= kPostColumns);
+           widest_line(latency_tables(model, true)) <= kPostColumns;
 }
 
 std::string workload_in_brief(const ReportModel& model) {

@@ -75,7 +75,7 @@ std::string text_observe_table(const ObserveTable& table) {
 
 }  // namespace
 
-std::string latency_blocks(const ReportModel& model, bool narrow) {
+std::string latency_tables(const ReportModel& model, bool narrow) {
     // Kernel .. Missed%, and the mark after the last column.
     auto cut = [narrow](std::vector<std::string> cells) {
         if (narrow) cells.erase(cells.begin() + 7, cells.begin() + 9);
@@ -102,7 +102,11 @@ std::string latency_blocks(const ReportModel& model, bool narrow) {
         if (!titles[i].empty()) out += titles[i] + ":\n";
         out += lines[i] + "\n";
     }
-    return out + latency_legend(model) + "\n";
+    return out;
+}
+
+std::string latency_blocks(const ReportModel& model, bool narrow) {
+    return latency_tables(model, narrow) + latency_legend(model) + "\n";
 }
 
 std::string text_load_tables(const ReportModel& model, bool with_stats) {
