@@ -72,6 +72,8 @@ TEST_CASE("snapshot: post", "[post][snapshot]") {
     const std::string post = format_post(fixture_files(), judged_against("6.1.0-hz100"));
     expect_snapshot("post.txt", post);
     check_mail_lines(post);
+    CHECK(std::all_of(post.begin(), post.end(),
+                      [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
     CHECK(post.starts_with("Subject: [contest] 6.1.0-hz100 vs 6.1.0-hz1000, 6.1.0-rt"));
     CHECK(post.find("HZ:\n  6.1.0-hz100: 100\n  6.1.0-hz1000: 1000\n") != std::string::npos);
 }

@@ -332,8 +332,13 @@ std::string format_post(const std::vector<ResultFile>& files, const ReportOption
             model = model_named(files, o, names);
         }
     }
+    // Plain ASCII apart from what the labels and result files hold: the CIs'
+    // "±" (of the shared formatters) as "+-".
+    std::string body = post_of(model, names);
+    for (std::size_t at = body.find("±"); at != std::string::npos; at = body.find("±", at))
+        body.replace(at, std::string("±").size(), "+-");
     std::string out;
-    for (const auto& line : lines_of(post_of(model, names)))
+    for (const auto& line : lines_of(body))
         for (const auto& piece : wrap_line(line, kPostColumns)) out += piece + "\n";
     return out;
 }
