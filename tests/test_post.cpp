@@ -21,6 +21,7 @@
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 #include "report_fixtures.h"
 #include "test_helpers.h"
@@ -172,6 +173,21 @@ TEST_CASE("html: labels and texts from result files are escaped", "[html]") {
     CHECK(page.find("<img") == std::string::npos);
     CHECK(page.find("<b>x") == std::string::npos);
     CHECK(page.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+}
+
+TEST_CASE("html: a run's timeline is one click away, a run without one says so", "[html]") {
+    auto files = fixture_files();
+    std::ifstream in(fs::path(CONTEST_TEST_DATA) / "timeline-fixture.json");
+    REQUIRE(in.good());
+    files.front().runs.front().timeline = nlohmann::json::parse(in);
+    const std::string page = render_report(files, judged_against("6.1.0-hz100", "html"));
+    const RunRecord& run = files.front().runs.front();
+    const std::string summary = "<details><summary>6.1.0-hz100 run " + std::to_string(run.index) +
+                                ": " + fixed(run.wall_s, 1) + " s, ok</summary>\n";
+    const std::size_t at = page.find(summary);
+    REQUIRE(at != std::string::npos);
+    CHECK(page.substr(at + summary.size()).starts_with("<svg"));
+    CHECK(page.find("<p>no timeline recorded") != std::string::npos);  // the fixtures' other runs
 }
 
 namespace {
