@@ -153,6 +153,42 @@ TEST_CASE("post: without a recorded command line, says so", "[post]") {
     CHECK(post.find("How it was run:\n  not recorded") != std::string::npos);
 }
 
+TEST_CASE("post: the kernel facts as kernel_facts records them, and a guest's accelerator",
+          "[post]") {
+    auto files = long_labelled({"base", "new"});
+    for (auto& f : files) {
+        f.system["kernel"] = {
+            {"config", {{"sha256", f.label == "base" ? "0123456789abcdef" : "fedcba9876543210"}}},
+            {"config_hz", "1000"},
+            {"preemption",
+             {{"config", "full"}, {"dynamic", true}, {"current", {{"value", "lazy"}}}}}};
+        f.system["guest"] = {{"accel", "tcg"}};
+    }
+    const std::string post = format_post(files, judged_against("base"));
+    INFO(post);
+    CHECK(post.find("\nHZ:" + std::string(14, ' ') + "1000\n") != std::string::npos);
+    CHECK(post.find("\nPreemption:" + std::string(6, ' ') + "full (dynamic, now lazy)\n") !=
+          std::string::npos);
+    CHECK(post.find("\n.config sha256:\n  base: 0123456789ab\n  new: fedcba987654\n") !=
+          std::string::npos);
+    CHECK(post.find("\nGuest:" + std::string(11, ' ') + "accel=tcg\n") != std::string::npos);
+}
+
+TEST_CASE("contest post: no argument, or an unknown label, is a usage error", "[post][e2e]") {
+    ScratchDir dir("post-usage");
+    const Outcome none = run_contest_binary({"post"}, dir.path());
+    CHECK(none.exit_code == 2);
+    CHECK(none.err == "contest: contest post: give the labels or result files to post\n");
+    const Outcome unknown = run_contest_binary(
+        {"post", "--results", (fs::path(CONTEST_TEST_DATA) / "results" / "kernels").string(),
+         "6.1.0-hz100", "no-such-kernel"},
+        dir.path());
+    CHECK(unknown.exit_code == 2);
+    CHECK(
+        unknown.err.starts_with("contest: 'no-such-kernel' is neither a result file nor a label"));
+    CHECK(unknown.out.empty());
+}
+
 TEST_CASE("snapshot: html report and compare", "[html][snapshot]") {
     const std::string page = render_report(fixture_files(), judged_against("6.1.0-hz100", "html"));
     expect_snapshot("report.html", page);
