@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -283,8 +284,9 @@ std::string post_of(const ReportModel& model, const Names& names) {
     return out + "\n-- \ncontest " + kVersion + "\n";
 }
 
-}  // namespace
-
+// `raw` broken at spaces into lines of at most `columns` terminal cells,
+// each continuation indented two more than the line; a word longer than a
+// line is broken where it has to be. Control characters are escaped.
 std::vector<std::string> wrap_line(const std::string& raw, std::size_t columns) {
     const std::string line = printable(raw);
     if (display_width(line) <= columns) return {line};
@@ -315,6 +317,8 @@ std::vector<std::string> wrap_line(const std::string& raw, std::size_t columns) 
     if (!empty) out.push_back(current);
     return out;
 }
+
+}  // namespace
 
 std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options) {
     ReportOptions o = options;

@@ -20,9 +20,4 @@ inline constexpr std::size_t kPostColumns = 76;
 // render_report does.
 std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options);
 
-// `line` broken at spaces into lines of at most `columns` terminal cells,
-// each continuation indented two more than the line; a word longer than a
-// line is broken where it has to be. Control characters are escaped.
-std::vector<std::string> wrap_line(const std::string& line, std::size_t columns);
-
 }  // namespace contest

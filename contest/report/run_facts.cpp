@@ -1,7 +1,9 @@
 #include "contest/report/run_facts.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "contest/sys/json_text.h"
