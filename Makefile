@@ -16,7 +16,7 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # kernel source itself (linux-source-6.1, 150 MB) is not needed by any test.
 # tests/fleet runs deploy/ansible with ansible-core (24 MB; Debian's `ansible`
 # adds 250 MB of collections the role does not use), git archive and apt.
-TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt
+TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics.

@@ -16,21 +16,11 @@
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
+#include "report_fixtures.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
 using namespace contest;
-
-// Defined in test_report.cpp: the fixtures, the snapshot check and in-memory
-// result files, shared by both files of the one test binary.
-namespace contest::report_test {
-fs::path fixture_dir();
-std::vector<ResultFile> fixture_files();
-void expect_snapshot(const std::string& name, const std::string& actual);
-ResultFile make_result(const std::string& label,
-                       const std::map<std::string, std::vector<double>>& walls);
-std::vector<double> normal_sample(std::mt19937& gen, double mean, double sd, int n);
-}  // namespace contest::report_test
 
 using namespace contest::report_test;
 

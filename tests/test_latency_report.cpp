@@ -17,6 +17,7 @@
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
+#include "report_fixtures.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
@@ -24,9 +25,15 @@ using namespace contest;
 using nlohmann::json;
 
 namespace contest::report_test {
-void expect_snapshot(const std::string& name, const std::string& actual);
-ResultFile make_result(const std::string& label,
-                       const std::map<std::string, std::vector<double>>& walls);
+
+std::vector<ResultFile> latency_fixture() {
+    std::vector<std::string> bad;
+    auto files = read_result_paths({fs::path(CONTEST_TEST_DATA) / "latency-results"}, bad);
+    REQUIRE(bad.empty());
+    REQUIRE(files.size() == 2);
+    return files;
+}
+
 }  // namespace contest::report_test
 
 using namespace contest::report_test;
@@ -53,14 +60,6 @@ json probe_json(const std::vector<std::pair<std::int64_t, std::uint64_t>>& bins,
               {"periods", periods},
               {"missed", missed},
               {"histogram", {{"bins", b}}}}}};
-}
-
-std::vector<ResultFile> latency_fixture() {
-    std::vector<std::string> bad;
-    auto files = read_result_paths({fs::path(CONTEST_TEST_DATA) / "latency-results"}, bad);
-    REQUIRE(bad.empty());
-    REQUIRE(files.size() == 2);
-    return files;
 }
 
 ReportOptions quiet(const std::string& format, bool latency_only = true) {

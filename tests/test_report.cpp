@@ -26,12 +26,13 @@
 #include "contest/result/result_file.h"
 #include "contest/sys/errors.h"
 #include "loads/registry.h"
+#include "report_fixtures.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
 using namespace contest;
 
-// Shared with test_compare.cpp (one test binary); declared there.
+// Shared with the other report tests (one test binary): report_fixtures.h.
 namespace contest::report_test {
 
 fs::path fixture_dir() {
@@ -105,6 +106,13 @@ std::vector<double> normal_sample(std::mt19937& gen, double mean, double sd, int
     return out;
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
 }  // namespace contest::report_test
 
 using namespace contest::report_test;
@@ -122,13 +130,6 @@ bool has_warning(const ReportModel& model, const std::string& part) {
     for (const auto& w : model.warnings)
         if (w.find(part) != std::string::npos) return true;
     return false;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
 }
 
 // The Ratio cell of `label`'s row in the text table's block for `load`.

@@ -109,6 +109,10 @@ TEST_CASE("contest run times a tiny synthetic workload under no_load and cpu_loa
     CHECK(j["label"] == "e2e-kernel");
     CHECK(j["system"].contains("kernel_release"));
     CHECK(j["config"]["workload"].is_object());
+    CHECK(j["config"]["command_line"] == args);  // so a post can say how to repeat it
+    const auto post = test::run_contest_binary(
+        {"post", "--results", (dir / "results").string(), "e2e-kernel"}, dir.path());
+    CHECK(post.out.find("How it was run:\n  $ contest run --workdir ") != std::string::npos);
     REQUIRE(j["runs"].size() == 4);
     for (const auto& r : j["runs"]) {
         CHECK(r["status"] == "ok");

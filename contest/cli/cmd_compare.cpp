@@ -11,6 +11,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"
+#include "contest/cli/result_sides.h"
 #include "contest/report/exporters.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
@@ -24,50 +25,14 @@ namespace contest {
 
 namespace {
 
-std::string list_labels(const std::vector<ResultFile>& files) {
-    std::vector<std::string> seen;
-    for (const auto& f : files)
-        if (std::find(seen.begin(), seen.end(), f.label) == seen.end()) seen.push_back(f.label);
-    return join(seen, ", ");
+// A side of the comparison: the files of one label.
+std::vector<ResultFile> one_label(ResultSides& sides, const std::string& arg) {
+    auto files = sides.resolve(arg);
+    if (const std::string labels = list_labels(files); labels != files.front().label)
+        throw UsageError(arg + " holds runs of several labels (" + labels +
+                         "): name one label or one file");
+    return files;
 }
-
-// One side of the comparison: a result file or folder when the argument
-// names one, else a label looked up under --results.
-class SideResolver {
-  public:
-    explicit SideResolver(std::string results_dir) : results_dir_(std::move(results_dir)) {}
-
-    std::vector<ResultFile> resolve(const std::string& arg) {
-        std::error_code ec;
-        if (std::filesystem::exists(arg, ec)) {
-            auto files = read_results_or_fail({arg});
-            const std::string labels = list_labels(files);
-            if (labels != files.front().label)
-                throw UsageError(arg + " holds runs of several labels (" + labels +
-                                 "): name one label or one file");
-            return files;
-        }
-        std::vector<ResultFile> matching;
-        for (const auto& f : everything())
-            if (f.label == arg) matching.push_back(f);
-        if (matching.empty())
-            throw UsageError("'" + arg + "' is neither a result file nor a label in " +
-                             results_dir_ + " (labels there: " + list_labels(everything()) + ")");
-        return matching;
-    }
-
-  private:
-    const std::vector<ResultFile>& everything() {
-        if (!loaded_) {
-            all_ = read_results_or_fail({results_dir_});
-            loaded_ = true;
-        }
-        return all_;
-    }
-    std::string results_dir_;
-    std::vector<ResultFile> all_;
-    bool loaded_ = false;
-};
 
 // Two files of one label (a kernel against itself, a reproducibility check):
 // the rows need names that tell them apart.
@@ -116,9 +81,9 @@ int cmd_compare(int argc, char** argv) {
     check_judging_options(options, correction);
     const Exporter& exporter = find_exporter(format);
 
-    SideResolver resolver(results_dir);
-    auto base = resolver.resolve(sides[0]);
-    auto fresh = resolver.resolve(sides[1]);
+    ResultSides resolver(results_dir);
+    auto base = one_label(resolver, sides[0]);
+    auto fresh = one_label(resolver, sides[1]);
     tell_apart(base, fresh);
     std::vector<ResultFile> files = base;
     files.insert(files.end(), fresh.begin(), fresh.end());

@@ -263,6 +263,7 @@ int cmd_run(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     RunConfig rc = checked_run_config(arguments, vm);
+    rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();

@@ -27,6 +27,7 @@ constexpr Subcommand kSubcommands[] = {
     {"run", contest::cmd_run, "time the workload under each load, --runs times each; save results"},
     {"report", contest::cmd_report, "tables from result files or folders (default: results/)"},
     {"compare", contest::cmd_compare, "two labels (or files) side by side, with significance"},
+    {"post", contest::cmd_post, "a plain-text mail body of labels (or files) for a kernel list"},
     {"latency", contest::cmd_latency,
      "one latency probe for --duration seconds; its wake-up latency"},
     {"loads", contest::cmd_loads, "every load: name, what it does, its unit of work"},

@@ -11,14 +11,15 @@ std::string format_text(const ReportModel& model, const ReportOptions& options);
 std::string format_markdown(const ReportModel& model, const ReportOptions& options);
 std::string format_csv(const ReportModel& model, const ReportOptions& options);
 std::string format_json(const ReportModel& model, const ReportOptions& options);
+std::string format_html(const ReportModel& model, const ReportOptions& options);
+std::string compare_html(const ReportModel& model);
 
 namespace {
 
 const Exporter kExporters[] = {
-    {"text", format_text, compare_text},
-    {"markdown", format_markdown, compare_markdown},
-    {"csv", format_csv, compare_csv},
-    {"json", format_json, compare_json},
+    {"text", format_text, compare_text}, {"markdown", format_markdown, compare_markdown},
+    {"csv", format_csv, compare_csv},    {"json", format_json, compare_json},
+    {"html", format_html, compare_html},
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/report/compare_view.h"
 #include "contest/report/exporters.h"
 #include "contest/report/formats.h"
 #include "contest/report/measure_changes.h"
@@ -22,204 +23,8 @@ namespace contest {
 
 namespace {
 
-// What the comparison found under one load.
-struct LoadFinding {
-    std::string load;
-    const Cell* base = nullptr;
-    const Cell* fresh = nullptr;  // carries the versus-baseline figures
-    std::string time_finding;     // "significant", "not significant", "not judged (...)", ...
-    std::string ratio_finding;    // "" without a Ratio test
-};
-
-struct CompareView {
-    std::string base, fresh;
-    std::vector<LoadFinding> loads;
-    double geometric_mean = std::nan("");
-    int geometric_count = 0;
-    std::string verdict;
-    std::vector<LoadMeasureChanges> changes;  // what else changed, per load judged
-};
-
-std::string failure_text(const Cell& c, const std::string& side) {
-    std::string text = side + " " + std::to_string(c.failed) + " of " +
-                       std::to_string(c.runs.size()) + " runs failed";
-    if (c.timed_out) text += " (" + std::to_string(c.timed_out) + " timed out)";
-    return text;
-}
-
-// The loads sorted by what the comparison found there, for the verdict.
-struct Findings {
-    std::vector<std::string> slower, faster, hurts_more, hurts_less, same, unjudged;
-    std::vector<std::string> failed;         // and found different anyway
-    std::vector<std::string> failed_unsure;  // would otherwise read as the same
-
-    bool anything_judged() const {
-        return !(slower.empty() && faster.empty() && same.empty() && hurts_more.empty() &&
-                 hurts_less.empty() && failed.empty() && failed_unsure.empty());
-    }
-};
-
-std::string finding_of(const Test& t, const ReportModel& model) {
-    if (t.significant) return "significant";
-    const std::string why = test_verdict(t, model);
-    return why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
-}
-
-void find(LoadFinding& f, const ReportModel& model, Findings& found) {
-    const VersusBaseline& v = *f.fresh->versus;
-    const bool differs = v.significant || v.ratio_significant;
-    if (v.ratio_test) {
-        const Test& t = *v.ratio_test;
-        f.ratio_finding = finding_of(t, model);
-        if (v.ratio_significant)
-            (t.effect_pct > 0 ? found.hurts_more : found.hurts_less)
-                .push_back(f.load + " (Ratio " + signed_percent(t.effect_pct) + ")");
-    }
-    if (!v.judged) {
-        f.time_finding = "not judged (" + std::to_string(f.base->time.n) + " vs " +
-                         std::to_string(f.fresh->time.n) + " runs)";
-        found.unjudged.push_back(f.load);
-    } else if (v.significant) {
-        f.time_finding = "significant";
-        (v.change_pct > 0 ? found.slower : found.faster)
-            .push_back(f.load + " (" + signed_percent(v.change_pct) + ")");
-    } else {
-        f.time_finding = v.time_test ? finding_of(*v.time_test, model) : "not significant";
-    }
-    if (v.failures) {
-        std::vector<std::string> sides;
-        if (f.base->failed) sides.push_back(failure_text(*f.base, "base"));
-        if (f.fresh->failed) sides.push_back(failure_text(*f.fresh, "new"));
-        (differs ? found.failed : found.failed_unsure)
-            .push_back(f.load + " (" + join_list(sides) + ")");
-    } else if (v.judged && !differs) {
-        found.same.push_back(f.load);
-    }
-}
-
-std::string verdict_of(const Findings& found, const ReportModel& model) {
-    const std::string reading =
-        "alpha " + six_digits(model.alpha) + ", " + correction_summary(model);
-    if (!found.anything_judged())
-        return "too few runs to judge anything: significance needs " +
-               std::to_string(kMinRunsForSignificance) +
-               " or more successful runs of each kernel under a load (--runs)";
-    std::vector<std::string> parts;
-    if (!found.slower.empty()) parts.push_back("new is slower under " + join_list(found.slower));
-    if (!found.faster.empty()) parts.push_back("new is faster under " + join_list(found.faster));
-    if (!found.hurts_more.empty())
-        parts.push_back("the load hurts more on new under " + join_list(found.hurts_more));
-    if (!found.hurts_less.empty())
-        parts.push_back("the load hurts less on new under " + join_list(found.hurts_less));
-    if (!found.failed.empty()) parts.push_back("runs failed under " + join_list(found.failed));
-    if (!found.failed_unsure.empty())
-        parts.push_back("runs failed under " + join_list(found.failed_unsure) +
-                        ": not judged the same there");
-    std::string verdict;
-    if (parts.empty()) {
-        verdict = "no difference beyond noise under any load (" + reading +
-                  "): as far as these runs can tell, the two kernels perform the same";
-    } else {
-        if (!found.same.empty())
-            parts.push_back("no difference beyond noise under " + join_list(found.same));
-        verdict = parts.front();
-        for (std::size_t i = 1; i < parts.size(); ++i) verdict += "; " + parts[i];
-        verdict += " (" + reading + ")";
-    }
-    if (!found.unjudged.empty()) verdict += "; too few runs to judge " + join_list(found.unjudged);
-    return verdict;
-}
-
 CompareView view_of(const ReportModel& model) {
-    CompareView view;
-    view.base = model.labels.at(0).label;
-    view.fresh = model.labels.at(1).label;
-    Findings found;
-    double log_sum = 0;
-    for (const auto& block : model.blocks) {
-        LoadFinding f;
-        f.load = block.load;
-        f.base = model.find_cell(block.load, view.base);
-        f.fresh = model.find_cell(block.load, view.fresh);
-        if (f.fresh && f.fresh->versus) {
-            find(f, model, found);
-            log_sum += std::log(f.fresh->versus->time_ratio);
-            ++view.geometric_count;
-        } else {
-            f.time_finding = (f.base && f.base->time.n)     ? "only base has ok runs"
-                             : (f.fresh && f.fresh->time.n) ? "only new has ok runs"
-                                                            : "no ok runs";
-            if (f.base && f.base->failed)
-                found.failed.push_back(f.load + " (" + failure_text(*f.base, "base") + ")");
-            if (f.fresh && f.fresh->failed)
-                found.failed.push_back(f.load + " (" + failure_text(*f.fresh, "new") + ")");
-        }
-        view.loads.push_back(f);
-    }
-    if (view.geometric_count) view.geometric_mean = std::exp(log_sum / view.geometric_count);
-    view.verdict = verdict_of(found, model);
-    view.changes = measure_changes(model, view.base, view.fresh);
-    return view;
-}
-
-// Latency (--latency runs): per load and probe, new's p99 and deadlines
-// missed against base's, each tested as Time is (Welch on one figure per
-// run, in the same corrected family).
-std::string latency_finding(const std::optional<Test>& t, const ReportModel& model) {
-    return t ? finding_of(*t, model)
-             : "not judged (fewer than " + std::to_string(kMinRunsForSignificance) + " runs)";
-}
-
-std::vector<std::vector<std::string>> latency_rows(const ReportModel& model) {
-    std::vector<std::vector<std::string>> rows = {
-        {"load", "probe", "base_p99_us", "new_p99_us", "p99_change_pct", "p99_p_adjusted",
-         "p99_finding", "base_missed_pct", "new_missed_pct", "missed_change_points",
-         "missed_p_adjusted", "missed_finding"}};
-    const std::string& base = model.labels.at(0).label;
-    for (const auto& block : model.blocks)
-        for (const auto& row : block.latency) {
-            if (row.label == base) continue;
-            const LatencyRow* b = nullptr;
-            for (const auto& other : block.latency)
-                if (other.label == base && other.probe == row.probe) b = &other;
-            if (!b) continue;
-            auto p_adj = [](const std::optional<Test>& t) {
-                return t ? format_p(t->p_adjusted) : std::string("-");
-            };
-            rows.push_back({block.load, row.probe, fixed(b->p99_ns / 1000, 1),
-                            fixed(row.p99_ns / 1000, 1),
-                            signed_percent((row.p99_ns / b->p99_ns - 1) * 100), p_adj(row.p99_test),
-                            latency_finding(row.p99_test, model), fixed(b->missed_pct, 2),
-                            fixed(row.missed_pct, 2), fixed(row.missed_pct - b->missed_pct, 2),
-                            p_adj(row.missed_test), latency_finding(row.missed_test, model)});
-        }
-    return rows;
-}
-
-std::string mean_and_ci(const stats::Summary& s) {
-    const int decimals = s.mean >= 100 ? 1 : 2;
-    std::string out = fixed(s.mean, decimals);
-    if (std::isfinite(s.ci95_half)) out += " ± " + fixed(s.ci95_half, decimals);
-    return out + " s";
-}
-
-std::string p_text(const std::optional<Test>& t) {
-    if (!t) return "p=-";
-    const std::string formatted = format_p(t->p_adjusted);
-    return formatted[0] == '<' ? "p" + formatted : "p=" + formatted;
-}
-
-std::string ratio_pair(const LoadFinding& f) {
-    return fixed(f.base->ratio.value_or(std::nan("")), 2) + " -> " +
-           fixed(f.fresh->ratio.value_or(std::nan("")), 2);
-}
-
-std::string geometric_line(const CompareView& view) {
-    if (!view.geometric_count) return "";
-    return "geometric mean of the time ratios new/base over " +
-           std::to_string(view.geometric_count) +
-           (view.geometric_count == 1 ? " load: " : " loads: ") + fixed(view.geometric_mean, 3) +
-           " (" + signed_percent((view.geometric_mean - 1) * 100) + ")\n";
+    return compare_view(model, model.labels.at(0).label, model.labels.at(1).label);
 }
 
 std::string changes_markdown(const CompareView& view, const ReportModel& model) {
@@ -299,7 +104,7 @@ std::string as_text(const CompareView& view, const ReportModel& model) {
          align_columns(rows, {false, true, false, true, true, false, false, false, false, false}))
         out += line + "\n";
     out += "\n" + geometric_line(view);
-    if (const auto lat = latency_rows(model); lat.size() > 1) {
+    if (const auto lat = latency_comparison_rows(model, view.base, view.fresh); lat.size() > 1) {
         out +=
             "\nLatency (pooled p99 in us, missed % of periods; base -> new; p: Welch on "
             "per-run figures, adjusted with the rest):\n";
@@ -340,7 +145,7 @@ std::string as_markdown(const CompareView& view, const ReportModel& model) {
                " |\n";
     }
     out += "\n" + geometric_line(view);
-    if (const auto lat = latency_rows(model); lat.size() > 1) {
+    if (const auto lat = latency_comparison_rows(model, view.base, view.fresh); lat.size() > 1) {
         out +=
             "\n| Load | Probe | Base p99 (us) | New p99 (us) | Change | p-adj | p99 | Base missed% "
             "| New missed% | Change (points) | p-adj | Missed |\n";
@@ -393,7 +198,7 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
         out += line + "\n";
     }
     // The latency comparison, a table of its own after an empty line.
-    if (const auto lat = latency_rows(model); lat.size() > 1) {
+    if (const auto lat = latency_comparison_rows(model, view.base, view.fresh); lat.size() > 1) {
         out += "\n";
         for (const auto& row : lat) out += join(row, ",", csv_field) + "\n";
     }

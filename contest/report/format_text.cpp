@@ -6,6 +6,7 @@
 #include "contest/report/formats.h"
 #include "contest/report/measure_changes.h"
 #include "contest/report/observe_tables.h"
+#include "contest/report/text_tables.h"
 
 namespace contest {
 
@@ -24,64 +25,6 @@ std::vector<std::string> row(const Cell& cell, const CellDigits& digits, bool wi
         if (with_stats || !column.stats_only) r.push_back(column.text(cell, digits));
     r.push_back(significance_mark(cell));
     return r;
-}
-
-// Under the classic table: per load, per probe, one row per label.
-std::string latency_blocks(const ReportModel& model) {
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> titles;  // "" for a row that is not a block's first
-    for (const auto& block : model.blocks)
-        for (std::size_t i = 0; i < block.latency.size(); ++i) {
-            const auto& row = block.latency[i];
-            if (i == 0 || block.latency[i - 1].probe != row.probe) {
-                titles.push_back(block.load + ": " + row.probe + " latency (us)");
-                rows.push_back(latency_header());
-            }
-            titles.push_back("");
-            rows.push_back(latency_cells(row));
-        }
-    std::vector<bool> right(latency_header().size() + 1, true);
-    right.front() = false;
-    right.back() = false;
-    const auto lines = align_columns(rows, right);
-    std::string out;
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        if (!titles[i].empty()) out += titles[i] + ":\n";
-        out += lines[i] + "\n";
-    }
-    return out + latency_legend(model) + "\n";
-}
-
-// The classic table, a block per load. Widths are shared by every block so
-// the columns line up down the page.
-std::string text_load_tables(const ReportModel& model, bool with_stats) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& block : model.blocks) {
-        rows.push_back(header(with_stats));
-        for (const auto& cell : block.cells)
-            rows.push_back(row(cell, {time_decimals(model), loads_decimals(block)}, with_stats));
-    }
-    std::vector<bool> right(header(with_stats).size() + 1, true);
-    right.front() = false;  // Kernel
-    right.back() = false;   // the mark
-    const auto lines = align_columns(rows, right);
-
-    std::string out;
-    std::size_t next = 0;
-    for (const auto& block : model.blocks) {
-        out += block.load + ":\n";
-        for (std::size_t i = 0; i <= block.cells.size(); ++i) out += lines[next++] + "\n";
-    }
-    return out;
-}
-
-std::string text_units(const ReportModel& model) {
-    std::vector<std::vector<std::string>> units;
-    for (const auto& block : model.blocks)
-        units.push_back({block.load + ":", unit_description(block)});
-    std::string out = "\nLoads are counted while the workload runs, in:\n";
-    for (const auto& line : align_columns(units, {false, false})) out += "  " + line + "\n";
-    return out;
 }
 
 // With --stats: what the statistics columns mean, and the tests behind them.
@@ -131,6 +74,70 @@ std::string text_observe_table(const ObserveTable& table) {
 }
 
 }  // namespace
+
+std::string latency_tables(const ReportModel& model, bool narrow) {
+    // Kernel .. Missed%, and the mark after the last column.
+    auto cut = [narrow](std::vector<std::string> cells) {
+        if (narrow) cells.erase(cells.begin() + 7, cells.begin() + 9);
+        return cells;
+    };
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> titles;  // "" for a row that is not a block's first
+    for (const auto& block : model.blocks)
+        for (std::size_t i = 0; i < block.latency.size(); ++i) {
+            const auto& row = block.latency[i];
+            if (i == 0 || block.latency[i - 1].probe != row.probe) {
+                titles.push_back(block.load + ": " + row.probe + " latency (us)");
+                rows.push_back(cut(latency_header()));
+            }
+            titles.push_back("");
+            rows.push_back(cut(latency_cells(row)));
+        }
+    std::vector<bool> right(cut(latency_header()).size() + 1, true);
+    right.front() = false;
+    right.back() = false;
+    const auto lines = align_columns(rows, right);
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (!titles[i].empty()) out += titles[i] + ":\n";
+        out += lines[i] + "\n";
+    }
+    return out;
+}
+
+std::string latency_blocks(const ReportModel& model, bool narrow) {
+    return latency_tables(model, narrow) + latency_legend(model) + "\n";
+}
+
+std::string text_load_tables(const ReportModel& model, bool with_stats) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& block : model.blocks) {
+        rows.push_back(header(with_stats));
+        for (const auto& cell : block.cells)
+            rows.push_back(row(cell, {time_decimals(model), loads_decimals(block)}, with_stats));
+    }
+    std::vector<bool> right(header(with_stats).size() + 1, true);
+    right.front() = false;  // Kernel
+    right.back() = false;   // the mark
+    const auto lines = align_columns(rows, right);
+
+    std::string out;
+    std::size_t next = 0;
+    for (const auto& block : model.blocks) {
+        out += block.load + ":\n";
+        for (std::size_t i = 0; i <= block.cells.size(); ++i) out += lines[next++] + "\n";
+    }
+    return out;
+}
+
+std::string text_units(const ReportModel& model) {
+    std::vector<std::vector<std::string>> units;
+    for (const auto& block : model.blocks)
+        units.push_back({block.load + ":", unit_description(block)});
+    std::string out = "\nLoads are counted while the workload runs, in:\n";
+    for (const auto& line : align_columns(units, {false, false})) out += "  " + line + "\n";
+    return out;
+}
 
 std::string format_text(const ReportModel& model, const ReportOptions& options) {
     if (options.latency_only) return has_latency(model) ? latency_blocks(model) : "";

@@ -174,6 +174,8 @@ char32_t next_code_point(const unsigned char*& p, const unsigned char* end) {
     return cp;
 }
 
+}  // namespace
+
 // Columns are measured in terminal cells, not bytes: "±" is two bytes of
 // UTF-8 and one cell, a CJK character three bytes and two cells. wcwidth
 // needs a UTF-8 LC_CTYPE, taken for this thread only and only here, so
@@ -192,8 +194,6 @@ std::size_t display_width(const std::string& s) {
     if (utf8) ::uselocale(previous);
     return width;
 }
-
-}  // namespace
 
 std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<bool>& right) {

@@ -56,6 +56,8 @@ std::string test_verdict(const Test& t, const ReportModel& model);
 // JSON: six significant digits, null where undefined; a test in full.
 nlohmann::json json_number(double value);
 nlohmann::json test_json(const Test& t);
+// Terminal cells the text takes: "±" one, a CJK character two.
+std::size_t display_width(const std::string& s);
 // Pads cells into columns (widths over all rows, two spaces between), right-
 // aligned where `right` says so; returns one line per row, trailing spaces
 // trimmed. Rows may be shorter than others (missing cells are empty).

@@ -42,6 +42,7 @@ nlohmann::json config_record(const RunConfig& c, const RunPlan& plan,
     }
     if (c.timeout_s) j["timeout_s"] = *c.timeout_s;
     if (!c.containment.empty()) j["containment"] = c.containment;
+    if (!c.command_line.empty()) j["command_line"] = c.command_line;
     j = valid_utf8_json(j);
     if (latency_plan) j["latency"] = latency::plan_json(*latency_plan);
     return j;

@@ -11,9 +11,11 @@ namespace contest {
 namespace {
 
 // Fields of the config that differ between two runs of the same config
-// (whether a tree was reused, where the processes were held): not compared.
+// (whether a tree was reused, where the processes were held, the command
+// line, which holds --resume the second time): not compared.
 bool volatile_field(const std::string& key) {
-    return key == "containment" || key == "project_rewritten" || key == "prepare_reused";
+    return key == "containment" || key == "project_rewritten" || key == "prepare_reused" ||
+           key == "command_line";
 }
 
 // Fields that follow from the others (the latency probes' calibration exists

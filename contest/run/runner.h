@@ -45,6 +45,8 @@ struct RunConfig {
     std::string containment;                    // how the runs' processes are held (RunContainment)
     std::vector<VarySpec> vary;                 // --vary: knobs set round by round (docs/vary.md)
     std::string vary_label = "{label},{vary}";  // --vary-label: each combination's label
+    // The words after `contest` as given, recorded so a reader can repeat the run.
+    std::vector<std::string> command_line;
 };
 
 struct RunOutcome {

@@ -1,0 +1,55 @@
+// `contest post LABEL|PATH...`: a plain-text mail body for a kernel list.
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contest/cli/cli_common.h"
+#include "contest/cli/commands.h"
+#include "contest/cli/report_options.h"
+#include "contest/cli/result_sides.h"
+#include "contest/report/format_post.h"
+#include "contest/report/report.h"
+#include "contest/sys/errors.h"
+
+namespace contest {
+
+int cmd_post(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "post";
+    cl.usage = "contest post [options] LABEL|PATH...";
+    cl.summary =
+        "Prints a plain-text mail body for a kernel list: a subject line, the machine and kernel "
+        "facts, the contest table, the latency block, each label judged against the first (with "
+        "adjusted p-values and what else changed) and the command line that made the runs; no "
+        "line is wider than 76 columns. Each argument is a label (looked up under --results) or "
+        "a result file or folder.";
+    cl.accepts_config = true;
+    std::vector<std::string> sides;
+    std::string results_dir = "results", baseline, correction;
+    ReportOptions options;
+    cl.options.add_options()("results",
+                             po::value(&results_dir)->value_name("D")->default_value("results"),
+                             "where labels are looked up")(
+        "baseline,b", po::value(&baseline)->value_name("L"),
+        "the label the others are judged against (default: the first argument's)")(
+        "side", po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder");
+    add_judging_options(cl.options, options, correction);
+    cl.positional.add("side", -1);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    if (sides.empty()) throw UsageError("contest post: give the labels or result files to post");
+    check_judging_options(options, correction);
+
+    ResultSides resolver(results_dir);
+    std::vector<ResultFile> files;
+    for (const auto& side : sides) {
+        auto more = resolver.resolve(side);
+        files.insert(files.end(), more.begin(), more.end());
+    }
+    options.baseline = baseline.empty() ? files.front().label : baseline;
+    std::cout << format_post(files, options) << std::flush;
+    return kExitOk;
+}
+
+}  // namespace contest

@@ -1,0 +1,30 @@
+#pragma once
+// The result files an argument of compare or post names: a result file or
+// folder when it names one, else a label looked up under a results folder
+// (read once, when first needed).
+#include <string>
+#include <vector>
+
+#include "contest/result/result_file.h"
+
+namespace contest {
+
+class ResultSides {
+  public:
+    explicit ResultSides(std::string results_dir) : results_dir_(std::move(results_dir)) {}
+
+    // Throws UsageError naming the argument, and the labels there are, when
+    // it is neither a readable path nor a label under the results folder.
+    std::vector<ResultFile> resolve(const std::string& arg);
+
+  private:
+    const std::vector<ResultFile>& everything();
+    std::string results_dir_;
+    std::vector<ResultFile> all_;
+    bool loaded_ = false;
+};
+
+// "a, b, c": the files' labels, each once, in the order first seen.
+std::string list_labels(const std::vector<ResultFile>& files);
+
+}  // namespace contest

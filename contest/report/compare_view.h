@@ -1,0 +1,69 @@
+#pragma once
+// What comparing one label with another found: per load, the Time and Ratio
+// findings, the geometric mean, the verdict (long and in a few words) and
+// what else changed. Worked out once from the model and rendered by compare's
+// formats, by the mail post and by the HTML page.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "contest/report/measure_changes.h"
+#include "contest/report/report_model.h"
+
+namespace contest {
+
+// What the comparison found under one load.
+struct LoadFinding {
+    std::string load;
+    const Cell* base = nullptr;
+    const Cell* fresh = nullptr;  // carries the versus-baseline figures
+    std::string time_finding;     // "significant", "not significant", "not judged (...)", ...
+    std::string ratio_finding;    // "" without a Ratio test
+};
+
+// The loads sorted by what the comparison found there, for the verdict.
+struct Findings {
+    std::vector<std::string> slower, faster, hurts_more, hurts_less, same, unjudged;
+    std::vector<std::string> failed;         // and found different anyway
+    std::vector<std::string> failed_unsure;  // would otherwise read as the same
+    // The bare load names of slower, faster, hurts_more and hurts_less.
+    std::vector<std::string> slower_loads, faster_loads, hurts_more_loads, hurts_less_loads;
+
+    bool anything_judged() const;
+};
+
+struct CompareView {
+    std::string base, fresh;
+    std::vector<LoadFinding> loads;
+    double geometric_mean = std::nan("");
+    int geometric_count = 0;
+    Findings findings;
+    std::string verdict;
+    // The verdict in a few words, for a subject line: "slower under io_load",
+    // "no difference beyond noise", "too few runs to judge".
+    std::string short_verdict;
+    std::vector<LoadMeasureChanges> changes;  // what else changed, per load judged
+};
+
+// `fresh` against `base`, two labels of the model; the model's baseline is
+// what its versus-baseline figures are against, so `base` is the baseline.
+CompareView compare_view(const ReportModel& model, const std::string& base,
+                         const std::string& fresh);
+
+// Latency (--latency runs): per load and probe, fresh's p99 and deadlines
+// missed against base's, each tested as Time is (Welch on one figure per
+// run, in the same corrected family). The first row is the header.
+std::vector<std::vector<std::string>> latency_comparison_rows(const ReportModel& model,
+                                                              const std::string& base,
+                                                              const std::string& fresh);
+
+// "12.30 ± 0.40 s"
+std::string mean_and_ci(const stats::Summary& s);
+// "p=0.0123", "p<0.0001", "p=-": a test's adjusted p.
+std::string p_text(const std::optional<Test>& t);
+// "1.15 -> 1.08": base's Ratio and new's.
+std::string ratio_pair(const LoadFinding& f);
+// "geometric mean of the time ratios new/base over 3 loads: ...\n"; "" without one.
+std::string geometric_line(const CompareView& view);
+
+}  // namespace contest
