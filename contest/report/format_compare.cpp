@@ -50,8 +50,9 @@ std::string failure_text(const Cell& c, const std::string& side) {
 // The loads sorted by what the comparison found there, for the verdict.
 struct Findings {
     std::vector<std::string> slower, faster, hurts_more, hurts_less, same, unjudged;
-    std::vector<std::string> failed;         // and found different anyway
-    std::vector<std::string> failed_unsure;  // would otherwise read as the same
+    std::vector<std::string> same_resolution;  // "io_load ±7.4%": what each of `same` could see
+    std::vector<std::string> failed;           // and found different anyway
+    std::vector<std::string> failed_unsure;    // would otherwise read as the same
 
     bool anything_judged() const {
         return !(slower.empty() && faster.empty() && same.empty() && hurts_more.empty() &&
@@ -62,7 +63,18 @@ struct Findings {
 std::string finding_of(const Test& t, const ReportModel& model) {
     if (t.significant) return "significant";
     const std::string why = test_verdict(t, model);
-    return why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
+    const std::string finding =
+        why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
+    const std::string resolution = could_see(t);
+    return resolution.empty() ? finding : finding + "; " + resolution;
+}
+
+// A load in the verdict's "no difference beyond noise" list, with what its
+// Time test could have seen there: "io_load (could see ±7.4%)".
+std::string same_entry(const LoadFinding& f) {
+    const auto& v = *f.fresh->versus;
+    if (!v.time_test || std::isnan(v.time_test->mde_pct)) return f.load;
+    return f.load + " (could see " + detectable_text(*v.time_test) + ")";
 }
 
 void find(LoadFinding& f, const ReportModel& model, Findings& found) {
@@ -93,7 +105,9 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
         (differs ? found.failed : found.failed_unsure)
             .push_back(f.load + " (" + join_list(sides) + ")");
     } else if (v.judged && !differs) {
-        found.same.push_back(f.load);
+        found.same.push_back(same_entry(f));
+        if (v.time_test && !std::isnan(v.time_test->mde_pct))
+            found.same_resolution.push_back(f.load + " " + detectable_text(*v.time_test));
     }
 }
 
@@ -119,6 +133,9 @@ std::string verdict_of(const Findings& found, const ReportModel& model) {
     if (parts.empty()) {
         verdict = "no difference beyond noise under any load (" + reading +
                   "): as far as these runs can tell, the two kernels perform the same";
+        if (!found.same_resolution.empty())
+            verdict +=
+                ", within the Time changes they could see: " + join_list(found.same_resolution);
     } else {
         if (!found.same.empty())
             parts.push_back("no difference beyond noise under " + join_list(found.same));
@@ -174,7 +191,7 @@ std::vector<std::vector<std::string>> latency_rows(const ReportModel& model) {
     std::vector<std::vector<std::string>> rows = {
         {"load", "probe", "base_p99_us", "new_p99_us", "p99_change_pct", "p99_p_adjusted",
          "p99_finding", "base_missed_pct", "new_missed_pct", "missed_change_points",
-         "missed_p_adjusted", "missed_finding"}};
+         "missed_p_adjusted", "missed_finding", "p99_mde_pct", "missed_mde_points"}};
     const std::string& base = model.labels.at(0).label;
     for (const auto& block : model.blocks)
         for (const auto& row : block.latency) {
@@ -186,12 +203,16 @@ std::vector<std::vector<std::string>> latency_rows(const ReportModel& model) {
             auto p_adj = [](const std::optional<Test>& t) {
                 return t ? format_p(t->p_adjusted) : std::string("-");
             };
+            auto mde = [](const std::optional<Test>& t) {
+                return t ? six_digits(t->mde_pct) : std::string();
+            };
             rows.push_back({block.load, row.probe, fixed(b->p99_ns / 1000, 1),
                             fixed(row.p99_ns / 1000, 1),
                             signed_percent((row.p99_ns / b->p99_ns - 1) * 100), p_adj(row.p99_test),
                             latency_finding(row.p99_test, model), fixed(b->missed_pct, 2),
                             fixed(row.missed_pct, 2), fixed(row.missed_pct - b->missed_pct, 2),
-                            p_adj(row.missed_test), latency_finding(row.missed_test, model)});
+                            p_adj(row.missed_test), latency_finding(row.missed_test, model),
+                            mde(row.p99_test), mde(row.missed_test)});
         }
     return rows;
 }
@@ -363,7 +384,7 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
     std::string out =
         "load,base_runs_ok,base_runs_failed,base_time_s,new_runs_ok,new_runs_failed,new_time_s,"
         "change_pct,time_test,time_p,time_p_adjusted,time_finding,base_ratio,new_ratio,"
-        "ratio_change_pct,ratio_p,ratio_p_adjusted,ratio_finding\n";
+        "ratio_change_pct,ratio_p,ratio_p_adjusted,ratio_finding,time_mde_pct,ratio_mde_pct\n";
     for (const auto& f : view.loads) {
         std::vector<std::string> row = {f.load};
         const VersusBaseline* v = f.fresh && f.fresh->versus ? &*f.fresh->versus : nullptr;
@@ -385,6 +406,8 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
         row.push_back(r ? six_digits(r->p) : "");
         row.push_back(r ? six_digits(r->p_adjusted) : "");
         row.push_back(f.ratio_finding);
+        row.push_back(t ? six_digits(t->mde_pct) : "");
+        row.push_back(r ? six_digits(r->mde_pct) : "");
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {  // appended: GCC 12 -O3 warns on "," + temp
             if (i) line += ',';
@@ -429,6 +452,8 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     j["correction"] = stats::correction_name(model.correction);
     j["tests_in_family"] = model.family_size;
     j["min_effect_pct"] = model.min_effect_pct;
+    j["mde_power"] = kDetectionPower;
+    j["mde_level"] = json_number(model.detection_level);
     nlohmann::ordered_json loads = nlohmann::ordered_json::array();
     for (const auto& f : view.loads) {
         nlohmann::ordered_json l;
@@ -439,6 +464,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
         if (f.fresh && f.fresh->versus) {
             const auto& v = *f.fresh->versus;
             l["change_pct"] = json_number(v.change_pct);
+            l["time_mde_pct"] = v.time_test ? json_number(v.time_test->mde_pct) : nullptr;
             if (v.time_test) tests.push_back(test_json(*v.time_test));
             if (v.ratio_test) tests.push_back(test_json(*v.ratio_test));
             if (v.mann_whitney)
