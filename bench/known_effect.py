@@ -80,11 +80,14 @@ def one_repetition(contest, scratch, effect_pct, args, rep):
     load = [l for l in j["loads"] if l["load"] == "no_load"][0]
     time_test = [t for t in load["tests"] if t["tests"] == "Time" and "not in" not in t["method"]][0]
     called = time_test["significant"] and (effect_pct == 0 or time_test["effect_pct"] > 0)
-    rounds = max(r.get("round", 0) for r in json.load(open(
-        os.path.join(results, base, sorted(os.listdir(os.path.join(results, base)))[0])))["runs"])
+    base_dir = os.path.join(results, base)
+    with open(os.path.join(base_dir, sorted(os.listdir(base_dir))[0])) as f:
+        base_file = json.load(f)
+    rounds = max(r.get("round", 0) for r in base_file["runs"])
     shutil.rmtree(results)
     return {"called": bool(called), "mde_pct": load.get("time_mde_pct"), "seconds": took,
-            "rounds": rounds, "change_pct": load.get("change_pct")}
+            "rounds": rounds, "change_pct": load.get("change_pct"),
+            "stopped_because": base_file.get("stopped_because")}
 
 
 def main():
@@ -113,6 +116,7 @@ def main():
                 "median_mde_pct": statistics.median(mdes) if mdes else None,
                 "mean_rounds": statistics.mean(r["rounds"] for r in reps),
                 "mean_seconds": statistics.mean(r["seconds"] for r in reps),
+                "stops": [r["stopped_because"] for r in reps if r["stopped_because"]],
             })
         with open("/proc/loadavg") as f:
             load_after = f.read().split()[:3]
@@ -130,6 +134,9 @@ def main():
             r["effect_pct"], r["reps"], 100 * r["called_share"], r["median_change_pct"],
             "±%.1f%%" % r["median_mde_pct"] if r["median_mde_pct"] is not None else "-",
             r["mean_rounds"], r["mean_seconds"]))
+    for r in rows:
+        for why in r["stops"]:
+            print("%g%%: --runs auto stopped: %s" % (r["effect_pct"], why))
     return 0
 
 
