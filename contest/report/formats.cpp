@@ -84,7 +84,9 @@ std::string detectable_text(const Test& t) {
 std::string could_see(const Test& t) {
     if (t.significant || std::isnan(t.mde_pct)) return "";
     if (std::isinf(t.mde_pct)) return "these runs could see no difference at this level";
-    return "this comparison could see " + detectable_text(t) + " or more";
+    const std::string text = detectable_text(t);
+    if (text.starts_with("over ")) return "this comparison could see only changes " + text;
+    return "this comparison could see " + text + " or more";
 }
 
 std::string test_verdict(const Test& t, const ReportModel& model) {

@@ -162,7 +162,7 @@ double detectable_shift_in_se(double df, double level, double power) {
         high *= 2;
         if (high > kLargestShift) return std::numeric_limits<double>::infinity();
     }
-    for (int i = 0; i < 60 && high - low > 1e-9 * high; ++i) {
+    for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
         const double mid = (low + high) / 2;
         (power_at(mid) < power ? low : high) = mid;
     }
