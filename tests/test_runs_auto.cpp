@@ -181,7 +181,7 @@ TEST_CASE("run --runs auto with two labels stops on the Time MDE, --max-runs or 
     CHECK(contest::test::leftover_processes().empty());
 }
 
-TEST_CASE("--budget and --target-mde are checked", "[e2e]") {
+TEST_CASE("run checks --budget and --target-mde", "[e2e]") {
     contest::test::ScratchDir dir("runs-auto-budget-bad");
     for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
              {{"--runs", "auto", "--budget", "45x"}, "--budget must be a time such as 90s"},
