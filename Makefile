@@ -18,8 +18,9 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # adds 250 MB of collections the role does not use), git archive and apt.
 TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
-# stress-ng for loads_vs_reference.sh, python3 for the statistics.
-BENCH_DEPS := rt-tests jq stress-ng python3
+# stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
+# python3 for the statistics.
+BENCH_DEPS := rt-tests jq stress-ng python3 hyperfine
 # For --workload kernel: the source tarball and the tools.
 KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 
