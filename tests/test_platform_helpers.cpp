@@ -19,6 +19,7 @@
 #include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
+#include "contest/sys/proc_files.h"
 #include "contest/sys/process.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
@@ -176,4 +177,21 @@ TEST_CASE("numbers as text: each format in one place, as the outputs show them",
     CHECK(clock_duration(245) == "4:05");
     CHECK(clock_duration(3723.4) == "1:02:03");
     CHECK(clock_duration(-3) == "0:00");
+}
+
+TEST_CASE("/proc/stat's cpu line and procs_running are read from their own lines", "[platform]") {
+    const std::string text =
+        "cpu  10 1 20 300 4 0 2 7 0 0\ncpu0 5 0 10 150 2 0 1 3 0 0\nintr 99\n"
+        "procs_running 3\nprocs_blocked 0\n";
+    const auto cpu = contest::parse_proc_stat_cpu(text);
+    REQUIRE(cpu);
+    CHECK(cpu->user == 10);
+    CHECK(cpu->steal == 7);
+    CHECK(contest::parse_procs_running(text) == 3u);
+    CHECK_FALSE(contest::parse_procs_running("cpu 1 2 3 4 5 6 7\n"));
+    CHECK_FALSE(contest::parse_procs_running("procs_running x\n"));
+    // A real /proc/stat counts at least the reader.
+    const auto now = contest::read_procs_running();
+    REQUIRE(now);
+    CHECK(*now >= 1u);
 }

@@ -354,3 +354,52 @@ TEST_CASE("contest load process_load reports ring hops per second", "[e2e][slow]
     CHECK(j["cpu_pct"].get<double>() > 0);  // its share of a busy machine: any
     CHECK(test::leftover_processes().empty());
 }
+
+TEST_CASE("a run records the wait before it for the machine to settle", "[e2e]") {
+    auto settled_runs = [](const std::string& name, const std::vector<std::string>& settle) {
+        test::ScratchDir dir(name);
+        std::vector<std::string> args = {"run",
+                                         "--quiet",
+                                         "-k",
+                                         "settle",
+                                         "-w",
+                                         "command",
+                                         "--workload-cmd",
+                                         "true",
+                                         "-n",
+                                         "2",
+                                         "--warmup",
+                                         "0",
+                                         "--timeline-hz",
+                                         "0",
+                                         "--workdir",
+                                         (dir / "w").string(),
+                                         "--results",
+                                         (dir / "r").string()};
+        args.insert(args.end(), settle.begin(), settle.end());
+        args.push_back("no_load");
+        auto o = test::run_contest_binary(args, dir.path());
+        INFO(o.err);
+        REQUIRE(o.exit_code == 0);
+        json j;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "r"))
+            if (e.path().extension() == ".json") j = json::parse(test::slurp(e.path()));
+        REQUIRE(j["runs"].size() == 2);
+        return j;
+    };
+    // Off by default: said so in every run.
+    const json off = settled_runs("settle-off", {});
+    CHECK(off["config"]["settle_s"] == 0);
+    for (const auto& r : off["runs"]) {
+        CHECK(r["settle"] == "off");
+        CHECK(r["settle_wait_s"] == 0);
+    }
+    // Bounded: settled within the bound, or said not to be (a shared machine).
+    const json on = settled_runs("settle-on", {"--settle", "1"});
+    for (const auto& r : on["runs"]) {
+        const std::string state = r["settle"].get<std::string>();
+        INFO(state);
+        CHECK((state == "settled" || state.starts_with("not settled after 1 s: ")));
+        CHECK(r["settle_wait_s"].get<double>() <= 30);
+    }
+}

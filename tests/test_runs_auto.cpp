@@ -1,8 +1,13 @@
-// `contest run --runs auto` (issue 12): rounds are added until every load's
-// paired Ratio CI is under --target-ci, or --max-runs is reached; the result
-// file says which.
+// `contest run --runs auto`: rounds are added until every load's paired
+// Ratio CI is under --target-ci (one label) or every compared Time's minimum
+// detectable effect under --target-mde (two labels), or --max-runs or
+// --budget stop them; the result files say which.
+#include <stdlib.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -76,4 +81,118 @@ TEST_CASE("run --runs auto stops on its own when the CI is reached, and --max-ru
         CHECK(j["runs"].size() == 6);
     }
     CHECK(contest::test::leftover_processes().empty());
+}
+
+namespace {
+
+// Two labels of one --vary run of a plain stand-in knob (docs/vary.md, for
+// tests only), the command workload a short sleep, no settling wait: the
+// result files of both, in label order.
+struct ComparedRun {
+    int exit_code = 0;
+    std::string err;
+    std::vector<json> files;
+};
+
+ComparedRun compared_auto_run(const contest::test::ScratchDir& dir,
+                              const std::vector<std::string>& auto_options) {
+    const auto knobs = dir / "knobs";
+    std::filesystem::create_directories(knobs);
+    std::ofstream(knobs / "factor") << "1\n";
+    ::setenv("CONTEST_TEST_KNOB_ROOT", knobs.c_str(), 1);
+    std::vector<std::string> args = {"run",
+                                     "--quiet",
+                                     "-k",
+                                     "cmp",
+                                     "-w",
+                                     "command",
+                                     "--workload-cmd",
+                                     "sleep 0.2",
+                                     "--vary",
+                                     (knobs / "factor").string() + "=1,2",
+                                     "--runs",
+                                     "auto",
+                                     "--settle",
+                                     "0",
+                                     "--warmup",
+                                     "0",
+                                     "--timeline-hz",
+                                     "0",
+                                     "--workdir",
+                                     (dir / "work").string(),
+                                     "--results",
+                                     (dir / "results").string()};
+    args.insert(args.end(), auto_options.begin(), auto_options.end());
+    args.push_back("no_load");
+    auto o = contest::test::run_contest_binary(args, dir.path());
+    ::unsetenv("CONTEST_TEST_KNOB_ROOT");
+    ComparedRun run{o.exit_code, o.err, {}};
+    std::vector<std::filesystem::path> paths;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "results"))
+        if (e.path().extension() == ".json") paths.push_back(e.path());
+    std::sort(paths.begin(), paths.end());
+    for (const auto& p : paths) run.files.push_back(json::parse(contest::test::slurp(p)));
+    return run;
+}
+
+std::string stop_reason(const ComparedRun& run) {
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    REQUIRE(run.files.size() == 2);
+    // Every label's file says the same, and contest said it too.
+    CHECK(run.files[0]["stopped_because"] == run.files[1]["stopped_because"]);
+    const std::string why = run.files[0]["stopped_because"].get<std::string>();
+    CHECK(run.err.find("--runs auto stopped: " + why) != std::string::npos);
+    return why;
+}
+
+}  // namespace
+
+TEST_CASE("run --runs auto with two labels stops on the Time MDE, --max-runs or --budget",
+          "[e2e][slow]") {
+    {
+        // Two sleeps alike: the MDE of their paired Time test is far under 60%.
+        contest::test::ScratchDir dir("runs-auto-mde");
+        const auto run = compared_auto_run(dir, {"--target-mde", "60", "--max-runs", "8"});
+        const std::string why = stop_reason(run);
+        CHECK(why.find("every compared Time's MDE was under ±60%") != std::string::npos);
+        CHECK(rounds_of(run.files[0]) >= 3);
+        CHECK(rounds_of(run.files[0]) < 8);
+        CHECK(run.files[0]["config"]["target_mde_pct"] == 60);
+    }
+    {
+        // No MDE of a sleep's jitter is under 0.01%.
+        contest::test::ScratchDir dir("runs-auto-mde-max");
+        const auto run = compared_auto_run(dir, {"--target-mde", "0.01", "--max-runs", "3"});
+        const std::string why = stop_reason(run);
+        CHECK(why.find("--max-runs 3 reached; the largest Time MDE was") != std::string::npos);
+        CHECK(rounds_of(run.files[0]) == 3);
+    }
+    {
+        // A round of two 0.2 s runs cannot fit twice in one second.
+        contest::test::ScratchDir dir("runs-auto-budget");
+        const auto run =
+            compared_auto_run(dir, {"--target-mde", "0.01", "--max-runs", "50", "--budget", "1s"});
+        const std::string why = stop_reason(run);
+        CHECK(why.find("--budget 1s: another round") != std::string::npos);
+        CHECK(rounds_of(run.files[0]) < 50);
+        CHECK(run.files[0]["config"]["budget_s"] == 1);
+    }
+    CHECK(contest::test::leftover_processes().empty());
+}
+
+TEST_CASE("run checks --budget and --target-mde", "[e2e]") {
+    contest::test::ScratchDir dir("runs-auto-budget-bad");
+    for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--runs", "auto", "--budget", "45x"}, "--budget must be a time such as 90s"},
+             {{"--runs", "auto", "--budget", "0s"}, "--budget must be a time such as 90s"},
+             {{"--runs", "3", "--budget", "45m"}, "--budget needs --runs auto"},
+             {{"--runs", "3", "--target-mde", "5"}, "--target-mde needs --runs auto"}}) {
+        std::vector<std::string> full = {"run", "-w", "command", "--workload-cmd", "true"};
+        full.insert(full.end(), args.begin(), args.end());
+        auto o = contest::test::run_contest_binary(full, dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find(says) != std::string::npos);
+    }
 }

@@ -70,13 +70,20 @@ void check_load_names(const std::vector<std::string>& values) {
     for (const auto& name : split_names(values)) check_load_name(name);
 }
 
-// --runs N, or auto (rounds until the widest Ratio CI reaches --target-ci).
-void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs) {
+// --runs N, or auto (rounds until the widest Ratio CI reaches --target-ci,
+// or with labels compared every Time's MDE --target-mde).
+void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs,
+              const po::variables_map& vm) {
+    for (const char* only_auto : {"target-mde", "budget"})
+        if (runs != "auto" && vm.count(only_auto) && !vm[only_auto].defaulted())
+            throw UsageError(std::string("--") + only_auto + " needs --runs auto");
+    if (vm.count("budget")) auto_runs.budget_s = parse_budget(vm["budget"].as<std::string>());
     if (runs == "auto") {
         if (!(auto_runs.target_ci_pct > 0)) throw UsageError("--target-ci must be above 0");
         if (auto_runs.max_runs < kMinAutoRounds)
             throw UsageError("--max-runs must be at least " + std::to_string(kMinAutoRounds));
         auto_runs.widest_ci_pct = widest_ratio_ci_pct;
+        auto_runs.widest_mde_pct = widest_time_mde_pct;
         rc.runs = auto_runs.max_runs;
         rc.auto_runs = auto_runs;
         return;
@@ -183,8 +190,12 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
          "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci")
         ("target-ci", bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
          "--runs auto: the widest Ratio CI half-width to reach, in %")
+        ("target-mde", bounded(&a.auto_runs.target_mde_pct, 0.01, 100.0)->default_value(5)->value_name("PCT"),
+         "--runs auto, two or more labels: the largest Time change these runs could miss, in % (docs/report.md)")
         ("max-runs", bounded(&a.auto_runs.max_runs, 1u, kMaxRuns)->default_value(15)->value_name("N"),
          "--runs auto: at most this many rounds")
+        ("budget", checked<std::string>(nullptr, [](const std::string& b) { parse_budget(b); })->value_name("TIME"),
+         "--runs auto: no round that would end past TIME of runs (90s, 45m, 1.5h)")
         ("workload,w", checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
          (workload_names(" | ", " | ") + " (default: kernel when a source is found, else synthetic)").c_str())
         ("jobs,j", bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
@@ -209,6 +220,8 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
          "continue the interrupted result file FILE (same options), skipping its finished runs")
         ("seed", bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)")
         ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
+        ("settle", bounded(&rc.settle_s, 0.0, 600.0)->default_value(rc.settle_s)->value_name("S"),
+         "before every run, wait at most S seconds for writeback to finish and the run queue to calm (recorded); 0: no wait")
         ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
          "also write a small stable JSON summary per load for engines (docs/fleet.md)")
         ("perf", po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)")
@@ -243,7 +256,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     rc.results_dir = a.results;
     rc.drop_caches = !a.no_drop;
     rc.order = parse_run_order(a.order);
-    set_runs(rc, a.runs, a.auto_runs);
+    set_runs(rc, a.runs, a.auto_runs, vm);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (vm.count("timeout")) rc.timeout_s = rc.timeout_s_value;
     if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
@@ -281,6 +294,9 @@ int cmd_run(int argc, char** argv) {
                   << "the result files hold the last good save, where one was made\n";
         return kExitSomeRunsFailed;
     }
+    if (!out.results.empty() && !out.results.front().stopped_because.empty())
+        std::cerr << "contest: --runs auto stopped: " << out.results.front().stopped_because
+                  << "\n";
     if (!arguments.quiet)
         for (const auto& path : out.paths)
             std::cerr << "contest: results saved in " << path.string() << "\n";

@@ -26,7 +26,18 @@ std::string failure_text(const Cell& c, const std::string& side) {
 std::string finding_of(const Test& t, const ReportModel& model) {
     if (t.significant) return "significant";
     const std::string why = test_verdict(t, model);
-    return why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
+    const std::string finding =
+        why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
+    const std::string resolution = could_see(t);
+    return resolution.empty() ? finding : finding + "; " + resolution;
+}
+
+// A load in the verdict's "no difference beyond noise" list, with what its
+// Time test could have seen there: "io_load (could see ±7.4%)".
+std::string same_entry(const LoadFinding& f) {
+    const auto& v = *f.fresh->versus;
+    if (!v.time_test || std::isnan(v.time_test->mde_pct)) return f.load;
+    return f.load + " (could see " + detectable_text(*v.time_test) + ")";
 }
 
 void find(LoadFinding& f, const ReportModel& model, Findings& found) {
@@ -60,7 +71,9 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
         (differs ? found.failed : found.failed_unsure)
             .push_back(f.load + " (" + join_list(sides) + ")");
     } else if (v.judged && !differs) {
-        found.same.push_back(f.load);
+        found.same.push_back(same_entry(f));
+        if (v.time_test && !std::isnan(v.time_test->mde_pct))
+            found.same_resolution.push_back(f.load + " " + detectable_text(*v.time_test));
     }
 }
 
@@ -86,6 +99,9 @@ std::string verdict_of(const Findings& found, const ReportModel& model) {
     if (parts.empty()) {
         verdict = "no difference beyond noise under any load (" + reading +
                   "): as far as these runs can tell, the two kernels perform the same";
+        if (!found.same_resolution.empty())
+            verdict +=
+                ", within the Time changes they could see: " + join_list(found.same_resolution);
     } else {
         if (!found.same.empty())
             parts.push_back("no difference beyond noise under " + join_list(found.same));
@@ -167,7 +183,7 @@ std::vector<std::vector<std::string>> latency_comparison_rows(const ReportModel&
     std::vector<std::vector<std::string>> rows = {
         {"load", "probe", "base_p99_us", "new_p99_us", "p99_change_pct", "p99_p_adjusted",
          "p99_finding", "base_missed_pct", "new_missed_pct", "missed_change_points",
-         "missed_p_adjusted", "missed_finding"}};
+         "missed_p_adjusted", "missed_finding", "p99_mde_pct", "missed_mde_points"}};
     for (const auto& block : model.blocks)
         for (const auto& row : block.latency) {
             if (row.label != fresh) continue;
@@ -178,12 +194,16 @@ std::vector<std::vector<std::string>> latency_comparison_rows(const ReportModel&
             auto p_adj = [](const std::optional<Test>& t) {
                 return t ? format_p(t->p_adjusted) : std::string("-");
             };
+            auto mde = [](const std::optional<Test>& t) {
+                return t ? six_digits(t->mde_pct) : std::string();
+            };
             rows.push_back({block.load, row.probe, fixed(b->p99_ns / 1000, 1),
                             fixed(row.p99_ns / 1000, 1),
                             signed_percent((row.p99_ns / b->p99_ns - 1) * 100), p_adj(row.p99_test),
                             latency_finding(row.p99_test, model), fixed(b->missed_pct, 2),
                             fixed(row.missed_pct, 2), fixed(row.missed_pct - b->missed_pct, 2),
-                            p_adj(row.missed_test), latency_finding(row.missed_test, model)});
+                            p_adj(row.missed_test), latency_finding(row.missed_test, model),
+                            mde(row.p99_test), mde(row.missed_test)});
         }
     return rows;
 }

@@ -24,8 +24,9 @@ struct LoadFinding {
 // The loads sorted by what the comparison found there, for the verdict.
 struct Findings {
     std::vector<std::string> slower, faster, hurts_more, hurts_less, same, unjudged;
-    std::vector<std::string> failed;         // and found different anyway
-    std::vector<std::string> failed_unsure;  // would otherwise read as the same
+    std::vector<std::string> same_resolution;  // "io_load ±7.4%": what each of `same` could see
+    std::vector<std::string> failed;           // and found different anyway
+    std::vector<std::string> failed_unsure;    // would otherwise read as the same
     // The bare load names of slower, faster, hurts_more and hurts_less.
     std::vector<std::string> slower_loads, faster_loads, hurts_more_loads, hurts_less_loads;
 

@@ -168,7 +168,7 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
     std::string out =
         "load,base_runs_ok,base_runs_failed,base_time_s,new_runs_ok,new_runs_failed,new_time_s,"
         "change_pct,time_test,time_p,time_p_adjusted,time_finding,base_ratio,new_ratio,"
-        "ratio_change_pct,ratio_p,ratio_p_adjusted,ratio_finding\n";
+        "ratio_change_pct,ratio_p,ratio_p_adjusted,ratio_finding,time_mde_pct,ratio_mde_pct\n";
     for (const auto& f : view.loads) {
         std::vector<std::string> row = {f.load};
         const VersusBaseline* v = f.fresh && f.fresh->versus ? &*f.fresh->versus : nullptr;
@@ -190,6 +190,8 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
         row.push_back(r ? six_digits(r->p) : "");
         row.push_back(r ? six_digits(r->p_adjusted) : "");
         row.push_back(f.ratio_finding);
+        row.push_back(t ? six_digits(t->mde_pct) : "");
+        row.push_back(r ? six_digits(r->mde_pct) : "");
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {  // appended: GCC 12 -O3 warns on "," + temp
             if (i) line += ',';
@@ -234,6 +236,8 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     j["correction"] = stats::correction_name(model.correction);
     j["tests_in_family"] = model.family_size;
     j["min_effect_pct"] = model.min_effect_pct;
+    j["mde_power"] = kDetectionPower;
+    j["mde_level"] = json_number(model.detection_level);
     nlohmann::ordered_json loads = nlohmann::ordered_json::array();
     for (const auto& f : view.loads) {
         nlohmann::ordered_json l;
@@ -244,6 +248,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
         if (f.fresh && f.fresh->versus) {
             const auto& v = *f.fresh->versus;
             l["change_pct"] = json_number(v.change_pct);
+            l["time_mde_pct"] = v.time_test ? json_number(v.time_test->mde_pct) : nullptr;
             if (v.time_test) tests.push_back(test_json(*v.time_test));
             if (v.ratio_test) tests.push_back(test_json(*v.ratio_test));
             if (v.mann_whitney)

@@ -60,6 +60,8 @@ void append_tests(std::vector<std::string>& row, const Cell& cell, const ReportM
     row.push_back(!ratio ? "" : v->ratio_significant ? "yes" : "no");
     row.push_back(stats::correction_name(model.correction));
     row.push_back(six_digits(model.min_effect_pct));
+    row.push_back(time ? six_digits(time->mde_pct) : "");
+    row.push_back(ratio ? six_digits(ratio->mde_pct) : "");
 }
 
 std::string csv_line(const std::vector<std::string>& fields) {
@@ -68,23 +70,53 @@ std::string csv_line(const std::vector<std::string>& fields) {
 
 // The latency rows, a table of their own: one row per load, label and probe.
 std::string latency_csv(const ReportModel& model) {
-    std::string out = csv_line({"load", "label", "probe", "runs", "samples", "pooled_histogram",
-                                "p50_ns", "p99_ns", "p99_9_ns", "max_ns", "missed_pct",
-                                "cpu_got_pct", "cpu_wanted_pct", "probe_cpu_pct", "p99_p_adjusted",
-                                "p99_significant", "missed_p_adjusted", "missed_significant"});
+    std::string out = csv_line({"load",
+                                "label",
+                                "probe",
+                                "runs",
+                                "samples",
+                                "pooled_histogram",
+                                "p50_ns",
+                                "p99_ns",
+                                "p99_9_ns",
+                                "max_ns",
+                                "missed_pct",
+                                "cpu_got_pct",
+                                "cpu_wanted_pct",
+                                "probe_cpu_pct",
+                                "p99_p_adjusted",
+                                "p99_significant",
+                                "missed_p_adjusted",
+                                "missed_significant",
+                                "p99_mde_pct",
+                                "missed_mde_points"});
     auto p_adj = [](const std::optional<Test>& t) { return t ? six_digits(t->p_adjusted) : ""; };
     auto sig = [](const std::optional<Test>& t) {
         return !t ? std::string() : t->significant ? "yes" : "no";
     };
+    auto mde = [](const std::optional<Test>& t) { return t ? six_digits(t->mde_pct) : ""; };
     for (const auto& block : model.blocks)
         for (const auto& r : block.latency)
-            out += csv_line({block.load, r.label, r.probe, std::to_string(r.runs),
-                             std::to_string(r.samples), r.pooled ? "yes" : "no",
-                             six_digits(r.p50_ns), six_digits(r.p99_ns), six_digits(r.p999_ns),
-                             six_digits(r.max_ns), six_digits(r.missed_pct),
-                             six_digits(r.cpu_got_pct), six_digits(r.cpu_wanted_pct),
-                             six_digits(r.probe_cpu_pct), p_adj(r.p99_test), sig(r.p99_test),
-                             p_adj(r.missed_test), sig(r.missed_test)});
+            out += csv_line({block.load,
+                             r.label,
+                             r.probe,
+                             std::to_string(r.runs),
+                             std::to_string(r.samples),
+                             r.pooled ? "yes" : "no",
+                             six_digits(r.p50_ns),
+                             six_digits(r.p99_ns),
+                             six_digits(r.p999_ns),
+                             six_digits(r.max_ns),
+                             six_digits(r.missed_pct),
+                             six_digits(r.cpu_got_pct),
+                             six_digits(r.cpu_wanted_pct),
+                             six_digits(r.probe_cpu_pct),
+                             p_adj(r.p99_test),
+                             sig(r.p99_test),
+                             p_adj(r.missed_test),
+                             sig(r.missed_test),
+                             mde(r.p99_test),
+                             mde(r.missed_test)});
     return out;
 }
 
@@ -106,7 +138,8 @@ std::vector<std::string> csv_header() {
                           "time_test",        "time_p_adjusted",
                           "ratio_change_pct", "ratio_p",
                           "ratio_p_adjusted", "ratio_significant",
-                          "correction",       "min_effect_pct"})
+                          "correction",       "min_effect_pct",
+                          "time_mde_pct",     "ratio_mde_pct"})
         header.push_back(f);
     return header;
 }

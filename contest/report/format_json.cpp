@@ -129,6 +129,9 @@ std::string format_json(const ReportModel& model, const ReportOptions& options) 
     report["correction"] = stats::correction_name(model.correction);
     report["tests_in_family"] = model.family_size;
     report["min_effect_pct"] = model.min_effect_pct;
+    // Each test's mde_pct: the smallest true change it finds with this power at this level.
+    report["mde_power"] = kDetectionPower;
+    report["mde_level"] = json_number(model.detection_level);
     report["significance_test"] =
         "Time: " + methods_used(model, "Time", "none") +
         "; Ratio against no_load: " + methods_used(model, "load effect", "none") +

@@ -73,6 +73,25 @@ std::string join_list(const std::vector<std::string>& items) {
     return out;
 }
 
+std::string detectable_text(const Test& t) {
+    if (std::isnan(t.mde_pct)) return "-";
+    if (std::isinf(t.mde_pct)) return "nothing";
+    const bool points = t.resolution && t.resolution->in_points;
+    // Past this, the digits say nothing more than "these runs resolve nothing".
+    constexpr double kLargestShown = 1000;
+    if (t.mde_pct > kLargestShown)
+        return "over ±" + six_digits(kLargestShown) + (points ? " points" : "%");
+    return "±" + fixed(t.mde_pct, 1) + (points ? " points" : "%");
+}
+
+std::string could_see(const Test& t) {
+    if (t.significant || std::isnan(t.mde_pct)) return "";
+    if (std::isinf(t.mde_pct)) return "these runs could see no difference at this level";
+    const std::string text = detectable_text(t);
+    if (text.starts_with("over ")) return "this comparison could see only changes " + text;
+    return "this comparison could see " + text + " or more";
+}
+
 std::string test_verdict(const Test& t, const ReportModel& model) {
     if (!std::isfinite(t.p_adjusted)) return "-";
     if (t.significant) return "yes";
@@ -83,11 +102,12 @@ std::string test_verdict(const Test& t, const ReportModel& model) {
 }
 
 std::vector<std::vector<std::string>> test_rows(const ReportModel& model) {
-    std::vector<std::vector<std::string>> rows = {
-        {"load", "label", "tests", "method", "statistic", "p", "p-adj", "effect", "significant"}};
+    std::vector<std::vector<std::string>> rows = {{"load", "label", "tests", "method", "statistic",
+                                                   "p", "p-adj", "effect", "could see",
+                                                   "significant"}};
     auto add = [&](const std::string& load, const std::string& label, const Test& t) {
         rows.push_back({load, label, t.what, t.method, fixed(t.statistic, 3), format_p(t.p),
-                        format_p(t.p_adjusted), signed_percent(t.effect_pct),
+                        format_p(t.p_adjusted), signed_percent(t.effect_pct), detectable_text(t),
                         test_verdict(t, model)});
     };
     for (const auto& block : model.blocks)
@@ -236,6 +256,8 @@ nlohmann::json test_json(const Test& t) {
         {"p_adjusted", json_number(t.p_adjusted)},
         {"effect_pct", json_number(t.effect_pct)},
         {"significant", t.significant},
+        {"mde_pct", json_number(t.mde_pct)},
+        {"mde_level", json_number(t.mde_level)},
     };
 }
 

@@ -35,7 +35,8 @@ std::string correction_summary(const ReportModel& model);
 // "a, b, c".
 std::string join_list(const std::vector<std::string>& items);
 // Every test of the model, one row each: load, label, what, method,
-// statistic, p, adjusted p, effect, verdict ("yes", "no", "below 1%").
+// statistic, p, adjusted p, effect, could see (detectable_text), verdict
+// ("yes", "no", "below 1%").
 std::vector<std::vector<std::string>> test_rows(const ReportModel& model);
 // A test's method as prose names it: "Welch's t-test", "paired t on per-round
 // log differences (one --vary run)" (whatever the count of shared rounds),
@@ -51,6 +52,12 @@ std::string methods_used(const ReportModel& model, const std::string& what,
 // What text and markdown name as Time's test where no row had the runs for
 // one: the test a row of finished runs gets.
 inline constexpr const char* kDefaultTimeTest = "Welch's t-test";
+// The smallest true change a test could see (Test::mde_pct): "±7.4%", "±1.2
+// points" (missed%); "-" when unknown; "nothing" when no change would be seen.
+std::string detectable_text(const Test& t);
+// What a "no difference" says beside it: "this comparison could see ±7.4% or
+// more"; "" for a test that found one or has no resolution.
+std::string could_see(const Test& t);
 // A test's verdict as test_rows has it.
 std::string test_verdict(const Test& t, const ReportModel& model);
 // JSON: six significant digits, null where undefined; a test in full.

@@ -96,9 +96,11 @@ LatencyRow pooled_row(Collected& c) {
     return row;
 }
 
-// Welch's t on one figure per run, as Time is tested; effect_pct is given.
+// Welch's t on one figure per run, as Time is tested; effect_pct is given,
+// and a difference of one unit of the figure is pct_per_unit of it.
 std::optional<Test> welch_test(const std::string& what, const std::vector<double>& a,
-                               const std::vector<double>& b, double effect_pct) {
+                               const std::vector<double>& b, double effect_pct, double pct_per_unit,
+                               bool in_points) {
     if (a.size() < kMinRunsForSignificance || b.size() < kMinRunsForSignificance)
         return std::nullopt;
     const auto w = stats::welch_t_test(a, b);
@@ -110,17 +112,18 @@ std::optional<Test> welch_test(const std::string& what, const std::vector<double
     t.df = w->df;
     t.p = w->p;
     t.effect_pct = effect_pct;
+    t.resolution = Resolution{w->se, w->df, false, pct_per_unit, in_points};
     return t;
 }
 
 void test_against(LatencyRow& row, const LatencyRow& base, const std::string& load) {
     const double p99 = mean_of(row.run_p99_ns), base_p99 = mean_of(base.run_p99_ns);
     row.p99_test = welch_test(row.probe + " p99 under " + load, row.run_p99_ns, base.run_p99_ns,
-                              (p99 / base_p99 - 1) * 100);
+                              (p99 / base_p99 - 1) * 100, 100 / base_p99, false);
     // Missed is already a percentage: its effect is the difference in points.
     row.missed_test =
         welch_test(row.probe + " missed% under " + load, row.run_missed_pct, base.run_missed_pct,
-                   mean_of(row.run_missed_pct) - mean_of(base.run_missed_pct));
+                   mean_of(row.run_missed_pct) - mean_of(base.run_missed_pct), 1, true);
 }
 
 std::string us(double ns) {

@@ -96,7 +96,17 @@ std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
     test.df = t->df;
     test.p = t->p;
     test.effect_pct = (std::exp(stats::summarize(differences).mean) - 1) * 100;
+    test.resolution = Resolution{t->se, t->df, true};
     return test;
+}
+
+double detectable_effect_pct(const Resolution& r, double level) {
+    if (r.se == 0) return 0;  // no spread: any difference is found
+    const double shift = stats::detectable_shift_in_se(r.df, level, kDetectionPower) * r.se;
+    if (std::isnan(shift)) return shift;
+    // The log scale's upward reading: exp(d) - 1 is the larger of the two
+    // directions, so "could see ±x%" holds both ways.
+    return r.log_scale ? std::expm1(shift) * 100 : shift * r.pct_per_unit;
 }
 
 std::size_t shared_rounds(std::span<const RoundTime> load, std::span<const RoundTime> no_load) {

@@ -29,6 +29,22 @@ namespace contest {
 inline constexpr std::size_t kMinPairs = 2;
 inline constexpr std::size_t kMinPairsForSignedRank = 6;
 
+// How finely a test's design measures the difference it tests: the standard
+// error of that difference on the scale the test works on, the degrees of
+// freedom, and how a difference d on that scale reads as effect_pct.
+struct Resolution {
+    double se = std::numeric_limits<double>::quiet_NaN();
+    double df = std::numeric_limits<double>::quiet_NaN();
+    bool log_scale = false;  // effect_pct = (exp(d) - 1) * 100
+    double pct_per_unit = std::numeric_limits<double>::quiet_NaN();  // else d * pct_per_unit
+    bool in_points = false;  // effect_pct is a difference of percentages (missed%), in points
+};
+
+// Rank tests need about pi/3 as many runs as a t-test on normal data for the
+// same power (their asymptotic relative efficiency is 3/pi): a rank test's
+// resolution is the t-test's standard error times sqrt(pi/3).
+inline constexpr double kRankTestSeFactor = 1.0233267079464885;
+
 // One hypothesis test behind a mark, a note or a verdict.
 struct Test {
     std::string what;    // "Time", "Ratio", "load effect"
@@ -39,7 +55,21 @@ struct Test {
     double p_adjusted = std::numeric_limits<double>::quiet_NaN();  // over the family
     double effect_pct = std::numeric_limits<double>::quiet_NaN();  // what it tests, in %
     bool significant = false;  // adjusted p < alpha and |effect| >= the minimum effect
+    // Between labels: what the design could resolve (nullopt where unknown),
+    // and the smallest true |effect_pct| it finds with 80% power at
+    // mde_level, the level of the correction's most stringent step (set by
+    // judge_significance; never below --min-effect).
+    std::optional<Resolution> resolution;
+    double mde_pct = std::numeric_limits<double>::quiet_NaN();
+    double mde_level = std::numeric_limits<double>::quiet_NaN();
 };
+
+// The power the minimum detectable effect is stated at.
+inline constexpr double kDetectionPower = 0.8;
+
+// The smallest true |effect_pct| that `r` finds with kDetectionPower at a
+// two-sided `level`; NaN where unknown, infinity where nothing would be found.
+double detectable_effect_pct(const Resolution& r, double level);
 
 // A workload run's time in its round: `round` 0 is a run not taken in
 // rounds; `timed_out` runs carry no time (+infinity in rank tests).
@@ -85,6 +115,7 @@ struct RoundValue {
 // Two labels of one --vary run: the paired t on a - b over the rounds both
 // hold (values are logs, so effect_pct is exp(mean difference) - 1).
 // nullopt below kMinPairs shared rounds, or outside a --vary group.
+// Its resolution is on the log scale, from the spread of the differences.
 std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
                                           std::span<const RoundValue> b, const std::string& what);
 

@@ -75,6 +75,11 @@ std::optional<Test> time_test(const Cell& cell, const Cell& base, const VersusBa
         t.method = "Mann-Whitney U (timed-out runs slowest)";
         t.statistic = mw->u;
         t.p = mw->p;
+        // Of the finished runs, as Welch would see them, widened for a rank
+        // test; the timed-out runs are left out of it.
+        if (v.welch)
+            t.resolution = Resolution{v.welch->se * kRankTestSeFactor, v.welch->df, false,
+                                      100 / base.time.mean};
         return t;
     }
     const auto a = cell.round_log_times(), b = base.round_log_times();
@@ -84,6 +89,7 @@ std::optional<Test> time_test(const Cell& cell, const Cell& base, const VersusBa
     t.statistic = v.welch->t;
     t.df = v.welch->df;
     t.p = v.welch->p;
+    t.resolution = Resolution{v.welch->se, v.welch->df, false, 100 / base.time.mean};
     return t;
 }
 
@@ -110,6 +116,7 @@ std::optional<Test> ratio_test(const Cell& cell, const Cell& base) {
     t.statistic = w->t;
     t.df = w->df;
     t.p = w->p;
+    t.resolution = Resolution{w->se, w->df, true};
     t.effect_pct = (a->ratio / b->ratio - 1) * 100;
     return t;
 }
@@ -347,6 +354,25 @@ double widest_ratio_ci_pct(const ResultFile& file) {
         for (const auto& cell : block.cells) {
             if (block.load == "no_load") continue;
             const double pct = cell.ratio ? cell.ratio_ci95_half / *cell.ratio * 100 : std::nan("");
+            widest = std::isfinite(pct) ? std::max(widest, pct)
+                                        : std::numeric_limits<double>::infinity();
+        }
+    return widest;
+}
+
+double widest_time_mde_pct(const std::vector<ResultFile>& files) {
+    if (files.size() < 2) return std::numeric_limits<double>::infinity();
+    ReportOptions options;
+    options.print_warnings = false;
+    options.baseline = files.front().label;
+    const ReportModel model = build_report_model(files, options);
+    double widest = 0;
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) {
+            if (cell.is_baseline) continue;
+            const Test* t =
+                cell.versus && cell.versus->time_test ? &*cell.versus->time_test : nullptr;
+            const double pct = t ? t->mde_pct : std::nan("");
             widest = std::isfinite(pct) ? std::max(widest, pct)
                                         : std::numeric_limits<double>::infinity();
         }

@@ -4,6 +4,7 @@
 // baseline label. Every exporter (text, markdown, csv, json, svg, compare)
 // renders this one model, so they can never disagree about a number.
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,6 +121,9 @@ struct ReportModel {
     // Under the table: how Ratio was computed, loads that did not load.
     std::vector<std::string> notes;
     std::size_t family_size = 0;  // tests behind the marks, for the correction
+    // The level each test's minimum detectable effect is stated at (the
+    // correction's most stringent step; significance.cpp).
+    double detection_level = std::numeric_limits<double>::quiet_NaN();
 
     const LabelInfo* find_label(const std::string& label) const;
     const Cell* find_cell(const std::string& load, const std::string& label) const;
@@ -135,5 +139,11 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
 // Ratio's 95% CI over its loads (no_load aside), in % of that Ratio;
 // infinity while some load's is unknown (fewer than two rounds).
 double widest_ratio_ci_pct(const ResultFile& file);
+
+// --runs auto's measure of a comparison so far (the result files of one run,
+// its labels): the largest minimum detectable effect of Time of every label
+// against the first, over every load, as compare would state it; infinity
+// while some is unknown (fewer than kMinRunsForSignificance rounds).
+double widest_time_mde_pct(const std::vector<ResultFile>& files);
 
 }  // namespace contest

@@ -3,6 +3,7 @@
 // (--correction), and a difference below --min-effect is never called one.
 #include "contest/report/significance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -29,6 +30,16 @@ std::vector<Test*> family_of(ReportModel& model) {
     return family;
 }
 
+// The level the minimum detectable effect is stated at: the correction's most
+// stringent step, alpha / m for both Holm (the smallest p is held to it) and
+// Benjamini-Hochberg (a lone finding is); a test at a later step is held to
+// a looser level, so the effect stated is what every test of the family can
+// see, at worst.
+double detection_level(const ReportModel& model) {
+    if (model.correction == stats::Correction::none || model.family_size < 2) return model.alpha;
+    return model.alpha / static_cast<double>(model.family_size);
+}
+
 }  // namespace
 
 void judge_significance(ReportModel& model) {
@@ -43,6 +54,14 @@ void judge_significance(ReportModel& model) {
         if (std::isfinite(t.p)) ++model.family_size;
         t.significant = t.p_adjusted < model.alpha && std::isfinite(t.effect_pct) &&
                         std::fabs(t.effect_pct) >= model.min_effect_pct;
+    }
+    const double level = detection_level(model);
+    model.detection_level = level;
+    for (Test* t : family) {
+        if (!t->resolution || !std::isfinite(t->p)) continue;
+        t->mde_level = level;
+        // A smaller difference is never called one, whatever its p.
+        t->mde_pct = std::max(detectable_effect_pct(*t->resolution, level), model.min_effect_pct);
     }
     for (auto& block : model.blocks)
         for (auto& cell : block.cells)

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <vector>
 
+#include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
@@ -107,6 +108,7 @@ std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<con
         r.t = same ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mean_a - mean_b);
         r.df = na + nb - 2;
         r.p = same ? 1 : 0;
+        r.se = 0;
         return r;
     }
     // On a common scale, so the squares of values near the largest double
@@ -117,6 +119,7 @@ std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<con
     r.t = (mean_a / scale - mean_b / scale) / std::sqrt(se2);
     r.df = se2 * se2 / (se2_a * se2_a / (na - 1) + se2_b * se2_b / (nb - 1));
     r.p = two_sided_t_p(r.t, r.df);
+    r.se = std::sqrt(se2) * scale;
     return r;
 }
 
@@ -130,11 +133,40 @@ std::optional<WelchResult> one_sample_t_test(std::span<const double> x) {
     if (!(sd > kZeroSpread * std::max(std::fabs(mean), 1.0))) {
         r.t = mean == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), mean);
         r.p = mean == 0 ? 1 : 0;
+        r.se = 0;
         return r;
     }
-    r.t = mean / (sd / std::sqrt(n));
+    r.se = sd / std::sqrt(n);
+    r.t = mean / r.se;
     r.p = two_sided_t_p(r.t, r.df);
     return r;
+}
+
+double detectable_shift_in_se(double df, double level, double power) {
+    if (!(df > 0) || !std::isfinite(df) || !(level > 0 && level < 1) || !(power > 0 && power < 1))
+        return kNaN;
+    const double critical = t_quantile(1 - level / 2, df);
+    // Both tails count: a test finds a difference when |t| is beyond the
+    // critical value, whichever way it points.
+    auto power_at = [&](double delta) {
+        boost::math::non_central_t dist(df, delta);
+        return boost::math::cdf(boost::math::complement(dist, critical)) +
+               boost::math::cdf(dist, -critical);
+    };
+    double low = 0, high = 1;
+    // One degree of freedom at a Holm step of a large family needs a shift
+    // of hundreds of standard errors; past this it is "nothing detectable".
+    constexpr double kLargestShift = 1e6;
+    while (power_at(high) < power) {
+        low = high;
+        high *= 2;
+        if (high > kLargestShift) return std::numeric_limits<double>::infinity();
+    }
+    for (int i = 0; i < 60 && high - low > 1e-6 * high; ++i) {
+        const double mid = (low + high) / 2;
+        (power_at(mid) < power ? low : high) = mid;
+    }
+    return high;
 }
 
 namespace {

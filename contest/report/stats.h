@@ -33,6 +33,8 @@ struct WelchResult {
     double t = 0;   // (mean(a) - mean(b)) / standard error of the difference
     double df = 0;  // Welch-Satterthwaite degrees of freedom
     double p = 1;   // two-sided
+    double se =
+        0;  // the standard error of the difference (of the mean, one-sample); 0 without spread
 };
 
 // A spread this small relative to the mean (sd / |mean|) is no spread: it is
@@ -50,6 +52,12 @@ std::optional<WelchResult> welch_t_test(std::span<const double> a, std::span<con
 // (or log-ratios) of the pairs. nullopt below two values. Zero spread: sd
 // below kZeroSpread times max(|mean|, 1), as for log-ratios.
 std::optional<WelchResult> one_sample_t_test(std::span<const double> x);
+
+// The smallest true difference, in standard errors, that a two-sided t-test
+// at `level` with `df` degrees of freedom finds with probability `power`:
+// the noncentrality at which the noncentral t's mass beyond both critical
+// values is `power`, solved by bisection. NaN when df or level is unusable.
+double detectable_shift_in_se(double df, double level, double power);
 
 struct SignedRankResult {
     double v = 0;        // sum of the ranks of the positive differences

@@ -84,6 +84,8 @@ const Field<RunRecord> kRunFields[] = {
     {"others_cpu_pct",       &RunRecord::others_cpu_pct, Need::optional, Written::when_set},
     {"steal_pct",            &RunRecord::steal_pct, Need::optional, Written::when_set},
     {"caches",               &RunRecord::caches},
+    {"settle_wait_s",        &RunRecord::settle_wait_s, Need::optional, Written::when_set},
+    {"settle",               &RunRecord::settle, Need::optional, Written::when_set},
     {"exit_status",          &RunRecord::exit_status},
     {"latency",              &RunRecord::latency, Need::optional, Written::when_set},
     {"perf",                 &RunRecord::perf, Need::optional, Written::when_set},

@@ -37,7 +37,11 @@ struct RunRecord {
     // busy time of everything but the workload and the load, and steal.
     // Unset when /proc/stat could not be read (and in older files).
     std::optional<double> others_cpu_pct, steal_pct;
-    std::string caches;      // dropped | warm | not dropped: <why>
+    std::string caches;  // dropped | warm | not dropped: <why>
+    // The wait before the run for the machine to settle (settle.h); unset
+    // in files from before it, "off" with --settle 0.
+    std::optional<double> settle_wait_s;
+    std::string settle;      // settled | off | not settled after N s: <why>
     int exit_status = 0;     // the workload's exit code (or 128+signal)
     nlohmann::json latency;  // null unless measured (--latency)
     nlohmann::json perf;     // null unless measured (--perf)

@@ -1,7 +1,12 @@
 #pragma once
-// --runs auto: rounds until every load's Ratio is known well enough, and the
-// rule that says, after a round, whether another is needed.
+// --runs auto: rounds until the figures are known well enough, and the rule
+// that says, after a round, whether another is needed. One label: every
+// load's Ratio CI under --target-ci. Two or more labels (a comparison: the
+// values of --vary): every compared Time's minimum detectable effect under
+// --target-mde. Either way at most --max-runs rounds, and no round that
+// would end past --budget.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,22 +16,34 @@
 namespace contest {
 
 struct AutoRuns {
-    double target_ci_pct = 2;  // stop when the widest Ratio CI half-width is under this, in %
-    unsigned max_runs = 15;    // and after this many rounds in any case
+    double target_ci_pct = 2;        // one label: the widest Ratio CI half-width to reach, in %
+    double target_mde_pct = 5;       // labels compared: the largest Time MDE to reach, in %
+    unsigned max_runs = 15;          // and after this many rounds in any case
+    std::optional<double> budget_s;  // --budget: no round is started that would end past it
     // The widest Ratio CI half-width (in % of the Ratio) of the results so
     // far; infinity while some load's is unknown. Given by the caller (the
     // report layer knows how Ratio is estimated; the run loop does not).
     std::function<double(const ResultFile&)> widest_ci_pct;
+    // The largest minimum detectable effect of Time, in %, of every label
+    // against the first, over every load; infinity while some is unknown.
+    std::function<double(const std::vector<ResultFile>&)> widest_mde_pct;
 };
 
 // Rounds before --runs auto looks at the CIs: with fewer, a CI is a guess.
 inline constexpr unsigned kMinAutoRounds = 3;
 
-// After round `round`: from kMinAutoRounds on, says the widest CI on
-// progress and sets `shown_ci` to it for the progress line ("  widest CI
-// ±3.10%"). True when no further round is needed, with every result's
-// stopped_because saying why.
-bool enough_rounds(const AutoRuns& auto_runs, unsigned round, std::vector<ResultFile>& results,
-                   Progress& progress, std::string& shown_ci);
+// After round `round`, `elapsed_s` seconds into the runs: from
+// kMinAutoRounds on, says the widest CI (or MDE) on progress and sets
+// `shown` to it for the progress line ("  widest CI ±3.10%"). True when no
+// further round is needed or allowed, with every result's stopped_because
+// saying why.
+bool enough_rounds(const AutoRuns& auto_runs, unsigned round, double elapsed_s,
+                   std::vector<ResultFile>& results, Progress& progress, std::string& shown);
+
+// "45m", "90s", "1.5h", "600" (seconds) as seconds; UsageError naming
+// --budget for anything else or outside 1 s to 7 days.
+double parse_budget(const std::string& text);
+// 2700 as "45m", 90 as "90s", 5400 as "1.5h".
+std::string budget_text(double seconds);
 
 }  // namespace contest

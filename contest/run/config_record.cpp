@@ -30,6 +30,7 @@ nlohmann::json config_record(const RunConfig& c, const RunPlan& plan,
         {"workdir", c.workload.workdir.string()},
         {"warmup_s", c.warmup_s},
         {"drop_caches", c.drop_caches},
+        {"settle_s", c.settle_s},
         {"order", run_order_name(c.order)},
         {"order_seed", plan.seed},
         // The loads' own options as given; each load records the values it
@@ -38,7 +39,9 @@ nlohmann::json config_record(const RunConfig& c, const RunPlan& plan,
     };
     if (c.auto_runs) {
         j["target_ci_pct"] = c.auto_runs->target_ci_pct;
+        j["target_mde_pct"] = c.auto_runs->target_mde_pct;
         j["max_runs"] = c.auto_runs->max_runs;
+        j["budget_s"] = c.auto_runs->budget_s ? nlohmann::json(*c.auto_runs->budget_s) : nullptr;
     }
     if (c.timeout_s) j["timeout_s"] = *c.timeout_s;
     if (!c.containment.empty()) j["containment"] = c.containment;

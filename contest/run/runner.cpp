@@ -1,5 +1,6 @@
 #include "contest/run/runner.h"
 
+#include <chrono>
 #include <memory>
 
 #include "contest/run/config_record.h"
@@ -42,6 +43,10 @@ int runs_to_do(const RunPlan& plan, const std::vector<ResultFile>& results) {
     return to_do;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Takes the plan's runs in order, each under its combination's knobs; stops
 // early when --runs auto has enough after a round.
 void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& load_options,
@@ -54,6 +59,8 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
         for (std::size_t k = 0; k < plan.loads.size(); ++k)
             prepared[k] = runner.prepare(*plan.loads[k], load_options);
     }
+    // --budget counts from the first run on: preparing the loads is not a round.
+    const auto started = std::chrono::steady_clock::now();
     for (std::size_t k = 0; k < plan.runs.size(); ++k) {
         const auto& step = plan.runs[k];
         if (already_done(out.results[step.variant], plan.load_names[step.load], step.index))
@@ -68,7 +75,8 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
         runner.record_run(*p, step.index, step.variant);
         const bool round_done = k + 1 == plan.runs.size() || plan.runs[k + 1].index != step.index;
         if (config.auto_runs && round_done &&
-            enough_rounds(*config.auto_runs, step.index, out.results, progress, runner.shown_ci()))
+            enough_rounds(*config.auto_runs, step.index, seconds_since(started), out.results,
+                          progress, runner.shown_ci()))
             break;
     }
 }

@@ -28,6 +28,7 @@ struct RunConfig {
     std::filesystem::path results_dir = "results";
     double warmup_s = 3.0;    // a load's time to get going before the workload starts
     bool drop_caches = true;  // before every run but cacherun's, where permitted
+    double settle_s = 0;      // before every run, at most this long for the machine to settle
     RunOrder order = RunOrder::shuffled;
     std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
     std::optional<AutoRuns> auto_runs;  // --runs auto (runs is then its max_runs)

@@ -10,6 +10,7 @@
 #include "contest/observe/timeline.h"
 #include "contest/observe/window_observer.h"
 #include "contest/run/load_observer.h"
+#include "contest/run/settle.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/number_text.h"
@@ -104,6 +105,10 @@ RunRecord SuiteRunner::measure_run(LoadSession& load, unsigned i, std::size_t va
         return rec;
     }
     rec.caches = caches_.before_run(info);
+    if (config_.settle_s > 0) progress_.status(head + "  settling" + eta_.text(0));
+    const Settled settled = settle_machine(config_.settle_s);
+    rec.settle_wait_s = settled.waited_s;
+    rec.settle = settled.state;
     if (info.does_work()) {
         progress_.status(head + "  starting the load" + eta_.text(0));
         if (!start_load(load, i, rec)) return rec;

@@ -40,29 +40,51 @@ MemInfo read_meminfo() {
     return MemInfo{bytes("MemTotal"), bytes("MemAvailable"), bytes("SwapTotal"), bytes("SwapFree")};
 }
 
-std::optional<CpuTicks> parse_proc_stat_cpu(const std::string& text) {
+namespace {
+
+// The words after `name` on /proc/stat's first line that starts with it.
+std::optional<std::istringstream> stat_line(const std::string& text, const std::string& name) {
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
         std::istringstream words(line);
-        std::string name;
-        words >> name;
-        if (name != "cpu") continue;
-        // user nice system idle iowait irq softirq steal (guest time is
-        // already inside user and nice)
-        CpuTicks t;
-        if (!(words >> t.user >> t.nice >> t.system >> t.idle >> t.iowait >> t.irq >> t.softirq))
-            return std::nullopt;
-        if (!(words >> t.steal)) t.steal = 0;  // absent on very old kernels
-        return t;
+        std::string first;
+        if (words >> first && first == name) return words;
     }
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<CpuTicks> parse_proc_stat_cpu(const std::string& text) {
+    auto words = stat_line(text, "cpu");
+    if (!words) return std::nullopt;
+    // user nice system idle iowait irq softirq steal (guest time is
+    // already inside user and nice)
+    CpuTicks t;
+    if (!(*words >> t.user >> t.nice >> t.system >> t.idle >> t.iowait >> t.irq >> t.softirq))
+        return std::nullopt;
+    if (!(*words >> t.steal)) t.steal = 0;  // absent on very old kernels
+    return t;
 }
 
 std::optional<CpuTicks> read_proc_stat_cpu() {
     auto text = read_text_file("/proc/stat");
     if (!text) return std::nullopt;
     return parse_proc_stat_cpu(*text);
+}
+
+std::optional<unsigned> parse_procs_running(const std::string& text) {
+    auto words = stat_line(text, "procs_running");
+    unsigned n = 0;
+    if (!words || !(*words >> n)) return std::nullopt;
+    return n;
+}
+
+std::optional<unsigned> read_procs_running() {
+    auto text = read_text_file("/proc/stat");
+    if (!text) return std::nullopt;
+    return parse_procs_running(*text);
 }
 
 std::optional<ProcessStat> parse_process_stat(pid_t pid, const char* text) {

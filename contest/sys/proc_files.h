@@ -36,6 +36,12 @@ std::optional<CpuTicks> parse_proc_stat_cpu(const std::string& text);
 // This machine, now; nullopt when /proc/stat can't be read.
 std::optional<CpuTicks> read_proc_stat_cpu();
 
+// /proc/stat's procs_running: tasks runnable now, the reader among them.
+// nullopt when the text has no such line.
+std::optional<unsigned> parse_procs_running(const std::string& text);
+// This machine's, now.
+std::optional<unsigned> read_procs_running();
+
 // The fields of /proc/PID/stat that contest uses.
 struct ProcessStat {
     pid_t pid = 0;

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""How often does contest call a difference of a known size?
+
+A stand-in knob (a plain file under CONTEST_TEST_KNOB_ROOT, docs/vary.md)
+holds a work factor in thousandths; the workload command reads it and does
+that much of a fixed CPU loop (awk), so `--vary factor=1000,1050` is a true
+5% difference in work. Each repetition is one `contest run --vary` of the
+base factor against the effect's, paired by round, then `contest compare
+--format json`; a repetition "calls" the difference when Time is significant
+and points the right way. The table says, per effect, the share of
+repetitions that called it (power; at 0%: false alarms), the median minimum
+detectable effect contest stated, and the time a repetition took.
+
+    bench/known_effect.py [--effects 0,2,5,10] [--reps 5] [--rounds 5]
+                          [--loop 20000000] [--settle 10] [--runs-auto TARGET]
+    CONTEST=path/to/contest (default: build/contest next to this script)
+
+--runs-auto TARGET: each repetition is `--runs auto --target-mde TARGET`
+(--rounds is then --max-runs) instead of a fixed number of rounds.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def contest_binary():
+    path = os.environ.get("CONTEST", os.path.join(HERE, "..", "build", "contest"))
+    if not os.access(path, os.X_OK):
+        sys.exit("known_effect: no contest binary at %s (make, or CONTEST=...)" % path)
+    return path
+
+
+def one_repetition(contest, scratch, effect_pct, args, rep):
+    knobs = os.path.join(scratch, "knobs")
+    os.makedirs(knobs, exist_ok=True)
+    knob = os.path.join(knobs, "work_factor")
+    with open(knob, "w") as f:
+        f.write("1000\n")
+    results = os.path.join(scratch, "results-%s-%d" % (effect_pct, rep))
+    factor = 1000 + int(round(effect_pct * 10))
+    # A zero effect still needs two labels: the same factor under two names.
+    values = "1000,%d" % factor if factor != 1000 else "1000,1000.0"
+    work = os.path.join(scratch, "work.sh")
+    with open(work, "w") as f:
+        f.write("f=$(cat %s)\n" % knob)
+        f.write("exec awk -v f=\"$f\" -v n=%d 'BEGIN { n = f * n / 1000; "
+                "for (i = 0; i < n; i++) s += i; if (s < 0) print s }'\n" % args.loop)
+    cmd = [contest, "run", "--quiet", "-k", "ke", "-w", "command",
+           "--workload-cmd", "sh " + work,
+           "--vary", "%s=%s" % (knob, values), "--vary-label", "{value}",
+           "--warmup", "0", "--settle", str(args.settle), "--timeline-hz", "0",
+           "--workdir", os.path.join(scratch, "work"), "--results", results, "no_load"]
+    if args.runs_auto:
+        cmd += ["--runs", "auto", "--target-mde", str(args.runs_auto),
+                "--max-runs", str(args.rounds)]
+    else:
+        cmd += ["--runs", str(args.rounds)]
+    env = dict(os.environ, CONTEST_TEST_KNOB_ROOT=knobs)
+    started = time.monotonic()
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    took = time.monotonic() - started
+    if run.returncode != 0:
+        sys.exit("known_effect: contest run failed (%d): %s" % (run.returncode, run.stderr))
+    labels = sorted(os.listdir(results))
+    base = [l for l in labels if l == "1000"][0]
+    new = [l for l in labels if l != base][0]
+    cmp = subprocess.run([contest, "compare", "--format", "json", "--results", results, base, new],
+                         capture_output=True, text=True)
+    if cmp.returncode != 0:
+        sys.exit("known_effect: contest compare failed: %s" % cmp.stderr)
+    j = json.loads(cmp.stdout)
+    load = [l for l in j["loads"] if l["load"] == "no_load"][0]
+    time_test = [t for t in load["tests"] if t["tests"] == "Time" and "not in" not in t["method"]][0]
+    called = time_test["significant"] and (effect_pct == 0 or time_test["effect_pct"] > 0)
+    base_dir = os.path.join(results, base)
+    with open(os.path.join(base_dir, sorted(os.listdir(base_dir))[0])) as f:
+        base_file = json.load(f)
+    rounds = max(r.get("round", 0) for r in base_file["runs"])
+    shutil.rmtree(results)
+    return {"called": bool(called), "mde_pct": load.get("time_mde_pct"), "seconds": took,
+            "rounds": rounds, "change_pct": load.get("change_pct"),
+            "stopped_because": base_file.get("stopped_because")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--effects", default="0,2,5,10")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--loop", type=int, default=20000000)
+    ap.add_argument("--settle", type=float, default=10)
+    ap.add_argument("--runs-auto", type=float, default=0)
+    args = ap.parse_args()
+    contest = contest_binary()
+    scratch = tempfile.mkdtemp(prefix="contest-known-effect.")
+    try:
+        with open("/proc/loadavg") as f:
+            load_before = f.read().split()[:3]
+        rows = []
+        for effect in [float(e) for e in args.effects.split(",")]:
+            reps = [one_repetition(contest, scratch, effect, args, r) for r in range(args.reps)]
+            mdes = [r["mde_pct"] for r in reps if r["mde_pct"] is not None]
+            rows.append({
+                "effect_pct": effect,
+                "reps": len(reps),
+                "called_share": sum(r["called"] for r in reps) / len(reps),
+                "median_change_pct": statistics.median(r["change_pct"] for r in reps),
+                "median_mde_pct": statistics.median(mdes) if mdes else None,
+                "mean_rounds": statistics.mean(r["rounds"] for r in reps),
+                "mean_seconds": statistics.mean(r["seconds"] for r in reps),
+                "stops": [r["stopped_because"] for r in reps if r["stopped_because"]],
+            })
+        with open("/proc/loadavg") as f:
+            load_after = f.read().split()[:3]
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    mode = ("--runs auto --target-mde %g --max-runs %d" % (args.runs_auto, args.rounds)
+            if args.runs_auto else "%d rounds" % args.rounds)
+    print("known-effect bench: %s, loop %d, --settle %g; load average %s before, %s after"
+          % (mode, args.loop, args.settle, " ".join(load_before), " ".join(load_after)))
+    print("| true effect | repetitions | called (power; 0%: false alarms) | median change "
+          "| median MDE stated | rounds | s per repetition |")
+    print("|--:|--:|--:|--:|--:|--:|--:|")
+    for r in rows:
+        print("| %g%% | %d | %.0f%% | %+.1f%% | %s | %.1f | %.0f |" % (
+            r["effect_pct"], r["reps"], 100 * r["called_share"], r["median_change_pct"],
+            "±%.1f%%" % r["median_mde_pct"] if r["median_mde_pct"] is not None else "-",
+            r["mean_rounds"], r["mean_seconds"]))
+    for r in rows:
+        for why in r["stops"]:
+            print("%g%%: --runs auto stopped: %s" % (r["effect_pct"], why))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

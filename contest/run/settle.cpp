@@ -1,0 +1,72 @@
+#include "contest/run/settle.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <numeric>
+
+#include "contest/sys/proc_files.h"
+#include "contest/sys/signals.h"
+
+namespace contest {
+
+namespace {
+
+constexpr double kSampleS = 0.05;
+constexpr std::size_t kWindow = 10;  // samples: half a second
+
+double dirty_mib() {
+    const Meminfo m = read_meminfo_kib();
+    auto kib = [&](const char* key) {
+        auto it = m.find(key);
+        return it == m.end() ? 0.0 : static_cast<double>(it->second);
+    };
+    return (kib("Dirty") + kib("Writeback")) / 1024;
+}
+
+// Runnable tasks other than this one (the reader counts itself).
+double others_runnable() {
+    const auto n = read_procs_running();
+    return n && *n > 0 ? static_cast<double>(*n - 1) : 0;
+}
+
+}  // namespace
+
+Settled settle_machine(double max_s) {
+    Settled s;
+    if (!(max_s > 0)) {
+        s.state = "off";
+        return s;
+    }
+    const long cpus = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+    const double calm = std::max(1.0, static_cast<double>(cpus) / 2);
+    const auto start = std::chrono::steady_clock::now();
+    std::deque<double> runnable;
+    double dirty = 0, queue = 0;
+    for (;;) {
+        dirty = dirty_mib();
+        runnable.push_back(others_runnable());
+        if (runnable.size() > kWindow) runnable.pop_front();
+        queue = std::accumulate(runnable.begin(), runnable.end(), 0.0) /
+                static_cast<double>(runnable.size());
+        s.waited_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (dirty < kSettledDirtyMiB && runnable.size() == kWindow && queue <= calm) {
+            s.state = "settled";
+            return s;
+        }
+        if (s.waited_s >= max_s) break;
+        interruptible_sleep(kSampleS);
+    }
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "not settled after %.0f s: %.1f tasks runnable, %.0f MiB dirty", max_s, queue,
+                  dirty);
+    s.state = text;
+    return s;
+}
+
+}  // namespace contest

@@ -1,0 +1,23 @@
+#pragma once
+// Before each run, a short wait for the machine to settle: the previous
+// run's writeback finished and the run queue calm (the previous run's load
+// and workload are already reaped by then). Bounded: on a machine other
+// people use, the queue may never calm, and the wait says so instead.
+#include <string>
+
+namespace contest {
+
+struct Settled {
+    double waited_s = 0;
+    std::string state;  // "settled", or why not: "not settled after 10 s: 2.4 tasks runnable"
+};
+
+// Dirty plus Writeback pages under this are writeback finished.
+inline constexpr double kSettledDirtyMiB = 32;
+
+// Waits at most max_s (0: not at all, state "off") until writeback has
+// finished and, over the last half second, at most half the CPUs (and at
+// least one) had a runnable task other than contest. Throws Interrupted.
+Settled settle_machine(double max_s);
+
+}  // namespace contest
