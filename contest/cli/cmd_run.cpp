@@ -127,10 +127,10 @@ struct RunArguments {
 // The options of `contest run` that the host keeps with --kernel: each
 // guest's contest run gets the rest, as given.
 const std::vector<std::string> kHostOnlyOptions = {
-    "kernel",     "vm-accel",   "vm-cpus", "vm-memory",    "vm-boot-timeout", "vm-timeout",
-    "vm-append",  "vm-disk",    "label",   "runs",         "target-ci",       "max-runs",
-    "order",      "seed",       "resume",  "results",      "workdir",         "summary-json",
-    "quiet",      "load",       "config",  "help",         "latency-raw"};
+    "kernel",    "vm-accel", "vm-cpus", "vm-memory", "vm-boot-timeout", "vm-timeout",
+    "vm-append", "vm-disk",  "label",   "runs",      "target-ci",       "max-runs",
+    "order",     "seed",     "resume",  "results",   "workdir",         "summary-json",
+    "quiet",     "load",     "config",  "help",      "latency-raw"};
 
 void check_kernel_spec(const std::string& spec) {
     const auto eq = spec.find('=');
@@ -179,7 +179,8 @@ void set_kernels(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
     if (vm.count("label"))
         throw UsageError("--label does not go with --kernel: each kernel's label is given there");
     if (!a.latency_raw.empty())
-        throw UsageError("--latency-raw does not go with --kernel: the samples would stay in the guest");
+        throw UsageError(
+            "--latency-raw does not go with --kernel: the samples would stay in the guest");
 }
 
 // --latency [PROBES] and its --latency-* options (contest latency's, prefixed).
@@ -316,7 +317,8 @@ int cmd_run(int argc, char** argv) {
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     RunConfig rc = checked_run_config(arguments, vm);
-    if (!rc.kernels.empty()) rc.guest_arguments = given_options(cl, argc, argv, vm, kHostOnlyOptions);
+    if (!rc.kernels.empty())
+        rc.guest_arguments = given_options(cl, argc, argv, vm, kHostOnlyOptions);
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();

@@ -37,7 +37,7 @@ int cmd_vm(int argc, char** argv) {
         "check: boots a kernel in a short probe guest under KVM and under TCG (software\n"
         "emulation) and says which accelerator `contest run --kernel` can use here, and why\n"
         "not the other.";
-    std::string action, image, workdir;
+    std::string image, workdir;
     double boot_timeout_s = 120;
     // clang-format off
     cl.options.add_options()
@@ -45,17 +45,20 @@ int cmd_vm(int argc, char** argv) {
          "the kernel to probe with: as --kernel's IMAGE of contest run (default: /boot/vmlinuz-$(uname -r))")
         ("workdir", po::value(&workdir)->value_name("D"), "where the probe's files go (default $XDG_CACHE_HOME/contest)")
         ("vm-boot-timeout", bounded(&boot_timeout_s, 1.0, 86400.0)->default_value(boot_timeout_s)->value_name("S"),
-         "the TCG probe's time to come up")
-        ("action", po::value(&action)->value_name("ACTION"), "check");
+         "the TCG probe's time to come up");
     // clang-format on
-    cl.positional.add("action", 1);
+    // The action comes first: `contest vm check [options]`.
+    const bool check = argc > 1 && std::string(argv[1]) == "check";
     po::variables_map vm;
-    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    if (action != "check")
-        throw UsageError(action.empty() ? "contest vm: expected an action: check"
-                                        : "contest vm: unknown action '" + action + "' (expected check)");
+    if (!parse_command_line(cl, check ? argc - 1 : argc, check ? argv + 1 : argv, vm))
+        return kExitOk;
+    if (!check)
+        throw UsageError(argc > 1 ? "contest vm: unknown action '" + printable(argv[1]) +
+                                        "' (expected check)"
+                                  : "contest vm: expected an action: check");
     if (image.empty()) image = host_kernel_image();
-    const Workdir dir = Workdir::open(workdir.empty() ? default_workdir() : std::filesystem::path(workdir));
+    const Workdir dir =
+        Workdir::open(workdir.empty() ? default_workdir() : std::filesystem::path(workdir));
     dir.make_dir("vm/cache");
     const std::filesystem::path folder = dir.real_dir("vm");
     Progress progress = Progress::for_stderr(false);
@@ -70,9 +73,9 @@ int cmd_vm(int argc, char** argv) {
         progress.status(std::string("contest: probing ") + accel_name(accel) + " with " +
                         kernel.release);
         double up_s = 0;
-        const auto why = accel_problem(accel, kernel.image, initramfs.path,
-                                       folder / (std::string("probe-") + accel_name(accel) + ".log"),
-                                       timeout, &up_s);
+        const auto why = accel_problem(
+            accel, kernel.image, initramfs.path,
+            folder / (std::string("probe-") + accel_name(accel) + ".log"), timeout, &up_s);
         progress.clear();
         char line[200];
         if (why) {

@@ -116,6 +116,8 @@ struct ReportModel {
     double min_effect_pct = 1;
     std::vector<LoadBlock> blocks;      // in contest's order (registry), unknown loads last
     std::vector<std::string> warnings;  // one line each, without a prefix
+    // The labels whose runs ran in emulated guests (--kernel under TCG).
+    std::vector<std::string> emulated_labels;
     // Under the table: how Ratio was computed, loads that did not load.
     std::vector<std::string> notes;
     std::size_t family_size = 0;  // tests behind the marks, for the correction
@@ -134,5 +136,10 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
 // Ratio's 95% CI over its loads (no_load aside), in % of that Ratio;
 // infinity while some load's is unknown (fewer than two rounds).
 double widest_ratio_ci_pct(const ResultFile& file);
+
+// text with, in the formats people read (text, markdown), a loud banner
+// before it when some labels' times are emulated (model.emulated_labels).
+std::string with_emulated_banner(const ReportModel& model, const std::string& format,
+                                 const std::string& text);
 
 }  // namespace contest

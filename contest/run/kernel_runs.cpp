@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/process.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 
@@ -42,7 +43,28 @@ std::string seconds_text(double s) {
     return text;
 }
 
+// vm/run-<pid> of contests that are gone: a killed run's disk and shares.
+void remove_dead_runs_folders(const Workdir& workdir) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(workdir.real_dir("vm"), ec)) {
+        const std::string name = e.path().filename().string();
+        if (!name.starts_with("run-")) continue;
+        char* end = nullptr;
+        const long pid = std::strtol(name.c_str() + 4, &end, 10);
+        if (pid > 0 && *end == '\0' && contest_gone(static_cast<pid_t>(pid)))
+            workdir.remove_tree("vm/" + name);
+    }
+}
+
 }  // namespace
+
+KernelGuests::~KernelGuests() {
+    // The disk image and the seed are big; the consoles and the shares stay
+    // until the next run, for a look after a failure.
+    std::error_code ec;
+    fs::remove(folder_ / "disk.img", ec);
+    workdir_.remove_tree(run_folder_ + "/seed");
+}
 
 AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
                          const Initramfs& initramfs, const fs::path& folder, Progress& progress) {
@@ -66,10 +88,15 @@ KernelGuests::KernelGuests(const RunConfig& config, Progress& progress)
     : config_(config),
       workdir_(Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir)) {
     workdir_.make_dir("vm/cache");
-    folder_ = workdir_.real_dir("vm");
+    remove_dead_runs_folders(workdir_);
+    run_folder_ = "vm/run-" + std::to_string(::getpid());
+    workdir_.remove_tree(run_folder_);
+    workdir_.make_dir(run_folder_);
+    folder_ = workdir_.real_dir(run_folder_);
     qemu_binary();
     for (const auto& spec : config.kernels) {
-        kernels_.push_back(resolve_kernel_image(spec.image, folder_ / "cache", progress));
+        kernels_.push_back(
+            resolve_kernel_image(spec.image, workdir_.real_dir("vm/cache"), progress));
         initramfs_.push_back(
             build_initramfs(kernels_.back(), folder_ / ("initramfs-" + spec.label + ".cpio")));
         if (!initramfs_.back().assumed_builtin.empty() && kernels_.back().builtin.empty())
@@ -78,6 +105,10 @@ KernelGuests::KernelGuests(const RunConfig& config, Progress& progress)
                           ": taken as built into the kernel");
     }
     accel_ = choose_accel(config.vm.accel, kernels_.front(), initramfs_.front(), folder_, progress);
+    if (emulated())
+        progress.note(
+            "contest: the guests run under TCG, software emulation: every time "
+            "measured is EMULATED, not the hardware's");
 }
 
 nlohmann::json KernelGuests::vm_record() const {
@@ -106,21 +137,23 @@ nlohmann::json KernelGuests::kernel_record(std::size_t v) const {
 }
 
 void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
-    workdir_.remove_tree("vm/seed");
-    workdir_.make_dir("vm/seed/contest-bin");
-    workdir_.make_dir("vm/seed/work");
+    workdir_.remove_tree(run_folder_ + "/seed");
+    workdir_.make_dir(run_folder_ + "/seed/contest-bin");
+    workdir_.make_dir(run_folder_ + "/seed/work");
     const fs::path seed = folder_ / "seed";
     fs::copy_file(own_binary(), seed / "contest-bin/contest", fs::copy_options::overwrite_existing);
     // The guest's /boot: its own kernel's config, where contest's facts look.
     if (!kernels_[v].config_text.empty()) {
-        workdir_.make_dir("vm/seed/boot");
+        workdir_.make_dir(run_folder_ + "/seed/boot");
         std::ofstream(seed / "boot" / ("config-" + kernels_[v].release)) << kernels_[v].config_text;
     }
     std::error_code ec;
     fs::remove(disk, ec);
     create_file_no_follow(disk);
     fs::resize_file(disk, static_cast<std::uintmax_t>(config_.vm.disk_mib) << 20, ec);
-    if (ec) throw EnvironmentError("cannot size the scratch disk " + disk.string() + ": " + ec.message());
+    if (ec)
+        throw EnvironmentError("cannot size the scratch disk " + disk.string() + ": " +
+                               ec.message());
     SpawnOptions so;
     so.log_to(folder_ / "mkfs.log");
     run_checked({"mkfs.ext4", "-q", "-F", "-L", "contest", "-d", seed.string(), disk.string()}, so,
@@ -130,24 +163,16 @@ void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
 std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::string>& loads,
                                      std::uint64_t seed) const {
     const char* path = std::getenv("PATH");
-    std::vector<std::string> argv = {"env",
-                                     "-i",
-                                     "HOME=/tmp",
-                                     std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
-                                     kGuestBinary,
-                                     "run",
-                                     "--label",
-                                     config_.kernels[v].label,
-                                     "--runs",
-                                     "1",
-                                     "--order",
-                                     run_order_name(config_.order),
-                                     "--seed",
-                                     std::to_string(seed),
-                                     "--workdir",
-                                     kGuestWorkdir,
-                                     "--results",
-                                     kGuestResults};
+    std::vector<std::string> argv = {
+        "env",        "-i",
+        "HOME=/tmp",  std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
+        kGuestBinary, "run",
+        "--label",    config_.kernels[v].label,
+        "--runs",     "1",
+        "--order",    run_order_name(config_.order),
+        "--seed",     std::to_string(seed),
+        "--workdir",  kGuestWorkdir,
+        "--results",  kGuestResults};
     argv.insert(argv.end(), config_.guest_arguments.begin(), config_.guest_arguments.end());
     for (const auto& load : loads) {
         argv.push_back("--load");
@@ -166,8 +191,8 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
     progress.status(head + "  making the scratch disk");
     const fs::path disk = folder_ / "disk.img";
     make_scratch_disk(v, disk);
-    workdir_.remove_tree("vm/out");
-    workdir_.make_dir("vm/out");
+    workdir_.remove_tree(run_folder_ + "/out");
+    workdir_.make_dir(run_folder_ + "/out");
     const fs::path out = folder_ / "out";
     std::ofstream(out / "argv", std::ios::binary) << guest_argv(v, loads, seed);
 
@@ -197,8 +222,8 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
     if (!files.empty()) got.result = std::move(files.front());
     std::string why;
     if (!o.finished) {
-        why = "guest of kernel " + label + ": " + o.failure + "; its console's last lines: " +
-              console_tail(boot.console_log, 6);
+        why = "guest of kernel " + label + ": " + o.failure + "; the last lines of its console (" +
+              boot.console_log.string() + "): " + console_tail(boot.console_log, 6);
     } else if (!got.result) {
         why = "guest of kernel " + label + " wrote no result file; its contest's last lines: " +
               console_tail(out / "guest.log", 6);
@@ -216,9 +241,10 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
         } else {
             got.runs.push_back(failed_record(
                 load, round,
-                why.empty() ? "guest of kernel " + label + " did not run " + load + "; its contest's last lines: " +
-                                  console_tail(out / "guest.log", 6)
-                            : why));
+                why.empty()
+                    ? "guest of kernel " + label + " did not run " + load +
+                          "; its contest's last lines: " + console_tail(out / "guest.log", 6)
+                    : why));
         }
     }
     return got;

@@ -53,6 +53,9 @@ class KernelGuests {
     // Resolves and prepares every kernel of config (UsageError naming a bad
     // one), and chooses the accelerator.
     KernelGuests(const RunConfig& config, Progress& progress);
+    ~KernelGuests();
+    KernelGuests(const KernelGuests&) = delete;
+    KernelGuests& operator=(const KernelGuests&) = delete;
 
     // config.vm of every result file: accelerator, emulation, shape.
     nlohmann::json vm_record() const;
@@ -73,7 +76,8 @@ class KernelGuests {
 
     const RunConfig& config_;
     Workdir workdir_;
-    std::filesystem::path folder_;  // <workdir>/vm
+    std::string run_folder_;  // vm/run-<pid>, in the workdir: this run's disk, shares, consoles
+    std::filesystem::path folder_;  // its real path
     std::vector<KernelImage> kernels_;
     std::vector<Initramfs> initramfs_;
     AccelChoice accel_;

@@ -29,7 +29,8 @@ std::vector<Knob> resolve_knobs(const RunConfig& config) {
 std::vector<std::string> combination_labels(const RunConfig& config, const RunPlan& plan) {
     std::vector<std::string> labels;
     for (const auto& kernel : config.kernels) {
-        check_label(kernel.label, "--kernel: the label", " (--kernel " + printable(kernel.label) + "=...)");
+        check_label(kernel.label, "--kernel: the label",
+                    " (--kernel " + printable(kernel.label) + "=...)");
         if (std::find(labels.begin(), labels.end(), kernel.label) != labels.end())
             throw UsageError("--kernel: two kernels have the label '" + kernel.label + "'");
         labels.push_back(kernel.label);
@@ -82,7 +83,8 @@ void check_run_options(const RunConfig& config) {
     if (!config.vary.empty())
         throw UsageError("--vary does not go with --kernel (the knobs would be set on the host)");
     if (!config.resume.empty()) throw UsageError("--resume cannot continue a --kernel run yet");
-    if (config.auto_runs) throw UsageError("--runs auto does not go with --kernel yet: give --runs N");
+    if (config.auto_runs)
+        throw UsageError("--runs auto does not go with --kernel yet: give --runs N");
 }
 
 RunPlan make_run_plan(const RunConfig& config) {

@@ -78,8 +78,8 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
 // one kernel in one round; what it brought back goes into its kernel's file
 // (its fingerprint, the loads' facts and the probes' plan from the first
 // guest that wrote a result file).
-void take_guest_runs(const RunPlan& plan, KernelGuests& guests,
-                     SuiteRunner& runner, RunOutcome& out, Progress& progress) {
+void take_guest_runs(const RunPlan& plan, KernelGuests& guests, SuiteRunner& runner,
+                     RunOutcome& out, Progress& progress) {
     std::vector<bool> seen_guest(plan.labels.size(), false);
     for (std::size_t k = 0; k < plan.runs.size();) {
         const auto& first = plan.runs[k];
@@ -88,9 +88,9 @@ void take_guest_runs(const RunPlan& plan, KernelGuests& guests,
                plan.runs[k].variant == first.variant;
              ++k)
             loads.emplace_back(plan.load_names[plan.runs[k].load]);
-        GuestRound got = guests.run_round(first.variant, first.index, loads,
-                                          guest_seed(plan.seed, first.index, first.variant),
-                                          progress);
+        GuestRound got =
+            guests.run_round(first.variant, first.index, loads,
+                             guest_seed(plan.seed, first.index, first.variant), progress);
         ResultFile& file = out.results[first.variant];
         if (got.result && !seen_guest[first.variant]) {
             seen_guest[first.variant] = true;

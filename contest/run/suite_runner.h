@@ -39,8 +39,7 @@ class SuiteRunner {
 
     // --kernel: the runs a guest brought back for its kernel (variant),
     // recorded and saved as record_run's are.
-    void record_guest_runs(std::size_t variant, const std::vector<RunRecord>& runs,
-                           double spent_s);
+    void record_guest_runs(std::size_t variant, const std::vector<RunRecord>& runs, double spent_s);
 
     // --runs auto: the widest CI so far, shown after the ETA.
     std::string& shown_ci() { return eta_.widest_ci; }

@@ -53,11 +53,11 @@ std::filesystem::path qemu_binary() {
 
 std::vector<std::string> qemu_argv(const GuestBoot& b) {
     std::vector<std::string> argv = {
-        qemu_binary().string(), "-nodefaults", "-no-user-config", "-no-reboot", "-display",
-        "none", "-monitor", "none", "-serial", "stdio", "-accel", accel_name(b.accel),
+        qemu_binary().string(), "-nodefaults", "-no-user-config", "-no-reboot", "-display", "none",
+        "-monitor", "none", "-serial", "stdio", "-accel", accel_name(b.accel),
         // TCG's default CPU model lacks much a distribution kernel uses.
-        "-cpu", b.accel == Accel::kvm ? "host" : "max", "-smp", std::to_string(b.shape.cpus),
-        "-m", std::to_string(b.shape.memory_mib), "-kernel", b.kernel.string(), "-initrd",
+        "-cpu", b.accel == Accel::kvm ? "host" : "max", "-smp", std::to_string(b.shape.cpus), "-m",
+        std::to_string(b.shape.memory_mib), "-kernel", b.kernel.string(), "-initrd",
         b.initramfs.string(), "-append",
         "console=ttyS0 panic=-1 rdinit=/init" + (b.append.empty() ? "" : " " + b.append)};
     if (!b.scratch_disk.empty()) {
@@ -66,7 +66,8 @@ std::vector<std::string> qemu_argv(const GuestBoot& b) {
     }
     if (!b.out_dir.empty()) {
         argv.push_back("-virtfs");
-        argv.push_back("local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap");
+        argv.push_back(
+            "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap");
         argv.push_back("-virtfs");
         argv.push_back("local,path=" + b.out_dir.string() +
                        ",mount_tag=out,security_model=none,multidevs=remap");
@@ -102,11 +103,13 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
         if (!out.came_up && now > boot.boot_timeout_s) {
             out.failure = "the guest did not come up within " + number_text(boot.boot_timeout_s) +
                           " s (its boot timeout), killed";
+            out.timed_out = true;
             break;
         }
         if (boot.timeout_s && now > *boot.timeout_s) {
             out.failure = "the guest was still running after " + number_text(*boot.timeout_s) +
                           " s (its timeout), killed";
+            out.timed_out = true;
             break;
         }
         if (tick) tick(now);
@@ -117,7 +120,8 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
     if (!out.failure.empty()) return out;
     if (const auto at = console.rfind(kGuestFailedLine); at != std::string::npos) {
         const auto from = at + std::strlen(kGuestFailedLine);
-        out.failure = "the guest's init failed: " + console.substr(from, console.find('\n', from) - from);
+        out.failure =
+            "the guest's init failed: " + console.substr(from, console.find('\n', from) - from);
     } else if (console.find(kGuestDoneLine) != std::string::npos) {
         out.finished = true;
     } else {
@@ -129,8 +133,8 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
 
 std::optional<std::string> accel_problem(Accel accel, const std::filesystem::path& kernel,
                                          const std::filesystem::path& initramfs,
-                                         const std::filesystem::path& console_log,
-                                         double timeout_s, double* up_s) {
+                                         const std::filesystem::path& console_log, double timeout_s,
+                                         double* up_s) {
     if (accel == Accel::kvm) {
         UniqueFd kvm(::open("/dev/kvm", O_RDWR | O_CLOEXEC));
         if (kvm.get() < 0) return std::string("cannot open /dev/kvm: ") + std::strerror(errno);
@@ -147,7 +151,11 @@ std::optional<std::string> accel_problem(Accel accel, const std::filesystem::pat
     const GuestOutcome o = run_guest(probe);
     if (up_s) *up_s = o.up_s;
     if (o.came_up) return std::nullopt;
-    std::string why = o.failure.empty() ? "the probe guest did not come up" : o.failure;
+    std::string why = o.timed_out
+                          ? std::string("a probe boot under -accel ") + accel_name(accel) +
+                                " did not reach its init within " + number_text(timeout_s) + " s"
+                      : o.failure.empty() ? "the probe guest did not come up"
+                                          : o.failure;
     const std::string tail = console_tail(console_log, 2);
     return why + (tail.empty() ? " (no console output)" : "; console: " + tail);
 }

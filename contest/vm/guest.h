@@ -45,9 +45,10 @@ struct GuestBoot {
 };
 
 struct GuestOutcome {
-    bool came_up = false;  // its init said so
-    bool finished = false;  // its init said its command was done, and it powered off
-    std::string failure;    // why not, when not finished
+    bool came_up = false;    // its init said so
+    bool finished = false;   // its init said its command was done, and it powered off
+    std::string failure;     // why not, when not finished
+    bool timed_out = false;  // killed at a timeout
     double up_s = 0, total_s = 0;
 };
 
@@ -67,8 +68,8 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
 // that does not reach its init within timeout_s.
 std::optional<std::string> accel_problem(Accel accel, const std::filesystem::path& kernel,
                                          const std::filesystem::path& initramfs,
-                                         const std::filesystem::path& console_log,
-                                         double timeout_s, double* up_s = nullptr);
+                                         const std::filesystem::path& console_log, double timeout_s,
+                                         double* up_s = nullptr);
 
 // The last lines of a console log, joined with " | " for one-line reasons.
 std::string console_tail(const std::filesystem::path& log, int lines);

@@ -12,8 +12,8 @@ namespace {
 // What the guest needs of its kernel: virtio on PCI, the scratch disk
 // (virtio_blk, ext4 and the crc32c its checksums ask the crypto API for),
 // and 9p over virtio for the host's root and the results share.
-const std::vector<std::string> kWantedModules = {"virtio_pci",   "virtio_blk", "crc32c_generic",
-                                                 "ext4",         "9pnet_virtio", "9p"};
+const std::vector<std::string> kWantedModules = {"virtio_pci", "virtio_blk",   "crc32c_generic",
+                                                 "ext4",       "9pnet_virtio", "9p"};
 
 // Runs as PID 1 under busybox's sh. Every step that fails says so on the
 // console (the host shows the last lines) and powers off.
@@ -57,7 +57,10 @@ bool is_static_elf(const std::filesystem::path& path) {
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
     // A dynamic program names its loader (PT_INTERP) near its start.
-    return head.starts_with("\x7f" "ELF") && head.find("ld-linux") == std::string::npos;
+    return head.starts_with(
+               "\x7f"
+               "ELF") &&
+           head.find("ld-linux") == std::string::npos;
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 #include "contest/vm/kernel_image.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <fstream>
 #include <functional>
-#include <regex>
 #include <sstream>
 
 #include "contest/observe/kernel_facts.h"
@@ -28,6 +31,17 @@ std::string file_bytes(const fs::path& path, std::size_t limit = 64u << 20) {
     return out;
 }
 
+// A Debian linux-image package's name: linux-image-, then [a-z0-9.+-].
+bool is_package_name(const std::string& name) {
+    const std::string prefix = "linux-image-";
+    if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;
+    for (char c : name.substr(prefix.size()))
+        if (!(std::islower(static_cast<unsigned char>(c)) ||
+              std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-'))
+            return false;
+    return true;
+}
+
 // Module names use '_' where their files may have '-' (crc32c-intel.ko).
 std::string module_name(std::string file_stem) {
     std::replace(file_stem.begin(), file_stem.end(), '-', '_');
@@ -38,8 +52,8 @@ std::string module_name(std::string file_stem) {
 // cannot load) by name in `compressed`.
 void find_modules(const fs::path& root, KernelImage& kernel, std::set<std::string>& compressed) {
     std::error_code ec;
-    for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied,
-                                             ec),
+    for (fs::recursive_directory_iterator
+             it(root, fs::directory_options::skip_permission_denied, ec),
          end;
          it != end; it.increment(ec)) {
         if (ec) break;
@@ -60,7 +74,8 @@ void read_builtin_list(const fs::path& file, KernelImage& kernel) {
     for (std::string line; std::getline(in, line);) {
         const fs::path p(line);
         std::string stem = p.filename().string();
-        if (stem.ends_with(".ko")) kernel.builtin.insert(module_name(stem.substr(0, stem.size() - 3)));
+        if (stem.ends_with(".ko"))
+            kernel.builtin.insert(module_name(stem.substr(0, stem.size() - 3)));
     }
 }
 
@@ -112,16 +127,25 @@ fs::path unpacked_package(const fs::path& deb, const fs::path& cache, Progress& 
     if (fs::exists(dir / ".unpacked", ec)) return dir;
     fs::remove_all(dir, ec);
     fs::create_directories(cache, ec);
-    const fs::path partial = cache / (deb.stem().string() + ".partial");
+    // Another contest may unpack the same package meanwhile: each its own
+    // partial folder, renamed into place whole.
+    const fs::path partial =
+        cache / (deb.stem().string() + ".partial." + std::to_string(::getpid()));
     fs::remove_all(partial, ec);
     progress.note("contest: unpacking " + deb.filename().string() + " into " + dir.string());
     SpawnOptions so;
     so.log_to(cache / "unpack.log");
     run_checked({"dpkg-deb", "-x", deb.string(), partial.string()}, so,
                 "unpacking " + deb.string() + " (dpkg-deb -x)");
+    std::ofstream(partial / ".unpacked") << deb.string() << "\n";
     fs::rename(partial, dir, ec);
-    if (ec) throw EnvironmentError("cannot move " + partial.string() + " to " + dir.string() + ": " + ec.message());
-    std::ofstream(dir / ".unpacked") << deb.string() << "\n";
+    if (ec && fs::exists(dir / ".unpacked")) {
+        fs::remove_all(partial, ec);  // the other one was first
+        return dir;
+    }
+    if (ec)
+        throw EnvironmentError("cannot move " + partial.string() + " to " + dir.string() + ": " +
+                               ec.message());
     return dir;
 }
 
@@ -133,15 +157,21 @@ fs::path fetched_package(const std::string& name, const fs::path& cache, Progres
     fs::path deb = newest_matching(debs, name + "_", ".deb");
     if (!deb.empty()) return deb;
     progress.note("contest: fetching " + name + " (apt-get download) into " + debs.string());
+    // Into a folder of its own, moved beside the others once whole.
+    const fs::path fetching = debs / (".fetching." + std::to_string(::getpid()));
+    fs::remove_all(fetching, ec);
+    fs::create_directories(fetching, ec);
     SpawnOptions so;
-    so.cwd = debs;
+    so.cwd = fetching;
     so.log_to(cache / "download.log");
     run_checked({"apt-get", "download", name}, so, "fetching " + name + " (apt-get download)");
-    deb = newest_matching(debs, name + "_", ".deb");
-    if (deb.empty())
+    const fs::path got = newest_matching(fetching, name + "_", ".deb");
+    if (got.empty())
         throw EnvironmentError("apt-get download " + name + " left no " + name + "_*.deb in " +
-                               debs.string());
-    return deb;
+                               fetching.string());
+    fs::rename(got, debs / got.filename(), ec);
+    fs::remove_all(fetching, ec);
+    return debs / got.filename();
 }
 
 KernelImage from_package(const std::string& spec, const fs::path& deb, const fs::path& cache,
@@ -152,7 +182,8 @@ KernelImage from_package(const std::string& spec, const fs::path& deb, const fs:
     const fs::path root = unpacked_package(deb, cache, progress);
     k.image = newest_matching(root / "boot", "vmlinuz-", "");
     if (k.image.empty())
-        throw UsageError("--kernel " + spec + ": the package holds no boot/vmlinuz-*: is it a linux-image package?");
+        throw UsageError("--kernel " + spec +
+                         ": the package holds no boot/vmlinuz-*: is it a linux-image package?");
     const std::string release = k.image.filename().string().substr(std::string("vmlinuz-").size());
     read_config(root / "boot" / ("config-" + release), k);
     take_modules(modules_folder(root, release), k);
@@ -166,7 +197,9 @@ KernelImage from_tree(const std::string& spec, const fs::path& tree) {
     k.image = tree / "arch/x86/boot/bzImage";
     std::error_code ec;
     if (!fs::is_regular_file(k.image, ec))
-        throw UsageError("--kernel " + spec + ": no arch/x86/boot/bzImage in the tree (run `make bzImage modules` there first)");
+        throw UsageError(
+            "--kernel " + spec +
+            ": no arch/x86/boot/bzImage in the tree (run `make bzImage modules` there first)");
     read_config(tree / ".config", k);
     std::set<std::string> compressed;
     find_modules(tree, k, compressed);
@@ -195,9 +228,12 @@ KernelImage from_file(const std::string& spec, const fs::path& file) {
 
 const char* image_kind_name(ImageKind kind) {
     switch (kind) {
-        case ImageKind::file: return "file";
-        case ImageKind::tree: return "tree";
-        case ImageKind::package: return "package";
+        case ImageKind::file:
+            return "file";
+        case ImageKind::tree:
+            return "tree";
+        case ImageKind::package:
+            return "package";
     }
     return "?";
 }
@@ -225,7 +261,7 @@ KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
         k = from_package(spec, fs::absolute(path), cache, progress);
     } else if (fs::is_regular_file(path, ec)) {
         k = from_file(spec, fs::absolute(path));
-    } else if (std::regex_match(spec, std::regex("linux-image-[a-z0-9][a-z0-9.+-]*"))) {
+    } else if (is_package_name(spec)) {
         k = from_package(spec, fetched_package(spec, cache, progress), cache, progress);
     } else {
         throw UsageError("--kernel " + printable(spec) +
@@ -233,7 +269,8 @@ KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
     }
     k.version_text = bzimage_version(k.image);
     if (k.version_text.empty())
-        throw UsageError("--kernel " + printable(spec) + ": " + k.image.string() + " is not a bzImage");
+        throw UsageError("--kernel " + printable(spec) + ": " + k.image.string() +
+                         " is not a bzImage");
     k.release = k.version_text.substr(0, k.version_text.find(' '));
     return k;
 }

@@ -31,8 +31,8 @@ struct KernelImage {
     std::map<std::string, std::filesystem::path> modules;  // name (with _) -> its .ko
     std::set<std::string> builtin;                         // modules.builtin's names, when known
     std::string config_text, config_source;                // the .config; empty when not found
-    std::string release;                                   // from the image's header ("6.1.0-57-amd64")
-    std::string version_text;                              // the header's whole version string
+    std::string release;       // from the image's header ("6.1.0-57-amd64")
+    std::string version_text;  // the header's whole version string
 
     // uname release, the config's SHA-256, HZ, preemption, where each came from.
     nlohmann::json fingerprint() const;
