@@ -72,9 +72,11 @@ TEST_CASE("a cpio newc archive holds its entries as the kernel reads them", "[vm
                                                    " && busybox cpio -itv < a.cpio 2>/dev/null");
     CHECK_THAT(listing, Catch::Contains("drwxr-xr-x 0/0         0 1970-01-01 00:00:00 bin"));
     CHECK_THAT(listing, Catch::Contains("-rwxr-xr-x 0/0        10 1970-01-01 00:00:00 init"));
-    CHECK_THAT(listing, Catch::Contains("crw------- 0/0         0 1970-01-01 00:00:00 dev/console"));
+    CHECK_THAT(listing,
+               Catch::Contains("crw------- 0/0         0 1970-01-01 00:00:00 dev/console"));
     fs::create_directories(dir / "x");
-    test::shell_output("cd " + (dir / "x").string() + " && busybox cpio -id < ../a.cpio 2>/dev/null");
+    test::shell_output("cd " + (dir / "x").string() +
+                       " && busybox cpio -id < ../a.cpio 2>/dev/null");
     CHECK(test::slurp(dir / "x" / "init") == "#!/bin/sh\n");
 }
 
@@ -148,7 +150,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "run --kernel: a guest that hangs is killed at its boot timeout; its runs fail with the console's "
+    "run --kernel: a guest that hangs is killed at its boot timeout; its runs fail with the "
+    "console's "
     "tail",
     "[vm][e2e]") {
     const std::string package = kernel_package();

@@ -151,11 +151,11 @@ void add_kernel_options(po::options_description& options, RunArguments& a) {
         ("kernel", checked(&a.kernels, [](const std::vector<std::string>& specs) { for (const auto& s : specs) check_kernel_spec(s); })->value_name("LABEL=IMAGE"),
          "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
          "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)")
-        ("vm-accel", checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("A"),
+        ("vm-accel", checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
          "--kernel: kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)")
         ("vm-cpus", bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "--kernel: the guests' CPUs")
-        ("vm-memory", bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MIB"), "--kernel: the guests' memory")
-        ("vm-disk", bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MIB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)")
+        ("vm-memory", bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "--kernel: the guests' memory")
+        ("vm-disk", bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)")
         ("vm-boot-timeout", bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
          "--kernel: a guest not up after S seconds is killed, its runs failed")
         ("vm-timeout", bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),

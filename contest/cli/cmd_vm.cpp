@@ -49,13 +49,13 @@ int cmd_vm(int argc, char** argv) {
     // clang-format on
     // The action comes first: `contest vm check [options]`.
     const bool check = argc > 1 && std::string(argv[1]) == "check";
+    if (argc > 1 && !check && argv[1][0] != '-')
+        throw UsageError("contest vm: unknown action '" + printable(argv[1]) +
+                         "' (expected check)");
     po::variables_map vm;
     if (!parse_command_line(cl, check ? argc - 1 : argc, check ? argv + 1 : argv, vm))
         return kExitOk;
-    if (!check)
-        throw UsageError(argc > 1 ? "contest vm: unknown action '" + printable(argv[1]) +
-                                        "' (expected check)"
-                                  : "contest vm: expected an action: check");
+    if (!check) throw UsageError("contest vm: expected an action: check");
     if (image.empty()) image = host_kernel_image();
     const Workdir dir =
         Workdir::open(workdir.empty() ? default_workdir() : std::filesystem::path(workdir));

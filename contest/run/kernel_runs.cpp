@@ -222,8 +222,9 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
     if (!files.empty()) got.result = std::move(files.front());
     std::string why;
     if (!o.finished) {
+        const std::string tail = console_tail(boot.console_log, 6);
         why = "guest of kernel " + label + ": " + o.failure + "; the last lines of its console (" +
-              boot.console_log.string() + "): " + console_tail(boot.console_log, 6);
+              boot.console_log.string() + "): " + (tail.empty() ? "(nothing yet)" : tail);
     } else if (!got.result) {
         why = "guest of kernel " + label + " wrote no result file; its contest's last lines: " +
               console_tail(out / "guest.log", 6);

@@ -102,13 +102,13 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
         const double now = elapsed();
         if (!out.came_up && now > boot.boot_timeout_s) {
             out.failure = "the guest did not come up within " + number_text(boot.boot_timeout_s) +
-                          " s (its boot timeout), killed";
+                          " s (--vm-boot-timeout), killed";
             out.timed_out = true;
             break;
         }
         if (boot.timeout_s && now > *boot.timeout_s) {
             out.failure = "the guest was still running after " + number_text(*boot.timeout_s) +
-                          " s (its timeout), killed";
+                          " s (--vm-timeout), killed";
             out.timed_out = true;
             break;
         }
