@@ -39,6 +39,19 @@ void read_more(const std::filesystem::path& log, std::string& seen) {
     seen += more.str();
 }
 
+// QEMU processes killed but not yet reaped: one whose KVM vCPU hung (a PVM
+// host) can stay in the kernel past stop_group's wait and only then exit.
+// Reaped at the next guest's start, so no zombie waits for contest's end.
+std::vector<pid_t>& late_exits() {
+    static std::vector<pid_t> pids;
+    return pids;
+}
+
+void reap_late_exits() {
+    auto& pids = late_exits();
+    std::erase_if(pids, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) != 0; });
+}
+
 }  // namespace
 
 const char* accel_name(Accel accel) {
@@ -76,6 +89,7 @@ std::vector<std::string> qemu_argv(const GuestBoot& b) {
 }
 
 GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>& tick) {
+    reap_late_exits();
     GuestOutcome out;
     create_file_no_follow(boot.console_log);
     SpawnOptions so;
@@ -115,7 +129,10 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
         if (tick) tick(now);
         interruptible_sleep(0.2);
     }
-    guard.stop();
+    if (!exited) {
+        guard.stop();
+        if (::waitpid(pid, &status, WNOHANG) == 0) late_exits().push_back(pid);
+    }
     out.total_s = elapsed();
     if (!out.failure.empty()) return out;
     if (const auto at = console.rfind(kGuestFailedLine); at != std::string::npos) {
