@@ -202,10 +202,11 @@ TEST_CASE(
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("run --kernel: SIGTERM or SIGKILL of contest mid-boot leaves no QEMU", "[vm][e2e]") {
+TEST_CASE("run --kernel: Ctrl-C, SIGTERM or SIGKILL of contest mid-boot leaves no QEMU",
+          "[vm][e2e]") {
     const std::string package = kernel_package();
     REQUIRE_FALSE(package.empty());
-    for (int sig : {SIGTERM, SIGKILL}) {
+    for (int sig : {SIGINT, SIGTERM, SIGKILL}) {
         INFO("signal " << sig);
         test::ScratchDir dir("vm-kill-" + std::to_string(sig));
         const std::string results = (dir / "results").string();

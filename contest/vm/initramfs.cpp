@@ -35,6 +35,7 @@ mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
 mount -t cgroup2 cgroup2 /host/sys/fs/cgroup 2>/dev/null
+mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
 mkdir -p /host/dev/shm /host/dev/pts && mount -t tmpfs shm /host/dev/shm
 mount -t devpts devpts /host/dev/pts 2>/dev/null
 mount -t tmpfs run /host/run 2>/dev/null
