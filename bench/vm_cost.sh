@@ -22,7 +22,10 @@ trap 'rm -rf "$scratch"' EXIT
 workdir=${WORKDIR:-$scratch/work}
 
 "$contest" run -q -k host -n 1 -w synthetic --synthetic-size "$size" -j 2 \
-    --workdir "$workdir" --results "$scratch/results" no_load >/dev/null
+    --workdir "$workdir" --results "$scratch/results" no_load >/dev/null 2>"$scratch/err" || {
+    cat "$scratch/err" >&2
+    exit 1
+}
 "$contest" run -q --kernel guest="$package" --kernel again="$package" --vm-accel "$accel" -n 1 \
     -w synthetic --synthetic-size "$size" -j 2 --workdir "$workdir" \
     --results "$scratch/results" no_load >/dev/null 2>"$scratch/err" || {
