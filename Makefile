@@ -22,8 +22,9 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 VM_DEPS := qemu-system-x86 busybox-static e2fsprogs
 TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt $(VM_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
-# stress-ng for loads_vs_reference.sh, python3 for the statistics.
-BENCH_DEPS := rt-tests jq stress-ng python3
+# stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
+# python3 for the statistics.
+BENCH_DEPS := rt-tests jq stress-ng python3 hyperfine
 # For --workload kernel: the source tarball and the tools.
 KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 

@@ -24,6 +24,9 @@ namespace contest {
 struct LoadCounters {
     std::atomic<std::uint64_t> units{0};      // primary work, in LoadInfo::unit_divisor steps
     std::atomic<std::uint64_t> secondary{0};  // optional second measure (LoadInfo::secondary_unit)
+    // Times the load started its program again after it ended by itself
+    // (a --load-cmd that exits): said to the user, never hidden in a rate.
+    std::atomic<std::uint64_t> restarts{0};
     // A load that gives up writes why here before exiting non-zero.
     char error[512] = {};
     void fail(const std::string& why);

@@ -1,9 +1,11 @@
 #include "loads/registry.h"
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
 #include "contest/sys/errors.h"
+#include "loads/command_load.h"
 
 namespace contest {
 
@@ -20,27 +22,68 @@ const LoadInfo* const kLoads[] = {
     &kReadLoad, &kListLoad, &kMemLoad,     &kCtarLoad, &kXtarLoad, &kDbenchLoad,
 };
 
+// contest's entries, then the user's (--load-cmd), which live as long as
+// the process.
+std::vector<const LoadInfo*>& entries() {
+    static std::vector<const LoadInfo*> all(std::begin(kLoads), std::end(kLoads));
+    return all;
+}
+
+bool is_plain_name(const std::string& name) {
+    if (name.empty()) return false;
+    for (char c : name)
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
+}
+
 }  // namespace
 
 std::span<const LoadInfo* const> load_registry() {
-    return kLoads;
+    return entries();
 }
 
 const LoadInfo* find_load(std::string_view name) {
-    for (const LoadInfo* l : kLoads)
+    for (const LoadInfo* l : entries())
         if (l->name == name) return l;
     return nullptr;
 }
 
 std::size_t load_order(std::string_view name) {
-    for (std::size_t i = 0; i < std::size(kLoads); ++i)
-        if (kLoads[i]->name == name) return i;
-    return std::size(kLoads);
+    const auto& all = entries();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i]->name == name) return i;
+    return all.size();
+}
+
+const LoadInfo& define_command_load(const std::string& name, const std::string& command) {
+    const std::string what = "--load-cmd '" + name + "=" + command + "'";
+    if (!is_plain_name(name))
+        throw UsageError(what + ": the name must be lowercase letters, digits and '_'");
+    if (name == "default" || name == "all" ||
+        std::find(std::begin(kLoads), std::end(kLoads), find_load(name)) != std::end(kLoads))
+        throw UsageError(what + ": " + name + " is contest's own; give your load another name");
+    if (const LoadInfo* known = find_load(name)) {
+        if (command_of(*known) == command) return *known;
+        throw UsageError(what + ": " + name + " is defined twice, as two commands");
+    }
+    const LoadInfo& info = make_command_load_entry(name, command);
+    entries().push_back(&info);
+    return info;
+}
+
+void set_command_load_units(const std::string& name, const std::string& units_command) {
+    const LoadInfo* info = find_load(name);
+    if (!info || !command_of(*info))
+        throw UsageError("--load-cmd-units '" + name + "=" + units_command + "': " + name +
+                         " is no --load-cmd (define it first)");
+    set_units_command(*info, units_command);
 }
 
 void check_load_name(const std::string& name) {
     if (name != "default" && name != "all" && !find_load(name))
-        throw UsageError("unknown load '" + name + "' (see contest loads)");
+        throw UsageError(
+            "unknown load '" + name +
+            "' (see contest loads; your own is defined by --load-cmd before its name)");
 }
 
 std::vector<const LoadInfo*> resolve_loads(const std::vector<std::string>& names,
@@ -52,8 +95,8 @@ std::vector<const LoadInfo*> resolve_loads(const std::vector<std::string>& names
     };
     for (const auto& name : names) {
         if (name == "default" || name == "all") {
-            for (const LoadInfo* l : kLoads) {
-                if (name == "default" && !l->in_default()) continue;
+            for (const LoadInfo* l : entries()) {
+                if (!l->in_all() || (name == "default" && !l->in_default())) continue;
                 if (auto why = l->unavailable(options)) {
                     // `all` means all that can run here: skip, but say why.
                     if (name == "all")

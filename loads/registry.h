@@ -1,6 +1,7 @@
 #pragma once
 // What a load says about itself (LoadInfo: each load's file defines its own
 // entry), and the one explicit list of the entries, in contest's order.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -22,6 +23,7 @@ enum class LoadClass : unsigned {
     memory = 1u << 4,
     io = 1u << 5,
     filesystem = 1u << 6,
+    user = 1u << 7,  // the user's own command (--load-cmd): what it loads is theirs to say
 };
 constexpr LoadClass operator|(LoadClass a, LoadClass b) {
     return static_cast<LoadClass>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
@@ -34,6 +36,7 @@ constexpr bool has(LoadClass set, LoadClass c) {
 enum class LoadSets {
     default_and_all,  // the standard suite
     all_only,         // costly or needs something extra (a tool, another disk)
+    by_name,          // the user's own (--load-cmd): runs only when named
 };
 
 std::optional<std::string> available_everywhere(const LoadOptions&);
@@ -51,17 +54,33 @@ struct LoadInfo {
     std::span<const LoadOption* const> options = {};
     // Why this load cannot run here (missing tool, missing option), or nullopt.
     std::optional<std::string> (*unavailable)(const LoadOptions&) = available_everywhere;
-    std::unique_ptr<Load> (*make)(const LoadEnv&);
+    // A function, not a pointer: a --load-cmd entry's factory holds its command.
+    std::function<std::unique_ptr<Load>(const LoadEnv&)> make;
 
     bool does_work() const { return !has(classes, LoadClass::reference); }
     bool drops_caches() const { return !has(classes, LoadClass::warm_caches); }
     bool in_default() const { return sets == LoadSets::default_and_all; }
+    bool in_all() const { return sets != LoadSets::by_name; }
+    // Whether the load counts its work (Loads); a --load-cmd without a units
+    // command does not, and its Loads is "-".
+    bool counts_work() const { return does_work() && !unit.empty(); }
     // The load's options and the values it will use: for the result file.
     nlohmann::json options_json(const LoadOptions& given) const;
 };
 
+// contest's loads in its order, then those the user defined (--load-cmd).
 std::span<const LoadInfo* const> load_registry();
 const LoadInfo* find_load(std::string_view name);
+
+// --load-cmd NAME=CMD: the user's own command as a load called NAME, listed
+// after contest's for the rest of the process. Defining the same again is a
+// no-op. Throws UsageError, naming the option, for a name that is not
+// lowercase letters, digits and '_', that is contest's (a load, `default`,
+// `all`) or already defined as another command, and for an empty command.
+const LoadInfo& define_command_load(const std::string& name, const std::string& command);
+// --load-cmd-units NAME=CMD: what counts NAME's work. Throws UsageError when
+// NAME is no --load-cmd defined before, or CMD is empty.
+void set_command_load_units(const std::string& name, const std::string& units_command);
 
 // UsageError unless name is a load's, `default` or `all`.
 void check_load_name(const std::string& name);

@@ -276,8 +276,8 @@ std::optional<std::string> tar_unavailable(const LoadOptions&) {
 }
 
 // The two tar loads differ only in what they do with the archive.
-constexpr LoadInfo tar_entry(std::string_view name, std::string_view help, std::string_view unit,
-                             std::unique_ptr<Load> (*make)(const LoadEnv&)) {
+LoadInfo tar_entry(std::string_view name, std::string_view help, std::string_view unit,
+                   std::unique_ptr<Load> (*make)(const LoadEnv&)) {
     return {
         .name = name,
         .help = help,

@@ -141,6 +141,8 @@ TEST_CASE("every number option refuses a negative and a huge value, naming it", 
         {{"latency"}, "--interval-us"},
         {{"latency"}, "--priority"},
         {{"latency"}, "--dist"},
+        {run, "--latency-exec-missed-ms"},
+        {{"latency"}, "--exec-missed-ms"},
     };
     for (const auto& c : cases) {
         // "%value%": Boost's own error text loops for ever on it.

@@ -16,7 +16,7 @@
 #include "test_helpers.h"
 #include "workloads/kernel.h"
 #include "workloads/synthetic_generator.h"
-#include "workloads/words.h"
+#include "contest/sys/words.h"
 #include "workloads/workload.h"
 #include "workloads/workload_registry.h"
 

@@ -8,7 +8,7 @@
 #include "contest/sys/progress.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/workdir.h"
-#include "workloads/words.h"
+#include "contest/sys/words.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {

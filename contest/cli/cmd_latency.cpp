@@ -113,19 +113,20 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     request.format = "text";
     std::string probe = "cyclic", method = "clock_ns", policy = "other";
     std::string raw;
-    std::int64_t interval_us = 1000;
-    int priority = 50;
+    ProbeSettings settings;
     LoadOptionText text;
     // clang-format off
     cl.options.add_options()
         ("duration,d", bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
-        ("probe", checked(&probe, [](const std::string& p) { parse_probe_kind(p); })->default_value("cyclic")->value_name("P"), "cyclic | audio | video")
-        ("interval-us", bounded(&interval_us, kMinIntervalUs, kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
+        ("probe", checked(&probe, [](const std::string& p) { parse_probe_kind(p); })->default_value("cyclic")->value_name("P"), "cyclic | audio | video | exec")
+        ("interval-us", bounded(&settings.interval_us, kMinIntervalUs, kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
         ("method", checked(&method, [](const std::string& m) { parse_sleep_method(m); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
         ("policy", checked(&policy, [](const std::string& p) { parse_sched_policy(p); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
-        ("priority", bounded(&priority, kMinPriority, kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
+        ("priority", bounded(&settings.priority, kMinPriority, kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
         ("dist", bounded(&request.dist_ns, kMinDistNs, kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
         ("format", checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
+        ("exec-cmd", po::value(&settings.exec_command)->default_value(kDefaultExecCommand)->value_name("CMD"), "exec: the program started 5 times a second (words, no shell)")
+        ("exec-missed-ms", bounded(&settings.exec_missed_ms, kMinExecMissedMs, kMaxExecMissedMs)->default_value(kDefaultExecMissedMs)->value_name("MS"), "exec: a start this slow or slower is missed")
         ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
         ("load", po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)")
         ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)");
@@ -138,11 +139,13 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
         throw UsageError("--dist " + std::to_string(request.dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
     if (probe != "cyclic" && !vm["interval-us"].defaulted())
-        throw UsageError(
-            "--interval-us is the cyclic probe's; audio and video keep their own period");
-    request.probe =
-        make_probe_options(parse_probe_kind(probe), interval_us, parse_sleep_method(method),
-                           parse_sched_policy(policy), priority);
+        throw UsageError("--interval-us is the cyclic probe's; the others keep their own period");
+    for (const char* name : {"exec-cmd", "exec-missed-ms"})
+        if (probe != "exec" && !vm[name].defaulted())
+            throw UsageError("--" + std::string(name) + " is the exec probe's: add --probe exec");
+    settings.method = parse_sleep_method(method);
+    settings.policy = parse_sched_policy(policy);
+    request.probe = make_probe_options(parse_probe_kind(probe), settings);
     if (!raw.empty()) request.probe.raw_path = raw;
     return request;
 }

@@ -20,7 +20,8 @@ int cmd_loads(int argc, char** argv) {
     cl.usage = "contest loads [options]";
     cl.summary =
         "Lists every load: name, sets it belongs to, unit of work, what it does, and\n"
-        "why it cannot run here when it can't.";
+        "why it cannot run here when it can't; your own (--load-cmd) after contest's.";
+    cl.accepts_config = true;
     LoadOptionText text;
     LoadOptions lo;
     add_load_options(cl.options, lo, text);
@@ -30,7 +31,7 @@ int cmd_loads(int argc, char** argv) {
 
     std::printf("%-13s %-12s %-14s %s\n", "LOAD", "SETS", "UNIT", "WHAT IT DOES");
     for (const LoadInfo* l : load_registry()) {
-        std::string sets = l->in_default() ? "default,all" : "all";
+        std::string sets = l->in_default() ? "default,all" : l->in_all() ? "all" : "by name";
         std::string unit = l->unit.empty() ? "-" : std::string(l->unit);
         std::printf("%-13s %-12s %-14s %s\n", l->name.data(), sets.c_str(), unit.c_str(),
                     l->help.data());
@@ -83,8 +84,9 @@ void check_load_arguments(LoadArguments& a) {
 }
 
 // What the load did over its window, as text or JSON on stdout.
-void print_load_window(const LoadInfo& info, const LoadWindow& w, const nlohmann::json& facts,
-                       const std::optional<std::string>& failed, const std::string& format) {
+void print_load_window(const LoadInfo& info, const LoadWindow& w, std::uint64_t restarts,
+                       const nlohmann::json& facts, const std::optional<std::string>& failed,
+                       const std::string& format) {
     unsigned cpus = online_cpus();
     double rate = w.seconds > 0 ? w.units / w.seconds : 0;
     if (format == "json") {
@@ -95,14 +97,22 @@ void print_load_window(const LoadInfo& info, const LoadWindow& w, const nlohmann
             j["secondary"] = w.secondary;
             j["secondary_unit"] = info.secondary_unit;
         }
+        if (restarts > 0) j["restarts"] = restarts;
         if (failed) j["failure"] = *failed;
         std::cout << json_text(j) << "\n";
         return;
     }
-    std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units, info.unit.data(),
-                w.seconds, rate, info.unit.data());
+    if (info.counts_work())
+        std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units,
+                    info.unit.data(), w.seconds, rate, info.unit.data());
+    else
+        std::printf("%s: %.2f s, its work not counted (no --load-cmd-units)\n", info.name.data(),
+                    w.seconds);
     if (!info.secondary_unit.empty())
         std::printf("%s: %.1f %s\n", info.name.data(), w.secondary, info.secondary_unit.data());
+    if (restarts > 0)
+        std::printf("%s: its command ended by itself and was started again %llu times\n",
+                    info.name.data(), static_cast<unsigned long long>(restarts));
     std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct,
                 w.cpu_pct / cpus, cpus);
     if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), json_text(facts, -1).c_str());
@@ -131,14 +141,15 @@ int cmd_load(int argc, char** argv) {
     interruptible_sleep(duration);
     auto s1 = load.sample();
     auto failed = load.failure();
+    const std::uint64_t restarts = load.restarts();
     load.stop();
     LoadWindow w = load.window(s0, s1);
-    print_load_window(info, w, load.facts(), failed, a.format);
+    print_load_window(info, w, restarts, load.facts(), failed, a.format);
     if (failed) {
         std::fprintf(stderr, "contest: %s\n", failed->c_str());
         return kExitSomeRunsFailed;
     }
-    if (w.units <= 0) {
+    if (info.counts_work() && w.units <= 0) {
         std::fprintf(stderr, "contest: %s did no work\n", info.name.data());
         return kExitSomeRunsFailed;
     }

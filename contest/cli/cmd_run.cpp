@@ -118,8 +118,7 @@ struct RunArguments {
     std::string runs;
     AutoRuns auto_runs;
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
-    std::int64_t latency_interval_us = 1000;
-    int latency_priority = 50;
+    latency::ProbeSettings latency_settings;
     std::vector<std::string> vary;
     std::vector<std::string> kernels;  // --kernel LABEL=IMAGE
 };
@@ -188,13 +187,15 @@ void add_latency_options(po::options_description& options, RunArguments& a) {
     // clang-format off
     options.add_options()
         ("latency", po::value(&a.latency)->implicit_value("cyclic")->value_name("PROBES"),
-         "latency probes during every workload run: cyclic,audio,video (bare: cyclic)")
-        ("latency-interval-us", bounded(&a.latency_interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
+         "latency probes during every workload run: cyclic,audio,video,exec (bare: cyclic)")
+        ("latency-interval-us", bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
         ("latency-method", checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
         ("latency-policy", checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
-        ("latency-priority", bounded(&a.latency_priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
+        ("latency-priority", bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
         ("latency-dist", bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)")
-        ("latency-raw", po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE");
+        ("latency-raw", po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE")
+        ("latency-exec-cmd", po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), "exec: the program started 5 times a second (words, no shell)")
+        ("latency-exec-missed-ms", bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), "exec: a start this slow or slower is missed");
     // clang-format on
 }
 
@@ -210,10 +211,17 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
     using namespace latency;
     as_latency_option([&] {
-        rc.latency_probes =
-            make_probe_list(a.latency, a.latency_interval_us, parse_sleep_method(a.latency_method),
-                            parse_sched_policy(a.latency_policy), a.latency_priority);
+        ProbeSettings settings = a.latency_settings;
+        settings.method = parse_sleep_method(a.latency_method);
+        settings.policy = parse_sched_policy(a.latency_policy);
+        rc.latency_probes = make_probe_list(a.latency, settings);
     });
+    const bool has_exec = std::any_of(rc.latency_probes.begin(), rc.latency_probes.end(),
+                                      [](const auto& p) { return p.kind == ProbeKind::exec; });
+    for (const char* name : {"latency-exec-cmd", "latency-exec-missed-ms"})
+        if (!has_exec && !vm[name].defaulted())
+            throw UsageError("--" + std::string(name) +
+                             " is the exec probe's: add exec to --latency");
     if (!a.latency_raw.empty())
         for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
 }

@@ -69,9 +69,38 @@ class LoadOptionValue : public po::typed_value<std::string> {
     const LoadOption& option_;
 };
 
+// "NAME=CMD" split at its first '='.
+std::pair<std::string, std::string> name_and_command(const char* option, const std::string& spec) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw UsageError(std::string(option) + " '" + spec + "': must be NAME=COMMAND");
+    return {spec.substr(0, eq), spec.substr(eq + 1)};
+}
+
+void define_load_cmds(const std::vector<std::string>& specs) {
+    for (const auto& spec : specs) {
+        auto [name, command] = name_and_command("--load-cmd", spec);
+        define_command_load(name, command);
+    }
+}
+
+void set_load_cmd_units(const std::vector<std::string>& specs) {
+    for (const auto& spec : specs) {
+        auto [name, command] = name_and_command("--load-cmd-units", spec);
+        set_command_load_units(name, command);
+    }
+}
+
 }  // namespace
 
 void add_load_options(po::options_description& d, LoadOptions&, LoadOptionText& text) {
+    // clang-format off
+    d.add_options()
+        ("load-cmd", checked(&text.load_cmds, define_load_cmds)->composing()->value_name("NAME=CMD"),
+         "your own command as the load NAME (words, no shell; again for another)")
+        ("load-cmd-units", checked(&text.load_cmd_units, set_load_cmd_units)->composing()->value_name("NAME=CMD"),
+         "what counts NAME's work: CMD prints the work done so far, a number (Loads: its growth)");
+    // clang-format on
     for (const auto& use : option_uses()) {
         const LoadOption& o = *use.option;
         std::string flags(o.name);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "contest/cli/cli_common.h"
 #include "loads/load.h"
@@ -19,10 +20,15 @@ std::filesystem::path default_workdir();
 struct LoadOptionText {
     std::map<std::string, std::string, std::less<>> values;
     std::set<std::string, std::less<>> given;
+    // --load-cmd and --load-cmd-units, each NAME=CMD: defined as they are read.
+    std::vector<std::string> load_cmds, load_cmd_units;
 };
 
 // One option per distinct LoadOption of the registry's entries, its help
-// prefixed with the loads that use it ("process_load: bytes per record").
+// prefixed with the loads that use it ("process_load: bytes per record");
+// and --load-cmd NAME=CMD, --load-cmd-units NAME=CMD, which define the
+// user's own loads the moment they are read (so that a load name after
+// them, or in the config file, finds the load).
 void add_load_options(po::options_description& d, LoadOptions& lo, LoadOptionText& text);
 // Checks the given values and moves them into lo. Throws UsageError.
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text);

@@ -16,13 +16,13 @@ LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes,
 
 nlohmann::json plan_json(const LatencyPlan& plan) {
     nlohmann::json probes = nlohmann::json::array();
-    for (const auto& p : plan.probes)
-        probes.push_back({{"probe", name_of(p.kind)},
-                          {"period_ns", p.period_ns},
-                          {"cpu_share", p.cpu_share},
-                          {"method", name_of(p.method)},
-                          {"policy", name_of(p.policy)},
-                          {"priority", p.priority}});
+    for (const auto& p : plan.probes) {
+        nlohmann::json j = {{"probe", name_of(p.kind)},    {"period_ns", p.period_ns},
+                            {"cpu_share", p.cpu_share},    {"method", name_of(p.method)},
+                            {"policy", name_of(p.policy)}, {"priority", p.priority}};
+        if (p.kind == ProbeKind::exec) j.update(exec_json(p));
+        probes.push_back(j);
+    }
     nlohmann::json j = {{"probes", probes}, {"dist_ns", plan.dist_ns}};
     if (plan.calibration) j["calibration"] = calibration_json(*plan.calibration);
     return j;

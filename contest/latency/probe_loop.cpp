@@ -9,6 +9,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "contest/latency/exec_start.h"
 #include "contest/latency/probe_sleeper.h"
 #include "contest/latency/work_calibration.h"
 
@@ -20,14 +21,21 @@ void ProbeShared::fail(const std::string& why) {
 
 namespace {
 
+double seconds(const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
+
+// The probe's CPU and its reaped children's: the programs the exec probe
+// starts are its cost to the machine too (the other probes have none).
 CpuMark cpu_mark() {
-    rusage ru{};
-    ::getrusage(RUSAGE_SELF, &ru);
+    rusage self{}, children{};
+    ::getrusage(RUSAGE_SELF, &self);
+    ::getrusage(RUSAGE_CHILDREN, &children);
     CpuMark m;
     m.taken = true;
     m.at_ns = monotonic_ns();
-    m.user_s = static_cast<double>(ru.ru_utime.tv_sec) + ru.ru_utime.tv_usec / 1e6;
-    m.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + ru.ru_stime.tv_usec / 1e6;
+    m.user_s = seconds(self.ru_utime) + seconds(children.ru_utime);
+    m.sys_s = seconds(self.ru_stime) + seconds(children.ru_stime);
     return m;
 }
 
@@ -90,6 +98,44 @@ class WindowAccount {
     std::int64_t start_ = kNever, end_ = kNever;
 };
 
+// What one period gave: its sample, whether it missed its deadline, and the
+// work it got done (audio, video).
+struct PeriodOutcome {
+    std::int64_t sample_ns = 0;
+    bool missed = false;
+    std::uint64_t done = 0;
+};
+
+// cyclic, audio, video: the wake-up's latency, then the period's work (if
+// any) until its deadline. Cyclic misses when it wakes a whole period late.
+PeriodOutcome wake_and_work(std::int64_t intended, std::int64_t deadline, std::uint64_t chunks,
+                            std::uint64_t& state) {
+    PeriodOutcome got;
+    const std::int64_t woke = monotonic_ns();
+    got.sample_ns = woke - intended;
+    if (chunks == 0) {
+        got.missed = woke >= deadline;
+        return got;
+    }
+    std::int64_t now = woke;
+    while (got.done < chunks && now < deadline) {
+        work_chunk(state);
+        ++got.done;
+        now = monotonic_ns();
+    }
+    got.missed = got.done < chunks || now > deadline;
+    return got;
+}
+
+// exec: one start of the program, timed from fork to reaping; missed when
+// it took the threshold or longer.
+PeriodOutcome start_program(const ProbeOptions& o) {
+    PeriodOutcome got;
+    got.sample_ns = time_one_start(o.exec_argv);
+    got.missed = got.sample_ns >= o.exec_missed_ns;
+    return got;
+}
+
 }  // namespace
 
 int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShared& shared) {
@@ -111,23 +157,11 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
         shared.ready.store(true, std::memory_order_release);
         for (;;) {
             sleeper.until(intended);
-            std::int64_t woke = monotonic_ns();
-            std::int64_t latency = woke - intended;
-            std::int64_t deadline = intended + period;
-            std::uint64_t done = 0;
-            bool missed;
-            if (chunks > 0) {
-                std::int64_t now = woke;
-                while (done < chunks && now < deadline) {
-                    work_chunk(state);
-                    ++done;
-                    now = monotonic_ns();
-                }
-                missed = done < chunks || now > deadline;
-            } else {
-                missed = latency >= period;
-            }
-            account.woke(intended, latency, missed, done, chunks);
+            const std::int64_t deadline = intended + period;
+            const PeriodOutcome got = o.kind == ProbeKind::exec
+                                          ? start_program(o)
+                                          : wake_and_work(intended, deadline, chunks, state);
+            account.woke(intended, got.sample_ns, got.missed, got.done, chunks);
             std::int64_t next = deadline;
             std::int64_t now = monotonic_ns();
             if (now >= next + period) {

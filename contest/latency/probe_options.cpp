@@ -3,17 +3,23 @@
 #include <sched.h>
 
 #include <array>
+#include <cmath>
 
 #include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
+#include "contest/sys/words.h"
 
 namespace contest::latency {
 
 namespace {
 
-constexpr std::array<EnumName<ProbeKind>, 3> kKinds{
-    {{ProbeKind::cyclic, "cyclic"}, {ProbeKind::audio, "audio"}, {ProbeKind::video, "video"}}};
+constexpr std::array<EnumName<ProbeKind>, 4> kKinds{{{ProbeKind::cyclic, "cyclic"},
+                                                     {ProbeKind::audio, "audio"},
+                                                     {ProbeKind::video, "video"},
+                                                     {ProbeKind::exec, "exec"}}};
 constexpr std::array<EnumName<SleepMethod>, 4> kMethods{{{SleepMethod::clock_ns, "clock_ns"},
                                                          {SleepMethod::posix_ns, "posix_ns"},
                                                          {SleepMethod::itimer, "itimer"},
@@ -26,6 +32,24 @@ E parse_in(const std::array<EnumName<E>, N>& table, const std::string& s, const 
     if (auto value = value_in(table, s)) return *value;
     throw UsageError(std::string(option) + " '" + s + "': must be one of " +
                      names_in(table, "|", "|"));
+}
+
+// The exec probe's argv, its program found now: a command that cannot start
+// is the user's mistake, said before anything runs.
+std::vector<std::string> exec_argv(const std::string& command) {
+    std::vector<std::string> argv;
+    try {
+        argv = split_words(command);
+    } catch (const UsageError& e) {
+        throw UsageError("--exec-cmd: " + std::string(e.what()));
+    }
+    if (argv.empty()) throw UsageError("--exec-cmd: the exec probe needs a command to start");
+    auto path = find_on_path(argv[0]);
+    if (!path)
+        throw UsageError("--exec-cmd '" + command + "': " + argv[0] +
+                         " is not an executable file (nor on PATH)");
+    argv[0] = path->string();
+    return argv;
 }
 
 }  // namespace
@@ -49,11 +73,13 @@ SchedPolicy parse_sched_policy(const std::string& s) {
     return parse_in(kPolicies, s, "--policy");
 }
 
-ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepMethod method,
-                                SchedPolicy policy, int priority) {
+ProbeOptions make_probe_options(ProbeKind kind, const ProbeSettings& settings) {
+    const std::int64_t interval_us = settings.interval_us;
+    const SchedPolicy policy = settings.policy;
+    const int priority = settings.priority;
     ProbeOptions o;
     o.kind = kind;
-    o.method = method;
+    o.method = settings.method;
     o.policy = policy;
     switch (kind) {
         case ProbeKind::cyclic:
@@ -71,6 +97,15 @@ ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepM
             o.period_ns = 16'700'000;
             o.cpu_share = 0.40;
             break;
+        case ProbeKind::exec:
+            o.period_ns = kExecPeriodNs;
+            o.exec_argv = exec_argv(settings.exec_command);
+            if (!(settings.exec_missed_ms >= kMinExecMissedMs &&
+                  settings.exec_missed_ms <= kMaxExecMissedMs))
+                throw UsageError("--exec-missed-ms " + fixed(settings.exec_missed_ms, 3) +
+                                 ": must be from 0.001 to 10000");
+            o.exec_missed_ns = std::llround(settings.exec_missed_ms * 1e6);
+            break;
     }
     if (policy == SchedPolicy::other) {
         o.priority = 0;
@@ -85,15 +120,15 @@ ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepM
     return o;
 }
 
-std::vector<ProbeOptions> make_probe_list(const std::string& probes, std::int64_t interval_us,
-                                          SleepMethod method, SchedPolicy policy, int priority) {
+std::vector<ProbeOptions> make_probe_list(const std::string& probes,
+                                          const ProbeSettings& settings) {
     std::vector<ProbeOptions> list;
     for (const std::string& name : split_commas(probes)) {
         if (name.empty()) throw UsageError("--latency '" + probes + "': an empty probe name");
         ProbeKind kind = parse_in(kKinds, name, "--latency");
         for (const auto& o : list)
             if (o.kind == kind) throw UsageError("--latency '" + probes + "': " + name + " twice");
-        list.push_back(make_probe_options(kind, interval_us, method, policy, priority));
+        list.push_back(make_probe_options(kind, settings));
     }
     return list;
 }

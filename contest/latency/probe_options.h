@@ -10,7 +10,7 @@
 
 namespace contest::latency {
 
-enum class ProbeKind { cyclic, audio, video };
+enum class ProbeKind { cyclic, audio, video, exec };
 // How the probe waits for its next period (stress-ng's --cyclic-method set).
 enum class SleepMethod { clock_ns, posix_ns, itimer, poll };
 enum class SchedPolicy { other, fifo, rr };
@@ -22,6 +22,14 @@ inline constexpr std::int64_t kMinIntervalUs = 10, kMaxIntervalUs = 10'000'000;
 inline constexpr int kMinPriority = 1, kMaxPriority = 99;
 // The distribution's bucket width: the histogram's 1 us, up to a second.
 inline constexpr std::int64_t kMinDistNs = 1000, kMaxDistNs = 1'000'000'000;
+// exec: a program started five times a second, by default /bin/true (small,
+// dynamically linked, in every base system: what is timed is fork, exec,
+// page-in and the dynamic linker, not the program's own work). A start
+// that takes 100 ms or more is missed: past that a person sees the wait.
+inline constexpr std::int64_t kExecPeriodNs = 200'000'000;
+inline constexpr const char* kDefaultExecCommand = "/bin/true";
+inline constexpr double kDefaultExecMissedMs = 100, kMinExecMissedMs = 0.001,
+                        kMaxExecMissedMs = 10'000;
 
 std::string_view name_of(ProbeKind k);
 std::string_view name_of(SleepMethod m);
@@ -37,23 +45,37 @@ struct ProbeOptions {
     SleepMethod method = SleepMethod::clock_ns;
     SchedPolicy policy = SchedPolicy::other;
     int priority = 0;  // fifo, rr: 1..99; other: unused
+    // exec: the program started every period (argv[0] a path, found when the
+    // options were made) and the start time from which a start is missed.
+    std::vector<std::string> exec_argv;
+    std::int64_t exec_missed_ns = 0;
     // Raw samples of the window, one line each, when set. The parent opens
     // it (so a bad path is a usage error before anything starts); the probe
     // writes through the inherited descriptor.
     std::optional<std::string> raw_path;
 };
 
+// What the command line sets for the probes, whichever run: the kinds take
+// what is theirs (the interval is cyclic's, the command exec's).
+struct ProbeSettings {
+    std::int64_t interval_us = 1000;
+    SleepMethod method = SleepMethod::clock_ns;
+    SchedPolicy policy = SchedPolicy::other;
+    int priority = 50;
+    std::string exec_command = kDefaultExecCommand;  // split into words, no shell
+    double exec_missed_ms = kDefaultExecMissedMs;
+};
+
 // The probe's options with the period and share of its kind: cyclic wakes
 // every interval_us; audio is interbench's (50 ms, 5% of a CPU), video too
-// (16.7 ms, 40%). Throws UsageError for a bad interval, or a priority out of
-// the policy's range.
-ProbeOptions make_probe_options(ProbeKind kind, std::int64_t interval_us, SleepMethod method,
-                                SchedPolicy policy, int priority);
+// (16.7 ms, 40%); exec starts its command every 200 ms. Throws UsageError
+// for a bad interval, a priority out of the policy's range, or an exec
+// command that is empty or not found on PATH (naming --exec-cmd).
+ProbeOptions make_probe_options(ProbeKind kind, const ProbeSettings& settings);
 
 // `contest run --latency PROBES`'s list ("cyclic", "audio,video"): one
 // options set per probe, each named once; the other settings as above.
 // Throws UsageError naming --latency for an empty or repeated name.
-std::vector<ProbeOptions> make_probe_list(const std::string& probes, std::int64_t interval_us,
-                                          SleepMethod method, SchedPolicy policy, int priority);
+std::vector<ProbeOptions> make_probe_list(const std::string& probes, const ProbeSettings& settings);
 
 }  // namespace contest::latency

@@ -2,6 +2,10 @@
 
 namespace contest::latency {
 
+nlohmann::json exec_json(const ProbeOptions& o) {
+    return {{"command", o.exec_argv}, {"missed_ns", o.exec_missed_ns}};
+}
+
 std::optional<double> ProbeResult::share_wanted_pct() const {
     if (options.cpu_share <= 0) return std::nullopt;
     return 100.0 * options.cpu_share;
@@ -39,6 +43,7 @@ nlohmann::json ProbeResult::to_json() const {
                      {"chunks_done", stats.work_done()},
                      {"chunks_wanted", stats.work_wanted()}};
     }
+    if (options.kind == ProbeKind::exec) j.update(exec_json(options));
     if (failure) j["failure"] = *failure;
     return j;
 }

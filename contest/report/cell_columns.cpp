@@ -40,7 +40,7 @@ std::string cpu(const Cell& c, const CellDigits&) {
 }
 
 std::string loads(const Cell& c, const CellDigits& d) {
-    return fixed(c.load_units.mean, d.loads);
+    return c.loads_counted ? fixed(c.load_units.mean, d.loads) : "-";
 }
 
 std::string load_cpu(const Cell& c, const CellDigits&) {

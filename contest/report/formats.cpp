@@ -38,7 +38,10 @@ int loads_decimals(const LoadBlock& block) {
 }
 
 std::string unit_description(const LoadBlock& block) {
-    return block.unit.empty() ? "none (no load runs)" : block.unit;
+    if (!block.unit.empty()) return block.unit;
+    for (const auto& cell : block.cells)
+        if (!cell.loads_counted) return "not counted (your command, no --load-cmd-units)";
+    return "none (no load runs)";
 }
 
 std::string significance_mark(const Cell& cell) {

@@ -14,12 +14,13 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kProbeOrder[] = {"cyclic", "audio", "video"};
+constexpr const char* kProbeOrder[] = {"cyclic", "audio", "video", "exec"};
 
 int probe_rank(const std::string& probe) {
-    for (int i = 0; i < 3; ++i)
+    const int n = static_cast<int>(std::size(kProbeOrder));
+    for (int i = 0; i < n; ++i)
         if (probe == kProbeOrder[i]) return i;
-    return 3;
+    return n;
 }
 
 double number_at(const json& j, const json::json_pointer& at) {
@@ -210,15 +211,20 @@ std::vector<std::string> latency_cells(const LatencyRow& row) {
 }
 
 std::string latency_legend(const ReportModel& model) {
-    bool any_test = false, any_mean = false;
+    bool any_test = false, any_mean = false, any_exec = false;
     for (const auto& block : model.blocks)
         for (const auto& row : block.latency) {
             any_test = any_test || row.p99_test || row.missed_test;
             any_mean = any_mean || !row.pooled;
+            any_exec = any_exec || row.probe == "exec";
         }
     std::string legend =
         "Latency in us, percentiles over every sample of the runs (histograms pooled, 1 us "
         "resolution); Missed%: periods whose deadline passed; CPU got/wanted: % of a CPU.";
+    if (any_exec)
+        legend +=
+            "\nexec: the time of each start of its program, fork to exit; missed: a start at or "
+            "over its threshold, or one not made because the one before ran over its period";
     if (any_test)
         legend += "\n* p99 differs from the baseline " + model.baseline +
                   "'s beyond noise; ! missed% does (Welch t on the per-run figures, " +

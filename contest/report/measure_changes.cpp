@@ -1,7 +1,11 @@
-// What else changed between two kernels under a load. Counts and deltas are
-// taken per second of the window they were counted over, so a run that took
-// longer does not look as though it did more of everything; percentages and
-// sizes are taken as recorded.
+// What else changed between two kernels under a load. The compile's own
+// counts (its faults and context switches, its perf events) are taken per
+// compile: every run does the same work, so a count per run is a count per
+// unit of work, and dividing it by a wall time that other work on the machine
+// stretched would hide a doubled count behind the noise of that time. Counts
+// of the machine as a whole (vmstat, the disk, the load's work) are taken per
+// second of the window they were counted over, as a longer window counts more
+// of them. Percentages and sizes are taken as recorded.
 #include "contest/report/measure_changes.h"
 
 #include <algorithm>
@@ -30,18 +34,17 @@ constexpr KnownMeasure kKnownMeasures[] = {
     {"sys_s", "the compile's system (kernel) CPU time"},
     {"cpu_pct", "the compile's CPU use"},
     {"max_rss_kib", "the compile's largest resident memory"},
-    {"minor_faults_per_s", "the compile's rate of minor page faults"},
-    {"major_faults_per_s", "the compile's rate of major page faults (from disk)"},
-    {"voluntary_switches_per_s", "the compile's rate of voluntary context switches (it waited)"},
-    {"involuntary_switches_per_s",
-     "the compile's rate of involuntary context switches (it was preempted)"},
+    {"minor_faults", "the compile's count of minor page faults"},
+    {"major_faults", "the compile's count of major page faults (read from disk)"},
+    {"voluntary_switches", "the compile's count of voluntary context switches (it waited)"},
+    {"involuntary_switches", "the compile's count of involuntary context switches (preempted)"},
     {"load_units_per_s", "the load's work done per second"},
     {"load_cpu_pct", "the load's CPU use"},
     {"others_cpu_pct", "CPU used by other work on the machine"},
     {"steal_pct", "CPU stolen by the hypervisor"},
-    {"perf_context_switches_per_s", "the compile's rate of context switches (perf)"},
-    {"perf_cpu_migrations_per_s", "the compile's rate of moves between CPUs (perf)"},
-    {"perf_page_faults_per_s", "the compile's rate of page faults (perf)"},
+    {"perf_context_switches", "the compile's count of context switches (perf)"},
+    {"perf_cpu_migrations", "the compile's count of moves between CPUs (perf)"},
+    {"perf_page_faults", "the compile's count of page faults (perf)"},
     {"perf_ipc", "the compile's instructions per cycle (perf)"},
     {"perf_cache_miss_rate", "the compile's cache miss rate (perf)"},
     {"perf_branch_miss_rate", "the compile's branch miss rate (perf)"},
@@ -65,6 +68,19 @@ constexpr KnownMeasure kKnownMeasures[] = {
     {"vmstat_allocstall_movable_per_s",
      "the rate of allocations stalled for reclaim (vmstat allocstall_movable)"},
     {"vmstat_compact_stall_per_s", "the rate of allocations stalled for compaction"},
+    {"vmstat_compact_fail_per_s", "the rate of failed compactions"},
+    {"vmstat_thp_fault_alloc_per_s",
+     "the rate of page faults served with a transparent huge page (vmstat thp_fault_alloc)"},
+    {"vmstat_thp_fault_fallback_per_s",
+     "the rate of huge page faults that fell back to small pages (vmstat thp_fault_fallback)"},
+    {"vmstat_pgsteal_kswapd_per_s",
+     "the rate of pages reclaimed by kswapd (vmstat pgsteal_kswapd)"},
+    {"vmstat_pgsteal_direct_per_s",
+     "the rate of pages reclaimed in direct reclaim (vmstat pgsteal_direct)"},
+    {"vmstat_pgsteal_file_per_s", "the rate of page cache pages reclaimed (vmstat pgsteal_file)"},
+    {"vmstat_pgsteal_anon_per_s", "the rate of anonymous pages reclaimed (vmstat pgsteal_anon)"},
+    {"vmstat_workingset_refault_anon_per_s",
+     "the rate of anonymous pages read back soon after eviction (vmstat workingset_refault_anon)"},
     {"vmstat_workingset_refault_file_per_s",
      "the rate of file pages read back soon after eviction (vmstat workingset_refault_file)"},
     {"vmstat_oom_kill_per_s", "the rate of OOM kills"},
@@ -113,13 +129,13 @@ void timeline_measures(Measures& m, const nlohmann::json& timeline) {
         for (const auto& [k, v] : cpu->items()) put(m, "machine_cpu_" + k + "_pct", v);
 }
 
-void perf_measures(Measures& m, const nlohmann::json& perf, double wall_s) {
+void perf_measures(Measures& m, const nlohmann::json& perf) {
     if (!perf.is_object()) return;
     for (const auto& [k, v] : perf.items()) {
         if (k == "events" && v.is_object()) {
             for (const auto& [event, e] : v.items())
                 if (e.is_object() && e.value("counted", false) && e.contains("value"))
-                    put(m, "perf_" + measure_name(event) + "_per_s", e["value"], wall_s);
+                    put(m, "perf_" + measure_name(event), e["value"]);
         } else if (v.is_object() && v.contains("value")) {
             put(m, "perf_" + measure_name(k), v["value"]);
         }
@@ -144,17 +160,17 @@ Measures measures_of(const RunRecord& r) {
     put(m, "sys_s", r.sys_s);
     put(m, "cpu_pct", r.cpu_pct);
     put(m, "max_rss_kib", static_cast<double>(r.max_rss_kib));
-    put(m, "minor_faults_per_s", static_cast<double>(r.minor_faults), r.wall_s);
-    put(m, "major_faults_per_s", static_cast<double>(r.major_faults), r.wall_s);
-    put(m, "voluntary_switches_per_s", static_cast<double>(r.voluntary_switches), r.wall_s);
-    put(m, "involuntary_switches_per_s", static_cast<double>(r.involuntary_switches), r.wall_s);
+    put(m, "minor_faults", static_cast<double>(r.minor_faults));
+    put(m, "major_faults", static_cast<double>(r.major_faults));
+    put(m, "voluntary_switches", static_cast<double>(r.voluntary_switches));
+    put(m, "involuntary_switches", static_cast<double>(r.involuntary_switches));
     if (!r.load_unit.empty()) {
         put(m, "load_units_per_s", r.load_units, r.wall_s);
         put(m, "load_cpu_pct", r.load_cpu_pct);
     }
     if (r.others_cpu_pct) put(m, "others_cpu_pct", *r.others_cpu_pct);
     if (r.steal_pct) put(m, "steal_pct", *r.steal_pct);
-    perf_measures(m, r.perf, r.wall_s);
+    perf_measures(m, r.perf);
     timeline_measures(m, r.timeline);
     latency_measures(m, r.latency);
     return m;
@@ -276,6 +292,7 @@ std::vector<LoadMeasureChanges> measure_changes(const ReportModel& model, const 
 std::string measure_change_line(const MeasureChange& c) {
     const std::string& what = c.meaning.empty() ? c.measure : c.meaning;
     if (c.base_mean == 0) return "on new, " + what + " rose from none on base";
+    if (c.new_mean == 0) return "on new, " + what + " fell to none";
     return "on new, " + what + " was " + fixed(c.new_mean / c.base_mean, 2) + "x base's";
 }
 
@@ -296,8 +313,8 @@ std::string measure_changes_heading(const std::vector<LoadMeasureChanges>& chang
             if (std::find(methods.begin(), methods.end(), m) == methods.end()) methods.push_back(m);
     std::string tests = methods.empty() ? std::string("-") : methods.front();
     for (std::size_t i = 1; i < methods.size(); ++i) tests += " or " + methods[i];
-    return "What else changed (the other measures both kernels' runs recorded, counts per "
-           "second; base -> new; p: " +
+    return "What else changed (the other measures both kernels' runs recorded: the compile's "
+           "counts per compile, the machine's per second; base -> new; p: " +
            tests + ", adjusted over each load's measures, " +
            stats::correction_description(model.correction) +
            "; largest change first). A measure that changed with the kernel is not thereby "

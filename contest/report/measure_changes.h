@@ -14,7 +14,7 @@
 namespace contest {
 
 struct MeasureChange {
-    std::string measure;  // e.g. "psi_io_some_pct", "perf_context_switches_per_s"
+    std::string measure;  // e.g. "psi_io_some_pct", "perf_context_switches"
     std::string meaning;  // what it is in plain words, from the known measures; "" unknown
     double base_mean = 0, new_mean = 0;
     Test test;  // effect_pct: the relative change of the mean, in %

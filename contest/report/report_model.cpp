@@ -35,6 +35,7 @@ void summarize_cell(Cell& cell) {
         wall.push_back(sr.run.wall_s);
         cpu.push_back(sr.run.cpu_pct);
         units.push_back(sr.run.load_units);
+        if (sr.run.load_not_counted) cell.loads_counted = false;
         lcpu.push_back(sr.run.load_cpu_pct);
     }
     cell.time = stats::summarize(wall);

@@ -73,6 +73,7 @@ struct Cell {
     stats::Summary cpu_pct;       // the workload's (user + sys) / wall
     stats::Summary load_units;    // Loads, in the load's unit
     stats::Summary load_cpu_pct;  // LCPU%
+    bool loads_counted = true;    // false: a load that counts no work (Loads "-")
     // Time over the same label's no_load (see ratio.h); nullopt without a
     // no_load. ratio_ci95_half is zero for no_load itself (a sample over
     // itself is exactly 1) and NaN when a side has one run.

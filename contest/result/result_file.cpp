@@ -53,6 +53,10 @@ bool has_secondary_unit(const RunRecord& r) {
     return !r.load_secondary_unit.empty();
 }
 
+bool has_uncounted_load(const RunRecord& r) {
+    return r.load_not_counted;
+}
+
 // clang-format off
 const Field<RunRecord> kRunFields[] = {
     {"load",                 &RunRecord::load, Need::required},
@@ -69,6 +73,8 @@ const Field<RunRecord> kRunFields[] = {
     {"load_secondary",       &RunRecord::load_secondary, Need::optional, Written::always, has_secondary_unit},
     {"load_secondary_unit",  &RunRecord::load_secondary_unit, Need::optional, Written::when_set},
     {"load_cpu_pct",         &RunRecord::load_cpu_pct},
+    {"load_restarts",        &RunRecord::load_restarts, Need::optional, Written::when_set},
+    {"load_not_counted",     &RunRecord::load_not_counted, Need::optional, Written::always, has_uncounted_load},
     {"max_rss_kib",          &RunRecord::max_rss_kib},
     {"minor_faults",         &RunRecord::minor_faults},
     {"major_faults",         &RunRecord::major_faults},

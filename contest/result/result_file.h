@@ -27,7 +27,9 @@ struct RunRecord {
     std::string load_unit;      // "" for no_load/cacherun
     double load_secondary = 0;  // second measure (e.g. passes), in load_secondary_unit
     std::string load_secondary_unit;
-    double load_cpu_pct = 0;  // load's user+sys over the window / wall
+    double load_cpu_pct = 0;        // load's user+sys over the window / wall
+    int load_restarts = 0;          // times a --load-cmd ended by itself and was started again
+    bool load_not_counted = false;  // a load that works but counts nothing: Loads is "-"
     std::int64_t max_rss_kib = 0;
     std::int64_t minor_faults = 0, major_faults = 0;
     std::int64_t voluntary_switches = 0, involuntary_switches = 0;

@@ -16,10 +16,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Where the guest sees the scratch disk and the results share.
-const std::string kGuestBinary = "/tmp/contest-bin/contest";
-const std::string kGuestWorkdir = "/tmp/work";
-const std::string kGuestResults = "/tmp/out/results";
+// Where the guest sees the scratch disk (on /mnt, which Debian always has
+// and leaves empty) and the results share; its TMPDIR is on the disk too.
+const std::string kGuestScratch = "/mnt";
+const std::string kGuestBinary = kGuestScratch + "/contest-bin/contest";
+const std::string kGuestWorkdir = kGuestScratch + "/work";
+const std::string kGuestResults = kGuestScratch + "/out/results";
 
 fs::path own_binary() {
     std::error_code ec;
@@ -94,6 +96,10 @@ KernelGuests::KernelGuests(const RunConfig& config, Progress& progress)
     workdir_.make_dir(run_folder_);
     folder_ = workdir_.real_dir(run_folder_);
     qemu_binary();
+    std::error_code ec;
+    if (!fs::is_directory(kGuestScratch, ec))
+        throw EnvironmentError("the guests mount their scratch disk on " + kGuestScratch +
+                               ", which this host's root lacks: create it (an empty folder)");
     for (const auto& spec : config.kernels) {
         kernels_.push_back(
             resolve_kernel_image(spec.image, workdir_.real_dir("vm/cache"), progress));
@@ -140,7 +146,9 @@ void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
     workdir_.remove_tree(run_folder_ + "/seed");
     workdir_.make_dir(run_folder_ + "/seed/contest-bin");
     workdir_.make_dir(run_folder_ + "/seed/work");
+    workdir_.make_dir(run_folder_ + "/seed/tmp");
     const fs::path seed = folder_ / "seed";
+    fs::permissions(seed / "tmp", fs::perms::all | fs::perms::sticky_bit);
     fs::copy_file(own_binary(), seed / "contest-bin/contest", fs::copy_options::overwrite_existing);
     // The guest's /boot: its own kernel's config, where contest's facts look.
     if (!kernels_[v].config_text.empty()) {
@@ -164,15 +172,25 @@ std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::strin
                                      std::uint64_t seed) const {
     const char* path = std::getenv("PATH");
     std::vector<std::string> argv = {
-        "env",        "-i",
-        "HOME=/tmp",  std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
-        kGuestBinary, "run",
-        "--label",    config_.kernels[v].label,
-        "--runs",     "1",
-        "--order",    run_order_name(config_.order),
-        "--seed",     std::to_string(seed),
-        "--workdir",  kGuestWorkdir,
-        "--results",  kGuestResults};
+        "env",
+        "-i",
+        "HOME=" + kGuestScratch,
+        "TMPDIR=" + kGuestScratch + "/tmp",
+        std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
+        kGuestBinary,
+        "run",
+        "--label",
+        config_.kernels[v].label,
+        "--runs",
+        "1",
+        "--order",
+        run_order_name(config_.order),
+        "--seed",
+        std::to_string(seed),
+        "--workdir",
+        kGuestWorkdir,
+        "--results",
+        kGuestResults};
     argv.insert(argv.end(), config_.guest_arguments.begin(), config_.guest_arguments.end());
     for (const auto& load : loads) {
         argv.push_back("--load");

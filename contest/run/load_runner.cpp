@@ -114,6 +114,7 @@ LoadSample RunningLoad::sample() const {
     s.at = std::chrono::steady_clock::now();
     s.units = counters.units.load(std::memory_order_relaxed);
     s.secondary = counters.secondary.load(std::memory_order_relaxed);
+    s.restarts = counters.restarts.load(std::memory_order_relaxed);
     s.cpu_s = worker_.pgid() > 0 ? group_cpu_seconds(worker_.pgid()) : 0;
     return s;
 }
@@ -140,7 +141,7 @@ std::optional<std::string> LoadSession::warm_up(double seconds) {
     interruptible_sleep(seconds);
     auto after = sample();
     if (auto why = failure()) return why;
-    if (after.units == before.units)
+    if (info_.counts_work() && after.units == before.units)
         return std::string(info_.name) + " did no work in its " + fixed(seconds, 1) + " s warm-up";
     return std::nullopt;
 }

@@ -23,7 +23,8 @@ struct LoadSample {
     std::chrono::steady_clock::time_point at;
     std::uint64_t units = 0;
     std::uint64_t secondary = 0;
-    double cpu_s = 0;  // user+sys of every process of the load so far
+    std::uint64_t restarts = 0;  // see LoadCounters::restarts
+    double cpu_s = 0;            // user+sys of every process of the load so far
 };
 
 // The work and CPU of a load between two samples, in display units.
@@ -74,6 +75,9 @@ class RunningLoad {
     std::optional<std::string> failure() const;
     void stop() { worker_.stop(); }
     pid_t pgid() const { return worker_.pgid(); }
+    std::uint64_t restarts() const {
+        return worker_.block().restarts.load(std::memory_order_relaxed);
+    }
 
   private:
     const LoadInfo& info_;
@@ -99,10 +103,12 @@ class LoadSession {
     // is never started: running() stays false.
     void start();
     // Lets the started load run for `seconds`, then says why it is no good:
-    // it died, or it did no work in that time.
+    // it died, or (when it counts its work) it did no work in that time.
     std::optional<std::string> warm_up(double seconds);
     bool running() const { return running_.has_value(); }
     LoadSample sample() const { return running_->sample(); }
+    // Times the running load's command was started again since start().
+    std::uint64_t restarts() const { return running_ ? running_->restarts() : 0; }
     // Why the running load is not running any more, or nullopt (see RunningLoad).
     std::optional<std::string> failure() const { return running_->failure(); }
     // Stops and reaps the group (SIGTERM, then SIGKILL); a no-op when stopped.

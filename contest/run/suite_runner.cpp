@@ -50,6 +50,7 @@ RunRecord new_record(const LoadInfo& info, unsigned i) {
     rec.index = static_cast<int>(i);
     rec.load_unit = info.unit;
     rec.load_secondary_unit = info.secondary_unit;
+    rec.load_not_counted = info.does_work() && !info.counts_work();
     return rec;
 }
 
@@ -179,7 +180,16 @@ void SuiteRunner::run_workload(const std::string& head, LoadSession& load, unsig
         }
     probes.reset();
     std::optional<std::string> load_died = load.running() ? load.failure() : std::nullopt;
+    rec.load_restarts = static_cast<int>(load.restarts());
     load.stop();  // stop and reap the load before anything else
+    if (rec.load_restarts > 0) {
+        progress_.clear();
+        std::fprintf(stderr,
+                     "contest: warning: %s run %u: its command ended by itself and was started "
+                     "again %d time%s\n",
+                     load.info().name.data(), i, rec.load_restarts,
+                     rec.load_restarts == 1 ? "" : "s");
+    }
     if (!ex.exited_ok()) {
         rec.status = ex.timed_out ? RunStatus::timed_out : RunStatus::workload_failed;
         rec.reason = workload_.name() + " workload " + ex.describe();

@@ -30,7 +30,7 @@ while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o "$opts,ro" host /host || fail "mounting the host's root (9p)"
 mount -t 9p -o "$opts" out /out || fail "mounting the results share (9p)"
-mount -t ext4 /dev/vda /host/tmp || fail "mounting the scratch disk (ext4 on /dev/vda)"
+mount -t ext4 /dev/vda /host/mnt || fail "mounting the scratch disk (ext4 on /dev/vda) on /mnt"
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
 mount -t devtmpfs dev /host/dev
@@ -39,8 +39,8 @@ mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
 mkdir -p /host/dev/shm /host/dev/pts && mount -t tmpfs shm /host/dev/shm
 mount -t devpts devpts /host/dev/pts 2>/dev/null
 mount -t tmpfs run /host/run 2>/dev/null
-[ -d /host/tmp/boot ] && mount --bind /host/tmp/boot /host/boot 2>/dev/null
-mkdir -p /host/tmp/out && mount --bind /out /host/tmp/out || fail "binding the results share"
+[ -d /host/mnt/boot ] && mount --bind /host/mnt/boot /host/boot 2>/dev/null
+mkdir -p /host/mnt/out && mount --bind /out /host/mnt/out || fail "binding the results share"
 ip link set lo up 2>/dev/null
 say up
 # argv: the command, its words NUL-separated (no shell between).

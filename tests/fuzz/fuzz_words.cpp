@@ -7,7 +7,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
-#include "workloads/words.h"
+#include "contest/sys/words.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-#include "workloads/words.h"
+#include "contest/sys/words.h"
 
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"

@@ -1,7 +1,7 @@
 #pragma once
-// Shell-like word splitting for the command workload's option strings
-// (--workload-cmd, --prepare-cmd, --clean-cmd). The words become an argv that
-// is executed directly: there is no shell, so no expansion of any kind.
+// Shell-like word splitting for the commands a user gives as one string
+// (--workload-cmd, --latency-exec-cmd, --load-cmd). The words become an argv
+// that is executed directly: there is no shell, so no expansion of any kind.
 #include <string>
 #include <string_view>
 #include <vector>

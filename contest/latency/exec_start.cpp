@@ -1,0 +1,26 @@
+#include "contest/latency/exec_start.h"
+
+#include <sys/wait.h>
+
+#include "contest/latency/probe_sleeper.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/words.h"
+
+namespace contest::latency {
+
+std::int64_t time_one_start(const std::vector<std::string>& argv) {
+    const SpawnOptions options = in_callers_group(-1, -1, -1);
+    const std::int64_t before = monotonic_ns();
+    const pid_t pid = spawn(argv, options);
+    const int status = wait_for_exit(pid);
+    const std::int64_t after = monotonic_ns();
+    if (status < 0) throw EnvironmentError(join_words(argv) + ": cannot be reaped");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw EnvironmentError(join_words(argv) + " ended with " + describe_wait_status(status) +
+                               "; the exec probe times a command that succeeds");
+    return after - before;
+}
+
+}  // namespace contest::latency

@@ -1,0 +1,258 @@
+// The exec probe (--latency exec) and the user's own loads (--load-cmd),
+// end to end through the real binary: what they count and time, what they
+// cost, and that nothing they start outlives contest.
+#include <signal.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/sys/machine.h"
+#include "test_helpers.h"
+
+using namespace contest;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> run_args(const test::ScratchDir& dir, std::vector<std::string> more) {
+    std::vector<std::string> args{"run",
+                                  "--workdir",
+                                  (dir / "work").string(),
+                                  "--results",
+                                  (dir / "results").string(),
+                                  "--quiet",
+                                  "--no-drop-caches",
+                                  "-k",
+                                  "exec-test"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+// The one result file of a run under dir/results, parsed.
+json only_result(const test::ScratchDir& dir) {
+    std::vector<std::filesystem::path> files;
+    for (auto& e : std::filesystem::recursive_directory_iterator(dir / "results"))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    REQUIRE(files.size() == 1);
+    return json::parse(test::slurp(files[0]));
+}
+
+const json& run_of(const json& result, const std::string& load) {
+    for (const auto& r : result["runs"])
+        if (r["load"] == load) return r;
+    FAIL("no run under " << load);
+    throw std::logic_error("unreachable");
+}
+
+// A workload of known length: 2 s of sleep, nothing else.
+const std::vector<std::string> kTwoSeconds = {"-w", "command", "--workload-cmd", "sleep 2",
+                                              "-n", "1",       "--warmup",       "0.5"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// N busy shells in one command: a load that wants N CPUs.
+std::string spinners(unsigned n) {
+    std::string script;
+    for (unsigned i = 0; i < n; ++i) script += "while :; do :; done & ";
+    return "spin=sh -c '" + script + "wait'";
+}
+
+}  // namespace
+
+TEST_CASE("the exec probe starts its program at its pace over the workload and times each start",
+          "[latency][exec][e2e]") {
+    test::ScratchDir dir("exec-count");
+    auto o = test::run_contest_binary(
+        run_args(dir, with(kTwoSeconds, {"--latency", "exec", "no_load"})), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+    const json r = run_of(only_result(dir), "no_load");
+    REQUIRE(r["status"] == "ok");
+    const json& p = r["latency"]["exec"];
+    CHECK(p["probe"] == "exec");
+    CHECK(p["period_ns"] == 200'000'000);
+    CHECK(p["command"] == json::array({"/bin/true"}));
+    CHECK(p["missed_ns"] == 100'000'000);
+    // 2 s at 5 starts a second: 10 periods, a few more or less at the edges
+    // and on a busy machine; every start a sample.
+    const auto periods = p["latency"]["periods"].get<std::uint64_t>();
+    const auto samples = p["latency"]["samples"].get<std::uint64_t>();
+    CHECK(periods >= 6);
+    CHECK(periods <= 12);
+    CHECK(samples >= 5);
+    CHECK(samples <= periods);
+    // A start is a fork, an exec and a dynamic link: above 20 us, and no
+    // start of /bin/true is longer than the window it was counted in.
+    CHECK(p["latency"]["min_ns"].get<double>() > 20'000);
+    CHECK(p["latency"]["max_ns"].get<double>() < r["wall_s"].get<double>() * 1e9);
+    CHECK(p["latency"]["histogram"]["bins"].size() > 0);
+    // The probe's CPU, the starts' included, is recorded and is contest's own.
+    CHECK(p["probe_cpu"]["user_s"].get<double>() + p["probe_cpu"]["sys_s"].get<double>() > 0);
+    CHECK(p["probe_cpu"]["cpu_pct"].get<double>() > 0);
+    // The report has its block, as for the other probes.
+    CHECK_THAT(o.out, Catch::Contains("no_load: exec latency (us)"));
+}
+
+TEST_CASE("a start slower than the threshold is counted missed", "[latency][exec][e2e]") {
+    test::ScratchDir dir("exec-slow");
+    auto o = test::run_contest_binary(
+        run_args(dir, with(kTwoSeconds, {"--latency", "exec", "--latency-exec-cmd", "sleep 0.3",
+                                         "--latency-exec-missed-ms", "250", "no_load"})),
+        dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+    const json result = only_result(dir);
+    const json& p = run_of(result, "no_load")["latency"]["exec"];
+    const auto samples = p["latency"]["samples"].get<std::uint64_t>();
+    CHECK(samples >= 3);
+    CHECK(p["latency"]["min_ns"].get<double>() >= 300e6);
+    // Every start is missed; periods a start covered are skipped, and missed too.
+    CHECK(p["latency"]["missed"] == p["latency"]["periods"]);
+    CHECK(p["latency"]["skipped"].get<std::uint64_t>() >= 1);
+    CHECK(p["missed_pct"].get<double>() == Approx(100));
+}
+
+TEST_CASE("contest latency --probe exec: the user's command, and bad commands refused",
+          "[latency][exec][e2e]") {
+    test::ScratchDir dir("exec-latency");
+    auto o = test::run_contest_binary({"latency", "--probe", "exec", "--exec-cmd",
+                                       "sh -c :", "--duration", "1", "--format", "json"},
+                                      dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    auto j = json::parse(o.out);
+    CHECK(j["command"][1] == "-c");
+    CHECK(j["latency"]["samples"].get<std::uint64_t>() >= 3);
+    CHECK(test::leftover_processes().empty());
+    for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"latency", "--probe", "exec", "--exec-cmd", "no-such-program-x"},
+              "no-such-program-x is not an executable file"},
+             {{"latency", "--probe", "exec", "--exec-cmd", ""}, "needs a command"},
+             {{"latency", "--exec-cmd", "true"}, "--exec-cmd is the exec probe's"},
+             {{"run", "--latency", "cyclic", "--latency-exec-cmd", "true"},
+              "--latency-exec-cmd is the exec probe's"},
+         }) {
+        auto bad = test::run_contest_binary(args, dir.path());
+        INFO(bad.err);
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.err, Catch::Contains(says));
+        CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    }
+}
+
+TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload slower",
+          "[loads][exec][e2e]") {
+    test::ScratchDir dir("load-cmd-spin");
+    // The workload: a fixed amount of single-threaded work. One spinner per
+    // CPU takes a share of every CPU from it.
+    const std::string work = "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'";
+    auto o = test::run_contest_binary(
+        run_args(dir, {"-w", "command", "--workload-cmd", work, "-n", "1", "--warmup", "0.5",
+                       "--load-cmd", spinners(online_cpus()), "no_load", "spin"}),
+        dir.path());
+    INFO(o.err);
+    INFO(o.out);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+    const json result = only_result(dir);
+    const json& spin = run_of(result, "spin");
+    const json& base = run_of(result, "no_load");
+    CHECK(spin["load_cpu_pct"].get<double>() > 1);
+    CHECK(spin["load_not_counted"] == true);
+    CHECK(result["loads"]["spin"]["command"][0] == "sh");
+    CHECK(spin["wall_s"].get<double>() / base["wall_s"].get<double>() > 1.1);
+    // No counter: Loads is "-" in the table.
+    CHECK_THAT(o.out, Catch::Contains("not counted (your command"));
+}
+
+TEST_CASE("a --load-cmd that exits at once is started again, and the run says so",
+          "[loads][exec][e2e]") {
+    test::ScratchDir dir("load-cmd-quick");
+    auto o = test::run_contest_binary(
+        run_args(dir, with(kTwoSeconds, {"--load-cmd", "quick=true", "quick"})), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+    const json result = only_result(dir);
+    const json& r = run_of(result, "quick");
+    CHECK(r["status"] == "ok");
+    // A second at the soonest between starts, over 2.5 s: at least 2.
+    CHECK(r["load_restarts"].get<int>() >= 2);
+    CHECK_THAT(o.err, Catch::Contains("quick run 1: its command ended by itself and was started"));
+}
+
+TEST_CASE("a units command (--load-cmd-units) counts the load's work", "[loads][exec][e2e]") {
+    test::ScratchDir dir("load-cmd-units");
+    auto o =
+        test::run_contest_binary({"load", "lines", "--duration", "2", "--format", "json",
+                                  "--workdir", (dir / "work").string(), "--load-cmd",
+                                  "lines=sh -c 'while :; do echo x >> out; sleep 0.01; done'",
+                                  "--load-cmd-units", "lines=sh -c 'cat out 2>/dev/null | wc -l'"},
+                                 dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    auto j = json::parse(o.out);
+    CHECK(j["unit"] == "units");
+    // 2 s of a line every 10 ms: tens to about 200, whatever the machine.
+    CHECK(j["units"].get<double>() > 10);
+    CHECK(j["units"].get<double>() < 400);
+    CHECK(j["cpu_pct"].get<double>() > 0);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "load names of --load-cmd: contest's own and bad ones refused in one line; listed by loads",
+    "[loads][exec][e2e]") {
+    test::ScratchDir dir("load-cmd-names");
+    for (const auto& [spec, says] : std::vector<std::pair<std::string, std::string>>{
+             {"cpu_load=true", "cpu_load is contest's own"},
+             {"all=true", "all is contest's own"},
+             {"Big-Name=true", "lowercase letters, digits and '_'"},
+             {"empty=", "the command is empty"},
+             {"nameless", "must be NAME=COMMAND"},
+         }) {
+        auto bad = test::run_contest_binary({"loads", "--load-cmd", spec}, dir.path());
+        INFO(spec << ": " << bad.err);
+        CHECK(bad.exit_code == 2);
+        CHECK_THAT(bad.err, Catch::Contains(says));
+        CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+    }
+    auto units_first =
+        test::run_contest_binary({"loads", "--load-cmd-units", "x=true"}, dir.path());
+    CHECK(units_first.exit_code == 2);
+    CHECK_THAT(units_first.err, Catch::Contains("x is no --load-cmd"));
+
+    std::ofstream(dir / "mine.conf") << "load-cmd = spin=sh -c 'while :; do :; done'\n";
+    auto listed =
+        test::run_contest_binary({"loads", "--config", (dir / "mine.conf").string()}, dir.path());
+    INFO(listed.err);
+    REQUIRE(listed.exit_code == 0);
+    CHECK_THAT(listed.out, Catch::Contains("spin"));
+    CHECK_THAT(listed.out, Catch::Contains("your command: sh -c 'while :; do :; done'"));
+}
+
+TEST_CASE("Ctrl-C during a run with a --load-cmd and the exec probe leaves no process",
+          "[loads][exec][e2e]") {
+    test::ScratchDir dir("load-cmd-intr");
+    pid_t contest = test::start_contest(
+        run_args(dir, {"-w", "command", "--workload-cmd", "sleep 30", "-n", "1", "--warmup", "0.5",
+                       "--latency", "exec", "--load-cmd", spinners(2), "spin"}),
+        dir.path());
+    // The load's shells and the probe at work (the warm-up is half a second).
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    REQUIRE(::kill(contest, SIGINT) == 0);
+    auto o = test::finish_contest(contest, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 130);
+    // The test adopts orphans: a spinner or a start that outlived contest is here.
+    CHECK(test::leftover_processes().empty());
+}
