@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "contest/cli/cli_common.h"
 #include "contest/result/result_file.h"
 #include "contest/run/run_order.h"
 #include "contest/vm/cpio_archive.h"
@@ -247,4 +248,33 @@ TEST_CASE("run --kernel: Ctrl-C, SIGTERM or SIGKILL of contest mid-boot leaves n
         CHECK(qemu_processes(marker).empty());
         CHECK(test::leftover_processes().empty());
     }
+}
+
+TEST_CASE("run --kernel: the guests get the options as given, but the host's own", "[vm]") {
+    CommandLine cl;
+    cl.name = "run";
+    cl.accepts_config = true;
+    bool flag = false, other = false;
+    std::string latency, label;
+    std::vector<std::string> loads;
+    cl.options.add_options()("flag", po::bool_switch(&flag), "")(
+        "other", po::bool_switch(&other), "")("latency",
+                                              po::value(&latency)->implicit_value("cyclic"),
+                                              "")("label", po::value(&label), "")(
+        "cmd", po::value<std::string>(), "")("load", po::value(&loads), "");
+    cl.positional.add("load", -1);
+    test::ScratchDir dir("given-options");
+    std::ofstream(dir / "c.conf") << "other = false\ncmd = from the file\nflag = true\n";
+    const std::string config = (dir / "c.conf").string();
+    std::vector<std::string> words = {"run",      "--latency", "--label", "x",     "--flag",
+                                      "--config", config,      "no_load", "--cmd", "make -j2"};
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    po::variables_map vm;
+    REQUIRE(parse_command_line(cl, static_cast<int>(argv.size()), argv.data(), vm));
+    const auto given = given_options(cl, static_cast<int>(argv.size()), argv.data(), vm,
+                                     {"label", "config", "load"});
+    // The command line's first (its --cmd wins over the file's), a bare
+    // implicit value stays bare, a false switch of the file is left out.
+    CHECK(given == std::vector<std::string>{"--latency", "--flag", "--cmd=make -j2"});
 }
