@@ -16,7 +16,11 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # kernel source itself (linux-source-6.1, 150 MB) is not needed by any test.
 # tests/fleet runs deploy/ansible with ansible-core (24 MB; Debian's `ansible`
 # adds 250 MB of collections the role does not use), git archive and apt.
-TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium
+# `contest run --kernel` boots kernels in QEMU guests: QEMU, a static
+# busybox for the guests' initramfs, mkfs.ext4 for their scratch disk; the
+# kernel packages themselves are fetched by contest (apt-get download).
+VM_DEPS := qemu-system-x86 busybox-static e2fsprogs
+TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium $(VM_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics.
@@ -33,7 +37,7 @@ FUZZ_SECONDS ?= 60
 # target:seed-folder
 FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words fuzz_text:tests/fuzz/seeds/text
 
-.PHONY: all deps deps-test deps-kernel deps-bench configure run test fuzz install clean format
+.PHONY: all deps deps-test deps-kernel deps-bench deps-vm configure run test fuzz install clean format
 
 # `make` builds the tool only; `make test` builds the test binaries too
 # (under ASan/UBSan, on their own copy of the core), which takes a few
@@ -54,6 +58,9 @@ deps-kernel:
 
 deps-bench:
 	@./scripts/install-deps $(BENCH_DEPS)
+
+deps-vm:
+	@./scripts/install-deps $(VM_DEPS)
 
 configure: deps
 	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release

@@ -1,5 +1,9 @@
 #include "contest/cli/cli_common.h"
 
+#include <algorithm>
+#include <fstream>
+#include <set>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -228,6 +232,44 @@ bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_ma
         throw UsageError("contest " + cl.name + ": " + printable(option_error_text(e)));
     }
     return true;
+}
+
+std::vector<std::string> given_options(const CommandLine& cl, int argc, char** argv,
+                                       const po::variables_map& vm,
+                                       const std::vector<std::string>& left_out) {
+    std::vector<po::option> given = po::command_line_parser(argc, argv)
+                                        .options(cl.options)
+                                        .positional(cl.positional)
+                                        .style(po::command_line_style::unix_style)
+                                        .run()
+                                        .options;
+    std::set<std::string> on_command_line;
+    for (const auto& o : given) on_command_line.insert(o.string_key);
+    if (cl.accepts_config && vm.count("config")) {
+        // Read again: parse_command_line checked it whole already.
+        std::ifstream in(vm["config"].as<std::string>());
+        for (auto& o : po::parse_config_file(in, cl.options).options)
+            if (!on_command_line.count(o.string_key)) given.push_back(std::move(o));
+    }
+    std::vector<std::string> out;
+    for (const auto& o : given) {
+        if (o.position_key != -1 ||
+            std::find(left_out.begin(), left_out.end(), o.string_key) != left_out.end())
+            continue;
+        const auto* description = cl.options.find_nothrow(o.string_key, false);
+        const bool is_switch = description && description->semantic()->max_tokens() == 0;
+        if (is_switch) {
+            // A config file's switch has a value: only a true one is passed.
+            const bool off = !o.value.empty() && (o.value[0] == "false" || o.value[0] == "0" ||
+                                                  o.value[0] == "no" || o.value[0] == "off");
+            if (!off) out.push_back("--" + o.string_key);
+            continue;
+        }
+        if (o.value.empty()) out.push_back("--" + o.string_key);
+        // --name=value: an implicit value (--latency) takes no separate word.
+        for (const auto& value : o.value) out.push_back("--" + o.string_key + "=" + value);
+    }
+    return out;
 }
 
 }  // namespace contest

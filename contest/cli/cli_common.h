@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -32,6 +33,14 @@ struct CommandLine {
 // command line wins). Returns false when --help was printed (exit 0).
 // Throws UsageError on any bad option, value or config line.
 bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_map& vm);
+
+// The options given to cl (on the command line, then those of its --config
+// file that the command line does not give), each as "--name" and its
+// values, leaving out the names in `left_out` and positional arguments:
+// what `contest run --kernel` passes on to each guest's own contest run.
+std::vector<std::string> given_options(const CommandLine& cl, int argc, char** argv,
+                                       const po::variables_map& vm,
+                                       const std::vector<std::string>& left_out);
 
 // The one-line text of an option error. Use it, never e.what(): Boost's
 // what() loops for ever on a value holding a placeholder like "%value%".

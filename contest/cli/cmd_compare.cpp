@@ -91,7 +91,7 @@ int cmd_compare(int argc, char** argv) {
 
     const ReportModel model = build_report_model(files, options);
     for (const auto& w : model.warnings) std::cerr << "contest: warning: " << w << "\n";
-    std::cout << exporter.compare(model) << std::flush;
+    std::cout << with_emulated_banner(model, format, exporter.compare(model)) << std::flush;
     if (!plot.empty()) {
         write_file_atomically(plot, plot_svg(model));
         std::cerr << "contest: plot written to " << plot << "\n";

@@ -127,7 +127,67 @@ struct RunArguments {
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
     latency::ProbeSettings latency_settings;
     std::vector<std::string> vary;
+    std::vector<std::string> kernels;  // --kernel LABEL=IMAGE
 };
+
+// The options of `contest run` that the host keeps with --kernel: each
+// guest's contest run gets the rest, as given.
+const std::vector<std::string> kHostOnlyOptions = {
+    "kernel",    "vm-accel", "vm-cpus", "vm-memory", "vm-boot-timeout", "vm-timeout",
+    "vm-append", "vm-disk",  "label",   "runs",      "target-ci",       "max-runs",
+    "order",     "seed",     "resume",  "results",   "workdir",         "summary-json",
+    "quiet",     "load",     "config",  "help",      "latency-raw"};
+
+void check_kernel_spec(const std::string& spec) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+        throw UsageError("--kernel '" + printable(spec) + "': expected LABEL=IMAGE");
+}
+
+void check_vm_accel(const std::string& accel) {
+    if (accel != "auto" && accel != "kvm" && accel != "tcg")
+        throw UsageError("--vm-accel '" + printable(accel) + "': expected auto, kvm or tcg");
+}
+
+// --kernel LABEL=IMAGE and its --vm-* options.
+void add_kernel_options(po::options_description& options, RunArguments& a) {
+    VmOptions& vm = a.config.vm;
+    // clang-format off
+    options.add_options()
+        ("kernel", checked(&a.kernels, [](const std::vector<std::string>& specs) { for (const auto& s : specs) check_kernel_spec(s); })->value_name("LABEL=IMAGE"),
+         "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
+         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)")
+        ("vm-accel", checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
+         "--kernel: kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)")
+        ("vm-cpus", bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "--kernel: the guests' CPUs")
+        ("vm-memory", bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "--kernel: the guests' memory")
+        ("vm-disk", bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)")
+        ("vm-boot-timeout", bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
+         "--kernel: a guest not up after S seconds is killed, its runs failed")
+        ("vm-timeout", bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
+         "--kernel: a guest still running after S seconds is killed, its runs failed")
+        ("vm-append", po::value(&vm.append)->value_name("ARGS"), "--kernel: more kernel parameters for every guest");
+    // clang-format on
+}
+
+// --kernel LABEL=IMAGE into the config; the --vm-* options need it.
+void set_kernels(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
+    for (const auto& spec : a.kernels) {
+        const auto eq = spec.find('=');
+        rc.kernels.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+    }
+    if (rc.kernels.empty()) {
+        for (const auto& [name, value] : vm)
+            if (name.starts_with("vm-") && !value.defaulted())
+                throw UsageError("--" + name + " needs --kernel");
+        return;
+    }
+    if (vm.count("label"))
+        throw UsageError("--label does not go with --kernel: each kernel's label is given there");
+    if (!a.latency_raw.empty())
+        throw UsageError(
+            "--latency-raw does not go with --kernel: the samples would stay in the guest");
+}
 
 // --latency [PROBES] and its --latency-* options (contest latency's, prefixed).
 void add_latency_options(po::options_description& options, RunArguments& a) {
@@ -237,6 +297,7 @@ void describe_run_options(CommandLine& cl, RunArguments& a) {
     // clang-format on
     add_load_options(cl.options, rc.load, a.load_text);
     add_latency_options(cl.options, a);
+    add_kernel_options(cl.options, a);
     cl.positional.add("load", -1);
 }
 
@@ -264,6 +325,7 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
     for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));
+    set_kernels(a, vm, rc);
     return rc;
 }
 
@@ -277,6 +339,8 @@ int cmd_run(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     RunConfig rc = checked_run_config(arguments, vm);
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
+    if (!rc.kernels.empty())
+        rc.guest_arguments = given_options(cl, argc, argv, vm, kHostOnlyOptions);
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();

@@ -11,5 +11,6 @@ int cmd_loads(int argc, char** argv);
 int cmd_load(int argc, char** argv);
 int cmd_latency(int argc, char** argv);
 int cmd_sysinfo(int argc, char** argv);
+int cmd_vm(int argc, char** argv);
 
 }  // namespace contest

@@ -33,6 +33,7 @@ constexpr Subcommand kSubcommands[] = {
     {"loads", contest::cmd_loads, "every load: name, what it does, its unit of work"},
     {"load", contest::cmd_load, "one load alone for --duration seconds; prints its work rate"},
     {"sysinfo", contest::cmd_sysinfo, "the system fingerprint, as JSON"},
+    {"vm", contest::cmd_vm, "vm check: which accelerator runs --kernel's guests here, and why"},
 };
 
 void usage(std::ostream& out) {

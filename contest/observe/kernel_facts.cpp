@@ -61,16 +61,7 @@ json preemption(const std::map<std::string, std::string>& cfg, const std::string
         auto it = cfg.find(k);
         return it != cfg.end() && it->second == "y";
     };
-    std::string model = "unknown";
-    for (auto [key, name] : {std::pair{"CONFIG_PREEMPT_RT", "rt"},
-                             {"CONFIG_PREEMPT", "full"},
-                             {"CONFIG_PREEMPT_LAZY", "lazy"},
-                             {"CONFIG_PREEMPT_VOLUNTARY", "voluntary"},
-                             {"CONFIG_PREEMPT_NONE", "none"}})
-        if (on(key)) {
-            model = name;
-            break;
-        }
+    const std::string model = preemption_model(cfg);
     json out{{"config", model}, {"dynamic", on("CONFIG_PREEMPT_DYNAMIC")}};
     if (!on("CONFIG_PREEMPT_DYNAMIC")) return out;
     // The live mode: "none (voluntary) full" -> voluntary. Only debugfs shows
@@ -250,6 +241,18 @@ json workdir_facts(const std::string& workdir) {
 }
 
 }  // namespace
+
+std::string preemption_model(const std::map<std::string, std::string>& cfg) {
+    for (auto [key, name] : {std::pair{"CONFIG_PREEMPT_RT", "rt"},
+                             {"CONFIG_PREEMPT", "full"},
+                             {"CONFIG_PREEMPT_LAZY", "lazy"},
+                             {"CONFIG_PREEMPT_VOLUNTARY", "voluntary"},
+                             {"CONFIG_PREEMPT_NONE", "none"}}) {
+        auto it = cfg.find(key);
+        if (it != cfg.end() && it->second == "y") return name;
+    }
+    return "unknown";
+}
 
 KernelConfigText read_kernel_config_text() {
     KernelConfigText config;

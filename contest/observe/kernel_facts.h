@@ -21,6 +21,9 @@ struct KernelConfigText {
 // /boot/config-$(uname -r).
 KernelConfigText read_kernel_config_text();
 std::map<std::string, std::string> parse_kernel_config(const std::string& text);
+// The build's preemption model from a parsed .config: rt, full, lazy,
+// voluntary, none or unknown.
+std::string preemption_model(const std::map<std::string, std::string>& cfg);
 
 // "gcc (GCC) 15.3.0, GNU ld (GNU Binutils) 2.46" from /proc/version's text.
 std::string kernel_compiler(const std::string& proc_version);

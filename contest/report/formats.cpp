@@ -127,7 +127,7 @@ std::vector<std::vector<std::string>> test_rows(const ReportModel& model) {
 std::string method_name(const Test& t) {
     if (t.method == "Welch t") return "Welch's t-test";
     if (t.method.starts_with("paired t on per-round log differences"))
-        return "paired t on per-round log differences (one --vary run)";
+        return "paired t on per-round log differences (one --vary or --kernel run)";
     return t.method;
 }
 

@@ -33,7 +33,7 @@ std::string render_report(const std::vector<ResultFile>& files, const ReportOpti
     const ReportModel model = build_report_model(files, options);
     if (options.print_warnings)
         for (const auto& w : model.warnings) std::cerr << "contest: warning: " << w << "\n";
-    return exporter.report(model, options);
+    return with_emulated_banner(model, options.format, exporter.report(model, options));
 }
 
 }  // namespace contest

@@ -322,6 +322,35 @@ void compare_cells(ReportModel& model) {
 
 }  // namespace
 
+namespace {
+
+// "the runs of a, b ran in QEMU guests under TCG ..." for the banner and the warning.
+std::string emulated_sentence(const ReportModel& model) {
+    return "the runs of " + join(model.emulated_labels, ", ") +
+           " ran in QEMU guests under TCG (software emulation): their times compare the "
+           "kernels' code paths on an emulated machine, not on real hardware";
+}
+
+// --kernel under TCG records config.vm.emulated in every file it writes.
+void note_emulated_labels(ReportModel& model) {
+    for (const auto& info : model.labels) {
+        const auto vm = info.config.find("vm");
+        if (vm != info.config.end() && vm->is_object() && vm->value("emulated", false))
+            model.emulated_labels.push_back(info.label);
+    }
+    if (!model.emulated_labels.empty())
+        model.warnings.push_back("EMULATED: " + emulated_sentence(model));
+}
+
+}  // namespace
+
+std::string with_emulated_banner(const ReportModel& model, const std::string& format,
+                                 const std::string& text) {
+    if (model.emulated_labels.empty() || (format != "text" && format != "markdown")) return text;
+    const std::string line = "*** EMULATED TIMES: " + emulated_sentence(model) + ". ***";
+    return (format == "markdown" ? "> **" + line + "**\n\n" : line + "\n\n") + text;
+}
+
 ReportModel build_report_model(const std::vector<ResultFile>& files, const ReportOptions& options) {
     if (files.empty()) throw UsageError("no result files to report on");
     ReportModel model;
@@ -335,6 +364,7 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
     add_latency(model);
     judge_significance(model);
 
+    note_emulated_labels(model);
     warn_about_mixed_machines(model, options.by_host);
     warn_about_fingerprints(model);
     warn_about_failed_runs(model);

@@ -118,6 +118,8 @@ struct ReportModel {
     double min_effect_pct = 1;
     std::vector<LoadBlock> blocks;      // in contest's order (registry), unknown loads last
     std::vector<std::string> warnings;  // one line each, without a prefix
+    // The labels whose runs ran in emulated guests (--kernel under TCG).
+    std::vector<std::string> emulated_labels;
     // Under the table: how Ratio was computed, loads that did not load.
     std::vector<std::string> notes;
     std::size_t family_size = 0;  // tests behind the marks, for the correction
@@ -145,5 +147,10 @@ double widest_ratio_ci_pct(const ResultFile& file);
 // against the first, over every load, as compare would state it; infinity
 // while some is unknown (fewer than kMinRunsForSignificance rounds).
 double widest_time_mde_pct(const std::vector<ResultFile>& files);
+
+// text with, in the formats people read (text, markdown), a loud banner
+// before it when some labels' times are emulated (model.emulated_labels).
+std::string with_emulated_banner(const ReportModel& model, const std::string& format,
+                                 const std::string& text);
 
 }  // namespace contest

@@ -66,9 +66,10 @@ void note_paired_between_labels(ReportModel& model) {
             if (any_paired) paired.push_back(block.load + " (" + cell.label + ")");
         }
     if (paired.empty()) return;
-    std::string note = "Against the baseline: paired by round under " + join_list(paired) +
-                       " (labels of one --vary run share their rounds: paired t on the per-round "
-                       "log differences of Time and of Ratio)";
+    std::string note =
+        "Against the baseline: paired by round under " + join_list(paired) +
+        " (labels of one --vary or --kernel run share their rounds: paired t on the per-round "
+        "log differences of Time and of Ratio)";
     if (!elsewhere.empty()) note += "; elsewhere " + join_list(elsewhere);
     model.notes.push_back(note + ".");
 }

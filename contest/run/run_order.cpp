@@ -75,4 +75,31 @@ std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, un
     return plan;
 }
 
+std::uint64_t guest_seed(std::uint64_t seed, unsigned round, std::size_t kernel) {
+    // splitmix64 of the three: distinct rounds and kernels get unrelated seeds.
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (1 + round * 1024ULL + kernel);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+std::vector<PlannedRun> plan_kernel_runs(const std::vector<std::string_view>& loads, unsigned runs,
+                                         RunOrder order, std::uint64_t seed, std::size_t kernels) {
+    if (order == RunOrder::blocks)
+        throw UsageError("--kernel needs runs in rounds (--order shuffled or rounds)");
+    std::vector<std::size_t> kernel_order(kernels);
+    for (std::size_t v = 0; v < kernels; ++v) kernel_order[v] = v;
+    std::mt19937_64 random(seed);
+    std::vector<PlannedRun> plan;
+    for (unsigned i = 1; i <= runs; ++i) {
+        if (order == RunOrder::shuffled)
+            for (std::size_t k = kernel_order.size(); k > 1; --k)
+                std::swap(kernel_order[k - 1], kernel_order[random() % k]);
+        for (std::size_t v : kernel_order)
+            for (const auto& step : plan_runs(loads, 1, order, guest_seed(seed, i, v)))
+                plan.push_back({step.load, i, v});
+    }
+    return plan;
+}
+
 }  // namespace contest

@@ -42,4 +42,15 @@ struct PlannedRun {
 std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, unsigned runs,
                                   RunOrder order, std::uint64_t seed, std::size_t variants = 1);
 
+// --kernel: every round boots each kernel (variant) once, so a round's
+// runs under one kernel are taken together. shuffled: the kernels' order
+// is shuffled every round, and each guest shuffles its own loads with
+// guest_seed(seed, round, kernel), which it is given; rounds: the kernels
+// and the loads in their order. The plan holds the guests' orders too.
+std::vector<PlannedRun> plan_kernel_runs(const std::vector<std::string_view>& loads, unsigned runs,
+                                         RunOrder order, std::uint64_t seed, std::size_t kernels);
+
+// The seed a guest shuffles its round's loads with.
+std::uint64_t guest_seed(std::uint64_t seed, unsigned round, std::size_t kernel);
+
 }  // namespace contest

@@ -28,6 +28,14 @@ std::vector<Knob> resolve_knobs(const RunConfig& config) {
 // two combinations would share one; the -k label without --vary.
 std::vector<std::string> combination_labels(const RunConfig& config, const RunPlan& plan) {
     std::vector<std::string> labels;
+    for (const auto& kernel : config.kernels) {
+        check_label(kernel.label, "--kernel: the label",
+                    " (--kernel " + printable(kernel.label) + "=...)");
+        if (std::find(labels.begin(), labels.end(), kernel.label) != labels.end())
+            throw UsageError("--kernel: two kernels have the label '" + kernel.label + "'");
+        labels.push_back(kernel.label);
+    }
+    if (!labels.empty()) return labels;
     for (const auto& combination : plan.combinations) {
         labels.push_back(plan.knobs.empty() ? config.label
                                             : vary_label(config.vary_label, config.label,
@@ -67,6 +75,16 @@ void check_run_options(const RunConfig& config) {
         throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
     if (!config.vary.empty() && config.order == RunOrder::blocks)
         throw UsageError("--vary needs runs in rounds (--order shuffled or rounds)");
+    if (config.kernels.empty()) return;
+    if (config.kernels.size() < 2)
+        throw UsageError("--kernel needs two kernels or more (LABEL=IMAGE each)");
+    if (config.order == RunOrder::blocks)
+        throw UsageError("--kernel needs runs in rounds (--order shuffled or rounds)");
+    if (!config.vary.empty())
+        throw UsageError("--vary does not go with --kernel (the knobs would be set on the host)");
+    if (!config.resume.empty()) throw UsageError("--resume cannot continue a --kernel run yet");
+    if (config.auto_runs)
+        throw UsageError("--runs auto does not go with --kernel yet: give --runs N");
 }
 
 RunPlan make_run_plan(const RunConfig& config) {
@@ -81,12 +99,17 @@ RunPlan make_run_plan(const RunConfig& config) {
             "without --vary");
     if (!config.resume.empty()) plan.resumed = resumed_result(config);
     plan.knobs = resolve_knobs(config);
-    plan.combinations = vary_combinations(plan.knobs);
+    plan.combinations = config.kernels.empty()
+                            ? vary_combinations(plan.knobs)
+                            : std::vector<std::vector<std::size_t>>(config.kernels.size());
     plan.labels = combination_labels(config, plan);
     plan.result_folders = result_folders(config, plan);
     plan.seed = order_seed(config, plan.resumed);
-    plan.runs =
-        plan_runs(plan.load_names, config.runs, config.order, plan.seed, plan.combinations.size());
+    plan.runs = config.kernels.empty()
+                    ? plan_runs(plan.load_names, config.runs, config.order, plan.seed,
+                                plan.combinations.size())
+                    : plan_kernel_runs(plan.load_names, config.runs, config.order, plan.seed,
+                                       config.kernels.size());
     return plan;
 }
 

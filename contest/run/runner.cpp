@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "contest/run/config_record.h"
+#include "contest/run/kernel_runs.h"
 #include "contest/run/leftovers.h"
 #include "contest/run/result_writer.h"
 #include "contest/run/resume.h"
@@ -81,6 +82,39 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
     }
 }
 
+// --kernel: the plan's runs taken a guest at a time, each guest the runs of
+// one kernel in one round; what it brought back goes into its kernel's file
+// (its fingerprint, the loads' facts and the probes' plan from the first
+// guest that wrote a result file).
+void take_guest_runs(const RunPlan& plan, KernelGuests& guests, SuiteRunner& runner,
+                     RunOutcome& out, Progress& progress) {
+    std::vector<bool> seen_guest(plan.labels.size(), false);
+    for (std::size_t k = 0; k < plan.runs.size();) {
+        const auto& first = plan.runs[k];
+        std::vector<std::string> loads;
+        for (; k < plan.runs.size() && plan.runs[k].index == first.index &&
+               plan.runs[k].variant == first.variant;
+             ++k)
+            loads.emplace_back(plan.load_names[plan.runs[k].load]);
+        GuestRound got =
+            guests.run_round(first.variant, first.index, loads,
+                             guest_seed(plan.seed, first.index, first.variant), progress);
+        ResultFile& file = out.results[first.variant];
+        if (got.result && !seen_guest[first.variant]) {
+            seen_guest[first.variant] = true;
+            file.config["vm"]["host_system"] = file.system;
+            file.system = got.result->system;
+            for (const char* key : {"latency", "workload", "jobs"})
+                if (got.result->config.contains(key)) file.config[key] = got.result->config[key];
+        }
+        if (got.result)
+            for (const auto& [load, facts] : got.result->loads.items()) file.loads[load] = facts;
+        file.config["vm"]["boots"].push_back(
+            {{"round", first.index}, {"up_s", got.up_s}, {"total_s", got.total_s}});
+        runner.record_guest_runs(first.variant, got.runs, got.total_s);
+    }
+}
+
 // Every file saved as complete; a failed save is kept in save_failure.
 void save_complete(std::vector<ResultWriter>& writers, RunOutcome& out) {
     const std::string finished_at = utc_timestamp();
@@ -108,23 +142,42 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     for (const auto& folder : plan.result_folders) check_results_folder(folder);
     remove_what_killed_runs_left(config, plan.result_folders, progress);
 
-    progress.note("contest: preparing the " + plan.workload->name() + " workload");
-    plan.workload->prepare(progress);
+    // --kernel: the workload is prepared, and the probes calibrated, in each guest.
+    std::optional<KernelGuests> guests;
+    if (!config.kernels.empty()) guests.emplace(config, progress);
     LoadOptions load_options = config.load;
-    load_options.workload_source = plan.workload->source_tree();
+    if (!guests) {
+        progress.note("contest: preparing the " + plan.workload->name() + " workload");
+        plan.workload->prepare(progress);
+        load_options.workload_source = plan.workload->source_tree();
+    }
 
     RunOutcome out;
     const std::string started_at = utc_timestamp();
-    std::optional<latency::LatencyPlan> latency_plan = latency_plan_of(config, plan.resumed);
-    const nlohmann::json record = config_record(config, plan, latency_plan);
+    std::optional<latency::LatencyPlan> latency_plan =
+        guests ? std::nullopt : latency_plan_of(config, plan.resumed);
+    nlohmann::json record = config_record(config, plan, latency_plan);
+    if (guests) record["vm"] = guests->vm_record();
     std::vector<ResultWriter> writers = open_results(config, plan, record, started_at, out);
+    if (guests)
+        for (std::size_t v = 0; v < out.results.size(); ++v) {
+            out.results[v].config["kernel"] = guests->kernel_record(v);
+            // The kernels are the values of one knob, so that report and
+            // compare pair their rounds as --vary's.
+            const Knob kernel_knob{"kernel", "", plan.labels, ""};
+            out.results[v].config["vary"] =
+                vary_record(started_at + "-" + std::to_string(plan.seed), {kernel_knob}, {v});
+        }
     // Each file is made with its first run: none ever holds 0 runs.
     for (const auto& path : out.paths) progress.note("contest: results go to " + path.string());
 
     SuiteRunner runner(config, *plan.workload, progress, out, writers,
                        runs_to_do(plan, out.results), std::move(latency_plan));
     try {
-        take_runs(config, plan, load_options, knob_guard, runner, out, progress);
+        if (guests)
+            take_guest_runs(plan, *guests, runner, out, progress);
+        else
+            take_runs(config, plan, load_options, knob_guard, runner, out, progress);
     } catch (const Interrupted&) {
         progress.clear();
         for (auto& writer : writers) writer.save_interrupted();

@@ -14,6 +14,8 @@
 #include "contest/run/knobs.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
+#include "contest/vm/guest.h"
+#include "contest/vm/kernel_image.h"
 #include "loads/load.h"
 #include "workloads/workload.h"
 
@@ -48,6 +50,12 @@ struct RunConfig {
     std::string vary_label = "{label},{vary}";  // --vary-label: each combination's label
     // The words after `contest` as given, recorded so a reader can repeat the run.
     std::vector<std::string> command_line;
+    // --kernel: each kernel booted in a QEMU guest every round, the guest
+    // running that round's loads with the options in guest_arguments (the
+    // workload's, the loads' and the probes', as given) (docs/kernels.md).
+    std::vector<KernelSpec> kernels;
+    VmOptions vm;
+    std::vector<std::string> guest_arguments;
 };
 
 struct RunOutcome {

@@ -92,6 +92,26 @@ void SuiteRunner::record_run(LoadSession& load, unsigned i, std::size_t variant)
     eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
 }
 
+void SuiteRunner::record_guest_runs(std::size_t variant, const std::vector<RunRecord>& runs,
+                                    double spent_s) {
+    for (const auto& rec : runs) {
+        if (!rec.ok()) ++out_.failed_runs;
+        out_.results[variant].runs.push_back(rec);
+        progress_.note(summary_line(rec.load + "  run " + std::to_string(rec.index) + "/" +
+                                        std::to_string(config_.runs) + "  [" +
+                                        out_.results[variant].label + "]",
+                                    rec));
+        if (!rec.ok()) {
+            progress_.clear();
+            std::fprintf(stderr, "contest: %s run %d [%s]: %s\n", rec.load.c_str(), rec.index,
+                         out_.results[variant].label.c_str(), rec.reason.c_str());
+        }
+        ++eta_.done;
+    }
+    writers_[variant].save();
+    eta_.spent_s += spent_s;
+}
+
 RunRecord SuiteRunner::measure_run(LoadSession& load, unsigned i, std::size_t variant) {
     const LoadInfo& info = load.info();
     std::string head =

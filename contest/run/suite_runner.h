@@ -37,6 +37,10 @@ class SuiteRunner {
     // (throws SaveFailed when the save fails).
     void record_run(LoadSession& load, unsigned i, std::size_t variant = 0);
 
+    // --kernel: the runs a guest brought back for its kernel (variant),
+    // recorded and saved as record_run's are.
+    void record_guest_runs(std::size_t variant, const std::vector<RunRecord>& runs, double spent_s);
+
     // --runs auto: the widest CI so far, shown after the ETA.
     std::string& shown_ci() { return eta_.widest_ci; }
 

@@ -1,0 +1,272 @@
+#include "contest/run/kernel_runs.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where the guest sees the scratch disk (on /mnt, which Debian always has
+// and leaves empty) and the results share; its TMPDIR is on the disk too.
+const std::string kGuestScratch = "/mnt";
+const std::string kGuestBinary = kGuestScratch + "/contest-bin/contest";
+const std::string kGuestWorkdir = kGuestScratch + "/work";
+const std::string kGuestResults = kGuestScratch + "/out/results";
+
+fs::path own_binary() {
+    std::error_code ec;
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) throw EnvironmentError("cannot find contest's own binary: " + ec.message());
+    return self;
+}
+
+RunRecord failed_record(const std::string& load, unsigned round, const std::string& reason) {
+    RunRecord rec;
+    rec.load = load;
+    rec.index = rec.round = static_cast<int>(round);
+    rec.status = RunStatus::guest_failed;
+    rec.reason = reason;
+    return rec;
+}
+
+std::string seconds_text(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", s);
+    return text;
+}
+
+// vm/run-<pid> of contests that are gone: a killed run's disk and shares.
+void remove_dead_runs_folders(const Workdir& workdir) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(workdir.real_dir("vm"), ec)) {
+        const std::string name = e.path().filename().string();
+        if (!name.starts_with("run-")) continue;
+        char* end = nullptr;
+        const long pid = std::strtol(name.c_str() + 4, &end, 10);
+        if (pid > 0 && *end == '\0' && contest_gone(static_cast<pid_t>(pid)))
+            workdir.remove_tree("vm/" + name);
+    }
+}
+
+}  // namespace
+
+KernelGuests::~KernelGuests() {
+    // The disk image and the seed are big; the consoles and the shares stay
+    // until the next run, for a look after a failure.
+    std::error_code ec;
+    fs::remove(folder_ / "disk.img", ec);
+    workdir_.remove_tree(run_folder_ + "/seed");
+}
+
+AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
+                         const Initramfs& initramfs, const fs::path& folder, Progress& progress) {
+    if (request == "kvm") return {Accel::kvm, ""};
+    if (request == "tcg") return {Accel::tcg, "--vm-accel tcg"};
+    progress.status("contest: probing KVM with a short boot of " + kernel.release);
+    double up_s = 0;
+    auto why = accel_problem(Accel::kvm, kernel.image, initramfs.path, folder / "probe-kvm.log",
+                             kKvmProbeTimeoutS, &up_s);
+    progress.clear();
+    if (!why) {
+        progress.note("contest: KVM runs guests here (probe up in " + seconds_text(up_s) + ")");
+        return {Accel::kvm, ""};
+    }
+    progress.note("contest: KVM does not run guests here (" + *why +
+                  "): using TCG, software emulation; the times will be EMULATED");
+    return {Accel::tcg, *why};
+}
+
+KernelGuests::KernelGuests(const RunConfig& config, Progress& progress)
+    : config_(config),
+      workdir_(Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir)) {
+    workdir_.make_dir("vm/cache");
+    remove_dead_runs_folders(workdir_);
+    run_folder_ = "vm/run-" + std::to_string(::getpid());
+    workdir_.remove_tree(run_folder_);
+    workdir_.make_dir(run_folder_);
+    folder_ = workdir_.real_dir(run_folder_);
+    qemu_binary();
+    std::error_code ec;
+    if (!fs::is_directory(kGuestScratch, ec))
+        throw EnvironmentError("the guests mount their scratch disk on " + kGuestScratch +
+                               ", which this host's root lacks: create it (an empty folder)");
+    for (const auto& spec : config.kernels) {
+        kernels_.push_back(
+            resolve_kernel_image(spec.image, workdir_.real_dir("vm/cache"), progress));
+        initramfs_.push_back(
+            build_initramfs(kernels_.back(), folder_ / ("initramfs-" + spec.label + ".cpio")));
+        if (!initramfs_.back().assumed_builtin.empty() && kernels_.back().builtin.empty())
+            progress.note("contest: --kernel " + spec.label + ": no module found for " +
+                          join(initramfs_.back().assumed_builtin, ", ") +
+                          ": taken as built into the kernel");
+    }
+    accel_ = choose_accel(config.vm.accel, kernels_.front(), initramfs_.front(), folder_, progress);
+    if (emulated())
+        progress.note(
+            "contest: the guests run under TCG, software emulation: every time "
+            "measured is EMULATED, not the hardware's");
+}
+
+nlohmann::json KernelGuests::vm_record() const {
+    nlohmann::json j = {{"engine", "qemu"},
+                        {"accel", accel_name(accel_.accel)},
+                        {"emulated", emulated()},
+                        {"cpus", config_.vm.shape.cpus},
+                        {"memory_mib", config_.vm.shape.memory_mib},
+                        {"disk_mib", config_.vm.disk_mib},
+                        {"append", config_.vm.append},
+                        {"boot_timeout_s", config_.vm.boot_timeout_s},
+                        {"timeout_s", config_.vm.timeout_s}};
+    if (!accel_.why_not_kvm.empty()) j["why_not_kvm"] = valid_utf8(accel_.why_not_kvm);
+    if (emulated())
+        j["note"] =
+            "EMULATED: the guests ran under TCG, QEMU's software emulation; the times compare "
+            "the kernels' code paths on an emulated machine, not on real hardware";
+    return j;
+}
+
+nlohmann::json KernelGuests::kernel_record(std::size_t v) const {
+    nlohmann::json j = kernels_[v].fingerprint();
+    j["label"] = config_.kernels[v].label;
+    j["modules_loaded"] = initramfs_[v].modules;
+    return j;
+}
+
+void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
+    workdir_.remove_tree(run_folder_ + "/seed");
+    workdir_.make_dir(run_folder_ + "/seed/contest-bin");
+    workdir_.make_dir(run_folder_ + "/seed/work");
+    workdir_.make_dir(run_folder_ + "/seed/tmp");
+    const fs::path seed = folder_ / "seed";
+    fs::permissions(seed / "tmp", fs::perms::all | fs::perms::sticky_bit);
+    fs::copy_file(own_binary(), seed / "contest-bin/contest", fs::copy_options::overwrite_existing);
+    // The guest's /boot: its own kernel's config, where contest's facts look.
+    if (!kernels_[v].config_text.empty()) {
+        workdir_.make_dir(run_folder_ + "/seed/boot");
+        std::ofstream(seed / "boot" / ("config-" + kernels_[v].release)) << kernels_[v].config_text;
+    }
+    std::error_code ec;
+    fs::remove(disk, ec);
+    create_file_no_follow(disk);
+    fs::resize_file(disk, static_cast<std::uintmax_t>(config_.vm.disk_mib) << 20, ec);
+    if (ec)
+        throw EnvironmentError("cannot size the scratch disk " + disk.string() + ": " +
+                               ec.message());
+    SpawnOptions so;
+    so.log_to(folder_ / "mkfs.log");
+    run_checked({"mkfs.ext4", "-q", "-F", "-L", "contest", "-d", seed.string(), disk.string()}, so,
+                "making the guest's scratch disk (mkfs.ext4)");
+}
+
+std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::string>& loads,
+                                     std::uint64_t seed) const {
+    const char* path = std::getenv("PATH");
+    std::vector<std::string> argv = {
+        "env",
+        "-i",
+        "HOME=" + kGuestScratch,
+        "TMPDIR=" + kGuestScratch + "/tmp",
+        std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
+        kGuestBinary,
+        "run",
+        "--label",
+        config_.kernels[v].label,
+        "--runs",
+        "1",
+        "--order",
+        run_order_name(config_.order),
+        "--seed",
+        std::to_string(seed),
+        "--workdir",
+        kGuestWorkdir,
+        "--results",
+        kGuestResults};
+    argv.insert(argv.end(), config_.guest_arguments.begin(), config_.guest_arguments.end());
+    for (const auto& load : loads) {
+        argv.push_back("--load");
+        argv.push_back(load);
+    }
+    std::string text;
+    for (const auto& word : argv) text += word + '\0';
+    return text;
+}
+
+GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
+                                   const std::vector<std::string>& loads, std::uint64_t seed,
+                                   Progress& progress) {
+    const std::string& label = config_.kernels[v].label;
+    const std::string head = "[" + label + "] round " + std::to_string(round);
+    progress.status(head + "  making the scratch disk");
+    const fs::path disk = folder_ / "disk.img";
+    make_scratch_disk(v, disk);
+    workdir_.remove_tree(run_folder_ + "/out");
+    workdir_.make_dir(run_folder_ + "/out");
+    const fs::path out = folder_ / "out";
+    std::ofstream(out / "argv", std::ios::binary) << guest_argv(v, loads, seed);
+
+    GuestBoot boot;
+    boot.kernel = kernels_[v].image;
+    boot.initramfs = initramfs_[v].path;
+    boot.scratch_disk = disk;
+    boot.out_dir = out;
+    boot.console_log = folder_ / ("console-" + label + "-" + std::to_string(round) + ".log");
+    boot.accel = accel_.accel;
+    boot.shape = config_.vm.shape;
+    boot.append = config_.vm.append;
+    boot.boot_timeout_s = config_.vm.boot_timeout_s;
+    boot.timeout_s = config_.vm.timeout_s;
+    bool said_up = false;
+    const GuestOutcome o = run_guest(boot, [&](double s) {
+        progress.tick(head + (said_up ? "  running" : "  booting") + "  " + seconds_text(s));
+    });
+    said_up = o.came_up;
+
+    GuestRound got;
+    got.up_s = o.up_s;
+    got.total_s = o.total_s;
+    std::error_code ec;
+    std::vector<std::string> bad;
+    auto files = read_result_paths({out / "results"}, bad);
+    if (!files.empty()) got.result = std::move(files.front());
+    std::string why;
+    if (!o.finished) {
+        const std::string tail = console_tail(boot.console_log, 6);
+        why = "guest of kernel " + label + ": " + o.failure + "; the last lines of its console (" +
+              boot.console_log.string() + "): " + (tail.empty() ? "(nothing yet)" : tail);
+    } else if (!got.result) {
+        why = "guest of kernel " + label + " wrote no result file; its contest's last lines: " +
+              console_tail(out / "guest.log", 6);
+    }
+    got.failure = why;
+    for (const auto& load : loads) {
+        const RunRecord* found = nullptr;
+        if (got.result)
+            for (const auto& r : got.result->runs)
+                if (r.load == load) found = &r;
+        if (found) {
+            RunRecord rec = *found;
+            rec.index = rec.round = static_cast<int>(round);
+            got.runs.push_back(rec);
+        } else {
+            got.runs.push_back(failed_record(
+                load, round,
+                why.empty()
+                    ? "guest of kernel " + label + " did not run " + load +
+                          "; its contest's last lines: " + console_tail(out / "guest.log", 6)
+                    : why));
+        }
+    }
+    return got;
+}
+
+}  // namespace contest

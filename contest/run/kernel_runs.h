@@ -1,0 +1,86 @@
+#pragma once
+// `contest run --kernel`: the kernels made ready (images resolved, each
+// one's initramfs built, the accelerator chosen) before anything is
+// measured, then one guest per kernel and round: a fresh scratch disk, the
+// guest's own `contest run` of that round's loads, its result file read
+// back from the results share, and its runs handed to the suite under the
+// kernel's label. A guest that fails leaves failed runs with its reason.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/result/result_file.h"
+#include "contest/run/runner.h"
+#include "contest/sys/progress.h"
+#include "contest/sys/workdir.h"
+#include "contest/vm/guest.h"
+#include "contest/vm/initramfs.h"
+#include "contest/vm/kernel_image.h"
+
+namespace contest {
+
+// What one guest brought back.
+struct GuestRound {
+    std::vector<RunRecord> runs;       // one per load asked for, failed ones included
+    std::optional<ResultFile> result;  // the guest's own file, when it wrote one
+    double up_s = 0, total_s = 0;      // boot to its init; start to power-off
+    std::string failure;               // why the guest failed ("" when it did not)
+};
+
+// The KVM probe's time to come up: a stock kernel reaches its init in 1-2 s
+// under KVM; a host where KVM does not run guests (a PVM host, nesting
+// without support) hangs it, which this bounds.
+inline constexpr double kKvmProbeTimeoutS = 15;
+
+// The accelerator --vm-accel asks for, with why KVM is not used ("" when it is).
+struct AccelChoice {
+    Accel accel = Accel::tcg;
+    std::string why_not_kvm;
+};
+
+// --vm-accel auto|kvm|tcg: kvm and tcg as asked; auto probes KVM with a
+// short boot and falls back to TCG.
+AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
+                         const Initramfs& initramfs, const std::filesystem::path& folder,
+                         Progress& progress);
+
+class KernelGuests {
+  public:
+    // Resolves and prepares every kernel of config (UsageError naming a bad
+    // one), and chooses the accelerator.
+    KernelGuests(const RunConfig& config, Progress& progress);
+    ~KernelGuests();
+    KernelGuests(const KernelGuests&) = delete;
+    KernelGuests& operator=(const KernelGuests&) = delete;
+
+    // config.vm of every result file: accelerator, emulation, shape.
+    nlohmann::json vm_record() const;
+    // config.kernel of kernel v's file: its fingerprint and initramfs.
+    nlohmann::json kernel_record(std::size_t v) const;
+    bool emulated() const { return accel_.accel == Accel::tcg; }
+
+    // Boots kernel v for `round`, its guest running `loads` in their order
+    // (its contest shuffles them with seed, as the plan did).
+    GuestRound run_round(std::size_t v, unsigned round, const std::vector<std::string>& loads,
+                         std::uint64_t seed, Progress& progress);
+
+  private:
+    void make_scratch_disk(std::size_t v, const std::filesystem::path& disk);
+    // The guest's command, its words NUL-separated.
+    std::string guest_argv(std::size_t v, const std::vector<std::string>& loads,
+                           std::uint64_t seed) const;
+
+    const RunConfig& config_;
+    Workdir workdir_;
+    std::string run_folder_;  // vm/run-<pid>, in the workdir: this run's disk, shares, consoles
+    std::filesystem::path folder_;  // its real path
+    std::vector<KernelImage> kernels_;
+    std::vector<Initramfs> initramfs_;
+    AccelChoice accel_;
+};
+
+}  // namespace contest

@@ -1,0 +1,192 @@
+#include "contest/vm/guest.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "contest/sys/errors.h"
+#include "contest/sys/log_tail.h"
+#include "contest/sys/process.h"
+#include "contest/sys/signals.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
+#include "contest/sys/workdir.h"
+#include "contest/vm/initramfs.h"
+
+namespace contest {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string number_text(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+// The console's text from offset on, appended to seen.
+void read_more(const std::filesystem::path& log, std::string& seen) {
+    std::ifstream in(log, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(seen.size()));
+    std::ostringstream more;
+    more << in.rdbuf();
+    seen += more.str();
+}
+
+// QEMU processes killed but not yet reaped: one whose KVM vCPU hung (a PVM
+// host) can stay in the kernel past stop_group's wait and only then exit.
+// Reaped at the next guest's start, so no zombie waits for contest's end.
+std::vector<pid_t>& late_exits() {
+    static std::vector<pid_t> pids;
+    return pids;
+}
+
+void reap_late_exits() {
+    auto& pids = late_exits();
+    std::erase_if(pids, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) != 0; });
+}
+
+}  // namespace
+
+const char* accel_name(Accel accel) {
+    return accel == Accel::kvm ? "kvm" : "tcg";
+}
+
+std::filesystem::path qemu_binary() {
+    if (auto found = find_on_path("qemu-system-x86_64")) return *found;
+    throw EnvironmentError(
+        "qemu-system-x86_64 not found: install the Debian package qemu-system-x86");
+}
+
+std::vector<std::string> qemu_argv(const GuestBoot& b) {
+    std::vector<std::string> argv = {
+        qemu_binary().string(), "-nodefaults", "-no-user-config", "-no-reboot", "-display", "none",
+        "-monitor", "none", "-serial", "stdio", "-accel", accel_name(b.accel),
+        // TCG's default CPU model lacks much a distribution kernel uses.
+        "-cpu", b.accel == Accel::kvm ? "host" : "max", "-smp", std::to_string(b.shape.cpus), "-m",
+        std::to_string(b.shape.memory_mib), "-kernel", b.kernel.string(), "-initrd",
+        b.initramfs.string(), "-append",
+        "console=ttyS0 panic=-1 rdinit=/init" + (b.append.empty() ? "" : " " + b.append)};
+    if (!b.scratch_disk.empty()) {
+        argv.push_back("-drive");
+        argv.push_back("file=" + b.scratch_disk.string() + ",format=raw,if=virtio");
+    }
+    if (!b.out_dir.empty()) {
+        argv.push_back("-virtfs");
+        argv.push_back(
+            "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap");
+        argv.push_back("-virtfs");
+        argv.push_back("local,path=" + b.out_dir.string() +
+                       ",mount_tag=out,security_model=none,multidevs=remap");
+    }
+    return argv;
+}
+
+GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>& tick) {
+    reap_late_exits();
+    GuestOutcome out;
+    create_file_no_follow(boot.console_log);
+    SpawnOptions so;
+    so.log_to(boot.console_log);
+    const auto started = Clock::now();
+    GroupGuard guard(spawn(qemu_argv(boot), so));
+    const pid_t pid = guard.pgid();
+    std::string console;
+    int status = 0;
+    bool exited = false;
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
+    while (true) {
+        const pid_t got = ::waitpid(pid, &status, WNOHANG);
+        read_more(boot.console_log, console);
+        if (!out.came_up && console.find(kGuestUpLine) != std::string::npos) {
+            out.came_up = true;
+            out.up_s = elapsed();
+        }
+        if (got == pid) {
+            exited = true;
+            guard.release();
+            break;
+        }
+        const double now = elapsed();
+        if (!out.came_up && now > boot.boot_timeout_s) {
+            out.failure = "the guest did not come up within " + number_text(boot.boot_timeout_s) +
+                          " s (--vm-boot-timeout), killed";
+            out.timed_out = true;
+            break;
+        }
+        if (boot.timeout_s && now > *boot.timeout_s) {
+            out.failure = "the guest was still running after " + number_text(*boot.timeout_s) +
+                          " s (--vm-timeout), killed";
+            out.timed_out = true;
+            break;
+        }
+        if (tick) tick(now);
+        interruptible_sleep(0.2);
+    }
+    if (!exited) {
+        guard.stop();
+        if (::waitpid(pid, &status, WNOHANG) == 0) late_exits().push_back(pid);
+    }
+    out.total_s = elapsed();
+    if (!out.failure.empty()) return out;
+    if (const auto at = console.rfind(kGuestFailedLine); at != std::string::npos) {
+        const auto from = at + std::strlen(kGuestFailedLine);
+        out.failure =
+            "the guest's init failed: " + console.substr(from, console.find('\n', from) - from);
+    } else if (console.find(kGuestDoneLine) != std::string::npos) {
+        out.finished = true;
+    } else {
+        out.failure = std::string("QEMU ended (") + (exited ? describe_wait_status(status) : "?") +
+                      ") before the guest " + (out.came_up ? "finished its runs" : "came up");
+    }
+    return out;
+}
+
+std::optional<std::string> accel_problem(Accel accel, const std::filesystem::path& kernel,
+                                         const std::filesystem::path& initramfs,
+                                         const std::filesystem::path& console_log, double timeout_s,
+                                         double* up_s) {
+    if (accel == Accel::kvm) {
+        UniqueFd kvm(::open("/dev/kvm", O_RDWR | O_CLOEXEC));
+        if (kvm.get() < 0) return std::string("cannot open /dev/kvm: ") + std::strerror(errno);
+    }
+    GuestBoot probe;
+    probe.kernel = kernel;
+    probe.initramfs = initramfs;
+    probe.console_log = console_log;
+    probe.accel = accel;
+    probe.shape = {1, 256};
+    probe.append = "contest.probe";
+    probe.boot_timeout_s = timeout_s;
+    probe.timeout_s = timeout_s;
+    const GuestOutcome o = run_guest(probe);
+    if (up_s) *up_s = o.up_s;
+    if (o.came_up) return std::nullopt;
+    std::string why = o.timed_out
+                          ? std::string("a probe boot under -accel ") + accel_name(accel) +
+                                " did not reach its init within " + number_text(timeout_s) + " s"
+                      : o.failure.empty() ? "the probe guest did not come up"
+                                          : o.failure;
+    const std::string tail = console_tail(console_log, 2);
+    return why + (tail.empty() ? " (no console output)" : "; console: " + tail);
+}
+
+std::string console_tail(const std::filesystem::path& log, int lines) {
+    std::istringstream in(tail_of_file(log, lines));
+    std::string out, line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        // QEMU saying it was stopped: the stop is said already.
+        if (line.find("terminating on signal") != std::string::npos) continue;
+        out += (out.empty() ? "" : " | ") + printable(line);
+    }
+    return out;
+}
+
+}  // namespace contest

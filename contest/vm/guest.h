@@ -1,0 +1,77 @@
+#pragma once
+// One QEMU guest, booted and watched: its console goes to a log, it must say
+// it is up within the boot timeout and power off within the whole timeout,
+// and it is stopped (SIGTERM, then SIGKILL, reaped) on every way out: a
+// timeout, Ctrl-C or SIGTERM of contest (Interrupted), an error. QEMU is a
+// child in its own process group with the parent-death signal, inside the
+// run's containment, so even a SIGKILL of contest takes it down.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace contest {
+
+enum class Accel { kvm, tcg };
+const char* accel_name(Accel accel);
+
+// The guest's shape, the same for every kernel of a run.
+struct GuestShape {
+    unsigned cpus = 2;
+    unsigned memory_mib = 1024;
+};
+
+// `contest run --kernel`'s --vm-* options: the same for every kernel.
+struct VmOptions {
+    std::string accel = "auto";  // kvm | tcg | auto (a probe boot decides)
+    GuestShape shape;
+    double boot_timeout_s = 120;  // until the guest's init is up
+    double timeout_s = 3600;      // a guest's whole life, boot to power-off
+    std::string append;           // more kernel parameters for every guest
+    unsigned disk_mib = 2048;     // the scratch disk
+};
+
+struct GuestBoot {
+    std::filesystem::path kernel, initramfs;
+    std::filesystem::path scratch_disk;  // raw ext4 image on virtio; empty: none
+    std::filesystem::path out_dir;       // the writable 9p share "out"; empty: none
+    std::filesystem::path console_log;   // the guest's serial console
+    Accel accel = Accel::tcg;
+    GuestShape shape;
+    std::string append;  // more kernel parameters
+    double boot_timeout_s = 120;
+    std::optional<double> timeout_s;  // from start to power-off
+};
+
+struct GuestOutcome {
+    bool came_up = false;    // its init said so
+    bool finished = false;   // its init said its command was done, and it powered off
+    std::string failure;     // why not, when not finished
+    bool timed_out = false;  // killed at a timeout
+    double up_s = 0, total_s = 0;
+};
+
+// "qemu-system-x86_64" found on PATH; EnvironmentError saying to install
+// qemu-system-x86 otherwise.
+std::filesystem::path qemu_binary();
+
+// QEMU's command line for boot.
+std::vector<std::string> qemu_argv(const GuestBoot& boot);
+
+// Boots and waits (tick is called about every 200 ms with the seconds since
+// start); throws Interrupted on Ctrl-C, with QEMU stopped.
+GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>& tick = {});
+
+// Why accel does not run a guest here (nullopt: it does): /dev/kvm that
+// cannot be opened, or a probe boot (contest.probe) of kernel with initramfs
+// that does not reach its init within timeout_s.
+std::optional<std::string> accel_problem(Accel accel, const std::filesystem::path& kernel,
+                                         const std::filesystem::path& initramfs,
+                                         const std::filesystem::path& console_log, double timeout_s,
+                                         double* up_s = nullptr);
+
+// The last lines of a console log, joined with " | " for one-line reasons.
+std::string console_tail(const std::filesystem::path& log, int lines);
+
+}  // namespace contest

@@ -1,0 +1,97 @@
+#include "contest/vm/initramfs.h"
+
+#include <fstream>
+
+#include "contest/sys/atomic_file.h"
+#include "contest/sys/errors.h"
+#include "contest/vm/cpio_archive.h"
+
+namespace contest {
+namespace {
+
+// What the guest needs of its kernel: virtio on PCI, the scratch disk
+// (virtio_blk, ext4 and the crc32c its checksums ask the crypto API for),
+// and 9p over virtio for the host's root and the results share.
+const std::vector<std::string> kWantedModules = {"virtio_pci", "virtio_blk",   "crc32c_generic",
+                                                 "ext4",       "9pnet_virtio", "9p"};
+
+// Runs as PID 1 under busybox's sh. Every step that fails says so on the
+// console (the host shows the last lines) and powers off.
+const char* const kInit = R"INIT(#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+say() { echo "contest-guest: $*"; }
+fail() { say "failed: $*"; sync; poweroff -f; sleep 60; }
+if grep -q contest.probe /proc/cmdline; then say up; poweroff -f; sleep 60; fi
+while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
+opts=trans=virtio,version=9p2000.L,msize=262144
+mount -t 9p -o "$opts,ro" host /host || fail "mounting the host's root (9p)"
+mount -t 9p -o "$opts" out /out || fail "mounting the results share (9p)"
+mount -t ext4 /dev/vda /host/mnt || fail "mounting the scratch disk (ext4 on /dev/vda) on /mnt"
+mount -t proc proc /host/proc
+mount -t sysfs sys /host/sys
+mount -t devtmpfs dev /host/dev
+mount -t cgroup2 cgroup2 /host/sys/fs/cgroup 2>/dev/null
+mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
+mkdir -p /host/dev/shm /host/dev/pts && mount -t tmpfs shm /host/dev/shm
+mount -t devpts devpts /host/dev/pts 2>/dev/null
+mount -t tmpfs run /host/run 2>/dev/null
+[ -d /host/mnt/boot ] && mount --bind /host/mnt/boot /host/boot 2>/dev/null
+mkdir -p /host/mnt/out && mount --bind /out /host/mnt/out || fail "binding the results share"
+ip link set lo up 2>/dev/null
+say up
+# argv: the command, its words NUL-separated (no shell between).
+xargs -0 chroot /host < /out/argv > /out/guest.log 2>&1
+echo $? > /out/exit
+sync
+say done
+poweroff -f
+sleep 60
+)INIT";
+
+bool is_static_elf(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string head(8192, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    // A dynamic program names its loader (PT_INTERP) near its start.
+    return head.starts_with(
+               "\x7f"
+               "ELF") &&
+           head.find("ld-linux") == std::string::npos;
+}
+
+}  // namespace
+
+std::filesystem::path static_busybox() {
+    for (const char* path : {"/bin/busybox", "/usr/bin/busybox"})
+        if (is_static_elf(path)) return path;
+    throw EnvironmentError(
+        "no static busybox for the guest's initramfs: install the Debian package busybox-static");
+}
+
+Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path) {
+    Initramfs out;
+    out.path = path;
+    out.modules = modules_to_load(kernel, kWantedModules, &out.assumed_builtin);
+    CpioArchive cpio;
+    for (const char* dir : {"bin", "dev", "proc", "sys", "host", "out", "modules"})
+        cpio.add_dir(dir);
+    // The kernel opens /dev/console for init's stdio before devtmpfs is up.
+    cpio.add_char_device("dev/console", 5, 1);
+    cpio.add_file_from("bin/busybox", static_busybox(), 0755);
+    cpio.add_file("init", kInit, 0755);
+    std::string order;
+    for (const auto& name : out.modules) {
+        cpio.add_file_from("modules/" + name + ".ko", kernel.modules.at(name));
+        order += name + "\n";
+    }
+    cpio.add_file("modules/order", order);
+    write_file_atomically(path, cpio.finish());
+    return out;
+}
+
+}  // namespace contest

@@ -1,0 +1,36 @@
+#pragma once
+// The guest's initramfs, made by contest: a static busybox, the kernel's own
+// modules for virtio, 9p and ext4 (insmod in dependency order: the Debian
+// packages carry no modules.dep), and an /init that mounts the host's root
+// read-only over 9p, the scratch disk on its /mnt (the host's /tmp stays
+// visible, read-only: paths the user gave there work) and the results share,
+// then runs the host's command (argv on the results share, NUL-separated
+// words) in a chroot of the host's root and powers off. With contest.probe on the kernel's
+// command line it only says it is up and powers off (the accelerator probe).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "contest/vm/kernel_image.h"
+
+namespace contest {
+
+// The console lines /init writes, which the host watches for.
+inline constexpr const char* kGuestUpLine = "contest-guest: up";
+inline constexpr const char* kGuestDoneLine = "contest-guest: done";
+inline constexpr const char* kGuestFailedLine = "contest-guest: failed: ";
+
+struct Initramfs {
+    std::filesystem::path path;
+    std::vector<std::string> modules;          // insmodded, in order
+    std::vector<std::string> assumed_builtin;  // needed, not found as modules
+};
+
+// /bin/busybox when it is a static one (busybox-static); EnvironmentError
+// saying what to install otherwise.
+std::filesystem::path static_busybox();
+
+// Writes the initramfs for kernel to `path` (atomically).
+Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path);
+
+}  // namespace contest

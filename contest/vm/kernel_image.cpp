@@ -1,0 +1,339 @@
+#include "contest/vm/kernel_image.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "contest/observe/kernel_facts.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/sha256.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string file_bytes(const fs::path& path, std::size_t limit = 64u << 20) {
+    std::ifstream in(path, std::ios::binary);
+    std::string out;
+    char buf[65536];
+    while (in && out.size() < limit) {
+        in.read(buf, sizeof buf);
+        out.append(buf, static_cast<std::size_t>(in.gcount()));
+    }
+    return out;
+}
+
+// A Debian linux-image package's name: linux-image-, then [a-z0-9.+-].
+bool is_package_name(const std::string& name) {
+    const std::string prefix = "linux-image-";
+    if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;
+    for (char c : name.substr(prefix.size()))
+        if (!(std::islower(static_cast<unsigned char>(c)) ||
+              std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-'))
+            return false;
+    return true;
+}
+
+// Module names use '_' where their files may have '-' (crc32c-intel.ko).
+std::string module_name(std::string file_stem) {
+    std::replace(file_stem.begin(), file_stem.end(), '-', '_');
+    return file_stem;
+}
+
+// Every .ko under root by name; compressed ones (which busybox's insmod
+// cannot load) by name in `compressed`.
+void find_modules(const fs::path& root, KernelImage& kernel, std::set<std::string>& compressed) {
+    std::error_code ec;
+    for (fs::recursive_directory_iterator
+             it(root, fs::directory_options::skip_permission_denied, ec),
+         end;
+         it != end; it.increment(ec)) {
+        if (ec) break;
+        if (!it->is_regular_file(ec)) continue;
+        const std::string name = it->path().filename().string();
+        if (name.ends_with(".ko")) {
+            kernel.modules.emplace(module_name(name.substr(0, name.size() - 3)), it->path());
+        } else {
+            for (const char* ext : {".ko.xz", ".ko.zst", ".ko.gz"})
+                if (name.ends_with(ext))
+                    compressed.insert(module_name(name.substr(0, name.size() - strlen(ext))));
+        }
+    }
+}
+
+void read_builtin_list(const fs::path& file, KernelImage& kernel) {
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+        const fs::path p(line);
+        std::string stem = p.filename().string();
+        if (stem.ends_with(".ko"))
+            kernel.builtin.insert(module_name(stem.substr(0, stem.size() - 3)));
+    }
+}
+
+void read_config(const fs::path& file, KernelImage& kernel) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return;
+    kernel.config_text = file_bytes(file);
+    kernel.config_source = file.string();
+}
+
+// The first folder of lib/modules/ (or usr/lib/modules/) under root.
+fs::path modules_folder(const fs::path& root, const std::string& release) {
+    std::error_code ec;
+    for (const char* base : {"lib/modules", "usr/lib/modules"}) {
+        if (!release.empty() && fs::is_directory(root / base / release, ec))
+            return root / base / release;
+        for (const auto& e : fs::directory_iterator(root / base, ec))
+            if (e.is_directory(ec)) return e.path();
+    }
+    return {};
+}
+
+void take_modules(const fs::path& folder, KernelImage& kernel) {
+    if (folder.empty()) return;
+    std::set<std::string> compressed;
+    find_modules(folder, kernel, compressed);
+    read_builtin_list(folder / "modules.builtin", kernel);
+    for (const auto& name : compressed)
+        if (!kernel.modules.count(name)) kernel.modules.emplace(name, fs::path());
+}
+
+fs::path newest_matching(const fs::path& folder, const std::string& prefix,
+                         const std::string& suffix) {
+    std::error_code ec;
+    std::vector<fs::path> found;
+    for (const auto& e : fs::directory_iterator(folder, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.starts_with(prefix) && name.ends_with(suffix)) found.push_back(e.path());
+    }
+    std::sort(found.begin(), found.end());
+    return found.empty() ? fs::path() : found.back();
+}
+
+// The package file unpacked once into cache/<its stem>/ (a marker file says
+// the unpacking finished; a half-done one is redone).
+fs::path unpacked_package(const fs::path& deb, const fs::path& cache, Progress& progress) {
+    const fs::path dir = cache / deb.stem();
+    std::error_code ec;
+    if (fs::exists(dir / ".unpacked", ec)) return dir;
+    fs::remove_all(dir, ec);
+    fs::create_directories(cache, ec);
+    // Another contest may unpack the same package meanwhile: each its own
+    // partial folder, renamed into place whole.
+    const fs::path partial =
+        cache / (deb.stem().string() + ".partial." + std::to_string(::getpid()));
+    fs::remove_all(partial, ec);
+    progress.note("contest: unpacking " + deb.filename().string() + " into " + dir.string());
+    SpawnOptions so;
+    so.log_to(cache / "unpack.log");
+    run_checked({"dpkg-deb", "-x", deb.string(), partial.string()}, so,
+                "unpacking " + deb.string() + " (dpkg-deb -x)");
+    std::ofstream(partial / ".unpacked") << deb.string() << "\n";
+    fs::rename(partial, dir, ec);
+    if (ec && fs::exists(dir / ".unpacked")) {
+        fs::remove_all(partial, ec);  // the other one was first
+        return dir;
+    }
+    if (ec)
+        throw EnvironmentError("cannot move " + partial.string() + " to " + dir.string() + ": " +
+                               ec.message());
+    return dir;
+}
+
+// A package name fetched with `apt-get download` into cache/debs/, once.
+fs::path fetched_package(const std::string& name, const fs::path& cache, Progress& progress) {
+    const fs::path debs = cache / "debs";
+    std::error_code ec;
+    fs::create_directories(debs, ec);
+    fs::path deb = newest_matching(debs, name + "_", ".deb");
+    if (!deb.empty()) return deb;
+    progress.note("contest: fetching " + name + " (apt-get download) into " + debs.string());
+    // Into a folder of its own, moved beside the others once whole.
+    const fs::path fetching = debs / (".fetching." + std::to_string(::getpid()));
+    fs::remove_all(fetching, ec);
+    fs::create_directories(fetching, ec);
+    SpawnOptions so;
+    so.cwd = fetching;
+    so.log_to(cache / "download.log");
+    run_checked({"apt-get", "download", name}, so, "fetching " + name + " (apt-get download)");
+    const fs::path got = newest_matching(fetching, name + "_", ".deb");
+    if (got.empty())
+        throw EnvironmentError("apt-get download " + name + " left no " + name + "_*.deb in " +
+                               fetching.string());
+    fs::rename(got, debs / got.filename(), ec);
+    fs::remove_all(fetching, ec);
+    return debs / got.filename();
+}
+
+KernelImage from_package(const std::string& spec, const fs::path& deb, const fs::path& cache,
+                         Progress& progress) {
+    KernelImage k;
+    k.spec = spec;
+    k.kind = ImageKind::package;
+    const fs::path root = unpacked_package(deb, cache, progress);
+    k.image = newest_matching(root / "boot", "vmlinuz-", "");
+    if (k.image.empty())
+        throw UsageError("--kernel " + spec +
+                         ": the package holds no boot/vmlinuz-*: is it a linux-image package?");
+    const std::string release = k.image.filename().string().substr(std::string("vmlinuz-").size());
+    read_config(root / "boot" / ("config-" + release), k);
+    take_modules(modules_folder(root, release), k);
+    return k;
+}
+
+KernelImage from_tree(const std::string& spec, const fs::path& tree) {
+    KernelImage k;
+    k.spec = spec;
+    k.kind = ImageKind::tree;
+    k.image = tree / "arch/x86/boot/bzImage";
+    std::error_code ec;
+    if (!fs::is_regular_file(k.image, ec))
+        throw UsageError(
+            "--kernel " + spec +
+            ": no arch/x86/boot/bzImage in the tree (run `make bzImage modules` there first)");
+    read_config(tree / ".config", k);
+    std::set<std::string> compressed;
+    find_modules(tree, k, compressed);
+    read_builtin_list(tree / "modules.builtin", k);
+    return k;
+}
+
+KernelImage from_file(const std::string& spec, const fs::path& file) {
+    KernelImage k;
+    k.spec = spec;
+    k.kind = ImageKind::file;
+    k.image = file;
+    const std::string version = bzimage_version(file);
+    if (version.empty())
+        throw UsageError("--kernel " + spec + ": not a bzImage (no kernel setup header)");
+    const std::string release = version.substr(0, version.find(' '));
+    // vmlinuz-R's own config-R beside it, else the host's; the host's
+    // modules of that release.
+    read_config(file.parent_path() / ("config-" + release), k);
+    if (k.config_text.empty()) read_config("/boot/config-" + release, k);
+    take_modules(modules_folder("/", release), k);
+    return k;
+}
+
+}  // namespace
+
+const char* image_kind_name(ImageKind kind) {
+    switch (kind) {
+        case ImageKind::file:
+            return "file";
+        case ImageKind::tree:
+            return "tree";
+        case ImageKind::package:
+            return "package";
+    }
+    return "?";
+}
+
+std::string bzimage_version(const fs::path& image) {
+    const std::string head = file_bytes(image, 1 << 16);
+    // The setup header: "HdrS" at 0x202, the version string's offset (from
+    // 0x200) at 0x20E.
+    if (head.size() < 0x210 || head.compare(0x202, 4, "HdrS") != 0) return "";
+    const std::size_t at = 0x200 + (static_cast<unsigned char>(head[0x20E]) |
+                                    static_cast<unsigned char>(head[0x20F]) << 8);
+    if (at >= head.size()) return "";
+    const std::size_t end = head.find('\0', at);
+    return head.substr(at, (end == std::string::npos ? head.size() : end) - at);
+}
+
+KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
+                                 Progress& progress) {
+    std::error_code ec;
+    const fs::path path(spec);
+    KernelImage k;
+    if (fs::is_directory(path, ec)) {
+        k = from_tree(spec, fs::absolute(path));
+    } else if (fs::is_regular_file(path, ec) && spec.ends_with(".deb")) {
+        k = from_package(spec, fs::absolute(path), cache, progress);
+    } else if (fs::is_regular_file(path, ec)) {
+        k = from_file(spec, fs::absolute(path));
+    } else if (is_package_name(spec)) {
+        k = from_package(spec, fetched_package(spec, cache, progress), cache, progress);
+    } else {
+        throw UsageError("--kernel " + printable(spec) +
+                         ": no such file or folder, and not a linux-image-* package name");
+    }
+    k.version_text = bzimage_version(k.image);
+    if (k.version_text.empty())
+        throw UsageError("--kernel " + printable(spec) + ": " + k.image.string() +
+                         " is not a bzImage");
+    k.release = k.version_text.substr(0, k.version_text.find(' '));
+    return k;
+}
+
+nlohmann::json KernelImage::fingerprint() const {
+    nlohmann::json j = {{"image", spec},
+                        {"kind", image_kind_name(kind)},
+                        {"release", release},
+                        {"version", valid_utf8(version_text)}};
+    if (config_text.empty()) {
+        j["config"] = {{"reason", "no .config found beside the image"}};
+        return j;
+    }
+    const auto cfg = parse_kernel_config(config_text);
+    auto value = [&](const char* key) -> nlohmann::json {
+        auto it = cfg.find(key);
+        return it == cfg.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second);
+    };
+    j["config"] = {{"source", config_source}, {"sha256", sha256_hex(config_text)}};
+    j["config_hz"] = value("CONFIG_HZ");
+    j["preemption"] = {{"config", preemption_model(cfg)},
+                       {"dynamic", value("CONFIG_PREEMPT_DYNAMIC") == "y"}};
+    return j;
+}
+
+std::vector<std::string> module_depends(const fs::path& ko) {
+    const std::string bytes = file_bytes(ko);
+    static const std::string key = std::string(1, '\0') + "depends=";
+    const std::size_t at = bytes.find(key);
+    if (at == std::string::npos) return {};
+    const std::size_t from = at + key.size();
+    const std::string list = bytes.substr(from, bytes.find('\0', from) - from);
+    std::vector<std::string> out;
+    std::istringstream in(list);
+    for (std::string name; std::getline(in, name, ',');)
+        if (!name.empty()) out.push_back(module_name(name));
+    return out;
+}
+
+std::vector<std::string> modules_to_load(const KernelImage& kernel,
+                                         const std::vector<std::string>& wanted,
+                                         std::vector<std::string>* assumed_builtin) {
+    std::vector<std::string> order;
+    std::set<std::string> visiting, done;
+    std::function<void(const std::string&)> visit = [&](const std::string& name) {
+        if (done.count(name) || visiting.count(name)) return;
+        auto it = kernel.modules.find(name);
+        if (it == kernel.modules.end()) {
+            done.insert(name);
+            if (assumed_builtin && !kernel.builtin.count(name)) assumed_builtin->push_back(name);
+            return;
+        }
+        if (it->second.empty())
+            throw UsageError("--kernel " + kernel.spec + ": its module " + name +
+                             " is compressed, which the guest's busybox insmod cannot load");
+        visiting.insert(name);
+        for (const auto& dep : module_depends(it->second)) visit(dep);
+        visiting.erase(name);
+        done.insert(name);
+        order.push_back(name);
+    };
+    for (const auto& name : wanted) visit(name);
+    return order;
+}
+
+}  // namespace contest

@@ -1,0 +1,280 @@
+// `contest run --kernel`: real guests, booted under TCG (software
+// emulation, which works on every x86 host) from a real Debian kernel
+// package. Tagged [vm]: ctest runs them as one entry of their own (vm_guests)
+// with a COST, so it starts them first, beside the rest.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "contest/cli/cli_common.h"
+#include "contest/result/result_file.h"
+#include "contest/run/run_order.h"
+#include "contest/vm/cpio_archive.h"
+#include "contest/vm/kernel_image.h"
+#include "test_helpers.h"
+
+using namespace contest;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Debian's generic kernel package, the one linux-image-amd64 depends on now
+// (contest fetches it with apt-get download into the shared workdir's cache).
+std::string kernel_package() {
+    static const std::string name = test::shell_output(
+        "apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: "
+        "\\(linux-image-[0-9].*-amd64\\)$/\\1/p' | head -1");
+    return name;
+}
+
+// One workdir for every test here, so the package is fetched and unpacked
+// once; each run keeps its own disk and shares in vm/run-<pid>.
+std::string shared_workdir() {
+    return (fs::path(CONTEST_BINARY).parent_path() / "vm-test-workdir").string();
+}
+
+std::vector<ResultFile> files_of(const fs::path& results, const std::string& label) {
+    std::vector<std::string> bad;
+    return read_result_paths({results / label}, bad);
+}
+
+// The pids of QEMU processes whose command line names `marker`.
+std::vector<pid_t> qemu_processes(const std::string& marker) {
+    std::vector<pid_t> out;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::string cmdline = test::slurp(e.path() / "cmdline");
+        if (cmdline.starts_with(std::string(CONTEST_BINARY))) continue;
+        if (cmdline.find("qemu-system") != std::string::npos &&
+            cmdline.find(marker) != std::string::npos)
+            out.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a cpio newc archive holds its entries as the kernel reads them", "[vm]") {
+    CpioArchive cpio;
+    cpio.add_dir("bin");
+    cpio.add_file("init", "#!/bin/sh\n", 0755);
+    cpio.add_char_device("dev/console", 5, 1);
+    const std::string bytes = cpio.finish();
+    REQUIRE(bytes.size() % 4 == 0);
+    test::ScratchDir dir("cpio");
+    std::ofstream(dir / "a.cpio", std::ios::binary) << bytes;
+    // busybox's cpio as the independent reader.
+    const std::string listing = test::shell_output("cd " + dir.path().string() +
+                                                   " && busybox cpio -itv < a.cpio 2>/dev/null");
+    CHECK_THAT(listing, Catch::Contains("drwxr-xr-x 0/0         0 1970-01-01 00:00:00 bin"));
+    CHECK_THAT(listing, Catch::Contains("-rwxr-xr-x 0/0        10 1970-01-01 00:00:00 init"));
+    CHECK_THAT(listing,
+               Catch::Contains("crw------- 0/0         0 1970-01-01 00:00:00 dev/console"));
+    fs::create_directories(dir / "x");
+    test::shell_output("cd " + (dir / "x").string() +
+                       " && busybox cpio -id < ../a.cpio 2>/dev/null");
+    CHECK(test::slurp(dir / "x" / "init") == "#!/bin/sh\n");
+}
+
+TEST_CASE("run --kernel: each round boots each kernel once, in a shuffled order", "[vm]") {
+    const std::vector<std::string_view> loads = {"no_load", "cpu_load", "io_load"};
+    const auto plan = plan_kernel_runs(loads, 3, RunOrder::shuffled, 7, 2);
+    REQUIRE(plan.size() == 3 * 3 * 2);
+    std::set<std::pair<unsigned, std::size_t>> guests;
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+        // A (round, kernel) pair is one stretch of the plan: one boot.
+        if (k == 0 || plan[k].index != plan[k - 1].index || plan[k].variant != plan[k - 1].variant)
+            CHECK(guests.insert({plan[k].index, plan[k].variant}).second);
+    }
+    CHECK(guests.size() == 6);
+    // Each guest's loads in the order its own contest run takes them.
+    for (std::size_t k = 0; k < plan.size(); k += 3) {
+        const auto own =
+            plan_runs(loads, 1, RunOrder::shuffled, guest_seed(7, plan[k].index, plan[k].variant));
+        for (std::size_t j = 0; j < 3; ++j) CHECK(plan[k + j].load == own[j].load);
+    }
+}
+
+TEST_CASE(
+    "run --kernel: two kernels, two rounds, booted under TCG: results from the guests, paired by "
+    "round, emulated",
+    "[vm][e2e][vm-pair]") {
+    const std::string package = kernel_package();
+    REQUIRE_FALSE(package.empty());
+    test::ScratchDir dir("vm-pair");
+    auto o = test::run_contest_binary(
+        {"run", "--kernel", "first=" + package, "--kernel", "second=" + package, "--vm-accel",
+         "tcg", "-n", "2", "-w", "command", "--workload-cmd", "uname -r", "--workdir",
+         shared_workdir(), "--results", (dir / "results").string(), "-q", "no_load"},
+        dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("EMULATED"));
+    std::string group;
+    for (const std::string label : {"first", "second"}) {
+        auto files = files_of(dir / "results", label);
+        REQUIRE(files.size() == 1);
+        const ResultFile& f = files.front();
+        REQUIRE(f.runs.size() == 2);
+        std::set<int> rounds;
+        for (const auto& r : f.runs) {
+            CHECK(r.ok());
+            rounds.insert(r.round);
+        }
+        CHECK(rounds == std::set<int>{1, 2});
+        CHECK(f.config["vm"]["emulated"] == true);
+        CHECK(f.config["vm"]["accel"] == "tcg");
+        // The guest's own fingerprint: the package's kernel, not the host's.
+        const std::string release = f.config["kernel"]["release"];
+        CHECK_THAT(package, Catch::Contains(release));
+        CHECK(f.system["kernel_release"] == release);
+        // The guest's own contest read the image's .config from its /boot.
+        CHECK(f.system["kernel"]["config"]["sha256"] == f.config["kernel"]["config"]["sha256"]);
+        CHECK(f.config["kernel"]["config"].contains("sha256"));
+        CHECK(f.config["vm"]["boots"].size() == 2);
+        if (group.empty()) group = f.config["vary"]["group"];
+        CHECK(f.config["vary"]["group"] == group);
+    }
+    // report and compare pair the two kernels' runs by round, and say so loudly.
+    auto compare = test::run_contest_binary(
+        {"compare", "--results", (dir / "results").string(), "first", "second"}, dir.path());
+    INFO(compare.err);
+    CHECK(compare.exit_code == 0);
+    CHECK(compare.out.starts_with("*** EMULATED TIMES"));
+    CHECK_THAT(compare.out, Catch::Contains("per-round"));
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --kernel: a guest that hangs is killed at its boot timeout; its runs fail with the "
+    "console's "
+    "tail",
+    "[vm][e2e]") {
+    const std::string package = kernel_package();
+    REQUIRE_FALSE(package.empty());
+    test::ScratchDir dir("vm-hang");
+    const auto started = std::chrono::steady_clock::now();
+    // An init that never answers: sleep, as PID 1.
+    auto o = test::run_contest_binary({"run",
+                                       "--kernel",
+                                       "a=" + package,
+                                       "--kernel",
+                                       "b=" + package,
+                                       "--vm-accel",
+                                       "tcg",
+                                       "--vm-append",
+                                       "rdinit=/bin/sleep -- 3600",
+                                       "--vm-boot-timeout",
+                                       "5",
+                                       "-n",
+                                       "1",
+                                       "-w",
+                                       "command",
+                                       "--workload-cmd",
+                                       "true",
+                                       "--workdir",
+                                       shared_workdir(),
+                                       "--results",
+                                       (dir / "results").string(),
+                                       "-q",
+                                       "no_load",
+                                       "cpu_load"},
+                                      dir.path());
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    INFO(o.err);
+    CHECK(o.exit_code == 1);
+    CHECK(took < 120);  // two guests of 5 s each, with a wide margin
+    for (const std::string label : {"a", "b"}) {
+        auto files = files_of(dir / "results", label);
+        REQUIRE(files.size() == 1);
+        REQUIRE(files.front().runs.size() == 2);
+        for (const auto& r : files.front().runs) {
+            CHECK(r.status == RunStatus::guest_failed);
+            CHECK_THAT(r.reason, Catch::Contains("did not come up within 5 s"));
+            CHECK_THAT(r.reason, Catch::Contains("the last lines of its console"));
+        }
+    }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --kernel: Ctrl-C, SIGTERM or SIGKILL of contest mid-boot leaves no QEMU",
+          "[vm][e2e]") {
+    const std::string package = kernel_package();
+    REQUIRE_FALSE(package.empty());
+    for (int sig : {SIGINT, SIGTERM, SIGKILL}) {
+        INFO("signal " << sig);
+        test::ScratchDir dir("vm-kill-" + std::to_string(sig));
+        const std::string results = (dir / "results").string();
+        pid_t pid = test::start_contest({"run",
+                                         "--kernel",
+                                         "a=" + package,
+                                         "--kernel",
+                                         "b=" + package,
+                                         "--vm-accel",
+                                         "tcg",
+                                         "--vm-append",
+                                         "rdinit=/bin/sleep -- 3600",
+                                         "-n",
+                                         "1",
+                                         "-w",
+                                         "command",
+                                         "--workload-cmd",
+                                         "true",
+                                         "--workdir",
+                                         shared_workdir(),
+                                         "--results",
+                                         results,
+                                         "no_load"},
+                                        dir.path());
+        // Its guest's QEMU, found by the run folder in its command line.
+        const std::string marker = "run-" + std::to_string(pid) + "/";
+        std::vector<pid_t> qemu;
+        for (int i = 0; i < 600 && qemu.empty(); ++i) {
+            std::this_thread::sleep_for(100ms);
+            qemu = qemu_processes(marker);
+        }
+        REQUIRE_FALSE(qemu.empty());
+        ::kill(pid, sig);
+        auto o = test::finish_contest(pid, dir.path());
+        CHECK(o.exit_code == (sig == SIGKILL ? 128 + SIGKILL : 130));
+        for (int i = 0; i < 100 && !qemu_processes(marker).empty(); ++i)
+            std::this_thread::sleep_for(100ms);
+        CHECK(qemu_processes(marker).empty());
+        CHECK(test::leftover_processes().empty());
+    }
+}
+
+TEST_CASE("run --kernel: the guests get the options as given, but the host's own", "[vm]") {
+    CommandLine cl;
+    cl.name = "run";
+    cl.accepts_config = true;
+    bool flag = false, other = false;
+    std::string latency, label;
+    std::vector<std::string> loads;
+    cl.options.add_options()("flag", po::bool_switch(&flag), "")(
+        "other", po::bool_switch(&other), "")("latency",
+                                              po::value(&latency)->implicit_value("cyclic"),
+                                              "")("label", po::value(&label), "")(
+        "cmd", po::value<std::string>(), "")("load", po::value(&loads), "");
+    cl.positional.add("load", -1);
+    test::ScratchDir dir("given-options");
+    std::ofstream(dir / "c.conf") << "other = false\ncmd = from the file\nflag = true\n";
+    const std::string config = (dir / "c.conf").string();
+    std::vector<std::string> words = {"run",      "--latency", "--label", "x",     "--flag",
+                                      "--config", config,      "no_load", "--cmd", "make -j2"};
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    po::variables_map vm;
+    REQUIRE(parse_command_line(cl, static_cast<int>(argv.size()), argv.data(), vm));
+    const auto given = given_options(cl, static_cast<int>(argv.size()), argv.data(), vm,
+                                     {"label", "config", "load"});
+    // The command line's first (its --cmd wins over the file's), a bare
+    // implicit value stays bare, a false switch of the file is left out.
+    CHECK(given == std::vector<std::string>{"--latency", "--flag", "--cmd=make -j2"});
+}
