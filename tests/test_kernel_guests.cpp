@@ -159,7 +159,8 @@ TEST_CASE(
     REQUIRE_FALSE(package.empty());
     test::ScratchDir dir("vm-hang");
     const auto started = std::chrono::steady_clock::now();
-    // An init that never answers: sleep, as PID 1.
+    // An init that never answers: busybox's sleep as PID 1 (the initramfs has
+    // no /bin/sleep before its init installs the applets).
     auto o = test::run_contest_binary({"run",
                                        "--kernel",
                                        "a=" + package,
@@ -168,7 +169,7 @@ TEST_CASE(
                                        "--vm-accel",
                                        "tcg",
                                        "--vm-append",
-                                       "rdinit=/bin/sleep -- 3600",
+                                       "rdinit=/bin/busybox -- sleep 3600",
                                        "--vm-boot-timeout",
                                        "5",
                                        "-n",
@@ -219,7 +220,7 @@ TEST_CASE("run --kernel: Ctrl-C, SIGTERM or SIGKILL of contest mid-boot leaves n
                                          "--vm-accel",
                                          "tcg",
                                          "--vm-append",
-                                         "rdinit=/bin/sleep -- 3600",
+                                         "rdinit=/bin/busybox -- sleep 3600",
                                          "-n",
                                          "1",
                                          "-w",
