@@ -13,10 +13,10 @@
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/spawn.h"
+#include "contest/sys/words.h"
 #include "test_helpers.h"
 #include "workloads/kernel.h"
 #include "workloads/synthetic_generator.h"
-#include "contest/sys/words.h"
 #include "workloads/workload.h"
 #include "workloads/workload_registry.h"
 

@@ -7,8 +7,8 @@
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/spawn.h"
-#include "contest/sys/workdir.h"
 #include "contest/sys/words.h"
+#include "contest/sys/workdir.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {

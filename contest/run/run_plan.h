@@ -30,7 +30,7 @@ struct RunPlan {
     // The knobs' values of each result file (index per knob); one empty
     // combination without --vary; with --kernel, one empty one per kernel.
     std::vector<std::vector<std::size_t>> combinations;
-    std::vector<std::string> labels;                    // one per combination (--kernel: per kernel)
+    std::vector<std::string> labels;  // one per combination (--kernel: per kernel)
     std::vector<std::filesystem::path> result_folders;  // where the result files go
     std::uint64_t seed = 0;                             // of the shuffle
     std::vector<PlannedRun> runs;                       // every run, in order
