@@ -279,3 +279,43 @@ TEST_CASE("run --kernel: the guests get the options as given, but the host's own
     // implicit value stays bare, a false switch of the file is left out.
     CHECK(given == std::vector<std::string>{"--latency", "--flag", "--cmd=make -j2"});
 }
+
+TEST_CASE("run --kernel --runs auto: rounds stop as a --vary run's do, the reason in every file",
+          "[vm][e2e]") {
+    const std::string package = kernel_package();
+    REQUIRE_FALSE(package.empty());
+    test::ScratchDir dir("vm-auto");
+    // A budget the first round already spends: one boot of each kernel.
+    auto o = test::run_contest_binary({"run",
+                                       "--kernel",
+                                       "a=" + package,
+                                       "--kernel",
+                                       "b=" + package,
+                                       "--vm-accel",
+                                       "tcg",
+                                       "--runs",
+                                       "auto",
+                                       "--budget",
+                                       "1s",
+                                       "-w",
+                                       "command",
+                                       "--workload-cmd",
+                                       "true",
+                                       "--workdir",
+                                       shared_workdir(),
+                                       "--results",
+                                       (dir / "results").string(),
+                                       "-q",
+                                       "no_load"},
+                                      dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK_THAT(o.err, Catch::Contains("--runs auto stopped"));
+    for (const std::string label : {"a", "b"}) {
+        auto files = files_of(dir / "results", label);
+        REQUIRE(files.size() == 1);
+        CHECK(files.front().runs.size() == 1);
+        CHECK_THAT(files.front().stopped_because, Catch::Contains("--budget 1s"));
+    }
+    CHECK(test::leftover_processes().empty());
+}

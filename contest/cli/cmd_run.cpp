@@ -133,10 +133,10 @@ struct RunArguments {
 // The options of `contest run` that the host keeps with --kernel: each
 // guest's contest run gets the rest, as given.
 const std::vector<std::string> kHostOnlyOptions = {
-    "kernel",    "vm-accel", "vm-cpus", "vm-memory", "vm-boot-timeout", "vm-timeout",
-    "vm-append", "vm-disk",  "label",   "runs",      "target-ci",       "max-runs",
-    "order",     "seed",     "resume",  "results",   "workdir",         "summary-json",
-    "quiet",     "load",     "config",  "help",      "latency-raw"};
+    "kernel",  "vm-accel", "vm-cpus", "vm-memory",  "vm-boot-timeout", "vm-timeout",   "vm-append",
+    "vm-disk", "label",    "runs",    "target-ci",  "target-mde",      "budget",       "max-runs",
+    "order",   "seed",     "resume",  "results",    "workdir",         "summary-json", "quiet",
+    "load",    "config",   "help",    "latency-raw"};
 
 void check_kernel_spec(const std::string& spec) {
     const auto eq = spec.find('=');

@@ -83,8 +83,6 @@ void check_run_options(const RunConfig& config) {
     if (!config.vary.empty())
         throw UsageError("--vary does not go with --kernel (the knobs would be set on the host)");
     if (!config.resume.empty()) throw UsageError("--resume cannot continue a --kernel run yet");
-    if (config.auto_runs)
-        throw UsageError("--runs auto does not go with --kernel yet: give --runs N");
 }
 
 RunPlan make_run_plan(const RunConfig& config) {

@@ -85,10 +85,12 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
 // --kernel: the plan's runs taken a guest at a time, each guest the runs of
 // one kernel in one round; what it brought back goes into its kernel's file
 // (its fingerprint, the loads' facts and the probes' plan from the first
-// guest that wrote a result file).
-void take_guest_runs(const RunPlan& plan, KernelGuests& guests, SuiteRunner& runner,
-                     RunOutcome& out, Progress& progress) {
+// guest that wrote a result file). Stops early, as take_runs does, when
+// --runs auto has enough after a round.
+void take_guest_runs(const RunConfig& config, const RunPlan& plan, KernelGuests& guests,
+                     SuiteRunner& runner, RunOutcome& out, Progress& progress) {
     std::vector<bool> seen_guest(plan.labels.size(), false);
+    const auto started = std::chrono::steady_clock::now();
     for (std::size_t k = 0; k < plan.runs.size();) {
         const auto& first = plan.runs[k];
         std::vector<std::string> loads;
@@ -112,6 +114,11 @@ void take_guest_runs(const RunPlan& plan, KernelGuests& guests, SuiteRunner& run
         file.config["vm"]["boots"].push_back(
             {{"round", first.index}, {"up_s", got.up_s}, {"total_s", got.total_s}});
         runner.record_guest_runs(first.variant, got.runs, got.total_s);
+        const bool round_done = k == plan.runs.size() || plan.runs[k].index != first.index;
+        if (config.auto_runs && round_done &&
+            enough_rounds(*config.auto_runs, first.index, seconds_since(started), out.results,
+                          progress, runner.shown_ci()))
+            break;
     }
 }
 
@@ -175,7 +182,7 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
                        runs_to_do(plan, out.results), std::move(latency_plan));
     try {
         if (guests)
-            take_guest_runs(plan, *guests, runner, out, progress);
+            take_guest_runs(config, plan, *guests, runner, out, progress);
         else
             take_runs(config, plan, load_options, knob_guard, runner, out, progress);
     } catch (const Interrupted&) {
