@@ -11,8 +11,8 @@
 namespace contest::latency {
 
 std::int64_t time_one_start(const std::vector<std::string>& argv) {
-    const std::int64_t before = monotonic_ns();
-    const pid_t pid = spawn_to_time(argv);
+    std::int64_t before = 0;
+    const pid_t pid = spawn_to_time(argv, before);
     const int status = wait_for_exit(pid);
     const std::int64_t after = monotonic_ns();
     if (status < 0) throw EnvironmentError(join_words(argv) + ": cannot be reaped");

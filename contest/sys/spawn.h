@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <csignal>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -126,7 +127,8 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = 
 // spawn()'s fork, PATH search and exec-error pipe would be timed with it
 // and weigh more than a small program's whole start. Throws
 // EnvironmentError when it cannot start.
-pid_t spawn_to_time(const std::vector<std::string>& argv);
+// started_ns: CLOCK_MONOTONIC just before the vfork, after the set-up.
+pid_t spawn_to_time(const std::vector<std::string>& argv, std::int64_t& started_ns);
 
 // Forks a child that runs fn and _exits with its return value (1 when it
 // throws, with the message on stderr): for loads, which are code, not
