@@ -48,6 +48,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// With --runs auto, whether the runs stop before plan.runs[next]: only where
+// a round ends there, and when enough_rounds says the rounds so far suffice.
+bool auto_runs_done(const RunConfig& config, const RunPlan& plan, std::size_t next,
+                    std::chrono::steady_clock::time_point started, SuiteRunner& runner,
+                    RunOutcome& out, Progress& progress) {
+    if (!config.auto_runs || next == 0) return false;
+    const unsigned round = plan.runs[next - 1].index;
+    if (next < plan.runs.size() && plan.runs[next].index == round) return false;
+    return enough_rounds(*config.auto_runs, round, seconds_since(started), out.results, progress,
+                         runner.shown_ci());
+}
+
 // Takes the plan's runs in order, each under its combination's knobs; stops
 // early when --runs auto has enough after a round.
 void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& load_options,
@@ -74,11 +86,7 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
         }
         if (knob_guard) knob_guard->set(plan.combinations[step.variant]);
         runner.record_run(*p, step.index, step.variant);
-        const bool round_done = k + 1 == plan.runs.size() || plan.runs[k + 1].index != step.index;
-        if (config.auto_runs && round_done &&
-            enough_rounds(*config.auto_runs, step.index, seconds_since(started), out.results,
-                          progress, runner.shown_ci()))
-            break;
+        if (auto_runs_done(config, plan, k + 1, started, runner, out, progress)) break;
     }
 }
 
@@ -114,11 +122,7 @@ void take_guest_runs(const RunConfig& config, const RunPlan& plan, KernelGuests&
         file.config["vm"]["boots"].push_back(
             {{"round", first.index}, {"up_s", got.up_s}, {"total_s", got.total_s}});
         runner.record_guest_runs(first.variant, got.runs, got.total_s);
-        const bool round_done = k == plan.runs.size() || plan.runs[k].index != first.index;
-        if (config.auto_runs && round_done &&
-            enough_rounds(*config.auto_runs, first.index, seconds_since(started), out.results,
-                          progress, runner.shown_ci()))
-            break;
+        if (auto_runs_done(config, plan, k, started, runner, out, progress)) break;
     }
 }
 

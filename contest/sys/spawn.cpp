@@ -292,16 +292,11 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
     after_fork.finish();
     if (error) {
         // Boost leaves the child that failed to exec unreaped.
-        int status;
-        if (failed_pid > 0)
-            while (::waitpid(failed_pid, &status, 0) < 0 && errno == EINTR) {
-            }
+        if (failed_pid > 0) wait_for_exit(failed_pid);
         throw EnvironmentError("cannot run " + argv.front() + ": " + error.message());
     }
     if (auto failure = after_fork.failure()) {
-        int status;
-        while (::waitpid(child.id(), &status, 0) < 0 && errno == EINTR) {
-        }
+        wait_for_exit(child.id());
         child.detach();
         std::rethrow_exception(failure);
     }
@@ -451,9 +446,7 @@ pid_t spawn_to_time(const std::vector<std::string>& argv, std::int64_t& started_
     if (pid < 0)
         throw EnvironmentError("cannot start " + argv.front() + ": " + std::strerror(vfork_errno));
     if (exec_errno != 0) {
-        int status;
-        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        wait_for_exit(pid);
         throw EnvironmentError("cannot run " + argv.front() + ": " + std::strerror(exec_errno));
     }
     return pid;
