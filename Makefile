@@ -20,7 +20,10 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # busybox for the guests' initramfs, mkfs.ext4 for their scratch disk; the
 # kernel packages themselves are fetched by contest (apt-get download).
 VM_DEPS := qemu-system-x86 busybox-static e2fsprogs
-TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium $(VM_DEPS)
+# tests/fleet deploys contest as the package `make deb` makes.
+# `make deb` reads the binary's library dependencies with dpkg-shlibdeps.
+PKG_DEPS := dpkg-dev
+TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium $(VM_DEPS) $(PKG_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics.
@@ -37,7 +40,7 @@ FUZZ_SECONDS ?= 60
 # target:seed-folder
 FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words fuzz_text:tests/fuzz/seeds/text
 
-.PHONY: all deps deps-test deps-kernel deps-bench deps-vm configure run test fuzz install clean format
+.PHONY: all deps deps-test deps-kernel deps-bench deps-vm configure run test fuzz install deb clean format
 
 # `make` builds the tool only; `make test` builds the test binaries too
 # (under ASan/UBSan, on their own copy of the core), which takes a few
@@ -93,6 +96,13 @@ fuzz: deps
 
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# `make deb`: $(BUILD)/contest_<version>_<arch>.deb, what `make install`
+# installs, with its Depends read off the binary (dpkg-shlibdeps, hence
+# dpkg-dev). deploy/ansible's contest_package takes it to every host.
+deb: all
+	@./scripts/install-deps $(PKG_DEPS)
+	cd $(BUILD) && cpack -G DEB
 
 format:
 	clang-format -i contest/*/*.cpp contest/*/*.h loads/*.cpp loads/*.h workloads/*.cpp workloads/*.h tests/*.cpp

@@ -32,89 +32,6 @@
 namespace fs = std::filesystem;
 using namespace contest;
 
-// Shared with the other report tests (one test binary): report_fixtures.h.
-namespace contest::report_test {
-
-fs::path fixture_dir() {
-    return fs::path(CONTEST_TEST_DATA) / "results" / "kernels";
-}
-
-std::vector<ResultFile> fixture_files() {
-    std::vector<std::string> bad;
-    auto files = read_result_paths({fixture_dir()}, bad);
-    INFO("unreadable fixture: " << (bad.empty() ? "" : bad.front()));
-    REQUIRE(bad.empty());
-    REQUIRE(files.size() == 4);
-    return files;
-}
-
-void expect_snapshot(const std::string& name, const std::string& actual) {
-    const fs::path expected_path = fs::path(CONTEST_TEST_DATA) / "snapshots" / name;
-    if (const char* update = std::getenv("CONTEST_UPDATE_SNAPSHOTS"); update && *update == '1') {
-        fs::create_directories(expected_path.parent_path());
-        std::ofstream(expected_path) << actual;
-        WARN("snapshot rewritten: " << expected_path.string());
-        return;
-    }
-    std::ifstream in(expected_path);
-    INFO("snapshot " << expected_path.string()
-                     << " (CONTEST_UPDATE_SNAPSHOTS=1 rewrites it from the current output)");
-    REQUIRE(in.good());
-    std::stringstream expected;
-    expected << in.rdbuf();
-    if (expected.str() != actual) {
-        const fs::path actual_path = fs::temp_directory_path() / ("contest-snapshot-" + name);
-        std::ofstream(actual_path) << actual;
-        INFO("actual output written to " << actual_path.string() << " for diff");
-        CHECK(expected.str() == actual);
-    }
-}
-
-// A result file made in memory: wall times per load, every run ok.
-ResultFile make_result(const std::string& label,
-                       const std::map<std::string, std::vector<double>>& walls) {
-    ResultFile f;
-    f.label = label;
-    f.path = label + ".json";
-    f.complete = true;
-    for (const auto& [load, times] : walls) {
-        int index = 0;
-        for (double t : times) {
-            RunRecord r;
-            r.load = load;
-            r.index = ++index;
-            r.wall_s = t;
-            r.cpu_pct = 180;
-            // As a run records it: a load that does no work has no unit.
-            if (const LoadInfo* info = find_load(load)) r.load_unit = info->unit;
-            f.runs.push_back(r);
-        }
-    }
-    return f;
-}
-
-// Normal deviates from mt19937's fully specified stream by Box-Muller, so
-// the samples are the same with every standard library.
-std::vector<double> normal_sample(std::mt19937& gen, double mean, double sd, int n) {
-    auto uniform = [&] { return (static_cast<double>(gen()) + 0.5) / 4294967296.0; };
-    std::vector<double> out;
-    while (static_cast<int>(out.size()) < n) {
-        const double r = std::sqrt(-2 * std::log(uniform())), theta = 2 * M_PI * uniform();
-        out.push_back(mean + sd * r * std::cos(theta));
-        if (static_cast<int>(out.size()) < n) out.push_back(mean + sd * r * std::sin(theta));
-    }
-    return out;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
-}  // namespace contest::report_test
-
 using namespace contest::report_test;
 
 namespace {
@@ -494,47 +411,7 @@ ResultFile in_rounds(ResultFile f) {
     return f;
 }
 
-bool any_marked(const ReportModel& model) {
-    for (const auto& block : model.blocks)
-        for (const auto& cell : block.cells)
-            if (cell.versus && (cell.versus->significant || cell.versus->ratio_significant))
-                return true;
-    return false;
-}
-
 }  // namespace
-
-TEST_CASE("simulation: 10 loads x 2 labels, no true difference: Holm keeps false marks rare",
-          "[report][stats]") {
-    const std::vector<std::string> loads = {"no_load",  "cacherun",  "process_load", "cpu_load",
-                                            "io_load",  "io_other",  "read_load",    "list_load",
-                                            "mem_load", "ctar_load", "xtar_load"};
-    std::mt19937 gen(20261130);
-    const int trials = 2000;
-    int marked_holm = 0, marked_none = 0;
-    for (int trial = 0; trial < trials; ++trial) {
-        std::vector<ResultFile> files;
-        for (const char* label : {"base", "new"}) {
-            std::map<std::string, std::vector<double>> walls;
-            for (std::size_t k = 0; k < loads.size(); ++k) {
-                const double mean = 100 * (1 + 0.1 * static_cast<double>(k));  // Ratio 1.0 .. 2.0
-                walls[loads[k]] = normal_sample(gen, mean, mean * 0.01, 5);
-            }
-            files.push_back(in_rounds(make_result(label, walls)));
-        }
-        ReportOptions options = quiet();
-        options.baseline = "base";
-        options.min_effect_pct = 0;  // the correction alone
-        marked_holm += any_marked(build_report_model(files, options));
-        options.correction = stats::Correction::none;
-        marked_none += any_marked(build_report_model(files, options));
-    }
-    const double rate_holm = double(marked_holm) / trials, rate_none = double(marked_none) / trials;
-    WARN("any load marked in " << trials << " comparisons without a true difference: Holm "
-                               << rate_holm * 100 << "%, uncorrected " << rate_none * 100 << "%");
-    CHECK(rate_holm <= 0.06);
-    CHECK(rate_none > 0.2);  // the contrast: ten loads, two tests each, no correction
-}
 
 TEST_CASE("a drifting machine: pairing by round narrows Ratio's CI and finds a 5% load effect",
           "[report][stats]") {

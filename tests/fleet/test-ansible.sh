@@ -1,12 +1,17 @@
 #!/bin/sh
 # Usage: tests/fleet/test-ansible.sh SOURCE_DIR CONTEST_BINARY
 #
-# deploy/ansible/site.yml for real, against this machine only:
-#  1. one host (ansible_connection=local): the role installs the packages,
-#     archives and unpacks the source, builds contest with cmake, runs a tiny
-#     suite, fetches the result file into a controller folder, and the report
-#     play prints the table;
-#  2. the same again: the build steps report no change, a new result comes;
+# deploy/ansible/site.yml for real, against this machine only, with the
+# package `make deb` makes of the contest already built (the role's build
+# from source is the same playbook with contest_package unset; building
+# contest a second time here would be most of the test's time):
+#  0. the package: cpack from CONTEST_BINARY's build folder; its metadata
+#     names the binary's libraries, and apt could install it here;
+#  1. one host (ansible_connection=local): the role copies the package and
+#     unpacks it (contest_package_install=unpack: nothing installed on this
+#     machine), runs a tiny suite, fetches the result file into a controller
+#     folder, and the report play prints the table;
+#  2. the same again: the install steps report no change, a new result comes;
 #  3. two hosts one at a time, the first a closed port on 127.0.0.2: the
 #     play finishes, names that host as failed, and the other's result comes
 #     back.
@@ -44,19 +49,40 @@ fail() {
     exit 1
 }
 
+# show NAME: the log, when a check fails.
+show() {
+    sed 's/^/  | /' "$scratch/$1.log" >&2
+}
+
+# 0. The package, as `make deb` makes it, of the binary under test.
+build_dir=$(dirname "$contest")
+[ -f "$build_dir/CPackConfig.cmake" ] || fail "no CPackConfig.cmake beside $contest (not a cmake build folder)"
+command -v dpkg-shlibdeps >/dev/null 2>&1 || fail "dpkg-shlibdeps missing (make deps-test installs dpkg-dev)"
+(cd "$build_dir" && cpack -G DEB -B "$scratch/pkg") >"$scratch/cpack.log" 2>&1 ||
+    { show cpack; fail "cpack -G DEB failed"; }
+set -- "$scratch/pkg"/contest_*.deb
+[ -f "$1" ] || { show cpack; fail "cpack made no contest_*.deb"; }
+deb=$1
+dpkg-deb -I "$deb" >"$scratch/deb-info.log" || fail "dpkg-deb -I cannot read $deb"
+grep -q '^ Package: contest$' "$scratch/deb-info.log" || { show deb-info; fail "the package is not named contest"; }
+grep -q '^ Depends:.*libboost-program-options' "$scratch/deb-info.log" ||
+    { show deb-info; fail "the package's Depends do not name the binary's Boost library"; }
+dpkg-deb -c "$deb" | grep -q ' \./usr/bin/contest$' || fail "the package holds no /usr/bin/contest"
+# apt resolves its Depends here (a simulation: nothing is installed).
+apt-get install -s "$deb" >"$scratch/apt-sim.log" 2>&1 || { show apt-sim; fail "apt could not install the package"; }
+
 # The tiny suite; the apt lists are never refreshed (every package is here,
 # so no network is needed), and as root there is no sudo to become through.
-# The build is unoptimised (CMAKE_BUILD_TYPE=None): the test is about the
-# steps, and -O0 roughly halves the one full build on two cores.
 cat >"$scratch/vars.json" <<JSON
 {
   "contest_source_dir": "$src",
   "contest_git_ref": "$ref",
+  "contest_package": "$deb",
+  "contest_package_install": "unpack",
   "contest_controller_binary": "$contest",
   "contest_remote_dir": "$host_dir",
   "contest_args": "-w command --workload-cmd 'sleep 0.2' -n 1 --warmup 0 no_load",
   "contest_extra_packages": [],
-  "contest_cmake_args": "-DCMAKE_BUILD_TYPE=None -DBUILD_TESTING=OFF",
   "contest_apt_cache_valid_time_s": 315360000,
   "contest_become": false,
   "contest_poll_interval_s": 1
@@ -77,11 +103,6 @@ run() {
     echo "test-ansible: $name: ansible-playbook exited $status after $(($(date +%s) - start)) s"
 }
 
-# show NAME: the log, when a check fails.
-show() {
-    sed 's/^/  | /' "$scratch/$1.log" >&2
-}
-
 # task_states LOG TASK: the states (ok, changed, skipping, failed, fatal)
 # the default callback printed under each "TASK [contest : TASK]".
 task_states() {
@@ -95,10 +116,12 @@ kernel=$(uname -r)
 printf '[fleet]\nfleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n' \
     >"$scratch/one.ini"
 
-# 1. The default path: install, unpack, build, run, fetch, report.
+# 1. The package path: copy, unpack, run, fetch, report.
 run first "$scratch/one.ini" "$scratch/ctl"
 [ "$status" = 0 ] || { show first; fail "the first run failed"; }
-[ -x "$host_dir/bin/contest" ] || { show first; fail "no contest was built on the host"; }
+[ -x "$host_dir/bin/contest" ] || { show first; fail "no contest was installed on the host"; }
+"$host_dir/bin/contest" --version >/dev/null || fail "the host's contest (from the package) does not run"
+
 set -- "$scratch/ctl/results/$kernel"/fleet-local-*.json
 [ -f "$1" ] || { show first; fail "no result file fetched into results/$kernel/"; }
 grep -q '"label": "'"$kernel"'"' "$1" || fail "the fetched result's label is not $kernel"
@@ -109,16 +132,15 @@ grep -q '"failed_runs": 0' "$scratch/ctl/summaries/fleet-local.json" || fail "th
 grep -q '^no_load' "$scratch/ctl/report.txt" || { cat "$scratch/ctl/report.txt" >&2; fail "no table in the report"; }
 grep -q "^$kernel " "$scratch/ctl/report.txt" || { cat "$scratch/ctl/report.txt" >&2; fail "no row for $kernel"; }
 grep -q "$kernel" "$scratch/first.log" || fail "the playbook did not show the report"
-for task in "Build contest with cmake" "Configure the build" "Unpack the source"; do
+for task in "Copy the contest package" "Unpack the contest package" "Link bin/contest to the package's binary"; do
     task_states "$scratch/first.log" "$task" | grep -qx changed || { show first; fail "'$task' did not run the first time"; }
 done
 
-# 2. Nothing changed: no build step does anything; the suite runs again.
+# 2. Nothing changed: no install step does anything; the suite runs again.
 run second "$scratch/one.ini" "$scratch/ctl"
 [ "$status" = 0 ] || { show second; fail "the second run failed"; }
-for task in "Install contest's dependencies" "Make the source folder" "Unpack the source" \
-    "Configure the build" "Build contest with cmake" "Make the bin folder" \
-    "Link bin/contest to this source's binary" "Archive the commit with git archive"; do
+for task in "Checksum the given package" "Make the package folder" "Copy the contest package" \
+    "Unpack the contest package" "Make the bin folder" "Link bin/contest to the package's binary"; do
     states=$(task_states "$scratch/second.log" "$task")
     [ -n "$states" ] || { show second; fail "'$task' did not show in the second run"; }
     case "$states" in *changed* | *failed* | *fatal*)
@@ -133,7 +155,7 @@ set -- "$scratch/ctl/results/$kernel"/fleet-local-*.json
 
 # 3. One host of two unreachable: a port on 127.0.0.2 that nothing listens
 # on (bound and released just now), over ssh. The other host runs the binary
-# built above (contest_binary), so nothing is built twice.
+# installed above (contest_binary), so nothing is installed twice.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.2", 0)); print(s.getsockname()[1])')
 # One host at a time (serial 1), the unreachable one first: its batch must
 # not end the play before the other host's.

@@ -12,15 +12,11 @@
 #include "contest/report/ratio.h"
 #include "contest/report/report_model.h"
 #include "contest/report/stats.h"
+#include "report_fixtures.h"
 
 using namespace contest;
 
-// The report tests' fixture helpers (test_report.cpp).
-namespace contest::report_test {
-ResultFile make_result(const std::string& label,
-                       const std::map<std::string, std::vector<double>>& walls);
-std::vector<double> normal_sample(std::mt19937& gen, double mean, double sd, int n);
-}  // namespace contest::report_test
+using namespace contest::report_test;
 
 namespace {
 
