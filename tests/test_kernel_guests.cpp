@@ -376,6 +376,24 @@ TEST_CASE("run --kernel: every option the host took reaches the guests with the 
     }
 }
 
+TEST_CASE("an option of a table that a config file may not set is refused there, with its line",
+          "[cli]") {
+    std::string kept, file_only;
+    CommandLine cl;
+    cl.name = "test";
+    cl.accepts_config = true;
+    add_options(cl, {{"kept", OptionScope::host, po::value(&kept), "", FromConfig::no},
+                     {"other", OptionScope::host, po::value(&file_only), ""}});
+    test::ScratchDir dir("config-refused");
+    std::ofstream(dir / "c.conf") << "other = x\nkept = y\n";
+    std::vector<std::string> words = {"test", "--kept=z", "--config", (dir / "c.conf").string()};
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    po::variables_map vm;
+    REQUIRE_THROWS_WITH(parse_command_line(cl, static_cast<int>(argv.size()), argv.data(), vm),
+                        Catch::Contains("c.conf:2:") && Catch::Contains("kept"));
+}
+
 TEST_CASE("run --kernel --runs auto: rounds stop as a --vary run's do, the reason in every file",
           "[vm][e2e]") {
     const std::string package = kernel_package();
