@@ -291,7 +291,7 @@ TEST_CASE("run --kernel: every option the host took reaches the guests with the 
     // '-' (some a short option's name), with spaces and '=', empty, a bare
     // implicit value, a false switch, a double %.15g would round.
     std::vector<std::string> words = {
-        "run", "-w", "command", "--synthetic-size", "7", "--kernel-config=defconfig",
+        "run", "--workload", "command", "--synthetic-size", "7", "--kernel-config=defconfig",
         "--workload-cmd=-q", "--prepare-cmd", "echo a=b  c", "--warmup=0.25",
         "--timeout=0.30000000000000004", "--no-drop-caches", "--timeline-hz=0",
         "--vary=vm.swappiness=10,60", "--vary=-x=1,2", "--load-cmd=roundtrip_cli=-foo x=y",
