@@ -6,14 +6,18 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "contest/cli/cli_common.h"
+#include "contest/cli/run_options.h"
 #include "contest/result/result_file.h"
 #include "contest/run/run_order.h"
 #include "contest/vm/cpio_archive.h"
 #include "contest/vm/kernel_image.h"
+#include "loads/registry.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -251,33 +255,143 @@ TEST_CASE("run --kernel: Ctrl-C, SIGTERM or SIGKILL of contest mid-boot leaves n
     }
 }
 
-TEST_CASE("run --kernel: the guests get the options as given, but the host's own", "[vm]") {
+namespace {
+
+// A value of a run option as a parser holds it, the same as another: by its
+// type, so that 0.30000000000000004 is not 0.3.
+bool same_value(const boost::any& a, const boost::any& b) {
+    if (a.type() != b.type()) return false;
+    bool same = false, known = false;
+    auto as = [&]<typename T>(T*) {
+        if (a.type() == typeid(T)) {
+            known = true;
+            same = boost::any_cast<const T&>(a) == boost::any_cast<const T&>(b);
+        }
+    };
+    as((std::string*)nullptr);
+    as((std::vector<std::string>*)nullptr);
+    as((bool*)nullptr);
+    as((int*)nullptr);
+    as((unsigned*)nullptr);
+    as((std::int64_t*)nullptr);
+    as((std::uint64_t*)nullptr);
+    as((double*)nullptr);
+    INFO("a value of type " << a.type().name() << " this test cannot compare");
+    CHECK(known);
+    return same;
+}
+
+}  // namespace
+
+TEST_CASE("run --kernel: every option the host took reaches the guests with the same value",
+          "[cli]") {
+    // A value for every option of the table that reaches the guests (a new
+    // one needs a value here), some from the config file, some from the
+    // command line, the composing ones from both; values that start with
+    // '-' (some a short option's name), with spaces and '=', empty, a bare
+    // implicit value, a false switch, a double %.15g would round.
+    std::vector<std::string> words = {
+        "run", "--workload", "command", "--synthetic-size", "7", "--kernel-config=defconfig",
+        "--workload-cmd=-q", "--prepare-cmd", "echo a=b  c", "--warmup=0.25",
+        "--timeout=0.30000000000000004", "--no-drop-caches", "--timeline-hz=0",
+        "--vary=vm.swappiness=10,60", "--vary=-x=1,2", "--load-cmd=roundtrip_cli=-foo x=y",
+        "--load-cmd-units", "roundtrip_cli=echo -n", "--latency", "--latency-method=poll",
+        "--latency-priority=7", "--latency-exec-cmd=-n 1",
+        // The host's own, which the guests must not get.
+        "--kernel=-a=bzImage", "--kernel=b=bzImage", "--runs=2", "--vm-cpus=3", "-q"};
+    std::string config =
+        "jobs = 3\n"
+        "kernel-source = -k\n"
+        "clean-cmd =\n"
+        "warmup = 0.1\n"  // the command line's wins
+        "settle = 1.5\n"
+        "perf = false\n"
+        "vary-label = --perf={value} x\n"
+        "load-cmd = roundtrip_file=sleep 1\n"
+        "load-cmd-units = roundtrip_file=echo 1\n"
+        "latency-interval-us = 250\n"
+        "latency-policy = fifo\n"
+        "latency-dist = 5000\n"
+        "latency-exec-missed-ms = 12.5\n"
+        "vm-memory = 512\n";
+    // Every load's own options, alternately from either side.
+    bool in_file = false;
+    std::set<std::string_view> load_options;
+    for (const LoadInfo* load : load_registry())
+        for (const LoadOption* o : load->options) {
+            if (!load_options.insert(o->name).second) continue;  // another load's too
+            const std::string value =
+                o->kind == LoadOptionKind::text ? "-o x=y" : number_text(o->min);
+            if ((in_file = !in_file))
+                config += std::string(o->name) + " = " + value + "\n";
+            else
+                words.push_back("--" + std::string(o->name) + "=" + value);
+        }
+    // The options given a value, from either side.
+    std::set<std::string> given;
+    for (const auto& w : words)
+        if (w.starts_with("--")) given.insert(w.substr(2, w.find('=') - 2));
+    std::istringstream lines(config);
+    for (std::string line; std::getline(lines, line);) given.insert(line.substr(0, line.find(' ')));
+    test::ScratchDir dir("run-options");
+    std::ofstream(dir / "run.conf") << config;
+    words.insert(words.end(), {"--config", (dir / "run.conf").string()});
+
+    RunOptions host;
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    REQUIRE(host.parse(static_cast<int>(argv.size()), argv.data()));
+    const auto& h = host.values();
+    // The test gives what it means to: the command line's --warmup won, and
+    // --load-cmd has the values of both.
+    REQUIRE(h["warmup"].as<double>() == 0.25);
+    REQUIRE(h["load-cmd"].as<std::vector<std::string>>().size() == 2);
+
+    std::vector<std::string> guest_words = {"run"};
+    for (const auto& w : host.guest_arguments()) {
+        INFO(w);
+        // A value never stands alone, where it could be read as an option;
+        // an empty one may: it is no option.
+        CHECK((w.empty() || w.starts_with("--")));
+        guest_words.push_back(w);
+    }
+    RunOptions guest;
+    std::vector<char*> guest_argv;
+    for (auto& w : guest_words) guest_argv.push_back(w.data());
+    REQUIRE(guest.parse(static_cast<int>(guest_argv.size()), guest_argv.data()));
+    const auto& g = guest.values();
+
+    for (const auto& o : host.table()) {
+        const std::string name = o.description->long_name();
+        INFO("--" << name);
+        const bool guest_has = g.count(name) && !g[name].defaulted();
+        if (!reaches_guests(o.scope)) {
+            CHECK_FALSE(guest_has);
+            continue;
+        }
+        CHECK(given.count(name) == 1);  // this test gives it a value
+        REQUIRE(h.count(name) == 1);
+        REQUIRE(g.count(name) == 1);
+        CHECK(same_value(h[name].value(), g[name].value()));
+    }
+}
+
+TEST_CASE("an option of a table that a config file may not set is refused there, with its line",
+          "[cli]") {
+    std::string kept, file_only;
     CommandLine cl;
-    cl.name = "run";
+    cl.name = "test";
     cl.accepts_config = true;
-    bool flag = false, other = false;
-    std::string latency, label;
-    std::vector<std::string> loads;
-    cl.options.add_options()("flag", po::bool_switch(&flag), "")(
-        "other", po::bool_switch(&other), "")("latency",
-                                              po::value(&latency)->implicit_value("cyclic"),
-                                              "")("label", po::value(&label), "")(
-        "cmd", po::value<std::string>(), "")("load", po::value(&loads), "");
-    cl.positional.add("load", -1);
-    test::ScratchDir dir("given-options");
-    std::ofstream(dir / "c.conf") << "other = false\ncmd = from the file\nflag = true\n";
-    const std::string config = (dir / "c.conf").string();
-    std::vector<std::string> words = {"run",      "--latency", "--label", "x",     "--flag",
-                                      "--config", config,      "no_load", "--cmd", "make -j2"};
+    add_options(cl, {{"kept", OptionScope::host, po::value(&kept), "", FromConfig::no},
+                     {"other", OptionScope::host, po::value(&file_only), ""}});
+    test::ScratchDir dir("config-refused");
+    std::ofstream(dir / "c.conf") << "other = x\nkept = y\n";
+    std::vector<std::string> words = {"test", "--kept=z", "--config", (dir / "c.conf").string()};
     std::vector<char*> argv;
     for (auto& w : words) argv.push_back(w.data());
     po::variables_map vm;
-    REQUIRE(parse_command_line(cl, static_cast<int>(argv.size()), argv.data(), vm));
-    const auto given = given_options(cl, static_cast<int>(argv.size()), argv.data(), vm,
-                                     {"label", "config", "load"});
-    // The command line's first (its --cmd wins over the file's), a bare
-    // implicit value stays bare, a false switch of the file is left out.
-    CHECK(given == std::vector<std::string>{"--latency", "--flag", "--cmd=make -j2"});
+    REQUIRE_THROWS_WITH(parse_command_line(cl, static_cast<int>(argv.size()), argv.data(), vm),
+                        Catch::Contains("c.conf:2:") && Catch::Contains("kept"));
 }
 
 TEST_CASE("run --kernel --runs auto: rounds stop as a --vary run's do, the reason in every file",

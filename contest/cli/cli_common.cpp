@@ -1,8 +1,6 @@
 #include "contest/cli/cli_common.h"
 
 #include <algorithm>
-#include <fstream>
-#include <set>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +11,8 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <stdexcept>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -224,8 +224,12 @@ bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_ma
         std::cout << "usage: " << cl.usage << "\n" << cl.summary << "\n\n" << cl.options << "\n";
         return false;
     }
-    if (cl.accepts_config && vm.count("config"))
-        store_config_file(vm["config"].as<std::string>(), cl.options, vm);
+    if (cl.accepts_config && vm.count("config")) {
+        po::options_description from_file;
+        for (const auto& o : cl.options.options())
+            if (!cl.not_from_config.count(o->long_name())) from_file.add(o);
+        store_config_file(vm["config"].as<std::string>(), from_file, vm);
+    }
     try {
         po::notify(vm);
     } catch (const po::error& e) {
@@ -234,42 +238,81 @@ bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_ma
     return true;
 }
 
-std::vector<std::string> given_options(const CommandLine& cl, int argc, char** argv,
-                                       const po::variables_map& vm,
-                                       const std::vector<std::string>& left_out) {
-    std::vector<po::option> given = po::command_line_parser(argc, argv)
-                                        .options(cl.options)
-                                        .positional(cl.positional)
-                                        .style(po::command_line_style::unix_style)
-                                        .run()
-                                        .options;
-    std::set<std::string> on_command_line;
-    for (const auto& o : given) on_command_line.insert(o.string_key);
-    if (cl.accepts_config && vm.count("config")) {
-        // Read again: parse_command_line checked it whole already.
-        std::ifstream in(vm["config"].as<std::string>());
-        for (auto& o : po::parse_config_file(in, cl.options).options)
-            if (!on_command_line.count(o.string_key)) given.push_back(std::move(o));
+TableOption::TableOption(const char* flags, OptionScope scope, const po::value_semantic* value,
+                         const std::string& help, FromConfig config)
+    : TableOption(boost::shared_ptr<po::option_description>(
+                      new po::option_description(flags, value, help.c_str())),
+                  scope, config) {}
+
+TableOption::TableOption(boost::shared_ptr<po::option_description> description, OptionScope scope,
+                         FromConfig config)
+    : description(std::move(description)), scope(scope), config(config) {}
+
+void add_options(CommandLine& cl, const std::vector<TableOption>& table) {
+    for (const auto& o : table) {
+        cl.options.add(o.description);
+        if (o.config == FromConfig::no) cl.not_from_config.insert(o.description->long_name());
     }
-    std::vector<std::string> out;
-    for (const auto& o : given) {
-        if (o.position_key != -1 ||
-            std::find(left_out.begin(), left_out.end(), o.string_key) != left_out.end())
-            continue;
-        const auto* description = cl.options.find_nothrow(o.string_key, false);
-        const bool is_switch = description && description->semantic()->max_tokens() == 0;
-        if (is_switch) {
-            // A config file's switch has a value: only a true one is passed.
-            const bool off = !o.value.empty() && (o.value[0] == "false" || o.value[0] == "0" ||
-                                                  o.value[0] == "no" || o.value[0] == "off");
-            if (!off) out.push_back("--" + o.string_key);
-            continue;
-        }
-        if (o.value.empty()) out.push_back("--" + o.string_key);
-        // --name=value: an implicit value (--latency) takes no separate word.
-        for (const auto& value : o.value) out.push_back("--" + o.string_key + "=" + value);
+}
+
+namespace {
+
+// A number as text that reads back as the same number: the shortest form
+// that does (to_chars), never %g's rounding.
+template <typename T>
+std::optional<std::string> number_word(const boost::any& value) {
+    const T* v = boost::any_cast<T>(&value);
+    if (!v) return std::nullopt;
+    char text[64];
+    const auto [end, ec] = std::to_chars(text, text + sizeof text, *v);
+    return std::string(text, ec == std::errc() ? end : text);
+}
+
+template <typename... T>
+std::optional<std::string> any_number_word(const boost::any& value) {
+    std::optional<std::string> word;
+    ((word = word ? word : number_word<T>(value)), ...);
+    return word;
+}
+
+}  // namespace
+
+std::vector<std::string> option_words(const po::option_description& o,
+                                      const po::variable_value& v) {
+    const std::string name = "--" + o.long_name();
+    const boost::any& value = v.value();
+    if (const bool* on = boost::any_cast<bool>(&value))
+        return *on ? std::vector<std::string>{name} : std::vector<std::string>{};
+    std::vector<std::string> values;
+    if (const auto* text = boost::any_cast<std::string>(&value))
+        values = {*text};
+    else if (const auto* texts = boost::any_cast<std::vector<std::string>>(&value))
+        values = *texts;
+    else if (auto number = any_number_word<int, unsigned, long, unsigned long, long long,
+                                           unsigned long long, double>(value))
+        values = {*number};
+    else
+        throw std::logic_error(name + ": a value of a type option_words cannot write");
+    std::vector<std::string> words;
+    for (const auto& text : values) {
+        if (!text.empty())
+            words.push_back(name + "=" + text);
+        else if (o.semantic()->min_tokens() > 0)
+            words.insert(words.end(), {name, ""});
     }
-    return out;
+    return words;
+}
+
+std::vector<std::string> guest_words(const std::vector<TableOption>& table,
+                                     const po::variables_map& vm) {
+    std::vector<std::string> words;
+    for (const auto& o : table) {
+        if (!reaches_guests(o.scope)) continue;
+        const auto it = vm.find(o.description->long_name());
+        if (it == vm.end() || it->second.defaulted() || it->second.empty()) continue;
+        for (auto& w : option_words(*o.description, it->second)) words.push_back(std::move(w));
+    }
+    return words;
 }
 
 }  // namespace contest

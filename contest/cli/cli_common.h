@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -27,20 +28,72 @@ struct CommandLine {
     po::options_description options{"Options", 100};
     po::positional_options_description positional;
     bool accepts_config = false;  // adds --config FILE
+    // Options a config file may not set (add_options fills it from a table).
+    std::set<std::string> not_from_config;
 };
+
+// Where an option of a command's table takes effect. `contest run --kernel`
+// gives each guest's own `contest run` the options that reach the guests.
+enum class OptionScope {
+    host,    // the host's contest only: the plan, the results, the VMs
+    guests,  // the host's and each --kernel guest's contest run
+    // Room for a scope further in: an option a booted kernel takes too.
+};
+
+// Whether an option of that scope is given to every --kernel guest.
+constexpr bool reaches_guests(OptionScope scope) {
+    switch (scope) {  // no default: a new scope must say
+        case OptionScope::host:
+            return false;
+        case OptionScope::guests:
+            return true;
+    }
+    return false;
+}
+
+// Whether a config file (--config) may set an option.
+enum class FromConfig { yes, no };
+
+// One option of a command's table, declared once: its name, its value (the
+// type, range or check and default, as bounded() and checked() make it),
+// its help, whether a config file may set it, and its scope. The parser,
+// --help and what a guest is given are made from the table. The scope has
+// no default: an option declared without one does not compile.
+struct TableOption {
+    TableOption(const char* flags, OptionScope scope, const po::value_semantic* value,
+                const std::string& help, FromConfig config = FromConfig::yes);
+    // An option described elsewhere (the loads'), given its scope here.
+    TableOption(boost::shared_ptr<po::option_description> description, OptionScope scope,
+                FromConfig config = FromConfig::yes);
+
+    boost::shared_ptr<po::option_description> description;
+    OptionScope scope;
+    FromConfig config;
+};
+
+// Adds the options of the table to cl, in its order (--help lists them so).
+void add_options(CommandLine& cl, const std::vector<TableOption>& table);
+
+// The words that give another parser of the same options the value v of
+// option o, as this parser holds it: "--name=value" as one word, so that a
+// value starting with '-' is never read as an option; a switch "--name"
+// when on, nothing when off; one word per value for an option given several
+// times (composing). An empty value, which "--name=" cannot carry, is
+// "--name" and "" (an empty word is no option); for an option with an
+// implicit value it is left out, as a separate word would not be its value.
+// std::logic_error for a value of a type it cannot write.
+std::vector<std::string> option_words(const po::option_description& o, const po::variable_value& v);
+
+// The options of the table that reach the guests and that vm holds, given
+// or from the config file but not by default, as option_words: what `contest
+// run --kernel` appends to each guest's `contest run`.
+std::vector<std::string> guest_words(const std::vector<TableOption>& table,
+                                     const po::variables_map& vm);
 
 // Parses argv into vm (command line first, then the config file, so the
 // command line wins). Returns false when --help was printed (exit 0).
 // Throws UsageError on any bad option, value or config line.
 bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_map& vm);
-
-// The options given to cl (on the command line, then those of its --config
-// file that the command line does not give), each as "--name" and its
-// values, leaving out the names in `left_out` and positional arguments:
-// what `contest run --kernel` passes on to each guest's own contest run.
-std::vector<std::string> given_options(const CommandLine& cl, int argc, char** argv,
-                                       const po::variables_map& vm,
-                                       const std::vector<std::string>& left_out);
 
 // The one-line text of an option error. Use it, never e.what(): Boost's
 // what() loops for ever on a value holding a placeholder like "%value%".

@@ -7,6 +7,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
+#include "contest/cli/run_options.h"
 #include "contest/latency/probe_options.h"
 #include "contest/report/report.h"
 #include "contest/report/report_model.h"
@@ -115,6 +116,8 @@ void as_latency_option(const std::function<void()>& check) {
     }
 }
 
+}  // namespace
+
 // `contest run`'s options as parsed, before they are checked into a RunConfig.
 struct RunArguments {
     RunConfig config;
@@ -130,13 +133,9 @@ struct RunArguments {
     std::vector<std::string> kernels;  // --kernel LABEL=IMAGE
 };
 
-// The options of `contest run` that the host keeps with --kernel: each
-// guest's contest run gets the rest, as given.
-const std::vector<std::string> kHostOnlyOptions = {
-    "kernel",  "vm-accel", "vm-cpus", "vm-memory",  "vm-boot-timeout", "vm-timeout",   "vm-append",
-    "vm-disk", "label",    "runs",    "target-ci",  "target-mde",      "budget",       "max-runs",
-    "order",   "seed",     "resume",  "results",    "workdir",         "summary-json", "quiet",
-    "load",    "config",   "help",    "latency-raw"};
+namespace {
+
+using enum OptionScope;
 
 void check_kernel_spec(const std::string& spec) {
     const auto eq = spec.find('=');
@@ -149,24 +148,25 @@ void check_vm_accel(const std::string& accel) {
         throw UsageError("--vm-accel '" + printable(accel) + "': expected auto, kvm or tcg");
 }
 
-// --kernel LABEL=IMAGE and its --vm-* options.
-void add_kernel_options(po::options_description& options, RunArguments& a) {
+// --kernel LABEL=IMAGE and its --vm-* options: the host's, which boots the guests.
+std::vector<TableOption> kernel_options(RunArguments& a) {
     VmOptions& vm = a.config.vm;
     // clang-format off
-    options.add_options()
-        ("kernel", checked(&a.kernels, [](const std::vector<std::string>& specs) { for (const auto& s : specs) check_kernel_spec(s); })->value_name("LABEL=IMAGE"),
+    return {
+        {"kernel", host, checked(&a.kernels, [](const std::vector<std::string>& specs) { for (const auto& s : specs) check_kernel_spec(s); })->value_name("LABEL=IMAGE"),
          "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
-         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)")
-        ("vm-accel", checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
-         "--kernel: kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)")
-        ("vm-cpus", bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "--kernel: the guests' CPUs")
-        ("vm-memory", bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "--kernel: the guests' memory")
-        ("vm-disk", bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)")
-        ("vm-boot-timeout", bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
-         "--kernel: a guest not up after S seconds is killed, its runs failed")
-        ("vm-timeout", bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
-         "--kernel: a guest still running after S seconds is killed, its runs failed")
-        ("vm-append", po::value(&vm.append)->value_name("ARGS"), "--kernel: more kernel parameters for every guest");
+         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)"},
+        {"vm-accel", host, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
+         "--kernel: kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
+        {"vm-cpus", host, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "--kernel: the guests' CPUs"},
+        {"vm-memory", host, bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "--kernel: the guests' memory"},
+        {"vm-disk", host, bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)"},
+        {"vm-boot-timeout", host, bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
+         "--kernel: a guest not up after S seconds is killed, its runs failed"},
+        {"vm-timeout", host, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
+         "--kernel: a guest still running after S seconds is killed, its runs failed"},
+        {"vm-append", host, po::value(&vm.append)->value_name("ARGS"), "--kernel: more kernel parameters for every guest"},
+    };
     // clang-format on
 }
 
@@ -189,20 +189,22 @@ void set_kernels(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
             "--latency-raw does not go with --kernel: the samples would stay in the guest");
 }
 
-// --latency [PROBES] and its --latency-* options (contest latency's, prefixed).
-void add_latency_options(po::options_description& options, RunArguments& a) {
+// --latency [PROBES] and its --latency-* options (contest latency's, prefixed):
+// the guests probe as the host would, but keep no raw samples (--latency-raw).
+std::vector<TableOption> latency_options(RunArguments& a) {
     // clang-format off
-    options.add_options()
-        ("latency", po::value(&a.latency)->implicit_value("cyclic")->value_name("PROBES"),
-         "latency probes during every workload run: cyclic,audio,video,exec (bare: cyclic)")
-        ("latency-interval-us", bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
-        ("latency-method", checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
-        ("latency-policy", checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
-        ("latency-priority", bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
-        ("latency-dist", bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)")
-        ("latency-raw", po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE")
-        ("latency-exec-cmd", po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), "exec: the program started 5 times a second (words, no shell)")
-        ("latency-exec-missed-ms", bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), "exec: a start this slow or slower is missed");
+    return {
+        {"latency", guests, po::value(&a.latency)->implicit_value("cyclic")->value_name("PROBES"),
+         "latency probes during every workload run: cyclic,audio,video,exec (bare: cyclic)"},
+        {"latency-interval-us", guests, bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us"},
+        {"latency-method", guests, checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll"},
+        {"latency-policy", guests, checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)"},
+        {"latency-priority", guests, bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority"},
+        {"latency-dist", guests, bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)"},
+        {"latency-raw", host, po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE"},
+        {"latency-exec-cmd", guests, po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), "exec: the program started 5 times a second (words, no shell)"},
+        {"latency-exec-missed-ms", guests, bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), "exec: a start this slow or slower is missed"},
+    };
     // clang-format on
 }
 
@@ -233,72 +235,71 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
         for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
 }
 
-void describe_run_options(CommandLine& cl, RunArguments& a) {
+// `contest run`'s options, one a line, in --help's order: each with its
+// scope, which says whether every --kernel guest's contest run is given it.
+std::vector<TableOption> run_option_table(RunArguments& a) {
     RunConfig& rc = a.config;
-    cl.name = "run";
-    cl.usage = "contest run [options] [LOAD...]";
-    cl.summary =
-        "Times the workload with no load and under each LOAD (names, `default` or `all`; see\n"
-        "`contest loads`), --runs times each, saves every measurement in a result file and\n"
-        "prints the contest table.";
-    cl.accepts_config = true;
     // One option a line reads as a table; keep clang-format out of it.
     // clang-format off
-    cl.options.add_options()
-        ("label,k", checked(&rc.label, check_label)->value_name("L"), "the name rows are grouped by (default: uname -r)")
-        ("runs,n", checked(&a.runs, check_runs)->default_value("3")->value_name(kRunsValueName),
-         "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci")
-        ("target-ci", bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
-         "--runs auto: the widest Ratio CI half-width to reach, in %")
-        ("target-mde", bounded(&a.auto_runs.target_mde_pct, 0.01, 100.0)->default_value(5)->value_name("PCT"),
-         "--runs auto, two or more labels: the largest Time change these runs could miss, in % (docs/report.md)")
-        ("max-runs", bounded(&a.auto_runs.max_runs, 1u, kMaxRuns)->default_value(15)->value_name("N"),
-         "--runs auto: at most this many rounds")
-        ("budget", checked<std::string>(nullptr, [](const std::string& b) { parse_budget(b); })->value_name("TIME"),
-         "--runs auto: no round that would end past TIME of runs (90s, 45m, 1.5h)")
-        ("workload,w", checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
-         (workload_names(" | ", " | ") + " (default: kernel when a source is found, else synthetic)").c_str())
-        ("jobs,j", bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)")
-        ("synthetic-size", bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
-         "synthetic: translation units in the generated project")
-        ("kernel-source", po::value<std::string>()->value_name("P"),
-         "kernel: tarball or tree (default: newest /usr/src/linux-source-*.tar.*)")
-        ("kernel-config", checked(&rc.workload.kernel_config, check_kernel_config)->default_value("tinyconfig")->value_name("C"),
-         "kernel: tinyconfig | allnoconfig | defconfig | a .config file")
-        ("workload-cmd", po::value(&rc.workload.workload_cmd)->value_name("CMD"), "command: the timed command")
-        ("prepare-cmd", po::value(&rc.workload.prepare_cmd)->value_name("CMD"), "command: run once before all runs")
-        ("clean-cmd", po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)")
-        ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
-        ("results", po::value(&a.results)->value_name("D"), "where result files go (default results/)")
-        ("warmup", bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
-         "seconds a load runs before the workload starts")
-        ("order", checked(&a.order, check_order)->default_value("shuffled")->value_name("O"),
+    std::vector<TableOption> table = {
+        {"label,k", host, checked(&rc.label, check_label)->value_name("L"), "the name rows are grouped by (default: uname -r)"},
+        {"runs,n", host, checked(&a.runs, check_runs)->default_value("3")->value_name(kRunsValueName),
+         "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci"},
+        {"target-ci", host, bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
+         "--runs auto: the widest Ratio CI half-width to reach, in %"},
+        {"target-mde", host, bounded(&a.auto_runs.target_mde_pct, 0.01, 100.0)->default_value(5)->value_name("PCT"),
+         "--runs auto, two or more labels: the largest Time change these runs could miss, in % (docs/report.md)"},
+        {"max-runs", host, bounded(&a.auto_runs.max_runs, 1u, kMaxRuns)->default_value(15)->value_name("N"),
+         "--runs auto: at most this many rounds"},
+        {"budget", host, checked<std::string>(nullptr, [](const std::string& b) { parse_budget(b); })->value_name("TIME"),
+         "--runs auto: no round that would end past TIME of runs (90s, 45m, 1.5h)"},
+        {"workload,w", guests, checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
+         (workload_names(" | ", " | ") + " (default: kernel when a source is found, else synthetic)")},
+        {"jobs,j", guests, bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)"},
+        {"synthetic-size", guests, bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
+         "synthetic: translation units in the generated project"},
+        {"kernel-source", guests, po::value<std::string>()->value_name("P"),
+         "kernel: tarball or tree (default: newest /usr/src/linux-source-*.tar.*)"},
+        {"kernel-config", guests, checked(&rc.workload.kernel_config, check_kernel_config)->default_value("tinyconfig")->value_name("C"),
+         "kernel: tinyconfig | allnoconfig | defconfig | a .config file"},
+        {"workload-cmd", guests, po::value(&rc.workload.workload_cmd)->value_name("CMD"), "command: the timed command"},
+        {"prepare-cmd", guests, po::value(&rc.workload.prepare_cmd)->value_name("CMD"), "command: run once before all runs"},
+        {"clean-cmd", guests, po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)"},
+        {"workdir", host, po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)"},
+        {"results", host, po::value(&a.results)->value_name("D"), "where result files go (default results/)"},
+        {"warmup", guests, bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
+         "seconds a load runs before the workload starts"},
+        {"order", host, checked(&a.order, check_order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
-         "contest's order; blocks: all runs under one load, then the next")
-        ("timeout", bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)")
-        ("resume", po::value<std::string>()->value_name("FILE"),
-         "continue the interrupted result file FILE (same options), skipping its finished runs")
-        ("seed", bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)")
-        ("no-drop-caches", po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)")
-        ("settle", bounded(&rc.settle_s, 0.0, 600.0)->default_value(rc.settle_s)->value_name("S"),
-         "before every run, wait at most S seconds for writeback to finish and the run queue to calm (recorded); 0: no wait")
-        ("summary-json", po::value(&a.summary_json)->value_name("FILE"),
-         "also write a small stable JSON summary per load for engines (docs/fleet.md)")
-        ("perf", po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)")
-        ("timeline-hz", bounded(&rc.timeline_hz, 0.0, 1000.0)->default_value(rc.timeline_hz)->value_name("HZ"),
-         "samples per second of the machine over each run (docs/observe.md); 0: none")
-        ("vary", po::value(&a.vary)->value_name("KNOB=V1,V2"),
+         "contest's order; blocks: all runs under one load, then the next"},
+        {"timeout", guests, bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)"},
+        {"resume", host, po::value<std::string>()->value_name("FILE"),
+         "continue the interrupted result file FILE (same options), skipping its finished runs"},
+        {"seed", host, bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)"},
+        {"no-drop-caches", guests, po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)"},
+        {"settle", guests, bounded(&rc.settle_s, 0.0, 600.0)->default_value(rc.settle_s)->value_name("S"),
+         "before every run, wait at most S seconds for writeback to finish and the run queue to calm (recorded); 0: no wait"},
+        {"summary-json", host, po::value(&a.summary_json)->value_name("FILE"),
+         "also write a small stable JSON summary per load for engines (docs/fleet.md)"},
+        {"perf", guests, po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)"},
+        {"timeline-hz", guests, bounded(&rc.timeline_hz, 0.0, 1000.0)->default_value(rc.timeline_hz)->value_name("HZ"),
+         "samples per second of the machine over each run (docs/observe.md); 0: none"},
+        {"vary", guests, po::value(&a.vary)->value_name("KNOB=V1,V2"),
          ("run every round under each value of a kernel setting (a path under /proc/sys or /sys, or " + knob_short_names() +
-          "); twice: every combination (docs/vary.md)").c_str())
-        ("vary-label", po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
-         "--vary: each value's label, from {label} {vary} {knob} {value} {knob2} {value2}")
-        ("quiet,q", po::bool_switch(&a.quiet), "no progress on stderr")
-        ("load", checked(&a.loads, check_load_names)->value_name("LOAD"), "loads to run (also positional)");
+          "); twice: every combination (docs/vary.md)")},
+        {"vary-label", guests, po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
+         "--vary: each value's label, from {label} {vary} {knob} {value} {knob2} {value2}"},
+        {"quiet,q", host, po::bool_switch(&a.quiet), "no progress on stderr"},
+        {"load", host, checked(&a.loads, check_load_names)->value_name("LOAD"), "loads to run (also positional)"},
+    };
     // clang-format on
-    add_load_options(cl.options, rc.load, a.load_text);
-    add_latency_options(cl.options, a);
-    add_kernel_options(cl.options, a);
-    cl.positional.add("load", -1);
+    // The loads' options (their values and --load-cmd's) are the guests' too.
+    po::options_description loads;
+    add_load_options(loads, rc.load, a.load_text);
+    for (const auto& o : loads.options()) table.emplace_back(o, guests);
+    for (auto* more : {latency_options, kernel_options})
+        for (auto& o : more(a)) table.push_back(std::move(o));
+    return table;
 }
 
 // Checks the parsed options and fills in the defaults that depend on the machine.
@@ -331,16 +332,32 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
 
 }  // namespace
 
+RunOptions::RunOptions() : arguments_(std::make_unique<RunArguments>()) {
+    cl_.name = "run";
+    cl_.usage = "contest run [options] [LOAD...]";
+    cl_.summary =
+        "Times the workload with no load and under each LOAD (names, `default` or `all`; see\n"
+        "`contest loads`), --runs times each, saves every measurement in a result file and\n"
+        "prints the contest table.";
+    cl_.accepts_config = true;
+    table_ = run_option_table(*arguments_);
+    add_options(cl_, table_);
+    cl_.positional.add("load", -1);
+}
+
+RunOptions::~RunOptions() = default;
+
+bool RunOptions::parse(int argc, char** argv) {
+    return parse_command_line(cl_, argc, argv, vm_);
+}
+
 int cmd_run(int argc, char** argv) {
-    RunArguments arguments;
-    CommandLine cl;
-    describe_run_options(cl, arguments);
-    po::variables_map vm;
-    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
-    RunConfig rc = checked_run_config(arguments, vm);
+    RunOptions options;
+    if (!options.parse(argc, argv)) return kExitOk;
+    RunArguments& arguments = options.arguments();
+    RunConfig rc = checked_run_config(arguments, options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
-    if (!rc.kernels.empty())
-        rc.guest_arguments = given_options(cl, argc, argv, vm, kHostOnlyOptions);
+    if (!rc.kernels.empty()) rc.guest_arguments = options.guest_arguments();
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();

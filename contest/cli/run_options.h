@@ -1,0 +1,46 @@
+#pragma once
+// `contest run`'s options: one table (cmd_run.cpp, run_option_table) in
+// which each option is declared once with its name, value, help, whether a
+// config file may set it and its scope. The parser, --help and what each
+// --kernel guest's own `contest run` is given are all made from it, so an
+// option the host took reaches the guests with the same meaning.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "contest/cli/cli_common.h"
+
+namespace contest {
+
+struct RunArguments;
+
+// `contest run`'s table, bound to where its values go, and what was parsed.
+class RunOptions {
+  public:
+    RunOptions();
+    ~RunOptions();
+    RunOptions(const RunOptions&) = delete;
+    RunOptions& operator=(const RunOptions&) = delete;
+
+    // Parses a `contest run` argv (argv[0] is "run"; then --config, under
+    // the command line). False when --help was printed. Throws UsageError.
+    bool parse(int argc, char** argv);
+
+    const std::vector<TableOption>& table() const { return table_; }
+    // The values as the host holds them: the command line's and the config
+    // file's merged (a composing option has the values of both).
+    const po::variables_map& values() const { return vm_; }
+    // What each --kernel guest's `contest run` is given after the options
+    // the host sets per guest (RunConfig::guest_arguments).
+    std::vector<std::string> guest_arguments() const { return guest_words(table_, vm_); }
+
+    RunArguments& arguments() { return *arguments_; }
+
+  private:
+    std::unique_ptr<RunArguments> arguments_;
+    CommandLine cl_;
+    std::vector<TableOption> table_;
+    po::variables_map vm_;
+};
+
+}  // namespace contest
