@@ -9,7 +9,7 @@
 
 namespace contest::latency {
 
-ProgramStarts::ProgramStarts(const std::vector<std::string>& argv) : argv_(argv), starts_(argv) {}
+ProgramStarts::ProgramStarts(const std::vector<std::string>& argv) : starts_(argv) {}
 
 std::int64_t ProgramStarts::time_one() const {
     std::int64_t before = 0;
@@ -18,9 +18,10 @@ std::int64_t ProgramStarts::time_one() const {
     // exit notification and the reap are one moment for the caller.
     const int status = wait_for_exit(pid);
     const std::int64_t after = monotonic_ns();
-    if (status < 0) throw EnvironmentError(join_words(argv_) + ": cannot be reaped");
+    if (status < 0) throw EnvironmentError(join_words(starts_.argv()) + ": cannot be reaped");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        throw EnvironmentError(join_words(argv_) + " ended with " + describe_wait_status(status) +
+        throw EnvironmentError(join_words(starts_.argv()) + " ended with " +
+                               describe_wait_status(status) +
                                "; the exec probe times a command that succeeds");
     return after - before;
 }

@@ -23,7 +23,6 @@ class ProgramStarts {
     std::int64_t time_one() const;
 
   private:
-    std::vector<std::string> argv_;
     TimedStarts starts_;
 };
 

@@ -140,6 +140,7 @@ class TimedStarts {
     // around the vfork), as a launcher's user waits from there. Throws
     // EnvironmentError when it cannot start.
     pid_t start(std::int64_t& started_ns) const;
+    const std::vector<std::string>& argv() const { return argv_; }
 
   private:
     std::vector<std::string> argv_;
