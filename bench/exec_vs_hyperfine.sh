@@ -15,8 +15,9 @@
 # three times, and its child, sharing the starter's memory, puts every
 # signal's handler back to the default (about 126 rt_sigaction) before its
 # exec; the probe's child resets only the signals its starter ignores. On a
-# VM where a system call costs a microsecond, that is 0.15-0.2 ms more in
-# hyperfine's figure (docs/latency.md).
+# VM where a system call costs a microsecond, that is 0.3-0.5 ms more in
+# hyperfine's figure; bench/exec_start_parts.c times the parts
+# (docs/latency.md).
 #
 #   bench/exec_vs_hyperfine.sh [SECONDS [CMD...]]
 #     SECONDS  the probe's window per command (default 20: about 100 starts)
