@@ -6,8 +6,18 @@
 # as the probe does) spaced at the probe's pace (a 200 ms sleep before each
 # start: the reference the goal is for) and back to back, and `perf stat -r`
 # (back to back, fork and exec; its mean only), each where installed. Prints
-# mean and median of each and the probe's difference to each; the goal is
-# agreement within 10% with the spaced reference on an idle machine.
+# mean and median of each, the probe's difference to each and the load
+# average before each round; the goal is agreement within 10% with the
+# spaced reference on an idle machine.
+#
+# Both clocks run from the request to start to the reap. hyperfine's start
+# is Rust's Command::spawn, glibc's posix_spawn: it also opens /dev/null
+# three times, and its child, sharing the starter's memory, puts every
+# signal's handler back to the default (about 126 rt_sigaction) before its
+# exec; the probe's child resets only the signals its starter ignores. On a
+# VM where a system call costs a microsecond, that is 0.3-0.5 ms more in
+# hyperfine's figure; bench/exec_start_parts.c times the parts
+# (docs/latency.md).
 #
 #   bench/exec_vs_hyperfine.sh [SECONDS [CMD...]]
 #     SECONDS  the probe's window per command (default 20: about 100 starts)
@@ -80,7 +90,7 @@ for cmd in "$@"; do
     r=1
     while [ "$r" -le "$rounds" ]; do
         # Alternating which goes first, so that a drifting machine favours neither.
-        line=""
+        line="$(cut -d' ' -f1 /proc/loadavg)"
         if [ $((r % 2)) -eq 0 ]; then
             for ref in $references; do line="$line|$ref $(reference "$cmd" $((seconds * 5)) "$ref")"; done
         fi
@@ -89,21 +99,21 @@ for cmd in "$@"; do
             n=$(echo "$p" | cut -d' ' -f3)
             for ref in $references; do line="$line|$ref $(reference "$cmd" "$n" "$ref")"; done
         fi
-        echo "$cmd|$p$line" >>"$scratch/pairs"
+        echo "$cmd|$p|$line" >>"$scratch/pairs"
         r=$((r + 1))
     done
 done
 
 python3 - "$scratch/pairs" <<'PY'
 import sys
-print(f"{'command':<18} {'round':>5} {'contest mean':>13} {'median':>10}  reference: mean, median, contest's difference (mean, median)")
+print(f"{'command':<18} {'round':>5} {'load':>5} {'contest mean':>13} {'median':>10}  reference: mean, median, contest's difference (mean, median)")
 worst = {}
 rounds = {}
 for line in open(sys.argv[1]):
-    cmd, p, *refs = line.rstrip("\n").split("|")
+    cmd, p, load, *refs = line.rstrip("\n").split("|")
     pm, pmed, pn = (float(x) for x in p.split())
     k = rounds[cmd] = rounds.get(cmd, 0) + 1
-    out = f"{cmd:<18} {k:>5} {pm/1e3:>10.1f} us {pmed/1e3:>7.1f} us "
+    out = f"{cmd:<18} {k:>5} {load:>5} {pm/1e3:>10.1f} us {pmed/1e3:>7.1f} us "
     for ref in refs:
         name, hm, hmed, hn = ref.split()
         hm, hmed = float(hm), float(hmed)
@@ -113,7 +123,8 @@ for line in open(sys.argv[1]):
     print(out.rstrip(";"))
 print("\nstarts per side: the probe's window (5 a second); a reference as many, back to back,")
 print("but spaced: hyperfine with a 200 ms sleep before each, the probe's pace;")
-print("perf stat gives a mean only (it stands for its median)")
+print("perf stat gives a mean only (it stands for its median); load: the 1-minute load average")
+print("before the round")
 for name, w in worst.items():
     print(f"largest median difference against {name}: {w:.1f}% ({'within' if w <= 10 else 'beyond'} the 10% goal)")
 PY

@@ -1,6 +1,7 @@
-// The exec probe (--latency exec) and the user's own loads (--load-cmd),
-// end to end through the real binary: what they count and time, what they
-// cost, and that nothing they start outlives contest.
+// The exec probe (--latency exec) and the user's own loads (--load-cmd):
+// what one timed start covers, and end to end through the real binary what
+// they count and time, what they cost, and that nothing they start outlives
+// contest.
 #include <signal.h>
 
 #include <algorithm>
@@ -10,6 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/latency/exec_start.h"
+#include "contest/latency/probe_sleeper.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
 #include "test_helpers.h"
 
@@ -65,6 +69,34 @@ std::string spinners(unsigned n) {
 }
 
 }  // namespace
+
+TEST_CASE(
+    "a timed start covers the request to the reap: the program's run inside, no more than the call",
+    "[latency][exec]") {
+    const latency::ProgramStarts starts({"/bin/sleep", "0.05"});
+    const std::int64_t before = latency::monotonic_ns();
+    const std::int64_t sample = starts.time_one();
+    const std::int64_t call = latency::monotonic_ns() - before;
+    CHECK(sample >= 50'000'000);
+    CHECK(sample <= call);
+}
+
+TEST_CASE("a timed start gives the program the signals its starter ignores at their default",
+          "[latency][exec]") {
+    struct sigaction ignore {
+    }, old_pipe{}, old_usr1{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ignore, &old_pipe);
+    ::sigaction(SIGUSR1, &ignore, &old_usr1);
+    // sh exits 0 only when it started with no signal ignored.
+    const latency::ProgramStarts starts(
+        {"/bin/sh", "-c", "grep -q '^SigIgn:[[:space:]]*0*$' /proc/$$/status"});
+    ::sigaction(SIGPIPE, &old_pipe, nullptr);
+    ::sigaction(SIGUSR1, &old_usr1, nullptr);
+    CHECK_NOTHROW(starts.time_one());
+    const latency::ProgramStarts failing({"/bin/sh", "-c", "exit 3"});
+    CHECK_THROWS_AS(failing.time_one(), EnvironmentError);
+}
 
 TEST_CASE("the exec probe starts its program at its pace over the workload and times each start",
           "[latency][exec][e2e]") {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 
 #include "contest/latency/exec_start.h"
@@ -127,11 +128,11 @@ PeriodOutcome wake_and_work(std::int64_t intended, std::int64_t deadline, std::u
     return got;
 }
 
-// exec: one start of the program, timed from fork to reaping; missed when
-// it took the threshold or longer.
-PeriodOutcome start_program(const ProbeOptions& o) {
+// exec: one start of the program, timed from the request to the reaping;
+// missed when it took the threshold or longer.
+PeriodOutcome start_program(const ProgramStarts& starts, const ProbeOptions& o) {
     PeriodOutcome got;
-    got.sample_ns = time_one_start(o.exec_argv);
+    got.sample_ns = starts.time_one();
     got.missed = got.sample_ns >= o.exec_missed_ns;
     return got;
 }
@@ -143,6 +144,8 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
     try {
         ProbeSleeper sleeper(o.method);
         shared.setup = apply_probe_setup(o);
+        std::optional<ProgramStarts> starts;
+        if (o.kind == ProbeKind::exec) starts.emplace(o.exec_argv);
         if (raw_fd >= 0) {
             raw = ::fdopen(raw_fd, "w");
             if (!raw) throw std::runtime_error(std::string("raw samples: ") + std::strerror(errno));
@@ -159,7 +162,7 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
             sleeper.until(intended);
             const std::int64_t deadline = intended + period;
             const PeriodOutcome got = o.kind == ProbeKind::exec
-                                          ? start_program(o)
+                                          ? start_program(*starts, o)
                                           : wake_and_work(intended, deadline, chunks, state);
             account.woke(intended, got.sample_ns, got.missed, got.done, chunks);
             std::int64_t next = deadline;

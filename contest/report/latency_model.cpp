@@ -226,8 +226,9 @@ std::string latency_legend(const ReportModel& model) {
         "resolution); Missed%: periods whose deadline passed; CPU got/wanted: % of a CPU.";
     if (any_exec)
         legend +=
-            "\nexec: the time of each start of its program, fork to exit; missed: a start at or "
-            "over its threshold, or one not made because the one before ran over its period";
+            "\nexec: the time of each start of its program, from the request to the reaping; "
+            "missed: a start at or over its threshold, or one not made because the one before "
+            "ran over its period";
     if (any_test)
         legend += "\n* p99 differs from the baseline " + model.baseline +
                   "'s beyond noise; ! missed% does (Welch t on the per-run figures, " +

@@ -398,41 +398,40 @@ void ExecGate::release() {
     write_fd_.reset();
 }
 
-pid_t spawn_to_time(const std::vector<std::string>& argv, std::int64_t& started_ns) {
-    if (argv.empty() || argv.front().empty()) throw UsageError("empty command");
+TimedStarts::TimedStarts(std::vector<std::string> argv) : argv_(std::move(argv)) {
+    if (argv_.empty() || argv_.front().empty()) throw UsageError("empty command");
+    for (int sig = 1; sig < NSIG; ++sig) {
+        struct sigaction now {};
+        if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN)
+            ignored_.push_back(sig);
+    }
+}
+
+pid_t TimedStarts::start(std::int64_t& started_ns) const {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    started_ns = static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
     std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.reserve(argv_.size() + 1);
+    for (const auto& a : argv_) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     const UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
     if (devnull.get() < 0) throw EnvironmentError("cannot open /dev/null: " + errno_text());
     // The child shares the caller's memory until it execs: every signal is
     // blocked around vfork so that no handler of the caller's runs in it,
     // and it writes only exec_errno before _exit.
-    // exec puts a caught signal back to its default but keeps an ignored one
-    // ignored: only those are reset in the child, found before the clock
-    // starts (a sigaction for each of 64 signals is a tenth of a small
-    // program's start in a VM).
-    std::vector<int> ignored;
-    for (int sig = 1; sig < NSIG; ++sig) {
-        struct sigaction now {};
-        if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN)
-            ignored.push_back(sig);
-    }
     sigset_t all, old;
     sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &old);
     const pid_t parent = ::getpid();
     volatile int exec_errno = 0;
-    timespec now{};
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    started_ns = static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
     const pid_t pid = ::vfork();
     if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(1);  // the caller already gone
         struct sigaction dfl {};
         dfl.sa_handler = SIG_DFL;
-        for (int sig : ignored) ::sigaction(sig, &dfl, nullptr);
+        for (int sig : ignored_) ::sigaction(sig, &dfl, nullptr);
         for (int fd = 0; fd < 3; ++fd) ::dup2(devnull.get(), fd);
         sigset_t none;
         sigemptyset(&none);
@@ -444,10 +443,10 @@ pid_t spawn_to_time(const std::vector<std::string>& argv, std::int64_t& started_
     const int vfork_errno = errno;
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (pid < 0)
-        throw EnvironmentError("cannot start " + argv.front() + ": " + std::strerror(vfork_errno));
+        throw EnvironmentError("cannot start " + argv_.front() + ": " + std::strerror(vfork_errno));
     if (exec_errno != 0) {
         wait_for_exit(pid);
-        throw EnvironmentError("cannot run " + argv.front() + ": " + std::strerror(exec_errno));
+        throw EnvironmentError("cannot run " + argv_.front() + ": " + std::strerror(exec_errno));
     }
     return pid;
 }

@@ -120,15 +120,32 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
 // The same, for a child with no pipes.
 pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
-// A start to be timed: argv[0] (a path, not searched for) started with
-// vfork, which copies none of the caller's page tables, as posix_spawn (and
-// so a launcher) starts a program; in the caller's process group, dying with
-// the caller, every signal at its default, its standard streams on /dev/null.
-// spawn()'s fork, PATH search and exec-error pipe would be timed with it
-// and weigh more than a small program's whole start. Throws
-// EnvironmentError when it cannot start.
-// started_ns: CLOCK_MONOTONIC just before the vfork, after the set-up.
-pid_t spawn_to_time(const std::vector<std::string>& argv, std::int64_t& started_ns);
+// Starts to be timed, of one program again and again: argv[0] (a path, not
+// searched for) started with vfork, which copies none of the caller's page
+// tables, as posix_spawn (and so a launcher) starts a program; in the
+// caller's process group, dying with the caller, every signal at its
+// default, its standard streams on /dev/null. spawn()'s fork, PATH search
+// and exec-error pipe would be timed with it and weigh more than a small
+// program's whole start.
+class TimedStarts {
+  public:
+    // Finds the signals the caller ignores, once: exec keeps an ignored
+    // signal ignored, so the child resets those, and a sigaction for each
+    // of 64 signals at every start would be the starter's, not the start's,
+    // a tenth of a small program's start in a VM. The caller must not
+    // change what it ignores afterwards. Throws UsageError for an empty argv.
+    explicit TimedStarts(std::vector<std::string> argv);
+    // One start. started_ns: CLOCK_MONOTONIC at the request, before the
+    // start's own set-up (its standard streams opened, signals blocked
+    // around the vfork), as a launcher's user waits from there. Throws
+    // EnvironmentError when it cannot start.
+    pid_t start(std::int64_t& started_ns) const;
+    const std::vector<std::string>& argv() const { return argv_; }
+
+  private:
+    std::vector<std::string> argv_;
+    std::vector<int> ignored_;
+};
 
 // Forks a child that runs fn and _exits with its return value (1 when it
 // throws, with the message on stderr): for loads, which are code, not
