@@ -402,8 +402,8 @@ TimedStarts::TimedStarts(std::vector<std::string> argv) : argv_(std::move(argv))
     if (argv_.empty() || argv_.front().empty()) throw UsageError("empty command");
     for (int sig = 1; sig < NSIG; ++sig) {
         struct sigaction now {};
-        if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN)
-            ignored_.push_back(sig);
+        if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler != SIG_DFL)
+            not_default_.push_back(sig);
     }
 }
 
@@ -429,9 +429,12 @@ pid_t TimedStarts::start(std::int64_t& started_ns) const {
     if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (::getppid() != parent) ::_exit(1);  // the caller already gone
+        // Before the signals are unblocked: a caught one pending then would
+        // run the caller's handler here, on the caller's memory; an ignored
+        // one would stay ignored through exec.
         struct sigaction dfl {};
         dfl.sa_handler = SIG_DFL;
-        for (int sig : ignored_) ::sigaction(sig, &dfl, nullptr);
+        for (int sig : not_default_) ::sigaction(sig, &dfl, nullptr);
         for (int fd = 0; fd < 3; ++fd) ::dup2(devnull.get(), fd);
         sigset_t none;
         sigemptyset(&none);

@@ -129,11 +129,13 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = 
 // program's whole start.
 class TimedStarts {
   public:
-    // Finds the signals the caller ignores, once: exec keeps an ignored
-    // signal ignored, so the child resets those, and a sigaction for each
-    // of 64 signals at every start would be the starter's, not the start's,
-    // a tenth of a small program's start in a VM. The caller must not
-    // change what it ignores afterwards. Throws UsageError for an empty argv.
+    // Finds the signals the caller ignores or catches, once: the child
+    // resets those (exec would keep an ignored one ignored, and a caught one
+    // arriving before the exec would run the caller's handler in the child),
+    // while a sigaction for each of 64 signals at every start, as glibc's
+    // posix_spawn does, would be the starter's cost, not the start's: a
+    // tenth of a small program's start in a VM. The caller must not change
+    // its signals' dispositions afterwards. Throws UsageError for an empty argv.
     explicit TimedStarts(std::vector<std::string> argv);
     // One start. started_ns: CLOCK_MONOTONIC at the request, before the
     // start's own set-up (its standard streams opened, signals blocked
@@ -144,7 +146,7 @@ class TimedStarts {
 
   private:
     std::vector<std::string> argv_;
-    std::vector<int> ignored_;
+    std::vector<int> not_default_;  // ignored or caught by the caller
 };
 
 // Forks a child that runs fn and _exits with its return value (1 when it
