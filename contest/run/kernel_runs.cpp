@@ -60,6 +60,10 @@ void remove_dead_runs_folders(const Workdir& workdir) {
 
 }  // namespace
 
+void copy_own_binary(const fs::path& to) {
+    fs::copy_file(own_binary(), to, fs::copy_options::overwrite_existing);
+}
+
 KernelGuests::~KernelGuests() {
     // The disk image and the seed are big; the consoles and the shares stay
     // until the next run, for a look after a failure.
@@ -149,7 +153,7 @@ void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
     workdir_.make_dir(run_folder_ + "/seed/tmp");
     const fs::path seed = folder_ / "seed";
     fs::permissions(seed / "tmp", fs::perms::all | fs::perms::sticky_bit);
-    fs::copy_file(own_binary(), seed / "contest-bin/contest", fs::copy_options::overwrite_existing);
+    copy_own_binary(seed / "contest-bin/contest");
     // The guest's /boot: its own kernel's config, where contest's facts look.
     if (!kernels_[v].config_text.empty()) {
         workdir_.make_dir(run_folder_ + "/seed/boot");

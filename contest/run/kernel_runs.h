@@ -48,6 +48,9 @@ AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
                          const Initramfs& initramfs, const std::filesystem::path& folder,
                          Progress& progress);
 
+// Copies the running contest binary to `to`, for the guests.
+void copy_own_binary(const std::filesystem::path& to);
+
 class KernelGuests {
   public:
     // Resolves and prepares every kernel of config (UsageError naming a bad

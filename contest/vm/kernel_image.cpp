@@ -207,7 +207,7 @@ KernelImage from_tree(const std::string& spec, const fs::path& tree) {
     return k;
 }
 
-KernelImage from_file(const std::string& spec, const fs::path& file) {
+KernelImage from_file(const std::string& spec, const fs::path& file, const fs::path& host_root) {
     KernelImage k;
     k.spec = spec;
     k.kind = ImageKind::file;
@@ -219,8 +219,8 @@ KernelImage from_file(const std::string& spec, const fs::path& file) {
     // vmlinuz-R's own config-R beside it, else the host's; the host's
     // modules of that release.
     read_config(file.parent_path() / ("config-" + release), k);
-    if (k.config_text.empty()) read_config("/boot/config-" + release, k);
-    take_modules(modules_folder("/", release), k);
+    if (k.config_text.empty()) read_config(host_root / "boot" / ("config-" + release), k);
+    take_modules(modules_folder(host_root, release), k);
     return k;
 }
 
@@ -250,8 +250,8 @@ std::string bzimage_version(const fs::path& image) {
     return head.substr(at, (end == std::string::npos ? head.size() : end) - at);
 }
 
-KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
-                                 Progress& progress) {
+KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache, Progress& progress,
+                                 const fs::path& host_root) {
     std::error_code ec;
     const fs::path path(spec);
     KernelImage k;
@@ -260,7 +260,7 @@ KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
     } else if (fs::is_regular_file(path, ec) && spec.ends_with(".deb")) {
         k = from_package(spec, fs::absolute(path), cache, progress);
     } else if (fs::is_regular_file(path, ec)) {
-        k = from_file(spec, fs::absolute(path));
+        k = from_file(spec, fs::absolute(path), host_root);
     } else if (is_package_name(spec)) {
         k = from_package(spec, fetched_package(spec, cache, progress), cache, progress);
     } else {

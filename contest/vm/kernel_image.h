@@ -46,7 +46,7 @@ const char* image_kind_name(ImageKind kind);
 // IMAGE when it is none of the three; EnvironmentError when fetching or
 // unpacking fails.
 KernelImage resolve_kernel_image(const std::string& spec, const std::filesystem::path& cache,
-                                 Progress& progress);
+                                 Progress& progress, const std::filesystem::path& host_root = "/");
 
 // The version string a bzImage's setup header points to ("" when the file
 // is no bzImage).
