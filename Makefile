@@ -19,7 +19,7 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # `contest run --kernel` boots kernels in QEMU guests: QEMU, a static
 # busybox for the guests' initramfs, mkfs.ext4 for their scratch disk; the
 # kernel packages themselves are fetched by contest (apt-get download).
-VM_DEPS := qemu-system-x86 busybox-static e2fsprogs
+VM_DEPS := qemu-system-x86 busybox-static e2fsprogs zstd
 TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium $(VM_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,

@@ -96,11 +96,32 @@ TEST_CASE("run --kernel: each round boots each kernel once, in a shuffled order"
             CHECK(guests.insert({plan[k].index, plan[k].variant}).second);
     }
     CHECK(guests.size() == 6);
-    // Each guest's loads in the order its own contest run takes them.
     for (std::size_t k = 0; k < plan.size(); k += 3) {
-        const auto own =
+        // Each guest's loads shuffled with its own seed...
+        const auto shuffled =
             plan_runs(loads, 1, RunOrder::shuffled, guest_seed(7, plan[k].index, plan[k].variant));
-        for (std::size_t j = 0; j < 3; ++j) CHECK(plan[k + j].load == own[j].load);
+        std::vector<std::string_view> given;
+        for (std::size_t j = 0; j < 3; ++j) {
+            CHECK(plan[k + j].load == shuffled[j].load);
+            given.push_back(loads[plan[k + j].load]);
+        }
+        // ...and given so to the guest's contest, whose --order rounds keeps them.
+        const auto guest = plan_runs(given, 1, RunOrder::rounds, 1);
+        for (std::size_t j = 0; j < 3; ++j) CHECK(guest[j].load == j);
+    }
+}
+
+TEST_CASE("run --kernel: a guest's --order rounds keeps the order given, cacherun after no_load",
+          "[vm]") {
+    // Any order the host plans: cacherun already follows no_load in it.
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        const std::vector<std::string_view> loads = {"no_load", "cacherun", "cpu_load", "io_load"};
+        const auto plan = plan_kernel_runs(loads, 1, RunOrder::shuffled, seed, 1);
+        std::vector<std::string_view> given;
+        for (const auto& step : plan) given.push_back(loads[step.load]);
+        const auto guest = plan_runs(given, 1, RunOrder::rounds, seed);
+        REQUIRE(guest.size() == given.size());
+        for (std::size_t j = 0; j < given.size(); ++j) CHECK(guest[j].load == j);
     }
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "contest/sys/progress.h"
+#include "contest/sys/sha256.h"
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
 #include "test_helpers.h"
@@ -68,6 +69,7 @@ TEST_CASE("--kernel FILE takes only its own release's modules, and none when it 
     KernelImage k =
         resolve_kernel_image((dir / "vmlinuz-6.99.0-fake").string(), dir / "cache", quiet, root);
     CHECK(k.release == "6.99.0-fake");
+    CHECK(k.modules_folder.empty());
     CHECK(k.modules.empty());
     Initramfs none = build_initramfs(k, dir / "none.cpio");
     CHECK(none.modules.empty());
@@ -164,4 +166,21 @@ TEST_CASE("a rebuilt .deb of the same file name is unpacked again, not taken fro
     int unpacked = 0;
     for (const auto& e : fs::directory_iterator(cache)) unpacked += e.is_directory();
     CHECK(unpacked == 2);
+}
+
+TEST_CASE("SHA-256 in pieces and of a file is the one of the whole", "[vm]") {
+    std::string data;
+    for (int i = 0; i < 300007; ++i) data.push_back(static_cast<char>(i * 7919 % 251));
+    Sha256 pieces;
+    // Pieces across the 64-byte blocks' edges, of every size up to 130.
+    for (std::size_t at = 0, n = 1; at < data.size(); at += n, n = n % 130 + 1)
+        pieces.update(std::string_view(data).substr(at, n));
+    const std::string whole = sha256_hex(data);
+    CHECK(pieces.hex() == whole);
+    test::ScratchDir dir("sha256");
+    write(dir / "f", data);
+    CHECK(file_sha256_hex(dir / "f") == whole);
+    // sha256sum, the independent judge.
+    CHECK(test::shell_output("sha256sum " + (dir / "f").string() + " | cut -d' ' -f1") == whole);
+    CHECK_FALSE(file_sha256_hex(dir / "missing"));
 }
