@@ -41,6 +41,31 @@ std::string shared_workdir() {
     return (fs::path(CONTEST_BINARY).parent_path() / "vm-test-workdir").string();
 }
 
+// `contest run` of two labels of the kernel package under TCG with a command
+// workload, in the shared workdir; `rest`: the run's own options and loads.
+std::vector<std::string> two_guests_run(const std::string& first, const std::string& second,
+                                        const std::string& workload_cmd, const std::string& results,
+                                        const std::vector<std::string>& rest) {
+    const std::string package = kernel_package();
+    std::vector<std::string> args = {"run",
+                                     "--kernel",
+                                     first + "=" + package,
+                                     "--kernel",
+                                     second + "=" + package,
+                                     "--vm-accel",
+                                     "tcg",
+                                     "-w",
+                                     "command",
+                                     "--workload-cmd",
+                                     workload_cmd,
+                                     "--workdir",
+                                     shared_workdir(),
+                                     "--results",
+                                     results};
+    args.insert(args.end(), rest.begin(), rest.end());
+    return args;
+}
+
 std::vector<ResultFile> files_of(const fs::path& results, const std::string& label) {
     std::vector<std::string> bad;
     return read_result_paths({results / label}, bad);
@@ -133,30 +158,10 @@ TEST_CASE(
     REQUIRE_FALSE(package.empty());
     test::ScratchDir dir("vm-pair");
     const std::vector<std::string_view> loads = {"no_load", "cacherun", "cpu_load"};
-    auto o = test::run_contest_binary({"run",
-                                       "--kernel",
-                                       "first=" + package,
-                                       "--kernel",
-                                       "second=" + package,
-                                       "--vm-accel",
-                                       "tcg",
-                                       "-n",
-                                       "2",
-                                       "--seed",
-                                       "7",
-                                       "-w",
-                                       "command",
-                                       "--workload-cmd",
-                                       "sleep 1",
-                                       "--workdir",
-                                       shared_workdir(),
-                                       "--results",
-                                       (dir / "results").string(),
-                                       "-q",
-                                       "no_load",
-                                       "cacherun",
-                                       "cpu_load"},
-                                      dir.path());
+    auto o = test::run_contest_binary(
+        two_guests_run("first", "second", "sleep 1", (dir / "results").string(),
+                       {"-n", "2", "--seed", "7", "-q", "no_load", "cacherun", "cpu_load"}),
+        dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     CHECK_THAT(o.out, Catch::Contains("EMULATED"));
@@ -238,31 +243,11 @@ TEST_CASE(
     const auto started = std::chrono::steady_clock::now();
     // An init that never answers: busybox's sleep as PID 1 (the initramfs has
     // no /bin/sleep before its init installs the applets).
-    auto o = test::run_contest_binary({"run",
-                                       "--kernel",
-                                       "a=" + package,
-                                       "--kernel",
-                                       "b=" + package,
-                                       "--vm-accel",
-                                       "tcg",
-                                       "--vm-append",
-                                       "rdinit=/bin/busybox -- sleep 3600",
-                                       "--vm-boot-timeout",
-                                       "5",
-                                       "-n",
-                                       "1",
-                                       "-w",
-                                       "command",
-                                       "--workload-cmd",
-                                       "true",
-                                       "--workdir",
-                                       shared_workdir(),
-                                       "--results",
-                                       (dir / "results").string(),
-                                       "-q",
-                                       "no_load",
-                                       "cpu_load"},
-                                      dir.path());
+    auto o = test::run_contest_binary(
+        two_guests_run("a", "b", "true", (dir / "results").string(),
+                       {"--vm-append", "rdinit=/bin/busybox -- sleep 3600", "--vm-boot-timeout",
+                        "5", "-n", "1", "-q", "no_load", "cpu_load"}),
+        dir.path());
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     INFO(o.err);
@@ -289,27 +274,11 @@ TEST_CASE("run --kernel: Ctrl-C, SIGTERM or SIGKILL of contest mid-boot leaves n
         INFO("signal " << sig);
         test::ScratchDir dir("vm-kill-" + std::to_string(sig));
         const std::string results = (dir / "results").string();
-        pid_t pid = test::start_contest({"run",
-                                         "--kernel",
-                                         "a=" + package,
-                                         "--kernel",
-                                         "b=" + package,
-                                         "--vm-accel",
-                                         "tcg",
-                                         "--vm-append",
-                                         "rdinit=/bin/busybox -- sleep 3600",
-                                         "-n",
-                                         "1",
-                                         "-w",
-                                         "command",
-                                         "--workload-cmd",
-                                         "true",
-                                         "--workdir",
-                                         shared_workdir(),
-                                         "--results",
-                                         results,
-                                         "no_load"},
-                                        dir.path());
+        pid_t pid = test::start_contest(
+            two_guests_run(
+                "a", "b", "true", results,
+                {"--vm-append", "rdinit=/bin/busybox -- sleep 3600", "-n", "1", "no_load"}),
+            dir.path());
         // Its guest's QEMU, found by the run folder in its command line.
         const std::string marker = "run-" + std::to_string(pid) + "/";
         std::vector<pid_t> qemu;
@@ -363,28 +332,10 @@ TEST_CASE("run --kernel --runs auto: rounds stop as a --vary run's do, the reaso
     REQUIRE_FALSE(package.empty());
     test::ScratchDir dir("vm-auto");
     // A budget the first round already spends: one boot of each kernel.
-    auto o = test::run_contest_binary({"run",
-                                       "--kernel",
-                                       "a=" + package,
-                                       "--kernel",
-                                       "b=" + package,
-                                       "--vm-accel",
-                                       "tcg",
-                                       "--runs",
-                                       "auto",
-                                       "--budget",
-                                       "1s",
-                                       "-w",
-                                       "command",
-                                       "--workload-cmd",
-                                       "true",
-                                       "--workdir",
-                                       shared_workdir(),
-                                       "--results",
-                                       (dir / "results").string(),
-                                       "-q",
-                                       "no_load"},
-                                      dir.path());
+    auto o = test::run_contest_binary(
+        two_guests_run("a", "b", "true", (dir / "results").string(),
+                       {"--runs", "auto", "--budget", "1s", "-q", "no_load"}),
+        dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     CHECK_THAT(o.err, Catch::Contains("--runs auto stopped"));

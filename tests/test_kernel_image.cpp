@@ -9,6 +9,7 @@
 
 #include "contest/sys/progress.h"
 #include "contest/sys/sha256.h"
+#include "contest/sys/words.h"
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
 #include "test_helpers.h"
@@ -46,13 +47,6 @@ fs::path unpacked_cpio(const fs::path& cpio, const fs::path& into) {
     test::shell_output("cd " + into.string() + " && busybox cpio -id < " + cpio.string() +
                        " 2>/dev/null");
     return into;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
 }
 
 }  // namespace
@@ -121,7 +115,7 @@ TEST_CASE("compressed modules (.ko.xz, .ko.zst, .ko.gz) go into the initramfs de
                                             "9pnet_virtio"};
     CHECK(built.modules == order);
     const fs::path got = unpacked_cpio(dir / "out/i.cpio", dir / "x");
-    CHECK(lines_of(test::slurp(got / "modules/order")) == order);
+    CHECK(split_words(test::slurp(got / "modules/order")) == order);  // one a line
     for (const auto& [name, bytes] : plain) {
         INFO(name);
         CHECK(test::slurp(got / "modules" / (name + ".ko")) == bytes);
