@@ -19,7 +19,7 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # `contest run --kernel` boots kernels in QEMU guests: QEMU, a static
 # busybox for the guests' initramfs, mkfs.ext4 for their scratch disk; the
 # kernel packages themselves are fetched by contest (apt-get download).
-VM_DEPS := qemu-system-x86 busybox-static e2fsprogs
+VM_DEPS := qemu-system-x86 busybox-static e2fsprogs zstd
 # tests/fleet deploys contest as the package `make deb` makes.
 # `make deb` reads the binary's library dependencies with dpkg-shlibdeps.
 PKG_DEPS := dpkg-dev

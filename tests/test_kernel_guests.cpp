@@ -4,7 +4,9 @@
 // with a COST, so it starts them first, beside the rest.
 #include <signal.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -14,6 +16,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/run_options.h"
 #include "contest/result/result_file.h"
+#include "contest/run/kernel_runs.h"
 #include "contest/run/run_order.h"
 #include "contest/vm/cpio_archive.h"
 #include "contest/vm/kernel_image.h"
@@ -39,6 +42,31 @@ std::string kernel_package() {
 // once; each run keeps its own disk and shares in vm/run-<pid>.
 std::string shared_workdir() {
     return (fs::path(CONTEST_BINARY).parent_path() / "vm-test-workdir").string();
+}
+
+// `contest run` of two labels of the kernel package under TCG with a command
+// workload, in the shared workdir; `rest`: the run's own options and loads.
+std::vector<std::string> two_guests_run(const std::string& first, const std::string& second,
+                                        const std::string& workload_cmd, const std::string& results,
+                                        const std::vector<std::string>& rest) {
+    const std::string package = kernel_package();
+    std::vector<std::string> args = {"run",
+                                     "--kernel",
+                                     first + "=" + package,
+                                     "--kernel",
+                                     second + "=" + package,
+                                     "--vm-accel",
+                                     "tcg",
+                                     "-w",
+                                     "command",
+                                     "--workload-cmd",
+                                     workload_cmd,
+                                     "--workdir",
+                                     shared_workdir(),
+                                     "--results",
+                                     results};
+    args.insert(args.end(), rest.begin(), rest.end());
+    return args;
 }
 
 std::vector<ResultFile> files_of(const fs::path& results, const std::string& label) {
@@ -96,41 +124,94 @@ TEST_CASE("run --kernel: each round boots each kernel once, in a shuffled order"
             CHECK(guests.insert({plan[k].index, plan[k].variant}).second);
     }
     CHECK(guests.size() == 6);
-    // Each guest's loads in the order its own contest run takes them.
     for (std::size_t k = 0; k < plan.size(); k += 3) {
-        const auto own =
+        // Each guest's loads shuffled with its own seed...
+        const auto shuffled =
             plan_runs(loads, 1, RunOrder::shuffled, guest_seed(7, plan[k].index, plan[k].variant));
-        for (std::size_t j = 0; j < 3; ++j) CHECK(plan[k + j].load == own[j].load);
+        std::vector<std::string_view> given;
+        for (std::size_t j = 0; j < 3; ++j) {
+            CHECK(plan[k + j].load == shuffled[j].load);
+            given.push_back(loads[plan[k + j].load]);
+        }
+        // ...and given so to the guest's contest, whose --order rounds keeps them.
+        const auto guest = plan_runs(given, 1, RunOrder::rounds, 1);
+        for (std::size_t j = 0; j < 3; ++j) CHECK(guest[j].load == j);
+    }
+}
+
+TEST_CASE("run --kernel: a guest's --order rounds keeps the order given, cacherun after no_load",
+          "[vm]") {
+    // Any order the host plans: cacherun already follows no_load in it.
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        const std::vector<std::string_view> loads = {"no_load", "cacherun", "cpu_load", "io_load"};
+        const auto plan = plan_kernel_runs(loads, 1, RunOrder::shuffled, seed, 1);
+        std::vector<std::string_view> given;
+        for (const auto& step : plan) given.push_back(loads[step.load]);
+        const auto guest = plan_runs(given, 1, RunOrder::rounds, seed);
+        REQUIRE(guest.size() == given.size());
+        for (std::size_t j = 0; j < given.size(); ++j) CHECK(guest[j].load == j);
     }
 }
 
 TEST_CASE(
     "run --kernel: two kernels, two rounds, booted under TCG: results from the guests, paired by "
-    "round, emulated",
+    "round, emulated, each guest's loads in the order recorded",
     "[vm][e2e][vm-pair]") {
     const std::string package = kernel_package();
     REQUIRE_FALSE(package.empty());
     test::ScratchDir dir("vm-pair");
+    const std::vector<std::string_view> loads = {"no_load", "cacherun", "cpu_load"};
     auto o = test::run_contest_binary(
-        {"run", "--kernel", "first=" + package, "--kernel", "second=" + package, "--vm-accel",
-         "tcg", "-n", "2", "-w", "command", "--workload-cmd", "uname -r", "--workdir",
-         shared_workdir(), "--results", (dir / "results").string(), "-q", "no_load"},
+        two_guests_run("first", "second", "sleep 1", (dir / "results").string(),
+                       {"-n", "2", "--seed", "7", "-q", "no_load", "cacherun", "cpu_load"}),
         dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     CHECK_THAT(o.out, Catch::Contains("EMULATED"));
+    // The order the host plans and records; with this seed some guest's
+    // round has cpu_load first, so a guest that kept the loads as typed
+    // (or shuffled them again) would not match it.
+    const auto plan = plan_kernel_runs(loads, 2, RunOrder::shuffled, 7, 2);
+    auto planned = [&](std::size_t kernel, int round) {
+        std::vector<std::string> names;
+        for (const auto& step : plan)
+            if (step.variant == kernel && static_cast<int>(step.index) == round)
+                names.emplace_back(loads[step.load]);
+        return names;
+    };
+    bool reordered = false;
+    for (std::size_t v = 0; v < 2; ++v)
+        for (int round = 1; round <= 2; ++round)
+            reordered |= planned(v, round).front() != "no_load";
+    REQUIRE(reordered);
     std::string group;
-    for (const std::string label : {"first", "second"}) {
-        auto files = files_of(dir / "results", label);
+    const std::vector<std::string> labels = {"first", "second"};
+    for (std::size_t v = 0; v < labels.size(); ++v) {
+        INFO(labels[v]);
+        auto files = files_of(dir / "results", labels[v]);
         REQUIRE(files.size() == 1);
         const ResultFile& f = files.front();
-        REQUIRE(f.runs.size() == 2);
-        std::set<int> rounds;
-        for (const auto& r : f.runs) {
-            CHECK(r.ok());
-            rounds.insert(r.round);
+        REQUIRE(f.runs.size() == 6);
+        for (const auto& r : f.runs) CHECK(r.ok());
+        for (int round = 1; round <= 2; ++round) {
+            INFO("round " << round);
+            std::vector<const RunRecord*> runs;
+            for (const auto& r : f.runs)
+                if (r.round == round) runs.push_back(&r);
+            auto names = [](const std::vector<const RunRecord*>& in) {
+                std::vector<std::string> out;
+                for (const auto* r : in) out.push_back(r->load);
+                return out;
+            };
+            // As recorded, and as the guest's own clock saw them start.
+            CHECK(names(runs) == planned(v, round));
+            for (const auto* r : runs) REQUIRE(r->timeline.contains("t0_unix_s"));
+            std::sort(runs.begin(), runs.end(), [](const RunRecord* a, const RunRecord* b) {
+                return a->timeline["t0_unix_s"].get<double>() <
+                       b->timeline["t0_unix_s"].get<double>();
+            });
+            CHECK(names(runs) == planned(v, round));
         }
-        CHECK(rounds == std::set<int>{1, 2});
         CHECK(f.config["vm"]["emulated"] == true);
         CHECK(f.config["vm"]["accel"] == "tcg");
         // The guest's own fingerprint: the package's kernel, not the host's.
@@ -165,31 +246,11 @@ TEST_CASE(
     const auto started = std::chrono::steady_clock::now();
     // An init that never answers: busybox's sleep as PID 1 (the initramfs has
     // no /bin/sleep before its init installs the applets).
-    auto o = test::run_contest_binary({"run",
-                                       "--kernel",
-                                       "a=" + package,
-                                       "--kernel",
-                                       "b=" + package,
-                                       "--vm-accel",
-                                       "tcg",
-                                       "--vm-append",
-                                       "rdinit=/bin/busybox -- sleep 3600",
-                                       "--vm-boot-timeout",
-                                       "5",
-                                       "-n",
-                                       "1",
-                                       "-w",
-                                       "command",
-                                       "--workload-cmd",
-                                       "true",
-                                       "--workdir",
-                                       shared_workdir(),
-                                       "--results",
-                                       (dir / "results").string(),
-                                       "-q",
-                                       "no_load",
-                                       "cpu_load"},
-                                      dir.path());
+    auto o = test::run_contest_binary(
+        two_guests_run("a", "b", "true", (dir / "results").string(),
+                       {"--vm-append", "rdinit=/bin/busybox -- sleep 3600", "--vm-boot-timeout",
+                        "5", "-n", "1", "-q", "no_load", "cpu_load"}),
+        dir.path());
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     INFO(o.err);
@@ -216,27 +277,11 @@ TEST_CASE("run --kernel: Ctrl-C, SIGTERM or SIGKILL of contest mid-boot leaves n
         INFO("signal " << sig);
         test::ScratchDir dir("vm-kill-" + std::to_string(sig));
         const std::string results = (dir / "results").string();
-        pid_t pid = test::start_contest({"run",
-                                         "--kernel",
-                                         "a=" + package,
-                                         "--kernel",
-                                         "b=" + package,
-                                         "--vm-accel",
-                                         "tcg",
-                                         "--vm-append",
-                                         "rdinit=/bin/busybox -- sleep 3600",
-                                         "-n",
-                                         "1",
-                                         "-w",
-                                         "command",
-                                         "--workload-cmd",
-                                         "true",
-                                         "--workdir",
-                                         shared_workdir(),
-                                         "--results",
-                                         results,
-                                         "no_load"},
-                                        dir.path());
+        pid_t pid = test::start_contest(
+            two_guests_run(
+                "a", "b", "true", results,
+                {"--vm-append", "rdinit=/bin/busybox -- sleep 3600", "-n", "1", "no_load"}),
+            dir.path());
         // Its guest's QEMU, found by the run folder in its command line.
         const std::string marker = "run-" + std::to_string(pid) + "/";
         std::vector<pid_t> qemu;
@@ -400,28 +445,10 @@ TEST_CASE("run --kernel --runs auto: rounds stop as a --vary run's do, the reaso
     REQUIRE_FALSE(package.empty());
     test::ScratchDir dir("vm-auto");
     // A budget the first round already spends: one boot of each kernel.
-    auto o = test::run_contest_binary({"run",
-                                       "--kernel",
-                                       "a=" + package,
-                                       "--kernel",
-                                       "b=" + package,
-                                       "--vm-accel",
-                                       "tcg",
-                                       "--runs",
-                                       "auto",
-                                       "--budget",
-                                       "1s",
-                                       "-w",
-                                       "command",
-                                       "--workload-cmd",
-                                       "true",
-                                       "--workdir",
-                                       shared_workdir(),
-                                       "--results",
-                                       (dir / "results").string(),
-                                       "-q",
-                                       "no_load"},
-                                      dir.path());
+    auto o = test::run_contest_binary(
+        two_guests_run("a", "b", "true", (dir / "results").string(),
+                       {"--runs", "auto", "--budget", "1s", "-q", "no_load"}),
+        dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     CHECK_THAT(o.err, Catch::Contains("--runs auto stopped"));
@@ -432,4 +459,37 @@ TEST_CASE("run --kernel --runs auto: rounds stop as a --vary run's do, the reaso
         CHECK_THAT(files.front().stopped_because, Catch::Contains("--budget 1s"));
     }
     CHECK(test::leftover_processes().empty());
+}
+
+// Run by the test below in a copy of this binary whose file it removes first.
+TEST_CASE("own binary copied after its file is gone (helper)", "[.own-binary-helper]") {
+    const char* to = std::getenv("CONTEST_TEST_COPY_TO");
+    REQUIRE(to);
+    // As a relink does: the running binary's file removed, a new one in its place.
+    const fs::path self = fs::read_symlink("/proc/self/exe");
+    fs::remove(self);
+    std::ofstream(self) << "a newer build\n";
+    copy_own_binary(to);
+}
+
+TEST_CASE("run --kernel: contest's binary is copied for the guests even once relinked",
+          "[kernel_runs]") {
+    test::ScratchDir dir("own-binary");
+    const fs::path tests_binary = fs::read_symlink("/proc/self/exe");
+    const fs::path running = dir / "contest_tests";
+    std::error_code ec;
+    fs::create_hard_link(tests_binary, running, ec);
+    if (ec) fs::copy_file(tests_binary, running);
+    const fs::path copy = dir / "copy";
+    const std::string status =
+        test::shell_output("CONTEST_TEST_COPY_TO=" + copy.string() + " " + running.string() +
+                           " 'own binary copied after its file is gone (helper)' >" +
+                           (dir / "log").string() + " 2>&1; echo $?");
+    INFO(test::slurp(dir / "log"));
+    CHECK(status == "0");
+    CHECK(test::slurp(running) == "a newer build\n");
+    REQUIRE(fs::exists(copy));
+    // The binary that ran, byte for byte (cmp: the independent judge).
+    CHECK(test::shell_output("cmp " + copy.string() + " " + tests_binary.string() +
+                             " && echo same") == "same");
 }

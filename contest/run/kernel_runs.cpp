@@ -23,13 +23,6 @@ const std::string kGuestBinary = kGuestScratch + "/contest-bin/contest";
 const std::string kGuestWorkdir = kGuestScratch + "/work";
 const std::string kGuestResults = kGuestScratch + "/out/results";
 
-fs::path own_binary() {
-    std::error_code ec;
-    fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) throw EnvironmentError("cannot find contest's own binary: " + ec.message());
-    return self;
-}
-
 RunRecord failed_record(const std::string& load, unsigned round, const std::string& reason) {
     RunRecord rec;
     rec.load = load;
@@ -60,11 +53,23 @@ void remove_dead_runs_folders(const Workdir& workdir) {
 
 }  // namespace
 
+void copy_own_binary(const fs::path& to) {
+    // /proc/self/exe opened, not read as a link: it is the running binary's
+    // own file even once a relink has removed or replaced it (the link then
+    // reads "... (deleted)", or names the new build).
+    std::error_code ec;
+    fs::copy_file("/proc/self/exe", to, fs::copy_options::overwrite_existing, ec);
+    if (ec)
+        throw EnvironmentError("cannot copy contest's own binary to " + to.string() + ": " +
+                               ec.message());
+}
+
 KernelGuests::~KernelGuests() {
-    // The disk image and the seed are big; the consoles and the shares stay
-    // until the next run, for a look after a failure.
+    // The disk image, the seed and the binary's copy are big; the consoles
+    // and the shares stay until the next run, for a look after a failure.
     std::error_code ec;
     fs::remove(folder_ / "disk.img", ec);
+    fs::remove(folder_ / "contest", ec);
     workdir_.remove_tree(run_folder_ + "/seed");
 }
 
@@ -100,12 +105,18 @@ KernelGuests::KernelGuests(const RunConfig& config, Progress& progress)
     if (!fs::is_directory(kGuestScratch, ec))
         throw EnvironmentError("the guests mount their scratch disk on " + kGuestScratch +
                                ", which this host's root lacks: create it (an empty folder)");
+    // Copied once, for every round: the binary file may be rebuilt meanwhile.
+    copy_own_binary(folder_ / "contest");
     for (const auto& spec : config.kernels) {
         kernels_.push_back(
             resolve_kernel_image(spec.image, workdir_.real_dir("vm/cache"), progress));
         initramfs_.push_back(
             build_initramfs(kernels_.back(), folder_ / ("initramfs-" + spec.label + ".cpio")));
-        if (!initramfs_.back().assumed_builtin.empty() && kernels_.back().builtin.empty())
+        if (kernels_.back().modules_folder.empty())
+            progress.note("contest: --kernel " + spec.label + ": no lib/modules/" +
+                          kernels_.back().release +
+                          "/ for it: everything the guest needs is taken as built in");
+        else if (!initramfs_.back().assumed_builtin.empty() && kernels_.back().builtin.empty())
             progress.note("contest: --kernel " + spec.label + ": no module found for " +
                           join(initramfs_.back().assumed_builtin, ", ") +
                           ": taken as built into the kernel");
@@ -149,7 +160,8 @@ void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
     workdir_.make_dir(run_folder_ + "/seed/tmp");
     const fs::path seed = folder_ / "seed";
     fs::permissions(seed / "tmp", fs::perms::all | fs::perms::sticky_bit);
-    fs::copy_file(own_binary(), seed / "contest-bin/contest", fs::copy_options::overwrite_existing);
+    fs::copy_file(folder_ / "contest", seed / "contest-bin/contest",
+                  fs::copy_options::overwrite_existing);
     // The guest's /boot: its own kernel's config, where contest's facts look.
     if (!kernels_[v].config_text.empty()) {
         workdir_.make_dir(run_folder_ + "/seed/boot");
@@ -171,6 +183,9 @@ void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
 std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::string>& loads,
                                      std::uint64_t seed) const {
     const char* path = std::getenv("PATH");
+    // The loads come in the order the host planned and records, and the
+    // guest's contest takes them as given: --order rounds (its seed is the
+    // round's own, for whatever else it seeds).
     std::vector<std::string> argv = {
         "env",
         "-i",
@@ -184,7 +199,7 @@ std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::strin
         "--runs",
         "1",
         "--order",
-        run_order_name(config_.order),
+        run_order_name(RunOrder::rounds),
         "--seed",
         std::to_string(seed),
         "--workdir",

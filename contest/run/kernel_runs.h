@@ -48,6 +48,11 @@ AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
                          const Initramfs& initramfs, const std::filesystem::path& folder,
                          Progress& progress);
 
+// Copies the running contest binary to `to`, for the guests: the file it
+// runs from, even when that has been removed or replaced since it started
+// (a relink). EnvironmentError when it cannot.
+void copy_own_binary(const std::filesystem::path& to);
+
 class KernelGuests {
   public:
     // Resolves and prepares every kernel of config (UsageError naming a bad
@@ -64,7 +69,7 @@ class KernelGuests {
     bool emulated() const { return accel_.accel == Accel::tcg; }
 
     // Boots kernel v for `round`, its guest running `loads` in their order
-    // (its contest shuffles them with seed, as the plan did).
+    // (its contest given --order rounds, and seed as its --seed).
     GuestRound run_round(std::size_t v, unsigned round, const std::vector<std::string>& loads,
                          std::uint64_t seed, Progress& progress);
 

@@ -1,8 +1,10 @@
 #include "contest/sys/sha256.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 
 namespace contest {
 
@@ -52,32 +54,67 @@ void compress(std::array<std::uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view data) {
-    std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    // rest as a remainder, so the compiler knows it is below 64: computed as
-    // size - whole, GCC 12 -O3 could not bound it and warned that tail[rest]
-    // might lie past the array (-Wstringop-overflow).
-    const std::size_t rest = data.size() % 64;
-    const std::size_t whole = data.size() - rest;
-    for (std::size_t i = 0; i < whole; i += 64)
-        compress(h, reinterpret_cast<const unsigned char*>(data.data() + i));
+Sha256::Sha256()
+    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::update(std::string_view data) {
+    size_ += data.size();
+    const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+    std::size_t n = data.size();
+    if (buffered_ > 0) {
+        const std::size_t take = std::min(n, block_.size() - buffered_);
+        std::copy(p, p + take, block_.begin() + static_cast<std::ptrdiff_t>(buffered_));
+        buffered_ += take, p += take, n -= take;
+        if (buffered_ < block_.size()) return;
+        compress(h_, block_.data());
+        buffered_ = 0;
+    }
+    for (; n >= 64; p += 64, n -= 64) compress(h_, p);
+    std::copy(p, p + n, block_.begin());
+    buffered_ = n;
+}
+
+std::string Sha256::hex() {
     // The tail, a 1 bit, zeros, and the length in bits: one or two blocks.
+    // rest as a remainder, so the compiler knows it is below 64 (GCC 12 -O3
+    // could not bound it otherwise, and warned that tail[rest] might lie past
+    // the array: -Wstringop-overflow).
+    const std::size_t rest = buffered_ % 64;
     unsigned char tail[128] = {};
-    for (std::size_t i = 0; i < rest; ++i) tail[i] = static_cast<unsigned char>(data[whole + i]);
+    for (std::size_t i = 0; i < rest; ++i) tail[i] = block_[i];
     tail[rest] = 0x80;
     const std::size_t tail_len = rest < 56 ? 64 : 128;
-    const std::uint64_t bits = static_cast<std::uint64_t>(data.size()) * 8;
+    const std::uint64_t bits = static_cast<std::uint64_t>(size_) * 8;
     for (int i = 0; i < 8; ++i)
         tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-    for (std::size_t i = 0; i < tail_len; i += 64) compress(h, tail + i);
+    for (std::size_t i = 0; i < tail_len; i += 64) compress(h_, tail + i);
     std::string hex;
     char buf[9];
-    for (std::uint32_t word : h) {
+    for (std::uint32_t word : h_) {
         std::snprintf(buf, sizeof buf, "%08x", word);
         hex += buf;
     }
     return hex;
+}
+
+std::string sha256_hex(std::string_view data) {
+    Sha256 sha;
+    sha.update(data);
+    return sha.hex();
+}
+
+std::optional<std::string> file_sha256_hex(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    Sha256 sha;
+    std::string buf(1 << 20, '\0');
+    while (in) {
+        in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+        sha.update(std::string_view(buf.data(), static_cast<std::size_t>(in.gcount())));
+    }
+    if (in.bad()) return std::nullopt;
+    return sha.hex();
 }
 
 }  // namespace contest

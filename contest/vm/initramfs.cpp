@@ -1,6 +1,7 @@
 #include "contest/vm/initramfs.h"
 
 #include <fstream>
+#include <map>
 
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
@@ -76,7 +77,16 @@ std::filesystem::path static_busybox() {
 Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path) {
     Initramfs out;
     out.path = path;
-    out.modules = modules_to_load(kernel, kWantedModules, &out.assumed_builtin);
+    // Each module's bytes read (and decompressed) once, for its depends= and the archive.
+    std::map<std::string, std::string> bytes;
+    auto bytes_of = [&](const std::string& name) -> const std::string& {
+        auto it = bytes.find(name);
+        if (it == bytes.end())
+            it = bytes.emplace(name, module_bytes(kernel.modules.at(name), path.parent_path()))
+                     .first;
+        return it->second;
+    };
+    out.modules = modules_to_load(kernel, kWantedModules, bytes_of, &out.assumed_builtin);
     CpioArchive cpio;
     for (const char* dir : {"bin", "dev", "proc", "sys", "host", "out", "modules"})
         cpio.add_dir(dir);
@@ -86,7 +96,7 @@ Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path
     cpio.add_file("init", kInit, 0755);
     std::string order;
     for (const auto& name : out.modules) {
-        cpio.add_file_from("modules/" + name + ".ko", kernel.modules.at(name));
+        cpio.add_file("modules/" + name + ".ko", bytes_of(name));
         order += name + "\n";
     }
     cpio.add_file("modules/order", order);

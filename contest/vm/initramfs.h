@@ -1,7 +1,7 @@
 #pragma once
 // The guest's initramfs, made by contest: a static busybox, the kernel's own
-// modules for virtio, 9p and ext4 (insmod in dependency order: the Debian
-// packages carry no modules.dep), and an /init that mounts the host's root
+// modules for virtio, 9p and ext4 (decompressed; insmod in dependency order:
+// the Debian packages carry no modules.dep), and an /init that mounts the host's root
 // read-only over 9p, the scratch disk on its /mnt (the host's /tmp stays
 // visible, read-only: paths the user gave there work) and the results share,
 // then runs the host's command (argv on the results share, NUL-separated

@@ -48,9 +48,27 @@ std::string module_name(std::string file_stem) {
     return file_stem;
 }
 
-// Every .ko under root by name; compressed ones (which busybox's insmod
-// cannot load) by name in `compressed`.
-void find_modules(const fs::path& root, KernelImage& kernel, std::set<std::string>& compressed) {
+// The endings a module file has, plain first, and the program that
+// decompresses each (busybox's insmod loads only plain ones).
+struct ModuleEnding {
+    const char* ending;
+    const char* decompressor;  // nullptr: plain
+    const char* package;       // Debian's, for the one that is missing
+};
+constexpr ModuleEnding kModuleEndings[] = {{".ko", nullptr, nullptr},
+                                           {".ko.xz", "xz", "xz-utils"},
+                                           {".ko.zst", "zstd", "zstd"},
+                                           {".ko.gz", "gzip", "gzip"}};
+
+const ModuleEnding* module_ending(const std::string& file_name) {
+    for (const auto& e : kModuleEndings)
+        if (file_name.ends_with(e.ending)) return &e;
+    return nullptr;
+}
+
+// Every module file under root by name, plain or compressed; a plain .ko
+// wins over a compressed one of the same name.
+void find_modules(const fs::path& root, KernelImage& kernel) {
     std::error_code ec;
     for (fs::recursive_directory_iterator
              it(root, fs::directory_options::skip_permission_denied, ec),
@@ -59,13 +77,12 @@ void find_modules(const fs::path& root, KernelImage& kernel, std::set<std::strin
         if (ec) break;
         if (!it->is_regular_file(ec)) continue;
         const std::string name = it->path().filename().string();
-        if (name.ends_with(".ko")) {
-            kernel.modules.emplace(module_name(name.substr(0, name.size() - 3)), it->path());
-        } else {
-            for (const char* ext : {".ko.xz", ".ko.zst", ".ko.gz"})
-                if (name.ends_with(ext))
-                    compressed.insert(module_name(name.substr(0, name.size() - strlen(ext))));
-        }
+        const ModuleEnding* ending = module_ending(name);
+        if (!ending) continue;
+        const std::string module =
+            module_name(name.substr(0, name.size() - std::strlen(ending->ending)));
+        auto [at, added] = kernel.modules.emplace(module, it->path());
+        if (!added && !ending->decompressor) at->second = it->path();
     }
 }
 
@@ -86,25 +103,22 @@ void read_config(const fs::path& file, KernelImage& kernel) {
     kernel.config_source = file.string();
 }
 
-// The first folder of lib/modules/ (or usr/lib/modules/) under root.
+// root's lib/modules/<release>/ (or usr/lib/modules/<release>/); none when
+// it has none: another release's modules are another kernel's, which would
+// not load (or worse, load) into this one.
 fs::path modules_folder(const fs::path& root, const std::string& release) {
     std::error_code ec;
-    for (const char* base : {"lib/modules", "usr/lib/modules"}) {
-        if (!release.empty() && fs::is_directory(root / base / release, ec))
-            return root / base / release;
-        for (const auto& e : fs::directory_iterator(root / base, ec))
-            if (e.is_directory(ec)) return e.path();
-    }
+    if (release.empty()) return {};
+    for (const char* base : {"lib/modules", "usr/lib/modules"})
+        if (fs::is_directory(root / base / release, ec)) return root / base / release;
     return {};
 }
 
 void take_modules(const fs::path& folder, KernelImage& kernel) {
+    kernel.modules_folder = folder;
     if (folder.empty()) return;
-    std::set<std::string> compressed;
-    find_modules(folder, kernel, compressed);
+    find_modules(folder, kernel);
     read_builtin_list(folder / "modules.builtin", kernel);
-    for (const auto& name : compressed)
-        if (!kernel.modules.count(name)) kernel.modules.emplace(name, fs::path());
 }
 
 fs::path newest_matching(const fs::path& folder, const std::string& prefix,
@@ -119,25 +133,29 @@ fs::path newest_matching(const fs::path& folder, const std::string& prefix,
     return found.empty() ? fs::path() : found.back();
 }
 
-// The package file unpacked once into cache/<its stem>/ (a marker file says
-// the unpacking finished; a half-done one is redone).
+// The package file unpacked once into cache/<its stem>-<sha256 prefix>/ (a
+// marker file says the unpacking finished; a half-done one is redone). The
+// key is the file's content: a package rebuilt under the same name and
+// version gets its own folder, not the old build's.
 fs::path unpacked_package(const fs::path& deb, const fs::path& cache, Progress& progress) {
-    const fs::path dir = cache / deb.stem();
+    const auto sha = file_sha256_hex(deb);
+    if (!sha) throw EnvironmentError("cannot read " + deb.string());
+    const std::string key = deb.stem().string() + "-" + sha->substr(0, 16);
+    const fs::path dir = cache / key;
     std::error_code ec;
     if (fs::exists(dir / ".unpacked", ec)) return dir;
     fs::remove_all(dir, ec);
     fs::create_directories(cache, ec);
     // Another contest may unpack the same package meanwhile: each its own
     // partial folder, renamed into place whole.
-    const fs::path partial =
-        cache / (deb.stem().string() + ".partial." + std::to_string(::getpid()));
+    const fs::path partial = cache / (key + ".partial." + std::to_string(::getpid()));
     fs::remove_all(partial, ec);
     progress.note("contest: unpacking " + deb.filename().string() + " into " + dir.string());
     SpawnOptions so;
     so.log_to(cache / "unpack.log");
     run_checked({"dpkg-deb", "-x", deb.string(), partial.string()}, so,
                 "unpacking " + deb.string() + " (dpkg-deb -x)");
-    std::ofstream(partial / ".unpacked") << deb.string() << "\n";
+    std::ofstream(partial / ".unpacked") << deb.string() << "\nsha256 " << *sha << "\n";
     fs::rename(partial, dir, ec);
     if (ec && fs::exists(dir / ".unpacked")) {
         fs::remove_all(partial, ec);  // the other one was first
@@ -201,13 +219,13 @@ KernelImage from_tree(const std::string& spec, const fs::path& tree) {
             "--kernel " + spec +
             ": no arch/x86/boot/bzImage in the tree (run `make bzImage modules` there first)");
     read_config(tree / ".config", k);
-    std::set<std::string> compressed;
-    find_modules(tree, k, compressed);
+    k.modules_folder = tree;
+    find_modules(tree, k);
     read_builtin_list(tree / "modules.builtin", k);
     return k;
 }
 
-KernelImage from_file(const std::string& spec, const fs::path& file) {
+KernelImage from_file(const std::string& spec, const fs::path& file, const fs::path& host_root) {
     KernelImage k;
     k.spec = spec;
     k.kind = ImageKind::file;
@@ -217,10 +235,10 @@ KernelImage from_file(const std::string& spec, const fs::path& file) {
         throw UsageError("--kernel " + spec + ": not a bzImage (no kernel setup header)");
     const std::string release = version.substr(0, version.find(' '));
     // vmlinuz-R's own config-R beside it, else the host's; the host's
-    // modules of that release.
+    // modules of that release, and none of another.
     read_config(file.parent_path() / ("config-" + release), k);
-    if (k.config_text.empty()) read_config("/boot/config-" + release, k);
-    take_modules(modules_folder("/", release), k);
+    if (k.config_text.empty()) read_config(host_root / "boot" / ("config-" + release), k);
+    take_modules(modules_folder(host_root, release), k);
     return k;
 }
 
@@ -250,8 +268,8 @@ std::string bzimage_version(const fs::path& image) {
     return head.substr(at, (end == std::string::npos ? head.size() : end) - at);
 }
 
-KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
-                                 Progress& progress) {
+KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache, Progress& progress,
+                                 const fs::path& host_root) {
     std::error_code ec;
     const fs::path path(spec);
     KernelImage k;
@@ -260,7 +278,7 @@ KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
     } else if (fs::is_regular_file(path, ec) && spec.ends_with(".deb")) {
         k = from_package(spec, fs::absolute(path), cache, progress);
     } else if (fs::is_regular_file(path, ec)) {
-        k = from_file(spec, fs::absolute(path));
+        k = from_file(spec, fs::absolute(path), host_root);
     } else if (is_package_name(spec)) {
         k = from_package(spec, fetched_package(spec, cache, progress), cache, progress);
     } else {
@@ -296,8 +314,33 @@ nlohmann::json KernelImage::fingerprint() const {
     return j;
 }
 
-std::vector<std::string> module_depends(const fs::path& ko) {
-    const std::string bytes = file_bytes(ko);
+std::string module_bytes(const fs::path& module, const fs::path& scratch) {
+    const ModuleEnding* ending = module_ending(module.filename().string());
+    if (!ending || !ending->decompressor) return file_bytes(module, std::size_t(1) << 30);
+    if (!find_on_path(ending->decompressor))
+        throw EnvironmentError("the module " + module.string() +
+                               " is compressed: decompressing it needs " + ending->decompressor +
+                               ", which is not installed (Debian package " + ending->package + ")");
+    const fs::path out = scratch / (".decompressing-" + std::to_string(::getpid()) + "-" +
+                                    module.filename().string() + ".ko");
+    const fs::path log = out.string() + ".log";
+    SpawnOptions so;
+    so.out = StdStream::file(out, false);
+    so.err = StdStream::file(log, false);
+    // Gone on every way out (a failure's message holds the log's tail).
+    struct Remove {
+        std::vector<fs::path> paths;
+        ~Remove() {
+            std::error_code ec;
+            for (const auto& p : paths) fs::remove(p, ec);
+        }
+    } remove{{out, log}};
+    run_checked({ending->decompressor, "-dc", "--", module.string()}, so,
+                "decompressing the module " + module.string() + " (" + ending->decompressor + ")");
+    return file_bytes(out, std::size_t(1) << 30);
+}
+
+std::vector<std::string> module_depends(const std::string& bytes) {
     static const std::string key = std::string(1, '\0') + "depends=";
     const std::size_t at = bytes.find(key);
     if (at == std::string::npos) return {};
@@ -310,9 +353,10 @@ std::vector<std::string> module_depends(const fs::path& ko) {
     return out;
 }
 
-std::vector<std::string> modules_to_load(const KernelImage& kernel,
-                                         const std::vector<std::string>& wanted,
-                                         std::vector<std::string>* assumed_builtin) {
+std::vector<std::string> modules_to_load(
+    const KernelImage& kernel, const std::vector<std::string>& wanted,
+    const std::function<const std::string&(const std::string&)>& bytes_of,
+    std::vector<std::string>* assumed_builtin) {
     std::vector<std::string> order;
     std::set<std::string> visiting, done;
     std::function<void(const std::string&)> visit = [&](const std::string& name) {
@@ -323,11 +367,8 @@ std::vector<std::string> modules_to_load(const KernelImage& kernel,
             if (assumed_builtin && !kernel.builtin.count(name)) assumed_builtin->push_back(name);
             return;
         }
-        if (it->second.empty())
-            throw UsageError("--kernel " + kernel.spec + ": its module " + name +
-                             " is compressed, which the guest's busybox insmod cannot load");
         visiting.insert(name);
-        for (const auto& dep : module_depends(it->second)) visit(dep);
+        for (const auto& dep : module_depends(bytes_of(name))) visit(dep);
         visiting.erase(name);
         done.insert(name);
         order.push_back(name);

@@ -6,6 +6,7 @@
 // image, its modules (by name), which drivers are built in, its .config,
 // and the release its image names.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -27,12 +28,16 @@ enum class ImageKind { file, tree, package };
 struct KernelImage {
     std::string spec;  // IMAGE as given
     ImageKind kind = ImageKind::file;
-    std::filesystem::path image;                           // what QEMU boots (-kernel)
-    std::map<std::string, std::filesystem::path> modules;  // name (with _) -> its .ko
-    std::set<std::string> builtin;                         // modules.builtin's names, when known
-    std::string config_text, config_source;                // the .config; empty when not found
-    std::string release;       // from the image's header ("6.1.0-57-amd64")
-    std::string version_text;  // the header's whole version string
+    std::filesystem::path image;  // what QEMU boots (-kernel)
+    // Where its modules were looked for: the tree, or lib/modules/<release>/
+    // (empty when it has none: everything it needs is taken as built in).
+    std::filesystem::path modules_folder;
+    // name (with _) -> its .ko, .ko.xz, .ko.zst or .ko.gz
+    std::map<std::string, std::filesystem::path> modules;
+    std::set<std::string> builtin;           // modules.builtin's names, when known
+    std::string config_text, config_source;  // the .config; empty when not found
+    std::string release;                     // from the image's header ("6.1.0-57-amd64")
+    std::string version_text;                // the header's whole version string
 
     // uname release, the config's SHA-256, HZ, preemption, where each came from.
     nlohmann::json fingerprint() const;
@@ -42,25 +47,36 @@ struct KernelImage {
 const char* image_kind_name(ImageKind kind);
 
 // Resolves IMAGE. A package name is fetched into cache/debs/ and every
-// package unpacked once into cache/<package file's stem>/. UsageError naming
-// IMAGE when it is none of the three; EnvironmentError when fetching or
-// unpacking fails.
+// package file unpacked once into cache/<its stem>-<its SHA-256's first 16
+// hex digits>/. A kernel file's modules are host_root's
+// lib/modules/<release>/ only, its .config beside it or in host_root's boot/.
+// UsageError naming IMAGE when it is none of the three; EnvironmentError
+// when fetching or unpacking fails.
 KernelImage resolve_kernel_image(const std::string& spec, const std::filesystem::path& cache,
-                                 Progress& progress);
+                                 Progress& progress, const std::filesystem::path& host_root = "/");
 
 // The version string a bzImage's setup header points to ("" when the file
 // is no bzImage).
 std::string bzimage_version(const std::filesystem::path& image);
 
-// A module's dependencies from its .modinfo ("depends=a,b"); empty when none.
-std::vector<std::string> module_depends(const std::filesystem::path& ko);
+// A module file's bytes as insmod takes them: a compressed one (.ko.xz,
+// .ko.zst, .ko.gz) decompressed with xz, zstd or gzip through a file in
+// `scratch`, removed after. EnvironmentError naming the program (and its
+// package) when it is missing, or when it fails.
+std::string module_bytes(const std::filesystem::path& module, const std::filesystem::path& scratch);
+
+// A module's dependencies from its .modinfo ("depends=a,b") in its
+// (decompressed) bytes; empty when none.
+std::vector<std::string> module_depends(const std::string& bytes);
 
 // The modules to insmod, in an order where each comes after what it
 // depends on: those of `wanted` the image has as modules, and their
-// dependencies. A wanted one that is neither a module nor known to be built
-// in is taken as built in (`assumed_builtin` names it).
-std::vector<std::string> modules_to_load(const KernelImage& kernel,
-                                         const std::vector<std::string>& wanted,
-                                         std::vector<std::string>* assumed_builtin = nullptr);
+// dependencies (read from bytes_of(name), a module's decompressed bytes).
+// A wanted one that is neither a module nor known to be built in is taken
+// as built in (`assumed_builtin` names it).
+std::vector<std::string> modules_to_load(
+    const KernelImage& kernel, const std::vector<std::string>& wanted,
+    const std::function<const std::string&(const std::string&)>& bytes_of,
+    std::vector<std::string>* assumed_builtin = nullptr);
 
 }  // namespace contest
