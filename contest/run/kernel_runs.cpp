@@ -60,6 +60,18 @@ void remove_dead_runs_folders(const Workdir& workdir) {
 
 }  // namespace
 
+GuestResultRead read_guest_result(const fs::path& out) {
+    GuestResultRead got;
+    std::vector<std::string> bad;
+    auto files = read_result_paths({out / "results"}, bad);
+    if (!files.empty()) got.result = std::move(files.front());
+    return got;
+}
+
+std::string guest_log_tail(const fs::path& out, int lines) {
+    return console_tail(out / "guest.log", lines);
+}
+
 KernelGuests::~KernelGuests() {
     // The disk image and the seed are big; the consoles and the shares stay
     // until the next run, for a look after a failure.
@@ -225,19 +237,15 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
     boot.append = config_.vm.append;
     boot.boot_timeout_s = config_.vm.boot_timeout_s;
     boot.timeout_s = config_.vm.timeout_s;
-    bool said_up = false;
-    const GuestOutcome o = run_guest(boot, [&](double s) {
-        progress.tick(head + (said_up ? "  running" : "  booting") + "  " + seconds_text(s));
+    const GuestOutcome o = run_guest(boot, [&](double s, bool up) {
+        progress.tick(head + (up ? "  running" : "  booting") + "  " + seconds_text(s));
     });
-    said_up = o.came_up;
 
     GuestRound got;
     got.up_s = o.up_s;
     got.total_s = o.total_s;
-    std::error_code ec;
-    std::vector<std::string> bad;
-    auto files = read_result_paths({out / "results"}, bad);
-    if (!files.empty()) got.result = std::move(files.front());
+    GuestResultRead read = read_guest_result(out);
+    got.result = std::move(read.result);
     std::string why;
     if (!o.finished) {
         const std::string tail = console_tail(boot.console_log, 6);
@@ -245,7 +253,7 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
               boot.console_log.string() + "): " + (tail.empty() ? "(nothing yet)" : tail);
     } else if (!got.result) {
         why = "guest of kernel " + label + " wrote no result file; its contest's last lines: " +
-              console_tail(out / "guest.log", 6);
+              guest_log_tail(out, 6);
     }
     got.failure = why;
     for (const auto& load : loads) {
@@ -262,7 +270,7 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
                 load, round,
                 why.empty()
                     ? "guest of kernel " + label + " did not run " + load +
-                          "; its contest's last lines: " + console_tail(out / "guest.log", 6)
+                          "; its contest's last lines: " + guest_log_tail(out, 6)
                     : why));
         }
     }

@@ -48,6 +48,16 @@ AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
                          const Initramfs& initramfs, const std::filesystem::path& folder,
                          Progress& progress);
 
+// What a guest left on its results share (the folder out): its result file,
+// or why there is none usable.
+struct GuestResultRead {
+    std::optional<ResultFile> result;
+    std::string problem;  // why result is empty: what the reader found ("" when it has one)
+};
+GuestResultRead read_guest_result(const std::filesystem::path& out);
+// The last lines of the guest's contest's output (out/guest.log), joined with " | ".
+std::string guest_log_tail(const std::filesystem::path& out, int lines);
+
 class KernelGuests {
   public:
     // Resolves and prepares every kernel of config (UsageError naming a bad

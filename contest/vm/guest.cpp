@@ -88,7 +88,8 @@ std::vector<std::string> qemu_argv(const GuestBoot& b) {
     return argv;
 }
 
-GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>& tick) {
+GuestOutcome run_guest(const GuestBoot& boot,
+                       const std::function<void(double seconds, bool up)>& tick) {
     reap_late_exits();
     GuestOutcome out;
     create_file_no_follow(boot.console_log);
@@ -126,7 +127,7 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
             out.timed_out = true;
             break;
         }
-        if (tick) tick(now);
+        if (tick) tick(now, false);
         interruptible_sleep(0.2);
     }
     if (!exited) {

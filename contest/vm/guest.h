@@ -60,8 +60,10 @@ std::filesystem::path qemu_binary();
 std::vector<std::string> qemu_argv(const GuestBoot& boot);
 
 // Boots and waits (tick is called about every 200 ms with the seconds since
-// start); throws Interrupted on Ctrl-C, with QEMU stopped.
-GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>& tick = {});
+// start and whether the guest is up); throws Interrupted on Ctrl-C, with QEMU
+// stopped.
+GuestOutcome run_guest(const GuestBoot& boot,
+                       const std::function<void(double seconds, bool up)>& tick = {});
 
 // Why accel does not run a guest here (nullopt: it does): /dev/kvm that
 // cannot be opened, or a probe boot (contest.probe) of kernel with initramfs
