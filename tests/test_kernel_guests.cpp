@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -118,8 +119,7 @@ fs::path a_result_file() {
 
 }  // namespace
 
-TEST_CASE("qemu_argv: a path holding commas or file= is one value of QEMU's option lists",
-          "[vm]") {
+TEST_CASE("qemu_argv: a path holding commas or file= is one value of QEMU's option lists", "[vm]") {
     // A workdir like this one made the host's /dev/null (or /dev/sda) the
     // guest's disk when pasted into -drive as it is.
     const fs::path run = "/srv/a,file=/dev/null,/vm/run-1";
@@ -215,9 +215,12 @@ TEST_CASE("a guest's results share is read as untrusted: no link followed, no FI
         fs::create_directories(out);
         const fs::path fifo = out / "guest.log";
         REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-        // A writer that comes later: a reader that waits on the FIFO gets
-        // this text; one that refuses it never opens it for long.
+        // A writer that comes 3 s later: a reader that waits on the FIFO
+        // returns only then (with no writer, never), one that refuses it at once.
+        std::atomic<bool> writer_came{false};
         std::thread writer([&] {
+            std::this_thread::sleep_for(3s);
+            writer_came = true;
             for (int i = 0; i < 30; ++i) {
                 const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
                 if (fd >= 0) {
@@ -230,7 +233,9 @@ TEST_CASE("a guest's results share is read as untrusted: no link followed, no FI
             }
         });
         const std::string tail = guest_log_tail(out, 6);
+        const bool returned_before_the_writer = !writer_came;
         writer.join();
+        CHECK(returned_before_the_writer);
         CHECK_THAT(tail, !Catch::Contains("FROM-THE-FIFO"));
     }
 }
@@ -519,9 +524,8 @@ TEST_CASE(
     boot.boot_timeout_s = 400;
     boot.timeout_s = 500;
     bool ticked_up = false, ticked_booting = false;
-    const GuestOutcome o = run_guest(boot, [&](double, bool up) {
-        (up ? ticked_up : ticked_booting) = true;
-    });
+    const GuestOutcome o =
+        run_guest(boot, [&](double, bool up) { (up ? ticked_up : ticked_booting) = true; });
     INFO(o.failure << "; console: " << console_tail(boot.console_log, 4));
     CHECK(o.came_up);
     CHECK(o.finished);
@@ -540,7 +544,8 @@ namespace {
 // the package's name.
 std::string kernel_deb_or_package() {
     std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(fs::path(shared_workdir()) / "vm" / "cache", ec);
+    for (auto it =
+             fs::recursive_directory_iterator(fs::path(shared_workdir()) / "vm" / "cache", ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
         if (it->path().extension() == ".deb" &&
             it->path().filename().string().starts_with(kernel_package() + "_"))
@@ -565,30 +570,15 @@ TEST_CASE(
         "mkdir -p /mnt/out/results/k; ln -sf /etc/shadow /mnt/out/guest.log; "
         "ln -sf /etc/shadow /mnt/out/results/k/a-link.json; "
         "mkfifo /mnt/out/results/k/b-fifo.json 2>/dev/null; true";
-    auto o = test::run_contest_binary({"run",
-                                       "--kernel",
-                                       "k=" + kernel_deb_or_package(),
-                                       "--vm-accel",
-                                       "tcg",
-                                       "--vm-timeout",
-                                       "900",
-                                       // A kernel with no way to power off:
-                                       // its init reboots instead.
-                                       "--vm-append",
-                                       "acpi=off noapic",
-                                       "-n",
-                                       "1",
-                                       "-w",
-                                       "command",
-                                       "--workload-cmd",
-                                       "sh -c '" + plant + "'",
-                                       "--workdir",
-                                       workdir.string(),
-                                       "--results",
-                                       results.string(),
-                                       "-q",
-                                       "no_load"},
-                                      dir.path());
+    auto o =
+        test::run_contest_binary({"run", "--kernel", "k=" + kernel_deb_or_package(), "--vm-accel",
+                                  "tcg", "--vm-timeout", "900",
+                                  // A kernel with no way to power off:
+                                  // its init reboots instead.
+                                  "--vm-append", "acpi=off noapic", "-n", "1", "-w", "command",
+                                  "--workload-cmd", "sh -c '" + plant + "'", "--workdir",
+                                  workdir.string(), "--results", results.string(), "-q", "no_load"},
+                                 dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     auto files = files_of(results, "k");

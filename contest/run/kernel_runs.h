@@ -27,7 +27,7 @@ namespace contest {
 struct GuestRound {
     std::vector<RunRecord> runs;       // one per load asked for, failed ones included
     std::optional<ResultFile> result;  // the guest's own file, when it wrote one
-    double up_s = 0, total_s = 0;      // boot to its init; start to power-off
+    double up_s = 0, total_s = 0;      // boot to its init; start to QEMU's end
     std::string failure;               // why the guest failed ("" when it did not)
 };
 
