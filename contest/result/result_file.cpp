@@ -15,6 +15,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
+#include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
 
@@ -271,30 +272,19 @@ std::string cause(int error) {
 // cause (permission denied, a symlink loop, a folder or a FIFO, too large).
 std::string read_regular_file(const fs::path& path) {
     const std::string name = printable(path.string());
-    // O_NONBLOCK: a FIFO named x.json must not hang the report.
-    const UniqueFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-    const int fd = file.get();
-    if (fd < 0) throw UsageError("cannot read result file " + name + ": " + cause(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0)
-        throw UsageError("cannot read result file " + name + ": " + cause(errno));
-    if (!S_ISREG(st.st_mode)) throw UsageError(name + ": not a regular file");
-    if (static_cast<std::uintmax_t>(st.st_size) > kMaxResultFileBytes)
-        throw UsageError(name + ": larger than " + std::to_string(kMaxResultFileBytes >> 20) +
-                         " MiB, not a contest result");
-    std::string text;
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw UsageError("cannot read result file " + name + ": " + cause(errno));
-        if (n == 0) break;
-        text.append(buf, static_cast<std::size_t>(n));
-        if (text.size() > kMaxResultFileBytes)
+    // Non-blocking: a FIFO named x.json must not hang the report.
+    RegularFileRead got = read_regular_file_at(AT_FDCWD, path.c_str(), kMaxResultFileBytes, true);
+    switch (got.refusal) {
+        case RegularFileRead::Refusal::none:
+            return std::move(got.text);
+        case RegularFileRead::Refusal::too_large:
             throw UsageError(name + ": larger than " + std::to_string(kMaxResultFileBytes >> 20) +
                              " MiB, not a contest result");
+        case RegularFileRead::Refusal::not_regular:
+            throw UsageError(name + ": not a regular file");
+        default:
+            throw UsageError("cannot read result file " + name + ": " + got.why());
     }
-    return text;
 }
 
 // Collects the *.json files under a folder, walking it depth first. A
@@ -361,8 +351,12 @@ class ResultFolderWalker {
 }  // namespace
 
 ResultFile read_result_file(const std::filesystem::path& path) {
-    const std::string text = read_regular_file(path);
-    const std::string name = printable(path.string());
+    ResultFile f = result_from_text(read_regular_file(path), printable(path.string()));
+    f.path = path;
+    return f;
+}
+
+ResultFile result_from_text(const std::string& text, const std::string& name) {
     json j;
     try {
         j = json::parse(text);
@@ -375,9 +369,7 @@ ResultFile read_result_file(const std::filesystem::path& path) {
         // A number beyond a double (1e400) is not a parse_error.
         throw UsageError(name + ": unreadable JSON (" + e.what() + ")");
     }
-    ResultFile f = result_from_json(j, name);
-    f.path = path;
-    return f;
+    return result_from_json(j, name);
 }
 
 std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,

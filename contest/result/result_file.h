@@ -77,6 +77,8 @@ inline constexpr std::uintmax_t kMaxResultFileBytes = 256u << 20;
 // real cause (permission denied, not a regular file, malformed JSON with its
 // line, a bad field).
 ResultFile read_result_file(const std::filesystem::path& path);
+// The same for a file's text already read; name is the file's, for the messages.
+ResultFile result_from_text(const std::string& text, const std::string& name);
 
 // Every *.json under each path (files taken as they are, folders walked
 // recursively, symlinks followed), sorted by path. Unreadable or malformed

@@ -1,15 +1,21 @@
 #include "contest/run/kernel_runs.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
+#include "contest/sys/regular_file.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest {
 namespace {
@@ -62,6 +68,92 @@ void copy_own_binary(const fs::path& to) {
     if (ec)
         throw EnvironmentError("cannot copy contest's own binary to " + to.string() + ": " +
                                ec.message());
+}
+
+// The guest's root writes its results share, so what is read there is
+// untrusted: every step opened under its folder's descriptor with no link
+// followed, regular files only, non-blocking (a FIFO never blocks) and
+// bounded. The share's model keeps what the guest makes as plain files, but
+// nothing here counts on it.
+class GuestShareReader {
+  public:
+    GuestShareReader(std::vector<ResultFile>& files, std::vector<std::string>& bad)
+        : files_(files), bad_(bad) {}
+
+    void walk(int dirfd, const fs::path& shown, int depth) {
+        DIR* d = ::fdopendir(::fcntl(dirfd, F_DUPFD_CLOEXEC, 3));
+        if (!d) return skip(shown, std::strerror(errno));
+        std::vector<std::string> names;
+        while (const dirent* e = ::readdir(d)) {
+            const std::string name = e->d_name;
+            // QEMU's own metadata of the share (mapped-file), which the guest
+            // cannot see.
+            if (name != "." && name != ".." && name != ".virtfs_metadata") names.push_back(name);
+        }
+        ::closedir(d);
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) entry(dirfd, name, shown / name, depth);
+    }
+
+  private:
+    void entry(int dirfd, const std::string& name, const fs::path& shown, int depth) {
+        struct stat st {};
+        if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return skip(shown, std::strerror(errno));
+        if (S_ISLNK(st.st_mode)) return skip(shown, "a symbolic link, not followed");
+        if (S_ISDIR(st.st_mode)) {
+            // The guest's contest writes results/LABEL/FILE.json.
+            if (depth >= kDepth) return skip(shown, "too deep, not read");
+            UniqueFd sub(::openat(dirfd, name.c_str(),
+                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+            if (sub.get() < 0) return skip(shown, std::strerror(errno));
+            return walk(sub.get(), shown, depth + 1);
+        }
+        if (!name.ends_with(".json")) return;
+        RegularFileRead got = read_regular_file_at(dirfd, name.c_str(), kMaxResultFileBytes, false);
+        if (got.refusal == RegularFileRead::Refusal::too_large)
+            return skip(shown, "larger than " + std::to_string(kMaxResultFileBytes >> 20) + " MiB");
+        if (got.refusal != RegularFileRead::Refusal::none) return skip(shown, got.why());
+        try {
+            files_.push_back(result_from_text(got.text, printable(shown.string())));
+            files_.back().path = shown;
+        } catch (const UsageError& e) {
+            bad_.push_back(e.what());
+        }
+    }
+
+    void skip(const fs::path& path, const std::string& why) {
+        bad_.push_back(printable(path.string()) + ": " + why);
+    }
+
+    static constexpr int kDepth = 4;
+    std::vector<ResultFile>& files_;
+    std::vector<std::string>& bad_;
+};
+
+GuestResultRead read_guest_result(const fs::path& out) {
+    GuestResultRead got;
+    const fs::path results = out / "results";
+    std::vector<ResultFile> files;
+    std::vector<std::string> bad;
+    UniqueFd dir(::open(results.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (dir.get() >= 0)
+        GuestShareReader(files, bad).walk(dir.get(), results, 0);
+    else if (errno != ENOENT)
+        bad.push_back(printable(results.string()) + ": " +
+                      (errno == ENOTDIR || errno == ELOOP ? "not a folder (a link is not followed)"
+                                                          : std::strerror(errno)));
+    if (!files.empty())
+        got.result = std::move(files.front());
+    else
+        got.problem =
+            bad.empty() ? "no result file in " + printable(results.string()) : join(bad, "; ");
+    return got;
+}
+
+std::string guest_log_tail(const fs::path& out, int lines) {
+    // tail_of_file follows no link and waits on no FIFO.
+    return console_tail(out / "guest.log", lines);
 }
 
 KernelGuests::~KernelGuests() {
@@ -240,27 +332,23 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
     boot.append = config_.vm.append;
     boot.boot_timeout_s = config_.vm.boot_timeout_s;
     boot.timeout_s = config_.vm.timeout_s;
-    bool said_up = false;
-    const GuestOutcome o = run_guest(boot, [&](double s) {
-        progress.tick(head + (said_up ? "  running" : "  booting") + "  " + seconds_text(s));
+    const GuestOutcome o = run_guest(boot, [&](double s, bool up) {
+        progress.tick(head + (up ? "  running" : "  booting") + "  " + seconds_text(s));
     });
-    said_up = o.came_up;
 
     GuestRound got;
     got.up_s = o.up_s;
     got.total_s = o.total_s;
-    std::error_code ec;
-    std::vector<std::string> bad;
-    auto files = read_result_paths({out / "results"}, bad);
-    if (!files.empty()) got.result = std::move(files.front());
+    GuestResultRead read = read_guest_result(out);
+    got.result = std::move(read.result);
     std::string why;
     if (!o.finished) {
         const std::string tail = console_tail(boot.console_log, 6);
         why = "guest of kernel " + label + ": " + o.failure + "; the last lines of its console (" +
               boot.console_log.string() + "): " + (tail.empty() ? "(nothing yet)" : tail);
     } else if (!got.result) {
-        why = "guest of kernel " + label + " wrote no result file; its contest's last lines: " +
-              console_tail(out / "guest.log", 6);
+        why = "guest of kernel " + label + " left no result file contest could read (" +
+              read.problem + "); its contest's last lines: " + guest_log_tail(out, 6);
     }
     got.failure = why;
     for (const auto& load : loads) {
@@ -275,10 +363,9 @@ GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
         } else {
             got.runs.push_back(failed_record(
                 load, round,
-                why.empty()
-                    ? "guest of kernel " + label + " did not run " + load +
-                          "; its contest's last lines: " + console_tail(out / "guest.log", 6)
-                    : why));
+                why.empty() ? "guest of kernel " + label + " did not run " + load +
+                                  "; its contest's last lines: " + guest_log_tail(out, 6)
+                            : why));
         }
     }
     return got;

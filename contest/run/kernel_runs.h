@@ -27,7 +27,7 @@ namespace contest {
 struct GuestRound {
     std::vector<RunRecord> runs;       // one per load asked for, failed ones included
     std::optional<ResultFile> result;  // the guest's own file, when it wrote one
-    double up_s = 0, total_s = 0;      // boot to its init; start to power-off
+    double up_s = 0, total_s = 0;      // boot to its init; start to QEMU's end
     std::string failure;               // why the guest failed ("" when it did not)
 };
 
@@ -52,6 +52,16 @@ AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
 // runs from, even when that has been removed or replaced since it started
 // (a relink). EnvironmentError when it cannot.
 void copy_own_binary(const std::filesystem::path& to);
+
+// What a guest left on its results share (the folder out): its result file,
+// or why there is none usable.
+struct GuestResultRead {
+    std::optional<ResultFile> result;
+    std::string problem;  // why result is empty: what the reader found ("" when it has one)
+};
+GuestResultRead read_guest_result(const std::filesystem::path& out);
+// The last lines of the guest's contest's output (out/guest.log), joined with " | ".
+std::string guest_log_tail(const std::filesystem::path& out, int lines);
 
 class KernelGuests {
   public:

@@ -8,7 +8,8 @@ namespace contest {
 
 // The last `lines` lines of the file (fewer if it has fewer), each ending in
 // '\n'. Reads only the end of the file, so a multi-megabyte build log costs
-// nothing. An unreadable or missing file gives "".
+// nothing. An unreadable or missing file, a symbolic link (not followed) and
+// anything but a regular file (a FIFO is not waited on) give "".
 std::string tail_of_file(const std::filesystem::path& file, int lines);
 
 }  // namespace contest

@@ -52,6 +52,19 @@ void reap_late_exits() {
     std::erase_if(pids, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) != 0; });
 }
 
+// A path as one value of QEMU's option lists (-drive, -virtfs): absolute, so
+// that no "proto:" prefix names a protocol of the block layer, and with every
+// comma doubled, QEMU's escape, so that a comma in it never starts another
+// option (a workdir "/srv/a,file=/dev/sda," made the host's disk the guest's).
+std::string option_list_path(const std::filesystem::path& path) {
+    std::string out;
+    for (const char c : std::filesystem::absolute(path).string()) {
+        out += c;
+        if (c == ',') out += ',';
+    }
+    return out;
+}
+
 }  // namespace
 
 const char* accel_name(Accel accel) {
@@ -70,25 +83,32 @@ std::vector<std::string> qemu_argv(const GuestBoot& b) {
         "-monitor", "none", "-serial", "stdio", "-accel", accel_name(b.accel),
         // TCG's default CPU model lacks much a distribution kernel uses.
         "-cpu", b.accel == Accel::kvm ? "host" : "max", "-smp", std::to_string(b.shape.cpus), "-m",
+        // -kernel and -initrd take their path as it is: no option list.
         std::to_string(b.shape.memory_mib), "-kernel", b.kernel.string(), "-initrd",
         b.initramfs.string(), "-append",
         "console=ttyS0 panic=-1 rdinit=/init" + (b.append.empty() ? "" : " " + b.append)};
     if (!b.scratch_disk.empty()) {
         argv.push_back("-drive");
-        argv.push_back("file=" + b.scratch_disk.string() + ",format=raw,if=virtio");
+        argv.push_back("file=" + option_list_path(b.scratch_disk) + ",format=raw,if=virtio");
     }
     if (!b.out_dir.empty()) {
         argv.push_back("-virtfs");
         argv.push_back(
             "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap");
         argv.push_back("-virtfs");
-        argv.push_back("local,path=" + b.out_dir.string() +
-                       ",mount_tag=out,security_model=none,multidevs=remap");
+        // The guest's root writes here: mapped-file keeps the owners, modes,
+        // links, devices and FIFOs it makes as metadata beside plain files
+        // (in .virtfs_metadata/), so nothing it plants is a link, a device
+        // or a setuid file on the host; unlike mapped-xattr it needs no
+        // user xattrs of the workdir's filesystem (tmpfs, NFS).
+        argv.push_back("local,path=" + option_list_path(b.out_dir) +
+                       ",mount_tag=out,security_model=mapped-file,multidevs=remap");
     }
     return argv;
 }
 
-GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>& tick) {
+GuestOutcome run_guest(const GuestBoot& boot,
+                       const std::function<void(double seconds, bool up)>& tick) {
     reap_late_exits();
     GuestOutcome out;
     create_file_no_follow(boot.console_log);
@@ -100,6 +120,7 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
     std::string console;
     int status = 0;
     bool exited = false;
+    std::optional<double> said_end_at;  // when its init said it was done, or failed
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
     while (true) {
         const pid_t got = ::waitpid(pid, &status, WNOHANG);
@@ -108,12 +129,19 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
             out.came_up = true;
             out.up_s = elapsed();
         }
+        if (!said_end_at && (console.find(kGuestDoneLine) != std::string::npos ||
+                             console.find(kGuestFailedLine) != std::string::npos))
+            said_end_at = elapsed();
         if (got == pid) {
             exited = true;
             guard.release();
             break;
         }
         const double now = elapsed();
+        // Its results are on the share (the init syncs before it says so):
+        // a kernel that can neither reboot nor power off (no ACPI, "System
+        // halted") would otherwise hold the run until --vm-timeout.
+        if (said_end_at && now > *said_end_at + boot.end_grace_s) break;
         if (!out.came_up && now > boot.boot_timeout_s) {
             out.failure = "the guest did not come up within " + number_text(boot.boot_timeout_s) +
                           " s (--vm-boot-timeout), killed";
@@ -126,7 +154,7 @@ GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>&
             out.timed_out = true;
             break;
         }
-        if (tick) tick(now);
+        if (tick) tick(now, out.came_up);
         interruptible_sleep(0.2);
     }
     if (!exited) {

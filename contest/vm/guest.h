@@ -1,7 +1,8 @@
 #pragma once
 // One QEMU guest, booted and watched: its console goes to a log, it must say
-// it is up within the boot timeout and power off within the whole timeout,
-// and it is stopped (SIGTERM, then SIGKILL, reaped) on every way out: a
+// it is up within the boot timeout and that it is done within the whole
+// timeout (then it reboots, which ends QEMU under -no-reboot, or is stopped a
+// short grace later), and it is stopped (SIGTERM, then SIGKILL, reaped) on every way out: a
 // timeout, Ctrl-C or SIGTERM of contest (Interrupted), an error. QEMU is a
 // child in its own process group with the parent-death signal, inside the
 // run's containment, so even a SIGKILL of contest takes it down.
@@ -27,7 +28,7 @@ struct VmOptions {
     std::string accel = "auto";  // kvm | tcg | auto (a probe boot decides)
     GuestShape shape;
     double boot_timeout_s = 120;  // until the guest's init is up
-    double timeout_s = 3600;      // a guest's whole life, boot to power-off
+    double timeout_s = 3600;      // a guest's whole life, start to its init's last word
     std::string append;           // more kernel parameters for every guest
     unsigned disk_mib = 2048;     // the scratch disk
 };
@@ -41,15 +42,18 @@ struct GuestBoot {
     GuestShape shape;
     std::string append;  // more kernel parameters
     double boot_timeout_s = 120;
-    std::optional<double> timeout_s;  // from start to power-off
+    std::optional<double> timeout_s;  // from start to its init's last word
+    // From its init's last word (done, or failed) to QEMU stopped when the
+    // guest does not end itself: its results are on the share by then.
+    double end_grace_s = 5;
 };
 
 struct GuestOutcome {
     bool came_up = false;    // its init said so
-    bool finished = false;   // its init said its command was done, and it powered off
+    bool finished = false;   // its init said its command was done
     std::string failure;     // why not, when not finished
     bool timed_out = false;  // killed at a timeout
-    double up_s = 0, total_s = 0;
+    double up_s = 0, total_s = 0;  // start to up; start to QEMU's end
 };
 
 // "qemu-system-x86_64" found on PATH; EnvironmentError saying to install
@@ -60,8 +64,10 @@ std::filesystem::path qemu_binary();
 std::vector<std::string> qemu_argv(const GuestBoot& boot);
 
 // Boots and waits (tick is called about every 200 ms with the seconds since
-// start); throws Interrupted on Ctrl-C, with QEMU stopped.
-GuestOutcome run_guest(const GuestBoot& boot, const std::function<void(double)>& tick = {});
+// start and whether the guest is up); throws Interrupted on Ctrl-C, with QEMU
+// stopped.
+GuestOutcome run_guest(const GuestBoot& boot,
+                       const std::function<void(double seconds, bool up)>& tick = {});
 
 // Why accel does not run a guest here (nullopt: it does): /dev/kvm that
 // cannot be opened, or a probe boot (contest.probe) of kernel with initramfs

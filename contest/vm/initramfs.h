@@ -5,8 +5,9 @@
 // read-only over 9p, the scratch disk on its /mnt (the host's /tmp stays
 // visible, read-only: paths the user gave there work) and the results share,
 // then runs the host's command (argv on the results share, NUL-separated
-// words) in a chroot of the host's root and powers off. With contest.probe on the kernel's
-// command line it only says it is up and powers off (the accelerator probe).
+// words) in a chroot of the host's root and reboots (which ends QEMU under
+// -no-reboot). With contest.probe on the kernel's command line it only says
+// it is up and reboots (the accelerator probe).
 #include <filesystem>
 #include <string>
 #include <vector>
