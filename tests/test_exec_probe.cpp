@@ -225,22 +225,6 @@ TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload 
     CHECK(line.find(",,,,,,,") != std::string::npos);  // the seven loads_* fields empty
 }
 
-TEST_CASE("a --load-cmd that exits at once is started again, and the run says so",
-          "[loads][exec][e2e]") {
-    test::ScratchDir dir("load-cmd-quick");
-    auto o = test::run_contest_binary(
-        run_args(dir, with(kTwoSeconds, {"--load-cmd", "quick=true", "quick"})), dir.path());
-    INFO(o.err);
-    REQUIRE(o.exit_code == 0);
-    CHECK(test::leftover_processes().empty());
-    const json result = only_result(dir);
-    const json& r = run_of(result, "quick");
-    CHECK(r["status"] == "ok");
-    // A second at the soonest between starts, over 2.5 s: at least 2.
-    CHECK(r["load_restarts"].get<int>() >= 2);
-    CHECK_THAT(o.err, Catch::Contains("quick run 1: its command ended by itself and was started"));
-}
-
 TEST_CASE("a units command (--load-cmd-units) counts the load's work", "[loads][exec][e2e]") {
     test::ScratchDir dir("load-cmd-units");
     auto o =

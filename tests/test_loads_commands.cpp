@@ -1,11 +1,15 @@
 // ctar_load, xtar_load and dbench_load: the real programs run, over and over,
-// inside the load's private folder.
+// inside the load's private folder; and the user's own command (--load-cmd,
+// --load-cmd-units): what ends it, what its units command may print.
 #include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
 #include "contest/sys/spawn.h"
 #include "loads/load_files.h"
+#include "loads/registry.h"
 #include "test_loads_support.h"
 
 using namespace contest;
@@ -103,4 +107,207 @@ TEST_CASE("dbench_load is unavailable, naming the package, when dbench is not on
     REQUIRE(why);
     CHECK_THAT(*why, Catch::Contains("dbench") && Catch::Contains("Debian package"));
     CHECK(refused);
+}
+
+namespace {
+
+// A --load-cmd load under a name of the test's own (entries live as long as
+// the process), with its units command when one is given.
+LoadUnderTest command_load(const std::string& name, const std::string& command,
+                           const std::string& units = "") {
+    define_command_load(name, command);
+    if (!units.empty()) set_command_load_units(name, units);
+    return LoadUnderTest(name);
+}
+
+// Why the load stopped, once it has (within a limit that only keeps a load
+// that never stops from hanging the suite), or "" while it runs on.
+std::string failure_within(const LoadUnderTest& load, std::chrono::seconds limit) {
+    test::eventually([&] { return load.failure().has_value(); }, limit);
+    return load.failure().value_or("");
+}
+
+}  // namespace
+
+TEST_CASE("a --load-cmd that exits non-zero fails the load with its last line on stderr",
+          "[loads][load-cmd]") {
+    auto typo = command_load("typo_exit",
+                             "sh -c 'echo starting >&2; echo \"unknown option --cpux\" >&2; exit 2'");
+    typo.start();
+    const std::string why = failure_within(typo, std::chrono::seconds(10));
+    INFO(why);
+    CHECK_THAT(why, Catch::Contains("exit 2") && Catch::Contains("unknown option --cpux"));
+    CHECK_THAT(why, !Catch::Contains("starting"));  // the last line, not the whole log
+    CHECK(typo.sample().restarts == 0);
+    // All of its stderr is kept in the workdir for the user to read.
+    const auto log = test::slurp(typo.workdir() / "load-typo_exit.log");
+    CHECK_THAT(log, Catch::Contains("starting\nunknown option --cpux"));
+    typo.stop();
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("a --load-cmd that ends by itself at once fails the load; it is no restart",
+          "[loads][load-cmd]") {
+    auto quick = command_load("quick_exit", "true");
+    quick.start();
+    const std::string why = failure_within(quick, std::chrono::seconds(10));
+    INFO(why);
+    CHECK_THAT(why, Catch::Contains("ended by itself after 0.") &&
+                        Catch::Contains("(nothing on stderr)"));
+    CHECK(quick.sample().restarts == 0);
+    quick.stop();
+}
+
+TEST_CASE("a load's stderr log is kept to its last part", "[loads][load-cmd]") {
+    // 8 MiB of lines on stderr, then a last one, then the command stays up.
+    auto chatty = command_load("chatty",
+                               "sh -c 'yes xxxxxxxx | head -n 900000 >&2; echo the last line >&2; "
+                               "exec sleep 600'");
+    chatty.start();
+    const auto log = chatty.workdir() / "load-chatty.log";
+    CHECK(test::eventually([&] {
+        return test::slurp(log).ends_with("xxxxxxxx\nthe last line\n") &&
+               std::filesystem::file_size(log) < 2 * kMiB;
+    }, std::chrono::seconds(10)));
+    CHECK_FALSE(chatty.failure());
+    CHECK(std::filesystem::file_size(log) < 2 * kMiB);
+    chatty.stop();
+}
+
+TEST_CASE("a units reading that goes down while the command runs on is not taken as a restart",
+          "[loads][load-cmd]") {
+    auto broken = command_load("units_down", "sleep 600",
+                               "sh -c 'if [ -e seen ]; then echo 5; else touch seen; echo 100; fi'");
+    broken.start();
+    const std::string why = failure_within(broken, std::chrono::seconds(10));
+    INFO(why);
+    CHECK_THAT(why, Catch::Contains("100, then 5") && Catch::Contains("no restart") &&
+                        Catch::Contains("cannot be trusted"));
+    broken.stop();
+}
+
+TEST_CASE("a units reading that goes down after the command was started again is a new count",
+          "[loads][load-cmd][slow]") {
+    // The first start keeps the count at 100 and ends (status 0) after 5.3
+    // s; the second begins a new count, 2, then 7. Each count written whole
+    // (mv), so that no reading sees half a file.
+    auto again = command_load(
+        "units_again",
+        "sh -c 'if [ -e again ]; then echo 2 > m; mv m n; sleep 1; echo 7 > m; mv m n; "
+        "exec sleep 600; fi; touch again; exec sleep 5.3'",
+        "cat n");
+    std::ofstream(again.folder() / "n") << "100\n";
+    again.start();
+    CHECK(test::eventually([&] { return again.units() >= 7; }, std::chrono::seconds(20)));
+    CHECK_FALSE(again.failure());
+    CHECK(again.sample().restarts == 1);
+    CHECK(again.units() == 7);
+    again.stop();
+}
+
+TEST_CASE("a units reading that is no count of work fails the load, saying what it printed",
+          "[loads][load-cmd]") {
+    int n = 0;
+    for (const auto& [prints, says] : std::vector<std::pair<std::string, std::string>>{
+             {"-5", "printed -5: a count of work done is 0 or more"},
+             {"99999999999999999999999", "more than contest can count"},
+             {"1e400", "more than contest can count"},
+             {"12abc", "printed '12abc', not a number"},
+             {"0x10", "printed '0x10', not a number"},
+             {"nan", "printed 'nan', not a number"},
+         }) {
+        auto bad = command_load("units_bad" + std::to_string(n++), "sleep 600", "echo " + prints);
+        bad.start();
+        const std::string why = failure_within(bad, std::chrono::seconds(10));
+        INFO(prints << ": " << why);
+        CHECK_THAT(why, Catch::Contains("--load-cmd-units") && Catch::Contains(says));
+        CHECK(bad.units() == 0);
+        bad.stop();
+    }
+    auto silent = command_load("units_silent", "sleep 600", "true");
+    silent.start();
+    CHECK_THAT(failure_within(silent, std::chrono::seconds(10)), Catch::Contains("printed nothing"));
+    silent.stop();
+}
+
+TEST_CASE("a units reading may be a decimal or in e-notation; Loads is its growth",
+          "[loads][load-cmd]") {
+    auto fine = command_load("units_fine", "sleep 600", "cat n");
+    std::ofstream(fine.folder() / "n") << "  1.5e3 requests\n";
+    fine.start();
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // a reading or two of 1500
+    {
+        std::ofstream(fine.folder() / "m") << "1502.25\n";
+        std::filesystem::rename(fine.folder() / "m", fine.folder() / "n");
+    }
+    CHECK(test::eventually([&] { return fine.units() > 0; }, std::chrono::seconds(10)));
+    CHECK_FALSE(fine.failure());
+    CHECK(fine.units() == Approx(2.25));
+    fine.stop();
+}
+
+// End to end: what the run records and says for a load that cannot stay up,
+// and for one that ends by itself after a good while.
+namespace {
+
+std::vector<std::string> load_cmd_run(const test::ScratchDir& dir, std::vector<std::string> more) {
+    std::vector<std::string> args{"run",       "--workdir", (dir / "work").string(),
+                                  "--results", (dir / "results").string(),
+                                  "--quiet",   "--no-drop-caches",
+                                  "-k",        "load-cmd",
+                                  "-w",        "command"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+}
+
+nlohmann::json only_result(const test::ScratchDir& dir) {
+    std::vector<std::filesystem::path> files;
+    for (auto& e : std::filesystem::recursive_directory_iterator(dir / "results"))
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    REQUIRE(files.size() == 1);
+    return nlohmann::json::parse(test::slurp(files[0]));
+}
+
+}  // namespace
+
+TEST_CASE("a --load-cmd with a typo'd option fails every run, its error line in the reason",
+          "[loads][load-cmd][e2e]") {
+    test::ScratchDir dir("load-cmd-typo");
+    auto o = test::run_contest_binary(
+        load_cmd_run(dir, {"--workload-cmd", "sleep 1", "--warmup", "0.5", "-n", "2",
+                           "--load-cmd",
+                           "typo=sh -c 'echo \"stress-ng: unrecognized option --cpux\" >&2; exit 2'",
+                           "typo"}),
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 1);  // some runs failed
+    CHECK(test::leftover_processes().empty());
+    const auto result = only_result(dir);
+    REQUIRE(result["runs"].size() == 2);
+    for (const auto& run : result["runs"]) {
+        CHECK(run["status"] == "load_failed");
+        CHECK_THAT(run["reason"].get<std::string>(),
+                   Catch::Contains("exit 2") &&
+                       Catch::Contains("stress-ng: unrecognized option --cpux"));
+    }
+    CHECK_THAT(o.err, Catch::Contains("typo run 1: typo stopped: its command ended with exit 2"));
+    CHECK_THAT(o.err, !Catch::Contains("started again"));
+}
+
+TEST_CASE("a --load-cmd that ends by itself after a good while is started again, and said",
+          "[loads][load-cmd][e2e][slow]") {
+    test::ScratchDir dir("load-cmd-again");
+    auto o = test::run_contest_binary(
+        load_cmd_run(dir, {"--workload-cmd", "sleep 6.5", "--warmup", "0.2", "-n", "1",
+                           "--load-cmd", "nap=sleep 5.2", "nap"}),
+        dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+    const auto result = only_result(dir);
+    const auto& run = result["runs"][0];
+    CHECK(run["status"] == "ok");
+    CHECK(run["load_restarts"] == 1);
+    CHECK_THAT(o.err, Catch::Contains("nap run 1: its command ended by itself and was started "
+                                      "again 1 time"));
 }
