@@ -1,11 +1,14 @@
 #pragma once
 // Shared by the end-to-end tests: run the contest binary, scratch folders,
-// and the leftover-process check.
+// the leftover-process check, the programs a test needs, and skips
+// (test_skip.h).
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +18,7 @@
 
 #include "contest/sys/process.h"
 #include "contest/sys/spawn.h"
+#include "test_skip.h"
 
 namespace contest::test {
 
@@ -57,10 +61,12 @@ inline void adopt_orphans() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-// Starts argv (looked up on PATH); stdout/stderr go to files in dir.
+// Starts argv (looked up on PATH); stdout/stderr go to files in dir. When
+// argv[0] cannot be run, the child exits 127 saying why on that stderr.
 inline pid_t start_command(std::vector<std::string> argv, const std::filesystem::path& dir) {
     adopt_orphans();
     std::fflush(nullptr);  // or the child's freopen writes our buffered output again
+    const std::string cannot_run = "cannot run " + argv.at(0) + ": ";
     pid_t pid = ::fork();
     if (pid == 0) {
         std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
@@ -70,6 +76,7 @@ inline pid_t start_command(std::vector<std::string> argv, const std::filesystem:
         for (auto& a : argv) c.push_back(a.data());
         c.push_back(nullptr);
         ::execvp(c[0], c.data());
+        ::dprintf(2, "%s%s\n", cannot_run.c_str(), std::strerror(errno));
         ::_exit(127);
     }
     return pid;
@@ -112,6 +119,16 @@ inline std::vector<pid_t> leftover_processes() {
     }
     if (!left.empty()) kill_and_reap_all_children();
     return left;
+}
+
+// Fails the test unless `program` is on PATH: a program the tests need is
+// installed by `make deps-test` (the Makefile's TEST_DEPS), and a test that
+// quietly does without it would pass on a machine that lacks it.
+inline void require_program(const std::string& program) {
+    const char* path = std::getenv("PATH");
+    INFO(program << " is not on PATH (" << (path ? path : "unset")
+                 << "): `make deps-test` installs it");
+    REQUIRE(find_on_path(program).has_value());
 }
 
 // What a shell pipeline prints (trailing newlines dropped): an independent

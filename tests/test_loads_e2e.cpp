@@ -37,7 +37,7 @@ std::size_t files_under(const std::filesystem::path& dir) {
 TEST_CASE("contest load runs each load and reports a work rate above 0", "[loads][e2e][slow]") {
     auto name = GENERATE(as<std::string>{}, "io_load", "io_other", "read_load", "list_load",
                          "mem_load", "ctar_load", "xtar_load", "dbench_load");
-    if (name == "dbench_load" && !find_on_path("dbench")) return;
+    if (name == "dbench_load") test::require_program("dbench");
     INFO(name);
     test::ScratchDir scratch("e2e-load-" + name);
     auto args = load_args(name, scratch);
@@ -59,7 +59,7 @@ TEST_CASE("Ctrl-C during each load leaves no process and no load file behind",
           "[loads][e2e][slow]") {
     auto name = GENERATE(as<std::string>{}, "io_load", "io_other", "read_load", "list_load",
                          "mem_load", "ctar_load", "xtar_load", "dbench_load");
-    if (name == "dbench_load" && !find_on_path("dbench")) return;
+    if (name == "dbench_load") test::require_program("dbench");
     INFO(name);
     test::ScratchDir scratch("e2e-intr-" + name);
     auto args = load_args(name, scratch);

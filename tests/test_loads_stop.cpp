@@ -21,7 +21,7 @@ TEST_CASE("each load dies of SIGTERM and leaves nothing behind", "[loads][slow]"
 
     auto load = GENERATE(as<std::string>{}, "io_load", "io_other", "read_load", "list_load",
                          "mem_load", "ctar_load", "xtar_load", "dbench_load");
-    if (load == "dbench_load" && !find_on_path("dbench")) return;
+    if (load == "dbench_load") test::require_program("dbench");
     INFO(load);
     LoadOptions options;
     options.set("load-size-mib", "128");

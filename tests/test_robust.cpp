@@ -2,6 +2,7 @@
 // meets them: numbers out of range, labels that are not names, config files
 // that are not config files, results folders with loops, unreadable parts,
 // a read-only or full file system.
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
+#include <optional>
 
 #include "contest/result/result_file.h"
 #include "contest/sys/atomic_file.h"
@@ -70,36 +72,98 @@ class ScratchMount {
     std::string why_not_;
 };
 
-// Runs the binary as nobody (root reads everything, so permission errors
-// need an unprivileged user). Its stdout/stderr files go to out_dir, which
-// must be writable by nobody.
-test::Outcome run_as_nobody(const std::vector<std::string>& args, const fs::path& out_dir) {
-    fs::permissions(out_dir, fs::perms::all);
+// Opens a tree to others (folders 0755, files 0644), whatever the umask or
+// the checkout made of it: nobody reads it.
+void open_to_others(const fs::path& top) {
+    const auto folder = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                        fs::perms::others_read | fs::perms::others_exec;
+    const auto file = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                      fs::perms::others_read;
+    fs::permissions(top, folder);
+    for (const auto& e : fs::recursive_directory_iterator(top))
+        if (!e.is_symlink()) fs::permissions(e.path(), e.is_directory() ? folder : file);
+}
+
+// A run of the binary as an ordinary user, or why there could be none.
+struct OrdinaryUserRun {
+    std::optional<test::Outcome> outcome;
+    std::string why_not;  // when there is no outcome
+};
+
+// Runs the binary as an ordinary user, since root reads and writes
+// everything: as nobody when this process is root, else as itself (the
+// folders a test closes are its own then). nobody runs a copy of the binary
+// in dir, because the build may lie under a folder only root may enter (a
+// clone in /root or in a mktemp -d). Its stdout and stderr go to dir/out;
+// what it is given to read must lie in dir too, opened to others. Fails the
+// test, saying why, when nobody cannot reach that copy or dir/out.
+OrdinaryUserRun run_as_ordinary_user(const std::vector<std::string>& args,
+                                     const test::ScratchDir& dir) {
+    const fs::path out = dir / "out";
+    fs::create_directories(out);
+    fs::permissions(out, fs::perms::all);
+    if (::geteuid() != 0) return {test::run_contest_binary(args, out), ""};
+
+    fs::permissions(dir.path(), fs::perms::others_exec, fs::perms::add);
+    fs::create_directories(dir / "bin");
+    const fs::path binary = dir / "bin" / "contest";
+    fs::copy_file(CONTEST_BINARY, binary, fs::copy_options::overwrite_existing);
+    open_to_others(dir / "bin");
+    fs::permissions(binary, fs::perms::others_exec, fs::perms::add);
+    std::vector<std::string> argv{binary.string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const std::string reach =
+        "; every folder above it must let others in (o+x): the scratch folder is under " +
+        fs::temp_directory_path().string();
+
+    int report[2];
+    REQUIRE(::pipe2(report, O_CLOEXEC) == 0);
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid == 0) {
+        ::close(report[0]);
         const uid_t nobody = 65534;
         const gid_t nogroup = 65534;
         if (::setgroups(0, nullptr) != 0 || ::setresgid(nogroup, nogroup, nogroup) != 0 ||
-            ::setresuid(nobody, nobody, nobody) != 0)
+            ::setresuid(nobody, nobody, nobody) != 0) {
+            ::dprintf(report[1], "cannot become nobody (uid 65534): %s", std::strerror(errno));
             ::_exit(125);
-        ::_exit(test::run_contest_binary(args, out_dir).exit_code);
+        }
+        for (const auto& [path, mode] : {std::pair{binary, X_OK}, std::pair{out, W_OK | X_OK}})
+            if (::access(path.c_str(), mode) != 0) {
+                ::dprintf(report[1], "nobody cannot %s %s: %s%s",
+                          mode == X_OK ? "run" : "write into", path.c_str(), std::strerror(errno),
+                          reach.c_str());
+                ::_exit(124);
+            }
+        ::_exit(test::finish_contest(test::start_command(argv, out), out).exit_code);
     }
+    ::close(report[1]);
+    std::string why_not;
+    char buf[512];
+    for (ssize_t n; (n = ::read(report[0], buf, sizeof buf)) > 0;) why_not.append(buf, n);
+    ::close(report[0]);
     int status = 0;
-    ::waitpid(pid, &status, 0);
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    if (!why_not.empty()) {
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 125) return {std::nullopt, why_not};
+        FAIL(why_not);
+    }
     test::Outcome o;
     o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    o.out = test::slurp(out_dir / "stdout");
-    o.err = test::slurp(out_dir / "stderr");
-    return o;
+    o.out = test::slurp(out / "stdout");
+    o.err = test::slurp(out / "stderr");
+    return {o, ""};
 }
 
-// A results folder holding one good result file (label 6.1.0-hz100).
+// A results folder holding one good result file (label 6.1.0-hz100), open
+// to others.
 void copy_good_result(const fs::path& to) {
     fs::create_directories(to);
     const fs::path from = fs::path(CONTEST_TEST_DATA) / "results/kernels/6.1.0-hz100";
     for (const auto& e : fs::directory_iterator(from))
         fs::copy_file(e.path(), to / e.path().filename());
+    open_to_others(to);
 }
 
 }  // namespace
@@ -335,15 +399,13 @@ TEST_CASE(
     const fs::path hidden = results / "hidden", locked = results / "6.1.0-rt" / "locked.json";
     copy_good_result(hidden);
     fs::copy_file(results / "6.1.0-hz100" / "2024-05-01T090000Z.json", locked);
+    open_to_others(results);
     fs::permissions(hidden, fs::perms::none);
     fs::permissions(locked, fs::perms::none);
-    fs::create_directories(dir / "out");
-    o = run_as_nobody({"report", results.string()}, dir / "out");
+    const auto as_user = run_as_ordinary_user({"report", results.string()}, dir);
     fs::permissions(hidden, fs::perms::owner_all);
-    if (o.exit_code == 125) {
-        WARN("skipped: cannot become nobody here");
-        return;
-    }
+    if (!as_user.outcome) CONTEST_SKIP(as_user.why_not);
+    o = *as_user.outcome;
     INFO(o.err);
     CHECK(o.exit_code == 0);
     CHECK_THAT(o.out, Catch::Contains("6.1.0-hz100"));
@@ -374,10 +436,7 @@ TEST_CASE("a failed write keeps the last good file, removes its temporary and na
           "[robust][result]") {
     test::ScratchDir dir("fullfs");
     ScratchMount disk(dir / "disk", "64k");
-    if (!disk.mounted()) {
-        WARN("skipped: cannot mount a tmpfs here: " << disk.why_not());
-        return;
-    }
+    if (!disk.mounted()) CONTEST_SKIP("cannot mount a tmpfs here: " << disk.why_not());
     const fs::path file = dir / "disk" / "label" / "r.json";
     const std::string good = "{\"the\": \"last good file\"}\n";
     REQUIRE_FALSE(try_write_file_atomically(file, good));
@@ -409,18 +468,20 @@ TEST_CASE("a failed write keeps the last good file, removes its temporary and na
 TEST_CASE("writing into a folder an ordinary user may not write names the permission",
           "[robust][e2e]") {
     test::ScratchDir dir("rofolder");
+    // The data where nobody can read it: the checkout may be closed to others.
+    const fs::path data = dir / "data";
+    fs::copy(fs::path(CONTEST_TEST_DATA) / "results/kernels", data, fs::copy_options::recursive);
+    open_to_others(data);
+    // Open to read, closed to write, to its owner too (who is not root when
+    // the test is not run as root).
     fs::create_directories(dir / "closed");
-    fs::permissions(dir / "closed", fs::perms::owner_all | fs::perms::group_read |
-                                        fs::perms::group_exec | fs::perms::others_read |
-                                        fs::perms::others_exec);
-    fs::create_directories(dir / "out");
-    const fs::path data = fs::path(CONTEST_TEST_DATA) / "results/kernels";
-    auto o = run_as_nobody(
-        {"report", data.string(), "--plot", (dir / "closed" / "plot.svg").string()}, dir / "out");
-    if (o.exit_code == 125) {
-        WARN("skipped: cannot become nobody here");
-        return;
-    }
+    fs::permissions(dir / "closed", fs::perms::owner_read | fs::perms::owner_exec |
+                                        fs::perms::group_read | fs::perms::group_exec |
+                                        fs::perms::others_read | fs::perms::others_exec);
+    const auto as_user = run_as_ordinary_user(
+        {"report", data.string(), "--plot", (dir / "closed" / "plot.svg").string()}, dir);
+    if (!as_user.outcome) CONTEST_SKIP(as_user.why_not);
+    const auto& o = *as_user.outcome;
     INFO(o.err);
     CHECK(o.exit_code == 3);
     CHECK_THAT(o.err, Catch::Contains("closed/plot.svg: Permission denied"));

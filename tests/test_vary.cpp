@@ -264,10 +264,7 @@ TEST_CASE("run --vary iosched= with the workdir disk's own schedulers", "[vary][
     VaryFixture f("iosched");
     fs::create_directories(f.dir / "work");
     const BlockDevice dev = block_device_of((f.dir / "work").string());
-    if (!dev.found) {
-        WARN("skipped: the test folder is on no block device: " << dev.reason);
-        return;
-    }
+    if (!dev.found) CONTEST_SKIP("the test folder is on no block device: " << dev.reason);
     const fs::path sched = fs::path("/sys/block") / dev.disk / "queue" / "scheduler";
     std::istringstream words(test::slurp(sched));
     std::vector<std::string> available;
@@ -275,10 +272,8 @@ TEST_CASE("run --vary iosched= with the workdir disk's own schedulers", "[vary][
         available.push_back(w.front() == '[' ? w.substr(1, w.size() - 2) : w);
     std::string why;
     const auto current = read_knob_file(sched, why);
-    if (!current || available.size() < 2 || ::access(sched.c_str(), W_OK) != 0) {
-        WARN("skipped: " << sched.string() << " offers fewer than 2 schedulers or is not writable");
-        return;
-    }
+    if (!current || available.size() < 2 || ::access(sched.c_str(), W_OK) != 0)
+        CONTEST_SKIP(sched.string() << " offers fewer than 2 schedulers or is not writable");
     const std::string other = available[0] == *current ? available[1] : available[0];
     auto o = test::run_contest_binary(
         f.args("", {"-n", "1", "--vary", "iosched=" + other + "," + *current, "no_load"}),
