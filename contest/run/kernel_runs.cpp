@@ -286,23 +286,16 @@ std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::strin
         std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
         kGuestBinary,
         "run",
-        "--label",
-        config_.kernels[v].label,
-        "--runs",
-        "1",
-        "--order",
-        run_order_name(RunOrder::rounds),
-        "--seed",
-        std::to_string(seed),
-        "--workdir",
-        kGuestWorkdir,
-        "--results",
-        kGuestResults};
+        // One word each, --name=value: a label (or a load) starting with
+        // '-' stays a value, never read as an option.
+        "--label=" + config_.kernels[v].label,
+        "--runs=1",
+        std::string("--order=") + run_order_name(RunOrder::rounds),
+        "--seed=" + std::to_string(seed),
+        "--workdir=" + kGuestWorkdir,
+        "--results=" + kGuestResults};
     argv.insert(argv.end(), config_.guest_arguments.begin(), config_.guest_arguments.end());
-    for (const auto& load : loads) {
-        argv.push_back("--load");
-        argv.push_back(load);
-    }
+    for (const auto& load : loads) argv.push_back("--load=" + load);
     std::string text;
     for (const auto& word : argv) text += word + '\0';
     return text;
