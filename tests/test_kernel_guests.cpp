@@ -737,35 +737,37 @@ TEST_CASE(
     // Pasted into -drive as it is, this made /dev/null the guest's disk.
     const fs::path workdir = dir / "w,file=/dev/null,";
     const fs::path results = dir / "results";
-    // The guest's root plants links to the host's secrets and a FIFO where
-    // the host reads: its log and its results.
+    // The guests' root plants links to the host's secrets and a FIFO where
+    // the host reads: its log and its results (k's folder, for both).
     const std::string plant =
         "mkdir -p /mnt/out/results/k; ln -sf /etc/shadow /mnt/out/guest.log; "
         "ln -sf /etc/shadow /mnt/out/results/k/a-link.json; "
         "mkfifo /mnt/out/results/k/b-fifo.json 2>/dev/null; true";
-    auto o =
-        test::run_contest_binary({"run", "--kernel", "k=" + kernel_deb_or_package(), "--vm-accel",
-                                  "tcg", "--vm-timeout", "900",
-                                  // A kernel with no way to power off:
-                                  // its init reboots instead.
-                                  "--vm-append", "acpi=off noapic", "-n", "1", "-w", "command",
-                                  "--workload-cmd", "sh -c '" + plant + "'", "--workdir",
-                                  workdir.string(), "--results", results.string(), "-q", "no_load"},
-                                 dir.path());
+    auto o = test::run_contest_binary(
+        {"run", "--kernel", "k=" + kernel_deb_or_package(), "--kernel",
+         "j=" + kernel_deb_or_package(), "--vm-accel", "tcg", "--vm-timeout", "900",
+         // A kernel with no way to power off:
+         // its init reboots instead.
+         "--vm-append", "acpi=off noapic", "-n", "1", "-w", "command", "--workload-cmd",
+         "sh -c '" + plant + "'", "--workdir", workdir.string(), "--results", results.string(),
+         "-q", "no_load"},
+        dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
-    auto files = files_of(results, "k");
-    REQUIRE(files.size() == 1);
-    REQUIRE(files.front().runs.size() == 1);
-    CHECK(files.front().runs.front().ok());
-    // On the host the guest's links and FIFO are plain files (the share keeps
+    for (const std::string label : {"k", "j"}) {
+        auto files = files_of(results, label);
+        REQUIRE(files.size() == 1);
+        REQUIRE(files.front().runs.size() == 1);
+        CHECK(files.front().runs.front().ok());
+    }
+    // On the host the last guest's links and FIFO are plain files (the share keeps
     // them as metadata), in the run's share.
     std::vector<fs::path> shares;
     for (const auto& e : fs::directory_iterator(workdir / "vm"))
         if (e.path().filename().string().starts_with("run-")) shares.push_back(e.path() / "out");
     REQUIRE(shares.size() == 1);
-    for (const fs::path planted : {shares[0] / "guest.log", shares[0] / "results/k/a-link.json",
-                                   shares[0] / "results/k/b-fifo.json"}) {
+    for (const fs::path& planted : {shares[0] / "guest.log", shares[0] / "results/k/a-link.json",
+                                    shares[0] / "results/k/b-fifo.json"}) {
         INFO(planted);
         CHECK(fs::is_regular_file(fs::symlink_status(planted)));
     }

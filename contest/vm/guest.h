@@ -49,10 +49,10 @@ struct GuestBoot {
 };
 
 struct GuestOutcome {
-    bool came_up = false;    // its init said so
-    bool finished = false;   // its init said its command was done
-    std::string failure;     // why not, when not finished
-    bool timed_out = false;  // killed at a timeout
+    bool came_up = false;          // its init said so
+    bool finished = false;         // its init said its command was done
+    std::string failure;           // why not, when not finished
+    bool timed_out = false;        // killed at a timeout
     double up_s = 0, total_s = 0;  // start to up; start to QEMU's end
 };
 
