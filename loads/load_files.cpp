@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 namespace {
@@ -30,6 +32,22 @@ void unlink_then_die(int sig) {
 
 std::string errno_text() {
     return std::strerror(errno);
+}
+
+// A ProgramLog past kLogCap is cut to its last kLogKept bytes.
+constexpr off_t kLogCap = 4 * static_cast<off_t>(kMiB);
+constexpr std::size_t kLogKept = 256 << 10;
+constexpr std::size_t kLastLineBytes = 200;
+
+// Up to `bytes` of fd's end, from the file's current size.
+std::string end_of_file(int fd, std::size_t bytes) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return {};
+    const off_t from = std::max<off_t>(0, st.st_size - static_cast<off_t>(bytes));
+    std::string text(static_cast<std::size_t>(st.st_size - from), '\0');
+    const ssize_t n = ::pread(fd, text.data(), text.size(), from);
+    text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return text;
 }
 
 }  // namespace
@@ -101,6 +119,40 @@ std::string error_log_tail(int fd) {
     for (char& c : tail)
         if (c == '\n') c = ' ';
     return tail;
+}
+
+ProgramLog::ProgramLog(const Workdir& workdir, const std::string& name)
+    : fd_(::openat(workdir.fd(), name.c_str(),
+                   O_RDWR | O_APPEND | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)),
+      path_(workdir.path() / name) {
+    if (fd_.get() < 0)
+        throw EnvironmentError("cannot write " + path_.string() + ": " + errno_text());
+}
+
+void ProgramLog::empty() const {
+    ::ftruncate(fd_.get(), 0);
+}
+
+void ProgramLog::keep_bounded() const {
+    struct stat st {};
+    if (::fstat(fd_.get(), &st) != 0 || st.st_size <= kLogCap) return;
+    std::string kept = end_of_file(fd_.get(), kLogKept);
+    kept.erase(0, kept.find('\n') + 1);  // from the first whole line
+    // What the program writes between the read and the cut is lost: a log
+    // that grows this fast has said what it had to say many times over.
+    ::ftruncate(fd_.get(), 0);
+    const std::string head = "contest: the lines before these were cut, to keep this log small\n";
+    if (::write(fd_.get(), head.data(), head.size()) < 0 ||
+        ::write(fd_.get(), kept.data(), kept.size()) < 0)
+        return;  // a log that cannot be written is no reason to stop the load
+}
+
+std::string ProgramLog::last_line() const {
+    std::string text = end_of_file(fd_.get(), 4096);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    text.erase(0, text.rfind('\n') + 1);  // npos + 1 is 0: all of it
+    if (text.size() > kLastLineBytes) text = text.substr(0, kLastLineBytes) + "...";
+    return printable(text);
 }
 
 }  // namespace contest

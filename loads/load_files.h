@@ -1,9 +1,10 @@
 #pragma once
 // What the file-system and command loads (io_load, read_load, the tar loads,
-// dbench_load) share: files made only inside the load's private folder and
-// never through a symlink, room left on the disk, a file removed when the
-// load is told to stop, and the tail of a program's error log. (Programs
-// are started with contest/sys/spawn.h.)
+// dbench_load, --load-cmd) share: files made only inside the load's private
+// folder and never through a symlink, room left on the disk, a file removed
+// when the load is told to stop, the tail of a program's error log, and a
+// program's stderr kept in the workdir. (Programs are started with
+// contest/sys/spawn.h.)
 #include <sys/types.h>
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/sys/unique_fd.h"
+#include "contest/sys/workdir.h"
 
 namespace contest {
 
@@ -65,5 +67,27 @@ void unlink_on_sigterm(int dirfd, const char* name);
 // Opened O_APPEND: ftruncate(fd, 0) empties it for the next program.
 UniqueFd make_error_log(int dirfd);
 std::string error_log_tail(int fd);
+
+// A program's stderr in a file of the workdir, for the user to read and for
+// the line a load's failure quotes: made without following a link, emptied
+// at each start of the program, and cut to its last part whenever it has
+// grown past a few MiB (keep_bounded, which the load calls as it polls), so
+// that a program that writes without end fills no disk.
+class ProgramLog {
+  public:
+    // Creates or empties workdir/name. Throws EnvironmentError.
+    ProgramLog(const Workdir& workdir, const std::string& name);
+    int fd() const { return fd_.get(); }  // O_APPEND: the program's stderr
+    const std::filesystem::path& path() const { return path_; }
+    void empty() const;
+    void keep_bounded() const;
+    // Its last line that is not blank (at most a couple of hundred bytes,
+    // made printable), or "" when it has none.
+    std::string last_line() const;
+
+  private:
+    UniqueFd fd_;
+    std::filesystem::path path_;
+};
 
 }  // namespace contest

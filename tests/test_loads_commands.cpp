@@ -131,8 +131,8 @@ std::string failure_within(const LoadUnderTest& load, std::chrono::seconds limit
 
 TEST_CASE("a --load-cmd that exits non-zero fails the load with its last line on stderr",
           "[loads][load-cmd]") {
-    auto typo = command_load("typo_exit",
-                             "sh -c 'echo starting >&2; echo \"unknown option --cpux\" >&2; exit 2'");
+    auto typo = command_load(
+        "typo_exit", "sh -c 'echo starting >&2; echo \"unknown option --cpux\" >&2; exit 2'");
     typo.start();
     const std::string why = failure_within(typo, std::chrono::seconds(10));
     INFO(why);
@@ -152,8 +152,8 @@ TEST_CASE("a --load-cmd that ends by itself at once fails the load; it is no res
     quick.start();
     const std::string why = failure_within(quick, std::chrono::seconds(10));
     INFO(why);
-    CHECK_THAT(why, Catch::Contains("ended by itself after 0.") &&
-                        Catch::Contains("(nothing on stderr)"));
+    CHECK_THAT(
+        why, Catch::Contains("ended by itself after 0.") && Catch::Contains("(nothing on stderr)"));
     CHECK(quick.sample().restarts == 0);
     quick.stop();
 }
@@ -165,10 +165,12 @@ TEST_CASE("a load's stderr log is kept to its last part", "[loads][load-cmd]") {
                                "exec sleep 600'");
     chatty.start();
     const auto log = chatty.workdir() / "load-chatty.log";
-    CHECK(test::eventually([&] {
-        return test::slurp(log).ends_with("xxxxxxxx\nthe last line\n") &&
-               std::filesystem::file_size(log) < 2 * kMiB;
-    }, std::chrono::seconds(10)));
+    CHECK(test::eventually(
+        [&] {
+            return test::slurp(log).ends_with("xxxxxxxx\nthe last line\n") &&
+                   std::filesystem::file_size(log) < 2 * kMiB;
+        },
+        std::chrono::seconds(10)));
     CHECK_FALSE(chatty.failure());
     CHECK(std::filesystem::file_size(log) < 2 * kMiB);
     chatty.stop();
@@ -176,8 +178,9 @@ TEST_CASE("a load's stderr log is kept to its last part", "[loads][load-cmd]") {
 
 TEST_CASE("a units reading that goes down while the command runs on is not taken as a restart",
           "[loads][load-cmd]") {
-    auto broken = command_load("units_down", "sleep 600",
-                               "sh -c 'if [ -e seen ]; then echo 5; else touch seen; echo 100; fi'");
+    auto broken =
+        command_load("units_down", "sleep 600",
+                     "sh -c 'if [ -e seen ]; then echo 5; else touch seen; echo 100; fi'");
     broken.start();
     const std::string why = failure_within(broken, std::chrono::seconds(10));
     INFO(why);
@@ -226,7 +229,8 @@ TEST_CASE("a units reading that is no count of work fails the load, saying what 
     }
     auto silent = command_load("units_silent", "sleep 600", "true");
     silent.start();
-    CHECK_THAT(failure_within(silent, std::chrono::seconds(10)), Catch::Contains("printed nothing"));
+    CHECK_THAT(failure_within(silent, std::chrono::seconds(10)),
+               Catch::Contains("printed nothing"));
     silent.stop();
 }
 
@@ -251,11 +255,17 @@ TEST_CASE("a units reading may be a decimal or in e-notation; Loads is its growt
 namespace {
 
 std::vector<std::string> load_cmd_run(const test::ScratchDir& dir, std::vector<std::string> more) {
-    std::vector<std::string> args{"run",       "--workdir", (dir / "work").string(),
-                                  "--results", (dir / "results").string(),
-                                  "--quiet",   "--no-drop-caches",
-                                  "-k",        "load-cmd",
-                                  "-w",        "command"};
+    std::vector<std::string> args{"run",
+                                  "--workdir",
+                                  (dir / "work").string(),
+                                  "--results",
+                                  (dir / "results").string(),
+                                  "--quiet",
+                                  "--no-drop-caches",
+                                  "-k",
+                                  "load-cmd",
+                                  "-w",
+                                  "command"};
     args.insert(args.end(), more.begin(), more.end());
     return args;
 }
@@ -274,10 +284,10 @@ TEST_CASE("a --load-cmd with a typo'd option fails every run, its error line in 
           "[loads][load-cmd][e2e]") {
     test::ScratchDir dir("load-cmd-typo");
     auto o = test::run_contest_binary(
-        load_cmd_run(dir, {"--workload-cmd", "sleep 1", "--warmup", "0.5", "-n", "2",
-                           "--load-cmd",
-                           "typo=sh -c 'echo \"stress-ng: unrecognized option --cpux\" >&2; exit 2'",
-                           "typo"}),
+        load_cmd_run(
+            dir,
+            {"--workload-cmd", "sleep 1", "--warmup", "0.5", "-n", "2", "--load-cmd",
+             "typo=sh -c 'echo \"stress-ng: unrecognized option --cpux\" >&2; exit 2'", "typo"}),
         dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 1);  // some runs failed
@@ -286,9 +296,9 @@ TEST_CASE("a --load-cmd with a typo'd option fails every run, its error line in 
     REQUIRE(result["runs"].size() == 2);
     for (const auto& run : result["runs"]) {
         CHECK(run["status"] == "load_failed");
-        CHECK_THAT(run["reason"].get<std::string>(),
-                   Catch::Contains("exit 2") &&
-                       Catch::Contains("stress-ng: unrecognized option --cpux"));
+        CHECK_THAT(
+            run["reason"].get<std::string>(),
+            Catch::Contains("exit 2") && Catch::Contains("stress-ng: unrecognized option --cpux"));
     }
     CHECK_THAT(o.err, Catch::Contains("typo run 1: typo stopped: its command ended with exit 2"));
     CHECK_THAT(o.err, !Catch::Contains("started again"));
