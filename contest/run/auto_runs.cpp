@@ -44,7 +44,7 @@ std::string over_budget(const AutoRuns& auto_runs, unsigned round, double elapse
     if (elapsed_s + next_round_s <= *auto_runs.budget_s) return "";
     char text[200];
     std::snprintf(text, sizeof text,
-                  "--budget %s: another round (about %.0f s) would end past it, after %.0f s",
+                  "--budget %s: another round (about %.1f s) would end past it, after %.1f s",
                   budget_text(*auto_runs.budget_s).c_str(), next_round_s, elapsed_s);
     return text;
 }

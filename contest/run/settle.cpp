@@ -35,7 +35,11 @@ double others_runnable() {
 
 }  // namespace
 
-Settled settle_machine(double max_s) {
+MachineSample sample_machine() {
+    return {dirty_mib(), others_runnable()};
+}
+
+Settled settle_machine(double max_s, const std::function<MachineSample()>& sample) {
     Settled s;
     if (!(max_s > 0)) {
         s.state = "off";
@@ -47,8 +51,9 @@ Settled settle_machine(double max_s) {
     std::deque<double> runnable;
     double dirty = 0, queue = 0;
     for (;;) {
-        dirty = dirty_mib();
-        runnable.push_back(others_runnable());
+        const MachineSample now = sample();
+        dirty = now.dirty_mib;
+        runnable.push_back(now.others_runnable);
         if (runnable.size() > kWindow) runnable.pop_front();
         queue = std::accumulate(runnable.begin(), runnable.end(), 0.0) /
                 static_cast<double>(runnable.size());
