@@ -137,7 +137,7 @@ TEST_CASE("a paired comparison says what it could see beside no difference", "[c
     CHECK(t.mde_pct < 20);
 }
 
-TEST_CASE("--runs auto's MDE is what the runs could see, not floored at --min-effect",
+TEST_CASE("the MDE --runs auto aims at is what the runs could see (not floored at --min-effect)",
           "[compare][mde]") {
     // Paired runs with little spread: they could see far less than the 1%
     // below which compare calls nothing, and --runs auto is told that.

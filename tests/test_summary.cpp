@@ -108,7 +108,7 @@ TEST_CASE("without a passing no_load there is no ratio, and all passing exits 0"
     CHECK(s["exit_code"] == 1);
 }
 
-TEST_CASE("the summary's Ratio is the table's, paired by round", "[summary]") {
+TEST_CASE("the summary's Ratio is the table's: paired by round", "[summary]") {
     // Taken in rounds: the table's Ratio is the geometric mean of each
     // round's ratio (3 and 1: 1.73), not the mean over the mean (25 / 15).
     ResultFile f;
