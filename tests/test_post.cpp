@@ -174,6 +174,50 @@ TEST_CASE("post: the kernel facts as kernel_facts records them, and a guest's ac
     CHECK(post.find("\nGuest:" + std::string(11, ' ') + "accel=tcg\n") != std::string::npos);
 }
 
+namespace {
+
+// The lines of a post of `files`, checked: the mail's header is the Subject
+// alone (everything up to the first blank line), and no line anywhere reads
+// as a header a result file smuggled in.
+std::vector<std::string> post_without_smuggled_headers(const std::vector<ResultFile>& files) {
+    const std::string post = format_post(files, judged_against("base"));
+    INFO(post);
+    check_mail_lines(post);
+    const auto lines = lines_of(post);
+    const auto blank = std::find(lines.begin(), lines.end(), "");
+    REQUIRE(blank != lines.end());
+    CHECK(blank - lines.begin() == 1);
+    CHECK(lines.front().starts_with("Subject: [contest] base vs new"));
+    for (const auto& line : lines)
+        for (const char* header : {"Bcc:", "Cc:", "To:", "Reply-To:", "X-Injected:"}) {
+            INFO(line);
+            CHECK_FALSE(line.starts_with(header));
+        }
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("post: a line break in a result file's text adds no mail header", "[post]") {
+    // Into the Subject, which names the workload.
+    auto files = long_labelled({"base", "new"});
+    for (auto& f : files) f.config["workload"] = {{"kind", "kernel\nBcc: x@y"}};
+    const auto lines = post_without_smuggled_headers(files);
+    // The text is kept, its control characters escaped.
+    CHECK(lines.front().find("kernel\\nBcc: x@y") != std::string::npos);
+
+    // And into the body, from every kind of text a file holds.
+    files = long_labelled({"base", "new"});
+    for (auto& f : files) {
+        f.config["workload"] = {{"kind", "kernel"}, {"kernel_config", "c\r\nCc: a@b"}};
+        f.config["command_line"] = {"run", "-k", "x\nReply-To: c@d"};
+        f.system["hostname"] = "host\nTo: e@f";
+        f.system["kernel_release"] = "6.1\nX-Injected: 1";
+        f.stopped_because = "done\nX-Injected: 2";
+    }
+    post_without_smuggled_headers(files);
+}
+
 TEST_CASE("contest post: no argument, or an unknown label, is a usage error", "[post][e2e]") {
     ScratchDir dir("post-usage");
     const Outcome none = run_contest_binary({"post"}, dir.path());

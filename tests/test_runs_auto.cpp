@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -92,6 +93,7 @@ struct ComparedRun {
     int exit_code = 0;
     std::string err;
     std::vector<json> files;
+    std::vector<std::filesystem::path> paths;
 };
 
 ComparedRun compared_auto_run(const contest::test::ScratchDir& dir,
@@ -126,12 +128,11 @@ ComparedRun compared_auto_run(const contest::test::ScratchDir& dir,
     args.push_back("no_load");
     auto o = contest::test::run_contest_binary(args, dir.path());
     ::unsetenv("CONTEST_TEST_KNOB_ROOT");
-    ComparedRun run{o.exit_code, o.err, {}};
-    std::vector<std::filesystem::path> paths;
+    ComparedRun run{o.exit_code, o.err, {}, {}};
     for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "results"))
-        if (e.path().extension() == ".json") paths.push_back(e.path());
-    std::sort(paths.begin(), paths.end());
-    for (const auto& p : paths) run.files.push_back(json::parse(contest::test::slurp(p)));
+        if (e.path().extension() == ".json") run.paths.push_back(e.path());
+    std::sort(run.paths.begin(), run.paths.end());
+    for (const auto& p : run.paths) run.files.push_back(json::parse(contest::test::slurp(p)));
     return run;
 }
 
@@ -161,12 +162,27 @@ TEST_CASE("run --runs auto with two labels stops on the Time MDE, --max-runs or 
         CHECK(run.files[0]["config"]["target_mde_pct"] == 60);
     }
     {
-        // No MDE of a sleep's jitter is under 0.01%.
+        // No MDE of a sleep's jitter is under 0.01%; the MDE it says is what
+        // the runs could see, as compare states it without a minimum effect.
         contest::test::ScratchDir dir("runs-auto-mde-max");
         const auto run = compared_auto_run(dir, {"--target-mde", "0.01", "--max-runs", "3"});
         const std::string why = stop_reason(run);
-        CHECK(why.find("--max-runs 3 reached; the largest Time MDE was") != std::string::npos);
+        const std::string was = "--max-runs 3 reached; the largest Time MDE was ±";
+        REQUIRE(why.find(was) != std::string::npos);
         CHECK(rounds_of(run.files[0]) == 3);
+        const double stated = std::stod(why.substr(why.find(was) + was.size()));
+        auto o =
+            contest::test::run_contest_binary({"compare", "--format", "json", "--min-effect", "0",
+                                               run.paths[0].string(), run.paths[1].string()},
+                                              dir.path());
+        INFO(o.err);
+        REQUIRE(o.exit_code == 0);
+        const json compared = json::parse(o.out);
+        REQUIRE(compared["loads"].size() == 1);
+        const double could_see = compared["loads"][0]["time_mde_pct"].get<double>();
+        INFO("compare --min-effect 0 states ±" << could_see << "%");
+        CHECK(stated > 0.01);
+        CHECK(std::fabs(stated - could_see) <= 0.006);
     }
     {
         // A round of two 0.2 s runs cannot fit twice in one second.
@@ -195,4 +211,84 @@ TEST_CASE("run checks --budget and --target-mde", "[e2e]") {
         CHECK(o.exit_code == 2);
         CHECK(o.err.find(says) != std::string::npos);
     }
+}
+
+namespace {
+
+// The about-so-many seconds --budget's stop reason gives the next round.
+double next_round_estimate_s(const std::string& why) {
+    const std::string about = "another round (about ";
+    const auto at = why.find(about);
+    REQUIRE(at != std::string::npos);
+    return std::stod(why.substr(at + about.size()));
+}
+
+}  // namespace
+
+TEST_CASE("run --runs auto --budget under --resume takes a round to last as this run's rounds",
+          "[e2e][slow]") {
+    // The rounds the resumed file holds took none of this invocation's time:
+    // a round is estimated from the rounds this invocation ran.
+    contest::test::ScratchDir dir("runs-auto-budget-resume");
+    const std::vector<std::string> args = {"run",
+                                           "--quiet",
+                                           "-k",
+                                           "resumed",
+                                           "-w",
+                                           "command",
+                                           "--workload-cmd",
+                                           "sleep 0.5",
+                                           "--runs",
+                                           "auto",
+                                           "--target-ci",
+                                           "0.01",
+                                           "--max-runs",
+                                           "20",
+                                           "--budget",
+                                           "3s",
+                                           "--settle",
+                                           "0",
+                                           "--warmup",
+                                           "0",
+                                           "--timeline-hz",
+                                           "0",
+                                           "--workdir",
+                                           (dir / "work").string(),
+                                           "--results",
+                                           (dir / "results").string(),
+                                           "no_load",
+                                           "cacherun"};
+    auto first = contest::test::run_contest_binary(args, dir.path());
+    INFO(first.err);
+    REQUIRE(first.exit_code == 0);
+    std::filesystem::path file;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "results"))
+        if (e.path().extension() == ".json") file = e.path();
+    REQUIRE(!file.empty());
+    // As an interrupted run leaves it: not complete, no reason to stop yet.
+    json before = json::parse(contest::test::slurp(file));
+    const int rounds_before = rounds_of(before);
+    REQUIRE(rounds_before >= 1);
+    before["complete"] = false;
+    before.erase("stopped_because");
+    before.erase("finished_at");
+    std::ofstream(file) << before.dump(2);
+
+    auto resumed_args = args;
+    resumed_args.insert(resumed_args.end() - 2, {"--resume", file.string()});
+    auto again = contest::test::run_contest_binary(resumed_args, dir.path());
+    INFO(again.err);
+    REQUIRE(again.exit_code == 0);
+    const json after = json::parse(contest::test::slurp(file));
+    const std::string why = after["stopped_because"].get<std::string>();
+    INFO(why);
+    REQUIRE(why.find("--budget 3s: another round") != std::string::npos);
+    REQUIRE(rounds_of(after) > rounds_before);
+    // A round's runs alone take what the estimate must at least cover; a
+    // mean over every round the file holds would give much less.
+    double last_round_s = 0;
+    for (const auto& r : after["runs"])
+        if (r["round"] == rounds_of(after)) last_round_s += r["wall_s"].get<double>();
+    CHECK(next_round_estimate_s(why) >= 0.8 * last_round_s);
+    CHECK(contest::test::leftover_processes().empty());
 }

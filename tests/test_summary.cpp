@@ -1,9 +1,13 @@
 // `contest run --summary-json`: the per-load summary engines turn into test
 // cases (contest/run/summary.h), from a result file and through the binary.
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include "contest/report/report.h"
+#include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
 #include "contest/run/summary.h"
 #include "test_helpers.h"
@@ -102,6 +106,33 @@ TEST_CASE("without a passing no_load there is no ratio, and all passing exits 0"
     s = run_summary(f, "r.json");
     CHECK(entry(s, "cpu_load")["ratio"].is_null());
     CHECK(s["exit_code"] == 1);
+}
+
+TEST_CASE("the summary's Ratio is the table's: paired by round", "[summary]") {
+    // Taken in rounds: the table's Ratio is the geometric mean of each
+    // round's ratio (3 and 1: 1.73), not the mean over the mean (25 / 15).
+    ResultFile f;
+    f.label = "k";
+    f.complete = true;
+    f.config = {{"order", "shuffled"}};
+    f.runs = {run_of("no_load", 1, 10), run_of("cpu_load", 1, 30), run_of("cpu_load", 2, 20),
+              run_of("no_load", 2, 20)};
+    f.runs[0].round = f.runs[1].round = 1;
+    f.runs[2].round = f.runs[3].round = 2;
+    ReportOptions options;
+    options.print_warnings = false;
+    const ReportModel table = build_report_model({f}, options);
+    const Cell* cell = table.find_cell("cpu_load", "k");
+    REQUIRE(cell);
+    REQUIRE(cell->ratio);
+    REQUIRE(*cell->ratio == Approx(std::sqrt(3.0)));
+    REQUIRE(*cell->ratio != Approx(25.0 / 15.0).epsilon(0.01));
+
+    const json s = run_summary(f, "r.json");
+    CHECK(entry(s, "cpu_load")["ratio"].get<double>() == Approx(*cell->ratio));
+    CHECK(entry(s, "no_load")["ratio"].get<double>() == Approx(1.0));
+    // Mean time stays the plain mean of the passing runs.
+    CHECK(entry(s, "cpu_load")["mean_time_s"].get<double>() == Approx(25.0));
 }
 
 TEST_CASE("the summary file is written whole, with no temporary left", "[summary]") {

@@ -132,3 +132,18 @@ TEST_CASE("a paired comparison says what it could see beside no difference", "[c
     CHECK(t.mde_pct > 1);
     CHECK(t.mde_pct < 20);
 }
+
+TEST_CASE("the MDE --runs auto aims at is what the runs could see (not floored at --min-effect)",
+          "[compare][mde]") {
+    // Paired runs with little spread: they could see far less than the 1%
+    // below which compare calls nothing, and --runs auto is told that.
+    std::mt19937 gen(11);
+    const std::vector<ResultFile> files = draw(gen, 8, 0, 0.1, true);
+    const Test& t = time_test_of(model_of(files));
+    REQUIRE(t.resolution);
+    const double could_see = detectable_effect_pct(*t.resolution, t.mde_level);
+    INFO("could see " << could_see << "%, compare states " << t.mde_pct << "%");
+    REQUIRE(could_see < 0.5);
+    CHECK(t.mde_pct == Approx(1));  // compare, at its --min-effect of 1
+    CHECK(widest_time_mde_pct(files) == Approx(could_see));
+}
