@@ -8,8 +8,8 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
 #include "contest/sys/spawn.h"
+#include "loads/command_load.h"
 #include "loads/load_files.h"
-#include "loads/registry.h"
 #include "test_loads_support.h"
 
 using namespace contest;
@@ -111,13 +111,14 @@ TEST_CASE("dbench_load is unavailable, naming the package, when dbench is not on
 
 namespace {
 
-// A --load-cmd load under a name of the test's own (entries live as long as
-// the process), with its units command when one is given.
+// A --load-cmd load under a name of the test's own, with its units command
+// when one is given; its entry (which lives as long as the process) is kept
+// out of the registry, whose order other tests check.
 LoadUnderTest command_load(const std::string& name, const std::string& command,
                            const std::string& units = "") {
-    define_command_load(name, command);
-    if (!units.empty()) set_command_load_units(name, units);
-    return LoadUnderTest(name);
+    const LoadInfo& info = make_command_load_entry(name, command);
+    if (!units.empty()) set_units_command(info, units);
+    return LoadUnderTest(info);
 }
 
 // Why the load stopped, once it has (within a limit that only keeps a load

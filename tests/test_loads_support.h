@@ -25,7 +25,10 @@ namespace contest::test {
 class LoadUnderTest {
   public:
     LoadUnderTest(const std::string& name, LoadOptions options = {})
-        : scratch_("loads-" + name), session_(make(name, std::move(options))) {}
+        : LoadUnderTest(*found(name), std::move(options)) {}
+    // A load that is not in the registry (a --load-cmd entry of a test's own).
+    LoadUnderTest(const LoadInfo& info, LoadOptions options = {})
+        : scratch_("loads-" + std::string(info.name)), session_(make(info, std::move(options))) {}
     void start() {
         adopt_orphans();  // what the load leaves behind becomes ours to see
         session_->start();
@@ -46,11 +49,14 @@ class LoadUnderTest {
     const LoadInfo& info() const { return session_->info(); }
 
   private:
-    std::unique_ptr<LoadSession> make(const std::string& name, LoadOptions options) {
+    static const LoadInfo* found(const std::string& name) {
         const LoadInfo* info = find_load(name);
         REQUIRE(info != nullptr);
+        return info;
+    }
+    std::unique_ptr<LoadSession> make(const LoadInfo& info, LoadOptions options) {
         options.workdir = scratch_.path();
-        return std::make_unique<LoadSession>(*info, options);
+        return std::make_unique<LoadSession>(info, options);
     }
 
     ScratchDir scratch_;
