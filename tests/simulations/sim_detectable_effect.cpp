@@ -9,9 +9,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/report/ratio.h"
+#include "contest/analysis/ratio.h"
+#include "contest/analysis/stats.h"
 #include "contest/report/report_model.h"
-#include "contest/report/stats.h"
 #include "report_fixtures.h"
 
 using namespace contest;
