@@ -1,11 +1,11 @@
-#include "contest/report/ratio.h"
+#include "contest/analysis/ratio.h"
 
 #include <cmath>
 #include <limits>
 #include <map>
 #include <utility>
 
-#include "contest/report/stats.h"
+#include "contest/analysis/stats.h"
 
 namespace contest {
 

@@ -6,7 +6,7 @@
 
 #include "contest/report/formats.h"
 #include "contest/report/report_model.h"
-#include "contest/report/stats.h"
+#include "contest/analysis/stats.h"
 
 namespace contest {
 

@@ -13,9 +13,9 @@
 
 #include "contest/report/latency_model.h"
 #include "contest/report/multiple_comparisons.h"
-#include "contest/report/ratio.h"
+#include "contest/analysis/ratio.h"
 #include "contest/report/report.h"
-#include "contest/report/stats.h"
+#include "contest/analysis/stats.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
