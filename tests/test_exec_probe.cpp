@@ -225,6 +225,48 @@ TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload 
     CHECK(line.find(",,,,,,,") != std::string::npos);  // the seven loads_* fields empty
 }
 
+TEST_CASE("a --load-cmd with a typo'd option fails every run, its error line in the reason",
+          "[loads][exec][load-cmd][e2e]") {
+    test::ScratchDir dir("load-cmd-typo");
+    auto o = test::run_contest_binary(
+        run_args(dir, {"-w", "command", "--workload-cmd", "sleep 1", "--warmup", "0.5", "-n", "2",
+                       "--load-cmd",
+                       "typo=sh -c 'echo \"stress-ng: unrecognized option --cpux\" >&2; exit 2'",
+                       "typo"}),
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 1);  // some runs failed
+    CHECK(test::leftover_processes().empty());
+    const auto result = only_result(dir);
+    REQUIRE(result["runs"].size() == 2);
+    for (const auto& run : result["runs"]) {
+        CHECK(run["status"] == "load_failed");
+        CHECK_THAT(
+            run["reason"].get<std::string>(),
+            Catch::Contains("exit 2") && Catch::Contains("stress-ng: unrecognized option --cpux"));
+    }
+    CHECK_THAT(o.err, Catch::Contains("typo run 1: typo stopped: its command ended with exit 2"));
+    CHECK_THAT(o.err, !Catch::Contains("started again"));
+}
+
+TEST_CASE("a --load-cmd that ends by itself after a good while is started again, and said",
+          "[loads][exec][load-cmd][e2e][slow]") {
+    test::ScratchDir dir("load-cmd-again");
+    auto o = test::run_contest_binary(
+        run_args(dir, {"-w", "command", "--workload-cmd", "sleep 6.5", "--warmup", "0.2", "-n", "1",
+                       "--load-cmd", "nap=sleep 5.2", "nap"}),
+        dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+    const auto result = only_result(dir);
+    const auto& run = result["runs"][0];
+    CHECK(run["status"] == "ok");
+    CHECK(run["load_restarts"] == 1);
+    CHECK_THAT(o.err, Catch::Contains("nap run 1: its command ended by itself and was started "
+                                      "again 1 time"));
+}
+
 TEST_CASE("a units command (--load-cmd-units) counts the load's work", "[loads][exec][e2e]") {
     test::ScratchDir dir("load-cmd-units");
     auto o =

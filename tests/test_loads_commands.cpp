@@ -1,9 +1,8 @@
 // ctar_load, xtar_load and dbench_load: the real programs run, over and over,
 // inside the load's private folder; and the user's own command (--load-cmd,
-// --load-cmd-units): what ends it, what its units command may print.
+// --load-cmd-units): what ends it, what its units command may print (end to
+// end in test_exec_probe.cpp).
 #include <catch2/catch.hpp>
-
-#include <nlohmann/json.hpp>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
@@ -249,76 +248,4 @@ TEST_CASE("a units reading may be a decimal or in e-notation; Loads is its growt
     CHECK_FALSE(fine.failure());
     CHECK(fine.units() == Approx(2.25));
     fine.stop();
-}
-
-// End to end: what the run records and says for a load that cannot stay up,
-// and for one that ends by itself after a good while.
-namespace {
-
-std::vector<std::string> load_cmd_run(const test::ScratchDir& dir, std::vector<std::string> more) {
-    std::vector<std::string> args{"run",
-                                  "--workdir",
-                                  (dir / "work").string(),
-                                  "--results",
-                                  (dir / "results").string(),
-                                  "--quiet",
-                                  "--no-drop-caches",
-                                  "-k",
-                                  "load-cmd",
-                                  "-w",
-                                  "command"};
-    args.insert(args.end(), more.begin(), more.end());
-    return args;
-}
-
-nlohmann::json only_result(const test::ScratchDir& dir) {
-    std::vector<std::filesystem::path> files;
-    for (auto& e : std::filesystem::recursive_directory_iterator(dir / "results"))
-        if (e.path().extension() == ".json") files.push_back(e.path());
-    REQUIRE(files.size() == 1);
-    return nlohmann::json::parse(test::slurp(files[0]));
-}
-
-}  // namespace
-
-TEST_CASE("a --load-cmd with a typo'd option fails every run, its error line in the reason",
-          "[loads][load-cmd][e2e]") {
-    test::ScratchDir dir("load-cmd-typo");
-    auto o = test::run_contest_binary(
-        load_cmd_run(
-            dir,
-            {"--workload-cmd", "sleep 1", "--warmup", "0.5", "-n", "2", "--load-cmd",
-             "typo=sh -c 'echo \"stress-ng: unrecognized option --cpux\" >&2; exit 2'", "typo"}),
-        dir.path());
-    INFO(o.err);
-    CHECK(o.exit_code == 1);  // some runs failed
-    CHECK(test::leftover_processes().empty());
-    const auto result = only_result(dir);
-    REQUIRE(result["runs"].size() == 2);
-    for (const auto& run : result["runs"]) {
-        CHECK(run["status"] == "load_failed");
-        CHECK_THAT(
-            run["reason"].get<std::string>(),
-            Catch::Contains("exit 2") && Catch::Contains("stress-ng: unrecognized option --cpux"));
-    }
-    CHECK_THAT(o.err, Catch::Contains("typo run 1: typo stopped: its command ended with exit 2"));
-    CHECK_THAT(o.err, !Catch::Contains("started again"));
-}
-
-TEST_CASE("a --load-cmd that ends by itself after a good while is started again, and said",
-          "[loads][load-cmd][e2e][slow]") {
-    test::ScratchDir dir("load-cmd-again");
-    auto o = test::run_contest_binary(
-        load_cmd_run(dir, {"--workload-cmd", "sleep 6.5", "--warmup", "0.2", "-n", "1",
-                           "--load-cmd", "nap=sleep 5.2", "nap"}),
-        dir.path());
-    INFO(o.err);
-    REQUIRE(o.exit_code == 0);
-    CHECK(test::leftover_processes().empty());
-    const auto result = only_result(dir);
-    const auto& run = result["runs"][0];
-    CHECK(run["status"] == "ok");
-    CHECK(run["load_restarts"] == 1);
-    CHECK_THAT(o.err, Catch::Contains("nap run 1: its command ended by itself and was started "
-                                      "again 1 time"));
 }
