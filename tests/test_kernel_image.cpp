@@ -51,7 +51,9 @@ fs::path unpacked_cpio(const fs::path& cpio, const fs::path& into) {
 
 }  // namespace
 
-TEST_CASE("--kernel FILE takes only its own release's modules, and none when it has none", "[vm]") {
+TEST_CASE(
+    "a kernel file (--kernel) takes only its own release's modules, and none when it has none",
+    "[vm]") {
     test::ScratchDir dir("own-modules");
     Progress quiet(Progress::Mode::kQuiet);
     const fs::path root = dir / "root";
@@ -164,7 +166,7 @@ TEST_CASE("a rebuilt .deb of the same file name is unpacked again, not taken fro
 
 TEST_CASE("SHA-256 in pieces and of a file is the one of the whole", "[vm]") {
     std::string data;
-    for (int i = 0; i < 300007; ++i) data.push_back(static_cast<char>(i * 7919 % 251));
+    for (unsigned i = 0; i < 300007; ++i) data.push_back(static_cast<char>(i * 7919u % 251));
     Sha256 pieces;
     // Pieces across the 64-byte blocks' edges, of every size up to 130.
     for (std::size_t at = 0, n = 1; at < data.size(); at += n, n = n % 130 + 1)
