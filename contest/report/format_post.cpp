@@ -14,12 +14,43 @@
 #include "contest/report/report_model.h"
 #include "contest/report/run_facts.h"
 #include "contest/report/text_tables.h"
+#include "contest/result/result_file.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
 
 namespace contest {
 
 namespace {
+
+// `j` with every string in it, keys and values, through printable().
+nlohmann::json printable_json(const nlohmann::json& j) {
+    if (j.is_string()) return printable(j.get<std::string>());
+    if (j.is_array()) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& item : j) out.push_back(printable_json(item));
+        return out;
+    }
+    if (j.is_object()) {
+        nlohmann::json out = nlohmann::json::object();
+        for (const auto& [key, value] : j.items()) out[printable(key)] = printable_json(value);
+        return out;
+    }
+    return j;
+}
+
+// The files with the control characters of every text they hold escaped,
+// before any line of the mail is made of it: a line break in a workload's
+// kind would otherwise end the Subject and start a header of its own
+// ("kernel\nBcc: ..."). Through the file's one field table, so no field is
+// left out.
+std::vector<ResultFile> with_printable_text(const std::vector<ResultFile>& files) {
+    std::vector<ResultFile> out;
+    for (const auto& f : files) {
+        out.push_back(result_from_json(printable_json(to_json(f)), f.path.string()));
+        out.back().path = f.path;
+    }
+    return out;
+}
 
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> lines;
@@ -320,7 +351,8 @@ std::vector<std::string> wrap_line(const std::string& raw, std::size_t columns) 
 
 }  // namespace
 
-std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options) {
+std::string format_post(const std::vector<ResultFile>& given, const ReportOptions& options) {
+    const std::vector<ResultFile> files = with_printable_text(given);
     ReportOptions o = options;
     o.print_warnings = false;
     std::vector<std::string> labels;
