@@ -25,7 +25,8 @@ struct MachineSample {
 MachineSample sample_machine();
 
 // Waits at most max_s (0: not at all, state "off") until writeback has
-// finished and, over the last half second, at most half the CPUs (and at
+// finished and, over the last half second (under a shorter max_s, over the
+// samples it has room for, at least one), at most half the CPUs (and at
 // least one) had a runnable task other than contest. Throws Interrupted.
 Settled settle_machine(double max_s, const std::function<MachineSample()>& sample = sample_machine);
 
