@@ -36,11 +36,10 @@ Aim aim_of(const AutoRuns& auto_runs, const std::vector<ResultFile>& results) {
     return {"the widest Ratio CI", widest, auto_runs.target_ci_pct};
 }
 
-// Why the budget stops the runs after `round`, or "" when another round fits.
-std::string over_budget(const AutoRuns& auto_runs, unsigned round, double elapsed_s) {
+// Why the budget stops the runs, or "" when another round fits.
+std::string over_budget(const AutoRuns& auto_runs, const RoundsTimed& timed) {
     if (!auto_runs.budget_s) return "";
-    // The next round is taken to last as long as the mean round so far.
-    const double next_round_s = elapsed_s / round;
+    const double elapsed_s = timed.elapsed_s, next_round_s = timed.next_round_s();
     if (elapsed_s + next_round_s <= *auto_runs.budget_s) return "";
     char text[200];
     std::snprintf(text, sizeof text,
@@ -51,9 +50,9 @@ std::string over_budget(const AutoRuns& auto_runs, unsigned round, double elapse
 
 }  // namespace
 
-bool enough_rounds(const AutoRuns& auto_runs, unsigned round, double elapsed_s,
+bool enough_rounds(const AutoRuns& auto_runs, unsigned round, const RoundsTimed& timed,
                    std::vector<ResultFile>& results, Progress& progress, std::string& shown) {
-    const std::string budget = over_budget(auto_runs, round, elapsed_s);
+    const std::string budget = over_budget(auto_runs, timed);
     if (round < kMinAutoRounds && budget.empty()) return false;
     const Aim aim = aim_of(auto_runs, results);
     const std::string reached = pct_text(aim.reached);

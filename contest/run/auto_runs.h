@@ -32,12 +32,22 @@ struct AutoRuns {
 // Rounds before --runs auto looks at the CIs: with fewer, a CI is a guess.
 inline constexpr unsigned kMinAutoRounds = 3;
 
-// After round `round`, `elapsed_s` seconds into the runs: from
-// kMinAutoRounds on, says the widest CI (or MDE) on progress and sets
-// `shown` to it for the progress line ("  widest CI ±3.10%"). True when no
-// further round is needed or allowed, with every result's stopped_because
-// saying why.
-bool enough_rounds(const AutoRuns& auto_runs, unsigned round, double elapsed_s,
+// The time this invocation of contest run has spent on runs, from its
+// first, and what it took for that: how many rounds' worth of runs (its
+// runs over the runs a round holds). Under --resume the rounds the file
+// already held are not among them: they took none of this time.
+struct RoundsTimed {
+    double elapsed_s = 0;
+    double rounds = 0;
+    // The next round, taken to last as long as the mean round so far.
+    double next_round_s() const { return rounds > 0 ? elapsed_s / rounds : 0; }
+};
+
+// After round `round`, `timed` into the runs: from kMinAutoRounds on, says
+// the widest CI (or MDE) on progress and sets `shown` to it for the
+// progress line ("  widest CI ±3.10%"). True when no further round is
+// needed or allowed, with every result's stopped_because saying why.
+bool enough_rounds(const AutoRuns& auto_runs, unsigned round, const RoundsTimed& timed,
                    std::vector<ResultFile>& results, Progress& progress, std::string& shown);
 
 // "45m", "90s", "1.5h", "600" (seconds) as seconds; UsageError naming

@@ -1,5 +1,6 @@
 #include "contest/run/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -50,14 +51,19 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // With --runs auto, whether the runs stop before plan.runs[next]: only where
 // a round ends there, and when enough_rounds says the rounds so far suffice.
+// `taken` runs of this invocation took the time since `started` (under
+// --resume, fewer than the plan's first `next`).
 bool auto_runs_done(const RunConfig& config, const RunPlan& plan, std::size_t next,
-                    std::chrono::steady_clock::time_point started, SuiteRunner& runner,
-                    RunOutcome& out, Progress& progress) {
+                    std::size_t taken, std::chrono::steady_clock::time_point started,
+                    SuiteRunner& runner, RunOutcome& out, Progress& progress) {
     if (!config.auto_runs || next == 0) return false;
     const unsigned round = plan.runs[next - 1].index;
     if (next < plan.runs.size() && plan.runs[next].index == round) return false;
-    return enough_rounds(*config.auto_runs, round, seconds_since(started), out.results, progress,
-                         runner.shown_ci());
+    const auto in_round = std::count_if(plan.runs.begin(), plan.runs.end(),
+                                        [&](const auto& step) { return step.index == round; });
+    const RoundsTimed timed{seconds_since(started),
+                            static_cast<double>(taken) / static_cast<double>(in_round)};
+    return enough_rounds(*config.auto_runs, round, timed, out.results, progress, runner.shown_ci());
 }
 
 // Takes the plan's runs in order, each under its combination's knobs; stops
@@ -74,6 +80,7 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
     }
     // --budget counts from the first run on: preparing the loads is not a round.
     const auto started = std::chrono::steady_clock::now();
+    std::size_t taken = 0;
     for (std::size_t k = 0; k < plan.runs.size(); ++k) {
         const auto& step = plan.runs[k];
         if (already_done(out.results[step.variant], plan.load_names[step.load], step.index))
@@ -86,7 +93,8 @@ void take_runs(const RunConfig& config, const RunPlan& plan, const LoadOptions& 
         }
         if (knob_guard) knob_guard->set(plan.combinations[step.variant]);
         runner.record_run(*p, step.index, step.variant);
-        if (auto_runs_done(config, plan, k + 1, started, runner, out, progress)) break;
+        ++taken;
+        if (auto_runs_done(config, plan, k + 1, taken, started, runner, out, progress)) break;
     }
 }
 
@@ -122,7 +130,8 @@ void take_guest_runs(const RunConfig& config, const RunPlan& plan, KernelGuests&
         file.config["vm"]["boots"].push_back(
             {{"round", first.index}, {"up_s", got.up_s}, {"total_s", got.total_s}});
         runner.record_guest_runs(first.variant, got.runs, got.total_s);
-        if (auto_runs_done(config, plan, k, started, runner, out, progress)) break;
+        // --kernel is not resumed: every run so far is this invocation's.
+        if (auto_runs_done(config, plan, k, k, started, runner, out, progress)) break;
     }
 }
 
