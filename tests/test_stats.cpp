@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "contest/report/multiple_comparisons.h"
-#include "contest/report/stats.h"
+#include "contest/analysis/stats.h"
 
 using namespace contest::stats;
 

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/report/ratio.h"
+#include "contest/analysis/ratio.h"
 
 namespace contest {
 

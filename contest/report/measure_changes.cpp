@@ -15,7 +15,7 @@
 #include <set>
 
 #include "contest/report/formats.h"
-#include "contest/report/ratio.h"
+#include "contest/analysis/ratio.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 

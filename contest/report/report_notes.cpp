@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "contest/report/formats.h"
-#include "contest/report/ratio.h"
+#include "contest/analysis/ratio.h"
 
 namespace contest {
 

@@ -1,4 +1,4 @@
-#include "contest/report/stats.h"
+#include "contest/analysis/stats.h"
 
 #include <algorithm>
 #include <cmath>
