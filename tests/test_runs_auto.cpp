@@ -86,6 +86,15 @@ TEST_CASE("run --runs auto stops on its own when the CI is reached, and --max-ru
 
 namespace {
 
+// No settling wait, no warm-up, no timeline; the work and results folders in `dir`.
+std::vector<std::string> without_waits(const contest::test::ScratchDir& dir) {
+    return {"--settle",      "0",
+            "--warmup",      "0",
+            "--timeline-hz", "0",
+            "--workdir",     (dir / "work").string(),
+            "--results",     (dir / "results").string()};
+}
+
 // Two labels of one --vary run of a plain stand-in knob (docs/vary.md, for
 // tests only), the command workload a short sleep, no settling wait: the
 // result files of both, in label order.
@@ -113,17 +122,8 @@ ComparedRun compared_auto_run(const contest::test::ScratchDir& dir,
                                      "--vary",
                                      (knobs / "factor").string() + "=1,2",
                                      "--runs",
-                                     "auto",
-                                     "--settle",
-                                     "0",
-                                     "--warmup",
-                                     "0",
-                                     "--timeline-hz",
-                                     "0",
-                                     "--workdir",
-                                     (dir / "work").string(),
-                                     "--results",
-                                     (dir / "results").string()};
+                                     "auto"};
+    for (const auto& o : without_waits(dir)) args.push_back(o);
     args.insert(args.end(), auto_options.begin(), auto_options.end());
     args.push_back("no_load");
     auto o = contest::test::run_contest_binary(args, dir.path());
@@ -223,6 +223,14 @@ double next_round_estimate_s(const std::string& why) {
     return std::stod(why.substr(at + about.size()));
 }
 
+// The seconds this invocation's runs took, as that stop reason says them.
+double seconds_after(const std::string& why) {
+    const std::string after = "would end past it, after ";
+    const auto at = why.find(after);
+    REQUIRE(at != std::string::npos);
+    return std::stod(why.substr(at + after.size()));
+}
+
 }  // namespace
 
 TEST_CASE("run --runs auto --budget under --resume takes a round to last as this run's rounds",
@@ -230,34 +238,12 @@ TEST_CASE("run --runs auto --budget under --resume takes a round to last as this
     // The rounds the resumed file holds took none of this invocation's time:
     // a round is estimated from the rounds this invocation ran.
     contest::test::ScratchDir dir("runs-auto-budget-resume");
-    const std::vector<std::string> args = {"run",
-                                           "--quiet",
-                                           "-k",
-                                           "resumed",
-                                           "-w",
-                                           "command",
-                                           "--workload-cmd",
-                                           "sleep 0.5",
-                                           "--runs",
-                                           "auto",
-                                           "--target-ci",
-                                           "0.01",
-                                           "--max-runs",
-                                           "20",
-                                           "--budget",
-                                           "3s",
-                                           "--settle",
-                                           "0",
-                                           "--warmup",
-                                           "0",
-                                           "--timeline-hz",
-                                           "0",
-                                           "--workdir",
-                                           (dir / "work").string(),
-                                           "--results",
-                                           (dir / "results").string(),
-                                           "no_load",
-                                           "cacherun"};
+    std::vector<std::string> args = {
+        "run",       "--quiet", "-k",   "resumed",     "-w",   "command",    "--workload-cmd",
+        "sleep 0.5", "--runs",  "auto", "--target-ci", "0.01", "--max-runs", "20",
+        "--budget",  "3s"};
+    for (const auto& o : without_waits(dir)) args.push_back(o);
+    args.insert(args.end(), {"no_load", "cacherun"});
     auto first = contest::test::run_contest_binary(args, dir.path());
     INFO(first.err);
     REQUIRE(first.exit_code == 0);
@@ -284,11 +270,14 @@ TEST_CASE("run --runs auto --budget under --resume takes a round to last as this
     INFO(why);
     REQUIRE(why.find("--budget 3s: another round") != std::string::npos);
     REQUIRE(rounds_of(after) > rounds_before);
-    // A round's runs alone take what the estimate must at least cover; a
-    // mean over every round the file holds would give much less.
-    double last_round_s = 0;
-    for (const auto& r : after["runs"])
-        if (r["round"] == rounds_of(after)) last_round_s += r["wall_s"].get<double>();
-    CHECK(next_round_estimate_s(why) >= 0.8 * last_round_s);
+    // The next round is taken to last as long as this invocation's rounds
+    // did on average; a mean over every round the file holds (those before
+    // the resume took none of this time) would be much less.
+    const int rounds_now = rounds_of(after) - rounds_before;
+    const double now_s = seconds_after(why);
+    const double mean_now_s = now_s / rounds_now;
+    INFO(rounds_now << " rounds in " << now_s << " s");
+    CHECK(next_round_estimate_s(why) >= mean_now_s * 0.9 - 0.06);
+    CHECK(next_round_estimate_s(why) <= mean_now_s * 1.1 + 0.06);
     CHECK(contest::test::leftover_processes().empty());
 }

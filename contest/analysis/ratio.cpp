@@ -118,6 +118,21 @@ std::size_t shared_rounds(std::span<const RoundTime> load, std::span<const Round
     return n;
 }
 
+std::optional<RatioEstimate> load_ratio(std::span<const RoundTime> load,
+                                        std::span<const RoundTime> no_load) {
+    if (auto paired = paired_ratio(load, no_load)) return paired;
+    auto finished = [](std::span<const RoundTime> runs) {
+        std::vector<double> times;
+        for (const auto& r : runs)
+            if (!r.timed_out) times.push_back(r.wall_s);
+        return times;
+    };
+    auto e = unpaired_ratio(finished(load), finished(no_load));
+    // Why not paired: the note says "no round holds both" or "too few".
+    if (e) e->unpaired_rounds = shared_rounds(load, no_load);
+    return e;
+}
+
 std::optional<RatioEstimate> unpaired_ratio(std::span<const double> load,
                                             std::span<const double> no_load) {
     const auto a = stats::summarize(load), b = stats::summarize(no_load);

@@ -123,4 +123,11 @@ std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
 std::optional<RatioEstimate> unpaired_ratio(std::span<const double> load,
                                             std::span<const double> no_load);
 
+// A load's Ratio over its label's no_load, the one estimate the report's
+// table and the run summary give: paired by round (paired_ratio), else mean
+// over mean of the finished runs (unpaired_ratio, with unpaired_rounds the
+// rounds that held both); nullopt when a side has no finished run.
+std::optional<RatioEstimate> load_ratio(std::span<const RoundTime> load,
+                                        std::span<const RoundTime> no_load);
+
 }  // namespace contest

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <map>
 
+#include "contest/analysis/stats.h"
 #include "contest/report/formats.h"
 #include "contest/report/report_model.h"
-#include "contest/analysis/stats.h"
 
 namespace contest {
 

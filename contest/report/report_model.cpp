@@ -51,14 +51,7 @@ void add_ratio(Cell& cell, const Cell* no_load) {
         cell.ratio_ci95_half = 0;
         return;
     }
-    const auto load_rounds = cell.round_times(), no_load_rounds = no_load->round_times();
-    cell.ratio_estimate = paired_ratio(load_rounds, no_load_rounds);
-    if (!cell.ratio_estimate) {
-        cell.ratio_estimate = unpaired_ratio(cell.ok_wall_times(), no_load->ok_wall_times());
-        // Why not paired: the note says "no round holds both" or "too few".
-        if (cell.ratio_estimate)
-            cell.ratio_estimate->unpaired_rounds = shared_rounds(load_rounds, no_load_rounds);
-    }
+    cell.ratio_estimate = load_ratio(cell.round_times(), no_load->round_times());
     if (!cell.ratio_estimate) return;
     cell.ratio = cell.ratio_estimate->ratio;
     cell.ratio_ci95_half = cell.ratio_estimate->ci95_half;
@@ -395,6 +388,11 @@ double widest_time_mde_pct(const std::vector<ResultFile>& files) {
     ReportOptions options;
     options.print_warnings = false;
     options.baseline = files.front().label;
+    // What the runs could see, not floored at --min-effect: that floor is a
+    // reading of the results (compare may be given a smaller one), contest
+    // run has none, and with it a --target-mde of 1% or less could never be
+    // reached.
+    options.min_effect_pct = 0;
     const ReportModel model = build_report_model(files, options);
     double widest = 0;
     for (const auto& block : model.blocks)

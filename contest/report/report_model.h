@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/analysis/ratio.h"
+#include "contest/analysis/stats.h"
 #include "contest/report/latency_model.h"
 #include "contest/report/multiple_comparisons.h"
-#include "contest/analysis/ratio.h"
 #include "contest/report/report.h"
-#include "contest/analysis/stats.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
@@ -144,8 +144,9 @@ double widest_ratio_ci_pct(const ResultFile& file);
 
 // --runs auto's measure of a comparison so far (the result files of one run,
 // its labels): the largest minimum detectable effect of Time of every label
-// against the first, over every load, as compare would state it; infinity
-// while some is unknown (fewer than kMinRunsForSignificance rounds).
+// against the first, over every load, as compare --min-effect 0 would state
+// it (not floored at a minimum effect); infinity while some is unknown
+// (fewer than kMinRunsForSignificance rounds).
 double widest_time_mde_pct(const std::vector<ResultFile>& files);
 
 // text with, in the formats people read (text, markdown), a loud banner

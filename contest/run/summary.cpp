@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "contest/analysis/ratio.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "loads/registry.h"
@@ -17,12 +19,12 @@ namespace {
 struct LoadTally {
     int runs = 0, failed = 0;
     double wall_sum = 0;
+    std::vector<RoundTime> rounds;  // finished and timed-out runs, as Ratio takes them
     int passed() const { return runs - failed; }
-    double mean() const { return wall_sum / passed(); }
 };
 
-nlohmann::json null_or(bool present, double value) {
-    return present ? nlohmann::json(value) : nlohmann::json(nullptr);
+nlohmann::json null_or(const std::optional<double>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
 }  // namespace
@@ -36,6 +38,9 @@ nlohmann::json run_summary(const ResultFile& result, const std::filesystem::path
             t.wall_sum += run.wall_s;
         else
             ++t.failed;
+        const bool timed_out = run.status == RunStatus::timed_out;
+        if (run.ok() || timed_out)
+            t.rounds.push_back({"", "", run.round, run.ok() ? run.wall_s : 0, timed_out});
     }
     std::vector<std::string> order;
     for (const auto& [name, t] : tally) order.push_back(name);
@@ -43,20 +48,27 @@ nlohmann::json run_summary(const ResultFile& result, const std::filesystem::path
         return load_order(a) < load_order(b);
     });
 
-    auto base = tally.find("no_load");
+    const auto base = tally.find("no_load");
     const bool have_base =
-        base != tally.end() && base->second.passed() > 0 && base->second.mean() > 0;
+        base != tally.end() && base->second.passed() > 0 && base->second.wall_sum > 0;
     nlohmann::json loads = nlohmann::json::array();
     for (const auto& name : order) {
         const LoadTally& t = tally[name];
-        const bool have_mean = t.passed() > 0;
+        std::optional<double> mean, ratio;
+        if (t.passed() > 0) mean = t.wall_sum / t.passed();
+        // The table's Ratio (no_load over itself is exactly 1).
+        if (mean && have_base) {
+            if (name == "no_load")
+                ratio = 1;
+            else if (const auto e = load_ratio(t.rounds, base->second.rounds))
+                ratio = e->ratio;
+        }
         loads.push_back({
             {"load", name},
             {"runs", t.runs},
             {"failed_runs", t.failed},
-            {"mean_time_s", null_or(have_mean, have_mean ? t.mean() : 0)},
-            {"ratio", null_or(have_mean && have_base,
-                              have_mean && have_base ? t.mean() / base->second.mean() : 0)},
+            {"mean_time_s", null_or(mean)},
+            {"ratio", null_or(ratio)},
             {"exit_code", t.failed > 0 ? kExitSomeRunsFailed : kExitOk},
         });
     }

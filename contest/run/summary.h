@@ -15,7 +15,9 @@ inline constexpr int kSummarySchemaVersion = 1;
 
 // One entry per load that has runs, in contest's order: runs, failed_runs,
 // mean_time_s (mean wall time of the runs that passed; null when none did),
-// ratio (that over the label's no_load mean; null without one) and exit_code
+// ratio (the table's Ratio over the label's no_load, from the same estimate,
+// load_ratio: paired by round where rounds hold both; null without a passing
+// no_load) and exit_code
 // (0 when every run of the load passed, else 1, as `contest run` exits).
 // exit_code at the top is the code `contest run` exits with when it finishes
 // (1 when any run failed); result_file is where the full result was saved (made absolute).

@@ -139,7 +139,8 @@ TEST_CASE("the MDE --runs auto aims at is what the runs could see (not floored a
     // below which compare calls nothing, and --runs auto is told that.
     std::mt19937 gen(11);
     const std::vector<ResultFile> files = draw(gen, 8, 0, 0.1, true);
-    const Test& t = time_test_of(model_of(files));
+    const ReportModel model = model_of(files);
+    const Test& t = time_test_of(model);
     REQUIRE(t.resolution);
     const double could_see = detectable_effect_pct(*t.resolution, t.mde_level);
     INFO("could see " << could_see << "%, compare states " << t.mde_pct << "%");
