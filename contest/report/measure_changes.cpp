@@ -14,8 +14,8 @@
 #include <map>
 #include <set>
 
-#include "contest/report/formats.h"
 #include "contest/analysis/ratio.h"
+#include "contest/report/formats.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 

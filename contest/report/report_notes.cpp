@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "contest/report/formats.h"
 #include "contest/analysis/ratio.h"
+#include "contest/report/formats.h"
 
 namespace contest {
 

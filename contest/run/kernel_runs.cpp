@@ -279,20 +279,13 @@ std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::strin
     // guest's contest takes them as given: --order rounds (its seed is the
     // round's own, for whatever else it seeds).
     std::vector<std::string> argv = {
-        "env",
-        "-i",
-        "HOME=" + kGuestScratch,
-        "TMPDIR=" + kGuestScratch + "/tmp",
-        std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
-        kGuestBinary,
-        "run",
+        "env", "-i", "HOME=" + kGuestScratch, "TMPDIR=" + kGuestScratch + "/tmp",
+        std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"), kGuestBinary, "run",
         // One word each, --name=value: a label (or a load) starting with
         // '-' stays a value, never read as an option.
-        "--label=" + config_.kernels[v].label,
-        "--runs=1",
+        "--label=" + config_.kernels[v].label, "--runs=1",
         std::string("--order=") + run_order_name(RunOrder::rounds),
-        "--seed=" + std::to_string(seed),
-        "--workdir=" + kGuestWorkdir,
+        "--seed=" + std::to_string(seed), "--workdir=" + kGuestWorkdir,
         "--results=" + kGuestResults};
     argv.insert(argv.end(), config_.guest_arguments.begin(), config_.guest_arguments.end());
     for (const auto& load : loads) argv.push_back("--load=" + load);
