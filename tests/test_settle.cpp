@@ -45,7 +45,7 @@ TEST_CASE("a busy machine is said not settled after the bound as given", "[settl
           "not settled after 1.5 s: 0.0 tasks runnable, 500 MiB dirty");
 }
 
-TEST_CASE("--settle 0 does not wait or look", "[settle]") {
+TEST_CASE("a --settle of 0 does not wait or look", "[settle]") {
     CountedSamples calm{{0, 0}};
     const Settled s = settle_machine(0, std::ref(calm));
     CHECK(s.state == "off");
