@@ -3,6 +3,8 @@
 // they count and time, what they cost, and that nothing they start outlives
 // contest.
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -81,19 +83,40 @@ TEST_CASE(
     CHECK(sample <= call);
 }
 
+// The kernel's struct sigaction: glibc's sigaction refuses signal 32, which
+// a starter can still leave ignored.
+struct RawSigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    std::uint64_t mask;
+};
+
 TEST_CASE("a timed start gives the program the signals its starter ignores at their default",
           "[latency][exec]") {
     struct sigaction ignore {
     }, old_pipe{}, old_usr1{};
     ignore.sa_handler = SIG_IGN;
+    const RawSigaction raw_ignore{SIG_IGN, 0, nullptr, 0};
+    RawSigaction old_32{};
     ::sigaction(SIGPIPE, &ignore, &old_pipe);
     ::sigaction(SIGUSR1, &ignore, &old_usr1);
+    REQUIRE(::syscall(SYS_rt_sigaction, 32, &raw_ignore, &old_32, sizeof old_32.mask) == 0);
     // sh exits 0 only when it started with no signal ignored.
     const latency::ProgramStarts starts(
         {"/bin/sh", "-c", "grep -q '^SigIgn:[[:space:]]*0*$' /proc/$$/status"});
+    const bool started = [&] {
+        try {
+            starts.time_one();
+            return true;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }();
+    ::syscall(SYS_rt_sigaction, 32, &old_32, nullptr, sizeof old_32.mask);
     ::sigaction(SIGPIPE, &old_pipe, nullptr);
     ::sigaction(SIGUSR1, &old_usr1, nullptr);
-    CHECK_NOTHROW(starts.time_one());
+    CHECK(started);
     const latency::ProgramStarts failing({"/bin/sh", "-c", "exit 3"});
     CHECK_THROWS_AS(failing.time_one(), EnvironmentError);
 }
