@@ -52,6 +52,8 @@ constexpr auto kPollInterval = std::chrono::milliseconds(250);
 // How long a command must have run before it may end (status 0) and be
 // started again: a load that ends sooner is one that cannot stay up.
 constexpr double kShortestRun = 5;
+// A units command still running after this is stuck, not counting.
+constexpr auto kUnitsAnswerWithin = std::chrono::milliseconds(10'000);
 // The units command's number is kept to a thousandth.
 constexpr double kUnitsScale = 1000;
 // The biggest reading taken: what the counters hold.
@@ -177,8 +179,16 @@ class CommandLoad final : public Load {
         if (units_argv_.empty()) return true;
         SpawnOptions options;
         options.cwd = dir_;  // where the load's command works
-        const Reading reading = read_units(command_output(units_argv_, options));
         const std::string what = "--load-cmd-units " + name_ + ": " + join_words(units_argv_);
+        const std::optional<std::string> output =
+            command_output_within(units_argv_, kUnitsAnswerWithin, options);
+        if (!output) {
+            counters.fail(what + " gave no answer within " +
+                          std::to_string(kUnitsAnswerWithin.count() / 1000) +
+                          " s: a count of work done is read in a moment");
+            return false;
+        }
+        const Reading reading = read_units(*output);
         if (!reading.bad.empty()) {
             counters.fail(what + " " + reading.bad);
             return false;

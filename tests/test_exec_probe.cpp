@@ -202,6 +202,13 @@ TEST_CASE("contest latency --probe exec: the user's command, and bad commands re
         CHECK_THAT(bad.err, Catch::Contains(says));
         CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
     }
+    // A program that does not end: said as such, and stopped with the probe.
+    auto endless = test::run_contest_binary(
+        {"latency", "--probe", "exec", "--exec-cmd", "sleep 600", "--duration", "1"}, dir.path());
+    INFO(endless.err);
+    CHECK(endless.exit_code == 1);
+    CHECK_THAT(endless.err, Catch::Contains("sleep 600 had not ended when the window closed"));
+    CHECK(test::leftover_processes().empty());
 }
 
 TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload slower",
@@ -307,6 +314,25 @@ TEST_CASE("a units command (--load-cmd-units) counts the load's work", "[loads][
     CHECK(j["units"].get<double>() < 400);
     CHECK(j["cpu_pct"].get<double>() > 0);
     CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("with --warmup 0 a load is not failed for the warm-up it did not have, but for no work",
+          "[loads][exec][e2e]") {
+    test::ScratchDir dir("warmup-zero");
+    auto o = test::run_contest_binary(
+        run_args(dir, {"--runs", "1", "--warmup", "0", "--workload", "command", "--workload-cmd",
+                       "sleep 1", "--load-cmd", "idle=sleep 100", "--load-cmd-units", "idle=echo 5",
+                       "cpu_load", "idle"}),
+        dir.path());
+    INFO(o.err);
+    CHECK(test::leftover_processes().empty());
+    const json result = only_result(dir);
+    const json cpu = run_of(result, "cpu_load");
+    CHECK(cpu["status"] == "ok");
+    CHECK(cpu["load_units"].get<double>() > 0);
+    const json idle = run_of(result, "idle");
+    CHECK(idle["status"] == "load_failed");
+    CHECK_THAT(idle["reason"].get<std::string>(), Catch::Contains("did no work during the run"));
 }
 
 TEST_CASE(

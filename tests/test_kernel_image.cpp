@@ -180,3 +180,15 @@ TEST_CASE("SHA-256 in pieces and of a file is the one of the whole", "[vm]") {
     CHECK(test::shell_output("sha256sum " + (dir / "f").string() + " | cut -d' ' -f1") == whole);
     CHECK_FALSE(file_sha256_hex(dir / "missing"));
 }
+
+TEST_CASE("a --kernel that is a device or a FIFO is refused as such, not as a missing file",
+          "[vm]") {
+    test::ScratchDir dir("kernel-special");
+    Progress quiet(Progress::Mode::kQuiet);
+    test::shell_output("mkfifo " + (dir / "fifo").string());
+    for (const std::string& spec : {std::string("/dev/zero"), (dir / "fifo").string()}) {
+        INFO(spec);
+        CHECK_THROWS_WITH(resolve_kernel_image(spec, dir / "cache", quiet, dir / "root"),
+                          Catch::Contains("neither a file nor a folder"));
+    }
+}

@@ -118,6 +118,21 @@ TEST_CASE("command_output reads the program's output through a pipe", "[process]
     CHECK(own_children().empty());
 }
 
+TEST_CASE("command_output_within gives up on a command that does not end, and stops it",
+          "[process]") {
+    using std::chrono::milliseconds;
+    CHECK(command_output_within({"sh", "-c", "echo 7"}, milliseconds(5000)) == "7\n");
+    for (const std::vector<std::string>& stuck :
+         {std::vector<std::string>{"sleep", "30"},
+          // Its output closed, itself still running: the read ends, the wait must not hang.
+          std::vector<std::string>{"sh", "-c", "echo 7; exec >&-; sleep 30"}}) {
+        const auto before = Clock::now();
+        CHECK_FALSE(command_output_within(stuck, milliseconds(300)).has_value());
+        CHECK(Clock::now() - before < std::chrono::seconds(10));  // not the sleep's 30 s
+        CHECK(own_children().empty());
+    }
+}
+
 TEST_CASE("command_output ends on an interrupt, its child stopped and reaped", "[process]") {
     // In a child of the test: the interrupt flag, once raised, stays raised.
     std::fflush(nullptr);

@@ -293,6 +293,23 @@ TEST_CASE("snapshot: text --stats", "[report][snapshot]") {
     expect_snapshot("report-stats.txt", render_report(fixture_files(), options));
 }
 
+TEST_CASE("markdown: a label from a result file opens no HTML tag, link or code span", "[report]") {
+    const std::string label = "<img src=x onerror=alert(1)>[x](javascript:1)`c`";
+    const std::string md =
+        render_report({make_result(label, {{"no_load", {10, 10.1, 9.9}}})}, quiet("markdown"));
+    INFO(md);
+    // Every '<img' escaped, and there is one.
+    auto count = [&](const std::string& what) {
+        std::size_t n = 0;
+        for (auto at = md.find(what); at != std::string::npos; at = md.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count("\\<img") >= 1);
+    CHECK(count("\\<img") == count("<img"));
+    CHECK(md.find("\\[x\\](javascript:1)") != std::string::npos);
+    CHECK(md.find("\\`c\\`") != std::string::npos);
+}
+
 TEST_CASE("snapshot: markdown", "[report][snapshot]") {
     expect_snapshot("report.md", render_report(fixture_files(), quiet("markdown")));
 }

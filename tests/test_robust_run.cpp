@@ -160,6 +160,24 @@ TEST_CASE("planted links in the workdir are never followed", "[robust-run][e2e]"
         CHECK(o.err.find((dir / "work").string()) != std::string::npos);
         CHECK(o.err.find("owned by uid 65534") != std::string::npos);
     }
+    SECTION("a workdir that is another user's link is refused; one of this user's is followed") {
+        fs::remove_all(dir / "work");
+        fs::create_symlink(dir / "outside", dir / "work");
+        REQUIRE(::lchown((dir / "work").c_str(), 65534, 65534) == 0);
+        auto o = test::run_contest_binary(
+            args_for(dir, "links", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
+        CHECK(o.exit_code == 3);
+        CHECK(o.err.find("symbolic link owned by uid 65534") != std::string::npos);
+        std::size_t entries = 0;
+        for ([[maybe_unused]] auto& e : fs::directory_iterator(dir / "outside")) ++entries;
+        CHECK(entries == 1);  // the canary alone: nothing made there
+
+        REQUIRE(::lchown((dir / "work").c_str(), ::geteuid(), ::getegid()) == 0);
+        o = test::run_contest_binary(
+            args_for(dir, "links", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 0);
+    }
     CHECK(test::leftover_processes().empty());
 }
 

@@ -81,8 +81,6 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs,
     if (vm.count("budget")) auto_runs.budget_s = parse_budget(vm["budget"].as<std::string>());
     if (runs == "auto") {
         if (!(auto_runs.target_ci_pct > 0)) throw UsageError("--target-ci must be above 0");
-        if (auto_runs.max_runs < kMinAutoRounds)
-            throw UsageError("--max-runs must be at least " + std::to_string(kMinAutoRounds));
         auto_runs.widest_ci_pct = widest_ratio_ci_pct;
         auto_runs.widest_mde_pct = widest_time_mde_pct;
         rc.runs = auto_runs.max_runs;
@@ -249,7 +247,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
          "--runs auto: the widest Ratio CI half-width to reach, in %"},
         {"target-mde", host, bounded(&a.auto_runs.target_mde_pct, 0.01, 100.0)->default_value(5)->value_name("PCT"),
          "--runs auto, two or more labels: the largest Time change these runs could miss, in % (docs/report.md)"},
-        {"max-runs", host, bounded(&a.auto_runs.max_runs, 1u, kMaxRuns)->default_value(15)->value_name("N"),
+        {"max-runs", host, bounded(&a.auto_runs.max_runs, kMinAutoRounds, kMaxRuns)->default_value(15)->value_name("N"),
          "--runs auto: at most this many rounds"},
         {"budget", host, checked<std::string>(nullptr, [](const std::string& b) { parse_budget(b); })->value_name("TIME"),
          "--runs auto: no round that would end past TIME of runs (90s, 45m, 1.5h)"},

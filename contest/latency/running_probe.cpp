@@ -13,6 +13,7 @@
 #include "contest/latency/probe_sleeper.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/words.h"
 
 namespace contest::latency {
 
@@ -114,6 +115,12 @@ ProbeResult RunningProbe::result() const {
             100.0 * (*r.cpu_user_s + *r.cpu_sys_s) / (static_cast<double>(b.at_ns - a.at_ns) / 1e9);
     }
     if (shared.error[0]) r.failure = std::string(shared.error);
+    // An exec probe that never settled was waiting on a start: a program
+    // that does not end (a server, a sleep) has no start time to give.
+    if (!r.failure && !complete_ && options_.kind == ProbeKind::exec)
+        r.failure = "a start of " + join_words(options_.exec_argv) +
+                    " had not ended when the window closed; the exec probe times a command "
+                    "that ends";
     return r;
 }
 

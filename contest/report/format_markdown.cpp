@@ -1,5 +1,6 @@
 // Markdown for web forums and issue trackers: one table per load, with the
 // statistics (CI, change, p) carried by default since space is not tight.
+#include <cctype>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,11 +13,20 @@ namespace contest {
 
 namespace {
 
-// A '|' inside a label would end the cell.
+// A '|' inside a label would end the cell, and a label or a reason from a
+// result file is not the page's markup: a '<' before a letter, '/', '!' or
+// '?' would open an HTML tag in a viewer (one before a space or a digit,
+// as in "p < 0.05", opens nothing), a '[' a link, a '`' code.
 std::string escape_cell(const std::string& text) {
     std::string out;
-    for (char c : text) {
-        if (c == '|' || c == '\\' || c == '*' || c == '_') out += '\\';
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+        const bool opens_tag = c == '<' && (std::isalpha(static_cast<unsigned char>(next)) ||
+                                            next == '/' || next == '!' || next == '?');
+        if (c == '|' || c == '\\' || c == '*' || c == '_' || c == '[' || c == ']' || c == '`' ||
+            opens_tag)
+            out += '\\';
         out += c;
     }
     return out;

@@ -138,11 +138,24 @@ void LoadSession::start() {
 
 std::optional<std::string> LoadSession::warm_up(double seconds) {
     auto before = sample();
+    units_unchecked_since_.reset();
+    if (seconds <= 0) {
+        // No time to have done work yet: the run's end checks it instead.
+        if (info_.counts_work()) units_unchecked_since_ = before.units;
+        return failure();
+    }
     interruptible_sleep(seconds);
     auto after = sample();
     if (auto why = failure()) return why;
     if (info_.counts_work() && after.units == before.units)
         return std::string(info_.name) + " did no work in its " + fixed(seconds, 1) + " s warm-up";
+    return std::nullopt;
+}
+
+std::optional<std::string> LoadSession::failure_over_run() const {
+    if (auto why = failure()) return why;
+    if (units_unchecked_since_ && sample().units == *units_unchecked_since_)
+        return std::string(info_.name) + " did no work during the run (--warmup 0: none before it)";
     return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,7 +105,11 @@ class LoadSession {
     void start();
     // Lets the started load run for `seconds`, then says why it is no good:
     // it died, or (when it counts its work) it did no work in that time.
+    // With no warm-up (0 s), only whether it died.
     std::optional<std::string> warm_up(double seconds);
+    // After the run: why the load is no good, as failure(), and with no
+    // warm-up, also when it did no work over the whole run.
+    std::optional<std::string> failure_over_run() const;
     bool running() const { return running_.has_value(); }
     LoadSample sample() const { return running_->sample(); }
     // Times the running load's command was started again since start().
@@ -135,6 +140,7 @@ class LoadSession {
     std::optional<PrivateDir> dir_;
     std::unique_ptr<Load> load_;
     std::optional<RunningLoad> running_;
+    std::optional<std::uint64_t> units_unchecked_since_;  // no warm-up: the units at the start
 };
 
 }  // namespace contest

@@ -24,13 +24,15 @@ void ResultWriter::save() {
 
 void ResultWriter::save_interrupted() {
     if (result_.runs.empty()) {
-        std::fprintf(stderr, "contest: interrupted before the first run finished; loads stopped\n");
+        std::fprintf(stderr, "contest: interrupted before a run of %s finished: no file for it\n",
+                     result_.label.c_str());
         return;
     }
     try {
         save();
-        std::fprintf(stderr, "contest: interrupted; loads stopped; %zu finished runs kept in %s\n",
-                     result_.runs.size(), path_.c_str());
+        std::fprintf(stderr, "contest: interrupted; %zu finished run%s of %s kept in %s\n",
+                     result_.runs.size(), result_.runs.size() == 1 ? "" : "s",
+                     result_.label.c_str(), path_.c_str());
     } catch (const SaveFailed& e) {
         std::fprintf(stderr, "contest: interrupted; %s\n", e.what());
     }

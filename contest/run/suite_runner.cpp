@@ -184,7 +184,7 @@ void SuiteRunner::run_workload(const std::string& head, LoadSession& load, unsig
             std::fprintf(stderr, "contest: warning: %s\n", why.c_str());
         }
     probes.reset();
-    std::optional<std::string> load_died = load.running() ? load.failure() : std::nullopt;
+    std::optional<std::string> load_died = load.running() ? load.failure_over_run() : std::nullopt;
     rec.load_restarts = static_cast<int>(load.restarts());
     load.stop();  // stop and reap the load before anything else
     if (rec.load_restarts > 0) {

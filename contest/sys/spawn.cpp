@@ -220,12 +220,20 @@ class AfterFork {
 // All a pipe gives until its writers close it. Polled together with the
 // interrupt fd: Ctrl-C reaches contest, not the child in its own group, so
 // a blocking read would never end. Throws Interrupted.
-std::string read_until_end(int fd) {
+// The text up to the end of fd, or nullopt when the deadline came first.
+std::optional<std::string> read_until_end(int fd, std::optional<Clock::time_point> deadline) {
     std::string text;
     char buf[4096];
     for (;;) {
+        int wait_ms = -1;
+        if (deadline) {
+            const auto left =
+                std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
+            if (left.count() <= 0) return std::nullopt;
+            wait_ms = static_cast<int>(std::min<std::int64_t>(left.count(), 60'000));
+        }
         struct pollfd fds[2] = {{interrupt_fd(), POLLIN, 0}, {fd, POLLIN, 0}};
-        if (::poll(fds, 2, -1) < 0 && errno != EINTR)
+        if (::poll(fds, 2, wait_ms) < 0 && errno != EINTR)
             throw EnvironmentError("poll: " + errno_text());
         throw_if_interrupted();
         if (fds[1].revents == 0) continue;
@@ -362,23 +370,46 @@ pid_t fork_function(const std::function<int()>& fn, const ChildTies& ties) {
     return pid;
 }
 
-std::string command_output(const std::vector<std::string>& argv, SpawnOptions options) {
+namespace {
+
+// command_output's work; nullopt when the deadline came first, "" when the
+// command could not run or failed.
+std::optional<std::string> output_of(const std::vector<std::string>& argv, SpawnOptions options,
+                                     std::optional<std::chrono::milliseconds> within) {
     options.out = StdStream::pipe();
     if (options.err.kind == StdStream::Kind::inherit) options.err = StdStream::null();
     options.ties.own_group = true;  // so that the guard stops all it started
     try {
-        auto started = Clock::now();
+        const auto started = Clock::now();
+        std::optional<Clock::time_point> deadline;
+        if (within) deadline = started + *within;
         Spawned child = spawn_with_pipes(argv, options);
         GroupGuard guard(child.pid);
-        const std::string text = read_until_end(child.out.get());
-        ExitInfo exit = wait_child(child.pid, started);
+        const std::optional<std::string> text = read_until_end(child.out.get(), deadline);
+        if (!text) return std::nullopt;  // the guard stops and reaps it
+        WaitHooks hooks;
+        if (deadline) hooks.timeout = std::chrono::duration<double>(*deadline - started);
+        ExitInfo exit = wait_child(child.pid, started, hooks);
         guard.stop();
-        return exit.exited_ok() ? text : std::string();
+        if (exit.timed_out) return std::nullopt;
+        return exit.exited_ok() ? *text : std::string();
     } catch (const Interrupted&) {
         throw;
     } catch (const std::exception&) {
-        return {};
+        return std::string();
     }
+}
+
+}  // namespace
+
+std::string command_output(const std::vector<std::string>& argv, SpawnOptions options) {
+    return *output_of(argv, std::move(options), std::nullopt);
+}
+
+std::optional<std::string> command_output_within(const std::vector<std::string>& argv,
+                                                 std::chrono::milliseconds within,
+                                                 SpawnOptions options) {
+    return output_of(argv, std::move(options), within);
 }
 
 std::string first_line(const std::string& text) {

@@ -159,6 +159,12 @@ pid_t fork_function(const std::function<int()>& fn, const ChildTies& ties = {});
 // For version strings and the like, small outputs that go into the result
 // file. stderr goes to /dev/null unless options say otherwise.
 std::string command_output(const std::vector<std::string>& argv, SpawnOptions options = {});
+// The same with at most `within` for the command to print all and end:
+// nullopt when it has not (its group then stopped), for a command of the
+// user's that a run must not wait on for ever.
+std::optional<std::string> command_output_within(const std::vector<std::string>& argv,
+                                                 std::chrono::milliseconds within,
+                                                 SpawnOptions options = {});
 
 // Runs argv to completion (untimed helper steps: prepare, clean), in its own
 // group, reaped and stopped. Throws StepFailed naming `what`, the status and

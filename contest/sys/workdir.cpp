@@ -90,7 +90,14 @@ Workdir Workdir::open(const fs::path& path) {
                                    std::strerror(errno));
     }
     // The workdir itself may be reached through a link the user made; what
-    // is under it may not.
+    // is under it may not. A link someone else made (root's run with a
+    // user's $XDG_CACHE_HOME) could point it at /etc.
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && link.st_uid != ::geteuid())
+        throw EnvironmentError("workdir " + path.string() + " is a symbolic link owned by uid " +
+                               std::to_string(link.st_uid) + ", not by this user (uid " +
+                               std::to_string(::geteuid()) +
+                               "): refusing it (--workdir the folder it points to)");
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (fd.get() < 0) {
         const std::string why = why_not(errno);

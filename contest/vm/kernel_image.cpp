@@ -281,6 +281,9 @@ KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
         k = from_file(spec, fs::absolute(path), host_root);
     } else if (is_package_name(spec)) {
         k = from_package(spec, fetched_package(spec, cache, progress), cache, progress);
+    } else if (fs::exists(path, ec)) {
+        throw UsageError("--kernel " + printable(spec) +
+                         ": neither a file nor a folder (a device, a FIFO or a socket)");
     } else {
         throw UsageError("--kernel " + printable(spec) +
                          ": no such file or folder, and not a linux-image-* package name");
