@@ -46,7 +46,7 @@ FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_wor
 # (under ASan/UBSan, on their own copy of the core), which takes a few
 # minutes more.
 all: configure
-	cmake --build $(BUILD) -j $(JOBS) --target contest
+	cmake --build $(BUILD) -j $(JOBS) --target contest contest_manual
 
 # Installs only what is missing; `apt-get update` first, since a fresh
 # machine's package lists are stale.

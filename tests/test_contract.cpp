@@ -4,7 +4,9 @@
 // not have; every number option shows its range in --help; and the worked
 // examples of docs/report.md are what contest really prints.
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -140,4 +142,61 @@ TEST_CASE("no test name starts with a dash", "[contract]") {
             CHECK(line.find("TEST_CASE(\"-") == std::string::npos);
         }
     }
+}
+
+TEST_CASE("the manual page names every command, option and load; groff reads it without a warning",
+          "[contract][e2e]") {
+    test::ScratchDir dir("manual");
+    const std::string man = help_of(dir, {"help", "man"});
+    REQUIRE(man.starts_with(".TH CONTEST 1"));
+    // roff writes a '-' as "\-".
+    auto in_roff = [](const std::string& option) {
+        std::string out;
+        for (char c : option) out += c == '-' ? std::string("\\-") : std::string(1, c);
+        return out;
+    };
+    const auto names = commands(help_of(dir, {"--help"}));
+    for (const auto& name : names) {
+        INFO("command " << name);
+        std::string heading = "CONTEST " + name;
+        for (char& c : heading) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        CHECK_THAT(man, Catch::Contains(".SH \"" + heading + "\""));
+        for (const auto& option : long_options_in(help_of(dir, {name, "--help"}))) {
+            INFO(option);
+            CHECK_THAT(man, Catch::Contains("\\fB" + in_roff(option) + "\\fR"));
+        }
+    }
+    std::istringstream loads(help_of(dir, {"loads"}));
+    int load_names = 0;
+    for (std::string line; std::getline(loads, line);) {
+        const auto w = words(line);
+        if (w.empty() || w[0].find("_load") == std::string::npos) continue;
+        ++load_names;
+        CHECK_THAT(man, Catch::Contains(".B " + in_roff(w[0]) + "\n"));
+    }
+    CHECK(load_names >= 5);
+    if (test::shell_output("command -v groff").empty()) return;
+    std::ofstream(dir / "contest.1") << man;
+    CHECK(test::shell_output("groff -man -Tutf8 -ww -z " + (dir / "contest.1").string() +
+                             " 2>&1") == "");
+}
+
+TEST_CASE("the bash completion completes commands, each command's options and load names",
+          "[contract][e2e]") {
+    test::ScratchDir dir("completion");
+    std::ofstream(dir / "contest.bash") << help_of(dir, {"help", "bash-completion"});
+    // The words bash would give, the completion asked for the last one.
+    auto complete = [&](const std::string& line) {
+        return test::shell_output("bash -c 'source " + (dir / "contest.bash").string() +
+                                  "; COMP_WORDS=(" + line +
+                                  "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _contest; echo "
+                                  "\"${COMPREPLY[*]}\"'");
+    };
+    CHECK(complete("contest re") == "report\n");
+    CHECK(complete("contest run --lab") == "--label\n");
+    CHECK(complete("contest run --latency-exec-c") == "--latency-exec-cmd\n");
+    CHECK(complete("contest compare --lab").find("--label") == std::string::npos);
+    CHECK(complete("contest run cpu") == "cpu_load\n");
+    CHECK(complete("contest run --load me") == "mem_load\n");
+    CHECK(complete("contest help m") == "man\n");
 }

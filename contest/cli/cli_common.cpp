@@ -205,11 +205,40 @@ void store_config_file(const std::string& path, const po::options_description& o
     store_config_text(text, path, options, vm);
 }
 
+namespace {
+
+std::vector<CommandFacts>* collected_facts = nullptr;
+
+CommandFacts facts_of(const CommandLine& cl) {
+    CommandFacts facts{cl.name, cl.usage, cl.summary, {}};
+    for (const auto& o : cl.options.options()) {
+        OptionFacts f;
+        f.long_name = o->long_name();
+        // "-k [ --label ]" when it has a short name, else "--label".
+        const std::string shown = o->format_name();
+        if (shown.size() > 1 && shown[0] == '-' && shown[1] != '-') f.short_name = shown[1];
+        f.parameter = o->format_parameter();
+        f.help = o->description();
+        facts.options.push_back(std::move(f));
+    }
+    return facts;
+}
+
+}  // namespace
+
+void collect_command_facts(std::vector<CommandFacts>* into) {
+    collected_facts = into;
+}
+
 bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_map& vm) {
     cl.options.add_options()("help,h", "show this help");
     if (cl.accepts_config)
         cl.options.add_options()("config", po::value<std::string>()->value_name("FILE"),
                                  "read options from an INI file (the command line wins)");
+    if (collected_facts) {
+        collected_facts->push_back(facts_of(cl));
+        return false;
+    }
     try {
         po::store(po::command_line_parser(argc, argv)
                       .options(cl.options)

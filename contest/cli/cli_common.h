@@ -90,6 +90,22 @@ std::vector<std::string> option_words(const po::option_description& o, const po:
 std::vector<std::string> guest_words(const std::vector<TableOption>& table,
                                      const po::variables_map& vm);
 
+// A command's options as its parser has them: what the manual page and the
+// bash completion are made of, so that neither is kept by hand.
+struct OptionFacts {
+    std::string long_name;  // "label"
+    char short_name = 0;    // 'k', or 0
+    std::string parameter;  // "L", "N (1 to 1000) (=3)", "" for a switch
+    std::string help;
+};
+struct CommandFacts {
+    std::string name, usage, summary;
+    std::vector<OptionFacts> options;
+};
+// While into is set, parse_command_line parses nothing: it appends the
+// command's facts to *into and returns false, as after --help. nullptr ends it.
+void collect_command_facts(std::vector<CommandFacts>* into);
+
 // Parses argv into vm (command line first, then the config file, so the
 // command line wins). Returns false when --help was printed (exit 0).
 // Throws UsageError on any bad option, value or config line.

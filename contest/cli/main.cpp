@@ -17,30 +17,11 @@
 
 namespace {
 
-struct Subcommand {
-    const char* name;
-    int (*run)(int, char**);
-    const char* help;
-};
-
-constexpr Subcommand kSubcommands[] = {
-    {"run", contest::cmd_run, "time the workload under each load, --runs times each; save results"},
-    {"report", contest::cmd_report, "tables from result files or folders (default: results/)"},
-    {"compare", contest::cmd_compare, "two labels (or files) side by side, with significance"},
-    {"post", contest::cmd_post, "a plain-text mail body of labels (or files) for a kernel list"},
-    {"latency", contest::cmd_latency,
-     "one latency probe for --duration seconds; its wake-up latency"},
-    {"loads", contest::cmd_loads, "every load: name, what it does, its unit of work"},
-    {"load", contest::cmd_load, "one load alone for --duration seconds; prints its work rate"},
-    {"sysinfo", contest::cmd_sysinfo, "the system fingerprint, as JSON"},
-    {"vm", contest::cmd_vm, "vm check: which accelerator runs --kernel's guests here, and why"},
-};
-
 void usage(std::ostream& out) {
     out << "usage: contest COMMAND [options]\n\n"
            "Times a reference workload (a kernel compile) with no load and under loads\n"
            "that hurt responsiveness, and prints the classic contest table.\n\ncommands:\n";
-    for (const auto& s : kSubcommands)
+    for (const auto& s : contest::subcommands())
         out << "  " << s.name << std::string(10 - std::strlen(s.name), ' ') << s.help << "\n";
     out << "\n`contest COMMAND --help` for a command's options; --version for the version.\n";
 }
@@ -90,7 +71,7 @@ int main(int argc, char** argv) {
         return contest::kExitUsage;
     }
     std::string_view cmd = argv[1];
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    if (cmd == "--help" || cmd == "-h" || (cmd == "help" && argc == 2)) {
         usage(std::cout);
         return contest::kExitOk;
     }
@@ -103,7 +84,7 @@ int main(int argc, char** argv) {
     int rc = contest::kExitUsage;
     bool known = false;
     try {
-        for (const auto& s : kSubcommands) {
+        for (const auto& s : contest::subcommands()) {
             if (cmd == s.name) {
                 known = true;
                 rc = s.run(argc - 1, argv + 1);

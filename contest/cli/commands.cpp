@@ -1,0 +1,26 @@
+#include "contest/cli/commands.h"
+
+namespace contest {
+
+namespace {
+
+constexpr Subcommand kSubcommands[] = {
+    {"run", cmd_run, "time the workload under each load, --runs times each; save results"},
+    {"report", cmd_report, "tables from result files or folders (default: results/)"},
+    {"compare", cmd_compare, "two labels (or files) side by side, with significance"},
+    {"post", cmd_post, "a plain-text mail body of labels (or files) for a kernel list"},
+    {"latency", cmd_latency, "one latency probe for --duration seconds; its wake-up latency"},
+    {"loads", cmd_loads, "every load: name, what it does, its unit of work"},
+    {"load", cmd_load, "one load alone for --duration seconds; prints its work rate"},
+    {"sysinfo", cmd_sysinfo, "the system fingerprint, as JSON"},
+    {"vm", cmd_vm, "vm check: which accelerator runs --kernel's guests here, and why"},
+    {"help", cmd_help, "help man: the manual page; help bash-completion: a completion script"},
+};
+
+}  // namespace
+
+std::span<const Subcommand> subcommands() {
+    return kSubcommands;
+}
+
+}  // namespace contest
