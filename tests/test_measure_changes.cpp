@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/report/format_compare.h"
-#include "contest/report/measure_changes.h"
+#include "contest/analysis/measure_changes.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/result/result_file.h"
 
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 
 #include "contest/observe/perf_counters.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/spawn.h"

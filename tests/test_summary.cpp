@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/result/result_file.h"
 #include "contest/run/summary.h"
 #include "test_helpers.h"

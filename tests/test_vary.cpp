@@ -17,7 +17,7 @@
 
 #include "contest/observe/block_device.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/knob_file.h"

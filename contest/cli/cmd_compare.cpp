@@ -16,7 +16,7 @@
 #include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"

@@ -10,7 +10,7 @@
 #include "contest/cli/run_options.h"
 #include "contest/latency/probe_options.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/run/runner.h"
 #include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"

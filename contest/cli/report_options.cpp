@@ -4,7 +4,7 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/report/exporters.h"
-#include "contest/report/multiple_comparisons.h"
+#include "contest/analysis/multiple_comparisons.h"
 #include "contest/sys/errors.h"
 
 namespace contest {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

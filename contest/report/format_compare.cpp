@@ -14,7 +14,7 @@
 #include "contest/report/compare_view.h"
 #include "contest/report/exporters.h"
 #include "contest/report/formats.h"
-#include "contest/report/measure_changes.h"
+#include "contest/analysis/measure_changes.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"

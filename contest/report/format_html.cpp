@@ -12,7 +12,7 @@
 #include "contest/report/compare_view.h"
 #include "contest/report/formats.h"
 #include "contest/report/latency_plot.h"
-#include "contest/report/measure_changes.h"
+#include "contest/analysis/measure_changes.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/run_facts.h"
 #include "contest/report/svg_common.h"

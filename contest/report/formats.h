@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/sys/number_text.h"
 
 namespace contest {

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "contest/report/exporters.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 

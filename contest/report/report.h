@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/report/multiple_comparisons.h"
+#include "contest/analysis/multiple_comparisons.h"
 #include "contest/result/result_file.h"
 
 namespace contest {

@@ -11,7 +11,7 @@
 
 #include "contest/analysis/ratio.h"
 #include "contest/analysis/stats.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 #include "report_fixtures.h"
 
 using namespace contest;

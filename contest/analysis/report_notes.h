@@ -1,7 +1,7 @@
 #pragma once
 // The notes under a report's table: how Ratio was computed, which test
 // compared each row with the baseline, and loads that did not load.
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

@@ -1,4 +1,4 @@
-#include "contest/report/latency_model.h"
+#include "contest/analysis/latency_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "contest/analysis/stats.h"
 #include "contest/report/formats.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

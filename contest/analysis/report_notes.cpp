@@ -1,6 +1,6 @@
 // The notes under a report's table: how each Ratio was computed, and loads
 // that did not load.
-#include "contest/report/report_notes.h"
+#include "contest/analysis/report_notes.h"
 
 #include <algorithm>
 #include <string>

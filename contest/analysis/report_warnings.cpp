@@ -1,5 +1,5 @@
 // The warnings under a report (see report_warnings.h).
-#include "contest/report/report_warnings.h"
+#include "contest/analysis/report_warnings.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <limits>
 #include <map>
 
-#include "contest/report/fingerprint.h"
-#include "contest/report/report_notes.h"
-#include "contest/report/report_warnings.h"
-#include "contest/report/significance.h"
+#include "contest/analysis/fingerprint.h"
+#include "contest/analysis/report_notes.h"
+#include "contest/analysis/report_warnings.h"
+#include "contest/analysis/significance.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "loads/registry.h"

@@ -13,8 +13,8 @@
 
 #include "contest/analysis/ratio.h"
 #include "contest/analysis/stats.h"
-#include "contest/report/latency_model.h"
-#include "contest/report/multiple_comparisons.h"
+#include "contest/analysis/latency_model.h"
+#include "contest/analysis/multiple_comparisons.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 

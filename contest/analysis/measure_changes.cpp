@@ -6,7 +6,7 @@
 // of the machine as a whole (vmstat, the disk, the load's work) are taken per
 // second of the window they were counted over, as a longer window counts more
 // of them. Percentages and sizes are taken as recorded.
-#include "contest/report/measure_changes.h"
+#include "contest/analysis/measure_changes.h"
 
 #include <algorithm>
 #include <cmath>
