@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/analysis/stats.h"
 #include "contest/analysis/multiple_comparisons.h"
+#include "contest/analysis/stats.h"
 
 using namespace contest::stats;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/report/formats.h"
+#include "contest/sys/number_text.h"
 
 namespace contest {
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/analysis/report_model.h"
+#include "contest/report/report.h"
 
 namespace contest {
 

@@ -9,8 +9,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/report/report.h"
 #include "contest/analysis/report_model.h"
+#include "contest/report/report.h"
 #include "report_fixtures.h"
 
 using namespace contest;
