@@ -23,9 +23,8 @@ namespace {
 constexpr int kRepetitions = 400;
 
 ReportModel model_of(const std::vector<ResultFile>& files) {
-    ReportOptions options;
+    ModelOptions options;
     options.baseline = "base";
-    options.print_warnings = false;
     return build_report_model(files, options);
 }
 
