@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "contest/analysis/report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
 #include "contest/cli/run_options.h"
 #include "contest/latency/probe_options.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/run/runner.h"
 #include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"
@@ -81,8 +81,6 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs,
     if (vm.count("budget")) auto_runs.budget_s = parse_budget(vm["budget"].as<std::string>());
     if (runs == "auto") {
         if (!(auto_runs.target_ci_pct > 0)) throw UsageError("--target-ci must be above 0");
-        auto_runs.widest_ci_pct = widest_ratio_ci_pct;
-        auto_runs.widest_mde_pct = widest_time_mde_pct;
         rc.runs = auto_runs.max_runs;
         rc.auto_runs = auto_runs;
         return;
