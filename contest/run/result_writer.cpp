@@ -14,23 +14,23 @@
 
 namespace contest {
 
-void ResultWriter::save() {
+void ResultWriter::save(const ResultFile& result) const {
     try {
-        write_file_atomically(path_, json_text(to_json(result_)) + "\n");
+        write_file_atomically(path_, json_text(to_json(result)) + "\n");
     } catch (const EnvironmentError& e) {
         throw SaveFailed(e.what());
     }
 }
 
-void ResultWriter::save_interrupted() {
-    if (result_.runs.empty()) {
+void ResultWriter::save_interrupted(const ResultFile& result) const {
+    if (result.runs.empty()) {
         std::fprintf(stderr, "contest: interrupted before the first run finished; loads stopped\n");
         return;
     }
     try {
-        save();
+        save(result);
         std::fprintf(stderr, "contest: interrupted; loads stopped; %zu finished runs kept in %s\n",
-                     result_.runs.size(), path_.c_str());
+                     result.runs.size(), path_.c_str());
     } catch (const SaveFailed& e) {
         std::fprintf(stderr, "contest: interrupted; %s\n", e.what());
     }
