@@ -361,24 +361,24 @@ int cmd_run(int argc, char** argv) {
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
-    if (!out.results.empty() && !out.results.front().runs.empty())
-        std::cout << render_report(out.results, ReportOptions{}) << std::flush;
+    const std::vector<ResultFile> results = label_results(out.labels);
+    if (!results.empty() && !results.front().runs.empty())
+        std::cout << render_report(results, ReportOptions{}) << std::flush;
     if (!out.save_failure.empty()) {
         std::size_t finished = 0;
-        for (const auto& r : out.results) finished += r.runs.size();
+        for (const auto& r : results) finished += r.runs.size();
         std::cerr << "contest: stopped: saving the results failed: " << out.save_failure << "\n"
                   << "contest: the " << finished << " finished runs are in the table above; "
                   << "the result files hold the last good save, where one was made\n";
         return kExitSomeRunsFailed;
     }
-    if (!out.results.empty() && !out.results.front().stopped_because.empty())
-        std::cerr << "contest: --runs auto stopped: " << out.results.front().stopped_because
-                  << "\n";
+    if (!results.empty() && !results.front().stopped_because.empty())
+        std::cerr << "contest: --runs auto stopped: " << results.front().stopped_because << "\n";
     if (!arguments.quiet)
-        for (const auto& path : out.paths)
-            std::cerr << "contest: results saved in " << path.string() << "\n";
+        for (const auto& label : out.labels)
+            std::cerr << "contest: results saved in " << label.path().string() << "\n";
     if (!arguments.summary_json.empty())
-        write_run_summary(arguments.summary_json, out.results.front(), out.paths.front());
+        write_run_summary(arguments.summary_json, results.front(), out.labels.front().path());
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
 }
 
