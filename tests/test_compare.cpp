@@ -11,10 +11,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/format_compare.h"
 #include "contest/report/formats.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
 #include "report_fixtures.h"
 #include "test_helpers.h"

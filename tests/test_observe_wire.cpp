@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/analysis/report_model.h"
 #include "contest/observe/perf_counters.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/spawn.h"

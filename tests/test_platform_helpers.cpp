@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "contest/report/multiple_comparisons.h"
+#include "contest/analysis/multiple_comparisons.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"

@@ -15,11 +15,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/format_compare.h"
 #include "contest/report/format_post.h"
 #include "contest/report/formats.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"

@@ -19,10 +19,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/formats.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/errors.h"
 #include "loads/registry.h"

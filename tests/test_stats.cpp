@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/analysis/multiple_comparisons.h"
 #include "contest/analysis/stats.h"
-#include "contest/report/multiple_comparisons.h"
 
 using namespace contest::stats;
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"
@@ -12,7 +13,6 @@
 #include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"

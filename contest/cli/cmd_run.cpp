@@ -4,13 +4,13 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "contest/analysis/report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
 #include "contest/cli/run_options.h"
 #include "contest/latency/probe_options.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/run/runner.h"
 #include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"
@@ -81,8 +81,6 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs,
     if (vm.count("budget")) auto_runs.budget_s = parse_budget(vm["budget"].as<std::string>());
     if (runs == "auto") {
         if (!(auto_runs.target_ci_pct > 0)) throw UsageError("--target-ci must be above 0");
-        auto_runs.widest_ci_pct = widest_ratio_ci_pct;
-        auto_runs.widest_mde_pct = widest_time_mde_pct;
         rc.runs = auto_runs.max_runs;
         rc.auto_runs = auto_runs;
         return;
@@ -363,24 +361,24 @@ int cmd_run(int argc, char** argv) {
 
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
-    if (!out.results.empty() && !out.results.front().runs.empty())
-        std::cout << render_report(out.results, ReportOptions{}) << std::flush;
+    const std::vector<ResultFile> results = label_results(out.labels);
+    if (!results.empty() && !results.front().runs.empty())
+        std::cout << render_report(results, ReportOptions{}) << std::flush;
     if (!out.save_failure.empty()) {
         std::size_t finished = 0;
-        for (const auto& r : out.results) finished += r.runs.size();
+        for (const auto& r : results) finished += r.runs.size();
         std::cerr << "contest: stopped: saving the results failed: " << out.save_failure << "\n"
                   << "contest: the " << finished << " finished runs are in the table above; "
                   << "the result files hold the last good save, where one was made\n";
         return kExitSomeRunsFailed;
     }
-    if (!out.results.empty() && !out.results.front().stopped_because.empty())
-        std::cerr << "contest: --runs auto stopped: " << out.results.front().stopped_because
-                  << "\n";
+    if (!results.empty() && !results.front().stopped_because.empty())
+        std::cerr << "contest: --runs auto stopped: " << results.front().stopped_because << "\n";
     if (!arguments.quiet)
-        for (const auto& path : out.paths)
-            std::cerr << "contest: results saved in " << path.string() << "\n";
+        for (const auto& label : out.labels)
+            std::cerr << "contest: results saved in " << label.path().string() << "\n";
     if (!arguments.summary_json.empty())
-        write_run_summary(arguments.summary_json, out.results.front(), out.paths.front());
+        write_run_summary(arguments.summary_json, results.front(), out.labels.front().path());
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
 }
 

@@ -2,9 +2,9 @@
 
 #include <cmath>
 
+#include "contest/analysis/multiple_comparisons.h"
 #include "contest/cli/cli_common.h"
 #include "contest/report/exporters.h"
-#include "contest/report/multiple_comparisons.h"
 #include "contest/sys/errors.h"
 
 namespace contest {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

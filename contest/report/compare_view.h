@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "contest/report/measure_changes.h"
-#include "contest/report/report_model.h"
+#include "contest/analysis/measure_changes.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 
 namespace contest {
 

@@ -4,7 +4,7 @@
 // exporters' formats (exporters.h).
 #include <string>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

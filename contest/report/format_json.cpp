@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/report/formats.h"
+#include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/version.h"

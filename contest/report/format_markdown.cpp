@@ -7,6 +7,7 @@
 
 #include "contest/report/cell_columns.h"
 #include "contest/report/formats.h"
+#include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
 
 namespace contest {

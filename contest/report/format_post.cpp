@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/compare_view.h"
 #include "contest/report/formats.h"
-#include "contest/report/measure_changes.h"
-#include "contest/report/report_model.h"
+#include "contest/report/measure_changes_text.h"
 #include "contest/report/run_facts.h"
 #include "contest/report/text_tables.h"
 #include "contest/result/result_file.h"

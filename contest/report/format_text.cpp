@@ -4,7 +4,8 @@
 
 #include "contest/report/cell_columns.h"
 #include "contest/report/formats.h"
-#include "contest/report/measure_changes.h"
+#include "contest/report/latency_tables.h"
+#include "contest/report/measure_changes_text.h"
 #include "contest/report/observe_tables.h"
 #include "contest/report/text_tables.h"
 

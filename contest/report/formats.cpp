@@ -10,6 +10,8 @@
 #include <locale.h>
 #include <wchar.h>
 
+#include "contest/analysis/report_notes.h"
+
 namespace contest {
 
 std::string format_p(double p) {
@@ -122,13 +124,6 @@ std::vector<std::vector<std::string>> test_rows(const ReportModel& model) {
             if (cell.versus->ratio_test) add(block.load, cell.label, *cell.versus->ratio_test);
         }
     return rows;
-}
-
-std::string method_name(const Test& t) {
-    if (t.method == "Welch t") return "Welch's t-test";
-    if (t.method.starts_with("paired t on per-round log differences"))
-        return "paired t on per-round log differences (one --vary or --kernel run)";
-    return t.method;
 }
 
 namespace {
@@ -259,6 +254,13 @@ nlohmann::json test_json(const Test& t) {
         {"mde_pct", json_number(t.mde_pct)},
         {"mde_level", json_number(t.mde_level)},
     };
+}
+
+std::string with_emulated_banner(const ReportModel& model, const std::string& format,
+                                 const std::string& text) {
+    if (model.emulated_labels.empty() || (format != "text" && format != "markdown")) return text;
+    const std::string line = "*** EMULATED TIMES: " + emulated_sentence(model) + ". ***";
+    return (format == "markdown" ? "> **" + line + "**\n\n" : line + "\n\n") + text;
 }
 
 }  // namespace contest

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "contest/sys/number_text.h"
 
 namespace contest {
@@ -38,15 +38,11 @@ std::string join_list(const std::vector<std::string>& items);
 // statistic, p, adjusted p, effect, could see (detectable_text), verdict
 // ("yes", "no", "below 1%").
 std::vector<std::vector<std::string>> test_rows(const ReportModel& model);
-// A test's method as prose names it: "Welch's t-test", "paired t on per-round
-// log differences (one --vary run)" (whatever the count of shared rounds),
-// else the method as recorded.
-std::string method_name(const Test& t);
 // The methods the model's tests of `what` ("Time", "Ratio", "load effect")
-// used, as method_name names them: one name when every row used the same,
-// else each with the rows it was used under ("Welch's t-test under cpu_load;
-// Mann-Whitney U (timed-out runs slowest) under io_load"); `none` when no row
-// has such a test.
+// used, as method_name (report_notes.h) names them: one name when every row
+// used the same, else each with the rows it was used under ("Welch's t-test
+// under cpu_load; Mann-Whitney U (timed-out runs slowest) under io_load");
+// `none` when no row has such a test.
 std::string methods_used(const ReportModel& model, const std::string& what,
                          const std::string& none);
 // What text and markdown name as Time's test where no row had the runs for
@@ -70,5 +66,9 @@ std::size_t display_width(const std::string& s);
 // trimmed. Rows may be shorter than others (missing cells are empty).
 std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<bool>& right);
+// text with, in the formats people read (text, markdown), a loud banner
+// before it when some labels' times are emulated (model.emulated_labels).
+std::string with_emulated_banner(const ReportModel& model, const std::string& format,
+                                 const std::string& text);
 
 }  // namespace contest

@@ -4,7 +4,7 @@
 // on a log scale, so the tail (where loads show) is as visible as the bulk.
 #include <string>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "contest/analysis/measures.h"
 #include "contest/report/formats.h"
 
 namespace contest {
@@ -20,17 +21,6 @@ struct Column {
     int decimals;
     std::function<json(const RunRecord&)> value;
 };
-
-const json* find_path(const json& root, std::initializer_list<const char*> keys) {
-    const json* at = &root;
-    for (const char* k : keys) {
-        if (!at->is_object()) return nullptr;
-        auto it = at->find(k);
-        if (it == at->end()) return nullptr;
-        at = &*it;
-    }
-    return at;
-}
 
 // Means over the ok runs of each cell (table.notes already holds what the
 // columns mean; the reasons for "not counted" follow); a column no run had a number for is
@@ -76,58 +66,19 @@ ObserveTable build(const ReportModel& model, ObserveTable table, const std::vect
     return table;
 }
 
-// A perf event's scaled count (times scale), or why it was not counted.
-Column perf_event(const char* heading, const char* event, int decimals, double scale = 1) {
-    return {heading, decimals, [event, scale](const RunRecord& r) -> json {
-                const json* e = find_path(r.perf, {"events", event});
-                if (!e) return nullptr;
-                if (e->value("counted", false) && e->contains("value"))
-                    return (*e)["value"].get<double>() * scale;
-                return e->value("reason", std::string("never ran"));
+// A measure of the table (contest/analysis/measures.h) as its run recorded
+// it, times `scale` (task-clock's ns as s, a miss rate as %), or why not.
+Column measure_column(const char* heading, const char* measure, int decimals, double scale = 1) {
+    const Measure& m = measure_named(measure);
+    return {heading, decimals, [&m, scale](const RunRecord& r) -> json {
+                json v = measure_reading(r, m);
+                return v.is_number() ? json(v.get<double>() * scale) : v;
             }};
 }
 
-// IPC and the miss rates: a number, or why not: the reason of `event` (a
-// half of the rate) when it was not counted, else the rate's own.
-Column perf_derived(const char* heading, const char* key, double scale, const char* event) {
-    return {heading, 2, [key, scale, event](const RunRecord& r) -> json {
-                const json* d = find_path(r.perf, {key});
-                if (!d) return nullptr;
-                if (d->is_number()) return d->get<double>() * scale;
-                const json* e = find_path(r.perf, {"events", event});
-                if (e && !e->value("counted", false) && e->contains("reason"))
-                    return std::string(event) + " " + (*e)["reason"].get<std::string>();
-                return d->value("reason", std::string("not counted"));
-            }};
-}
-
-Column psi_pct(const char* heading, const char* resource, const char* kind) {
-    return {heading, 2, [resource, kind](const RunRecord& r) -> json {
-                const json* psi = find_path(r.timeline, {"totals", "psi"});
-                if (!psi) return nullptr;
-                if (!psi->value("available", false))
-                    return psi->value("reason", std::string("no PSI"));
-                const json* v = find_path(*psi, {resource, kind});
-                return v && v->is_number() ? *v : json();
-            }};
-}
-
-// The sum of the vmstat deltas whose names are listed (pgscan_kswapd +
-// pgscan_direct: the split by cause of one figure).
+// The sum of the vmstat deltas over the window whose names are listed.
 Column vmstat_sum(const char* heading, std::vector<std::string> names) {
-    return {heading, 0, [names](const RunRecord& r) -> json {
-                const json* vm = find_path(r.timeline, {"totals", "vmstat"});
-                if (!vm) return nullptr;
-                if (vm->contains("reason")) return (*vm)["reason"];
-                double sum = 0;
-                bool any = false;
-                for (const auto& n : names)
-                    if (auto it = vm->find(n); it != vm->end() && it->is_number()) {
-                        sum += it->get<double>();
-                        any = true;
-                    }
-                return any ? json(sum) : json();
-            }};
+    return {heading, 0, [names](const RunRecord& r) -> json { return vmstat_reading(r, names); }};
 }
 
 }  // namespace
@@ -139,14 +90,15 @@ ObserveTable perf_table(const ReportModel& model) {
     t.notes.push_back(
         "counts scaled by time enabled / time running; task-clock in CPU seconds; "
         "cache-miss% of cache references, branch-miss% of branches");
-    t = build(
-        model, t,
-        {perf_event("task-clock s", "task-clock", 2, 1e-9),
-         perf_event("ctx-switches", "context-switches", 0),
-         perf_event("migrations", "cpu-migrations", 0), perf_event("page-faults", "page-faults", 0),
-         perf_event("major-faults", "major-faults", 0), perf_derived("IPC", "ipc", 1, "cycles"),
-         perf_derived("cache-miss%", "cache_miss_rate", 100, "cache-misses"),
-         perf_derived("branch-miss%", "branch_miss_rate", 100, "branch-misses")});
+    t = build(model, t,
+              {measure_column("task-clock s", "perf_task_clock", 2, 1e-9),
+               measure_column("ctx-switches", "perf_context_switches", 0),
+               measure_column("migrations", "perf_cpu_migrations", 0),
+               measure_column("page-faults", "perf_page_faults", 0),
+               measure_column("major-faults", "perf_major_faults", 0),
+               measure_column("IPC", "perf_ipc", 2),
+               measure_column("cache-miss%", "perf_cache_miss_rate", 2, 100),
+               measure_column("branch-miss%", "perf_branch_miss_rate", 2, 100)});
     return t;
 }
 
@@ -159,9 +111,12 @@ ObserveTable psi_table(const ReportModel& model) {
         "some: at least one task stalled, full: all non-idle tasks stalled");
     t = build(
         model, t,
-        {psi_pct("cpu some%", "cpu", "some_pct"), psi_pct("cpu full%", "cpu", "full_pct"),
-         psi_pct("mem some%", "memory", "some_pct"), psi_pct("mem full%", "memory", "full_pct"),
-         psi_pct("io some%", "io", "some_pct"), psi_pct("io full%", "io", "full_pct"),
+        {measure_column("cpu some%", "psi_cpu_some_pct", 2),
+         measure_column("cpu full%", "psi_cpu_full_pct", 2),
+         measure_column("mem some%", "psi_memory_some_pct", 2),
+         measure_column("mem full%", "psi_memory_full_pct", 2),
+         measure_column("io some%", "psi_io_some_pct", 2),
+         measure_column("io full%", "psi_io_full_pct", 2),
          vmstat_sum("pgscan", {"pgscan_kswapd", "pgscan_direct", "pgscan_khugepaged"}),
          vmstat_sum("pgsteal", {"pgsteal_kswapd", "pgsteal_direct", "pgsteal_khugepaged"}),
          vmstat_sum("allocstall", {"allocstall_dma", "allocstall_dma32", "allocstall_normal",

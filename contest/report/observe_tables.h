@@ -8,7 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
+#include "contest/report/report.h"
 
 namespace contest {
 

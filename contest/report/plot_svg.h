@@ -3,7 +3,7 @@
 // one self-contained SVG document (no scripts, fonts or images from outside).
 #include <string>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

@@ -3,8 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/exporters.h"
-#include "contest/report/report_model.h"
+#include "contest/report/formats.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 

@@ -6,21 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "contest/report/multiple_comparisons.h"
+#include "contest/analysis/model_options.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
 
-struct ReportOptions {
-    std::string format = "text";          // an exporter's name (exporters.h)
-    std::optional<std::string> baseline;  // label; default the one that ran first
-    bool stats = false;                   // --stats: extra columns in text
-    double alpha = 0.05;                  // significance level
-    // Over all the tests behind one table: holm, bh or none.
-    stats::Correction correction = stats::Correction::holm;
-    // A difference below this, in %, is never called one, whatever its p.
-    double min_effect_pct = 1;
-    bool by_host = false;  // --by-host: rows LABEL@host
+// The model's options (baseline, alpha, correction, minimum effect, --by-host)
+// and how the report renders it.
+struct ReportOptions : ModelOptions {
+    std::string format = "text";  // an exporter's name (exporters.h)
+    bool stats = false;           // --stats: extra columns in text
     // --perf, --psi: blocks of the counters and pressure after the table
     // (observe_tables.h).
     bool perf = false, psi = false;

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

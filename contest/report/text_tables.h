@@ -3,7 +3,7 @@
 // as well: the classic table, the Loads' units, the latency blocks.
 #include <string>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "contest/analysis/report_model.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
 
@@ -29,10 +30,9 @@ struct Aim {
 
 Aim aim_of(const AutoRuns& auto_runs, const std::vector<ResultFile>& results) {
     if (results.size() >= 2)
-        return {"the largest Time MDE", auto_runs.widest_mde_pct(results),
-                auto_runs.target_mde_pct};
+        return {"the largest Time MDE", widest_time_mde_pct(results), auto_runs.target_mde_pct};
     double widest = 0;
-    for (const auto& result : results) widest = std::max(widest, auto_runs.widest_ci_pct(result));
+    for (const auto& result : results) widest = std::max(widest, widest_ratio_ci_pct(result));
     return {"the widest Ratio CI", widest, auto_runs.target_ci_pct};
 }
 

@@ -4,8 +4,9 @@
 // load's Ratio CI under --target-ci. Two or more labels (a comparison: the
 // values of --vary): every compared Time's minimum detectable effect under
 // --target-mde. Either way at most --max-runs rounds, and no round that
-// would end past --budget.
-#include <functional>
+// would end past --budget. The figures are the analysis layer's
+// (widest_ratio_ci_pct, widest_time_mde_pct: contest/analysis/report_model.h),
+// estimated as the report estimates them.
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,13 +21,6 @@ struct AutoRuns {
     double target_mde_pct = 5;       // labels compared: the largest Time MDE to reach, in %
     unsigned max_runs = 15;          // and after this many rounds in any case
     std::optional<double> budget_s;  // --budget: no round is started that would end past it
-    // The widest Ratio CI half-width (in % of the Ratio) of the results so
-    // far; infinity while some load's is unknown. Given by the caller (the
-    // report layer knows how Ratio is estimated; the run loop does not).
-    std::function<double(const ResultFile&)> widest_ci_pct;
-    // The largest minimum detectable effect of Time, in %, of every label
-    // against the first, over every load; infinity while some is unknown.
-    std::function<double(const std::vector<ResultFile>&)> widest_mde_pct;
 };
 
 // Rounds before --runs auto looks at the CIs: with fewer, a CI is a guess.

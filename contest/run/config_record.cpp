@@ -65,22 +65,31 @@ nlohmann::json vary_record(const std::string& group, const std::vector<Knob>& kn
     return j;
 }
 
+nlohmann::json kernels_vary_record(const std::string& group, const std::vector<LabelRun>& labels,
+                                   std::size_t kernel) {
+    Knob kernels{"kernel", "", {}, ""};
+    for (const auto& label : labels) kernels.values.push_back(label.label);
+    return vary_record(group, {kernels}, {kernel});
+}
+
 std::vector<ResultFile> new_results(const RunConfig& config, const RunPlan& plan,
                                     const nlohmann::json& config_record,
                                     const std::string& started_at) {
     nlohmann::json system = system_fingerprint();
     system["kernel"] = kernel_facts(config.workload.workdir.string());
-    std::vector<ResultFile> results(plan.combinations.size());
+    const std::string group = started_at + "-" + std::to_string(plan.seed);
+    std::vector<ResultFile> results(plan.labels.size());
     for (std::size_t v = 0; v < results.size(); ++v) {
         ResultFile& result = results[v];
-        result.label = plan.labels[v];
+        result.label = plan.labels[v].label;
         result.contest_version = kVersion;
         result.started_at = started_at;
         result.system = system;
         result.config = config_record;
         if (!plan.knobs.empty())
-            result.config["vary"] = vary_record(started_at + "-" + std::to_string(plan.seed),
-                                                plan.knobs, plan.combinations[v]);
+            result.config["vary"] = vary_record(group, plan.knobs, plan.labels[v].combination);
+        if (plan.labels[v].kernel)
+            result.config["vary"] = kernels_vary_record(group, plan.labels, v);
         result.loads = nlohmann::json::object();
     }
     return results;

@@ -183,7 +183,8 @@ AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
     return {Accel::tcg, *why};
 }
 
-KernelGuests::KernelGuests(const RunConfig& config, Progress& progress)
+KernelGuests::KernelGuests(const RunConfig& config, std::vector<LabelRun>& labels,
+                           Progress& progress)
     : config_(config),
       workdir_(Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir)) {
     workdir_.make_dir("vm/cache");
@@ -199,25 +200,28 @@ KernelGuests::KernelGuests(const RunConfig& config, Progress& progress)
                                ", which this host's root lacks: create it (an empty folder)");
     // Copied once, for every round: the binary file may be rebuilt meanwhile.
     copy_own_binary(folder_ / "contest");
-    for (const auto& spec : config.kernels) {
-        kernels_.push_back(
-            resolve_kernel_image(spec.image, workdir_.real_dir("vm/cache"), progress));
-        initramfs_.push_back(
-            build_initramfs(kernels_.back(), folder_ / ("initramfs-" + spec.label + ".cpio")));
-        if (kernels_.back().modules_folder.empty())
-            progress.note("contest: --kernel " + spec.label + ": no lib/modules/" +
-                          kernels_.back().release +
-                          "/ for it: everything the guest needs is taken as built in");
-        else if (!initramfs_.back().assumed_builtin.empty() && kernels_.back().builtin.empty())
-            progress.note("contest: --kernel " + spec.label + ": no module found for " +
-                          join(initramfs_.back().assumed_builtin, ", ") +
-                          ": taken as built into the kernel");
-    }
-    accel_ = choose_accel(config.vm.accel, kernels_.front(), initramfs_.front(), folder_, progress);
+    for (auto& label : labels) prepare_kernel(label, progress);
+    const LabelKernel& first = *labels.front().kernel;
+    accel_ = choose_accel(config.vm.accel, first.resolved, first.initramfs, folder_, progress);
     if (emulated())
         progress.note(
             "contest: the guests run under TCG, software emulation: every time "
             "measured is EMULATED, not the hardware's");
+}
+
+void KernelGuests::prepare_kernel(LabelRun& label, Progress& progress) {
+    LabelKernel& kernel = *label.kernel;
+    kernel.resolved = resolve_kernel_image(kernel.image, workdir_.real_dir("vm/cache"), progress);
+    kernel.initramfs =
+        build_initramfs(kernel.resolved, folder_ / ("initramfs-" + label.label + ".cpio"));
+    if (kernel.resolved.modules_folder.empty())
+        progress.note("contest: --kernel " + label.label + ": no lib/modules/" +
+                      kernel.resolved.release +
+                      "/ for it: everything the guest needs is taken as built in");
+    else if (!kernel.initramfs.assumed_builtin.empty() && kernel.resolved.builtin.empty())
+        progress.note("contest: --kernel " + label.label + ": no module found for " +
+                      join(kernel.initramfs.assumed_builtin, ", ") +
+                      ": taken as built into the kernel");
 }
 
 nlohmann::json KernelGuests::vm_record() const {
@@ -238,14 +242,14 @@ nlohmann::json KernelGuests::vm_record() const {
     return j;
 }
 
-nlohmann::json KernelGuests::kernel_record(std::size_t v) const {
-    nlohmann::json j = kernels_[v].fingerprint();
-    j["label"] = config_.kernels[v].label;
-    j["modules_loaded"] = initramfs_[v].modules;
+nlohmann::json KernelGuests::kernel_record(const LabelRun& label) {
+    nlohmann::json j = label.kernel->resolved.fingerprint();
+    j["label"] = label.label;
+    j["modules_loaded"] = label.kernel->initramfs.modules;
     return j;
 }
 
-void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
+void KernelGuests::make_scratch_disk(const KernelImage& kernel, const fs::path& disk) {
     workdir_.remove_tree(run_folder_ + "/seed");
     workdir_.make_dir(run_folder_ + "/seed/contest-bin");
     workdir_.make_dir(run_folder_ + "/seed/work");
@@ -255,9 +259,9 @@ void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
     fs::copy_file(folder_ / "contest", seed / "contest-bin/contest",
                   fs::copy_options::overwrite_existing);
     // The guest's /boot: its own kernel's config, where contest's facts look.
-    if (!kernels_[v].config_text.empty()) {
+    if (!kernel.config_text.empty()) {
         workdir_.make_dir(run_folder_ + "/seed/boot");
-        std::ofstream(seed / "boot" / ("config-" + kernels_[v].release)) << kernels_[v].config_text;
+        std::ofstream(seed / "boot" / ("config-" + kernel.release)) << kernel.config_text;
     }
     std::error_code ec;
     fs::remove(disk, ec);
@@ -272,7 +276,8 @@ void KernelGuests::make_scratch_disk(std::size_t v, const fs::path& disk) {
                 "making the guest's scratch disk (mkfs.ext4)");
 }
 
-std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::string>& loads,
+std::string KernelGuests::guest_argv(const std::string& label,
+                                     const std::vector<std::string>& loads,
                                      std::uint64_t seed) const {
     const char* path = std::getenv("PATH");
     // The loads come in the order the host planned and records, and the
@@ -283,8 +288,7 @@ std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::strin
         std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"), kGuestBinary, "run",
         // One word each, --name=value: a label (or a load) starting with
         // '-' stays a value, never read as an option.
-        "--label=" + config_.kernels[v].label, "--runs=1",
-        std::string("--order=") + run_order_name(RunOrder::rounds),
+        "--label=" + label, "--runs=1", std::string("--order=") + run_order_name(RunOrder::rounds),
         "--seed=" + std::to_string(seed), "--workdir=" + kGuestWorkdir,
         "--results=" + kGuestResults};
     argv.insert(argv.end(), config_.guest_arguments.begin(), config_.guest_arguments.end());
@@ -294,22 +298,23 @@ std::string KernelGuests::guest_argv(std::size_t v, const std::vector<std::strin
     return text;
 }
 
-GuestRound KernelGuests::run_round(std::size_t v, unsigned round,
+GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
                                    const std::vector<std::string>& loads, std::uint64_t seed,
                                    Progress& progress) {
-    const std::string& label = config_.kernels[v].label;
+    const std::string& label = label_run.label;
+    const LabelKernel& kernel = *label_run.kernel;
     const std::string head = "[" + label + "] round " + std::to_string(round);
     progress.status(head + "  making the scratch disk");
     const fs::path disk = folder_ / "disk.img";
-    make_scratch_disk(v, disk);
+    make_scratch_disk(kernel.resolved, disk);
     workdir_.remove_tree(run_folder_ + "/out");
     workdir_.make_dir(run_folder_ + "/out");
     const fs::path out = folder_ / "out";
-    std::ofstream(out / "argv", std::ios::binary) << guest_argv(v, loads, seed);
+    std::ofstream(out / "argv", std::ios::binary) << guest_argv(label, loads, seed);
 
     GuestBoot boot;
-    boot.kernel = kernels_[v].image;
-    boot.initramfs = initramfs_[v].path;
+    boot.kernel = kernel.resolved.image;
+    boot.initramfs = kernel.initramfs.path;
     boot.scratch_disk = disk;
     boot.out_dir = out;
     boot.console_log = folder_ / ("console-" + label + "-" + std::to_string(round) + ".log");

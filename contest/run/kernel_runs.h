@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/result/result_file.h"
+#include "contest/run/label_run.h"
 #include "contest/run/runner.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/workdir.h"
@@ -65,36 +66,38 @@ std::string guest_log_tail(const std::filesystem::path& out, int lines);
 
 class KernelGuests {
   public:
-    // Resolves and prepares every kernel of config (UsageError naming a bad
+    // Resolves and prepares every label's kernel (UsageError naming a bad
     // one), and chooses the accelerator.
-    KernelGuests(const RunConfig& config, Progress& progress);
+    KernelGuests(const RunConfig& config, std::vector<LabelRun>& labels, Progress& progress);
     ~KernelGuests();
     KernelGuests(const KernelGuests&) = delete;
     KernelGuests& operator=(const KernelGuests&) = delete;
 
     // config.vm of every result file: accelerator, emulation, shape.
     nlohmann::json vm_record() const;
-    // config.kernel of kernel v's file: its fingerprint and initramfs.
-    nlohmann::json kernel_record(std::size_t v) const;
+    // config.kernel of a label's file: its kernel's fingerprint and initramfs.
+    static nlohmann::json kernel_record(const LabelRun& label);
     bool emulated() const { return accel_.accel == Accel::tcg; }
 
-    // Boots kernel v for `round`, its guest running `loads` in their order
-    // (its contest given --order rounds, and seed as its --seed).
-    GuestRound run_round(std::size_t v, unsigned round, const std::vector<std::string>& loads,
-                         std::uint64_t seed, Progress& progress);
+    // Boots the label's kernel for `round`, its guest running `loads` in
+    // their order (its contest given --order rounds, and seed as its --seed).
+    GuestRound run_round(const LabelRun& label, unsigned round,
+                         const std::vector<std::string>& loads, std::uint64_t seed,
+                         Progress& progress);
 
   private:
-    void make_scratch_disk(std::size_t v, const std::filesystem::path& disk);
+    // The label's kernel resolved and its initramfs built, with a note on
+    // what it lacks.
+    void prepare_kernel(LabelRun& label, Progress& progress);
+    void make_scratch_disk(const KernelImage& kernel, const std::filesystem::path& disk);
     // The guest's command, its words NUL-separated.
-    std::string guest_argv(std::size_t v, const std::vector<std::string>& loads,
+    std::string guest_argv(const std::string& label, const std::vector<std::string>& loads,
                            std::uint64_t seed) const;
 
     const RunConfig& config_;
     Workdir workdir_;
     std::string run_folder_;  // vm/run-<pid>, in the workdir: this run's disk, shares, consoles
     std::filesystem::path folder_;  // its real path
-    std::vector<KernelImage> kernels_;
-    std::vector<Initramfs> initramfs_;
     AccelChoice accel_;
 };
 

@@ -14,25 +14,25 @@
 
 namespace contest {
 
-void ResultWriter::save() {
+void ResultWriter::save(const ResultFile& result) const {
     try {
-        write_file_atomically(path_, json_text(to_json(result_)) + "\n");
+        write_file_atomically(path_, json_text(to_json(result)) + "\n");
     } catch (const EnvironmentError& e) {
         throw SaveFailed(e.what());
     }
 }
 
-void ResultWriter::save_interrupted() {
-    if (result_.runs.empty()) {
+void ResultWriter::save_interrupted(const ResultFile& result) const {
+    if (result.runs.empty()) {
         std::fprintf(stderr, "contest: interrupted before a run of %s finished: no file for it\n",
-                     result_.label.c_str());
+                     result.label.c_str());
         return;
     }
     try {
-        save();
+        save(result);
         std::fprintf(stderr, "contest: interrupted; %zu finished run%s of %s kept in %s\n",
-                     result_.runs.size(), result_.runs.size() == 1 ? "" : "s",
-                     result_.label.c_str(), path_.c_str());
+                     result.runs.size(), result.runs.size() == 1 ? "" : "s",
+                     result.label.c_str(), path_.c_str());
     } catch (const SaveFailed& e) {
         std::fprintf(stderr, "contest: interrupted; %s\n", e.what());
     }

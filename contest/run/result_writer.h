@@ -16,19 +16,17 @@ struct SaveFailed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Saves one result file, whole, each time it is asked to.
+// Saves a result file at its path, whole, each time it is asked to.
 class ResultWriter {
   public:
-    ResultWriter(ResultFile& result, std::filesystem::path path)
-        : result_(result), path_(std::move(path)) {}
-    void save();  // throws SaveFailed
+    explicit ResultWriter(std::filesystem::path path) : path_(std::move(path)) {}
+    void save(const ResultFile& result) const;  // throws SaveFailed
     // Ctrl-C, SIGTERM, SIGHUP: what finished is saved (complete: false) and
     // said on stderr; with no finished run there is no file to save.
-    void save_interrupted();
+    void save_interrupted(const ResultFile& result) const;
     const std::filesystem::path& path() const { return path_; }
 
   private:
-    ResultFile& result_;
     std::filesystem::path path_;
 };
 

@@ -24,39 +24,71 @@ std::vector<Knob> resolve_knobs(const RunConfig& config) {
     return knobs;
 }
 
-// Each combination's label (--vary-label), checked as -k's and refused when
-// two combinations would share one; the -k label without --vary.
-std::vector<std::string> combination_labels(const RunConfig& config, const RunPlan& plan) {
-    std::vector<std::string> labels;
+// --kernel's labels, checked as -k's and refused when two are alike.
+std::vector<LabelRun> kernel_labels(const RunConfig& config) {
+    std::vector<LabelRun> labels;
     for (const auto& kernel : config.kernels) {
         check_label(kernel.label, "--kernel: the label",
                     " (--kernel " + printable(kernel.label) + "=...)");
-        if (std::find(labels.begin(), labels.end(), kernel.label) != labels.end())
-            throw UsageError("--kernel: two kernels have the label '" + kernel.label + "'");
-        labels.push_back(kernel.label);
-    }
-    if (!labels.empty()) return labels;
-    for (const auto& combination : plan.combinations) {
-        labels.push_back(plan.knobs.empty() ? config.label
-                                            : vary_label(config.vary_label, config.label,
-                                                         plan.knobs, combination));
-        check_label(labels.back(), "--vary: the label",
-                    " (--vary-label '" + printable(config.vary_label) + "')");
-        if (std::count(labels.begin(), labels.end(), labels.back()) > 1)
-            throw UsageError("--vary-label '" + config.vary_label +
-                             "' gives two combinations the label '" + labels.back() + "'");
+        for (const auto& other : labels)
+            if (other.label == kernel.label)
+                throw UsageError("--kernel: two kernels have the label '" + kernel.label + "'");
+        LabelRun& label = labels.emplace_back();
+        label.label = kernel.label;
+        label.kernel.emplace().image = kernel.image;
     }
     return labels;
 }
 
-// A resumed file's own folder; results/LABEL/ for each new file.
-std::vector<std::filesystem::path> result_folders(const RunConfig& config, const RunPlan& plan) {
-    if (plan.resumed)
-        return {config.resume.has_parent_path() ? config.resume.parent_path()
-                                                : std::filesystem::path(".")};
-    std::vector<std::filesystem::path> folders;
-    for (const auto& label : plan.labels) folders.push_back(config.results_dir / label);
-    return folders;
+// Each combination's label (--vary-label), checked as -k's and refused when
+// two combinations would share one; the -k label alone without --vary.
+std::vector<LabelRun> vary_labels(const RunConfig& config, const RunPlan& plan) {
+    std::vector<LabelRun> labels;
+    for (const auto& combination : vary_combinations(plan.knobs)) {
+        const std::string name = plan.knobs.empty() ? config.label
+                                                    : vary_label(config.vary_label, config.label,
+                                                                 plan.knobs, combination);
+        check_label(name, "--vary: the label",
+                    " (--vary-label '" + printable(config.vary_label) + "')");
+        for (const auto& other : labels)
+            if (other.label == name)
+                throw UsageError("--vary-label '" + config.vary_label +
+                                 "' gives two combinations the label '" + name + "'");
+        LabelRun& label = labels.emplace_back();
+        label.label = name;
+        label.combination = combination;
+    }
+    return labels;
+}
+
+// The labels, each knowing its place and its folder: a resumed file's own
+// folder, results/LABEL/ for each new file.
+std::vector<LabelRun> plan_labels(const RunConfig& config, const RunPlan& plan) {
+    std::vector<LabelRun> labels =
+        config.kernels.empty() ? vary_labels(config, plan) : kernel_labels(config);
+    for (std::size_t v = 0; v < labels.size(); ++v) {
+        labels[v].index = v;
+        labels[v].folder = config.results_dir / labels[v].label;
+        if (plan.resumed)
+            labels[v].folder = config.resume.has_parent_path() ? config.resume.parent_path()
+                                                               : std::filesystem::path(".");
+    }
+    return labels;
+}
+
+// Every planned run the resumed file does not hold, grouped by round and,
+// within a round, into each label's turns.
+std::vector<PlannedRound> rounds_to_take(const std::vector<PlannedRun>& runs, const RunPlan& plan) {
+    std::vector<PlannedRound> rounds;
+    for (const auto& run : runs) {
+        if (plan.resumed && already_done(*plan.resumed, plan.load_names[run.load], run.index))
+            continue;
+        if (rounds.empty() || rounds.back().index != run.index) rounds.push_back({run.index, {}});
+        auto& turns = rounds.back().turns;
+        if (turns.empty() || turns.back().label != run.variant) turns.push_back({run.variant, {}});
+        turns.back().loads.push_back(run.load);
+    }
+    return rounds;
 }
 
 // The seed of the shuffle: the resumed file's, so that the plan is the same.
@@ -97,18 +129,23 @@ RunPlan make_run_plan(const RunConfig& config) {
             "without --vary");
     if (!config.resume.empty()) plan.resumed = resumed_result(config);
     plan.knobs = resolve_knobs(config);
-    plan.combinations = config.kernels.empty()
-                            ? vary_combinations(plan.knobs)
-                            : std::vector<std::vector<std::size_t>>(config.kernels.size());
-    plan.labels = combination_labels(config, plan);
-    plan.result_folders = result_folders(config, plan);
+    plan.labels = plan_labels(config, plan);
     plan.seed = order_seed(config, plan.resumed);
-    plan.runs = config.kernels.empty()
-                    ? plan_runs(plan.load_names, config.runs, config.order, plan.seed,
-                                plan.combinations.size())
-                    : plan_kernel_runs(plan.load_names, config.runs, config.order, plan.seed,
-                                       config.kernels.size());
+    const std::vector<PlannedRun> runs =
+        config.kernels.empty()
+            ? plan_runs(plan.load_names, config.runs, config.order, plan.seed, plan.labels.size())
+            : plan_kernel_runs(plan.load_names, config.runs, config.order, plan.seed,
+                               plan.labels.size());
+    plan.rounds = rounds_to_take(runs, plan);
+    plan.runs_per_round = plan.loads.size() * plan.labels.size();
     return plan;
+}
+
+std::size_t RunPlan::runs_to_take() const {
+    std::size_t n = 0;
+    for (const auto& round : rounds)
+        for (const auto& turn : round.turns) n += turn.loads.size();
+    return n;
 }
 
 std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config,

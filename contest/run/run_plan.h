@@ -1,8 +1,9 @@
 #pragma once
 // What `contest run` works out before it measures anything: the loads, the
-// workload, the --vary combinations and their labels, where the results go,
-// the seed and every run in order. Whatever is refused is refused here,
-// before a load starts or a file is written.
+// workload, the labels (--vary's combinations, --kernel's kernels) and
+// where their results go, the seed, and every run still to take, round by
+// round (under --resume, those the file does not hold). Whatever is
+// refused is refused here, before a load starts or a file is written.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
 #include "contest/run/knobs.h"
+#include "contest/run/label_run.h"
 #include "contest/run/run_order.h"
 #include "contest/run/runner.h"
 #include "loads/registry.h"
@@ -21,19 +23,38 @@
 
 namespace contest {
 
+// One label's turn in a round: the runs of the round it takes one after
+// the other, their loads in order (indices into RunPlan::loads).
+struct LabelTurn {
+    std::size_t label;  // index into RunPlan::labels
+    std::vector<std::size_t> loads;
+};
+
+// One round's runs still to take, turn by turn. `index` is its runs'
+// number under each load: the round, or under --order blocks (which has no
+// rounds) the number of its one run.
+struct PlannedRound {
+    unsigned index;
+    std::vector<LabelTurn> turns;
+};
+
 struct RunPlan {
     std::vector<const LoadInfo*> loads;        // in contest's order
     std::vector<std::string_view> load_names;  // alike
     std::unique_ptr<Workload> workload;
     std::optional<ResultFile> resumed;  // --resume: the interrupted file, checked
     std::vector<Knob> knobs;            // --vary: each resolved, its original value read
-    // The knobs' values of each result file (index per knob); one empty
-    // combination without --vary; with --kernel, one empty one per kernel.
-    std::vector<std::vector<std::size_t>> combinations;
-    std::vector<std::string> labels;  // one per combination (--kernel: per kernel)
-    std::vector<std::filesystem::path> result_folders;  // where the result files go
-    std::uint64_t seed = 0;                             // of the shuffle
-    std::vector<PlannedRun> runs;                       // every run, in order
+    // One per combination of --vary's values, or per --kernel; the -k
+    // label alone otherwise. Their files are opened once the config is
+    // recorded.
+    std::vector<LabelRun> labels;
+    std::uint64_t seed = 0;  // of the shuffle
+    // The runs to take, in order: every planned run the resumed file does
+    // not hold (all of them without --resume).
+    std::vector<PlannedRound> rounds;
+    std::size_t runs_per_round = 0;  // a whole round's: every load under every label
+
+    std::size_t runs_to_take() const;
 };
 
 // The options that contradict each other or are out of range.

@@ -1,8 +1,9 @@
 #pragma once
 // `contest run`: its config, its outcome, and the loop that takes the
-// planned runs in order (run_plan.h), each measured and saved after it
-// finishes (suite_runner.h), until the plan is done, --runs auto has
-// enough, a save fails or the user stops it.
+// planned rounds in order (run_plan.h), each label's turn taken where its
+// runs run (round_backend.h: on this host or in a guest) and every run
+// saved as it comes back, until the plan is done, --runs auto has enough,
+// a save fails or the user stops it.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "contest/result/result_file.h"
 #include "contest/run/auto_runs.h"
 #include "contest/run/knobs.h"
+#include "contest/run/label_run.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
 #include "contest/vm/guest.h"
@@ -59,12 +61,13 @@ struct RunConfig {
 };
 
 struct RunOutcome {
-    std::vector<ResultFile> results;           // one per --vary combination; one without --vary
-    std::vector<std::filesystem::path> paths;  // the result files written, alike
+    // One per --vary combination or --kernel; the -k label alone otherwise;
+    // each with its file and where that was saved.
+    std::vector<LabelRun> labels;
     int failed_runs = 0;
-    // Set when saving the result file failed: the suite stopped there, the
-    // runs are all in `results`, the file on disk holds the last good save
-    // (or does not exist when no save succeeded).
+    // Set when saving a result file failed: the suite stopped there, the
+    // runs are all in the labels' files, the file on disk holds the last
+    // good save (or does not exist when no save succeeded).
     std::string save_failure;
 };
 

@@ -30,20 +30,6 @@ std::string indented_tail(const std::filesystem::path& log, int lines) {
     return out;
 }
 
-std::string summary_line(const std::string& head, const RunRecord& rec) {
-    char line[200];
-    std::snprintf(line, sizeof line, "%s  %.1f s  CPU %.0f%%", head.c_str(), rec.wall_s,
-                  rec.cpu_pct);
-    std::string out = line;
-    if (!rec.load_unit.empty() && rec.ok()) {
-        std::snprintf(line, sizeof line, "  load %.1f %s, %.0f%% CPU", rec.load_units,
-                      rec.load_unit.c_str(), rec.load_cpu_pct);
-        out += line;
-    }
-    if (!rec.ok()) out += "  " + std::string(run_status_name(rec.status));
-    return out;
-}
-
 // A run's record before it is measured: what it is a run of.
 RunRecord new_record(const LoadInfo& info, unsigned i) {
     RunRecord rec;
@@ -58,17 +44,14 @@ RunRecord new_record(const LoadInfo& info, unsigned i) {
 }  // namespace
 
 SuiteRunner::SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress,
-                         RunOutcome& out, std::vector<ResultWriter>& writers, int total_runs,
-                         std::optional<latency::LatencyPlan> latency_plan)
+                         RunRecorder& recorder, std::optional<latency::LatencyPlan> latency_plan)
     : config_(config),
       workload_(workload),
       progress_(progress),
-      out_(out),
-      writers_(writers),
+      recorder_(recorder),
+      eta_(recorder.eta()),
       caches_(config.drop_caches, progress),
-      latency_plan_(std::move(latency_plan)) {
-    eta_.total = total_runs;
-}
+      latency_plan_(std::move(latency_plan)) {}
 
 std::unique_ptr<LoadSession> SuiteRunner::prepare(const LoadInfo& info,
                                                   const LoadOptions& load_options) {
@@ -76,52 +59,29 @@ std::unique_ptr<LoadSession> SuiteRunner::prepare(const LoadInfo& info,
     auto session = std::make_unique<LoadSession>(info, load_options);
     nlohmann::json facts = session->facts();
     facts["unit"] = info.unit;
-    for (auto& result : out_.results) result.loads[std::string(info.name)] = facts;
+    for (auto& label : recorder_.labels()) label.result.loads[std::string(info.name)] = facts;
     return session;
 }
 
-void SuiteRunner::record_run(LoadSession& load, unsigned i, std::size_t variant) {
+void SuiteRunner::record_run(LoadSession& load, unsigned i, LabelRun& label) {
     auto run_started = Clock::now();
-    RunRecord rec = measure_run(load, i, variant);
+    RunRecord rec = measure_run(load, i, label);
     if (config_.order != RunOrder::blocks) rec.round = static_cast<int>(i);
-    if (!rec.ok()) ++out_.failed_runs;
     if (rec.ok()) longest_ok_s_ = std::max(longest_ok_s_, rec.wall_s);
-    out_.results[variant].runs.push_back(rec);
-    writers_[variant].save();
-    ++eta_.done;
-    eta_.spent_s += std::chrono::duration<double>(Clock::now() - run_started).count();
+    recorder_.record(label, {rec},
+                     std::chrono::duration<double>(Clock::now() - run_started).count());
 }
 
-void SuiteRunner::record_guest_runs(std::size_t variant, const std::vector<RunRecord>& runs,
-                                    double spent_s) {
-    for (const auto& rec : runs) {
-        if (!rec.ok()) ++out_.failed_runs;
-        out_.results[variant].runs.push_back(rec);
-        progress_.note(summary_line(rec.load + "  run " + std::to_string(rec.index) + "/" +
-                                        std::to_string(config_.runs) + "  [" +
-                                        out_.results[variant].label + "]",
-                                    rec));
-        if (!rec.ok()) {
-            progress_.clear();
-            std::fprintf(stderr, "contest: %s run %d [%s]: %s\n", rec.load.c_str(), rec.index,
-                         out_.results[variant].label.c_str(), rec.reason.c_str());
-        }
-        ++eta_.done;
-    }
-    writers_[variant].save();
-    eta_.spent_s += spent_s;
-}
-
-RunRecord SuiteRunner::measure_run(LoadSession& load, unsigned i, std::size_t variant) {
+RunRecord SuiteRunner::measure_run(LoadSession& load, unsigned i, const LabelRun& label) {
     const LoadInfo& info = load.info();
     std::string head =
         std::string(info.name) + "  run " + std::to_string(i) + "/" + std::to_string(config_.runs);
-    if (out_.results.size() > 1) head += "  [" + out_.results[variant].label + "]";
+    if (recorder_.labels().size() > 1) head += "  [" + label.label + "]";
     RunRecord rec = new_record(info, i);
 
     progress_.status(head + "  cleaning" + eta_.text(0));
     if (!clean_workload(info, i, rec)) {
-        progress_.note(summary_line(head, rec));
+        progress_.note(run_summary_line(head, rec));
         return rec;
     }
     rec.caches = caches_.before_run(info);
@@ -134,7 +94,7 @@ RunRecord SuiteRunner::measure_run(LoadSession& load, unsigned i, std::size_t va
         if (!start_load(load, i, rec)) return rec;
     }
     run_workload(head, load, i, rec);
-    progress_.note(summary_line(head, rec));
+    progress_.note(run_summary_line(head, rec));
     return rec;
 }
 

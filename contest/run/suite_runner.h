@@ -1,8 +1,9 @@
 #pragma once
-// One `contest run`'s runs, each measured and recorded: clean the workload,
-// set the caches, start the load and check it works, time the workload
-// among the run's observers over its exact window, stop the load, and save
-// the run in its result file.
+// One `contest run`'s runs on this host, each measured and recorded: clean
+// the workload, set the caches, start the load and check it works, time
+// the workload among the run's observers over its exact window, stop the
+// load, and hand the run to the recorder, which saves it in its label's
+// file.
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -11,9 +12,9 @@
 
 #include "contest/latency/latency_probes.h"
 #include "contest/run/cache_state.h"
-#include "contest/run/eta.h"
+#include "contest/run/label_run.h"
 #include "contest/run/load_runner.h"
-#include "contest/run/result_writer.h"
+#include "contest/run/run_recorder.h"
 #include "contest/run/runner.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
@@ -21,31 +22,25 @@
 
 namespace contest {
 
-// The state the runs of one suite share: the ETA, the cache warning, the
-// longest finished run (for the hang warning), the result files.
+// The state the host's runs of one suite share: the cache warning, the
+// longest finished run (for the hang warning), the probes' plan, the
+// recorder (and its ETA).
 class SuiteRunner {
   public:
-    SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress, RunOutcome& out,
-                std::vector<ResultWriter>& writers, int total_runs,
-                std::optional<latency::LatencyPlan> latency_plan);
+    SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress,
+                RunRecorder& recorder, std::optional<latency::LatencyPlan> latency_plan);
 
     // A load made ready for its runs: its private folder and its prepare
-    // step (a file to read, an archive to unpack) done, its facts recorded.
+    // step (a file to read, an archive to unpack) done, its facts recorded
+    // in every label's file.
     std::unique_ptr<LoadSession> prepare(const LoadInfo& info, const LoadOptions& load_options);
 
-    // Run i of a prepared load, recorded and saved in its variant's file
+    // Run i of a prepared load, recorded and saved in its label's file
     // (throws SaveFailed when the save fails).
-    void record_run(LoadSession& load, unsigned i, std::size_t variant = 0);
-
-    // --kernel: the runs a guest brought back for its kernel (variant),
-    // recorded and saved as record_run's are.
-    void record_guest_runs(std::size_t variant, const std::vector<RunRecord>& runs, double spent_s);
-
-    // --runs auto: the widest CI so far, shown after the ETA.
-    std::string& shown_ci() { return eta_.widest_ci; }
+    void record_run(LoadSession& load, unsigned i, LabelRun& label);
 
   private:
-    RunRecord measure_run(LoadSession& load, unsigned i, std::size_t variant);
+    RunRecord measure_run(LoadSession& load, unsigned i, const LabelRun& label);
     bool clean_workload(const LoadInfo& info, unsigned i, RunRecord& rec);
     bool start_load(LoadSession& load, unsigned i, RunRecord& rec);
     void run_workload(const std::string& head, LoadSession& load, unsigned i, RunRecord& rec);
@@ -58,9 +53,8 @@ class SuiteRunner {
     const RunConfig& config_;
     Workload& workload_;
     Progress& progress_;
-    RunOutcome& out_;
-    std::vector<ResultWriter>& writers_;
-    Eta eta_;
+    RunRecorder& recorder_;
+    Eta& eta_;
     CacheState caches_;
     const std::optional<latency::LatencyPlan> latency_plan_;
     double longest_ok_s_ = 0;  // of the finished runs, for the hang warning

@@ -10,8 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include "contest/analysis/ratio.h"
+#include "contest/analysis/report_model.h"
 #include "contest/analysis/stats.h"
-#include "contest/report/report_model.h"
 #include "report_fixtures.h"
 
 using namespace contest;
@@ -23,9 +23,8 @@ namespace {
 constexpr int kRepetitions = 400;
 
 ReportModel model_of(const std::vector<ResultFile>& files) {
-    ReportOptions options;
+    ModelOptions options;
     options.baseline = "base";
-    options.print_warnings = false;
     return build_report_model(files, options);
 }
 

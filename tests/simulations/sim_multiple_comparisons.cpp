@@ -9,8 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/analysis/report_model.h"
 #include "contest/report/report.h"
-#include "contest/report/report_model.h"
 #include "report_fixtures.h"
 
 using namespace contest;

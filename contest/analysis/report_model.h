@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/analysis/latency_model.h"
+#include "contest/analysis/model_options.h"
+#include "contest/analysis/multiple_comparisons.h"
 #include "contest/analysis/ratio.h"
 #include "contest/analysis/stats.h"
-#include "contest/report/latency_model.h"
-#include "contest/report/multiple_comparisons.h"
-#include "contest/report/report.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
@@ -135,7 +135,7 @@ struct ReportModel {
 
 // Throws UsageError when --baseline names no label of the files, or when
 // there are no files at all.
-ReportModel build_report_model(const std::vector<ResultFile>& files, const ReportOptions& options);
+ReportModel build_report_model(const std::vector<ResultFile>& files, const ModelOptions& options);
 
 // --runs auto's measure of a result file so far: the widest half-width of a
 // Ratio's 95% CI over its loads (no_load aside), in % of that Ratio;
@@ -149,9 +149,9 @@ double widest_ratio_ci_pct(const ResultFile& file);
 // (fewer than kMinRunsForSignificance rounds).
 double widest_time_mde_pct(const std::vector<ResultFile>& files);
 
-// text with, in the formats people read (text, markdown), a loud banner
-// before it when some labels' times are emulated (model.emulated_labels).
-std::string with_emulated_banner(const ReportModel& model, const std::string& format,
-                                 const std::string& text);
+// "the runs of a, b ran in QEMU guests under TCG ...": why the times of
+// model.emulated_labels are not real hardware's, for the warning and the
+// banner of the formats people read.
+std::string emulated_sentence(const ReportModel& model);
 
 }  // namespace contest

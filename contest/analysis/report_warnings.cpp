@@ -1,12 +1,12 @@
 // The warnings under a report (see report_warnings.h).
-#include "contest/report/report_warnings.h"
+#include "contest/analysis/report_warnings.h"
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "contest/report/formats.h"
+#include "contest/sys/number_text.h"
 
 namespace contest {
 

@@ -2,20 +2,21 @@
 // What else changed between two kernels under a load: every numeric measure
 // the runs recorded besides Time (the run record's figures, the perf
 // counters, the timeline's window totals, the latency probes' p99 and
-// missed%), tested between the labels as Time is, corrected together over
-// that load's measures, and what survives ranked by the size of its change.
+// missed%; measures.h), tested between the labels as Time is, corrected
+// together over that load's measures, and what survives ranked by the size
+// of its change. Rendered by contest/report/measure_changes_text.h.
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 
 struct MeasureChange {
     std::string measure;  // e.g. "psi_io_some_pct", "perf_context_switches"
-    std::string meaning;  // what it is in plain words, from the known measures; "" unknown
+    std::string meaning;  // what it is in plain words, from measures(); "" unknown
     double base_mean = 0, new_mean = 0;
     Test test;  // effect_pct: the relative change of the mean, in %
 };
@@ -33,20 +34,5 @@ struct LoadMeasureChanges {
 // out. Judged with the model's alpha, correction and minimum effect.
 std::vector<LoadMeasureChanges> measure_changes(const ReportModel& model, const std::string& base,
                                                 const std::string& fresh);
-
-// "on new, the time some task was stalled on I/O (PSI io some) was 2.30x base's";
-// for an unknown measure, the same by its name.
-std::string measure_change_line(const MeasureChange& c);
-
-// The section as text: its heading (the tests used, the correction), then
-// per load what changed and what one side only recorded; "" without loads.
-std::string measure_changes_heading(const std::vector<LoadMeasureChanges>& changes,
-                                    const ReportModel& model);
-std::string measure_changes_text(const std::vector<LoadMeasureChanges>& changes,
-                                 const ReportModel& model);
-// A measure's mean: four significant digits, no exponent for large counts.
-std::string measure_figure(double v);
-// "4 of 10 measures changed beyond noise".
-std::string measure_changes_count(const LoadMeasureChanges& c);
 
 }  // namespace contest

@@ -1,4 +1,4 @@
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,10 +6,10 @@
 #include <limits>
 #include <map>
 
-#include "contest/report/fingerprint.h"
-#include "contest/report/report_notes.h"
-#include "contest/report/report_warnings.h"
-#include "contest/report/significance.h"
+#include "contest/analysis/fingerprint.h"
+#include "contest/analysis/report_notes.h"
+#include "contest/analysis/report_warnings.h"
+#include "contest/analysis/significance.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "loads/registry.h"
@@ -259,7 +259,7 @@ PooledRuns pool_runs(const std::vector<ResultFile>& files, bool by_host, ReportM
 
 // --baseline, else the label that ran first (by its earliest start time;
 // files without one count as later than any with one).
-std::string choose_baseline(const ReportModel& model, const ReportOptions& options) {
+std::string choose_baseline(const ReportModel& model, const ModelOptions& options) {
     if (!options.baseline) {
         const LabelInfo* first = &model.labels.front();
         for (const auto& l : model.labels)
@@ -315,14 +315,13 @@ void compare_cells(ReportModel& model) {
 
 }  // namespace
 
-namespace {
-
-// "the runs of a, b ran in QEMU guests under TCG ..." for the banner and the warning.
 std::string emulated_sentence(const ReportModel& model) {
     return "the runs of " + join(model.emulated_labels, ", ") +
            " ran in QEMU guests under TCG (software emulation): their times compare the "
            "kernels' code paths on an emulated machine, not on real hardware";
 }
+
+namespace {
 
 // --kernel under TCG records config.vm.emulated in every file it writes.
 void note_emulated_labels(ReportModel& model) {
@@ -337,14 +336,7 @@ void note_emulated_labels(ReportModel& model) {
 
 }  // namespace
 
-std::string with_emulated_banner(const ReportModel& model, const std::string& format,
-                                 const std::string& text) {
-    if (model.emulated_labels.empty() || (format != "text" && format != "markdown")) return text;
-    const std::string line = "*** EMULATED TIMES: " + emulated_sentence(model) + ". ***";
-    return (format == "markdown" ? "> **" + line + "**\n\n" : line + "\n\n") + text;
-}
-
-ReportModel build_report_model(const std::vector<ResultFile>& files, const ReportOptions& options) {
+ReportModel build_report_model(const std::vector<ResultFile>& files, const ModelOptions& options) {
     if (files.empty()) throw UsageError("no result files to report on");
     ReportModel model;
     model.alpha = options.alpha;
@@ -369,8 +361,7 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Repor
 }
 
 double widest_ratio_ci_pct(const ResultFile& file) {
-    ReportOptions options;
-    options.print_warnings = false;
+    ModelOptions options;
     const ReportModel model = build_report_model({file}, options);
     double widest = 0;
     for (const auto& block : model.blocks)
@@ -385,8 +376,7 @@ double widest_ratio_ci_pct(const ResultFile& file) {
 
 double widest_time_mde_pct(const std::vector<ResultFile>& files) {
     if (files.size() < 2) return std::numeric_limits<double>::infinity();
-    ReportOptions options;
-    options.print_warnings = false;
+    ModelOptions options;
     options.baseline = files.front().label;
     // What the runs could see, not floored at --min-effect: that floor is a
     // reading of the results (compare may be given a smaller one), contest

@@ -1,6 +1,6 @@
 // The notes under a report's table: how each Ratio was computed, and loads
 // that did not load.
-#include "contest/report/report_notes.h"
+#include "contest/analysis/report_notes.h"
 
 #include <algorithm>
 #include <string>
@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "contest/analysis/ratio.h"
-#include "contest/report/formats.h"
+#include "contest/sys/number_text.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
@@ -42,7 +43,7 @@ void note_ratio_method(ReportModel& model) {
     // the others name their cells.
     std::string note = "Ratio: " + methods[0].first;
     for (std::size_t i = 1; i < methods.size(); ++i)
-        note += "; " + methods[i].first + " under " + join_list(methods[i].second);
+        note += "; " + methods[i].first + " under " + join(methods[i].second, ", ");
     model.notes.push_back(note + ".");
 }
 
@@ -67,10 +68,10 @@ void note_paired_between_labels(ReportModel& model) {
         }
     if (paired.empty()) return;
     std::string note =
-        "Against the baseline: paired by round under " + join_list(paired) +
+        "Against the baseline: paired by round under " + join(paired, ", ") +
         " (labels of one --vary or --kernel run share their rounds: paired t on the per-round "
         "log differences of Time and of Ratio)";
-    if (!elsewhere.empty()) note += "; elsewhere " + join_list(elsewhere);
+    if (!elsewhere.empty()) note += "; elsewhere " + join(elsewhere, ", ");
     model.notes.push_back(note + ".");
 }
 
@@ -89,18 +90,25 @@ void note_loads_that_did_not_load(ReportModel& model) {
         }
         if (!flat.empty())
             model.notes.push_back(
-                block.load + " did not load the workload: Ratio " + join_list(flat) +
+                block.load + " did not load the workload: Ratio " + join(flat, ", ") +
                 " is not above 1 beyond noise. The workload may not use what " + block.load +
                 " contends for, so these rows do not say how the kernel handles " + block.load +
                 ".");
         if (!unsure.empty())
-            model.notes.push_back(block.load + ": Ratio " + join_list(unsure) +
+            model.notes.push_back(block.load + ": Ratio " + join(unsure, ", ") +
                                   " is not above 1 beyond noise with these runs; more runs "
                                   "(--runs auto) would tell.");
     }
 }
 
 }  // namespace
+
+std::string method_name(const Test& t) {
+    if (t.method == "Welch t") return "Welch's t-test";
+    if (t.method.starts_with("paired t on per-round log differences"))
+        return "paired t on per-round log differences (one --vary or --kernel run)";
+    return t.method;
+}
 
 void add_notes(ReportModel& model) {
     note_ratio_method(model);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/report/fingerprint.h"
+#include "contest/analysis/fingerprint.h"
 #include "contest/sys/json_text.h"
 
 namespace contest {

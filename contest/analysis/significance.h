@@ -1,7 +1,7 @@
 #pragma once
 // Which differences the report calls differences: the tests behind the marks,
 // the notes and the verdict, judged as one family.
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

@@ -1,13 +1,13 @@
 // Which differences the report calls differences: every test behind the
 // marks, the notes and the verdict is one family, corrected together
 // (--correction), and a difference below --min-effect is never called one.
-#include "contest/report/significance.h"
+#include "contest/analysis/significance.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "contest/report/multiple_comparisons.h"
+#include "contest/analysis/multiple_comparisons.h"
 
 namespace contest {
 

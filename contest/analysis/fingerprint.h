@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

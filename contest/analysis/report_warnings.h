@@ -2,7 +2,7 @@
 // What in the runs or the machines makes the figures less than they seem:
 // warnings (to stderr), one line each (without a prefix) in model.warnings.
 // The fingerprint warnings are in fingerprint.h.
-#include "contest/report/report_model.h"
+#include "contest/analysis/report_model.h"
 
 namespace contest {
 

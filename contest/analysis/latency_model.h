@@ -2,7 +2,8 @@
 // The latency block of a report: for each load, one row per label and probe
 // (cyclic, audio, video), pooled over the label's successful runs, and the
 // tests of p99 and of deadlines missed against the baseline label, judged in
-// the same family as Time (significance.cpp).
+// the same family as Time (significance.cpp). Rendered by
+// contest/report/latency_tables.h.
 //
 // Pooling: the runs' histograms (1 us buckets below 100 ms) are added and the
 // percentiles read from the sum, nearest rank over all samples as the probe
@@ -14,8 +15,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "contest/analysis/ratio.h"
 
@@ -58,19 +57,7 @@ void add_latency(ReportModel& model);
 double pooled_percentile_ns(const std::vector<LatencyBin>& bins, double p, double min_ns,
                             double max_ns);
 
-// --- shared by the exporters ---
-
 // Whether any block has latency rows.
 bool has_latency(const ReportModel& model);
-// "cyclic latency under no_load" rows as the text and markdown tables show
-// them, in us: Kernel, [runs], p50, p99, p99.9, Max, Missed%, CPU got/wanted
-// ("-" for cyclic), Probe CPU%, and the mark ("*" p99, "!" missed differ).
-std::vector<std::string> latency_header();
-std::vector<std::string> latency_cells(const LatencyRow& row);
-// "* p99 differs from the baseline's beyond noise; ! deadlines missed differ"
-// with the rules, or the line about per-run means; "" when nothing to say.
-std::string latency_legend(const ReportModel& model);
-// The json of one row.
-nlohmann::json latency_json(const LatencyRow& row);
 
 }  // namespace contest

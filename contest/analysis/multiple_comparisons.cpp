@@ -1,4 +1,4 @@
-#include "contest/report/multiple_comparisons.h"
+#include "contest/analysis/multiple_comparisons.h"
 
 #include <algorithm>
 #include <cmath>

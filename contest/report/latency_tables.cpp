@@ -1,0 +1,89 @@
+#include "contest/report/latency_tables.h"
+
+#include <cmath>
+
+#include "contest/report/formats.h"
+
+namespace contest {
+
+namespace {
+
+using nlohmann::json;
+
+std::string us(double ns) {
+    return fixed(ns / 1000, 1);
+}
+
+}  // namespace
+
+std::vector<std::string> latency_header() {
+    return {"Kernel",  "[runs]",         "p50",       "p99", "p99.9", "Max",
+            "Missed%", "CPU got/wanted", "Probe CPU%"};
+}
+
+std::vector<std::string> latency_cells(const LatencyRow& row) {
+    std::string share = "-";
+    if (std::isfinite(row.cpu_wanted_pct))
+        share = fixed(row.cpu_got_pct, 1) + "/" + fixed(row.cpu_wanted_pct, 1);
+    std::string mark = std::string(row.p99_significant() ? "*" : "") +
+                       (row.missed_significant() ? "!" : "") + (row.pooled ? "" : "~");
+    return {row.label,
+            std::to_string(row.runs),
+            us(row.p50_ns),
+            us(row.p99_ns),
+            us(row.p999_ns),
+            us(row.max_ns),
+            fixed(row.missed_pct, 2),
+            share,
+            fixed(row.probe_cpu_pct, 2),
+            mark};
+}
+
+std::string latency_legend(const ReportModel& model) {
+    bool any_test = false, any_mean = false, any_exec = false;
+    for (const auto& block : model.blocks)
+        for (const auto& row : block.latency) {
+            any_test = any_test || row.p99_test || row.missed_test;
+            any_mean = any_mean || !row.pooled;
+            any_exec = any_exec || row.probe == "exec";
+        }
+    std::string legend =
+        "Latency in us, percentiles over every sample of the runs (histograms pooled, 1 us "
+        "resolution); Missed%: periods whose deadline passed; CPU got/wanted: % of a CPU.";
+    if (any_exec)
+        legend +=
+            "\nexec: the time of each start of its program, from the request to the reaping; "
+            "missed: a start at or over its threshold, or one not made because the one before "
+            "ran over its period";
+    if (any_test)
+        legend += "\n* p99 differs from the baseline " + model.baseline +
+                  "'s beyond noise; ! missed% does (Welch t on the per-run figures, " +
+                  correction_summary(model) + ")";
+    if (any_mean)
+        legend += "\n~ a run without a histogram: percentiles are the mean of the runs' own";
+    return legend;
+}
+
+json latency_json(const LatencyRow& row) {
+    auto test = [](const std::optional<Test>& t) { return t ? test_json(*t) : json(nullptr); };
+    json bins = json::array();
+    for (const auto& b : row.bins) bins.push_back({b.lower_ns, b.count});
+    return {{"label", row.label},
+            {"probe", row.probe},
+            {"runs", row.runs},
+            {"samples", row.samples},
+            {"pooled_histogram", row.pooled},
+            {"p50_ns", json_number(row.p50_ns)},
+            {"p99_ns", json_number(row.p99_ns)},
+            {"p99_9_ns", json_number(row.p999_ns)},
+            {"max_ns", json_number(row.max_ns)},
+            {"missed_pct", json_number(row.missed_pct)},
+            {"cpu_share_pct",
+             {{"got", json_number(row.cpu_got_pct)}, {"wanted", json_number(row.cpu_wanted_pct)}}},
+            {"probe_cpu_pct", json_number(row.probe_cpu_pct)},
+            {"p99_test", test(row.p99_test)},
+            {"missed_test", test(row.missed_test)},
+            {"histogram_bins", bins}};
+}
+
+}  // namespace contest

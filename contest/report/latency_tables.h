@@ -1,0 +1,26 @@
+#pragma once
+// The latency block of a report as the exporters show it: the rows of the
+// text, markdown and HTML tables, the legend under them and each row's JSON.
+// The rows themselves are worked out in contest/analysis/latency_model.h.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/analysis/latency_model.h"
+#include "contest/analysis/report_model.h"
+
+namespace contest {
+
+// "cyclic latency under no_load" rows as the text and markdown tables show
+// them, in us: Kernel, [runs], p50, p99, p99.9, Max, Missed%, CPU got/wanted
+// ("-" for cyclic), Probe CPU%, and the mark ("*" p99, "!" missed differ).
+std::vector<std::string> latency_header();
+std::vector<std::string> latency_cells(const LatencyRow& row);
+// "* p99 differs from the baseline's beyond noise; ! deadlines missed differ"
+// with the rules, or the line about per-run means; "" when nothing to say.
+std::string latency_legend(const ReportModel& model);
+// The json of one row.
+nlohmann::json latency_json(const LatencyRow& row);
+
+}  // namespace contest

@@ -1,0 +1,40 @@
+#pragma once
+// The rounds taken in QEMU guests (--kernel): a label's turn in a round is
+// one guest of its kernel running the turn's loads; what the guest brought
+// back goes into the label's file (its boot, its machine, its loads'
+// facts) and its runs to the recorder.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "contest/run/kernel_runs.h"
+#include "contest/run/round_backend.h"
+#include "contest/run/run_plan.h"
+#include "contest/run/runner.h"
+#include "contest/sys/progress.h"
+
+namespace contest {
+
+class GuestRounds : public RoundBackend {
+  public:
+    // Makes every label's kernel ready (KernelGuests); the workload is
+    // prepared, and the probes calibrated, in each guest.
+    GuestRounds(const RunConfig& config, RunPlan& plan, Progress& progress);
+
+    std::optional<latency::LatencyPlan> plan_probes() override { return std::nullopt; }
+    void describe(ResultFile& file, const LabelRun& label) const override;
+    void begin(RunRecorder&) override {}
+    void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
+                   RunRecorder& recorder) override;
+
+  private:
+    void say_runs(const LabelRun& label, const std::vector<RunRecord>& runs);
+
+    const RunConfig& config_;
+    std::vector<std::string_view> load_names_;
+    std::uint64_t seed_;  // the plan's, each guest's own made from it (guest_seed)
+    Progress& progress_;
+    KernelGuests guests_;
+};
+
+}  // namespace contest

@@ -1,0 +1,17 @@
+#include "contest/run/label_run.h"
+
+namespace contest {
+
+std::vector<std::filesystem::path> label_folders(const std::vector<LabelRun>& labels) {
+    std::vector<std::filesystem::path> folders;
+    for (const auto& label : labels) folders.push_back(label.folder);
+    return folders;
+}
+
+std::vector<ResultFile> label_results(const std::vector<LabelRun>& labels) {
+    std::vector<ResultFile> results;
+    for (const auto& label : labels) results.push_back(label.result);
+    return results;
+}
+
+}  // namespace contest
