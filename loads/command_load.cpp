@@ -100,18 +100,6 @@ Reading read_units(const std::string& output) {
     return {v, ""};
 }
 
-// True once pid has ended, reaped, its wait status in status.
-bool reaped(pid_t pid, int& status) {
-    for (;;) {
-        const pid_t r = ::waitpid(pid, &status, WNOHANG);
-        if (r == pid) return true;
-        if (r == 0) return false;
-        if (errno != EINTR)
-            throw EnvironmentError(std::string("cannot wait for its command: ") +
-                                   std::strerror(errno));
-    }
-}
-
 class CommandLoad final : public Load {
   public:
     CommandLoad(std::string name, std::vector<std::string> argv,
@@ -143,12 +131,13 @@ class CommandLoad final : public Load {
             log_->empty();
             const auto started = Clock::now();
             const pid_t pid = spawn(argv_, options);
-            int status = 0;
-            while (!reaped(pid, status)) {
+            std::optional<int> ended;
+            while (!(ended = reap_if_exited(pid))) {
                 std::this_thread::sleep_for(kPollInterval);
                 log_->keep_bounded();
                 if (!count_units(counters)) return;
             }
+            const int status = *ended;
             const double ran_s = std::chrono::duration<double>(Clock::now() - started).count();
             const bool ended_well = WIFEXITED(status) && WEXITSTATUS(status) == 0;
             if (ended_well && ran_s >= kShortestRun) continue;

@@ -192,11 +192,11 @@ TEST_CASE("the bash completion completes commands, each command's options and lo
                                   "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _contest; echo "
                                   "\"${COMPREPLY[*]}\"'");
     };
-    CHECK(complete("contest re") == "report\n");
-    CHECK(complete("contest run --lab") == "--label\n");
-    CHECK(complete("contest run --latency-exec-c") == "--latency-exec-cmd\n");
+    CHECK(complete("contest re") == "report");
+    CHECK(complete("contest run --lab") == "--label");
+    CHECK(complete("contest run --latency-exec-c") == "--latency-exec-cmd");
     CHECK(complete("contest compare --lab").find("--label") == std::string::npos);
-    CHECK(complete("contest run cpu") == "cpu_load\n");
-    CHECK(complete("contest run --load me") == "mem_load\n");
-    CHECK(complete("contest help m") == "man\n");
+    CHECK(complete("contest run cpu") == "cpu_load");
+    CHECK(complete("contest run --load me") == "mem_load");
+    CHECK(complete("contest help m") == "man");
 }

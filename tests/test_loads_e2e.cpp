@@ -1,4 +1,4 @@
-// `contest load NAME` for each of the loads of issue 3, through the real
+// `contest load NAME` for each of contest's own loads, through the real
 // binary: a work rate above 0, and Ctrl-C leaves no process and no file.
 #include <signal.h>
 

@@ -1,4 +1,4 @@
-// Issue 14 wired in: spawn's exec handshake opens the counters, `contest run
+// The observers wired in: spawn's exec handshake opens the counters, `contest run
 // --perf` and the timeline of every run, the kernel facts in sysinfo and the
 // fingerprint warnings, and report --perf / --psi / --timeline.
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // `contest run` against faults, hangs and planted links, through the real
 // binary: what a user (or an attacker with a symlink, or the OOM killer, or
-// a full disk) meets. Issue 13, the run loop's half.
+// a full disk) meets: the run loop's half.
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>

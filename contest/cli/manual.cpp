@@ -129,11 +129,11 @@ std::string bash_completion() {
         "# option and load tables.\n"
         "_contest() {\n"
         "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-        "    local options='' loads=''\n"
+        "    local options='' values=''\n"
         "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
         "        COMPREPLY=($(compgen -W '" +
         names +
-        " help' -- \"$cur\"))\n"
+        "' -- \"$cur\"))\n"
         "        return\n"
         "    fi\n"
         "    case ${COMP_WORDS[1]} in\n";
@@ -146,22 +146,23 @@ std::string bash_completion() {
         std::string list;
         for (const auto& w : words) list += (list.empty() ? "" : " ") + w;
         out += "        " + c.name + ") options='" + list + "'";
-        if (takes_loads(c)) out += "; loads='" + loads + "'";
+        // What a command takes besides options: load names, or help's pages.
+        if (takes_loads(c)) out += "; values='" + loads + "'";
+        if (c.name == "help") out += "; values='man bash-completion'";
         out += " ;;\n";
     }
     out +=
-        "        help) COMPREPLY=($(compgen -W 'man bash-completion' -- \"$cur\")); return ;;\n"
         "    esac\n"
         "    case $prev in\n"
-        "        --load) COMPREPLY=($(compgen -W \"$loads\" -- \"$cur\")); return ;;\n"
+        "        --load) COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")); return ;;\n"
         "        --config|--results|--workdir|--resume|--summary-json|--kernel-source|"
         "--kernel-config|--latency-raw|--io-other-dir|--tar-source|-o)\n"
         "            COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
         "    esac\n"
         "    if [[ $cur == -* ]]; then\n"
         "        COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))\n"
-        "    elif [ -n \"$loads\" ]; then\n"
-        "        COMPREPLY=($(compgen -W \"$loads\" -- \"$cur\"))\n"
+        "    elif [ -n \"$values\" ]; then\n"
+        "        COMPREPLY=($(compgen -W \"$values\" -- \"$cur\"))\n"
         "    else\n"
         "        COMPREPLY=($(compgen -f -- \"$cur\"))\n"
         "    fi\n"

@@ -87,9 +87,6 @@ bool has_perf_capability() {
 
 }  // namespace
 
-std::span<const PerfEventSpec> software_perf_events() {
-    return kSoftwareEvents;
-}
 std::span<const PerfEventSpec> hardware_perf_events() {
     return kHardwareEvents;
 }

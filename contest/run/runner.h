@@ -36,7 +36,7 @@ struct RunConfig {
     RunOrder order = RunOrder::shuffled;
     std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
     std::optional<AutoRuns> auto_runs;  // --runs auto (runs is then its max_runs)
-    // Why a kernel is slower (issue 14): perf counters on the workload's
+    // Why a kernel is slower: perf counters on the workload's
     // tree (--perf), and the machine sampled over its window (0: off).
     bool perf = false;
     double timeline_hz = 10;

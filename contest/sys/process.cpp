@@ -76,6 +76,18 @@ int wait_for_exit(pid_t pid) {
     return status;
 }
 
+std::optional<int> reap_if_exited(pid_t pid) {
+    for (;;) {
+        int status = 0;
+        const pid_t r = ::waitpid(pid, &status, WNOHANG);
+        if (r == pid) return status;
+        if (r == 0) return std::nullopt;
+        if (errno != EINTR)
+            throw EnvironmentError("cannot wait for process " + std::to_string(pid) + ": " +
+                                   std::strerror(errno));
+    }
+}
+
 namespace {
 
 // True once pid has exited (leaving it unreaped), or when it is no child to

@@ -2,7 +2,8 @@
 // Child processes (started by spawn.h), the way a benchmark must handle
 // them: each in its own process group, timed with wait4 on its own pid, waited for with pidfd +
 // poll (so Ctrl-C and timeouts are seen at once), stopped with killpg (TERM,
-// then KILL), and reaped by exactly one code path.
+// then KILL), and reaped only through the functions here: wait_child for a
+// timed one, wait_for_exit and reap_if_exited for the others.
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -32,6 +33,9 @@ std::string describe_wait_status(int status);
 // For programs a load starts and waits for itself; the timed window uses
 // wait_child.
 int wait_for_exit(pid_t pid);
+// Reaps pid if it has ended: its raw wait status, or nullopt while it runs.
+// Throws EnvironmentError when pid is no child of ours (any more).
+std::optional<int> reap_if_exited(pid_t pid);
 
 struct WaitHooks {
     // Called once, the moment the child is seen to have exited and before

@@ -66,10 +66,6 @@ void CpioArchive::add_file_from(const std::string& name, const std::filesystem::
     add_file(name, content.str(), mode);
 }
 
-void CpioArchive::add_symlink(const std::string& name, const std::string& target) {
-    add(name, S_IFLNK | 0777, target);
-}
-
 void CpioArchive::add_char_device(const std::string& name, unsigned major, unsigned minor,
                                   unsigned mode) {
     add(name, S_IFCHR | mode, "", major, minor);

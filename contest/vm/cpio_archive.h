@@ -14,7 +14,6 @@ class CpioArchive {
     // The host file's bytes; EnvironmentError when it cannot be read.
     void add_file_from(const std::string& name, const std::filesystem::path& from,
                        unsigned mode = 0644);
-    void add_symlink(const std::string& name, const std::string& target);
     void add_char_device(const std::string& name, unsigned major, unsigned minor,
                          unsigned mode = 0600);
     // The archive with its trailer.

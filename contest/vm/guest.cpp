@@ -47,9 +47,17 @@ std::vector<pid_t>& late_exits() {
     return pids;
 }
 
+// Whether pid is a child of ours still running; reaped when it has ended.
+bool still_running(pid_t pid) {
+    try {
+        return !reap_if_exited(pid).has_value();
+    } catch (const EnvironmentError&) {
+        return false;  // no child of ours any more (stop_group reaped it)
+    }
+}
+
 void reap_late_exits() {
-    auto& pids = late_exits();
-    std::erase_if(pids, [](pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) != 0; });
+    std::erase_if(late_exits(), [](pid_t pid) { return !still_running(pid); });
 }
 
 // A path as one value of QEMU's option lists (-drive, -virtfs): absolute, so
@@ -123,7 +131,7 @@ GuestOutcome run_guest(const GuestBoot& boot,
     std::optional<double> said_end_at;  // when its init said it was done, or failed
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
     while (true) {
-        const pid_t got = ::waitpid(pid, &status, WNOHANG);
+        const std::optional<int> got = reap_if_exited(pid);
         read_more(boot.console_log, console);
         if (!out.came_up && console.find(kGuestUpLine) != std::string::npos) {
             out.came_up = true;
@@ -132,7 +140,8 @@ GuestOutcome run_guest(const GuestBoot& boot,
         if (!said_end_at && (console.find(kGuestDoneLine) != std::string::npos ||
                              console.find(kGuestFailedLine) != std::string::npos))
             said_end_at = elapsed();
-        if (got == pid) {
+        if (got) {
+            status = *got;
             exited = true;
             guard.release();
             break;
@@ -159,7 +168,7 @@ GuestOutcome run_guest(const GuestBoot& boot,
     }
     if (!exited) {
         guard.stop();
-        if (::waitpid(pid, &status, WNOHANG) == 0) late_exits().push_back(pid);
+        if (still_running(pid)) late_exits().push_back(pid);
     }
     out.total_s = elapsed();
     if (!out.failure.empty()) return out;
