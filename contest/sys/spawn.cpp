@@ -10,7 +10,6 @@
 #include <unistd.h>
 #include <csignal>
 
-#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -457,16 +456,11 @@ void ExecGate::release() {
 
 TimedStarts::TimedStarts(std::vector<std::string> argv) : argv_(std::move(argv)) {
     if (argv_.empty() || argv_.front().empty()) throw UsageError("empty command");
+    for (int sig = 1; sig < NSIG; ++sig)
+        if (sig != SIGKILL && sig != SIGSTOP && !at_default(sig)) not_default_.push_back(sig);
 }
 
 pid_t TimedStarts::start(std::int64_t& started_ns) const {
-    // Read before the clock starts, at each start: a handler installed
-    // since the last one is reset too.
-    std::array<int, NSIG> not_default{};
-    std::size_t not_default_count = 0;
-    for (int sig = 1; sig < NSIG; ++sig)
-        if (sig != SIGKILL && sig != SIGSTOP && !at_default(sig))
-            not_default[not_default_count++] = sig;
     timespec now{};
     ::clock_gettime(CLOCK_MONOTONIC, &now);
     started_ns = static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
@@ -491,7 +485,7 @@ pid_t TimedStarts::start(std::int64_t& started_ns) const {
         // Before the signals are unblocked: a caught one pending then would
         // run the caller's handler here, on the caller's memory; an ignored
         // one would stay ignored through exec.
-        for (std::size_t i = 0; i < not_default_count; ++i) set_default(not_default[i]);
+        for (int sig : not_default_) set_default(sig);
         for (int fd = 0; fd < 3; ++fd) ::dup2(devnull.get(), fd);
         sigset_t none;
         sigemptyset(&none);

@@ -129,15 +129,17 @@ pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = 
 // program's whole start.
 class TimedStarts {
   public:
-    // Throws UsageError for an empty argv.
+    // Finds the signals the caller ignores or catches, once, with the raw
+    // call (glibc's sigaction refuses its own two, 32 and 33, which a starter
+    // can still leave ignored): the child resets only those, since exec would
+    // keep an ignored one ignored and a caught one arriving before the exec
+    // would run the caller's handler in the child, while a reset of every
+    // signal in the child, as glibc's posix_spawn does, would be timed as the
+    // start's cost: a tenth of a small program's start in a VM. The caller
+    // must not change its signals' dispositions afterwards. Throws
+    // UsageError for an empty argv.
     explicit TimedStarts(std::vector<std::string> argv);
-    // One start. Before the clock starts, it finds the signals the caller
-    // ignores or catches (all 64, glibc's own two included): the child resets
-    // only those, since exec would keep an ignored one ignored and a caught
-    // one arriving before the exec would run the caller's handler in the
-    // child, while a reset of every signal in the child, as glibc's
-    // posix_spawn does, would be timed as the start's cost: a tenth of a
-    // small program's start in a VM.
+    // One start.
     // started_ns: CLOCK_MONOTONIC at the request, before the
     // start's own set-up (its standard streams opened, signals blocked
     // around the vfork), as a launcher's user waits from there. Throws
@@ -147,6 +149,7 @@ class TimedStarts {
 
   private:
     std::vector<std::string> argv_;
+    std::vector<int> not_default_;  // ignored or caught by the caller
 };
 
 // Forks a child that runs fn and _exits with its return value (1 when it
