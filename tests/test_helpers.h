@@ -89,6 +89,23 @@ inline pid_t start_contest(const std::vector<std::string>& args, const std::file
     return start_command(std::move(argv), dir);
 }
 
+// Waits (up to 20 s) until process pid catches signal sig: a signal sent
+// before, between fork and exec or before main installs its handlers, would
+// kill it by default, and the test would measure the machine's speed.
+inline bool wait_until_catching(pid_t pid, int sig) {
+    const std::string status = "/proc/" + std::to_string(pid) + "/status";
+    for (int i = 0; i < 2000; ++i) {
+        std::ifstream in(status);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("SigCgt:", 0) == 0 &&
+                (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1))
+                return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
 inline Outcome finish_contest(pid_t pid, const std::filesystem::path& dir) {
     int status = 0;
     ::waitpid(pid, &status, 0);

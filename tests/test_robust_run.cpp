@@ -496,6 +496,7 @@ TEST_CASE("fault matrix: SIGINT, SIGTERM, SIGHUP at five moments keep every fini
             for (std::string a : {"-n", "3", "cpu_load"}) more.push_back(a);
             pid_t pid = test::start_contest(args_for(dir, "matrix", more), dir.path());
             std::size_t seen = 0;  // finished runs seen saved before the signal
+            REQUIRE(test::wait_until_catching(pid, sig));
             switch (m) {
                 case Moment::prepare:
                     std::this_thread::sleep_for(500ms);
