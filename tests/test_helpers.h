@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstring>
@@ -87,6 +88,18 @@ inline pid_t start_contest(const std::vector<std::string>& args, const std::file
     std::vector<std::string> argv{CONTEST_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     return start_command(std::move(argv), dir);
+}
+
+// The .json files anywhere under dir, sorted; none when dir is missing or
+// unreadable.
+inline std::vector<std::filesystem::path> result_files(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> out;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+         !ec && it != std::filesystem::end(it); it.increment(ec))
+        if (it->path().extension() == ".json") out.push_back(it->path());
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 // Waits (up to 20 s) until process pid catches signal sig: a signal sent

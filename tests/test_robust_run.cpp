@@ -23,15 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> json_files(const fs::path& dir) {
-    std::vector<fs::path> out;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-         it.increment(ec))
-        if (it->path().extension() == ".json") out.push_back(it->path());
-    return out;
-}
-
 // Anything but the finished result files: temp files, write checks.
 std::vector<fs::path> other_files(const fs::path& dir) {
     std::vector<fs::path> out;
@@ -62,7 +53,7 @@ std::vector<std::string> args_for(const test::ScratchDir& dir, const std::string
 json wait_for_runs(const fs::path& results, std::size_t n, std::chrono::milliseconds limit = 20s) {
     for (auto until = std::chrono::steady_clock::now() + limit;
          std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(20ms)) {
-        auto files = json_files(results);
+        auto files = test::result_files(results);
         if (files.empty()) continue;
         try {
             json j = json::parse(test::slurp(files[0]));
@@ -128,7 +119,7 @@ TEST_CASE("planted links in the workdir are never followed", "[robust-run][e2e]"
         CHECK(o.err.find("command.log") != std::string::npos);
         CHECK(o.err.find("symbolic link") != std::string::npos);
         CHECK(test::slurp(dir / "outside" / "canary") == "canary\n");
-        CHECK(json_files(dir / "results").empty());
+        CHECK(test::result_files(dir / "results").empty());
     }
     SECTION("loads -> a folder outside: refused, nothing written or deleted there") {
         fs::create_symlink(dir / "outside", dir / "work" / "loads");
@@ -195,7 +186,7 @@ TEST_CASE("run --timeout stops a hung workload, records timed_out, shows >S and 
     INFO(o.err << o.out);
     CHECK(o.exit_code == 1);  // runs failed
     CHECK(took < 8);          // two 5 s sleeps would take 10
-    auto files = json_files(dir / "results");
+    auto files = test::result_files(dir / "results");
     REQUIRE(files.size() == 1);
     json j = json::parse(test::slurp(files[0]));
     REQUIRE(j["runs"].size() == 2);  // the suite went on to cpu_load
@@ -290,7 +281,7 @@ TEST_CASE("a full results file system after the first run keeps that run", "[rob
     CHECK(o.exit_code == 1);
     CHECK(o.err.find("No space left on device") != std::string::npos);
     CHECK(o.out.find("no_load") != std::string::npos);  // the table of what finished
-    auto files = json_files(dir / "results");
+    auto files = test::result_files(dir / "results");
     REQUIRE(files.size() == 1);
     json kept = json::parse(test::slurp(files[0]));
     CHECK(kept["runs"].size() >= 1);
@@ -308,7 +299,7 @@ fs::path interrupted_after_first_run(const test::ScratchDir& dir,
     REQUIRE(!wait_for_runs(dir / "results", 1).is_null());
     ::kill(pid, SIGINT);
     CHECK(test::finish_contest(pid, dir.path()).exit_code == 130);
-    auto files = json_files(dir / "results");
+    auto files = test::result_files(dir / "results");
     REQUIRE(files.size() == 1);
     return files[0];
 }
@@ -340,7 +331,7 @@ TEST_CASE("run --resume continues an interrupted result file with the same confi
     auto o = test::run_contest_binary(with(common), dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 0);
-    CHECK(json_files(dir / "results").size() == 1);
+    CHECK(test::result_files(dir / "results").size() == 1);
     json after = json::parse(test::slurp(files[0]));
     CHECK(after["complete"] == true);
     REQUIRE(after["runs"].size() == 3);
@@ -411,7 +402,7 @@ TEST_CASE("a load killed from outside marks its run load_failed and the suite go
     auto o = test::finish_contest(pid, dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 1);
-    auto files = json_files(dir / "results");
+    auto files = test::result_files(dir / "results");
     REQUIRE(files.size() == 1);
     json j = json::parse(test::slurp(files[0]));
     REQUIRE(j["runs"].size() == 2);
@@ -522,7 +513,7 @@ TEST_CASE("fault matrix: SIGINT, SIGTERM, SIGHUP at five moments keep every fini
             auto o = test::finish_contest(pid, dir.path());
             INFO(o.err);
             CHECK(o.exit_code == 130);
-            auto files = json_files(dir / "results");
+            auto files = test::result_files(dir / "results");
             if (seen == 0) {
                 CHECK(files.empty());  // no file with 0 runs
             } else {

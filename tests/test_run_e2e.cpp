@@ -20,17 +20,9 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::filesystem::path> result_files(const std::filesystem::path& dir) {
-    std::vector<std::filesystem::path> out;
-    if (!std::filesystem::exists(dir)) return out;
-    for (auto& e : std::filesystem::recursive_directory_iterator(dir))
-        if (e.path().extension() == ".json") out.push_back(e.path());
-    return out;
-}
-
 // The one result file a run wrote under dir/results, parsed.
 json only_result(const test::ScratchDir& dir) {
-    auto files = result_files(dir / "results");
+    auto files = test::result_files(dir / "results");
     REQUIRE(files.size() == 1);
     return json::parse(test::slurp(files[0]));
 }
@@ -100,7 +92,7 @@ TEST_CASE("contest run times a tiny synthetic workload under no_load and cpu_loa
     REQUIRE(o.exit_code == 0);
     CHECK(test::leftover_processes().empty());
 
-    auto files = result_files(dir / "results");
+    auto files = test::result_files(dir / "results");
     REQUIRE(files.size() == 1);
     CHECK(files[0].parent_path().filename() == "e2e-kernel");
     json j = json::parse(test::slurp(files[0]));
@@ -157,7 +149,7 @@ TEST_CASE("Ctrl-C stops the loads and the workload, keeps finished runs, exits 1
     json j;
     for (int i = 0; i < 300; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        auto files = result_files(dir / "results");
+        auto files = test::result_files(dir / "results");
         if (files.empty()) continue;
         try {
             j = json::parse(test::slurp(files[0]));

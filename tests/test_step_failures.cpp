@@ -29,14 +29,6 @@ std::vector<std::string> command_run(const test::ScratchDir& dir, std::vector<st
     return args;
 }
 
-std::vector<fs::path> result_files(const fs::path& dir) {
-    std::vector<fs::path> out;
-    if (!fs::exists(dir)) return out;
-    for (const auto& e : fs::recursive_directory_iterator(dir))
-        if (e.path().extension() == ".json") out.push_back(e.path());
-    return out;
-}
-
 // Replaces the first `from` in file with `to`.
 void edit(const fs::path& file, const std::string& from, const std::string& to) {
     std::string text = test::slurp(file);
@@ -70,7 +62,7 @@ TEST_CASE("a failing --clean-cmd fails each run, names the step, and the suite g
     CHECK_THAT(o.err, !Catch::Contains("internal error"));
     CHECK_THAT(o.err, Catch::Contains("--clean-cmd") && Catch::Contains("command-clean.log"));
     CHECK_THAT(o.err, Catch::Contains("cannot clean here"));  // the log's tail
-    const auto files = result_files(dir / "results");
+    const auto files = test::result_files(dir / "results");
     REQUIRE(files.size() == 1);
     const auto j = nlohmann::json::parse(test::slurp(files[0]));
     REQUIRE(j["runs"].size() == 2);
@@ -94,7 +86,7 @@ TEST_CASE("a failing --prepare-cmd ends the suite with exit 1 and one line", "[e
     CHECK_THAT(o.err, !Catch::Contains("internal error"));
     CHECK_THAT(o.err, Catch::Contains("--prepare-cmd 'false' failed") &&
                           Catch::Contains("command-prepare.log"));
-    CHECK(result_files(dir / "results").empty());
+    CHECK(test::result_files(dir / "results").empty());
     CHECK(test::leftover_processes().empty());
 }
 

@@ -82,15 +82,6 @@ struct VaryFixture {
     fs::path note() const { return dir / "work" / "vary-restore.json"; }
 };
 
-std::vector<fs::path> result_files(const fs::path& dir) {
-    std::vector<fs::path> out;
-    if (!fs::exists(dir)) return out;
-    for (auto& e : fs::recursive_directory_iterator(dir))
-        if (e.path().extension() == ".json") out.push_back(e.path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 // Waits until the workload has logged `lines` runs.
 bool wait_for_runs(const VaryFixture& f, std::size_t lines) {
     for (int i = 0; i < 600; ++i) {
@@ -120,7 +111,7 @@ TEST_CASE("run --vary writes each value before its runs, in the planned order, a
     CHECK_FALSE(fs::exists(f.note()));
     CHECK(o.err.find("knob restored to 'orig'") != std::string::npos);
 
-    const auto files = result_files(f.dir / "results");
+    const auto files = test::result_files(f.dir / "results");
     REQUIRE(files.size() == 3);
     std::string group;
     for (std::size_t v = 0; v < 3; ++v) {
@@ -162,7 +153,7 @@ TEST_CASE(
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     std::set<std::string> labels;
-    for (const auto& file : result_files(f.dir / "results"))
+    for (const auto& file : test::result_files(f.dir / "results"))
         labels.insert(file.parent_path().filename().string());
     CHECK(labels == std::set<std::string>{"L-a-y", "L-a-z", "L-b-y", "L-b-z"});
     CHECK(f.logged().size() == 8);  // each run logged both knobs
@@ -189,7 +180,7 @@ TEST_CASE("a value the knob refuses is exit 2 before any run, the others put bac
     CHECK(o.err.find("osrelease") != std::string::npos);
     CHECK(o.err.find("9.9.9-refused") != std::string::npos);
     CHECK(f.logged().empty());  // no run
-    CHECK(result_files(f.dir / "results").empty());
+    CHECK(test::result_files(f.dir / "results").empty());
     CHECK(f.knob_now() == "orig\n");
     CHECK_FALSE(fs::exists(f.note()));
     CHECK(test::slurp("/proc/sys/kernel/osrelease") == release);
@@ -421,7 +412,7 @@ TEST_CASE("vary refuses a file outside /proc/sys and /sys and leaves it as it wa
     check_refused(o, user_file, "outside /proc/sys and /sys");
     CHECK(test::slurp(user_file) == content);
     CHECK(f.logged().empty());
-    CHECK(result_files(f.dir / "results").empty());
+    CHECK(test::result_files(f.dir / "results").empty());
     CHECK_FALSE(fs::exists(f.note()));
 
     // A link in the stand-in folder to that file is refused the same way.
@@ -491,7 +482,7 @@ TEST_CASE("vary refuses a FIFO, a device and a file over a page, without hanging
     check_refused(o, big, "more than 4096 bytes");
     CHECK(test::slurp(big) == page_and_more);
     CHECK(f.logged().empty());
-    CHECK(result_files(f.dir / "results").empty());
+    CHECK(test::result_files(f.dir / "results").empty());
 }
 
 TEST_CASE("a --vary label with a control byte is refused like a -k label", "[vary][e2e]") {
@@ -534,7 +525,7 @@ TEST_CASE("a start sweeps half-written files of gone contests from every folder 
     // a finished run's, marked unfinished, so the resumed run has nothing to do.)
     o = test::run_contest_binary(f.args("", {"-n", "1", "no_load"}), f.dir.path());
     REQUIRE(o.exit_code == 0);
-    auto files = result_files(f.dir / "results" / "L");
+    auto files = test::result_files(f.dir / "results" / "L");
     REQUIRE(files.size() == 1);
     json interrupted = json::parse(test::slurp(files[0]));
     interrupted["complete"] = false;
