@@ -229,6 +229,27 @@ TEST_CASE("what else changed: the timeline's, perf's and latency's measures are 
     CHECK(c.tested == 17);  // the run record's 10 and these 7
 }
 
+TEST_CASE("what else changed: perf's rates as contest records them (numbers) are measures",
+          "[compare][measures]") {
+    // Instructions per cycle a third lower on new; an uncounted rate is the
+    // object with its reason, and no measure.
+    auto side = [](const std::string& label, double ipc) {
+        return four_runs(label, "cpu_load", [&](RunRecord& r, int i) {
+            r.wall_s = 100 + i;
+            r.perf = {{"ipc", ipc + i * 0.01},
+                      {"cache_miss_rate", {{"value", nullptr}, {"reason", "needs cache-misses"}}}};
+        });
+    };
+    const ReportModel model = model_of({side("a", 1.5), side("b", 1.0)}, "holm");
+    const auto changes = measure_changes(model, "a", "b");
+    REQUIRE(changes.size() == 1);
+    const auto& changed = changes.front().changed;
+    CHECK(std::any_of(changed.begin(), changed.end(),
+                      [](const MeasureChange& m) { return m.measure == "perf_ipc"; }));
+    CHECK(std::none_of(changed.begin(), changed.end(),
+                       [](const MeasureChange& m) { return m.measure == "perf_cache_miss_rate"; }));
+}
+
 TEST_CASE("snapshot: compare markdown, with what else changed", "[compare][measures][snapshot]") {
     std::vector<ResultFile> both;
     for (const auto& f : fixture_files())

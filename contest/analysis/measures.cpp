@@ -212,14 +212,17 @@ void timeline_measures(Measures& m, const RunRecord& r) {
         for (const auto& [k, v] : cpu->items()) put(m, "machine_cpu_" + k + "_pct", v);
 }
 
-// Every counted event, and the derived rates recorded as {"value": ...}.
+// Every counted event, and the derived rates: a number where both of a
+// rate's events were counted, else {"value": null, "reason": ...}.
 void perf_measures(Measures& m, const RunRecord& r) {
     if (!r.perf.is_object()) return;
     for (const auto& [k, v] : r.perf.items()) {
         if (k == "events" && v.is_object()) {
             for (const auto& [event, e] : v.items())
                 if (e.is_object() && counted(e)) put(m, "perf_" + measure_name(event), e["value"]);
-        } else if (v.is_object() && v.contains("value")) {
+        } else if (v.is_number()) {
+            put(m, "perf_" + measure_name(k), v);
+        } else if (v.is_object() && v.contains("value")) {  // null: not counted
             put(m, "perf_" + measure_name(k), v["value"]);
         }
     }
