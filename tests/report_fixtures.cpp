@@ -87,11 +87,4 @@ std::vector<double> normal_sample(std::mt19937& gen, double mean, double sd, int
     return out;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
 }  // namespace contest::report_test

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contest/result/result_file.h"
+#include "contest/sys/text.h"
 
 namespace contest::report_test {
 
@@ -24,7 +25,5 @@ ResultFile make_result(const std::string& label,
                        const std::map<std::string, std::vector<double>>& walls);
 // Normal deviates from mt19937's fully specified stream.
 std::vector<double> normal_sample(std::mt19937& gen, double mean, double sd, int n);
-// The text's lines, without their newlines.
-std::vector<std::string> lines_of(const std::string& text);
 
 }  // namespace contest::report_test

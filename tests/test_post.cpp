@@ -45,7 +45,7 @@ ReportOptions judged_against(const std::string& baseline, const std::string& for
 // Every line within the mail's width, and nothing a terminal or a mail
 // client would take as a control.
 void check_mail_lines(const std::string& post) {
-    for (const auto& line : lines_of(post)) {
+    for (const auto& line : split_lines(post)) {
         INFO(line);
         CHECK(display_width(line) <= kPostColumns);
         CHECK(std::none_of(line.begin(), line.end(), [](char c) {
@@ -100,7 +100,7 @@ TEST_CASE("post: labels of 60 characters are shortened, the same everywhere, wit
         CHECK(post.find("\nB against A:\n") != std::string::npos);
         CHECK(post.find("\nC   ") != std::string::npos);  // a table row
         // Each full label is said once, in the legend; everywhere else, its letter.
-        const std::vector<std::string> lines = lines_of(post);
+        const std::vector<std::string> lines = split_lines(post);
         for (const auto& label : labels)
             CHECK(std::count_if(lines.begin(), lines.end(), [&](const std::string& line) {
                       return line.find(label) != std::string::npos;
@@ -183,7 +183,7 @@ std::vector<std::string> post_without_smuggled_headers(const std::vector<ResultF
     const std::string post = format_post(files, judged_against("base"));
     INFO(post);
     check_mail_lines(post);
-    const auto lines = lines_of(post);
+    const auto lines = split_lines(post);
     const auto blank = std::find(lines.begin(), lines.end(), "");
     REQUIRE(blank != lines.end());
     CHECK(blank - lines.begin() == 1);
@@ -294,7 +294,7 @@ Rendered render_in_chromium(const fs::path& page, const ScratchDir& dir) {
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     Rendered r{o.out, {}};
-    for (const auto& line : lines_of(o.err))
+    for (const auto& line : split_lines(o.err))
         if (line.find(":CONSOLE") != std::string::npos) r.console.push_back(line);
     return r;
 }

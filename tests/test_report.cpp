@@ -52,7 +52,7 @@ bool has_warning(const ReportModel& model, const std::string& part) {
 // The Ratio cell of `label`'s row in the text table's block for `load`.
 std::string text_ratio(const std::string& table, const std::string& load,
                        const std::string& label) {
-    const auto lines = lines_of(table);
+    const auto lines = split_lines(table);
     std::size_t ratio_end = 0;
     bool in_block = false;
     for (const auto& line : lines) {
@@ -269,7 +269,7 @@ TEST_CASE("two labels from one distribution are not marked; two well apart are",
 TEST_CASE("large Loads counts keep the columns aligned", "[report]") {
     const auto table = render_report(fixture_files(), quiet());
     std::size_t ratio_end = std::string::npos;
-    for (const auto& line : lines_of(table)) {
+    for (const auto& line : split_lines(table)) {
         if (line.starts_with("Kernel")) {
             const std::size_t end = line.find("Ratio") + 5;
             if (ratio_end != std::string::npos) CHECK(end == ratio_end);  // every block alike
@@ -318,7 +318,7 @@ TEST_CASE("snapshot: csv", "[report][snapshot]") {
     const std::string csv = render_report(fixture_files(), quiet("csv"));
     expect_snapshot("report.csv", csv);
     // Every row has as many fields as the header (no field holds a comma here).
-    const auto lines = lines_of(csv);
+    const auto lines = split_lines(csv);
     const auto commas = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
     REQUIRE(lines.size() == 11);
     for (const auto& line : lines) CHECK(commas(line) == commas(lines.front()));
@@ -490,7 +490,7 @@ TEST_CASE("the baseline is the label that ran first, not the first in alphabetic
 TEST_CASE("labels in wide characters keep the columns aligned", "[report]") {
     const auto a = make_result("内核补丁", {{"no_load", {100, 101, 99}}});
     const auto b = make_result("vanilla", {{"no_load", {100, 101, 99}}});
-    const auto lines = lines_of(render_report({a, b}, quiet()));
+    const auto lines = split_lines(render_report({a, b}, quiet()));
     // Both rows end their Ratio column in the same terminal cell: 4 CJK
     // characters are 8 cells (12 bytes).
     std::size_t cjk = 0, ascii = 0;

@@ -52,16 +52,9 @@ std::vector<ResultFile> with_printable_text(const std::vector<ResultFile>& files
     return out;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
 std::size_t widest_line(const std::string& text) {
     std::size_t widest = 0;
-    for (const auto& line : lines_of(text)) widest = std::max(widest, display_width(line));
+    for (const auto& line : split_lines(text)) widest = std::max(widest, display_width(line));
     return widest;
 }
 
@@ -374,7 +367,7 @@ std::string format_post(const std::vector<ResultFile>& given, const ReportOption
     for (std::size_t at = body.find("±"); at != std::string::npos; at = body.find("±", at))
         body.replace(at, std::string("±").size(), "+-");
     std::string out;
-    for (const auto& line : lines_of(body))
+    for (const auto& line : split_lines(body))
         for (const auto& piece : wrap_line(line, kPostColumns)) out += piece + "\n";
     return out;
 }

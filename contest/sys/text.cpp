@@ -152,6 +152,13 @@ std::vector<std::string> split_commas(std::string_view text) {
     }
 }
 
+std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
 std::vector<std::string> split_names(const std::vector<std::string>& values) {
     std::vector<std::string> out;
     for (const auto& value : values)

@@ -27,6 +27,10 @@ std::string join(const Range& items, std::string_view separator, ToText to_text 
 // one means): "a,,b" gives {"a", "", "b"}, "" gives {""}.
 std::vector<std::string> split_commas(std::string_view text);
 
+// The lines of text, without their newlines; a last line without one
+// counts, a trailing newline makes no empty line: "a\nb\n" gives {"a", "b"}.
+std::vector<std::string> split_lines(const std::string& text);
+
 // The names in values, where a value may hold several separated by commas
 // or white space ("a,b" on the command line, "a b" in a config file);
 // empty ones are dropped.
