@@ -141,10 +141,7 @@ TEST_CASE("the manual page and the bash completion list the table's probes", "[l
     }
     std::ofstream(dir / "contest.bash") << help_of(dir, {"help", "bash-completion"});
     auto complete = [&](const std::string& line) {
-        return test::shell_output("bash -c 'source " + (dir / "contest.bash").string() +
-                                  "; COMP_WORDS=(" + line +
-                                  "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _contest; echo "
-                                  "\"${COMPREPLY[*]}\"'");
+        return test::bash_completions(dir / "contest.bash", line);
     };
     CHECK(complete("contest latency --probe \"\"") == all);
     CHECK(complete("contest run --latency \"\"") == all);
