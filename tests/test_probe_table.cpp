@@ -19,7 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string help_of(const test::ScratchDir& dir, const std::vector<std::string>& args) {
+std::string command_help(const test::ScratchDir& dir, const std::vector<std::string>& args) {
     auto o = test::run_contest_binary(args, dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
@@ -27,7 +27,7 @@ std::string help_of(const test::ScratchDir& dir, const std::vector<std::string>&
 }
 
 // The text report of one label whose no_load runs carried `probe` alone.
-std::string report_of(const ProbeInfo& probe) {
+std::string report_of_probe(const ProbeInfo& probe) {
     ResultFile f = report_test::make_result("k", {{"no_load", {10, 10}}});
     const json record = {{"probe", probe.name},
                          {"missed_pct", 0.0},
@@ -47,7 +47,7 @@ std::string report_of(const ProbeInfo& probe) {
 }
 
 // The first probe of the table that is not `probe`, or nullptr.
-const ProbeInfo* another_than(const ProbeInfo& probe) {
+const ProbeInfo* another_probe_than(const ProbeInfo& probe) {
     for (const ProbeInfo* p : latency::probe_table())
         if (p != &probe) return p;
     return nullptr;
@@ -90,8 +90,8 @@ TEST_CASE(
     "for another probe",
     "[latency][e2e]") {
     test::ScratchDir dir("probe-table");
-    const std::string latency_help = help_of(dir, {"latency", "--help"});
-    const std::string run_help = help_of(dir, {"run", "--help"});
+    const std::string latency_help = command_help(dir, {"latency", "--help"});
+    const std::string run_help = command_help(dir, {"run", "--help"});
     CHECK_THAT(latency_help, Catch::Contains(latency::probe_names(" | ")));
     CHECK_THAT(run_help, Catch::Contains(latency::probe_names(",")));
     for (const ProbeInfo* p : latency::probe_table())
@@ -100,7 +100,7 @@ TEST_CASE(
             INFO("probe " << p->name << ", option " << name);
             CHECK_THAT(latency_help, Catch::Contains("--" + name + " "));
             CHECK_THAT(run_help, Catch::Contains("--latency-" + name + " "));
-            const ProbeInfo* other = another_than(*p);
+            const ProbeInfo* other = another_probe_than(*p);
             if (!other) continue;
             // 1000 is in every own option's range: the refusal is the probe's.
             auto given = test::run_contest_binary({"latency", "--probe", std::string(other->name),
@@ -117,7 +117,7 @@ TEST_CASE("a probe's note is in the report when that probe is reported, and only
           "[latency][report]") {
     for (const ProbeInfo* p : latency::probe_table()) {
         INFO("probe " << p->name);
-        const std::string text = report_of(*p);
+        const std::string text = report_of_probe(*p);
         CHECK_THAT(text, Catch::Contains("Latency in us"));
         for (const ProbeInfo* q : latency::probe_table()) {
             if (q->footnote.empty()) continue;
@@ -130,7 +130,7 @@ TEST_CASE("a probe's note is in the report when that probe is reported, and only
 
 TEST_CASE("the manual page and the bash completion list the table's probes", "[latency][e2e]") {
     test::ScratchDir dir("probe-table-help");
-    const std::string man = help_of(dir, {"help", "man"});
+    const std::string man = command_help(dir, {"help", "man"});
     REQUIRE_THAT(man, Catch::Contains(".SH PROBES\n"));
     const std::string probes = man.substr(man.find(".SH PROBES\n"));
     std::string all;
@@ -139,7 +139,7 @@ TEST_CASE("the manual page and the bash completion list the table's probes", "[l
         CHECK_THAT(probes, Catch::Contains(".B " + std::string(p->name) + "\n"));
         all += (all.empty() ? "" : " ") + std::string(p->name);
     }
-    std::ofstream(dir / "contest.bash") << help_of(dir, {"help", "bash-completion"});
+    std::ofstream(dir / "contest.bash") << command_help(dir, {"help", "bash-completion"});
     auto complete = [&](const std::string& line) {
         return test::bash_completions(dir / "contest.bash", line);
     };
