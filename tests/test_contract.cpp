@@ -185,12 +185,8 @@ TEST_CASE("the bash completion completes commands, each command's options and lo
           "[contract][e2e]") {
     test::ScratchDir dir("completion");
     std::ofstream(dir / "contest.bash") << help_of(dir, {"help", "bash-completion"});
-    // The words bash would give, the completion asked for the last one.
     auto complete = [&](const std::string& line) {
-        return test::shell_output("bash -c 'source " + (dir / "contest.bash").string() +
-                                  "; COMP_WORDS=(" + line +
-                                  "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _contest; echo "
-                                  "\"${COMPREPLY[*]}\"'");
+        return test::bash_completions(dir / "contest.bash", line);
     };
     CHECK(complete("contest re") == "report");
     CHECK(complete("contest run --lab") == "--label");

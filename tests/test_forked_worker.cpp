@@ -70,7 +70,7 @@ int outcome_when_fork_fails(const std::function<void()>& start) {
 }
 
 latency::ProbeOptions cyclic_probe() {
-    return latency::make_probe_options(latency::ProbeKind::cyclic, latency::ProbeSettings{});
+    return latency::make_probe_options(latency::parse_probe("cyclic"), latency::ProbeSettings{});
 }
 
 // Polls the worker's failure() until it says something (at most 10 s).

@@ -169,4 +169,12 @@ inline std::string shell_output(const std::string& cmd) {
     return out;
 }
 
+// What the bash completion `script` offers for the command line `line`
+// (the words bash would give; the last is the one completed).
+inline std::string bash_completions(const std::filesystem::path& script, const std::string& line) {
+    return shell_output("bash -c 'source " + script.string() + "; COMP_WORDS=(" + line +
+                        "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _contest; echo "
+                        "\"${COMPREPLY[*]}\"'");
+}
+
 }  // namespace contest::test

@@ -8,21 +8,13 @@
 
 #include "contest/analysis/report_model.h"
 #include "contest/analysis/stats.h"
+#include "contest/latency/probe_table.h"
 
 namespace contest {
 
 namespace {
 
 using nlohmann::json;
-
-constexpr const char* kProbeOrder[] = {"cyclic", "audio", "video", "exec"};
-
-int probe_rank(const std::string& probe) {
-    const int n = static_cast<int>(std::size(kProbeOrder));
-    for (int i = 0; i < n; ++i)
-        if (probe == kProbeOrder[i]) return i;
-    return n;
-}
 
 double number_at(const json& j, const json::json_pointer& at) {
     return j.contains(at) && j.at(at).is_number() ? j.at(at).get<double>() : LatencyRow::kNone;
@@ -170,7 +162,7 @@ void add_latency(ReportModel& model) {
         }
         std::stable_sort(block.latency.begin(), block.latency.end(),
                          [](const LatencyRow& a, const LatencyRow& b) {
-                             return probe_rank(a.probe) < probe_rank(b.probe);
+                             return latency::probe_order(a.probe) < latency::probe_order(b.probe);
                          });
         for (auto& row : block.latency) {
             if (row.label == model.baseline) continue;
@@ -179,6 +171,18 @@ void add_latency(ReportModel& model) {
                     test_against(row, base, block.load);
         }
     }
+}
+
+std::vector<std::string> latency_notes(const ReportModel& model) {
+    std::vector<std::string> notes;
+    for (const latency::ProbeInfo* probe : latency::probe_table()) {
+        if (probe->footnote.empty()) continue;
+        bool shown = false;
+        for (const auto& block : model.blocks)
+            for (const auto& row : block.latency) shown = shown || row.probe == probe->name;
+        if (shown) notes.push_back(std::string(probe->name) + ": " + std::string(probe->footnote));
+    }
+    return notes;
 }
 
 bool has_latency(const ReportModel& model) {

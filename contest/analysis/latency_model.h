@@ -1,6 +1,6 @@
 #pragma once
 // The latency block of a report: for each load, one row per label and probe
-// (cyclic, audio, video), pooled over the label's successful runs, and the
+// (cyclic, audio, video, exec), pooled over the label's successful runs, and the
 // tests of p99 and of deadlines missed against the baseline label, judged in
 // the same family as Time (significance.cpp). Rendered by
 // contest/report/latency_tables.h.
@@ -30,7 +30,7 @@ struct LatencyBin {
 struct LatencyRow {
     static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
     std::string label;
-    std::string probe;     // cyclic, audio, video
+    std::string probe;     // cyclic, audio, video, exec
     std::size_t runs = 0;  // successful runs that carried this probe
     bool pooled = true;    // percentiles from the pooled histogram (else per-run means)
     std::uint64_t samples = 0;
@@ -49,13 +49,17 @@ struct LatencyRow {
 };
 
 // One block's rows from its cells' runs, and the tests against the baseline.
-// Rows go by probe (cyclic, audio, video), then label order.
+// Rows go by probe, in the probe table's order, then label order.
 void add_latency(ReportModel& model);
 
 // Nearest rank over pooled bins (idx = ceil(p/100 N) - 1), clamped to
 // [min_ns, max_ns]; rank 1 is min_ns and rank N max_ns. NaN without samples.
 double pooled_percentile_ns(const std::vector<LatencyBin>& bins, double p, double min_ns,
                             double max_ns);
+
+// The probe table's notes on the probes the rows show, in its order, each
+// "PROBE: note" (exec's: what its time and its misses are).
+std::vector<std::string> latency_notes(const ReportModel& model);
 
 // Whether any block has latency rows.
 bool has_latency(const ReportModel& model);

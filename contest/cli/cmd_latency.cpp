@@ -8,6 +8,7 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
 #include "contest/latency/latency_probes.h"
+#include "contest/latency/probe_table.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
@@ -42,7 +43,7 @@ void print_figure(const char* probe, const char* what, const std::optional<doubl
 }
 
 void print_text(const ProbeResult& r, std::int64_t dist_ns) {
-    std::string name(name_of(r.options.kind));
+    std::string name(r.options.name());
     const char* n = name.c_str();
     const LatencyStats& s = r.stats;
     std::printf("%s: sched %s", n, std::string(name_of(r.setup.policy)).c_str());
@@ -88,6 +89,21 @@ void print_text(const ProbeResult& r, std::int64_t dist_ns) {
                     row.and_above ? "+" : " ", static_cast<unsigned long long>(row.count));
 }
 
+// UsageError for an option of another probe's than the one chosen (the
+// probe table's own options): "--exec-cmd is the exec probe's".
+void refuse_other_probes_options(const ProbeInfo& chosen, const po::variables_map& vm) {
+    for (const ProbeInfo* p : probe_table()) {
+        if (p == &chosen) continue;
+        for (const ProbeOwnOption& o : p->options) {
+            const std::string name(o.name);
+            if (!vm.count(name) || vm[name].defaulted()) continue;
+            const std::string mine = "--" + name + " is the " + std::string(p->name) + " probe's";
+            throw UsageError(o.others.empty() ? mine + ": add --probe " + std::string(p->name)
+                                              : mine + "; " + std::string(o.others));
+        }
+    }
+}
+
 // What the command line asked `contest latency` for.
 struct LatencyRequest {
     ProbeOptions probe;
@@ -111,22 +127,23 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     cl.accepts_config = true;
     LatencyRequest request;
     request.format = "text";
-    std::string probe = "cyclic", method = "clock_ns", policy = "other";
+    const std::string default_probe(probe_table().front()->name);
+    std::string probe = default_probe, method = "clock_ns", policy = "other";
     std::string raw;
     ProbeSettings settings;
     LoadOptionText text;
     // clang-format off
     cl.options.add_options()
         ("duration,d", bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
-        ("probe", checked(&probe, [](const std::string& p) { parse_probe_kind(p); })->default_value("cyclic")->value_name("P"), "cyclic | audio | video | exec")
-        ("interval-us", bounded(&settings.interval_us, kMinIntervalUs, kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us")
+        ("probe", checked(&probe, [](const std::string& p) { parse_probe(p); })->default_value(default_probe)->value_name("P"), probe_names(" | ").c_str())
+        ("interval-us", bounded(&settings.interval_us, kMinIntervalUs, kMaxIntervalUs)->default_value(1000)->value_name("N"), own_option_help("interval-us").c_str())
         ("method", checked(&method, [](const std::string& m) { parse_sleep_method(m); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
         ("policy", checked(&policy, [](const std::string& p) { parse_sched_policy(p); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
         ("priority", bounded(&settings.priority, kMinPriority, kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
         ("dist", bounded(&request.dist_ns, kMinDistNs, kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
         ("format", checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
-        ("exec-cmd", po::value(&settings.exec_command)->default_value(kDefaultExecCommand)->value_name("CMD"), "exec: the program started 5 times a second (words, no shell)")
-        ("exec-missed-ms", bounded(&settings.exec_missed_ms, kMinExecMissedMs, kMaxExecMissedMs)->default_value(kDefaultExecMissedMs)->value_name("MS"), "exec: a start this slow or slower is missed")
+        ("exec-cmd", po::value(&settings.exec_command)->default_value(kDefaultExecCommand)->value_name("CMD"), own_option_help("exec-cmd").c_str())
+        ("exec-missed-ms", bounded(&settings.exec_missed_ms, kMinExecMissedMs, kMaxExecMissedMs)->default_value(kDefaultExecMissedMs)->value_name("MS"), own_option_help("exec-missed-ms").c_str())
         ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
         ("load", po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)")
         ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)");
@@ -138,14 +155,11 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     if (request.dist_ns <= 0 || request.dist_ns % kFineWidthNs != 0)
         throw UsageError("--dist " + std::to_string(request.dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
-    if (probe != "cyclic" && !vm["interval-us"].defaulted())
-        throw UsageError("--interval-us is the cyclic probe's; the others keep their own period");
-    for (const char* name : {"exec-cmd", "exec-missed-ms"})
-        if (probe != "exec" && !vm[name].defaulted())
-            throw UsageError("--" + std::string(name) + " is the exec probe's: add --probe exec");
+    const ProbeInfo& chosen = parse_probe(probe);
+    refuse_other_probes_options(chosen, vm);
     settings.method = parse_sleep_method(method);
     settings.policy = parse_sched_policy(policy);
-    request.probe = make_probe_options(parse_probe_kind(probe), settings);
+    request.probe = make_probe_options(chosen, settings);
     if (!raw.empty()) request.probe.raw_path = raw;
     return request;
 }
@@ -209,9 +223,8 @@ void print_window(const LatencyWindow& w, const std::optional<LoadSession>& load
         std::cout << json_text(j) << "\n";
     } else {
         if (load)
-            std::printf("%s: next to %s (its CPU %.1f%%)\n",
-                        std::string(name_of(r.options.kind)).c_str(), load->info().name.data(),
-                        w.load->cpu_pct);
+            std::printf("%s: next to %s (its CPU %.1f%%)\n", std::string(r.options.name()).c_str(),
+                        load->info().name.data(), w.load->cpu_pct);
         print_text(r, request.dist_ns);
     }
 }
@@ -224,8 +237,7 @@ int exit_status(const LatencyWindow& w) {
     }
     const ProbeResult& r = w.probe;
     if (r.failure || !r.complete) {
-        std::fprintf(stderr, "contest: %s probe: %s\n",
-                     std::string(name_of(r.options.kind)).c_str(),
+        std::fprintf(stderr, "contest: %s probe: %s\n", std::string(r.options.name()).c_str(),
                      r.failure ? r.failure->c_str() : "stopped before it settled");
         return kExitSomeRunsFailed;
     }

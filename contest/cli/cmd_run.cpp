@@ -9,7 +9,7 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
 #include "contest/cli/run_options.h"
-#include "contest/latency/probe_options.h"
+#include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
 #include "contest/run/runner.h"
 #include "contest/run/summary.h"
@@ -188,20 +188,38 @@ void set_kernels(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
 // --latency [PROBES] and its --latency-* options (contest latency's, prefixed):
 // the guests probe as the host would, but keep no raw samples (--latency-raw).
 std::vector<TableOption> latency_options(RunArguments& a) {
+    const std::string default_probe(latency::probe_table().front()->name);
     // clang-format off
     return {
-        {"latency", guests, po::value(&a.latency)->implicit_value("cyclic")->value_name("PROBES"),
-         "latency probes during every workload run: cyclic,audio,video,exec (bare: cyclic)"},
-        {"latency-interval-us", guests, bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), "cyclic: wake every N us"},
+        {"latency", guests, po::value(&a.latency)->implicit_value(default_probe)->value_name("PROBES"),
+         "latency probes during every workload run: " + latency::probe_names(",") + " (bare: " + default_probe + ")"},
+        {"latency-interval-us", guests, bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), latency::own_option_help("interval-us")},
         {"latency-method", guests, checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll"},
         {"latency-policy", guests, checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)"},
         {"latency-priority", guests, bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority"},
         {"latency-dist", guests, bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)"},
         {"latency-raw", host, po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE"},
-        {"latency-exec-cmd", guests, po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), "exec: the program started 5 times a second (words, no shell)"},
-        {"latency-exec-missed-ms", guests, bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), "exec: a start this slow or slower is missed"},
+        {"latency-exec-cmd", guests, po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), latency::own_option_help("exec-cmd")},
+        {"latency-exec-missed-ms", guests, bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), latency::own_option_help("exec-missed-ms")},
     };
     // clang-format on
+}
+
+// UsageError for an option that needs its probe (the probe table's own
+// options), given without it in --latency: "--latency-exec-cmd is the exec
+// probe's".
+void refuse_unlisted_probes_options(const std::vector<latency::ProbeOptions>& listed,
+                                    const po::variables_map& vm) {
+    for (const latency::ProbeInfo* p : latency::probe_table()) {
+        if (std::any_of(listed.begin(), listed.end(), [&](const auto& o) { return o.probe == p; }))
+            continue;
+        for (const latency::ProbeOwnOption& o : p->options) {
+            const std::string name = "latency-" + std::string(o.name);
+            if (!o.others.empty() || !vm.count(name) || vm[name].defaulted()) continue;
+            throw UsageError("--" + name + " is the " + std::string(p->name) + " probe's: add " +
+                             std::string(p->name) + " to --latency");
+        }
+    }
 }
 
 void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
@@ -221,12 +239,7 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
         settings.policy = parse_sched_policy(a.latency_policy);
         rc.latency_probes = make_probe_list(a.latency, settings);
     });
-    const bool has_exec = std::any_of(rc.latency_probes.begin(), rc.latency_probes.end(),
-                                      [](const auto& p) { return p.kind == ProbeKind::exec; });
-    for (const char* name : {"latency-exec-cmd", "latency-exec-missed-ms"})
-        if (!has_exec && !vm[name].defaulted())
-            throw UsageError("--" + std::string(name) +
-                             " is the exec probe's: add exec to --latency");
+    refuse_unlisted_probes_options(rc.latency_probes, vm);
     if (!a.latency_raw.empty())
         for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
 }

@@ -7,6 +7,7 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/latency/probe_table.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
@@ -113,6 +114,10 @@ std::string man_page() {
     }
     out +=
         ".TP\n.B \\-\\-load\\-cmd NAME=CMD\nyour own command as the load NAME\n"
+        ".SH PROBES\n";
+    for (const latency::ProbeInfo* probe : latency::probe_table())
+        out += ".TP\n.B " + roff(probe->name) + "\n" + roff(probe->help) + "\n";
+    out +=
         ".SH \"SEE ALSO\"\n"
         "docs/contract.md, the user's contract, and the other documents of docs/ in "
         "contest's source.\n";
@@ -121,12 +126,12 @@ std::string man_page() {
 
 std::string bash_completion() {
     const std::vector<CommandFacts> commands = every_command();
-    std::string names, loads = "default all";
+    std::string names, loads = "default all", probes = latency::probe_names(" ");
     for (const auto& s : subcommands()) names += std::string(names.empty() ? "" : " ") + s.name;
     for (const LoadInfo* load : load_registry()) loads += " " + std::string(load->name);
     std::string out =
         "# bash completion for contest: made by `contest help bash-completion` from its\n"
-        "# option and load tables.\n"
+        "# option, load and probe tables.\n"
         "_contest() {\n"
         "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
         "    local options='' values=''\n"
@@ -155,6 +160,9 @@ std::string bash_completion() {
         "    esac\n"
         "    case $prev in\n"
         "        --load) COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")); return ;;\n"
+        "        --probe|--latency) COMPREPLY=($(compgen -W '" +
+        probes +
+        "' -- \"$cur\")); return ;;\n"
         "        --config|--results|--workdir|--resume|--summary-json|--kernel-source|"
         "--kernel-config|--latency-raw|--io-other-dir|--tar-source|-o)\n"
         "            COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
@@ -177,7 +185,7 @@ int cmd_help(int argc, char** argv) {
     cl.usage = "contest help man|bash-completion  (or --format F)";
     cl.summary =
         "man: the manual page (roff); bash-completion: a bash completion script; both made "
-        "from the option and load tables (`make install` installs them)";
+        "from the option, load and probe tables (`make install` installs them)";
     std::string what;
     cl.options.add_options()("format", po::value(&what)->value_name("F"),
                              "man | bash-completion (also positional)");

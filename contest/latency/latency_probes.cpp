@@ -1,6 +1,7 @@
 #include "contest/latency/latency_probes.h"
 
 #include "contest/latency/probe_sleeper.h"
+#include "contest/latency/probe_table.h"
 
 namespace contest::latency {
 
@@ -17,10 +18,10 @@ LatencyPlan make_latency_plan(std::vector<ProbeOptions> probes,
 nlohmann::json plan_json(const LatencyPlan& plan) {
     nlohmann::json probes = nlohmann::json::array();
     for (const auto& p : plan.probes) {
-        nlohmann::json j = {{"probe", name_of(p.kind)},    {"period_ns", p.period_ns},
+        nlohmann::json j = {{"probe", p.name()},           {"period_ns", p.period_ns},
                             {"cpu_share", p.cpu_share},    {"method", name_of(p.method)},
                             {"policy", name_of(p.policy)}, {"priority", p.priority}};
-        if (p.kind == ProbeKind::exec) j.update(exec_json(p));
+        if (p.probe->record) j.update(p.probe->record(p));
         probes.push_back(j);
     }
     nlohmann::json j = {{"probes", probes}, {"dist_ns", plan.dist_ns}};
@@ -31,7 +32,7 @@ nlohmann::json plan_json(const LatencyPlan& plan) {
 LatencyProbes::LatencyProbes(const LatencyPlan& plan, const std::string& raw_tag) {
     for (auto p : plan.probes) {
         if (p.raw_path && !raw_tag.empty())
-            *p.raw_path += "." + raw_tag + "." + std::string(name_of(p.kind));
+            *p.raw_path += "." + raw_tag + "." + std::string(p.name());
         probes_.push_back(std::make_unique<RunningProbe>(p, plan.calibration));
     }
 }
@@ -64,14 +65,13 @@ void LatencyProbes::record(RunRecord& rec) {
     for (const auto& p : r) {
         cpu_pct_ += p.cpu_pct.value_or(0);
         if (p.failure)
-            recorded_failures_.push_back(std::string(name_of(p.options.kind)) +
-                                         " probe: " + *p.failure);
+            recorded_failures_.push_back(std::string(p.options.name()) + " probe: " + *p.failure);
     }
 }
 
 nlohmann::json run_latency_json(const std::vector<ProbeResult>& results) {
     nlohmann::json j = nlohmann::json::object();
-    for (const auto& r : results) j[std::string(name_of(r.options.kind))] = r.to_json();
+    for (const auto& r : results) j[std::string(r.options.name())] = r.to_json();
     return j;
 }
 

@@ -7,11 +7,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <optional>
 #include <stdexcept>
 
-#include "contest/latency/exec_start.h"
 #include "contest/latency/probe_sleeper.h"
+#include "contest/latency/probe_table.h"
 #include "contest/latency/work_calibration.h"
 
 namespace contest::latency {
@@ -99,14 +98,6 @@ class WindowAccount {
     std::int64_t start_ = kNever, end_ = kNever;
 };
 
-// What one period gave: its sample, whether it missed its deadline, and the
-// work it got done (audio, video).
-struct PeriodOutcome {
-    std::int64_t sample_ns = 0;
-    bool missed = false;
-    std::uint64_t done = 0;
-};
-
 // cyclic, audio, video: the wake-up's latency, then the period's work (if
 // any) until its deadline. Cyclic misses when it wakes a whole period late.
 PeriodOutcome wake_and_work(std::int64_t intended, std::int64_t deadline, std::uint64_t chunks,
@@ -128,15 +119,6 @@ PeriodOutcome wake_and_work(std::int64_t intended, std::int64_t deadline, std::u
     return got;
 }
 
-// exec: one start of the program, timed from the request to the reaping;
-// missed when it took the threshold or longer.
-PeriodOutcome start_program(const ProgramStarts& starts, const ProbeOptions& o) {
-    PeriodOutcome got;
-    got.sample_ns = starts.time_one();
-    got.missed = got.sample_ns >= o.exec_missed_ns;
-    return got;
-}
-
 }  // namespace
 
 int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShared& shared) {
@@ -144,8 +126,7 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
     try {
         ProbeSleeper sleeper(o.method);
         shared.setup = apply_probe_setup(o);
-        std::optional<ProgramStarts> starts;
-        if (o.kind == ProbeKind::exec) starts.emplace(o.exec_argv);
+        const OwnPeriod own_period = o.probe->own_period ? o.probe->own_period(o) : nullptr;
         if (raw_fd >= 0) {
             raw = ::fdopen(raw_fd, "w");
             if (!raw) throw std::runtime_error(std::string("raw samples: ") + std::strerror(errno));
@@ -161,9 +142,8 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
         for (;;) {
             sleeper.until(intended);
             const std::int64_t deadline = intended + period;
-            const PeriodOutcome got = o.kind == ProbeKind::exec
-                                          ? start_program(*starts, o)
-                                          : wake_and_work(intended, deadline, chunks, state);
+            const PeriodOutcome got =
+                own_period ? own_period() : wake_and_work(intended, deadline, chunks, state);
             account.woke(intended, got.sample_ns, got.missed, got.done, chunks);
             std::int64_t next = deadline;
             std::int64_t now = monotonic_ns();

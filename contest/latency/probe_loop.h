@@ -2,8 +2,9 @@
 // The probe process's main loop: cyclic, audio, video and exec are one loop.
 // Each period it sleeps to the period's absolute start, records latency =
 // actual wake - intended wake, does the period's work if it has any (audio,
-// video), and moves to the next period; exec instead starts its program and
-// records the start's time, request to reaping, missed at its threshold. A period's deadline is its
+// video), and moves to the next period; a probe with a period of its own
+// (probe_table.h) runs that instead: exec starts its program and records the
+// start's time, request to reaping, missed at its threshold. A period's deadline is its
 // end: cyclic misses it when it wakes a whole period late, audio and video when the work is not
 // done by then (the rest of the work is dropped, as a late audio buffer is). Periods that are over
 // before the probe gets to them are skipped: counted as missed, with no latency sample (one stall

@@ -1,7 +1,8 @@
 #pragma once
-// What a latency probe is asked to do: which probe, how it sleeps, at what
-// scheduling policy, and where its raw samples go. The names are SPEC's
-// option values; parse_* throw UsageError naming the option for anything else.
+// What a latency probe is asked to do: which probe (its entry in the probe
+// table, probe_table.h), how it sleeps, at what scheduling policy, and where
+// its raw samples go. The names are SPEC's option values; parse_* throw
+// UsageError naming the option for anything else.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,7 +11,8 @@
 
 namespace contest::latency {
 
-enum class ProbeKind { cyclic, audio, video, exec };
+struct ProbeInfo;
+
 // How the probe waits for its next period (stress-ng's --cyclic-method set).
 enum class SleepMethod { clock_ns, posix_ns, itimer, poll };
 enum class SchedPolicy { other, fifo, rr };
@@ -31,15 +33,15 @@ inline constexpr const char* kDefaultExecCommand = "/bin/true";
 inline constexpr double kDefaultExecMissedMs = 100, kMinExecMissedMs = 0.001,
                         kMaxExecMissedMs = 10'000;
 
-std::string_view name_of(ProbeKind k);
 std::string_view name_of(SleepMethod m);
 std::string_view name_of(SchedPolicy p);
-ProbeKind parse_probe_kind(const std::string& s);
+// The probe table's entry named s (--probe's value).
+const ProbeInfo& parse_probe(const std::string& s);
 SleepMethod parse_sleep_method(const std::string& s);
 SchedPolicy parse_sched_policy(const std::string& s);
 
 struct ProbeOptions {
-    ProbeKind kind = ProbeKind::cyclic;
+    const ProbeInfo* probe = nullptr;    // set by make_probe_options
     std::int64_t period_ns = 1'000'000;  // cyclic: --interval-us; audio, video: their own
     double cpu_share = 0;                // fraction of a CPU of work per period (audio, video)
     SleepMethod method = SleepMethod::clock_ns;
@@ -53,10 +55,13 @@ struct ProbeOptions {
     // it (so a bad path is a usage error before anything starts); the probe
     // writes through the inherited descriptor.
     std::optional<std::string> raw_path;
+
+    std::string_view name() const;  // the probe's: "cyclic"
 };
 
-// What the command line sets for the probes, whichever run: the kinds take
-// what is theirs (the interval is cyclic's, the command exec's).
+// What the command line sets for the probes, whichever run: each probe takes
+// what is its own (its entry's options: the interval is cyclic's, the
+// command exec's).
 struct ProbeSettings {
     std::int64_t interval_us = 1000;
     SleepMethod method = SleepMethod::clock_ns;
@@ -66,12 +71,13 @@ struct ProbeSettings {
     double exec_missed_ms = kDefaultExecMissedMs;
 };
 
-// The probe's options with the period and share of its kind: cyclic wakes
-// every interval_us; audio is interbench's (50 ms, 5% of a CPU), video too
-// (16.7 ms, 40%); exec starts its command every 200 ms. Throws UsageError
-// for a bad interval, a priority out of the policy's range, or an exec
-// command that is empty or not found on PATH (naming --exec-cmd).
-ProbeOptions make_probe_options(ProbeKind kind, const ProbeSettings& settings);
+// The probe's options: the sleep and the policy of the settings, the rest
+// as the probe's entry configures them (cyclic wakes every interval_us;
+// audio is interbench's, 50 ms and 5% of a CPU, video too, 16.7 ms and 40%;
+// exec starts its command every 200 ms). Throws UsageError for a priority
+// out of the policy's range and for what the entry refuses (a bad
+// interval, an exec command that is empty or not found on PATH).
+ProbeOptions make_probe_options(const ProbeInfo& probe, const ProbeSettings& settings);
 
 // `contest run --latency PROBES`'s list ("cyclic", "audio,video"): one
 // options set per probe, each named once; the other settings as above.

@@ -1,10 +1,8 @@
 #include "contest/latency/probe_result.h"
 
-namespace contest::latency {
+#include "contest/latency/probe_table.h"
 
-nlohmann::json exec_json(const ProbeOptions& o) {
-    return {{"command", o.exec_argv}, {"missed_ns", o.exec_missed_ns}};
-}
+namespace contest::latency {
 
 std::optional<double> ProbeResult::share_wanted_pct() const {
     if (options.cpu_share <= 0) return std::nullopt;
@@ -26,7 +24,7 @@ std::optional<double> ProbeResult::missed_pct() const {
 nlohmann::json ProbeResult::to_json() const {
     auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     nlohmann::json j = {
-        {"probe", name_of(options.kind)},
+        {"probe", options.name()},
         {"period_ns", options.period_ns},
         {"method", name_of(options.method)},
         {"sched", setup_json(options, setup)},
@@ -43,7 +41,7 @@ nlohmann::json ProbeResult::to_json() const {
                      {"chunks_done", stats.work_done()},
                      {"chunks_wanted", stats.work_wanted()}};
     }
-    if (options.kind == ProbeKind::exec) j.update(exec_json(options));
+    if (options.probe->record) j.update(options.probe->record(options));
     if (failure) j["failure"] = *failure;
     return j;
 }

@@ -39,8 +39,4 @@ struct ProbeResult {
     nlohmann::json to_json() const;
 };
 
-// The exec probe's settings as the result keeps them: {"command": argv,
-// "missed_ns"}, in its config and in every run's result.
-nlohmann::json exec_json(const ProbeOptions& o);
-
 }  // namespace contest::latency

@@ -11,9 +11,9 @@
 
 #include "contest/latency/probe_loop.h"
 #include "contest/latency/probe_sleeper.h"
+#include "contest/latency/probe_table.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
-#include "contest/sys/words.h"
 
 namespace contest::latency {
 
@@ -63,8 +63,7 @@ RunningProbe::RunningProbe(const ProbeOptions& options,
     while (!worker_.block().ready.load(std::memory_order_acquire)) {
         if (auto why = failure()) throw EnvironmentError(*why);
         if (monotonic_ns() > give_up)
-            throw EnvironmentError(std::string(name_of(options_.kind)) +
-                                   " probe: not ready after " +
+            throw EnvironmentError(std::string(options_.name()) + " probe: not ready after " +
                                    std::to_string(kStartTimeoutNs / 1'000'000'000) + " s");
         throw_if_interrupted();
         nap();
@@ -115,19 +114,15 @@ ProbeResult RunningProbe::result() const {
             100.0 * (*r.cpu_user_s + *r.cpu_sys_s) / (static_cast<double>(b.at_ns - a.at_ns) / 1e9);
     }
     if (shared.error[0]) r.failure = std::string(shared.error);
-    // An exec probe that never settled was waiting on a start: a program
-    // that does not end (a server, a sleep) has no start time to give.
-    if (!r.failure && !complete_ && options_.kind == ProbeKind::exec)
-        r.failure = "a start of " + join_words(options_.exec_argv) +
-                    " had not ended when the window closed; the exec probe times a command "
-                    "that ends";
+    if (!r.failure && !complete_ && options_.probe->unsettled)
+        r.failure = options_.probe->unsettled(options_);
     return r;
 }
 
 std::optional<std::string> RunningProbe::failure() const {
     auto why = worker_.failure();
     if (!why) return std::nullopt;
-    return std::string(name_of(options_.kind)) + " probe: " + *why;
+    return std::string(options_.name()) + " probe: " + *why;
 }
 
 }  // namespace contest::latency

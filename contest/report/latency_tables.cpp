@@ -40,21 +40,16 @@ std::vector<std::string> latency_cells(const LatencyRow& row) {
 }
 
 std::string latency_legend(const ReportModel& model) {
-    bool any_test = false, any_mean = false, any_exec = false;
+    bool any_test = false, any_mean = false;
     for (const auto& block : model.blocks)
         for (const auto& row : block.latency) {
             any_test = any_test || row.p99_test || row.missed_test;
             any_mean = any_mean || !row.pooled;
-            any_exec = any_exec || row.probe == "exec";
         }
     std::string legend =
         "Latency in us, percentiles over every sample of the runs (histograms pooled, 1 us "
         "resolution); Missed%: periods whose deadline passed; CPU got/wanted: % of a CPU.";
-    if (any_exec)
-        legend +=
-            "\nexec: the time of each start of its program, from the request to the reaping; "
-            "missed: a start at or over its threshold, or one not made because the one before "
-            "ran over its period";
+    for (const std::string& note : latency_notes(model)) legend += "\n" + note;
     if (any_test)
         legend += "\n* p99 differs from the baseline " + model.baseline +
                   "'s beyond noise; ! missed% does (Welch t on the per-run figures, " +
