@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "contest/run/runner.h"
+#include "contest/run/run_loop.h"
 
 namespace contest {
 

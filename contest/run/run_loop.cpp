@@ -1,4 +1,4 @@
-#include "contest/run/runner.h"
+#include "contest/run/run_loop.h"
 
 #include <chrono>
 #include <memory>

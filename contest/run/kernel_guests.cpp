@@ -1,4 +1,4 @@
-#include "contest/run/kernel_runs.h"
+#include "contest/run/kernel_guests.h"
 
 #include <dirent.h>
 #include <fcntl.h>
