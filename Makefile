@@ -6,10 +6,13 @@ JOBS     ?= $(shell nproc)
 CONFIG   ?= configs/quick.conf
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Build and test dependencies (Debian package names).
+# Build and test dependencies (Debian package names). libssl-dev is
+# libcrypto's headers, for contest's SHA-256.
 DEPS := cmake make g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
-        nlohmann-json3-dev catch2 time tar zlib1g-dev
-# What a kernel build needs besides the source (contest checks for each).
+        nlohmann-json3-dev catch2 time tar zlib1g-dev libssl-dev
+# What a kernel build needs besides the source (contest checks for each);
+# libssl-dev again, as a kernel build's own need (certificates, signing),
+# so deps-kernel alone is enough for a machine that only builds kernels.
 KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # The tests run these for real: dbench_load's test runs dbench, and the
 # kernel workload's tests build a fake tree through the real tool check. The

@@ -1,10 +1,10 @@
 #include "loads/registry.h"
 
 #include <algorithm>
-#include <iostream>
 #include <set>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
 #include "loads/command_load.h"
 
 namespace contest {
@@ -100,7 +100,7 @@ std::vector<const LoadInfo*> resolve_loads(const std::vector<std::string>& names
                 if (auto why = l->unavailable(options)) {
                     // `all` means all that can run here: skip, but say why.
                     if (name == "all")
-                        std::cerr << "contest: skipping " << l->name << ": " << *why << "\n";
+                        say("skipping " + std::string(l->name) + ": " + *why);
                     else
                         throw EnvironmentError(std::string(l->name) + ": " + *why);
                     continue;

@@ -20,7 +20,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/run_options.h"
 #include "contest/result/result_file.h"
-#include "contest/run/kernel_runs.h"
+#include "contest/run/kernel_guests.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/progress.h"
 #include "contest/vm/cpio_archive.h"

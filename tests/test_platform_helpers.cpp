@@ -1,5 +1,6 @@
 // The platform floor's one way of each small thing: whether an earlier
-// contest is gone, fds, writes, comma lists, enum names, numbers as text.
+// contest is gone, fds, writes, comma lists, enum names, numbers as text,
+// warnings beside the progress line.
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "contest/sys/number_text.h"
 #include "contest/sys/proc_files.h"
 #include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
 
@@ -177,6 +180,70 @@ TEST_CASE("numbers as text: each format in one place, as the outputs show them",
     CHECK(clock_duration(245) == "4:05");
     CHECK(clock_duration(3723.4) == "1:02:03");
     CHECK(clock_duration(-3) == "0:00");
+    CHECK(four_digits(0.123456) == "0.1235");
+    CHECK(four_digits(1234.5) == "1234");      // %.4g's rounding, no exponent yet
+    CHECK(four_digits(123456.7) == "123457");  // whole from 10000 up, never 1.235e+05
+    CHECK(exact_text(0.1) == "0.1");
+    CHECK(exact_text(1.0 / 3) == "0.3333333333333333");  // reads back as the same double
+    CHECK(exact_text(18446744073709551615ULL) == "18446744073709551615");
+}
+
+namespace {
+
+// What the code under test writes on stderr, read back once it is done.
+class CapturedStderr {
+  public:
+    CapturedStderr() : file_(std::tmpfile()), saved_(::dup(STDERR_FILENO)) {
+        std::fflush(stderr);
+        ::dup2(::fileno(file_), STDERR_FILENO);
+    }
+    ~CapturedStderr() {
+        restore();
+        std::fclose(file_);
+    }
+    std::string text() {
+        restore();
+        std::string out;
+        std::rewind(file_);
+        for (int c; (c = std::fgetc(file_)) != EOF;) out.push_back(static_cast<char>(c));
+        return out;
+    }
+
+  private:
+    void restore() {
+        if (saved_ < 0) return;
+        std::fflush(stderr);
+        ::dup2(saved_, STDERR_FILENO);
+        ::close(saved_);
+        saved_ = -1;
+    }
+    std::FILE* file_;
+    int saved_;
+};
+
+}  // namespace
+
+TEST_CASE("a warning ends a live progress line first, and is said with --quiet too", "[platform]") {
+    {
+        CapturedStderr err;
+        Progress live(Progress::Mode::kLive);
+        live.status("no_load  run 1/3");
+        warn("caches not dropped");
+        live.status("no_load  run 2/3");
+        say("removed what a killed contest left: x");
+        say("nothing open: no erase before this one");
+        live.clear();
+        CHECK(err.text() ==
+              "\r\033[Kno_load  run 1/3\r\033[Kcontest: warning: caches not dropped\n"
+              "\r\033[Kno_load  run 2/3\r\033[Kcontest: removed what a killed contest left: x\n"
+              "contest: nothing open: no erase before this one\n");
+    }
+    CapturedStderr err;
+    Progress quiet(Progress::Mode::kQuiet);
+    quiet.status("no_load  run 1/3");
+    quiet.note("contest: results go to somewhere");
+    warn("caches not dropped");
+    CHECK(err.text() == "contest: warning: caches not dropped\n");
 }
 
 TEST_CASE("/proc/stat's cpu line and procs_running are read from their own lines", "[platform]") {

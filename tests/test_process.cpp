@@ -247,6 +247,23 @@ TEST_CASE("a child joins its own group, or the caller's when told", "[process]")
     CHECK(describe_wait_status(status) == "exit 7");
 }
 
+TEST_CASE("exit_status_unreaped looks at an ended child and leaves it for the reap", "[process]") {
+    pid_t child = fork_function([] { return 7; });
+    std::optional<int> seen;
+    for (int i = 0; i < 2000 && !seen; ++i) {
+        seen = exit_status_unreaped(child);
+        if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(seen);
+    CHECK(describe_wait_status(*seen) == "exit 7");
+    CHECK(exit_status_unreaped(child) == seen);  // still there: only looked at
+    CHECK(wait_for_exit(child) == *seen);        // the reap gets the same status
+    CHECK_FALSE(exit_status_unreaped(child));    // reaped: no child of ours now
+    pid_t running = spawn({"sleep", "5"});
+    GroupGuard group(running);
+    CHECK_FALSE(exit_status_unreaped(running));
+}
+
 TEST_CASE("find_on_path is the one PATH search, and never trusts an empty entry", "[process]") {
     test::ScratchDir dir("path-search");
     const auto tool = dir / "contest-test-tool";

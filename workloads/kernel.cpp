@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
@@ -111,10 +110,7 @@ void run_with_progress(const std::vector<std::string>& argv, const SpawnOptions&
     // Short polls first, so a small source costs no waiting; then twice a
     // second, which is plenty for a live line.
     for (double pause = 0.01;; pause = std::min(0.5, pause * 2)) {
-        siginfo_t info{};
-        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-            info.si_pid == pid)
-            break;
+        if (exit_status_unreaped(pid)) break;
         report(pid);
         interruptible_sleep(pause);
     }

@@ -18,18 +18,12 @@ namespace contest {
 
 namespace {
 
-// The one place the report reads a run's status beyond ok(): a run stopped
-// by --timeout took longer than every finished one, which rank tests use.
-bool run_timed_out(const RunRecord& run) {
-    return run.status == RunStatus::timed_out;
-}
-
 void summarize_cell(Cell& cell) {
     std::vector<double> wall, cpu, units, lcpu;
     for (const auto& sr : cell.runs) {
         if (!sr.run.ok()) {
             ++cell.failed;
-            if (run_timed_out(sr.run)) ++cell.timed_out;
+            if (sr.run.timed_out()) ++cell.timed_out;
             continue;
         }
         wall.push_back(sr.run.wall_s);
@@ -142,16 +136,16 @@ std::vector<double> Cell::ok_wall_times() const {
 std::vector<double> Cell::wall_times_censored() const {
     std::vector<double> out = ok_wall_times();
     for (const auto& sr : runs)
-        if (run_timed_out(sr.run)) out.push_back(std::numeric_limits<double>::infinity());
+        if (sr.run.timed_out()) out.push_back(std::numeric_limits<double>::infinity());
     return out;
 }
 
 std::vector<RoundTime> Cell::round_times() const {
     std::vector<RoundTime> out;
     for (const auto& sr : runs)
-        if (sr.run.ok() || run_timed_out(sr.run))
+        if (sr.run.ok() || sr.run.timed_out())
             out.push_back({sr.file, sr.vary_group, sr.round, sr.run.ok() ? sr.run.wall_s : 0,
-                           run_timed_out(sr.run)});
+                           sr.run.timed_out()});
     return out;
 }
 

@@ -286,15 +286,12 @@ void add_options(CommandLine& cl, const std::vector<TableOption>& table) {
 
 namespace {
 
-// A number as text that reads back as the same number: the shortest form
-// that does (to_chars), never %g's rounding.
+// A number as text that reads back as the same number.
 template <typename T>
 std::optional<std::string> number_word(const boost::any& value) {
     const T* v = boost::any_cast<T>(&value);
     if (!v) return std::nullopt;
-    char text[64];
-    const auto [end, ec] = std::to_chars(text, text + sizeof text, *v);
-    return std::string(text, ec == std::errc() ? end : text);
+    return exact_text(*v);
 }
 
 template <typename... T>

@@ -158,13 +158,6 @@ inline constexpr double kMinAlpha = 1e-6, kMaxAlpha = 0.5;
 
 // ---------------------------------------------------------------------------
 
-// A bound as the user would write it: 1000, 0.05, 18446744073709551615.
-// (number_text(double) is in contest/sys/text.h.)
-template <typename T>
-std::string number_text(T v) requires std::is_integral_v<T> {
-    return std::to_string(v);
-}
-
 // How --help shows a value with a range: "N (1 to 1000)", before the default.
 std::string with_range(std::string name, const std::string& min, const std::string& max);
 

@@ -20,6 +20,7 @@
 #include "contest/report/report.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -91,7 +92,7 @@ int cmd_compare(int argc, char** argv) {
     options.baseline = base.front().label;
 
     const ReportModel model = build_report_model(files, options);
-    for (const auto& w : model.warnings) std::cerr << "contest: warning: " << w << "\n";
+    for (const auto& w : model.warnings) warn(w);
     std::cout << with_emulated_banner(model, format, exporter.compare(model)) << std::flush;
     if (!plot.empty()) {
         write_file_atomically(plot, plot_svg(model));

@@ -13,6 +13,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/number_text.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 #include "loads/registry.h"
 
@@ -175,11 +176,11 @@ bool start_load(std::optional<LoadSession>& load, LatencyRequest& request) {
     if (!info.does_work())
         throw UsageError(std::string(info.name) +
                          " does no work; leave out --load to measure the probe alone");
-    std::fprintf(stderr, "contest: preparing %s\n", info.name.data());
+    say("preparing " + std::string(info.name));
     load.emplace(info, lo);
     load->start();
     if (auto why = load->warm_up(kLoadWarmupS)) {
-        std::fprintf(stderr, "contest: %s\n", why->c_str());
+        say(*why);
         return false;
     }
     return true;
@@ -232,13 +233,13 @@ void print_window(const LatencyWindow& w, const std::optional<LoadSession>& load
 // A failed load or a probe that failed or did not settle is said on stderr.
 int exit_status(const LatencyWindow& w) {
     if (w.load_failed) {
-        std::fprintf(stderr, "contest: %s\n", w.load_failed->c_str());
+        say(*w.load_failed);
         return kExitSomeRunsFailed;
     }
     const ProbeResult& r = w.probe;
     if (r.failure || !r.complete) {
-        std::fprintf(stderr, "contest: %s probe: %s\n", std::string(r.options.name()).c_str(),
-                     r.failure ? r.failure->c_str() : "stopped before it settled");
+        say(std::string(r.options.name()) +
+            " probe: " + (r.failure ? *r.failure : "stopped before it settled"));
         return kExitSomeRunsFailed;
     }
     return kExitOk;

@@ -9,6 +9,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/machine.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 #include "loads/registry.h"
 
@@ -134,7 +135,7 @@ int cmd_load(int argc, char** argv) {
     const LoadInfo& info = *resolved.front();
     if (!info.does_work()) throw UsageError(name + " does no work; nothing to measure");
 
-    std::fprintf(stderr, "contest: preparing %s\n", info.name.data());
+    say("preparing " + std::string(info.name));
     LoadSession load(info, lo);
     load.start();
     auto s0 = load.sample();
@@ -146,11 +147,11 @@ int cmd_load(int argc, char** argv) {
     LoadWindow w = load.window(s0, s1);
     print_load_window(info, w, restarts, load.facts(), failed, a.format);
     if (failed) {
-        std::fprintf(stderr, "contest: %s\n", failed->c_str());
+        say(*failed);
         return kExitSomeRunsFailed;
     }
     if (info.counts_work() && w.units <= 0) {
-        std::fprintf(stderr, "contest: %s did no work\n", info.name.data());
+        say(std::string(info.name) + " did no work");
         return kExitSomeRunsFailed;
     }
     return kExitOk;

@@ -11,7 +11,7 @@
 #include "contest/cli/run_options.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
-#include "contest/run/runner.h"
+#include "contest/run/run_loop.h"
 #include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"

@@ -7,7 +7,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
-#include "contest/run/kernel_runs.h"
+#include "contest/run/kernel_guests.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/workdir.h"
 #include "contest/vm/guest.h"

@@ -20,7 +20,7 @@ std::string time_or_timeout(const Cell& c, const CellDigits& d) {
     if (c.time.n > 0 || c.timed_out == 0) return fixed(c.time.mean, d.time);
     double shortest = 0;
     for (const auto& sr : c.runs)
-        if (sr.run.status == RunStatus::timed_out && (shortest == 0 || sr.run.wall_s < shortest))
+        if (sr.run.timed_out() && (shortest == 0 || sr.run.wall_s < shortest))
             shortest = sr.run.wall_s;
     std::string text = ">";
     text += std::to_string(static_cast<long>(shortest));

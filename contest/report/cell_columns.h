@@ -1,7 +1,8 @@
 #pragma once
 // The columns of the report's main table, one row per label under each load:
-// the one list text and markdown print them from, each column with its
-// heading in either format and its figure.
+// the one list text, markdown and the HTML page's full table print them from,
+// each column with its heading in text and in markdown (HTML takes text's)
+// and its figure.
 #include <span>
 #include <string>
 #include <string_view>

@@ -17,6 +17,7 @@
 #include "contest/report/latency_tables.h"
 #include "contest/report/measure_changes_text.h"
 #include "contest/sys/json_text.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
 
@@ -37,10 +38,9 @@ std::string changes_markdown(const CompareView& view, const ReportModel& model) 
             out += "\n| Measure | Base | New | Change | p-adj | Meaning |\n";
             out += "|:--|--:|--:|--:|--:|:--|\n";
             for (const auto& m : c.changed)
-                out += "| " + m.measure + " | " + measure_figure(m.base_mean) + " | " +
-                       measure_figure(m.new_mean) + " | " + signed_percent(m.test.effect_pct) +
-                       " | " + format_p(m.test.p_adjusted) + " | " + measure_change_line(m) +
-                       " |\n";
+                out += "| " + m.measure + " | " + four_digits(m.base_mean) + " | " +
+                       four_digits(m.new_mean) + " | " + signed_percent(m.test.effect_pct) + " | " +
+                       format_p(m.test.p_adjusted) + " | " + measure_change_line(m) + " |\n";
         }
         if (!c.only_base.empty())
             out += "\nRecorded only on base: " + join(c.only_base, ", ") + "\n";

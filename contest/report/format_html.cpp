@@ -19,6 +19,7 @@
 #include "contest/report/svg_common.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/json_text.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
 
@@ -157,7 +158,7 @@ std::string changes_table(const LoadMeasureChanges& c) {
         std::vector<std::vector<std::string>> rows = {
             {"Measure", "Base", "New", "Change", "p-adj", "Meaning"}};
         for (const auto& m : c.changed)
-            rows.push_back({m.measure, measure_figure(m.base_mean), measure_figure(m.new_mean),
+            rows.push_back({m.measure, four_digits(m.base_mean), four_digits(m.new_mean),
                             signed_percent(m.test.effect_pct), format_p(m.test.p_adjusted),
                             measure_change_line(m)});
         out += table(rows, {false, true, true, true, true, false});

@@ -1,8 +1,6 @@
 #include "contest/report/measure_changes_text.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
 #include "contest/report/formats.h"
 #include "contest/sys/number_text.h"
@@ -24,15 +22,6 @@ std::string measure_change_line(const MeasureChange& c) {
     if (c.base_mean == 0) return "on new, " + what + " rose from none on base";
     if (c.new_mean == 0) return "on new, " + what + " fell to none";
     return "on new, " + what + " was " + fixed(c.new_mean / c.base_mean, 2) + "x base's";
-}
-
-// What else changed: every other measure both sides recorded, per load.
-// Four significant digits, without an exponent for the large counts.
-std::string measure_figure(double v) {
-    if (std::fabs(v) >= 1e4) return fixed(v, 0);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
 }
 
 std::string measure_changes_heading(const std::vector<LoadMeasureChanges>& changes,
@@ -67,7 +56,7 @@ std::string measure_changes_text(const std::vector<LoadMeasureChanges>& changes,
         std::vector<std::vector<std::string>> rows;
         for (const auto& m : c.changed)
             rows.push_back({"  " + m.measure,
-                            measure_figure(m.base_mean) + " -> " + measure_figure(m.new_mean),
+                            four_digits(m.base_mean) + " -> " + four_digits(m.new_mean),
                             signed_percent(m.test.effect_pct), adjusted_p_text(m.test)});
         const auto lines = align_columns(rows, {false, true, true, false});
         for (std::size_t i = 0; i < lines.size(); ++i)

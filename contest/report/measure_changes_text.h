@@ -19,8 +19,6 @@ std::string measure_changes_heading(const std::vector<LoadMeasureChanges>& chang
                                     const ReportModel& model);
 std::string measure_changes_text(const std::vector<LoadMeasureChanges>& changes,
                                  const ReportModel& model);
-// A measure's mean: four significant digits, no exponent for large counts.
-std::string measure_figure(double v);
 // "4 of 10 measures changed beyond noise".
 std::string measure_changes_count(const LoadMeasureChanges& c);
 

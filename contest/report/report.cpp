@@ -1,12 +1,12 @@
 #include "contest/report/report.h"
 
 #include <filesystem>
-#include <iostream>
 
 #include "contest/analysis/report_model.h"
 #include "contest/report/exporters.h"
 #include "contest/report/formats.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -17,12 +17,12 @@ std::vector<ResultFile> read_results_or_fail(const std::vector<std::string>& pat
     auto files = read_result_paths(fs_paths, bad);
     if (files.empty()) {
         if (bad.size() == 1) throw UsageError(bad.front());
-        for (const auto& b : bad) std::cerr << "contest: " << b << "\n";
+        for (const auto& b : bad) say(b);
         const std::string where = join(paths, ", ");
         throw UsageError(bad.empty() ? "no result files (*.json) in " + where
                                      : "no readable result file in " + where);
     }
-    for (const auto& b : bad) std::cerr << "contest: skipping " << b << "\n";
+    for (const auto& b : bad) say("skipping " + b);
     return files;
 }
 
@@ -33,7 +33,7 @@ std::string render_report(const std::vector<ResultFile>& files, const ReportOpti
         throw UsageError("--alpha must be between 0 and 1");
     const ReportModel model = build_report_model(files, options);
     if (options.print_warnings)
-        for (const auto& w : model.warnings) std::cerr << "contest: warning: " << w << "\n";
+        for (const auto& w : model.warnings) warn(w);
     return with_emulated_banner(model, options.format, exporter.report(model, options));
 }
 

@@ -48,6 +48,9 @@ struct RunRecord {
     // null with --timeline-hz 0; its "totals" hold the window's PSI and vmstat
     nlohmann::json timeline;
     bool ok() const { return status == RunStatus::ok; }
+    // Stopped by --timeout: it took longer than every finished run, which
+    // rank tests and the tables use.
+    bool timed_out() const { return status == RunStatus::timed_out; }
 };
 
 struct ResultFile {

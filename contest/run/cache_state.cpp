@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
+#include "contest/sys/progress.h"
 #include "contest/sys/unique_fd.h"
 
 namespace contest {
@@ -25,9 +25,7 @@ std::string CacheState::before_run(const LoadInfo& info) {
     std::string state = drop_caches();
     if (state != "dropped" && !warning_given_) {
         warning_given_ = true;
-        progress_.clear();
-        std::fprintf(stderr, "contest: warning: caches %s (run as root to drop them)\n",
-                     state.c_str());
+        warn("caches " + state + " (run as root to drop them)");
     }
     return state;
 }

@@ -3,7 +3,6 @@
 // point is the caches no_load's compile left), where the machine permits.
 #include <string>
 
-#include "contest/sys/progress.h"
 #include "loads/registry.h"
 
 namespace contest {
@@ -15,7 +14,7 @@ std::string drop_caches();
 // The cache state of each run of one suite, as its record holds it.
 class CacheState {
   public:
-    CacheState(bool drop_caches, Progress& progress) : drop_(drop_caches), progress_(progress) {}
+    explicit CacheState(bool drop_caches) : drop_(drop_caches) {}
     // Sets the caches for a run of `info`: "warm" for a load that keeps
     // them, else dropped or why not. The first failure to drop is warned
     // about once on stderr.
@@ -23,7 +22,6 @@ class CacheState {
 
   private:
     bool drop_;
-    Progress& progress_;
     bool warning_given_ = false;
 };
 

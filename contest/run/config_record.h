@@ -11,8 +11,8 @@
 
 #include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
+#include "contest/run/run_loop.h"
 #include "contest/run/run_plan.h"
-#include "contest/run/runner.h"
 
 namespace contest {
 

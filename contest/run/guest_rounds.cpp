@@ -1,6 +1,5 @@
 #include "contest/run/guest_rounds.h"
 
-#include <cstdio>
 #include <string>
 
 #include "contest/result/guest_fields.h"
@@ -38,11 +37,9 @@ void GuestRounds::say_runs(const LabelRun& label, const std::vector<RunRecord>& 
                                             std::to_string(config_.runs) + "  [" + label.label +
                                             "]",
                                         rec));
-        if (!rec.ok()) {
-            progress_.clear();
-            std::fprintf(stderr, "contest: %s run %d [%s]: %s\n", rec.load.c_str(), rec.index,
-                         label.label.c_str(), rec.reason.c_str());
-        }
+        if (!rec.ok())
+            say(rec.load + " run " + std::to_string(rec.index) + " [" + label.label +
+                "]: " + rec.reason);
     }
 }
 

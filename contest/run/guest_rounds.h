@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "contest/run/kernel_runs.h"
+#include "contest/run/kernel_guests.h"
 #include "contest/run/round_backend.h"
+#include "contest/run/run_loop.h"
 #include "contest/run/run_plan.h"
-#include "contest/run/runner.h"
 #include "contest/sys/progress.h"
 
 namespace contest {

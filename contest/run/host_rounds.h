@@ -10,8 +10,8 @@
 #include "contest/run/knobs.h"
 #include "contest/run/load_runner.h"
 #include "contest/run/round_backend.h"
+#include "contest/run/run_loop.h"
 #include "contest/run/run_plan.h"
-#include "contest/run/runner.h"
 #include "contest/run/suite_runner.h"
 #include "contest/sys/progress.h"
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -17,6 +16,7 @@
 #include "contest/sys/json_text.h"
 #include "contest/sys/knob_file.h"
 #include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -95,8 +95,8 @@ void write_note(const fs::path& note, const std::vector<Knob>& knobs) {
 // Puts one knob back; false (said on stderr) when it will not go.
 bool put_back(const fs::path& path, const std::string& name, const std::string& original) {
     if (auto why = write_knob_file(path, original)) {
-        std::fprintf(stderr, "contest: warning: could not restore %s (%s) to '%s': %s\n",
-                     name.c_str(), path.c_str(), original.c_str(), why->c_str());
+        warn("could not restore " + name + " (" + path.string() + ") to '" + original +
+             "': " + *why);
         return false;
     }
     return true;
@@ -110,10 +110,8 @@ void close_note(const fs::path& note, bool all_back) {
         fs::remove(note, ec);
         return;
     }
-    std::fprintf(stderr,
-                 "contest: %s stays for the next start to try again (or restore by hand and "
-                 "remove it)\n",
-                 note.c_str());
+    say(note.string() +
+        " stays for the next start to try again (or restore by hand and remove it)");
 }
 
 }  // namespace
@@ -252,8 +250,7 @@ void KnobGuard::restore() {
         if (!written_[k]) continue;
         if (put_back(knobs_[k].path, knobs_[k].name, knobs_[k].original)) {
             if (*written_[k] != knobs_[k].original)
-                std::fprintf(stderr, "contest: %s restored to '%s'\n", knobs_[k].name.c_str(),
-                             knobs_[k].original.c_str());
+                say(knobs_[k].name + " restored to '" + knobs_[k].original + "'");
         } else {
             all_back = false;
         }
@@ -280,10 +277,9 @@ void restore_knobs_left_changed(const fs::path& workdir) {
         const std::string name = k.value("name", ""), path = k.value("path", ""),
                           original = k.value("original", "");
         if (put_back(path, name, original))
-            std::fprintf(stderr,
-                         "contest: restored %s (%s) to '%s', left changed by contest pid %d "
-                         "that did not finish (%s)\n",
-                         name.c_str(), path.c_str(), original.c_str(), pid, note.c_str());
+            say("restored " + name + " (" + path + ") to '" + original +
+                "', left changed by contest pid " + std::to_string(pid) + " that did not finish (" +
+                note.string() + ")");
         else
             all_back = false;
     }

@@ -17,7 +17,7 @@
 namespace contest {
 
 // --kernel: a label's kernel as given, then made ready for its guests
-// (kernel_runs.h): the image resolved and the initramfs built.
+// (kernel_guests.h): the image resolved and the initramfs built.
 struct LabelKernel {
     std::string image;  // IMAGE as given
     KernelImage resolved;

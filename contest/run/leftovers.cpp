@@ -1,12 +1,12 @@
 #include "contest/run/leftovers.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "contest/run/load_runner.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/workdir.h"
 
 namespace contest {
@@ -30,8 +30,7 @@ std::optional<std::string> stale_result_tmp(const std::filesystem::directory_ent
 }  // namespace
 
 void remove_what_killed_runs_left(const RunConfig& config,
-                                  const std::vector<std::filesystem::path>& result_folders,
-                                  Progress& progress) {
+                                  const std::vector<std::filesystem::path>& result_folders) {
     std::vector<std::string> removed = remove_dead_load_folders(
         Workdir::opened_or_open(config.workload.opened_workdir, config.workload.workdir));
     for (auto& leaf : remove_stale_cgroups()) removed.push_back(std::move(leaf));
@@ -41,9 +40,7 @@ void remove_what_killed_runs_left(const RunConfig& config,
             if (auto what = stale_result_tmp(e); what && std::filesystem::remove(e.path(), ec))
                 removed.push_back(std::move(*what));
     if (removed.empty()) return;
-    progress.clear();
-    for (const auto& what : removed)
-        std::fprintf(stderr, "contest: removed what a killed contest left: %s\n", what.c_str());
+    for (const auto& what : removed) say("removed what a killed contest left: " + what);
 }
 
 }  // namespace contest

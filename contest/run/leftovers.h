@@ -4,8 +4,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "contest/run/runner.h"
-#include "contest/sys/progress.h"
+#include "contest/run/run_loop.h"
 
 namespace contest {
 
@@ -13,7 +12,6 @@ namespace contest {
 // half-written result files (<file>.json.tmp.<pid>) in the folders this run
 // writes its results into. Removed, and said on stderr.
 void remove_what_killed_runs_left(const RunConfig& config,
-                                  const std::vector<std::filesystem::path>& result_folders,
-                                  Progress& progress);
+                                  const std::vector<std::filesystem::path>& result_folders);
 
 }  // namespace contest

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/unique_fd.h"
 
 namespace contest {
@@ -24,17 +24,16 @@ void ResultWriter::save(const ResultFile& result) const {
 
 void ResultWriter::save_interrupted(const ResultFile& result) const {
     if (result.runs.empty()) {
-        std::fprintf(stderr, "contest: interrupted before a run of %s finished: no file for it\n",
-                     result.label.c_str());
+        say("interrupted before a run of " + result.label + " finished: no file for it");
         return;
     }
     try {
         save(result);
-        std::fprintf(stderr, "contest: interrupted; %zu finished run%s of %s kept in %s\n",
-                     result.runs.size(), result.runs.size() == 1 ? "" : "s",
-                     result.label.c_str(), path_.c_str());
+        say("interrupted; " + std::to_string(result.runs.size()) + " finished run" +
+            (result.runs.size() == 1 ? "" : "s") + " of " + result.label + " kept in " +
+            path_.string());
     } catch (const SaveFailed& e) {
-        std::fprintf(stderr, "contest: interrupted; %s\n", e.what());
+        say(std::string("interrupted; ") + e.what());
     }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Where a round's runs are taken: on this host (host_rounds.h) or in a
 // QEMU guest booted for the label's kernel (guest_rounds.h). The loop
-// (runner.cpp) chooses one from the plan, then hands it one label's turn
+// (run_loop.cpp) chooses one from the plan, then hands it one label's turn
 // in a round at a time; the backend runs the turn's loads in the order
 // given and hands every finished run to the recorder, which saves it in
 // the label's file, with whatever else that file learns (a guest's boot,

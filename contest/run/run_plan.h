@@ -16,8 +16,8 @@
 #include "contest/result/result_file.h"
 #include "contest/run/knobs.h"
 #include "contest/run/label_run.h"
+#include "contest/run/run_loop.h"
 #include "contest/run/run_order.h"
-#include "contest/run/runner.h"
 #include "loads/registry.h"
 #include "workloads/workload.h"
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "contest/run/runner.h"
+#include "contest/run/run_loop.h"
 
 namespace contest {
 

@@ -14,6 +14,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/number_text.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/workdir.h"
 
@@ -50,7 +51,7 @@ SuiteRunner::SuiteRunner(const RunConfig& config, Workload& workload, Progress& 
       progress_(progress),
       recorder_(recorder),
       eta_(recorder.eta()),
-      caches_(config.drop_caches, progress),
+      caches_(config.drop_caches),
       latency_plan_(std::move(latency_plan)) {}
 
 std::unique_ptr<LoadSession> SuiteRunner::prepare(const LoadInfo& info,
@@ -139,22 +140,15 @@ void SuiteRunner::run_workload(const std::string& head, LoadSession& load, unsig
     // A lost raw file or a probe that died is said while the suite runs, not
     // found later in the file.
     if (probes)
-        for (const auto& why : probes->recorded_failures()) {
-            progress_.clear();
-            std::fprintf(stderr, "contest: warning: %s\n", why.c_str());
-        }
+        for (const auto& why : probes->recorded_failures()) warn(why);
     probes.reset();
     std::optional<std::string> load_died = load.running() ? load.failure_over_run() : std::nullopt;
     rec.load_restarts = static_cast<int>(load.restarts());
     load.stop();  // stop and reap the load before anything else
-    if (rec.load_restarts > 0) {
-        progress_.clear();
-        std::fprintf(stderr,
-                     "contest: warning: %s run %u: its command ended by itself and was started "
-                     "again %d time%s\n",
-                     load.info().name.data(), i, rec.load_restarts,
-                     rec.load_restarts == 1 ? "" : "s");
-    }
+    if (rec.load_restarts > 0)
+        warn(std::string(load.info().name) + " run " + std::to_string(i) +
+             ": its command ended by itself and was started again " +
+             std::to_string(rec.load_restarts) + (rec.load_restarts == 1 ? " time" : " times"));
     if (!ex.exited_ok()) {
         rec.status = ex.timed_out ? RunStatus::timed_out : RunStatus::workload_failed;
         rec.reason = workload_.name() + " workload " + ex.describe();
@@ -224,16 +218,12 @@ void SuiteRunner::warn_if_hung(const std::string& head, double elapsed_s) {
     if (config_.timeout_s || hang_warned_ || longest_ok_s_ <= 0 || elapsed_s <= 3 * longest_ok_s_)
         return;
     hang_warned_ = true;
-    progress_.clear();
-    std::fprintf(stderr,
-                 "contest: warning: %s has taken %s, over 3x the longest finished run "
-                 "(%.1f s): is the workload hung? (--timeout S stops such runs)\n",
-                 head.c_str(), clock_duration(elapsed_s).c_str(), longest_ok_s_);
+    warn(head + " has taken " + clock_duration(elapsed_s) + ", over 3x the longest finished run (" +
+         fixed(longest_ok_s_, 1) + " s): is the workload hung? (--timeout S stops such runs)");
 }
 
 void SuiteRunner::report_failure(const LoadInfo& info, unsigned i, const std::string& why) {
-    progress_.clear();
-    std::fprintf(stderr, "contest: %s run %u: %s\n", info.name.data(), i, why.c_str());
+    say(std::string(info.name) + " run " + std::to_string(i) + ": " + why);
 }
 
 }  // namespace contest

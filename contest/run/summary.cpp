@@ -38,7 +38,7 @@ nlohmann::json run_summary(const ResultFile& result, const std::filesystem::path
             t.wall_sum += run.wall_s;
         else
             ++t.failed;
-        const bool timed_out = run.status == RunStatus::timed_out;
+        const bool timed_out = run.timed_out();
         if (run.ok() || timed_out)
             t.rounds.push_back({"", "", run.round, run.ok() ? run.wall_s : 0, timed_out});
     }

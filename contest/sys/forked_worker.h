@@ -35,7 +35,7 @@ class SharedMapping {
 };
 
 // The child: forked by the constructor (fork_function), stopped and reaped
-// by its group guard, which is the one code path that reaps it.
+// by its group guard (stop_group); wait_status only looks.
 class WorkerProcess {
   public:
     explicit WorkerProcess(const std::function<int()>& fn);

@@ -28,6 +28,13 @@ std::string six_digits(double value) {
     return buf;
 }
 
+std::string four_digits(double v) {
+    if (std::fabs(v) >= 1e4) return fixed(v, 0);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
 std::string svg_number(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f", v);

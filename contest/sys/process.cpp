@@ -88,15 +88,29 @@ std::optional<int> reap_if_exited(pid_t pid) {
     }
 }
 
+std::optional<int> exit_status_unreaped(pid_t pid) {
+    siginfo_t si{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        si.si_pid != pid)
+        return std::nullopt;
+    // waitid's siginfo, as the raw wait status waitpid would have given.
+    switch (si.si_code) {
+        case CLD_EXITED:
+            return W_EXITCODE(si.si_status, 0);
+        case CLD_DUMPED:
+            return si.si_status | WCOREFLAG;
+        default:
+            return si.si_status;
+    }
+}
+
 namespace {
 
 // True once pid has exited (leaving it unreaped), or when it is no child to
 // wait for at all: then the reap that follows says so.
 bool has_exited(pid_t pid) {
-    siginfo_t si{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOHANG | WNOWAIT) != 0)
-        return errno == ECHILD;
-    return si.si_pid == pid;
+    errno = 0;
+    return exit_status_unreaped(pid) || errno == ECHILD;
 }
 
 }  // namespace

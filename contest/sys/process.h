@@ -36,6 +36,10 @@ int wait_for_exit(pid_t pid);
 // Reaps pid if it has ended: its raw wait status, or nullopt while it runs.
 // Throws EnvironmentError when pid is no child of ours (any more).
 std::optional<int> reap_if_exited(pid_t pid);
+// pid's raw wait status once it has ended, left unreaped (WNOWAIT) for the
+// reap that follows (wait_child, or the group's stop); nullopt while it runs
+// or when it is no child of ours.
+std::optional<int> exit_status_unreaped(pid_t pid);
 
 struct WaitHooks {
     // Called once, the moment the child is seen to have exited and before

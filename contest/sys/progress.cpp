@@ -6,6 +6,19 @@
 #include <ctime>
 
 namespace contest {
+namespace {
+
+// Whether stderr ends in a live line not yet ended by a newline. stderr is
+// one stream for the whole process, so this is the process's, not one
+// Progress's: say() ends it too.
+bool live_line_open = false;
+
+void end_live_line() {
+    if (live_line_open) std::fputs("\r\033[K", stderr);
+    live_line_open = false;
+}
+
+}  // namespace
 
 Progress Progress::for_stderr(bool quiet) {
     if (quiet) return Progress(Mode::kQuiet);
@@ -29,7 +42,7 @@ void Progress::status(const std::string& text) {
         }
         case Mode::kLive:
             std::fprintf(stderr, "\r\033[K%s", text.c_str());
-            line_open_ = true;
+            live_line_open = true;
             break;
     }
     last_ = text;
@@ -44,8 +57,17 @@ void Progress::note(const std::string& text) {
 }
 
 void Progress::clear() {
-    if (line_open_) std::fprintf(stderr, "\r\033[K");
-    line_open_ = false;
+    end_live_line();
+}
+
+void say(std::string_view text) {
+    end_live_line();
+    std::fprintf(stderr, "contest: %.*s\n", static_cast<int>(text.size()), text.data());
+    std::fflush(stderr);
+}
+
+void warn(std::string_view text) {
+    say("warning: " + std::string(text));
 }
 
 }  // namespace contest

@@ -1,29 +1,30 @@
 #pragma once
-// SHA-256 (FIPS 180-4), for the kernel .config's fingerprint and the key of
-// a kernel package's unpacked copy: small enough to keep rather than add
-// libcrypto to the dependencies.
-#include <array>
-#include <cstdint>
+// SHA-256, for the kernel .config's fingerprint and the key of a kernel
+// package's unpacked copy: OpenSSL's libcrypto (EVP), the implementation
+// every Debian machine already has and keeps up to date.
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX, kept out of every includer
 
 namespace contest {
 
 // The digest of data given in pieces.
 class Sha256 {
   public:
-    Sha256();
+    Sha256();  // throws EnvironmentError when libcrypto cannot start one
     void update(std::string_view data);
     // Lower-case hex digest of everything given; once, at the end.
     std::string hex();
 
   private:
-    std::array<std::uint32_t, 8> h_;
-    std::array<unsigned char, 64> block_{};
-    std::size_t buffered_ = 0;
-    std::uint64_t size_ = 0;
+    struct FreeContext {
+        void operator()(evp_md_ctx_st* context) const;
+    };
+    std::unique_ptr<evp_md_ctx_st, FreeContext> context_;
 };
 
 // Lower-case hex digest of `data`.

@@ -27,6 +27,7 @@
 
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 
 extern char** environ;
@@ -360,7 +361,7 @@ pid_t fork_function(const std::function<int()>& fn, const ChildTies& ties) {
         try {
             rc = fn();
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "contest: load process: %s\n", e.what());
+            say(std::string("load process: ") + e.what());
         } catch (...) {
         }
         ::_exit(rc);

@@ -1,10 +1,19 @@
 #pragma once
-// The one way contest starts a program: a SpawnOptions says everything about
-// the child (argv, folder, environment, where its standard streams go, whose
-// process group it joins, the signal it gets when its parent dies), and
-// spawn() launches it with Boost.Process. Timing, waiting and stopping stay
-// with contest's own pidfd / wait4 / killpg machinery (process.h): the child
-// is detached from Boost at once, so exactly one code path reaps it.
+// How contest starts a child, three ways, each for what the others cannot do:
+//  - spawn(): a program, the usual way. A SpawnOptions says everything about
+//    the child (argv, folder, environment, where its standard streams go,
+//    whose process group it joins, the signal it gets when its parent dies),
+//    and spawn() launches it with Boost.Process.
+//  - TimedStarts: a program whose start is itself measured (the exec
+//    probe), by vfork and execve: spawn's fork, PATH search and exec-error
+//    pipe would be timed with it.
+//  - fork_function(): a function of contest's own in a child (loads and
+//    probes, which are code, not programs).
+// (The run's cgroup guardian is forked and reaped in cgroup.cpp: it must
+// outlive contest to kill the cgroup, not die with it as these do.)
+// Waiting, timing and stopping are contest's own pidfd / wait4 / killpg
+// machinery (process.h) for all three: spawn's child is detached from Boost
+// at once, so Boost never reaps one behind contest's back.
 #include <sys/types.h>
 
 #include <csignal>

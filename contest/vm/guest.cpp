@@ -4,13 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
@@ -23,12 +23,6 @@ namespace contest {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string number_text(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", v);
-    return text;
-}
 
 // The console's text from offset on, appended to seen.
 void read_more(const std::filesystem::path& log, std::string& seen) {
@@ -74,10 +68,6 @@ std::string option_list_path(const std::filesystem::path& path) {
 }
 
 }  // namespace
-
-const char* accel_name(Accel accel) {
-    return accel == Accel::kvm ? "kvm" : "tcg";
-}
 
 std::filesystem::path qemu_binary() {
     if (auto found = find_on_path("qemu-system-x86_64")) return *found;
@@ -152,13 +142,13 @@ GuestOutcome run_guest(const GuestBoot& boot,
         // halted") would otherwise hold the run until --vm-timeout.
         if (said_end_at && now > *said_end_at + boot.end_grace_s) break;
         if (!out.came_up && now > boot.boot_timeout_s) {
-            out.failure = "the guest did not come up within " + number_text(boot.boot_timeout_s) +
+            out.failure = "the guest did not come up within " + six_digits(boot.boot_timeout_s) +
                           " s (--vm-boot-timeout), killed";
             out.timed_out = true;
             break;
         }
         if (boot.timeout_s && now > *boot.timeout_s) {
-            out.failure = "the guest was still running after " + number_text(*boot.timeout_s) +
+            out.failure = "the guest was still running after " + six_digits(*boot.timeout_s) +
                           " s (--vm-timeout), killed";
             out.timed_out = true;
             break;
@@ -207,7 +197,7 @@ std::optional<std::string> accel_problem(Accel accel, const std::filesystem::pat
     if (o.came_up) return std::nullopt;
     std::string why = o.timed_out
                           ? std::string("a probe boot under -accel ") + accel_name(accel) +
-                                " did not reach its init within " + number_text(timeout_s) + " s"
+                                " did not reach its init within " + six_digits(timeout_s) + " s"
                       : o.failure.empty() ? "the probe guest did not come up"
                                           : o.failure;
     const std::string tail = console_tail(console_log, 2);

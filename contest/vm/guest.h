@@ -6,16 +6,29 @@
 // timeout, Ctrl-C or SIGTERM of contest (Interrupted), an error. QEMU is a
 // child in its own process group with the parent-death signal, inside the
 // run's containment, so even a SIGKILL of contest takes it down.
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
 
+#include "contest/sys/enum_names.h"
+
 namespace contest {
 
 enum class Accel { kvm, tcg };
-const char* accel_name(Accel accel);
+
+// QEMU's -accel words, which --vm-accel takes and the result file records.
+inline constexpr std::array<EnumName<Accel>, 2> kAccelNames{{
+    {Accel::kvm, "kvm"},
+    {Accel::tcg, "tcg"},
+}};
+
+// The table's word (a literal, so NUL-terminated).
+inline const char* accel_name(Accel accel) {
+    return name_in(kAccelNames, accel).data();
+}
 
 // The guest's shape, the same for every kernel of a run.
 struct GuestShape {

@@ -244,18 +244,6 @@ KernelImage from_file(const std::string& spec, const fs::path& file, const fs::p
 
 }  // namespace
 
-const char* image_kind_name(ImageKind kind) {
-    switch (kind) {
-        case ImageKind::file:
-            return "file";
-        case ImageKind::tree:
-            return "tree";
-        case ImageKind::package:
-            return "package";
-    }
-    return "?";
-}
-
 std::string bzimage_version(const fs::path& image) {
     const std::string head = file_bytes(image, 1 << 16);
     // The setup header: "HdrS" at 0x202, the version string's offset (from
@@ -298,7 +286,7 @@ KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache,
 
 nlohmann::json KernelImage::fingerprint() const {
     nlohmann::json j = {{"image", spec},
-                        {"kind", image_kind_name(kind)},
+                        {"kind", std::string(name_in(kImageKindNames, kind))},
                         {"release", release},
                         {"version", valid_utf8(version_text)}};
     if (config_text.empty()) {

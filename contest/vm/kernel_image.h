@@ -5,6 +5,7 @@
 // into the workdir's cache and never installed. What is found of it: the
 // image, its modules (by name), which drivers are built in, its .config,
 // and the release its image names.
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/sys/enum_names.h"
 #include "contest/sys/progress.h"
 
 namespace contest {
@@ -24,6 +26,13 @@ struct KernelSpec {
 };
 
 enum class ImageKind { file, tree, package };
+
+// The words the result file records for each kind.
+inline constexpr std::array<EnumName<ImageKind>, 3> kImageKindNames{{
+    {ImageKind::file, "file"},
+    {ImageKind::tree, "tree"},
+    {ImageKind::package, "package"},
+}};
 
 struct KernelImage {
     std::string spec;  // IMAGE as given
@@ -42,9 +51,6 @@ struct KernelImage {
     // uname release, the config's SHA-256, HZ, preemption, where each came from.
     nlohmann::json fingerprint() const;
 };
-
-// "file", "tree" or "package".
-const char* image_kind_name(ImageKind kind);
 
 // Resolves IMAGE. A package name is fetched into cache/debs/ and every
 // package file unpacked once into cache/<its stem>-<its SHA-256's first 16

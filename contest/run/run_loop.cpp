@@ -1,4 +1,4 @@
-#include "contest/run/runner.h"
+#include "contest/run/run_loop.h"
 
 #include <chrono>
 #include <memory>
@@ -128,7 +128,7 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
     const std::vector<std::filesystem::path> folders = label_folders(plan.labels);
     for (const auto& folder : folders) check_results_folder(folder);
-    remove_what_killed_runs_left(config, folders, progress);
+    remove_what_killed_runs_left(config, folders);
     std::unique_ptr<RoundBackend> backend = round_backend(config, plan, knob_guard, progress);
 
     RunOutcome out;

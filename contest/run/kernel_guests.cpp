@@ -1,4 +1,4 @@
-#include "contest/run/kernel_runs.h"
+#include "contest/run/kernel_guests.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -167,8 +167,8 @@ KernelGuests::~KernelGuests() {
 
 AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
                          const Initramfs& initramfs, const fs::path& folder, Progress& progress) {
-    if (request == "kvm") return {Accel::kvm, ""};
-    if (request == "tcg") return {Accel::tcg, "--vm-accel tcg"};
+    if (auto named = value_in(kAccelNames, request))
+        return {*named, *named == Accel::tcg ? "--vm-accel tcg" : ""};
     progress.status("contest: probing KVM with a short boot of " + kernel.release);
     double up_s = 0;
     auto why = accel_problem(Accel::kvm, kernel.image, initramfs.path, folder / "probe-kvm.log",
