@@ -96,12 +96,12 @@ int cmd_compare(int argc, char** argv) {
     std::cout << with_emulated_banner(model, format, exporter.compare(model)) << std::flush;
     if (!plot.empty()) {
         write_file_atomically(plot, plot_svg(model));
-        std::cerr << "contest: plot written to " << plot << "\n";
+        say("plot written to " + plot);
         if (const std::string svg = latency_plot_svg(model); !svg.empty()) {
             std::filesystem::path to = plot;
             to.replace_filename(to.stem().string() + "-latency.svg");
             write_file_atomically(to, svg);
-            std::cerr << "contest: latency plot written to " << to.string() << "\n";
+            say("latency plot written to " + to.string());
         }
     }
     return kExitOk;

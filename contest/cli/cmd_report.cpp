@@ -17,6 +17,7 @@
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -151,13 +152,13 @@ void write_plots(const std::vector<ResultFile>& files, const ReportOptions& opti
     const ReportModel model = build_report_model(files, quiet);
     if (!options.latency_only) {
         write_file_atomically(plot, plot_svg(model));
-        std::cerr << "contest: plot written to " << plot << "\n";
+        say("plot written to " + plot);
     }
     if (const std::string svg = latency_plot_svg(model); !svg.empty()) {
         std::filesystem::path to = plot;
         if (!options.latency_only) to.replace_filename(to.stem().string() + "-latency.svg");
         write_file_atomically(to, svg);
-        std::cerr << "contest: latency plot written to " << to.string() << "\n";
+        say("latency plot written to " + to.string());
     } else if (options.latency_only) {
         throw UsageError("--plot --latency: no run in these files was made with --latency");
     }
@@ -168,7 +169,7 @@ void write_timeline(const std::vector<ResultFile>& files, const ReportRequest& r
     write_file_atomically(
         request.timeline,
         draw_timeline(files, split_names(request.timeline_loads), request.timeline_run));
-    std::cerr << "contest: timeline written to " << request.timeline << "\n";
+    say("timeline written to " + request.timeline);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/sys/workdir.h"
 #include "loads/registry.h"
@@ -380,16 +381,16 @@ int cmd_run(int argc, char** argv) {
     if (!out.save_failure.empty()) {
         std::size_t finished = 0;
         for (const auto& r : results) finished += r.runs.size();
-        std::cerr << "contest: stopped: saving the results failed: " << out.save_failure << "\n"
-                  << "contest: the " << finished << " finished runs are in the table above; "
-                  << "the result files hold the last good save, where one was made\n";
+        say("stopped: saving the results failed: " + out.save_failure);
+        say("the " + std::to_string(finished) +
+            " finished runs are in the table above; the result files hold the last good save, "
+            "where one was made");
         return kExitSomeRunsFailed;
     }
     if (!results.empty() && !results.front().stopped_because.empty())
-        std::cerr << "contest: --runs auto stopped: " << results.front().stopped_because << "\n";
+        say("--runs auto stopped: " + results.front().stopped_because);
     if (!arguments.quiet)
-        for (const auto& label : out.labels)
-            std::cerr << "contest: results saved in " << label.path().string() << "\n";
+        for (const auto& label : out.labels) say("results saved in " + label.path().string());
     if (!arguments.summary_json.empty())
         write_run_summary(arguments.summary_json, results.front(), out.labels.front().path());
     return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
