@@ -146,3 +146,19 @@ TEST_CASE("the manual page and the bash completion list the table's probes", "[l
     CHECK(complete("contest latency --probe \"\"") == all);
     CHECK(complete("contest run --latency \"\"") == all);
 }
+
+TEST_CASE("docs/contract.md's --probe and --latency rows name every probe of the table",
+          "[latency][contract]") {
+    const std::string contract =
+        test::slurp(std::filesystem::path(CONTEST_SOURCE_DIR) / "docs/contract.md");
+    for (const std::string row : {"| `--probe P` |", "| `--latency [PROBES]` |"}) {
+        const auto at = contract.find(row);
+        INFO(row);
+        REQUIRE(at != std::string::npos);
+        const std::string line = contract.substr(at, contract.find('\n', at) - at);
+        for (const ProbeInfo* p : latency::probe_table()) {
+            INFO("probe " << p->name);
+            CHECK_THAT(line, Catch::Contains("`" + std::string(p->name) + "`"));
+        }
+    }
+}
