@@ -9,9 +9,12 @@
 #include <catch2/catch.hpp>
 
 #include "contest/analysis/multiple_comparisons.h"
+#include "contest/analysis/outside_work.h"
 #include "contest/analysis/stats.h"
 
 using namespace contest::stats;
+using contest::adjust_for_outside_work;
+using contest::OutsideRound;
 
 namespace {
 
@@ -197,4 +200,21 @@ TEST_CASE("spread below 1e-9 of the mean is no spread", "[stats]") {
     const auto differ = contest::stats::welch_t_test(a, c);
     REQUIRE(differ);
     CHECK(differ->p == 0);  // a real, exact difference; --min-effect decides if it matters
+}
+
+TEST_CASE("outside-work adjustment: rounds it cannot use are said, never computed on", "[stats]") {
+    std::vector<OutsideRound> rounds(8, OutsideRound{60, 63, 10, 20});
+    rounds[3].new_outside_pct = 200;  // the whole 2-CPU machine taken
+    auto a = adjust_for_outside_work(rounds, 200);
+    CHECK_FALSE(a.applied);
+    CHECK(a.why_not.find("no share of the machine left") != std::string::npos);
+    rounds[3] = OutsideRound{0, 63, 10, 20};  // a run without a time
+    a = adjust_for_outside_work(rounds, 200);
+    CHECK_FALSE(a.applied);
+    // Three rounds: the slope is not estimated but fixed at the physics' 1.
+    std::vector<OutsideRound> three{{60, 66, 0, 100}, {60, 120, 0, 100.5}, {120, 64, 100, 1}};
+    a = adjust_for_outside_work(three, 200);
+    CHECK_FALSE(a.slope_estimated);
+    CHECK(a.slope == 1);
+    CHECK(a.rounds == 3);
 }

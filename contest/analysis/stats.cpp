@@ -90,6 +90,10 @@ Summary summarize(std::span<const double> sample) {
     return s;
 }
 
+double t_test_p(double t, double df) {
+    return two_sided_t_p(t, df);
+}
+
 double t_quantile(double p, double df) {
     if (!(df > 0) || !std::isfinite(df) || !(p > 0 && p < 1)) return kNaN;
     return boost::math::quantile(boost::math::students_t(df), p);
