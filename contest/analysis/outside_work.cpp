@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "contest/analysis/stats.h"
+#include "contest/sys/number_text.h"
 
 namespace contest {
 
@@ -47,8 +48,7 @@ OutsideAdjustment adjust_for_outside_work(std::span<const OutsideRound> rounds, 
         outside_diff.push_back(r.new_outside_pct - r.base_outside_pct);
     }
     if (const auto t = stats::one_sample_t_test(outside_diff); t && t->p < kOutsideDiffersLevel)
-        return refused(n, "the outside work differs between the labels (p = " +
-                              std::to_string(t->p).substr(0, 5) +
+        return refused(n, "the outside work differs between the labels (p = " + fixed(t->p, 3) +
                               "): the compared thing may be changing it");
 
     OutsideAdjustment a;
