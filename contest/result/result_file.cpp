@@ -84,6 +84,7 @@ const Field<RunRecord> kRunFields[] = {
     // Absent or null reads as unmeasured, never as 0.
     {"others_cpu_pct",       &RunRecord::others_cpu_pct, Need::optional, Written::when_set},
     {"steal_pct",            &RunRecord::steal_pct, Need::optional, Written::when_set},
+    {"unit_cpu_us",          &RunRecord::unit_cpu_us, Need::optional, Written::when_set},
     {"caches",               &RunRecord::caches},
     {"settle_wait_s",        &RunRecord::settle_wait_s, Need::optional, Written::when_set},
     {"settle",               &RunRecord::settle, Need::optional, Written::when_set},

@@ -37,6 +37,11 @@ struct RunRecord {
     // busy time of everything but the workload and the load, and steal.
     // Unset when /proc/stat could not be read (and in older files).
     std::optional<double> others_cpu_pct, steal_pct;
+    // The machine's speed over the window: the mean CPU time, in
+    // microseconds, of one fixed unit of work contest times through the run
+    // (observe/machine_speed.h). A host that takes the CPU without reporting
+    // steal shows here as a slower unit. Unset when not sampled.
+    std::optional<double> unit_cpu_us;
     std::string caches;  // dropped | warm | not dropped: <why>
     // The wait before the run for the machine to settle (settle.h); unset
     // in files from before it, "off" with --settle 0.
