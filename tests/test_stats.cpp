@@ -13,8 +13,6 @@
 #include "contest/analysis/stats.h"
 
 using namespace contest::stats;
-using contest::adjust_for_outside_work;
-using contest::OutsideRound;
 
 namespace {
 
@@ -202,19 +200,34 @@ TEST_CASE("spread below 1e-9 of the mean is no spread", "[stats]") {
     CHECK(differ->p == 0);  // a real, exact difference; --min-effect decides if it matters
 }
 
-TEST_CASE("outside-work adjustment: rounds it cannot use are said, never computed on", "[stats]") {
-    std::vector<OutsideRound> rounds(8, OutsideRound{60, 63, 10, 20});
-    rounds[3].new_outside_pct = 200;  // the whole 2-CPU machine taken
-    auto a = adjust_for_outside_work(rounds, 200);
-    CHECK_FALSE(a.applied);
-    CHECK(a.why_not.find("no share of the machine left") != std::string::npos);
-    rounds[3] = OutsideRound{0, 63, 10, 20};  // a run without a time
-    a = adjust_for_outside_work(rounds, 200);
-    CHECK_FALSE(a.applied);
-    // Three rounds: the slope is not estimated but fixed at the physics' 1.
-    std::vector<OutsideRound> three{{60, 66, 0, 100}, {60, 120, 0, 100.5}, {120, 64, 100, 1}};
-    a = adjust_for_outside_work(three, 200);
-    CHECK_FALSE(a.slope_estimated);
-    CHECK(a.slope == 1);
-    CHECK(a.rounds == 3);
+TEST_CASE("outside-work adjustment: runs it cannot use are said, never computed on", "[stats]") {
+    using contest::OutsidePoint;
+    using contest::SignedPoint;
+    const SignedPoint whole_machine[] = {{1, OutsidePoint{63, 200, {}}}, {-1, OutsidePoint{60, 10, {}}}};
+    CHECK_FALSE(contest::round_contrast(whole_machine, 200));
+    const SignedPoint no_time[] = {{1, OutsidePoint{0, 20, {}}}, {-1, OutsidePoint{60, 10, {}}}};
+    CHECK_FALSE(contest::round_contrast(no_time, 200));
+    // The contrast is the signed sum of the logs; the unit only when both have one.
+    const SignedPoint pair[] = {{1, OutsidePoint{66, 100, 120.0}}, {-1, OutsidePoint{60, 0, {}}}};
+    const auto c = contest::round_contrast(pair, 200);
+    REQUIRE(c);
+    CHECK(c->log_time == Approx(std::log(1.1)));
+    CHECK(c->log_left == Approx(std::log(0.5)));
+    CHECK(c->outside_pct == Approx(100));
+    CHECK_FALSE(c->log_unit);
+    // Three rounds: the share's slope is not estimated but fixed at the
+    // physics' 1, which takes this outside work out exactly.
+    std::vector<contest::RoundContrast> three;
+    for (double outside : {0.0, 100.0, 50.0}) {
+        const double t = 66 * 200 / (200 - outside) * (outside == 50 ? 1.01 : 1);
+        const SignedPoint round[] = {{1, OutsidePoint{t, outside, {}}}, {-1, OutsidePoint{60, 0, {}}}};
+        three.push_back(*contest::round_contrast(round, 200));
+    }
+    const auto f = contest::fit_paired(three);
+    CHECK(f.applied);
+    CHECK_FALSE(f.share_slope_estimated);
+    CHECK(f.share_slope == 1);
+    CHECK(f.observations == 3);
+    CHECK(f.effect_pct() == Approx(10.3).margin(0.5));
+    CHECK(f.explained > 0.9);
 }

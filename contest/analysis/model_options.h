@@ -17,6 +17,9 @@ struct ModelOptions {
     // A difference below this, in %, is never called one, whatever its p.
     double min_effect_pct = 1;
     bool by_host = false;  // --by-host: rows LABEL@host
+    // --adjust outside: the tests net of outside work (outside_work.h) are
+    // the verdict of record, the raw ones beside; by default the other way.
+    bool adjust_outside = false;
 };
 
 }  // namespace contest

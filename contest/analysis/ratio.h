@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/outside_work.h"
+
 namespace contest {
 
 inline constexpr std::size_t kMinPairs = 2;
@@ -55,6 +57,9 @@ struct Test {
     double p_adjusted = std::numeric_limits<double>::quiet_NaN();  // over the family
     double effect_pct = std::numeric_limits<double>::quiet_NaN();  // what it tests, in %
     bool significant = false;  // adjusted p < alpha and |effect| >= the minimum effect
+    // Net of the outside work (outside_work.h): the same hypothesis with
+    // what other processes, the hypervisor and the machine's speed took out.
+    bool net_of_outside = false;
     // Between labels: what the design could resolve (nullopt where unknown),
     // and the smallest true |effect_pct| it finds with 80% power at
     // mde_level, the level of the correction's most stringent step (set by
@@ -95,6 +100,11 @@ struct RatioEstimate {
     std::vector<int> log_ratio_rounds;          // the round of each
     std::optional<Test> test;                   // the load effect: Ratio = 1?
     std::optional<Test> signed_rank;            // paired, >= kMinPairsForSignedRank pairs
+    // The load effect net of outside work: the fit (applied, or why not)
+    // and the test on the basis that is not `test`'s (net where `test` is
+    // raw; raw under --adjust outside, where `test` is the net one).
+    std::optional<OutsideFit> outside;
+    std::optional<Test> test_other;
 };
 
 // Rounds that hold a finished run of both.

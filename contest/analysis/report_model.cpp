@@ -7,6 +7,7 @@
 #include <map>
 
 #include "contest/analysis/fingerprint.h"
+#include "contest/analysis/outside_tests.h"
 #include "contest/analysis/report_notes.h"
 #include "contest/analysis/report_warnings.h"
 #include "contest/analysis/significance.h"
@@ -217,6 +218,12 @@ std::string vary_group_of(const ResultFile& file) {
     return group != vary->end() && group->is_string() ? group->get<std::string>() : "";
 }
 
+// Online CPUs x 100, from the file's fingerprint; 0 where it does not say.
+double capacity_of(const ResultFile& file) {
+    const auto cpus = file.system.find("cpus_online");
+    return cpus != file.system.end() && cpus->is_number() ? 100 * cpus->get<double>() : 0;
+}
+
 std::string row_label(const ResultFile& file, bool by_host) {
     if (!by_host) return file.label;
     const auto host = file.system.find("hostname");
@@ -245,7 +252,8 @@ PooledRuns pool_runs(const std::vector<ResultFile>& files, bool by_host, ReportM
             Cell& cell = pooled.cells_by_load[run.load][label];
             cell.label = label;
             cell.load = run.load;
-            cell.runs.push_back({run, file_name, round_of(run, file), vary_group_of(file)});
+            cell.runs.push_back(
+                {run, file_name, round_of(run, file), vary_group_of(file), capacity_of(file)});
         }
     }
     return pooled;
@@ -336,10 +344,12 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Model
     model.alpha = options.alpha;
     model.correction = options.correction;
     model.min_effect_pct = options.min_effect_pct;
+    model.adjust_outside = options.adjust_outside;
     PooledRuns pooled = pool_runs(files, options.by_host, model);
     model.baseline = choose_baseline(model, options);
     make_blocks(pooled, model);
     compare_cells(model);
+    add_outside_adjustments(model);
     add_latency(model);
     judge_significance(model);
 
@@ -368,7 +378,7 @@ double widest_ratio_ci_pct(const ResultFile& file) {
     return widest;
 }
 
-double widest_time_mde_pct(const std::vector<ResultFile>& files) {
+double widest_time_mde_pct(const std::vector<ResultFile>& files, bool adjust_outside) {
     if (files.size() < 2) return std::numeric_limits<double>::infinity();
     ModelOptions options;
     options.baseline = files.front().label;
@@ -377,6 +387,7 @@ double widest_time_mde_pct(const std::vector<ResultFile>& files) {
     // run has none, and with it a --target-mde of 1% or less could never be
     // reached.
     options.min_effect_pct = 0;
+    options.adjust_outside = adjust_outside;
     const ReportModel model = build_report_model(files, options);
     double widest = 0;
     for (const auto& block : model.blocks)

@@ -38,9 +38,10 @@ inline constexpr double kCpuSpeedCv = 0.03;
 
 struct SourcedRun {
     RunRecord run;
-    std::string file;        // the result file's name (not its folder: stable across machines)
-    int round = 0;           // the round it ran in (recorded, or from the file's order); 0: none
-    std::string vary_group;  // the file's --vary group: labels sharing one shared rounds
+    std::string file;         // the result file's name (not its folder: stable across machines)
+    int round = 0;            // the round it ran in (recorded, or from the file's order); 0: none
+    std::string vary_group;   // the file's --vary group: labels sharing one shared rounds
+    double capacity_pct = 0;  // its machine's online CPUs x 100; 0: not recorded
 };
 
 struct VersusBaseline {
@@ -59,7 +60,12 @@ struct VersusBaseline {
     std::optional<Test> ratio_test;
     bool significant = false;        // time_test significant (adjusted p, minimum effect)
     bool ratio_significant = false;  // ratio_test significant
-    bool failures = false;           // either side has runs that did not finish ok
+    // Time and Ratio net of outside work (outside_work.h): the fits, applied
+    // or why not, and each test on the other basis than the one of record
+    // (net by default; raw under --adjust outside).
+    std::optional<OutsideFit> time_outside, ratio_outside;
+    std::optional<Test> time_other, ratio_other;
+    bool failures = false;  // either side has runs that did not finish ok
 };
 
 // One label under one load.
@@ -83,6 +89,9 @@ struct Cell {
     std::optional<RatioEstimate> ratio_estimate;  // absent for no_load and without one
     bool is_baseline = false;
     std::optional<VersusBaseline> versus;  // absent for the baseline and when it has no ok run here
+    // How much of its Time's spread the outside work explains (the log time
+    // of each run on the covariates; the fit's effect means nothing here).
+    std::optional<OutsideFit> outside_spread;
 
     std::vector<double> ok_wall_times() const;
     // Finished runs' times, with timed-out runs as +infinity (for rank tests).
@@ -116,6 +125,7 @@ struct ReportModel {
     double alpha = 0.05;
     stats::Correction correction = stats::Correction::holm;
     double min_effect_pct = 1;
+    bool adjust_outside = false;        // the net-of-outside-work tests are the verdict of record
     std::vector<LoadBlock> blocks;      // in contest's order (registry), unknown loads last
     std::vector<std::string> warnings;  // one line each, without a prefix
     // The labels whose runs ran in emulated guests (--kernel under TCG).
@@ -146,8 +156,9 @@ double widest_ratio_ci_pct(const ResultFile& file);
 // its labels): the largest minimum detectable effect of Time of every label
 // against the first, over every load, as compare --min-effect 0 would state
 // it (not floored at a minimum effect); infinity while some is unknown
-// (fewer than kMinRunsForSignificance rounds).
-double widest_time_mde_pct(const std::vector<ResultFile>& files);
+// (fewer than kMinRunsForSignificance rounds). `adjust_outside`: of the
+// tests net of outside work where the adjustment applies (else the raw).
+double widest_time_mde_pct(const std::vector<ResultFile>& files, bool adjust_outside = false);
 
 // "the runs of a, b ran in QEMU guests under TCG ...": why the times of
 // model.emulated_labels are not real hardware's, for the warning and the

@@ -3,6 +3,7 @@
 #include "contest/analysis/report_notes.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -101,6 +102,30 @@ void note_loads_that_did_not_load(ReportModel& model) {
     }
 }
 
+// Per load, how much of each label's Time spread the outside work explains:
+// whether the machine was too busy, and what that cost in resolution.
+void note_spread_explained(ReportModel& model) {
+    for (const auto& block : model.blocks) {
+        std::vector<std::string> parts;
+        bool matters = false;
+        for (const auto& cell : block.cells) {
+            const auto& f = cell.outside_spread;
+            if (!f || !std::isfinite(f->raw_sd) || !std::isfinite(f->residual_sd)) continue;
+            const double explained = std::max(0.0, f->explained);
+            matters = matters || explained >= kMinExplained;
+            parts.push_back(cell.label + " " + fixed(100 * explained, 0) + "%, SD " +
+                            fixed(100 * f->raw_sd, 1) + "% -> " +
+                            fixed(100 * std::min(f->raw_sd, f->residual_sd), 1) + "%");
+        }
+        if (!matters) continue;
+        model.notes.push_back(
+            "Outside work (other processes' CPU, steal, the machine's speed) explains "
+            "this much of Time's spread under " +
+            block.load + ": " + join(parts, "; ") +
+            " (SD of log time; a busy machine cost that much resolution)");
+    }
+}
+
 }  // namespace
 
 std::string method_name(const Test& t) {
@@ -114,6 +139,7 @@ void add_notes(ReportModel& model) {
     note_ratio_method(model);
     note_paired_between_labels(model);
     note_loads_that_did_not_load(model);
+    note_spread_explained(model);
 }
 
 }  // namespace contest

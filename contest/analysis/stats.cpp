@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
@@ -92,6 +93,14 @@ Summary summarize(std::span<const double> sample) {
 
 double t_test_p(double t, double df) {
     return two_sided_t_p(t, df);
+}
+
+double f_test_p(double f, double df1, double df2) {
+    if (!(df1 > 0) || !(df2 > 0) || !std::isfinite(df1) || !std::isfinite(df2) || std::isnan(f))
+        return kNaN;
+    if (f <= 0) return 1;
+    if (std::isinf(f)) return 0;
+    return boost::math::cdf(boost::math::complement(boost::math::fisher_f(df1, df2), f));
 }
 
 double t_quantile(double p, double df) {

@@ -30,6 +30,11 @@ double t_quantile(double p, double df);
 // either is unusable, 0 for an infinite t.
 double t_test_p(double t, double df);
 
+// The upper-tail p of Fisher's F with (df1, df2) degrees of freedom: does
+// adding df1 terms to a least-squares fit explain more than chance would?
+// NaN where a figure is unusable.
+double f_test_p(double f, double df1, double df2);
+
 // Half-width of the two-sided `level` confidence interval of the mean.
 double confidence_half_width(const Summary& s, double level);
 

@@ -65,7 +65,8 @@ int cmd_compare(int argc, char** argv) {
         "files or folders.";
     cl.accepts_config = true;
     std::vector<std::string> sides;
-    std::string results_dir = "results", plot, correction, format = "text";
+    std::string results_dir = "results", plot, format = "text";
+    JudgingNames correction;
     ReportOptions options;
     const std::string formats = exporter_names();
     cl.options.add_options()("results",

@@ -26,7 +26,8 @@ int cmd_post(int argc, char** argv) {
         "a result file or folder.";
     cl.accepts_config = true;
     std::vector<std::string> sides;
-    std::string results_dir = "results", baseline, correction;
+    std::string results_dir = "results", baseline;
+    JudgingNames correction;
     ReportOptions options;
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),

@@ -99,7 +99,8 @@ std::optional<ReportRequest> parse_report_command(int argc, char** argv) {
     cl.accepts_config = true;
     ReportRequest request;
     ReportOptions& options = request.options;
-    std::string baseline, correction;
+    std::string baseline;
+    JudgingNames correction;
     int timeline_run = 0;
     const std::string formats = exporter_names();
     cl.options.add_options()(

@@ -8,6 +8,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
+#include "contest/cli/report_options.h"
 #include "contest/cli/run_options.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
@@ -76,10 +77,11 @@ void check_load_names(const std::vector<std::string>& values) {
 // or with labels compared every Time's MDE --target-mde).
 void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs,
               const po::variables_map& vm) {
-    for (const char* only_auto : {"target-mde", "budget"})
+    for (const char* only_auto : {"target-mde", "budget", "adjust"})
         if (runs != "auto" && vm.count(only_auto) && !vm[only_auto].defaulted())
             throw UsageError(std::string("--") + only_auto + " needs --runs auto");
     if (vm.count("budget")) auto_runs.budget_s = parse_budget(vm["budget"].as<std::string>());
+    if (vm.count("adjust")) auto_runs.adjust_outside = parse_adjust(vm["adjust"].as<std::string>());
     if (runs == "auto") {
         if (!(auto_runs.target_ci_pct > 0)) throw UsageError("--target-ci must be above 0");
         rc.runs = auto_runs.max_runs;
@@ -263,6 +265,8 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
          "--runs auto: at most this many rounds"},
         {"budget", host, checked<std::string>(nullptr, [](const std::string& b) { parse_budget(b); })->value_name("TIME"),
          "--runs auto: no round that would end past TIME of runs (90s, 45m, 1.5h)"},
+        {"adjust", host, checked<std::string>(nullptr, [](const std::string& w) { parse_adjust(w); })->default_value("none")->value_name("WHAT"),
+         "--runs auto, two or more labels: outside aims --target-mde at Time net of other processes' CPU, steal and the machine's speed (docs/noise.md)"},
         {"workload,w", guests, checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
          (workload_names(" | ", " | ") + " (default: kernel when a source is found, else synthetic)")},
         {"jobs,j", guests, bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)"},

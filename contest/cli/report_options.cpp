@@ -11,28 +11,40 @@ namespace contest {
 
 namespace po = boost::program_options;
 
-void add_judging_options(po::options_description& od, ReportOptions& options,
-                         std::string& correction) {
+bool parse_adjust(const std::string& adjust) {
+    if (adjust == "none") return false;
+    if (adjust == "outside") return true;
+    throw UsageError("--adjust " + adjust + ": expected none or outside");
+}
+
+void add_judging_options(po::options_description& od, ReportOptions& options, JudgingNames& names) {
     od.add_options()(
         "alpha",
         bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
         "significance level of the marks and the verdict")(
         "correction",
-        checked(&correction, [](const std::string& c) { stats::parse_correction(c); })
+        checked(&names.correction, [](const std::string& c) { stats::parse_correction(c); })
             ->value_name("C")
             ->default_value("holm"),
         "over all the tests behind one table: holm, bh (Benjamini-Hochberg) or none")(
         "min-effect",
         bounded(&options.min_effect_pct, 0.0, 100.0)->value_name("PCT")->default_value(1, "1"),
-        "a difference below PCT % is never called one, whatever its p");
+        "a difference below PCT % is never called one, whatever its p")(
+        "adjust",
+        checked(&names.adjust, [](const std::string& a) { parse_adjust(a); })
+            ->value_name("WHAT")
+            ->default_value("none"),
+        "the verdict of record: none (the raw tests) or outside (the tests net of other "
+        "processes' CPU, steal and the machine's speed; both are always printed)");
 }
 
-void check_judging_options(ReportOptions& options, const std::string& correction) {
+void check_judging_options(ReportOptions& options, const JudgingNames& names) {
     if (!(options.alpha > 0 && options.alpha < 1))
         throw UsageError("--alpha must be between 0 and 1");
     if (!(options.min_effect_pct >= 0 && std::isfinite(options.min_effect_pct)))
         throw UsageError("--min-effect must be a percentage of 0 or more");
-    options.correction = stats::parse_correction(correction);
+    options.correction = stats::parse_correction(names.correction);
+    options.adjust_outside = parse_adjust(names.adjust);
 }
 
 void check_table_format(const std::string& format) {

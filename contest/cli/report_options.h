@@ -8,12 +8,21 @@
 
 namespace contest {
 
-// --alpha, --correction, --min-effect into `options`; `correction` holds
-// the name until check_judging_options parses it.
+// The judging options' names as given, until check_judging_options parses them.
+struct JudgingNames {
+    std::string correction = "holm";
+    std::string adjust = "none";
+};
+
+// What --adjust takes: "none" (the raw tests are the verdict) or "outside"
+// (the tests net of outside work are); anything else is a UsageError.
+bool parse_adjust(const std::string& adjust);
+
+// --alpha, --correction, --min-effect, --adjust into `options`.
 void add_judging_options(boost::program_options::options_description& od, ReportOptions& options,
-                         std::string& correction);
+                         JudgingNames& names);
 // Throws UsageError naming the option that is out of range.
-void check_judging_options(ReportOptions& options, const std::string& correction);
+void check_judging_options(ReportOptions& options, const JudgingNames& names);
 // UsageError unless format is text, markdown, csv or json (--format of
 // report and compare).
 void check_table_format(const std::string& format);

@@ -58,9 +58,12 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
         found.unjudged.push_back(f.load);
     } else if (v.significant) {
         f.time_finding = "significant";
-        (v.change_pct > 0 ? found.slower : found.faster)
-            .push_back(f.load + " (" + signed_percent(v.change_pct) + ")");
-        (v.change_pct > 0 ? found.slower_loads : found.faster_loads).push_back(f.load);
+        // Under --adjust outside the change of record is the net one.
+        const double change =
+            v.time_test && v.time_test->net_of_outside ? v.time_test->effect_pct : v.change_pct;
+        (change > 0 ? found.slower : found.faster)
+            .push_back(f.load + " (" + signed_percent(change) + ")");
+        (change > 0 ? found.slower_loads : found.faster_loads).push_back(f.load);
     } else {
         f.time_finding = v.time_test ? finding_of(*v.time_test, model) : "not significant";
     }
@@ -78,8 +81,9 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
 }
 
 std::string verdict_of(const Findings& found, const ReportModel& model) {
-    const std::string reading =
-        "alpha " + six_digits(model.alpha) + ", " + correction_summary(model);
+    const std::string reading = "alpha " + six_digits(model.alpha) + ", " +
+                                correction_summary(model) +
+                                (model.adjust_outside ? ", net of outside work" : "");
     if (!found.anything_judged())
         return "too few runs to judge anything: significance needs " +
                std::to_string(kMinRunsForSignificance) +
@@ -219,6 +223,12 @@ std::string p_text(const std::optional<Test>& t) {
     if (!t) return "p=-";
     const std::string formatted = format_p(t->p_adjusted);
     return formatted[0] == '<' ? "p" + formatted : "p=" + formatted;
+}
+
+std::string change_text(const VersusBaseline& v) {
+    if (v.time_test && v.time_test->net_of_outside)
+        return signed_percent(v.time_test->effect_pct) + " net";
+    return signed_percent(v.change_pct);
 }
 
 std::string ratio_pair(const LoadFinding& f) {

@@ -62,6 +62,9 @@ std::vector<std::vector<std::string>> latency_comparison_rows(const ReportModel&
 std::string mean_and_ci(const stats::Summary& s);
 // "p=0.0123", "p<0.0001", "p=-": a test's adjusted p.
 std::string p_text(const std::optional<Test>& t);
+// Time's change of record: the means' ("-14.2%"), or under --adjust outside
+// where the adjustment applied, the net one ("-1.9% net").
+std::string change_text(const VersusBaseline& v);
 // "1.15 -> 1.08": base's Ratio and new's.
 std::string ratio_pair(const LoadFinding& f);
 // "geometric mean of the time ratios new/base over 3 loads: ...\n"; "" without one.

@@ -16,6 +16,7 @@
 #include "contest/report/formats.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/measure_changes_text.h"
+#include "contest/report/outside_text.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
@@ -89,14 +90,11 @@ std::string as_text(const CompareView& view, const ReportModel& model) {
             continue;
         }
         const auto& v = *f.fresh->versus;
-        std::vector<std::string> row = {f.load,
-                                        f.base->runs_text() + ": " + mean_and_ci(f.base->time),
-                                        "vs",
-                                        f.fresh->runs_text() + ": " + mean_and_ci(f.fresh->time),
-                                        signed_percent(v.change_pct),
-                                        p_text(v.time_test),
-                                        f.time_finding,
-                                        "Ratio " + ratio_pair(f)};
+        std::vector<std::string> row = {
+            f.load,         f.base->runs_text() + ": " + mean_and_ci(f.base->time),
+            "vs",           f.fresh->runs_text() + ": " + mean_and_ci(f.fresh->time),
+            change_text(v), p_text(v.time_test),
+            f.time_finding, "Ratio " + ratio_pair(f)};
         row.push_back(v.ratio_test ? p_text(v.ratio_test) + " " + f.ratio_finding : "");
         if (v.mann_whitney) row.push_back("(Mann-Whitney p=" + format_p(v.mann_whitney->p) + ")");
         rows.push_back(std::move(row));
@@ -105,6 +103,9 @@ std::string as_text(const CompareView& view, const ReportModel& model) {
          align_columns(rows, {false, true, false, true, true, false, false, false, false, false}))
         out += line + "\n";
     out += "\n" + geometric_line(view);
+    if (const auto outside = outside_text(model, outside_rows(model, view.fresh, false), false);
+        !outside.empty())
+        out += "\n" + outside;
     if (const auto lat = latency_comparison_rows(model, view.base, view.fresh); lat.size() > 1) {
         out +=
             "\nLatency (pooled p99 in us, missed % of periods; base -> new; p: Welch on "
@@ -138,14 +139,16 @@ std::string as_markdown(const CompareView& view, const ReportModel& model) {
         const auto& v = *f.fresh->versus;
         out += "| " + f.load + " | " + f.base->runs_text() + " | " + mean_and_ci(f.base->time) +
                " | " + f.fresh->runs_text() + " | " + mean_and_ci(f.fresh->time) + " | " +
-               signed_percent(v.change_pct) + " | " +
-               (v.time_test ? format_p(v.time_test->p_adjusted) : "-") + " | " + f.time_finding +
-               " | " + fixed(f.base->ratio.value_or(std::nan("")), 2) + " | " +
-               fixed(f.fresh->ratio.value_or(std::nan("")), 2) + " | " +
+               change_text(v) + " | " + (v.time_test ? format_p(v.time_test->p_adjusted) : "-") +
+               " | " + f.time_finding + " | " + fixed(f.base->ratio.value_or(std::nan("")), 2) +
+               " | " + fixed(f.fresh->ratio.value_or(std::nan("")), 2) + " | " +
                (v.ratio_test ? format_p(v.ratio_test->p_adjusted) : "-") + " | " + f.ratio_finding +
                " |\n";
     }
     out += "\n" + geometric_line(view);
+    if (const auto outside = outside_markdown(model, outside_rows(model, view.fresh, false), false);
+        !outside.empty())
+        out += "\n" + outside;
     if (const auto lat = latency_comparison_rows(model, view.base, view.fresh); lat.size() > 1) {
         out +=
             "\n| Load | Probe | Base p99 (us) | New p99 (us) | Change | p-adj | p99 | Base missed% "
@@ -169,7 +172,8 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
     std::string out =
         "load,base_runs_ok,base_runs_failed,base_time_s,new_runs_ok,new_runs_failed,new_time_s,"
         "change_pct,time_test,time_p,time_p_adjusted,time_finding,base_ratio,new_ratio,"
-        "ratio_change_pct,ratio_p,ratio_p_adjusted,ratio_finding,time_mde_pct,ratio_mde_pct\n";
+        "ratio_change_pct,ratio_p,ratio_p_adjusted,ratio_finding,time_mde_pct,ratio_mde_pct," +
+        join(kOutsideCsvColumns, ",") + "\n";
     for (const auto& f : view.loads) {
         std::vector<std::string> row = {f.load};
         const VersusBaseline* v = f.fresh && f.fresh->versus ? &*f.fresh->versus : nullptr;
@@ -193,6 +197,7 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
         row.push_back(f.ratio_finding);
         row.push_back(t ? six_digits(t->mde_pct) : "");
         row.push_back(r ? six_digits(r->mde_pct) : "");
+        append_outside_csv(row, v);
         std::string line;
         for (std::size_t i = 0; i < row.size(); ++i) {  // appended: GCC 12 -O3 warns on "," + temp
             if (i) line += ',';
@@ -239,6 +244,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     j["min_effect_pct"] = model.min_effect_pct;
     j["mde_power"] = kDetectionPower;
     j["mde_level"] = json_number(model.detection_level);
+    j["verdict_basis"] = model.adjust_outside ? "net of outside work" : "raw";
     nlohmann::ordered_json loads = nlohmann::ordered_json::array();
     for (const auto& f : view.loads) {
         nlohmann::ordered_json l;
@@ -252,6 +258,11 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
             l["time_mde_pct"] = v.time_test ? json_number(v.time_test->mde_pct) : nullptr;
             if (v.time_test) tests.push_back(test_json(*v.time_test));
             if (v.ratio_test) tests.push_back(test_json(*v.ratio_test));
+            if (v.time_other) tests.push_back(test_json(*v.time_other));
+            if (v.ratio_other) tests.push_back(test_json(*v.ratio_other));
+            l["time_other_mde_pct"] = v.time_other ? json_number(v.time_other->mde_pct) : nullptr;
+            l["time_outside"] = v.time_outside ? outside_fit_json(*v.time_outside) : nullptr;
+            l["ratio_outside"] = v.ratio_outside ? outside_fit_json(*v.ratio_outside) : nullptr;
             if (v.mann_whitney)
                 tests.push_back({{"tests", "Time"},
                                  {"method", "Mann-Whitney U (not in the family)"},

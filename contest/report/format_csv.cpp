@@ -5,6 +5,7 @@
 
 #include "contest/report/formats.h"
 #include "contest/report/observe_tables.h"
+#include "contest/report/outside_text.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -62,6 +63,10 @@ void append_tests(std::vector<std::string>& row, const Cell& cell, const ReportM
     row.push_back(six_digits(model.min_effect_pct));
     row.push_back(time ? six_digits(time->mde_pct) : "");
     row.push_back(ratio ? six_digits(ratio->mde_pct) : "");
+    append_outside_csv(row, v ? &*v : nullptr);
+    const Test* load_other = e && e->test_other ? &*e->test_other : nullptr;
+    row.push_back(load_other ? six_digits(load_other->p_adjusted) : "");
+    row.push_back(cell.outside_spread ? six_digits(cell.outside_spread->explained) : "");
 }
 
 std::string csv_line(const std::vector<std::string>& fields) {
@@ -141,6 +146,9 @@ std::vector<std::string> csv_header() {
                           "correction",       "min_effect_pct",
                           "time_mde_pct",     "ratio_mde_pct"})
         header.push_back(f);
+    for (const char* f : kOutsideCsvColumns) header.push_back(f);
+    header.push_back("load_effect_other_p_adjusted");
+    header.push_back("outside_spread_explained");
     return header;
 }
 

@@ -14,6 +14,7 @@
 #include "contest/report/latency_plot.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/measure_changes_text.h"
+#include "contest/report/outside_text.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/run_facts.h"
 #include "contest/report/svg_common.h"
@@ -179,11 +180,11 @@ std::string verdict_section(const CompareView& view, const ReportModel& model) {
             continue;
         }
         const auto& v = *f.fresh->versus;
-        rows.push_back(
-            {f.load, f.base->runs_text() + ": " + mean_and_ci(f.base->time),
-             f.fresh->runs_text() + ": " + mean_and_ci(f.fresh->time), signed_percent(v.change_pct),
-             v.time_test ? format_p(v.time_test->p_adjusted) : "-", f.time_finding, ratio_pair(f),
-             v.ratio_test ? format_p(v.ratio_test->p_adjusted) : "-", f.ratio_finding});
+        rows.push_back({f.load, f.base->runs_text() + ": " + mean_and_ci(f.base->time),
+                        f.fresh->runs_text() + ": " + mean_and_ci(f.fresh->time), change_text(v),
+                        v.time_test ? format_p(v.time_test->p_adjusted) : "-", f.time_finding,
+                        ratio_pair(f), v.ratio_test ? format_p(v.ratio_test->p_adjusted) : "-",
+                        f.ratio_finding});
     }
     out += table(rows, {false, true, true, true, true, false, true, true, false});
     if (const std::string g = geometric_line(view); !g.empty()) out += paragraph(g);
@@ -280,6 +281,13 @@ std::string page(const ReportModel& model) {
     for (const auto& note : model.notes) out += paragraph(note);
     if (const auto legend = significance_legend(model); !legend.empty()) out += paragraph(legend);
     if (has_latency(model)) out += paragraph(latency_legend(model));
+    if (const auto rows = outside_rows(model, "", true); !outside_text(model, rows, true).empty()) {
+        std::vector<std::vector<std::string>> cells = {
+            {"Load", "Label", "Test", "Change [95% CI]", "p-adj", "Finding", "Fit"}};
+        for (const auto& r : rows) cells.push_back(outside_cells(r, model));
+        out += "<h2 id=\"outside\">Net of outside work</h2>\n" + paragraph(outside_heading(model)) +
+               table(cells, {false, false, false, true, true, false, false});
+    }
     if (!others.empty()) {
         out += "<h2 id=\"verdicts\">Verdicts</h2>\n";
         for (const auto& other : others)

@@ -8,6 +8,7 @@
 #include "contest/report/formats.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
+#include "contest/report/outside_text.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/version.h"
 
@@ -25,6 +26,10 @@ json optional_test(const std::optional<Test>& t) {
     return t ? test_json(*t) : json(nullptr);
 }
 
+json optional_fit(const std::optional<OutsideFit>& f) {
+    return f ? outside_fit_json(*f) : json(nullptr);
+}
+
 json ratio_json(const Cell& cell) {
     const auto& e = cell.ratio_estimate;
     if (!e) return nullptr;
@@ -36,6 +41,8 @@ json ratio_json(const Cell& cell) {
         {"ci95_high", number(e->ci95_high)},
         {"load_effect", optional_test(e->test)},
         {"signed_rank", optional_test(e->signed_rank)},
+        {"load_effect_other", optional_test(e->test_other)},
+        {"outside", optional_fit(e->outside)},
     };
 }
 
@@ -64,6 +71,10 @@ json versus_json(const VersusBaseline& v) {
         {"failed_runs", v.failures},
         {"time_test", optional_test(v.time_test)},
         {"ratio_test", optional_test(v.ratio_test)},
+        {"time_other", optional_test(v.time_other)},
+        {"ratio_other", optional_test(v.ratio_other)},
+        {"time_outside", optional_fit(v.time_outside)},
+        {"ratio_outside", optional_fit(v.ratio_outside)},
         {"welch", nullptr},
         {"mann_whitney", nullptr},
     };
@@ -98,6 +109,7 @@ json cell_json(const Cell& cell) {
         {"ratio_ci95_half", cell.ratio ? number(cell.ratio_ci95_half) : json(nullptr)},
         {"ratio_estimate", ratio_json(cell)},
         {"versus_baseline", cell.versus ? versus_json(*cell.versus) : json(nullptr)},
+        {"outside_spread", optional_fit(cell.outside_spread)},
         {"runs", std::move(runs)},
     };
 }
@@ -133,6 +145,7 @@ std::string format_json(const ReportModel& model, const ReportOptions& options) 
     // Each test's mde_pct: the smallest true change it finds with this power at this level.
     report["mde_power"] = kDetectionPower;
     report["mde_level"] = json_number(model.detection_level);
+    report["verdict_basis"] = model.adjust_outside ? "net of outside work" : "raw";
     report["significance_test"] =
         "Time: " + methods_used(model, "Time", "none") +
         "; Ratio against no_load: " + methods_used(model, "load effect", "none") +

@@ -9,6 +9,7 @@
 #include "contest/report/formats.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
+#include "contest/report/outside_text.h"
 
 namespace contest {
 
@@ -121,6 +122,10 @@ std::string markdown_explanations(const ReportModel& model) {
     append_lines(out, model.notes, "\n");
     if (const auto legend = significance_legend(model); !legend.empty())
         append_lines(out, {legend}, "\n");
+    if (const auto outside =
+            outside_markdown(model, outside_rows(model, "", true), model.labels.size() > 1);
+        !outside.empty())
+        out += "\n" + outside;
     return out;
 }
 

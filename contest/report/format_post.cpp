@@ -207,10 +207,15 @@ std::string load_finding_line(const LoadFinding& f) {
     if (!f.fresh || !f.fresh->versus) return "  " + f.load + ": " + f.time_finding + "\n";
     const auto& v = *f.fresh->versus;
     std::string line = "  " + f.load + ": Time " + mean_and_ci(f.base->time) + " -> " +
-                       mean_and_ci(f.fresh->time) + " (" + signed_percent(v.change_pct) + ")";
+                       mean_and_ci(f.fresh->time) + " (" + change_text(v) + ")";
     if (v.time_test) line += ", " + p_text(v.time_test) + " adjusted";
     line += ", " + f.time_finding + "; Ratio " + ratio_pair(f);
     if (v.ratio_test) line += ", " + p_text(v.ratio_test) + " adjusted, " + f.ratio_finding;
+    if (v.time_other)
+        line += std::string("; Time ") +
+                (v.time_other->net_of_outside ? "net of outside work " : "raw ") +
+                signed_percent(v.time_other->effect_pct) + ", " + p_text(v.time_other) +
+                " adjusted" + (v.time_other->significant ? ", significant" : "");
     return line + "\n";
 }
 

@@ -7,6 +7,7 @@
 #include "contest/report/latency_tables.h"
 #include "contest/report/measure_changes_text.h"
 #include "contest/report/observe_tables.h"
+#include "contest/report/outside_text.h"
 #include "contest/report/text_tables.h"
 
 namespace contest {
@@ -147,6 +148,10 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
     out += text_units(model);
     for (const auto& note : model.notes) out += note + "\n";
     if (const auto legend = significance_legend(model); !legend.empty()) out += legend + "\n";
+    if (const auto outside =
+            outside_text(model, outside_rows(model, "", true), model.labels.size() > 1);
+        !outside.empty())
+        out += "\n" + outside;
     if (options.stats) out += text_statistics(model) + text_measure_changes(model);
     for (const auto& table : observe_tables(model, options)) out += text_observe_table(table);
     if (has_latency(model)) out += "\n" + latency_blocks(model);

@@ -123,6 +123,16 @@ std::vector<std::vector<std::string>> test_rows(const ReportModel& model) {
             if (cell.versus->time_test) add(block.load, cell.label, *cell.versus->time_test);
             if (cell.versus->ratio_test) add(block.load, cell.label, *cell.versus->ratio_test);
         }
+    // The same hypotheses on the other basis (net of outside work, or raw),
+    // corrected as a family of their own.
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) {
+            if (cell.ratio_estimate && cell.ratio_estimate->test_other)
+                add(block.load, cell.label, *cell.ratio_estimate->test_other);
+            if (!cell.versus) continue;
+            if (cell.versus->time_other) add(block.load, cell.label, *cell.versus->time_other);
+            if (cell.versus->ratio_other) add(block.load, cell.label, *cell.versus->ratio_other);
+        }
     return rows;
 }
 
@@ -245,6 +255,7 @@ nlohmann::json test_json(const Test& t) {
     return {
         {"tests", t.what},
         {"method", t.method},
+        {"basis", t.net_of_outside ? "net of outside work" : "raw"},
         {"statistic", json_number(t.statistic)},
         {"df", json_number(t.df)},
         {"p", json_number(t.p)},

@@ -21,6 +21,9 @@ struct AutoRuns {
     double target_mde_pct = 5;       // labels compared: the largest Time MDE to reach, in %
     unsigned max_runs = 15;          // and after this many rounds in any case
     std::optional<double> budget_s;  // --budget: no round is started that would end past it
+    // --adjust outside: the MDE aimed at is that of Time net of outside
+    // work (analysis/outside_work.h) where the adjustment applies.
+    bool adjust_outside = false;
 };
 
 // Rounds before --runs auto looks at the CIs: with fewer, a CI is a guess.

@@ -41,6 +41,7 @@ nlohmann::json config_record(const RunConfig& c, const RunPlan& plan,
         j["target_ci_pct"] = c.auto_runs->target_ci_pct;
         j["target_mde_pct"] = c.auto_runs->target_mde_pct;
         j["max_runs"] = c.auto_runs->max_runs;
+        j["adjust"] = c.auto_runs->adjust_outside ? "outside" : "none";
         j["budget_s"] = c.auto_runs->budget_s ? nlohmann::json(*c.auto_runs->budget_s) : nullptr;
     }
     if (c.timeout_s) j["timeout_s"] = *c.timeout_s;

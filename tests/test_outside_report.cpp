@@ -1,0 +1,127 @@
+// The tests net of outside work in the report model and every format, on
+// the committed vary-thp example: two THP settings compiled beside other
+// builds that took 50 to 160% of a CPU, 5 rounds, where the raw paired
+// test could see only changes of ±70% to ±140%.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "contest/analysis/report_model.h"
+#include "contest/report/format_compare.h"
+#include "contest/report/format_post.h"
+#include "contest/report/report.h"
+#include "contest/result/result_file.h"
+#include "report_fixtures.h"
+
+namespace fs = std::filesystem;
+using namespace contest;
+using contest::report_test::expect_snapshot;
+
+namespace {
+
+const std::string kBase = "6.18.44-fc-v1045,thp=always";
+const std::string kNew = "6.18.44-fc-v1045,thp=never";
+
+std::vector<ResultFile> vary_thp() {
+    std::vector<std::string> bad;
+    auto files = read_result_paths(
+        {fs::path(CONTEST_SOURCE_DIR) / "results" / "examples" / "vary-thp"}, bad);
+    REQUIRE(bad.empty());
+    REQUIRE(files.size() == 2);
+    return files;
+}
+
+ReportOptions options_for(bool adjust) {
+    ReportOptions o;
+    o.baseline = kBase;
+    o.print_warnings = false;
+    o.adjust_outside = adjust;
+    return o;
+}
+
+const VersusBaseline& versus(const ReportModel& m, const std::string& load) {
+    const Cell* c = m.find_cell(load, kNew);
+    REQUIRE(c);
+    REQUIRE(c->versus);
+    return *c->versus;
+}
+
+}  // namespace
+
+TEST_CASE("outside work: the busy example's Time is adjusted, beside the raw verdict",
+          "[outside]") {
+    const auto model = build_report_model(vary_thp(), options_for(false));
+    for (const char* load : {"no_load", "mem_load"}) {
+        INFO(load);
+        const auto& v = versus(model, load);
+        REQUIRE(v.time_outside);
+        CHECK(v.time_outside->applied);
+        CHECK(v.time_outside->paired);
+        CHECK(v.time_outside->uses_share);
+        CHECK(v.time_outside->explained > 0.9);
+        REQUIRE(v.time_test);
+        REQUIRE(v.time_other);
+        CHECK_FALSE(v.time_test->net_of_outside);
+        CHECK(v.time_other->net_of_outside);
+        // What the busy machine cost: the net test sees changes a fifth the size.
+        CHECK(v.time_other->mde_pct < v.time_test->mde_pct / 5);
+        CHECK(std::isfinite(v.time_other->p_adjusted));
+        CHECK(std::fabs(v.time_other->effect_pct) < 5);
+        // And how much of each label's spread was the outside work.
+        const Cell* c = model.find_cell(load, kNew);
+        REQUIRE(c->outside_spread);
+        CHECK(c->outside_spread->explained > 0.8);
+    }
+    bool noted = false;
+    for (const auto& n : model.notes) noted = noted || n.find("explains this much") != n.npos;
+    CHECK(noted);
+}
+
+TEST_CASE("outside work: --adjust outside makes the net test the verdict of record", "[outside]") {
+    const auto raw = build_report_model(vary_thp(), options_for(false));
+    const auto net = build_report_model(vary_thp(), options_for(true));
+    // The same hypotheses, so the same family and level on either basis.
+    CHECK(net.family_size == raw.family_size);
+    CHECK(net.detection_level == raw.detection_level);
+    const auto& r = versus(raw, "no_load");
+    const auto& n = versus(net, "no_load");
+    REQUIRE(n.time_test);
+    REQUIRE(n.time_other);
+    CHECK(n.time_test->net_of_outside);
+    CHECK_FALSE(n.time_other->net_of_outside);
+    CHECK(n.time_test->p_adjusted == Approx(r.time_other->p_adjusted));
+    CHECK(n.time_other->p_adjusted == Approx(r.time_test->p_adjusted));
+    CHECK_THAT(format_compare(net), Catch::Contains("net of outside work):"));
+}
+
+TEST_CASE("outside work: a run without the outside work recorded leaves nothing to adjust",
+          "[outside]") {
+    auto files = vary_thp();
+    files[0].runs[0].others_cpu_pct.reset();
+    const auto model = build_report_model(files, options_for(false));
+    CHECK_FALSE(versus(model, "no_load").time_outside);
+    CHECK_FALSE(versus(model, "no_load").time_other);
+}
+
+TEST_CASE("snapshot: the formats with tests net of outside work", "[outside][snapshot]") {
+    const auto files = vary_thp();
+    const auto model = build_report_model(files, options_for(false));
+    expect_snapshot("outside-compare.txt", format_compare(model, "text"));
+    expect_snapshot("outside-compare.md", format_compare(model, "markdown"));
+    expect_snapshot("outside-compare.csv", format_compare(model, "csv"));
+    expect_snapshot("outside-compare.json", format_compare(model, "json"));
+    expect_snapshot("outside-compare-adjusted.txt",
+                    format_compare(build_report_model(files, options_for(true)), "text"));
+    for (const char* format : {"text", "markdown", "csv", "html"}) {
+        auto o = options_for(false);
+        o.format = format;
+        expect_snapshot(std::string("outside-report.") + (std::string(format) == "markdown" ? "md"
+                                                          : std::string(format) == "text"   ? "txt"
+                                                                                          : format),
+                        render_report(files, o));
+    }
+    expect_snapshot("outside-post.txt", format_post(files, options_for(false)));
+}
