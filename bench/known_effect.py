@@ -13,10 +13,18 @@ detectable effect contest stated, and the time a repetition took.
 
     bench/known_effect.py [--effects 0,2,5,10] [--reps 5] [--rounds 5]
                           [--loop 20000000] [--settle 10] [--runs-auto TARGET]
+                          [--jobs N] [--busy] [--seed N]
     CONTEST=path/to/contest (default: build/contest next to this script)
 
 --runs-auto TARGET: each repetition is `--runs auto --target-mde TARGET`
 (--rounds is then --max-runs) instead of a fixed number of rounds.
+
+--busy: a busy machine of the bench's own beside every run (noise_maker.py:
+0.5 to 1.5 CPUs in a random on/off pattern, outside contest's tree), and
+each repetition also read net of outside work (compare --adjust outside's
+figures, docs/noise.md): the table then gives both call rates and MDEs.
+--jobs N: the workload runs N loops at once (the share of N - 1 CPUs the
+noise takes is then what slows it, as it slows a parallel compile).
 """
 import argparse
 import json
@@ -51,8 +59,12 @@ def one_repetition(contest, scratch, effect_pct, args, rep):
     work = os.path.join(scratch, "work.sh")
     with open(work, "w") as f:
         f.write("f=$(cat %s)\n" % knob)
-        f.write("exec awk -v f=\"$f\" -v n=%d 'BEGIN { n = f * n / 1000; "
-                "for (i = 0; i < n; i++) s += i; if (s < 0) print s }'\n" % args.loop)
+        loop = ("awk -v f=\"$f\" -v n=%d 'BEGIN { n = f * n / 1000; "
+                "for (i = 0; i < n; i++) s += i; if (s < 0) print s }'" % (args.loop // args.jobs))
+        if args.jobs == 1:
+            f.write("exec %s\n" % loop)
+        else:
+            f.write("".join("%s &\n" % loop for _ in range(args.jobs)) + "wait\n")
     cmd = [contest, "run", "--quiet", "-k", "ke", "-w", "command",
            "--workload-cmd", "sh " + work,
            "--vary", "%s=%s" % (knob, values), "--vary-label", "{value}",
@@ -78,14 +90,23 @@ def one_repetition(contest, scratch, effect_pct, args, rep):
         sys.exit("known_effect: contest compare failed: %s" % cmp.stderr)
     j = json.loads(cmp.stdout)
     load = [l for l in j["loads"] if l["load"] == "no_load"][0]
-    time_test = [t for t in load["tests"] if t["tests"] == "Time" and "not in" not in t["method"]][0]
+    time_tests = [t for t in load["tests"] if t["tests"] == "Time" and "not in" not in t["method"]]
+    time_test = time_tests[0]
     called = time_test["significant"] and (effect_pct == 0 or time_test["effect_pct"] > 0)
+    net = [t for t in time_tests if t.get("basis") == "net of outside work"]
+    net_called = (bool(net[0]["significant"] and (effect_pct == 0 or net[0]["effect_pct"] > 0))
+                  if net else None)
+    fit = load.get("time_outside") or {}
     base_dir = os.path.join(results, base)
     with open(os.path.join(base_dir, sorted(os.listdir(base_dir))[0])) as f:
         base_file = json.load(f)
     rounds = max(r.get("round", 0) for r in base_file["runs"])
     shutil.rmtree(results)
     return {"called": bool(called), "mde_pct": load.get("time_mde_pct"), "seconds": took,
+            "net_called": net_called, "net_mde_pct": net[0]["mde_pct"] if net else None,
+            "net_change_pct": net[0]["effect_pct"] if net else None,
+            "why_not": fit.get("why_not") if not net else None,
+            "explained": fit.get("explained"),
             "rounds": rounds, "change_pct": load.get("change_pct"),
             "stopped_because": base_file.get("stopped_because")}
 
@@ -98,9 +119,20 @@ def main():
     ap.add_argument("--loop", type=int, default=20000000)
     ap.add_argument("--settle", type=float, default=10)
     ap.add_argument("--runs-auto", type=float, default=0)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--busy", action="store_true")
+    ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     contest = contest_binary()
     scratch = tempfile.mkdtemp(prefix="contest-known-effect.")
+    noise = None
+    if args.busy:
+        state = os.path.join(scratch, "noise")
+        os.makedirs(state)
+        # Its own session: outside contest's tree, as another user's build is.
+        noise = subprocess.Popen([sys.executable, os.path.join(HERE, "noise_maker.py"),
+                                  "--seed", str(args.seed), "--state", state],
+                                 start_new_session=True)
     try:
         with open("/proc/loadavg") as f:
             load_before = f.read().split()[:3]
@@ -117,15 +149,23 @@ def main():
                 "mean_rounds": statistics.mean(r["rounds"] for r in reps),
                 "mean_seconds": statistics.mean(r["seconds"] for r in reps),
                 "stops": [r["stopped_because"] for r in reps if r["stopped_because"]],
+                "net_reps": [r for r in reps if r["net_called"] is not None],
+                "why_not": [r["why_not"] for r in reps if r["why_not"]],
+                "explained": [r["explained"] for r in reps if r["explained"] is not None],
             })
         with open("/proc/loadavg") as f:
             load_after = f.read().split()[:3]
     finally:
+        if noise:
+            noise.terminate()
+            noise.wait()
         shutil.rmtree(scratch, ignore_errors=True)
     mode = ("--runs auto --target-mde %g --max-runs %d" % (args.runs_auto, args.rounds)
             if args.runs_auto else "%d rounds" % args.rounds)
-    print("known-effect bench: %s, loop %d, --settle %g; load average %s before, %s after"
-          % (mode, args.loop, args.settle, " ".join(load_before), " ".join(load_after)))
+    print("known-effect bench: %s, loop %d in %d job(s), --settle %g%s; load average %s before, "
+          "%s after" % (mode, args.loop, args.jobs, args.settle,
+                        ", busy (noise_maker.py, seed %d)" % args.seed if args.busy else "",
+                        " ".join(load_before), " ".join(load_after)))
     print("| true effect | repetitions | called (power; 0%: false alarms) | median change "
           "| median MDE stated | rounds | s per repetition |")
     print("|--:|--:|--:|--:|--:|--:|--:|")
@@ -134,6 +174,24 @@ def main():
             r["effect_pct"], r["reps"], 100 * r["called_share"], r["median_change_pct"],
             "±%.1f%%" % r["median_mde_pct"] if r["median_mde_pct"] is not None else "-",
             r["mean_rounds"], r["mean_seconds"]))
+    if args.busy:
+        print()
+        print("net of outside work (compare's figures beside the raw ones):")
+        print("| true effect | adjusted in | called raw | called net (of all reps) "
+              "| median MDE raw | median MDE net | median explained |")
+        print("|--:|--:|--:|--:|--:|--:|--:|")
+        for r in rows:
+            net = r["net_reps"]
+            nm = [x["net_mde_pct"] for x in net if x["net_mde_pct"] is not None]
+            print("| %g%% | %d of %d | %.0f%% | %.0f%% | %s | %s | %s |" % (
+                r["effect_pct"], len(net), r["reps"], 100 * r["called_share"],
+                100 * sum(x["net_called"] for x in net) / r["reps"],
+                "±%.1f%%" % r["median_mde_pct"] if r["median_mde_pct"] is not None else "-",
+                "±%.1f%%" % statistics.median(nm) if nm else "-",
+                "%.0f%%" % (100 * statistics.median(r["explained"])) if r["explained"] else "-"))
+        for r in rows:
+            for why in r["why_not"]:
+                print("%g%%: not adjusted: %s" % (r["effect_pct"], why))
     for r in rows:
         for why in r["stops"]:
             print("%g%%: --runs auto stopped: %s" % (r["effect_pct"], why))
