@@ -1,5 +1,6 @@
 #include "contest/observe/machine_speed.h"
 
+#include <pthread.h>
 #include <time.h>
 
 namespace contest {
@@ -69,6 +70,9 @@ void MachineSpeedObserver::begin() {
 }
 
 void MachineSpeedObserver::loop() {
+    // Named, so that top -H and the cost bench (bench/machine_speed_cost.sh)
+    // can tell it from contest's other threads.
+    ::pthread_setname_np(::pthread_self(), speed_thread_name);
     // Absolute deadlines: a unit delayed by the scheduler delays that one
     // sample, not the rate.
     auto next = Clock::now();

@@ -29,6 +29,9 @@ inline constexpr std::uint64_t speed_unit_iterations = 38'000;
 // Time between the starts of two units, steady clock.
 inline constexpr std::chrono::milliseconds speed_sample_period{250};
 
+// The sampler thread's name (/proc/PID/task/TID/comm).
+inline constexpr const char* speed_thread_name = "contest-speed";
+
 // One unit of work run now on the calling thread: its CPU time in µs, and
 // the wall time it took (µs, steady clock; for tests and benches). nullopt
 // when the thread's CPU clock cannot be read.
@@ -46,8 +49,9 @@ std::optional<double> mean_unit_cpu_us(const std::vector<SpeedSample>& samples);
 // sets rec.unit_cpu_us to their mean, and leaves it unset when the CPU
 // clock could not be read. The thread is stopped and joined in end(), in
 // record() and in the destructor: none outlives the observer on any path.
-// Its own CPU (one unit per period, about 0.04% of a CPU) is not counted as
-// contest's side (own_cpu_pct): it is far below what moves others_cpu_pct.
+// Its own CPU (measured about 0.1% of a CPU: the unit and, as much again,
+// the wake-up, docs/noise.md) is not counted as contest's side
+// (own_cpu_pct): it is far below what moves others_cpu_pct.
 class MachineSpeedObserver : public WindowObserver {
   public:
     explicit MachineSpeedObserver(std::chrono::steady_clock::duration period = speed_sample_period)
