@@ -49,9 +49,9 @@ std::optional<double> mean_unit_cpu_us(const std::vector<SpeedSample>& samples);
 // sets rec.unit_cpu_us to their mean, and leaves it unset when the CPU
 // clock could not be read. The thread is stopped and joined in end(), in
 // record() and in the destructor: none outlives the observer on any path.
-// Its own CPU (measured about 0.1% of a CPU: the unit and, as much again,
-// the wake-up, docs/noise.md) is not counted as contest's side
-// (own_cpu_pct): it is far below what moves others_cpu_pct.
+// Its own CPU (measured under 0.1% of a CPU, the units and their wake-ups,
+// docs/noise.md) is not counted as contest's side (own_cpu_pct): it is far
+// below what moves others_cpu_pct.
 class MachineSpeedObserver : public WindowObserver {
   public:
     explicit MachineSpeedObserver(std::chrono::steady_clock::duration period = speed_sample_period)
