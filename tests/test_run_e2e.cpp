@@ -328,6 +328,7 @@ TEST_CASE("a run records what else used the machine, and the table warns of it",
         // either way far above the 10% that makes a warning.
         CHECK(r["others_cpu_pct"].get<double>() > 40);
         CHECK(r["steal_pct"].get<double>() >= 0);
+        CHECK(r["unit_cpu_us"].get<double>() > 0);
     }
     CHECK_THAT(o.err, Catch::Contains("others: other work on the machine used"));
     CHECK(test::leftover_processes().empty());

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "contest/observe/machine_cpu.h"
+#include "contest/observe/machine_speed.h"
 #include "contest/observe/perf_counters.h"
 #include "contest/observe/timeline.h"
 #include "contest/observe/window_observer.h"
@@ -179,7 +180,10 @@ ExitInfo SuiteRunner::time_workload(const std::string& head, LoadSession& load, 
     std::optional<TimelineObserver> timeline;
     std::optional<PerfObserver> perf;
     std::optional<LoadObserver> load_observer;
-    std::vector<WindowObserver*> observers;
+    // First, so ended last: its end joins a thread that may be inside a
+    // unit, which must not delay the others' end samples.
+    MachineSpeedObserver machine_speed;
+    std::vector<WindowObserver*> observers{&machine_speed};
     if (config_.timeline_hz > 0)
         observers.push_back(&timeline.emplace(
             TimelineOptions{config_.timeline_hz, config_.workload.workdir.string()}));
