@@ -2,6 +2,7 @@
 // the committed vary-thp example: two THP settings compiled beside other
 // builds that took 50 to 160% of a CPU, 5 rounds, where the raw paired
 // test could see only changes of ±70% to ±140%.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -15,6 +16,7 @@
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 #include "report_fixtures.h"
+#include "test_helpers.h"
 
 namespace fs = std::filesystem;
 using namespace contest;
@@ -124,4 +126,27 @@ TEST_CASE("snapshot: the formats with tests net of outside work", "[outside][sna
                         render_report(files, o));
     }
     expect_snapshot("outside-post.txt", format_post(files, options_for(false)));
+}
+
+TEST_CASE("contest compare --adjust: outside makes the net verdict; anything else is one line",
+          "[outside][e2e]") {
+    contest::test::ScratchDir dir("outside-cli");
+    const std::string results =
+        (fs::path(CONTEST_SOURCE_DIR) / "results" / "examples" / "vary-thp").string();
+    auto o = contest::test::run_contest_binary(
+        {"compare", "--adjust", "outside", "--results", results, kBase, kNew}, dir.path());
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("-1.9% net"));
+    CHECK_THAT(o.out, Catch::Contains("net of outside work):"));
+    o = contest::test::run_contest_binary(
+        {"compare", "--adjust", "inside", "--results", results, kBase, kNew}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.out.empty());
+    CHECK_THAT(o.err, Catch::Contains("--adjust inside: expected none or outside"));
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    // On contest run it is what --runs auto aims at, so it needs --runs auto.
+    o = contest::test::run_contest_binary({"run", "--adjust", "outside", "-n", "1", "no_load"},
+                                          dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("--adjust needs --runs auto"));
 }

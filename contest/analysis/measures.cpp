@@ -30,6 +30,8 @@ constexpr Measure kMeasures[] = {
     {"load_cpu_pct", K::percentage, "%", "the load's CPU use", S::record},
     {"others_cpu_pct", K::percentage, "%", "CPU used by other work on the machine", S::record},
     {"steal_pct", K::percentage, "%", "CPU stolen by the hypervisor", S::record},
+    {"unit_cpu_us", K::time, "us",
+     "the CPU time of contest's fixed unit of work (the machine's speed)", S::record},
     {"perf_task_clock", K::time, "ns", "the compile's CPU time (perf task-clock)", S::perf_event,
      "task-clock"},
     {"perf_context_switches", K::count, "", "the compile's count of context switches (perf)",
@@ -189,6 +191,7 @@ void record_measures(Measures& m, const RunRecord& r) {
     }
     if (r.others_cpu_pct) put(m, "others_cpu_pct", *r.others_cpu_pct);
     if (r.steal_pct) put(m, "steal_pct", *r.steal_pct);
+    if (r.unit_cpu_us) put(m, "unit_cpu_us", *r.unit_cpu_us);
 }
 
 void timeline_measures(Measures& m, const RunRecord& r) {

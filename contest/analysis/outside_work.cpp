@@ -236,13 +236,17 @@ OutsideFit fit(const std::vector<Observation>& obs, bool paired, bool guarded = 
     f.p = best.se > 0 ? stats::t_test_p(f.t, f.df) : NAN;
     const double slopes = (chosen.share && !chosen.share_fixed ? 1 : 0) + (chosen.speed ? 1 : 0);
     const double chance_p =
-        slopes > 0 ? stats::f_test_p((raw.rss - best.rss) / slopes / best.s2, slopes, best.df)
-                   : 0;
-    if (!(f.explained >= kMinExplained) || !(chance_p < kExplainsLevel)) {
+        slopes > 0 ? stats::f_test_p((raw.rss - best.rss) / slopes / best.s2, slopes, best.df) : 0;
+    if (!(f.explained >= kMinExplained)) {
         f.why_not =
             "the outside work explains " +
             std::string(f.explained > 0 ? "only " + fixed(100 * f.explained, 0) + "%" : "none") +
             " of the spread";
+        return f;
+    }
+    if (!(chance_p < kExplainsLevel)) {
+        f.why_not = "the outside work explains " + fixed(100 * f.explained, 0) +
+                    "% of the spread, no more than chance would (F test " + p_text(chance_p) + ")";
         return f;
     }
     if (!std::isfinite(f.p)) {
