@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 
 #include <sys/stat.h>
 
@@ -384,4 +386,29 @@ TEST_CASE("raw samples that cannot be written are said, and the probe counts as 
     struct stat st {};
     REQUIRE(::stat("/dev/full", &st) == 0);
     CHECK(S_ISCHR(st.st_mode));
+}
+
+TEST_CASE("late wake-ups: the worst are kept when the list is full", "[latency]") {
+    auto late = std::make_unique<contest::latency::LateWakeups>();
+    late->threshold_ns = 1'000'000;
+    const std::size_t n = contest::latency::kMaxLateWakeups;
+    // n wake-ups 1..n us late beyond the threshold, then one far later and one barely late.
+    for (std::size_t i = 1; i <= n; ++i)
+        late->add({static_cast<std::int64_t>(i) * 10'000'000,
+                   static_cast<std::int64_t>(i) * 10'000'000 + 1'000'000 +
+                       static_cast<std::int64_t>(i) * 1000,
+                   0, 1});
+    late->add({0, 50'000'000, 1, 1});
+    late->add({0, 1'000'001, 1, 1});
+    CHECK(late->seen == n + 2);
+    CHECK(late->kept == n);
+    std::int64_t least = INT64_MAX, most = 0;
+    for (std::size_t i = 0; i < late->kept; ++i) {
+        least = std::min(least, late->items[i].late_ns());
+        most = std::max(most, late->items[i].late_ns());
+    }
+    CHECK(most == 50'000'000);
+    // The least late of the first n (1.001 ms) gave way to the 50 ms one;
+    // the barely late one found no place.
+    CHECK(least == 1'000'000 + 2000);
 }

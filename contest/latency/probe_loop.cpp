@@ -1,5 +1,6 @@
 #include "contest/latency/probe_loop.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -55,6 +56,9 @@ class WindowAccount {
         w.missed += missed;
         w.work_done += done;
         w.work_wanted += wanted;
+        if (LateWakeups& late = shared_.late; late.threshold_ns > 0 && latency >= late.threshold_ns)
+            late.add(
+                {intended, intended + latency, ::sched_getcpu(), static_cast<int>(::gettid())});
         if (raw_)
             std::fprintf(raw_, "%lld %lld\n", static_cast<long long>(intended - start_),
                          static_cast<long long>(latency));

@@ -21,6 +21,7 @@
 #include <limits>
 #include <string>
 
+#include "contest/latency/late_wakeups.h"
 #include "contest/latency/probe_setup.h"
 #include "contest/latency/window_counts.h"
 
@@ -46,6 +47,9 @@ struct ProbeShared {
     ProbeSetup setup;
     CpuMark cpu_open, cpu_close;
     WindowCounts window;
+    // contest sets the threshold before the fork; the probe keeps the
+    // window's wake-ups at least that late.
+    LateWakeups late;
     // A probe that gives up writes why here before exiting non-zero.
     char error[512] = {};
     void fail(const std::string& why);
