@@ -30,8 +30,9 @@ struct Aim {
 
 Aim aim_of(const AutoRuns& auto_runs, const std::vector<ResultFile>& results) {
     if (results.size() >= 2)
-        return {auto_runs.adjust_outside ? "the largest Time MDE (net of outside work where it applied)"
-                                         : "the largest Time MDE",
+        return {auto_runs.adjust_outside
+                    ? "the largest Time MDE (net of outside work where it applied)"
+                    : "the largest Time MDE",
                 widest_time_mde_pct(results, auto_runs.adjust_outside), auto_runs.target_mde_pct};
     double widest = 0;
     for (const auto& result : results) widest = std::max(widest, widest_ratio_ci_pct(result));
