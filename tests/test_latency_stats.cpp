@@ -275,6 +275,14 @@ TEST_CASE("audio under cpu_load records the CPU share it got and its deadlines",
     CHECK(j["work"]["calibration"]["ns_per_chunk"].get<double>() > 0);
     // The probe's own CPU includes its work: about 5% of a CPU.
     CHECK(j["probe_cpu"]["cpu_pct"].get<double>() > 1);
+    // Frames: each period whose work was done is one; the slowest 1% run at
+    // no more than the nominal 20 per second (a little above it at most: a
+    // frame done early after a late one).
+    CHECK(j["frames"]["count"].get<std::uint64_t>() > 0);
+    CHECK(j["frames"]["count"].get<std::uint64_t>() <= periods);
+    CHECK(j["frames"]["nominal_fps"] == Approx(20));
+    CHECK(j["frames"]["one_pct_low_fps"].get<double>() > 0);
+    CHECK(j["frames"]["one_pct_low_fps"].get<double>() <= 20 * 1.2);
     CHECK(test::leftover_processes().empty());
 }
 
@@ -411,4 +419,23 @@ TEST_CASE("late wake-ups: the worst are kept when the list is full", "[latency]"
     // The least late of the first n (1.001 ms) gave way to the 50 ms one;
     // the barely late one found no place.
     CHECK(least == 1'000'000 + 2000);
+}
+
+TEST_CASE("frames: the 1% low is the rate of the slowest 1% of frame intervals", "[latency]") {
+    auto counts = std::make_unique<WindowCounts>();
+    // 198 frames at 16.7 ms and two stalls of 100 ms: the slowest 1% (2
+    // frames) are the stalls, read at their 0.1 ms bucket's middle.
+    for (int i = 0; i < 198; ++i) counts->record_frame(16'700'000);
+    counts->record_frame(100'000'000);
+    counts->record_frame(100'020'000);
+    LatencyStats s(*counts);
+    CHECK(s.frames() == 200);
+    REQUIRE(s.one_pct_low_fps());
+    CHECK(*s.one_pct_low_fps() == Approx(1e9 / 100'050'000.0).epsilon(1e-6));
+    REQUIRE(s.frame_mean_ns());
+    CHECK(*s.frame_mean_ns() == Approx((198 * 16.7e6 + 200.02e6) / 200));
+    CHECK(s.frame_percentile_ns(50) == 16'700'000);
+    CHECK(s.frame_percentile_ns(99.5) == 100'000'000);
+    // No frames: no figure.
+    CHECK_FALSE(LatencyStats(WindowCounts{}).one_pct_low_fps());
 }

@@ -34,7 +34,7 @@ struct Collected {
     bool every_run_has_bins = true;
     double min_ns = LatencyRow::kNone, max_ns = LatencyRow::kNone;
     std::uint64_t periods = 0, missed = 0;
-    std::vector<double> p50, p999, got, wanted, probe_cpu;
+    std::vector<double> p50, p999, got, wanted, probe_cpu, one_pct_low, nominal_fps;
 };
 
 void collect(Collected& c, const json& probe) {
@@ -65,6 +65,8 @@ void collect(Collected& c, const json& probe) {
     c.got.push_back(number_at(probe, "/cpu_share_pct/got"_json_pointer));
     c.wanted.push_back(number_at(probe, "/cpu_share_pct/wanted"_json_pointer));
     c.probe_cpu.push_back(number_at(probe, "/probe_cpu/cpu_pct"_json_pointer));
+    c.one_pct_low.push_back(number_at(probe, "/frames/one_pct_low_fps"_json_pointer));
+    c.nominal_fps.push_back(number_at(probe, "/frames/nominal_fps"_json_pointer));
 }
 
 LatencyRow pooled_row(Collected& c) {
@@ -86,6 +88,8 @@ LatencyRow pooled_row(Collected& c) {
     row.cpu_got_pct = mean_of(c.got);
     row.cpu_wanted_pct = mean_of(c.wanted);
     row.probe_cpu_pct = mean_of(c.probe_cpu);
+    row.one_pct_low_fps = mean_of(c.one_pct_low);
+    row.nominal_fps = mean_of(c.nominal_fps);
     return row;
 }
 

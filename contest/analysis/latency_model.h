@@ -38,7 +38,10 @@ struct LatencyRow {
     double missed_pct = kNone;                           // missed over periods, all runs
     double cpu_got_pct = kNone, cpu_wanted_pct = kNone;  // audio, video: mean over runs
     double probe_cpu_pct = kNone;                        // the probe's own CPU, mean over runs
-    std::vector<LatencyBin> bins;                        // pooled, ascending
+    // Audio, video: the rate of the slowest 1% of frames and the nominal
+    // one (frames per second), mean over runs.
+    double one_pct_low_fps = kNone, nominal_fps = kNone;
+    std::vector<LatencyBin> bins;  // pooled, ascending
     // The samples of the tests: one per run.
     std::vector<double> run_p99_ns, run_missed_pct;
     // Against the baseline label's row of the same probe (absent for it).

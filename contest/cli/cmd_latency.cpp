@@ -74,6 +74,12 @@ void print_text(const ProbeResult& r, std::int64_t dist_ns) {
             "%s: %-10s %.1f%% of a CPU wanted, %.1f%% got (%llu chunks of %.0f ns a period)\n", n,
             "cpu share", *wanted, r.share_got_pct().value_or(0),
             static_cast<unsigned long long>(r.chunks_per_period), r.calibration->ns_per_chunk);
+        const double nominal = 1e9 / static_cast<double>(r.options.period_ns);
+        const auto low = s.one_pct_low_fps();
+        const auto mean = s.frame_mean_ns();
+        std::printf("%s: %-10s %llu done, %.1f fps mean, 1%% low %.1f fps (nominal %.1f)\n", n,
+                    "frames", static_cast<unsigned long long>(s.frames()),
+                    mean ? 1e9 / *mean : 0.0, low.value_or(0), nominal);
     }
     if (r.cpu_pct)
         std::printf("%s: %-10s %.2f%% (user %.3f s, sys %.3f s)\n", n, "probe cpu", *r.cpu_pct,

@@ -47,11 +47,57 @@ LatencyStats::LatencyStats(const WindowCounts& c)
       work_done_(c.work_done),
       work_wanted_(c.work_wanted),
       histogram_(empty_histogram()) {
+    frames_ = c.frames;
+    frame_sum_ns_ = c.frame_sum_ns;
+    for (std::size_t i = 0; i < kFrameBuckets; ++i)
+        if (c.frame_buckets[i] != 0) frame_bins_.emplace_back(i, c.frame_buckets[i]);
     // Placed by value, so the Boost axis (not the probe's arithmetic) decides
     // the bin; a test checks the two agree.
     for (std::size_t i = 0; i < kBuckets; ++i)
         if (c.buckets[i] != 0)
             histogram_(static_cast<double>(bucket_lower(i)), bh::weight(c.buckets[i]));
+}
+
+std::optional<double> LatencyStats::frame_mean_ns() const {
+    if (frames_ == 0) return std::nullopt;
+    return static_cast<double>(frame_sum_ns_) / static_cast<double>(frames_);
+}
+
+namespace {
+
+// Where a frame interval of bucket i is read: its middle (the last bucket,
+// open above, at its lower edge).
+double frame_bucket_middle(std::size_t i) {
+    const double lower = static_cast<double>(i) * static_cast<double>(kFrameBucketNs);
+    return i + 1 >= kFrameBuckets ? lower : lower + static_cast<double>(kFrameBucketNs) / 2;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> LatencyStats::frame_percentile_ns(double p) const {
+    if (frames_ == 0 || !(p > 0 && p <= 100)) return std::nullopt;
+    const auto rank = static_cast<std::uint64_t>(
+        std::max(1.0, std::ceil(p / 100 * static_cast<double>(frames_))));
+    std::uint64_t seen = 0;
+    for (const auto& [i, count] : frame_bins_) {
+        seen += count;
+        if (seen >= rank) return static_cast<std::int64_t>(i) * kFrameBucketNs;
+    }
+    return static_cast<std::int64_t>(frame_bins_.back().first) * kFrameBucketNs;
+}
+
+std::optional<double> LatencyStats::one_pct_low_fps() const {
+    if (frames_ == 0) return std::nullopt;
+    const auto slowest = static_cast<std::uint64_t>(std::ceil(static_cast<double>(frames_) / 100));
+    std::uint64_t taken = 0;
+    double sum_ns = 0;
+    for (auto it = frame_bins_.rbegin(); it != frame_bins_.rend() && taken < slowest; ++it) {
+        const std::uint64_t n = std::min(it->second, slowest - taken);
+        sum_ns += static_cast<double>(n) * frame_bucket_middle(it->first);
+        taken += n;
+    }
+    if (!(sum_ns > 0)) return std::nullopt;
+    return 1e9 * static_cast<double>(taken) / sum_ns;
 }
 
 std::optional<double> LatencyStats::mean_ns() const {

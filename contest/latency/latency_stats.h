@@ -64,6 +64,16 @@ class LatencyStats {
     std::uint64_t work_done() const { return work_done_; }
     std::uint64_t work_wanted() const { return work_wanted_; }
 
+    // Audio and video: frames done in the window and the time between them.
+    std::uint64_t frames() const { return frames_; }
+    std::optional<double> frame_mean_ns() const;
+    // Nearest rank, the lower edge of its 0.1 ms bucket.
+    std::optional<std::int64_t> frame_percentile_ns(double p) const;
+    // The rate of the slowest 1% of frames: frames per second over the mean
+    // interval of the slowest ceil(1% of frames), each read at its bucket's
+    // middle (the "1% low" gaming schedulers' authors post).
+    std::optional<double> one_pct_low_fps() const;
+
     const LatencyHistogram& histogram() const { return histogram_; }
     // The samples in buckets of width_ns (a multiple of 1 us), from the
     // bucket of the smallest sample, at most max_rows rows; the last row
@@ -76,6 +86,9 @@ class LatencyStats {
     nlohmann::json to_json() const;
 
   private:
+    std::uint64_t frames_ = 0;
+    std::int64_t frame_sum_ns_ = 0;
+    std::vector<std::pair<std::size_t, std::uint64_t>> frame_bins_;  // non-empty, ascending
     std::uint64_t samples_ = 0;
     std::int64_t sum_ns_ = 0;
     unsigned __int128 sum_sq_ns2_ = 0;

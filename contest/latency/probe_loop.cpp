@@ -46,6 +46,14 @@ class WindowAccount {
   public:
     WindowAccount(ProbeShared& shared, std::FILE* raw) : shared_(shared), raw_(raw) {}
 
+    // A frame whose work was all done at done_ns (audio, video): the time
+    // since the one before, when that one is known.
+    void frame(std::int64_t intended, std::int64_t done_ns) {
+        const std::int64_t previous = last_frame_ns_;
+        last_frame_ns_ = done_ns;
+        if (previous > 0 && in_window(intended)) shared_.window.record_frame(done_ns - previous);
+    }
+
     // A period the probe woke for.
     void woke(std::int64_t intended, std::int64_t latency, bool missed, std::uint64_t done,
               std::uint64_t wanted) {
@@ -100,6 +108,7 @@ class WindowAccount {
     ProbeShared& shared_;
     std::FILE* raw_;
     std::int64_t start_ = kNever, end_ = kNever;
+    std::int64_t last_frame_ns_ = 0;
 };
 
 // cyclic, audio, video: the wake-up's latency, then the period's work (if
@@ -120,6 +129,7 @@ PeriodOutcome wake_and_work(std::int64_t intended, std::int64_t deadline, std::u
         now = monotonic_ns();
     }
     got.missed = got.done < chunks || now > deadline;
+    if (!got.missed) got.frame_done_ns = now;
     return got;
 }
 
@@ -149,6 +159,7 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
             const PeriodOutcome got =
                 own_period ? own_period() : wake_and_work(intended, deadline, chunks, state);
             account.woke(intended, got.sample_ns, got.missed, got.done, chunks);
+            if (got.frame_done_ns > 0) account.frame(intended, got.frame_done_ns);
             std::int64_t next = deadline;
             std::int64_t now = monotonic_ns();
             if (now >= next + period) {

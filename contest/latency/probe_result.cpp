@@ -40,6 +40,16 @@ nlohmann::json ProbeResult::to_json() const {
                      {"chunks_per_period", chunks_per_period},
                      {"chunks_done", stats.work_done()},
                      {"chunks_wanted", stats.work_wanted()}};
+        // Frame times as the field states them: the rate the slowest 1% of
+        // frames ran at beside the nominal one.
+        const double nominal_fps = 1e9 / static_cast<double>(options.period_ns);
+        const auto mean = stats.frame_mean_ns();
+        j["frames"] = {{"count", stats.frames()},
+                       {"nominal_fps", nominal_fps},
+                       {"mean_fps", mean ? nlohmann::json(1e9 / *mean) : nlohmann::json(nullptr)},
+                       {"one_pct_low_fps", opt(stats.one_pct_low_fps())},
+                       {"mean_interval_ns", opt(mean)},
+                       {"p99_interval_ns", opt(stats.frame_percentile_ns(99))}};
     }
     if (options.probe->record) j.update(options.probe->record(options));
     if (failure) j["failure"] = *failure;

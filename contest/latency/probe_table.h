@@ -39,6 +39,7 @@ struct PeriodOutcome {
     std::int64_t sample_ns = 0;
     bool missed = false;
     std::uint64_t done = 0;
+    std::int64_t frame_done_ns = 0;  // audio, video: when the frame's work was all done; 0: dropped
 };
 
 // A probe's own period, in place of the sleeper's wake and work: called

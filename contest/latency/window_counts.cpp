@@ -14,4 +14,10 @@ void WindowCounts::record(std::int64_t latency_ns) {
     ++buckets[bucket_of(latency_ns)];
 }
 
+void WindowCounts::record_frame(std::int64_t interval_ns) {
+    ++frames;
+    frame_sum_ns += interval_ns;
+    ++frame_buckets[frame_bucket_of(interval_ns)];
+}
+
 }  // namespace contest::latency

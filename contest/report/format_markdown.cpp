@@ -59,7 +59,7 @@ std::string latency_tables(const ReportModel& model) {
             if (i == 0 || block.latency[i - 1].probe != row.probe) {
                 if (!out.empty()) out += "\n";  // a table ends at a blank line
                 out += "### " + escape_cell(block.load) + ": " + row.probe + " latency (us)\n\n";
-                out += table_row(latency_header()) + "|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+                out += table_row(latency_header()) + "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
             }
             auto cells = latency_cells(row);
             const std::string mark = cells.back();

@@ -81,7 +81,7 @@ std::string text_observe_table(const ObserveTable& table) {
 std::string latency_tables(const ReportModel& model, bool narrow) {
     // Kernel .. Missed%, and the mark after the last column.
     auto cut = [narrow](std::vector<std::string> cells) {
-        if (narrow) cells.erase(cells.begin() + 7, cells.begin() + 9);
+        if (narrow) cells.erase(cells.begin() + 7, cells.begin() + 10);
         return cells;
     };
     std::vector<std::vector<std::string>> rows;

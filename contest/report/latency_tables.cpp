@@ -17,14 +17,18 @@ std::string us(double ns) {
 }  // namespace
 
 std::vector<std::string> latency_header() {
-    return {"Kernel",  "[runs]",         "p50",       "p99", "p99.9", "Max",
-            "Missed%", "CPU got/wanted", "Probe CPU%"};
+    return {"Kernel",     "[runs]",         "p50",       "p99", "p99.9", "Max", "Missed%",
+            "1% low fps", "CPU got/wanted", "Probe CPU%"};
 }
 
 std::vector<std::string> latency_cells(const LatencyRow& row) {
     std::string share = "-";
     if (std::isfinite(row.cpu_wanted_pct))
         share = fixed(row.cpu_got_pct, 1) + "/" + fixed(row.cpu_wanted_pct, 1);
+    std::string low = "-";
+    if (std::isfinite(row.nominal_fps))
+        low = (std::isfinite(row.one_pct_low_fps) ? fixed(row.one_pct_low_fps, 1) : "-") + "/" +
+              fixed(row.nominal_fps, 0);
     std::string mark = std::string(row.p99_significant() ? "*" : "") +
                        (row.missed_significant() ? "!" : "") + (row.pooled ? "" : "~");
     return {row.label,
@@ -34,6 +38,7 @@ std::vector<std::string> latency_cells(const LatencyRow& row) {
             us(row.p999_ns),
             us(row.max_ns),
             fixed(row.missed_pct, 2),
+            low,
             share,
             fixed(row.probe_cpu_pct, 2),
             mark};
@@ -48,7 +53,9 @@ std::string latency_legend(const ReportModel& model) {
         }
     std::string legend =
         "Latency in us, percentiles over every sample of the runs (histograms pooled, 1 us "
-        "resolution); Missed%: periods whose deadline passed; CPU got/wanted: % of a CPU.";
+        "resolution); Missed%: periods whose deadline passed; 1% low fps: audio, video: the "
+        "rate of the slowest 1% of frames (from the time between one frame's work done and "
+        "the next's) over the nominal rate; CPU got/wanted: % of a CPU.";
     for (const std::string& note : latency_notes(model)) legend += "\n" + note;
     if (any_test)
         legend += "\n* p99 differs from the baseline " + model.baseline +
@@ -73,6 +80,8 @@ json latency_json(const LatencyRow& row) {
             {"p99_9_ns", json_number(row.p999_ns)},
             {"max_ns", json_number(row.max_ns)},
             {"missed_pct", json_number(row.missed_pct)},
+            {"one_pct_low_fps", json_number(row.one_pct_low_fps)},
+            {"nominal_fps", json_number(row.nominal_fps)},
             {"cpu_share_pct",
              {{"got", json_number(row.cpu_got_pct)}, {"wanted", json_number(row.cpu_wanted_pct)}}},
             {"probe_cpu_pct", json_number(row.probe_cpu_pct)},
