@@ -67,6 +67,26 @@ std::int64_t named(const std::vector<latency::NamedTime>& parts, const std::stri
     return 0;
 }
 
+latency::TaskClass no_class(pid_t, std::string_view) {
+    return latency::TaskClass::other;
+}
+
+TraceEvent waking_of(std::int64_t ts_us, const std::string& comm, pid_t pid,
+                     const std::string& woken, pid_t woken_pid) {
+    TraceEvent e = cpu1_event(TraceEventKind::sched_waking, ts_us, comm, pid);
+    e.comm = woken;
+    e.pid = woken_pid;
+    e.target_cpu = 1;
+    return e;
+}
+
+// A sleeping task's timer expiring, as hrtimer_expire_entry.
+TraceEvent wakeup_expiry(std::int64_t ts_us, const std::string& comm, pid_t pid) {
+    TraceEvent e = cpu1_event(TraceEventKind::hrtimer_expire_entry, ts_us, comm, pid);
+    e.hrtimer_function = "hrtimer_wakeup";
+    return e;
+}
+
 }  // namespace
 
 TEST_CASE("a late wake-up's window is split by what had the CPU, net of nesting", "[late_wakeup]") {
@@ -77,13 +97,8 @@ TEST_CASE("a late wake-up's window is split by what had the CPU, net of nesting"
     std::vector<TraceEvent> events;
     events.push_back(switch_event(900, "probe", 100, "spinner", 200));
     events.push_back(cpu1_event(TraceEventKind::local_timer_entry, 1005, "spinner", 200));
-    TraceEvent expire = cpu1_event(TraceEventKind::hrtimer_expire_entry, 1010, "spinner", 200);
-    expire.hrtimer_function = "hrtimer_wakeup";
-    events.push_back(expire);
-    TraceEvent waking = cpu1_event(TraceEventKind::sched_waking, 1011, "spinner", 200);
-    waking.comm = "probe";
-    waking.pid = 100;
-    events.push_back(waking);
+    events.push_back(wakeup_expiry(1010, "spinner", 200));
+    events.push_back(waking_of(1011, "spinner", 200, "probe", 100));
     events.push_back(cpu1_event(TraceEventKind::local_timer_exit, 1020, "spinner", 200));
     TraceEvent soft = cpu1_event(TraceEventKind::softirq_entry, 1020, "spinner", 200);
     soft.vec_name = "TIMER";
@@ -177,6 +192,58 @@ TEST_CASE("a late wake-up's window is split by what had the CPU, net of nesting"
         for (const auto& t : tasks) sum += t.ns;
         CHECK(sum == run.window_ns);
     }
+}
+
+TEST_CASE("a switch out of idle the trace lacks is put where the events say", "[late_wakeup]") {
+    // The probe (100) sleeps, the CPU idles; one tick wakes both the probe
+    // and a spinner (200), and the spinner runs, but the trace has no
+    // switch from idle to it: only the lines it heads.
+    std::vector<TraceEvent> events;
+    events.push_back(switch_event(900, "probe", 100, "swapper/1", 0));
+    events.push_back(cpu1_event(TraceEventKind::local_timer_entry, 1000, "<idle>", 0));
+    events.push_back(wakeup_expiry(1001, "<idle>", 0));
+    events.push_back(waking_of(1002, "<idle>", 0, "probe", 100));
+    events.push_back(waking_of(1003, "<idle>", 0, "spinner", 200));
+    events.push_back(cpu1_event(TraceEventKind::local_timer_exit, 1005, "<idle>", 0));
+    events.push_back(cpu1_event(TraceEventKind::local_timer_entry, 1200, "spinner", 200));
+    events.push_back(cpu1_event(TraceEventKind::local_timer_exit, 1210, "spinner", 200));
+    events.push_back(switch_event(1400, "spinner", 200, "probe", 100));
+
+    const latency::LateWakeupSplit split =
+        latency::split_late_wakeup(events, {1, 100, 1000 * kMicros, 1400 * kMicros}, no_class);
+    CHECK(split.parts_ns() == split.window_ns);
+    CHECK(split.inferred_switches == 1);
+    CHECK(split.timer_expiry_ns == 1 * kMicros);
+    CHECK(named(split.interrupts, "local_timer") == 14 * kMicros);
+    REQUIRE(split.tasks.size() == 1);
+    CHECK(split.tasks[0].comm == "spinner");
+    CHECK(split.tasks[0].ns == 385 * kMicros);
+    CHECK(split.unexplained_ns == 0);
+
+    SECTION("the probe's own switch in, missed, is found the same way") {
+        std::vector<TraceEvent> quiet(events.begin(), events.begin() + 4);  // to its waking
+        quiet.push_back(cpu1_event(TraceEventKind::local_timer_exit, 1005, "<idle>", 0));
+        quiet.push_back(waking_of(1300, "probe", 100, "kworker/1:0", 7));
+        CHECK(latency::first_switch_to(quiet, 100, 1000 * kMicros) == 1005 * kMicros);
+    }
+}
+
+TEST_CASE("a switch between two tasks the trace lacks leaves its gap unexplained",
+          "[late_wakeup]") {
+    std::vector<TraceEvent> events;
+    events.push_back(switch_event(900, "x", 9, "a", 5));
+    events.push_back(cpu1_event(TraceEventKind::local_timer_entry, 1100, "b", 6));
+    events.push_back(cpu1_event(TraceEventKind::local_timer_exit, 1110, "b", 6));
+    events.push_back(switch_event(1200, "b", 6, "probe", 100));
+    const latency::LateWakeupSplit split =
+        latency::split_late_wakeup(events, {1, 100, 1000 * kMicros, 1200 * kMicros}, no_class);
+    CHECK(split.parts_ns() == split.window_ns);
+    CHECK(split.inferred_switches == 0);
+    CHECK(split.unexplained_ns == 100 * kMicros);
+    CHECK_THAT(split.unexplained_why, Catch::Contains("lacks the switch from a to b"));
+    REQUIRE(split.tasks.size() == 1);
+    CHECK(split.tasks[0].comm == "b");
+    CHECK(split.tasks[0].ns == 90 * kMicros);
 }
 
 TEST_CASE("unmatched exits and runaway entries do not break the sums", "[late_wakeup]") {
@@ -354,6 +421,23 @@ SleeperRun traced_sleeper_run(TraceInstance& trace, int cpu, bool with_culprit) 
     return run;
 }
 
+// A run's late time by cause in a line, for a failure's message.
+std::string causes_text(const latency::LateTimeByCause& run) {
+    std::string text = std::to_string(run.wakeups) + " wake-ups, " +
+                       std::to_string(run.window_ns / 1000) + " us: timer expiry " +
+                       std::to_string(run.timer_expiry_ns / 1000) + ", unexplained " +
+                       std::to_string(run.unexplained_ns / 1000) + ", switches inferred " +
+                       std::to_string(run.inferred_switches);
+    for (const auto& [name, ns] : run.interrupts)
+        text += ", " + name + " " + std::to_string(ns / 1000);
+    for (const auto& [name, ns] : run.softirqs)
+        text += ", softirq " + name + " " + std::to_string(ns / 1000);
+    for (const auto& task : run.tasks_by_time())
+        text += ", " + task.comm + "(" + std::to_string(task.pid) + ") " +
+                std::to_string(task.ns / 1000);
+    return text;
+}
+
 }  // namespace
 
 TEST_CASE("a real culprit is given most of the late time it causes", "[trace]") {
@@ -380,6 +464,9 @@ TEST_CASE("a real culprit is given most of the late time it causes", "[trace]") 
     CHECK(global_trace_head(root) == head_before);
     CHECK(test::leftover_processes().empty());
 
+    const std::string with_causes = causes_text(with.total),
+                      without_causes = causes_text(without.total);
+    CAPTURE(with_causes, without_causes);
     CAPTURE(with.late_wakeups, with.attributed, with.caused, with.bursts, with.events,
             with.caused_late_ns, with.culprit_ns, with.total.unexplained_ns,
             with.total.timer_expiry_ns, with.stats, without.late_wakeups, without.attributed,

@@ -14,7 +14,15 @@
 //     by its vector's name; else the task the CPU was running (each task by
 //     pid and comm, with its class from the caller's classifier);
 //   - what the trace cannot say (before its first event of that CPU, after
-//     its last) is unexplained, said as such and never spread over the rest.
+//     its last, between two events around a switch it lacks) is
+//     unexplained, said as such and never spread over the rest.
+// A line's head names the task that was running, so a switch the trace
+// lacks shows (this project's VM, a PVM guest, records no sched_switch out
+// of idle on some CPUs). Out of idle to a task woken there meanwhile, the
+// switch came as the CPU left the wake-up's interrupt: it is put at the
+// CPU's last event before the task is seen, and counted
+// (inferred_switches); first_switch_to infers the probe's own the same way.
+// A missed switch between two tasks leaves the gap unexplained.
 // The parts are integer ns and add up to the window exactly.
 //
 // Use: parse the instance's trace, take the probe's CPU's events
@@ -84,6 +92,8 @@ struct LateWakeupSplit {
     std::vector<TaskTime> tasks;
     std::int64_t unexplained_ns = 0;
     std::string unexplained_why;  // "" when nothing is unexplained
+    // Switches out of idle the trace lacked, put where the events say.
+    int inferred_switches = 0;
 
     // The sum of the parts: window_ns, always.
     std::int64_t parts_ns() const;
@@ -92,13 +102,16 @@ struct LateWakeupSplit {
 LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
                                   const LateWakeupWindow& late, const TaskClassifier& classify);
 
-// When pid was next switched in on these events at or after from_ns.
+// When pid was next switched in on these events at or after from_ns; for
+// a switch out of idle the trace lacks, when the CPU was last seen before
+// pid was seen running.
 std::optional<std::int64_t> first_switch_to(const std::vector<TraceEvent>& cpu_events, pid_t pid,
                                             std::int64_t from_ns);
 
 // A run's late time by cause: the splits of its late wake-ups, summed.
 struct LateTimeByCause {
     std::size_t wakeups = 0;
+    int inferred_switches = 0;
     std::int64_t window_ns = 0, timer_expiry_ns = 0, unexplained_ns = 0;
     std::map<std::string, std::int64_t> interrupts, softirqs;
     std::map<TaskClass, std::int64_t> task_classes;
