@@ -86,6 +86,16 @@ TEST_CASE("contest_gone: no process, another process under the pid, or one not a
     CHECK_FALSE(contest_gone(other.pid, process_start_time(other.pid)));
 }
 
+TEST_CASE("a contest-<pid> name gives its pid, any other name none", "[platform]") {
+    CHECK(pid_after_prefix("contest-1234", "contest-") == 1234);
+    CHECK_FALSE(pid_after_prefix("contest-", "contest-"));
+    CHECK_FALSE(pid_after_prefix("contest-12x", "contest-"));
+    CHECK_FALSE(pid_after_prefix("contest--12", "contest-"));
+    CHECK_FALSE(pid_after_prefix("contest-0", "contest-"));
+    CHECK_FALSE(pid_after_prefix("contest-99999999999999999999", "contest-"));
+    CHECK_FALSE(pid_after_prefix("not-contest-12", "contest-"));
+}
+
 TEST_CASE("an owner marker names this process until its pid and start differ", "[platform]") {
     CHECK_FALSE(marker_owner_dead(owner_marker_text()));
     CHECK(marker_owner_dead(std::to_string(::getpid()) + " " +

@@ -162,14 +162,11 @@ std::vector<std::string> remove_stale_cgroups() {
     if (home.empty()) return removed;
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(home, ec)) {
-        const std::string name = e.path().filename().string();
-        if (!name.starts_with("contest-") || !e.is_directory(ec)) continue;
-        char* end = nullptr;
-        const long pid = std::strtol(name.c_str() + 8, &end, 10);
-        if (pid <= 0 || *end != '\0' || !contest_gone(static_cast<pid_t>(pid))) continue;
+        const auto pid = pid_after_prefix(e.path().filename().string(), "contest-");
+        if (!pid || !e.is_directory(ec) || !contest_gone(*pid)) continue;
         const std::string leaf = e.path().string();
         if (kill_and_remove((leaf + "/cgroup.kill").c_str(), leaf.c_str()))
-            removed.push_back(leaf + " (cgroup of contest pid " + std::to_string(pid) +
+            removed.push_back(leaf + " (cgroup of contest pid " + std::to_string(*pid) +
                               "; its processes killed)");
     }
     return removed;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -250,6 +251,15 @@ bool contest_gone(pid_t pid, unsigned long long start_time) {
     if (start_time != 0) return stat->start_time != start_time;
     const auto name = read_first_line("/proc/" + std::to_string(pid) + "/comm");
     return !name || !name->starts_with("contest");
+}
+
+std::optional<pid_t> pid_after_prefix(std::string_view name, std::string_view prefix) {
+    if (!name.starts_with(prefix) || name.size() == prefix.size()) return std::nullopt;
+    pid_t pid = 0;
+    const char* end = name.data() + name.size();
+    const auto [at, ec] = std::from_chars(name.data() + prefix.size(), end, pid);
+    if (ec != std::errc() || at != end || pid <= 0) return std::nullopt;
+    return pid;
 }
 
 bool marker_owner_dead(const std::string& marker_text) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace contest {
@@ -133,6 +134,10 @@ unsigned long long process_start_time(pid_t pid);
 // when it left the thing; 0 when it was not) that is one started at another
 // time; without, one that is not a contest. The one way every caller asks.
 bool contest_gone(pid_t pid, unsigned long long start_time = 0);
+
+// The pid in a name made of prefix and a pid ("contest-1234" for
+// "contest-"), as contest names what it leaves; nullopt for any other name.
+std::optional<pid_t> pid_after_prefix(std::string_view name, std::string_view prefix);
 
 // "PID STARTTIME" of this process, for the owner marker in what it leaves.
 std::string owner_marker_text();

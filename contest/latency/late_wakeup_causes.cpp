@@ -1,0 +1,286 @@
+#include "contest/latency/late_wakeup_causes.h"
+
+#include <algorithm>
+#include <array>
+
+#include "contest/sys/enum_names.h"
+
+namespace contest::latency {
+namespace {
+
+constexpr std::array<EnumName<TaskClass>, 5> kTaskClassNames{{
+    {TaskClass::workload, "workload"},
+    {TaskClass::load, "load"},
+    {TaskClass::kernel_thread, "kernel thread"},
+    {TaskClass::contest, "contest"},
+    {TaskClass::other, "other"},
+}};
+
+// Interrupts nest a few deep at most; a trace whose exits were lost must not
+// grow the stack without end.
+constexpr std::size_t kMaxNesting = 16;
+
+struct Running {
+    std::string comm;
+    pid_t pid = -1;
+};
+
+// What the CPU is doing at a moment, as the events so far say.
+// What a line's head says of a switch the trace did not record.
+enum class MissedSwitch { none, from_idle, unknown };
+
+struct CpuState {
+    std::optional<Running> task;
+    std::vector<std::pair<TraceEventKind, std::string>> hardirqs;  // entry kind, name
+    std::vector<std::string> softirqs;
+    // Tasks woken to run here since the last switch.
+    std::vector<pid_t> woken;
+
+    // Every line's head names the task that was current (the interrupted
+    // one, in an interrupt). One that is not the task the events so far put
+    // there means a switch the trace lacks (this project's VM records no
+    // sched_switch out of idle on some CPUs): out of idle to a task woken
+    // here meanwhile, it came as the CPU left the wake-up's interrupt, so at
+    // the CPU's last event before this one; any other, at a time unknown.
+    MissedSwitch missed_before(const TraceEvent& e) const {
+        if (!task || task->pid == e.task_pid) return MissedSwitch::none;
+        const bool woken_here = std::find(woken.begin(), woken.end(), e.task_pid) != woken.end();
+        return task->pid == 0 && woken_here ? MissedSwitch::from_idle : MissedSwitch::unknown;
+    }
+
+    void apply(const TraceEvent& e) {
+        task = Running{e.task_comm, e.task_pid};
+        switch (e.kind) {
+            case TraceEventKind::sched_switch:
+                task = Running{e.next_comm, e.next_pid};
+                woken.clear();
+                break;
+            case TraceEventKind::sched_waking:
+            case TraceEventKind::sched_wakeup:
+                if (e.target_cpu == e.cpu && woken.size() < kMaxNesting * 4) woken.push_back(e.pid);
+                break;
+            case TraceEventKind::irq_handler_entry:
+                enter(e.kind, "irq " + std::to_string(e.irq) + " " + e.irq_name);
+                break;
+            case TraceEventKind::local_timer_entry:
+                enter(e.kind, "local_timer");
+                break;
+            case TraceEventKind::reschedule_entry:
+                enter(e.kind, "reschedule");
+                break;
+            case TraceEventKind::irq_handler_exit:
+                leave(TraceEventKind::irq_handler_entry);
+                break;
+            case TraceEventKind::local_timer_exit:
+                leave(TraceEventKind::local_timer_entry);
+                break;
+            case TraceEventKind::reschedule_exit:
+                leave(TraceEventKind::reschedule_entry);
+                break;
+            case TraceEventKind::softirq_entry:
+                if (softirqs.size() < kMaxNesting) softirqs.push_back(e.vec_name);
+                break;
+            case TraceEventKind::softirq_exit:
+                if (!softirqs.empty()) softirqs.pop_back();
+                break;
+            default:
+                break;
+        }
+    }
+
+    void enter(TraceEventKind kind, std::string name) {
+        if (hardirqs.size() < kMaxNesting) hardirqs.emplace_back(kind, std::move(name));
+    }
+    // Back to where that kind of interrupt was entered: an exit whose
+    // entry came before the trace (or was lost) changes nothing.
+    void leave(TraceEventKind entry_kind) {
+        for (auto i = hardirqs.size(); i-- > 0;)
+            if (hardirqs[i].first == entry_kind) {
+                hardirqs.resize(i);
+                return;
+            }
+    }
+};
+
+struct Tally {
+    std::map<std::string, std::int64_t> interrupts, softirqs;
+    std::map<std::pair<pid_t, std::string>, std::int64_t> tasks;
+    std::int64_t unexplained = 0;
+
+    void add(const CpuState& state, std::int64_t ns) {
+        if (ns <= 0) return;
+        if (!state.hardirqs.empty())
+            interrupts[state.hardirqs.back().second] += ns;
+        else if (!state.softirqs.empty())
+            softirqs[state.softirqs.back()] += ns;
+        else if (state.task)
+            tasks[{state.task->pid, state.task->comm}] += ns;
+        else
+            unexplained += ns;
+    }
+};
+
+std::vector<NamedTime> most_first(const std::map<std::string, std::int64_t>& times) {
+    std::vector<NamedTime> out;
+    for (const auto& [name, ns] : times) out.push_back({name, ns});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const NamedTime& a, const NamedTime& b) { return a.ns > b.ns; });
+    return out;
+}
+
+void sort_most_first(std::vector<TaskTime>& tasks) {
+    std::stable_sort(tasks.begin(), tasks.end(),
+                     [](const TaskTime& a, const TaskTime& b) { return a.ns > b.ns; });
+}
+
+std::string us_text(std::int64_t ns) {
+    return std::to_string(ns / 1000) + " µs";
+}
+
+// When the probe's timer fired: the hrtimer_wakeup expiry nearest before its
+// first sched_waking in [from, to], or that waking; nullopt when it is not there.
+std::optional<std::int64_t> expiry_of(const std::vector<TraceEvent>& events, pid_t pid,
+                                      std::int64_t from, std::int64_t to) {
+    const auto begin =
+        std::lower_bound(events.begin(), events.end(), from,
+                         [](const TraceEvent& e, std::int64_t t) { return e.ts_ns < t; });
+    for (auto it = begin; it != events.end() && it->ts_ns <= to; ++it) {
+        if (it->kind != TraceEventKind::sched_waking || it->pid != pid) continue;
+        for (auto back = it; back != begin;) {
+            --back;
+            if (back->kind == TraceEventKind::hrtimer_expire_entry) {
+                if (back->hrtimer_function == "hrtimer_wakeup") return back->ts_ns;
+                break;
+            }
+        }
+        return it->ts_ns;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view task_class_name(TaskClass c) {
+    return name_in(kTaskClassNames, c);
+}
+
+std::int64_t LateWakeupSplit::parts_ns() const {
+    std::int64_t sum = timer_expiry_ns + unexplained_ns;
+    for (const auto& part : interrupts) sum += part.ns;
+    for (const auto& part : softirqs) sum += part.ns;
+    for (const auto& task : tasks) sum += task.ns;
+    return sum;
+}
+
+LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
+                                  const LateWakeupWindow& late, const TaskClassifier& classify) {
+    LateWakeupSplit split;
+    const std::int64_t from = late.intended_ns, to = std::max(late.ran_ns, late.intended_ns);
+    split.window_ns = to - from;
+    std::int64_t cursor = from;
+    if (const auto expiry = expiry_of(cpu_events, late.pid, from, to)) {
+        split.expiry_seen = true;
+        // The trace's µs may put the expiry a fraction before the intended ns.
+        cursor = std::clamp(*expiry, from, to);
+        split.timer_expiry_ns = cursor - from;
+    }
+
+    Tally tally;
+    CpuState state;
+    std::vector<std::string> why;
+    if (cpu_events.empty() || cpu_events.front().ts_ns >= to) {
+        tally.unexplained = to - cursor;
+        why.push_back("the trace has no events of CPU " + std::to_string(late.cpu) +
+                      " up to the wake-up");
+    } else {
+        if (cpu_events.front().ts_ns > cursor) {
+            tally.unexplained += cpu_events.front().ts_ns - cursor;
+            why.push_back("the trace of CPU " + std::to_string(late.cpu) + " begins " +
+                          us_text(cpu_events.front().ts_ns - cursor) + " into the window");
+            cursor = cpu_events.front().ts_ns;
+        }
+        bool reached_end = false;
+        int missed_switches = 0;
+        for (const auto& e : cpu_events) {
+            if (e.ts_ns >= to) {
+                reached_end = true;
+                break;
+            }
+            const MissedSwitch missed = state.missed_before(e);
+            if (missed == MissedSwitch::from_idle) {
+                state.task = Running{e.task_comm, e.task_pid};
+                if (e.ts_ns > from) ++split.inferred_switches;
+            } else if (missed == MissedSwitch::unknown && e.ts_ns > cursor) {
+                if (missed_switches++ == 0)
+                    why.push_back("the trace lacks the switch from " + state.task->comm + " to " +
+                                  e.task_comm + " before " + us_text(e.ts_ns - from) +
+                                  " into the window");
+                state.task.reset();  // the gap since the last event is unexplained
+            }
+            if (e.ts_ns > cursor) {
+                tally.add(state, e.ts_ns - cursor);
+                cursor = e.ts_ns;
+            }
+            state.apply(e);
+        }
+        if (missed_switches > 1)
+            why.back() += " (and " + std::to_string(missed_switches - 1) + " more)";
+        if (reached_end) {
+            tally.add(state, to - cursor);
+        } else if (to > cursor) {
+            tally.unexplained += to - cursor;
+            why.push_back("the trace of CPU " + std::to_string(late.cpu) + " ends " +
+                          us_text(to - cursor) + " before the wake-up ran");
+        }
+    }
+
+    split.interrupts = most_first(tally.interrupts);
+    split.softirqs = most_first(tally.softirqs);
+    for (const auto& [key, ns] : tally.tasks)
+        split.tasks.push_back({key.second, key.first,
+                               classify ? classify(key.first, key.second) : TaskClass::other, ns});
+    sort_most_first(split.tasks);
+    split.unexplained_ns = tally.unexplained;
+    for (const auto& w : why)
+        split.unexplained_why += (split.unexplained_why.empty() ? "" : "; ") + w;
+    return split;
+}
+
+std::optional<std::int64_t> first_switch_to(const std::vector<TraceEvent>& cpu_events, pid_t pid,
+                                            std::int64_t from_ns) {
+    const TraceEvent* before = nullptr;
+    for (const auto& e : cpu_events) {
+        if (e.ts_ns >= from_ns) {
+            if (e.kind == TraceEventKind::sched_switch && e.next_pid == pid) return e.ts_ns;
+            // Running without its switch in the trace: it came after the
+            // CPU's last event before this one (see CpuState).
+            if (e.task_pid == pid) return std::max(before ? before->ts_ns : e.ts_ns, from_ns);
+        }
+        before = &e;
+    }
+    return std::nullopt;
+}
+
+void LateTimeByCause::add(const LateWakeupSplit& split) {
+    ++wakeups;
+    inferred_switches += split.inferred_switches;
+    window_ns += split.window_ns;
+    timer_expiry_ns += split.timer_expiry_ns;
+    unexplained_ns += split.unexplained_ns;
+    for (const auto& part : split.interrupts) interrupts[part.name] += part.ns;
+    for (const auto& part : split.softirqs) softirqs[part.name] += part.ns;
+    for (const auto& task : split.tasks) {
+        task_classes[task.task_class] += task.ns;
+        auto [it, fresh] = tasks.try_emplace({task.pid, task.comm}, task);
+        if (!fresh) it->second.ns += task.ns;
+    }
+}
+
+std::vector<TaskTime> LateTimeByCause::tasks_by_time() const {
+    std::vector<TaskTime> out;
+    for (const auto& [key, task] : tasks) out.push_back(task);
+    sort_most_first(out);
+    return out;
+}
+
+}  // namespace contest::latency

@@ -1,0 +1,126 @@
+#pragma once
+// Why a probe woke late: the time between when it should have woken
+// (intended) and when it ran (the sched_switch to it), split by what had its
+// CPU meanwhile, from a trace of that CPU (contest/observe/trace_events.h).
+//
+// The window [intended, ran] is cut into, in this order of precedence:
+//   - timer expiry: from intended to the probe's timer firing (the
+//     hrtimer_expire_entry of an hrtimer_wakeup just before its
+//     sched_waking on that CPU; the sched_waking itself when no such entry
+//     is seen); 0, and expiry_seen false, when neither is in the window;
+//   - then, for every instant after it, whatever ran: a hard interrupt
+//     (irq_handler, local_timer, reschedule) when one was running, the
+//     innermost when they nest, so nested time counts once; else a softirq,
+//     by its vector's name; else the task the CPU was running (each task by
+//     pid and comm, with its class from the caller's classifier);
+//   - what the trace cannot say (before its first event of that CPU, after
+//     its last, between two events around a switch it lacks) is
+//     unexplained, said as such and never spread over the rest.
+// A line's head names the task that was running, so a switch the trace
+// lacks shows (this project's VM, a PVM guest, records no sched_switch out
+// of idle on some CPUs). Out of idle to a task woken there meanwhile, the
+// switch came as the CPU left the wake-up's interrupt: it is put at the
+// CPU's last event before the task is seen, and counted
+// (inferred_switches); first_switch_to infers the probe's own the same way.
+// A missed switch between two tasks leaves the gap unexplained.
+// The parts are integer ns and add up to the window exactly.
+//
+// Use: parse the instance's trace, take the probe's CPU's events
+// (events_of_cpu), and for each wake-up the probe saw late (when it should
+// have woken, and on which CPU) find when it ran, split it, and add the
+// splits into a LateTimeByCause for the run:
+//     LateTimeByCause run;
+//     for (const auto& [intended, woke] : late) {
+//         auto ran = first_switch_to(cpu_events, probe_pid, intended);
+//         if (!ran || *ran > woke) continue;  // not in the trace
+//         run.add(split_late_wakeup(cpu_events, {cpu, probe_pid, intended, *ran}, classify));
+//     }
+// The trace timestamps must be CLOCK_MONOTONIC's (trace_clock mono, as
+// TraceInstance sets), in the µs the text gives them.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "contest/observe/trace_events.h"
+
+namespace contest::latency {
+
+// Whose a task is, as far as the late time goes.
+enum class TaskClass { workload, load, kernel_thread, contest, other };
+std::string_view task_class_name(TaskClass c);
+
+// The caller's knowledge of pids (the workload's tree, the loads' groups,
+// kernel threads): pid and the comm the trace gave it. Called once per task
+// a split meets.
+using TaskClassifier = std::function<TaskClass(pid_t pid, std::string_view comm)>;
+
+struct LateWakeupWindow {
+    int cpu = -1;
+    pid_t pid = -1;                // the probe's
+    std::int64_t intended_ns = 0;  // when it should have woken, CLOCK_MONOTONIC
+    std::int64_t ran_ns = 0;       // when it ran: the sched_switch to it
+};
+
+struct NamedTime {
+    std::string name;
+    std::int64_t ns = 0;
+};
+
+struct TaskTime {
+    std::string comm;
+    pid_t pid = -1;
+    TaskClass task_class = TaskClass::other;
+    std::int64_t ns = 0;
+};
+
+struct LateWakeupSplit {
+    std::int64_t window_ns = 0;  // ran - intended
+    std::int64_t timer_expiry_ns = 0;
+    bool expiry_seen = false;
+    // "irq 41 virtio3-rx", "local_timer", "reschedule": most first.
+    std::vector<NamedTime> interrupts;
+    // By vector name ("TIMER", "RCU", "SCHED"...): most first.
+    std::vector<NamedTime> softirqs;
+    // Every task that had the CPU in the window, most first.
+    std::vector<TaskTime> tasks;
+    std::int64_t unexplained_ns = 0;
+    std::string unexplained_why;  // "" when nothing is unexplained
+    // Switches out of idle the trace lacked, put where the events say.
+    int inferred_switches = 0;
+
+    // The sum of the parts: window_ns, always.
+    std::int64_t parts_ns() const;
+};
+
+LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
+                                  const LateWakeupWindow& late, const TaskClassifier& classify);
+
+// When pid was next switched in on these events at or after from_ns; for
+// a switch out of idle the trace lacks, when the CPU was last seen before
+// pid was seen running.
+std::optional<std::int64_t> first_switch_to(const std::vector<TraceEvent>& cpu_events, pid_t pid,
+                                            std::int64_t from_ns);
+
+// A run's late time by cause: the splits of its late wake-ups, summed.
+struct LateTimeByCause {
+    std::size_t wakeups = 0;
+    int inferred_switches = 0;
+    std::int64_t window_ns = 0, timer_expiry_ns = 0, unexplained_ns = 0;
+    std::map<std::string, std::int64_t> interrupts, softirqs;
+    std::map<TaskClass, std::int64_t> task_classes;
+    // By (pid, comm): a pid reused under another name is another task.
+    std::map<std::pair<pid_t, std::string>, TaskTime> tasks;
+
+    void add(const LateWakeupSplit& split);
+    // The tasks, most late time first.
+    std::vector<TaskTime> tasks_by_time() const;
+};
+
+}  // namespace contest::latency
