@@ -195,6 +195,31 @@ TEST_CASE("a late wake-up's window is split by what had the CPU, net of nesting"
     }
 }
 
+TEST_CASE("a real trace's late wake-up goes to the culprit that had the CPU", "[late_wakeup]") {
+    // 10 ms of CPU 1 from the real case below: the sleeper (14859) should
+    // have woken at 5709.546993872, while the culprit (14860, SCHED_FIFO)
+    // had just taken the CPU from a compiler for one of its bursts.
+    const std::string text =
+        test::slurp(std::string(CONTEST_TEST_DATA) + "/trace/cpu1-culprit.trace");
+    const ParsedTrace parsed = parse_trace(text);
+    REQUIRE(parsed.skipped_lines == 0);
+    const auto events = events_of_cpu(parsed.events, 1);
+    REQUIRE(events.size() == 71);
+    const std::int64_t intended = 5709546993872;
+    const auto ran = latency::first_switch_to(events, 14859, intended);
+    REQUIRE(ran == 5709551700000);
+    const latency::LateWakeupSplit split =
+        latency::split_late_wakeup(events, {1, 14859, intended, *ran}, no_class);
+    CHECK(split.window_ns == 4706128);
+    CHECK(split.parts_ns() == split.window_ns);
+    CHECK(split.expiry_seen);
+    CHECK(split.unexplained_ns == 0);
+    REQUIRE(!split.tasks.empty());
+    CHECK(split.tasks[0].comm == "trace-culprit");
+    CHECK(split.tasks[0].pid == 14860);
+    CHECK(split.tasks[0].ns > split.window_ns * 9 / 10);
+}
+
 TEST_CASE("a switch out of idle the trace lacks is put where the events say", "[late_wakeup]") {
     // The probe (100) sleeps, the CPU idles; one tick wakes both the probe
     // and a spinner (200), and the spinner runs, but the trace has no
