@@ -1,6 +1,8 @@
 // `contest latency`: one latency probe alone (or next to one load) for
 // --duration seconds, reported in the spirit of stress-ng's cyclic stressor.
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <optional>
 
@@ -8,6 +10,7 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
 #include "contest/latency/latency_probes.h"
+#include "contest/latency/latency_why.h"
 #include "contest/latency/probe_table.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
@@ -15,6 +18,7 @@
 #include "contest/sys/number_text.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/text.h"
 #include "loads/registry.h"
 
 namespace contest {
@@ -78,8 +82,8 @@ void print_text(const ProbeResult& r, std::int64_t dist_ns) {
         const auto low = s.one_pct_low_fps();
         const auto mean = s.frame_mean_ns();
         std::printf("%s: %-10s %llu done, %.1f fps mean, 1%% low %.1f fps (nominal %.1f)\n", n,
-                    "frames", static_cast<unsigned long long>(s.frames()),
-                    mean ? 1e9 / *mean : 0.0, low.value_or(0), nominal);
+                    "frames", static_cast<unsigned long long>(s.frames()), mean ? 1e9 / *mean : 0.0,
+                    low.value_or(0), nominal);
     }
     if (r.cpu_pct)
         std::printf("%s: %-10s %.2f%% (user %.3f s, sys %.3f s)\n", n, "probe cpu", *r.cpu_pct,
@@ -118,6 +122,7 @@ struct LatencyRequest {
     std::int64_t dist_ns = 1000;
     std::string format;
     std::string load_name;  // empty: the probe alone
+    bool why = false;       // --why: what held the probe's CPU when it woke late
     std::string workdir;
     LoadOptions load_options;
 };
@@ -139,6 +144,7 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     std::string raw;
     ProbeSettings settings;
     LoadOptionText text;
+    std::int64_t why_us = 0;
     // clang-format off
     cl.options.add_options()
         ("duration,d", bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
@@ -153,7 +159,9 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
         ("exec-missed-ms", bounded(&settings.exec_missed_ms, kMinExecMissedMs, kMaxExecMissedMs)->default_value(kDefaultExecMissedMs)->value_name("MS"), own_option_help("exec-missed-ms").c_str())
         ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
         ("load", po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)")
-        ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)");
+        ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)")
+        ("why", po::bool_switch(&request.why), "say what held the probe's CPU each time it woke late: tasks, interrupts, softirqs, the timer (a tracing instance of contest's own; root, tracefs)")
+        ("why-us", bounded(&why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "--why: explain the wake-ups at least N us late (default: one period, the missed-period limit)");
     // clang-format on
     add_load_options(cl.options, request.load_options, text);
     po::variables_map vm;
@@ -168,6 +176,9 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     settings.policy = parse_sched_policy(policy);
     request.probe = make_probe_options(chosen, settings);
     if (!raw.empty()) request.probe.raw_path = raw;
+    if (why_us && !request.why) throw UsageError("--why-us needs --why");
+    if (request.why)
+        request.probe.why_threshold_ns = why_us ? why_us * 1000 : request.probe.period_ns;
     return request;
 }
 
@@ -196,18 +207,31 @@ bool start_load(std::optional<LoadSession>& load, LatencyRequest& request) {
 // the CPU and whether it failed.
 struct LatencyWindow {
     ProbeResult probe;
+    nlohmann::json why;  // --why: the probe's late time by cause
     std::optional<LoadWindow> load;
     std::optional<std::string> load_failed;
 };
 
 // The probe for `duration` seconds, the load (if any) stopped after.
-LatencyWindow measure(const LatencyPlan& plan, std::optional<LoadSession>& load, double duration) {
+LatencyWindow measure(const LatencyPlan& plan, std::optional<LoadSession>& load, double duration,
+                      bool why) {
+    std::optional<LatencyWhy> recorder;
+    if (why) {
+        recorder.emplace(LatencyWhy::from_environment());
+        if (!recorder->not_recorded().empty())
+            say("--why: not recorded: " + recorder->not_recorded() + "; the probe runs without it");
+        else if (const auto missing = recorder->missing_events(); !missing.empty())
+            say("--why: this kernel has no " + join(missing, ", ") +
+                ": the time under them shows as the task they interrupted");
+        recorder->begin();
+    }
     LatencyProbes probes(plan);
     std::optional<LoadSample> s0;
     if (load) s0 = load->sample();
     probes.begin();
     interruptible_sleep(duration);
     probes.end();
+    if (recorder) recorder->end();
     std::optional<std::string> load_failed;
     std::optional<LoadWindow> lw;
     if (load) {
@@ -215,7 +239,53 @@ LatencyWindow measure(const LatencyPlan& plan, std::optional<LoadSession>& load,
         load_failed = load->failure();
         load->stop();
     }
-    return {probes.results().front(), lw, load_failed};
+    const auto results = probes.results();
+    nlohmann::json split;
+    if (recorder) {
+        std::vector<std::pair<pid_t, TaskClass>> groups;
+        for (const auto& p : probes.process_groups()) groups.push_back({p, TaskClass::contest});
+        if (load) groups.push_back({load->pgid(), TaskClass::load});
+        split = recorder->attribute(results, classify_by_groups(groups))
+                    .value(std::string(results.front().options.name()), nlohmann::json());
+    }
+    return {results.front(), split, lw, load_failed};
+}
+
+// "cyclic: why: 312 wake-ups >= 1000 us late, 298 in the trace; of their late
+// time: 71% load tasks, 18% other, 6% softirq NET_RX, 3% unexplained", then
+// the tasks that took most and the worst spike.
+void print_why(const std::string& n, const nlohmann::json& why) {
+    if (!why.value("recorded", false)) {
+        std::printf("%s: why        not recorded: %s\n", n.c_str(),
+                    why.value("why", std::string("?")).c_str());
+        return;
+    }
+    const auto& c = why["by_cause"];
+    const double late = c.value("late_ns", 0.0);
+    std::vector<std::pair<double, std::string>> parts;
+    auto add = [&](double ns, const std::string& what) {
+        if (ns > 0) parts.push_back({ns, what});
+    };
+    for (const auto& [cls, ns] : c["tasks_by_class_ns"].items())
+        add(ns.get<double>(), cls + " tasks");
+    for (const auto& [name, ns] : c["interrupts_ns"].items()) add(ns.get<double>(), "irq " + name);
+    for (const auto& [name, ns] : c["softirqs_ns"].items())
+        add(ns.get<double>(), "softirq " + name);
+    add(c.value("timer_expiry_ns", 0.0), "timer expiry");
+    add(c.value("unexplained_ns", 0.0), "unexplained");
+    std::sort(parts.begin(), parts.end(), std::greater<>());
+    std::string shares;
+    for (const auto& [ns, what] : parts)
+        shares +=
+            (shares.empty() ? "" : ", ") + fixed(late > 0 ? 100 * ns / late : 0, 0) + "% " + what;
+    std::printf("%s: why        %llu wake-ups >= %lld us late, %llu in the trace%s\n", n.c_str(),
+                why.value("late_wakeups", 0ull), why.value("threshold_ns", 0ll) / 1000,
+                why.value("in_trace", 0ull),
+                late > 0 ? ("; of their late time: " + shares).c_str() : "");
+    for (const auto& t : why["tasks"])
+        std::printf("%s: why task   %-16s pid %-7d %-13s %10.0f us\n", n.c_str(),
+                    t.value("comm", std::string()).c_str(), t.value("pid", 0),
+                    t.value("class", std::string()).c_str(), t.value("ns", 0.0) / 1000);
 }
 
 void print_window(const LatencyWindow& w, const std::optional<LoadSession>& load,
@@ -223,6 +293,7 @@ void print_window(const LatencyWindow& w, const std::optional<LoadSession>& load
     const ProbeResult& r = w.probe;
     if (request.format == "json") {
         nlohmann::json j = r.to_json();
+        if (!w.why.is_null()) j["why"] = w.why;
         if (load) {
             j["load"] = {{"name", load->info().name}, {"cpu_pct", w.load->cpu_pct}};
             if (w.load_failed) j["load"]["failure"] = *w.load_failed;
@@ -233,6 +304,7 @@ void print_window(const LatencyWindow& w, const std::optional<LoadSession>& load
             std::printf("%s: next to %s (its CPU %.1f%%)\n", std::string(r.options.name()).c_str(),
                         load->info().name.data(), w.load->cpu_pct);
         print_text(r, request.dist_ns);
+        if (!w.why.is_null()) print_why(std::string(r.options.name()), w.why);
     }
 }
 
@@ -260,7 +332,7 @@ int cmd_latency(int argc, char** argv) {
     const LatencyPlan plan = make_latency_plan({request->probe});
     std::optional<LoadSession> load;
     if (!request->load_name.empty() && !start_load(load, *request)) return kExitSomeRunsFailed;
-    const LatencyWindow window = measure(plan, load, request->duration);
+    const LatencyWindow window = measure(plan, load, request->duration, request->why);
     print_window(window, load, *request);
     return exit_status(window);
 }

@@ -75,6 +75,12 @@ nlohmann::json run_latency_json(const std::vector<ProbeResult>& results) {
     return j;
 }
 
+std::vector<pid_t> LatencyProbes::process_groups() const {
+    std::vector<pid_t> out;
+    for (const auto& p : probes_) out.push_back(p->pgid());
+    return out;
+}
+
 std::optional<std::string> LatencyProbes::failure() const {
     for (const auto& p : probes_)
         if (auto why = p->failure()) return why;

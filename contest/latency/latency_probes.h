@@ -63,6 +63,8 @@ class LatencyProbes : public WindowObserver {
     const std::vector<std::string>& recorded_failures() const { return recorded_failures_; }
     // The first probe that stopped, or nullopt.
     std::optional<std::string> failure() const;
+    // Each probe's process group: contest's own, for --latency-why.
+    std::vector<pid_t> process_groups() const;
 
   private:
     std::vector<std::unique_ptr<RunningProbe>> probes_;

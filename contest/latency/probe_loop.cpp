@@ -148,6 +148,7 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
             std::setvbuf(raw, nullptr, _IOFBF, 1 << 20);
             std::fprintf(raw, "# offset_ns latency_ns\n");
         }
+        shared.late.threshold_ns = o.why_threshold_ns;
         WindowAccount account(shared, raw);
         const std::int64_t period = o.period_ns;
         std::int64_t intended = monotonic_ns() + period;

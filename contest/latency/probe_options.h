@@ -55,6 +55,9 @@ struct ProbeOptions {
     // it (so a bad path is a usage error before anything starts); the probe
     // writes through the inherited descriptor.
     std::optional<std::string> raw_path;
+    // --latency-why: keep the window's wake-ups at least this late (0: none)
+    // for the trace to say what held them.
+    std::int64_t why_threshold_ns = 0;
 
     std::string_view name() const;  // the probe's: "cyclic"
 };

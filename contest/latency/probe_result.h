@@ -4,9 +4,11 @@
 // CPU share it wanted against the share it got.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "contest/latency/late_wakeups.h"
 #include "contest/latency/latency_stats.h"
 #include "contest/latency/probe_options.h"
 #include "contest/latency/probe_setup.h"
@@ -28,6 +30,11 @@ struct ProbeResult {
     // it had to be stopped first (it could not run for 10 s) or died.
     bool complete = true;
     std::optional<std::string> failure;
+    // With --latency-why: the window's wake-ups at least `late_threshold_ns`
+    // late (the worst kept when there were more), and how many there were.
+    std::int64_t late_threshold_ns = 0;
+    std::uint64_t late_seen = 0;
+    std::vector<LateWakeup> late;
 
     // Percent of one CPU the periods asked for, and what they got done
     // (work done / work asked x wanted). None for cyclic.

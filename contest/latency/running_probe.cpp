@@ -114,6 +114,9 @@ ProbeResult RunningProbe::result() const {
             100.0 * (*r.cpu_user_s + *r.cpu_sys_s) / (static_cast<double>(b.at_ns - a.at_ns) / 1e9);
     }
     if (shared.error[0]) r.failure = std::string(shared.error);
+    r.late_threshold_ns = shared.late.threshold_ns;
+    r.late_seen = shared.late.seen;
+    r.late.assign(shared.late.items.begin(), shared.late.items.begin() + shared.late.kept);
     if (!r.failure && !complete_ && options_.probe->unsettled)
         r.failure = options_.probe->unsettled(options_);
     return r;

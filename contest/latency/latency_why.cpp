@@ -1,0 +1,210 @@
+#include "contest/latency/latency_why.h"
+
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "contest/observe/trace_events.h"
+#include "contest/sys/text.h"
+#include "contest/sys/text_file.h"
+
+namespace contest::latency {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// tracefs is not mounted at boot on every system; mounting it at its own
+// place changes nothing else, and is what `mount -t tracefs` would do.
+void mount_tracefs_if_absent(const std::string& root) {
+    std::error_code ec;
+    if (root != kTracefsRoot || fs::exists(fs::path(root) / "instances", ec)) return;
+    ::mount("nodev", root.c_str(), "tracefs", 0, nullptr);
+}
+
+nlohmann::json named_times(const std::vector<NamedTime>& v) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& n : v) out.push_back({{"name", valid_utf8(n.name)}, {"ns", n.ns}});
+    return out;
+}
+
+nlohmann::json task_times(const std::vector<TaskTime>& v, std::size_t most) {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::size_t i = 0; i < v.size() && i < most; ++i)
+        out.push_back({{"comm", valid_utf8(v[i].comm)},
+                       {"pid", v[i].pid},
+                       {"class", task_class_name(v[i].task_class)},
+                       {"ns", v[i].ns}});
+    return out;
+}
+
+nlohmann::json split_json(const LateWakeup& w, const LateWakeupSplit& s) {
+    return {{"intended_ns", w.intended_ns},
+            {"late_ns", s.window_ns},
+            {"cpu", w.cpu},
+            {"timer_expiry_ns", s.timer_expiry_ns},
+            {"interrupts", named_times(s.interrupts)},
+            {"softirqs", named_times(s.softirqs)},
+            {"tasks", task_times(s.tasks, 8)},
+            {"unexplained_ns", s.unexplained_ns},
+            {"unexplained_why", valid_utf8(s.unexplained_why)}};
+}
+
+nlohmann::json by_cause_json(const LateTimeByCause& c) {
+    nlohmann::json interrupts = nlohmann::json::object(), softirqs = nlohmann::json::object(),
+                   classes = nlohmann::json::object();
+    for (const auto& [name, ns] : c.interrupts) interrupts[valid_utf8(name)] = ns;
+    for (const auto& [name, ns] : c.softirqs) softirqs[valid_utf8(name)] = ns;
+    for (const auto& [cls, ns] : c.task_classes) classes[std::string(task_class_name(cls))] = ns;
+    return {{"late_ns", c.window_ns},
+            {"timer_expiry_ns", c.timer_expiry_ns},
+            {"interrupts_ns", interrupts},
+            {"softirqs_ns", softirqs},
+            {"tasks_by_class_ns", classes},
+            {"unexplained_ns", c.unexplained_ns},
+            {"inferred_switches", c.inferred_switches}};
+}
+
+bool kernel_thread_name(std::string_view comm) {
+    for (std::string_view prefix :
+         {"kworker", "ksoftirqd", "rcu_", "migration", "kswapd", "kcompactd", "jbd2", "khugepaged",
+          "irq/", "cpuhp", "idle_inject"})
+        if (comm.starts_with(prefix)) return true;
+    return comm == "swapper" || comm.starts_with("swapper/");
+}
+
+// /proc/PID/stat's process group and flags; nullopt for a task gone.
+struct StatFacts {
+    pid_t pgrp = 0;
+    unsigned long flags = 0;
+};
+std::optional<StatFacts> stat_facts(pid_t pid) {
+    const auto text = read_text_file("/proc/" + std::to_string(pid) + "/stat");
+    if (!text) return std::nullopt;
+    // The comm is in parentheses and may hold any byte: fields after its last ')'.
+    const auto close = text->rfind(')');
+    if (close == std::string::npos) return std::nullopt;
+    std::istringstream fields(text->substr(close + 1));
+    // state ppid pgrp session tty_nr tpgid flags ...
+    std::string state;
+    long ppid = 0, pgrp = 0, session = 0, tty = 0, tpgid = 0;
+    unsigned long flags = 0;
+    if (!(fields >> state >> ppid >> pgrp >> session >> tty >> tpgid >> flags)) return std::nullopt;
+    return StatFacts{static_cast<pid_t>(pgrp), flags};
+}
+
+constexpr unsigned long kPfKthread = 0x00200000;
+
+}  // namespace
+
+LatencyWhy::LatencyWhy(const LatencyWhyOptions& options) : options_(options) {
+    mount_tracefs_if_absent(options.tracefs_root);
+    remove_stale_instances(options.tracefs_root);
+    TraceInstanceOptions t;
+    t.tracefs_root = options.tracefs_root;
+    t.buffer_size_kb = options.buffer_size_kb;
+    trace_ = TraceInstance::make(t, why_not_);
+    if (!trace_ && why_not_.empty()) why_not_ = "the tracing instance could not be made";
+}
+
+LatencyWhy::~LatencyWhy() = default;
+
+LatencyWhyOptions LatencyWhy::from_environment() {
+    LatencyWhyOptions o;
+    if (const char* root = std::getenv(kTracefsRootVariable); root && *root) o.tracefs_root = root;
+    return o;
+}
+
+std::vector<std::string> LatencyWhy::missing_events() const {
+    return trace_ ? trace_->missing_events() : std::vector<std::string>{};
+}
+
+void LatencyWhy::begin() {
+    if (trace_ && !trace_->start(&why_not_)) trace_.reset();
+}
+
+void LatencyWhy::end() {
+    if (trace_) trace_->stop();
+}
+
+nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results,
+                                     const TaskClassifier& classify) const {
+    nlohmann::json out = nlohmann::json::object();
+    if (!trace_) {
+        for (const auto& r : results)
+            out[std::string(r.options.name())] = {{"recorded", false}, {"why", why_not_}};
+        return out;
+    }
+    const TraceText text = trace_->read();
+    const ParsedTrace parsed = parse_trace(text.text);
+    std::map<int, std::vector<TraceEvent>> by_cpu;
+    for (const auto& r : results) {
+        if (r.late_threshold_ns <= 0) continue;
+        LateTimeByCause total;
+        std::size_t not_in_trace = 0;
+        std::vector<std::pair<LateWakeup, LateWakeupSplit>> splits;
+        for (const LateWakeup& w : r.late) {
+            auto it = by_cpu.find(w.cpu);
+            if (it == by_cpu.end())
+                it = by_cpu.emplace(w.cpu, events_of_cpu(parsed.events, w.cpu)).first;
+            const auto& events = it->second;
+            // Before the recorder's oldest event of that CPU: overwritten.
+            if (events.empty() || events.front().ts_ns > w.intended_ns) {
+                ++not_in_trace;
+                continue;
+            }
+            const auto ran = first_switch_to(events, w.pid, w.intended_ns);
+            if (!ran || *ran > w.woke_ns) {
+                ++not_in_trace;
+                continue;
+            }
+            auto split = split_late_wakeup(events, {w.cpu, w.pid, w.intended_ns, *ran}, classify);
+            total.add(split);
+            splits.emplace_back(w, std::move(split));
+        }
+        std::sort(splits.begin(), splits.end(), [](const auto& a, const auto& b) {
+            return a.second.window_ns > b.second.window_ns;
+        });
+        nlohmann::json worst = nlohmann::json::array();
+        for (std::size_t i = 0; i < splits.size() && i < options_.worst; ++i)
+            worst.push_back(split_json(splits[i].first, splits[i].second));
+        out[std::string(r.options.name())] = {{"recorded", true},
+                                              {"threshold_ns", r.late_threshold_ns},
+                                              {"buffer_size_kb", trace_->buffer_size_kb()},
+                                              {"missing_events", trace_->missing_events()},
+                                              {"late_wakeups", r.late_seen},
+                                              {"kept", r.late.size()},
+                                              {"in_trace", splits.size()},
+                                              {"not_in_trace", not_in_trace},
+                                              {"trace_truncated", text.truncated},
+                                              {"trace_lost_events", parsed.lost_events},
+                                              {"by_cause", by_cause_json(total)},
+                                              {"tasks", task_times(total.tasks_by_time(), 10)},
+                                              {"worst", worst}};
+    }
+    return out;
+}
+
+TaskClassifier classify_by_groups(std::vector<std::pair<pid_t, TaskClass>> groups) {
+    const pid_t self = ::getpid();
+    return [groups = std::move(groups), self](pid_t pid, std::string_view comm) {
+        if (pid == self) return TaskClass::contest;
+        if (const auto f = stat_facts(pid)) {
+            if (f->flags & kPfKthread) return TaskClass::kernel_thread;
+            for (const auto& [pgid, cls] : groups)
+                if (f->pgrp == pgid) return cls;
+            if (f->pgrp == ::getpgrp()) return TaskClass::contest;
+            return TaskClass::other;
+        }
+        return kernel_thread_name(comm) ? TaskClass::kernel_thread : TaskClass::other;
+    };
+}
+
+}  // namespace contest::latency
