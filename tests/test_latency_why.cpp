@@ -184,3 +184,60 @@ TEST_CASE(
     fs::remove(others);
     CHECK(contest::test::leftover_processes().empty());
 }
+
+TEST_CASE(
+    "contest run --latency-why: each run's probe says what held it, the compile's tasks "
+    "told from the load's",
+    "[latency][e2e][trace]") {
+    if (!tracefs_usable()) {
+        WARN("no tracefs here (not root?): nothing to check");
+        return;
+    }
+    contest::test::ScratchDir dir("run-latency-why");
+    // Two busy loops on the 2 CPUs: the probe's late wake-ups wait for them.
+    const std::string loop = "awk 'BEGIN { for (i = 0; i < 40000000; i++) s += i }'";
+    auto o = contest::test::run_contest_binary({"run",
+                                                "--quiet",
+                                                "-k",
+                                                "why",
+                                                "-w",
+                                                "command",
+                                                "--workload-cmd",
+                                                "sh -c \"" + loop + " & " + loop + " & wait\"",
+                                                "--latency",
+                                                "cyclic",
+                                                "--latency-why",
+                                                "--latency-why-us",
+                                                "300",
+                                                "--warmup",
+                                                "0",
+                                                "--settle",
+                                                "0",
+                                                "--timeline-hz",
+                                                "0",
+                                                "--workdir",
+                                                (dir / "work").string(),
+                                                "--results",
+                                                (dir / "res").string(),
+                                                "-n",
+                                                "1",
+                                                "no_load"},
+                                               dir.path());
+    REQUIRE(o.exit_code == 0);
+    const auto files = contest::test::result_files(dir / "res");
+    REQUIRE(files.size() == 1);
+    const auto j = nlohmann::json::parse(contest::test::slurp(files.front()));
+    const auto& why = j.at("runs").at(0).at("latency").at("cyclic").at("why");
+    INFO(why.dump(2));
+    REQUIRE(why.at("recorded") == true);
+    CHECK(why.at("threshold_ns") == 300'000);
+    if (why.at("in_trace").get<int>() > 0) {
+        const auto& classes = why.at("by_cause").at("tasks_by_class_ns");
+        CHECK(classes.value("workload", 0) > 0);
+    }
+    CHECK(no_instance_of_ours());
+    o = contest::test::run_contest_binary({"run", "--latency-why", "-n", "1", "no_load"},
+                                          dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("--latency-why needs --latency"));
+}

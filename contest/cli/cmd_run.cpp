@@ -127,6 +127,8 @@ struct RunArguments {
     std::string runs;
     AutoRuns auto_runs;
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
+    bool latency_why = false;
+    std::int64_t latency_why_us = 0;
     latency::ProbeSettings latency_settings;
     std::vector<std::string> vary;
     std::vector<std::string> kernels;  // --kernel LABEL=IMAGE
@@ -202,6 +204,8 @@ std::vector<TableOption> latency_options(RunArguments& a) {
         {"latency-priority", guests, bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority"},
         {"latency-dist", guests, bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)"},
         {"latency-raw", host, po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE"},
+        {"latency-why", host, po::bool_switch(&a.latency_why), "--latency: say what held each probe's CPU when it woke late (a tracing instance of contest's own; root, tracefs; docs/latency.md)"},
+        {"latency-why-us", host, bounded(&a.latency_why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "--latency-why: explain the wake-ups at least N us late (default: one period)"},
         {"latency-exec-cmd", guests, po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), latency::own_option_help("exec-cmd")},
         {"latency-exec-missed-ms", guests, bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), latency::own_option_help("exec-missed-ms")},
     };
@@ -245,6 +249,13 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
     refuse_unlisted_probes_options(rc.latency_probes, vm);
     if (!a.latency_raw.empty())
         for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
+    if ((a.latency_why || a.latency_why_us) && rc.latency_probes.empty())
+        throw UsageError("--latency-why needs --latency");
+    if (a.latency_why_us && !a.latency_why)
+        throw UsageError("--latency-why-us needs --latency-why");
+    if (a.latency_why)
+        for (auto& p : rc.latency_probes)
+            p.why_threshold_ns = a.latency_why_us ? a.latency_why_us * 1000 : p.period_ns;
 }
 
 // `contest run`'s options, one a line, in --help's order: each with its

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "contest/observe/trace_events.h"
@@ -136,6 +137,11 @@ void LatencyWhy::end() {
 
 nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results,
                                      const TaskClassifier& classify) const {
+    return attribute(results, 0, classify);
+}
+
+nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results, pid_t workload,
+                                     const TaskClassifier& classify_rest) const {
     nlohmann::json out = nlohmann::json::object();
     if (!trace_) {
         for (const auto& r : results)
@@ -144,6 +150,18 @@ nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results,
     }
     const TraceText text = trace_->read();
     const ParsedTrace parsed = parse_trace(text.text);
+    // The workload's line of forks: events are in time order, so a child's
+    // parent is known before it.
+    std::set<pid_t> workload_tasks;
+    if (workload > 0) {
+        workload_tasks.insert(workload);
+        for (const auto& e : parsed.events)
+            if (e.kind == TraceEventKind::sched_process_fork && workload_tasks.count(e.pid))
+                workload_tasks.insert(e.child_pid);
+    }
+    const TaskClassifier classify = [&](pid_t pid, std::string_view comm) {
+        return workload_tasks.count(pid) ? TaskClass::workload : classify_rest(pid, comm);
+    };
     std::map<int, std::vector<TraceEvent>> by_cpu;
     for (const auto& r : results) {
         if (r.late_threshold_ns <= 0) continue;
@@ -190,6 +208,20 @@ nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results,
                                               {"worst", worst}};
     }
     return out;
+}
+
+LatencyWhyObserver::LatencyWhyObserver(const LatencyProbes& probes, pid_t load_pgid)
+    : why_(LatencyWhy::from_environment()), probes_(probes), load_pgid_(load_pgid) {}
+
+void LatencyWhyObserver::record(RunRecord& rec) {
+    if (!rec.latency.is_object()) return;
+    std::vector<std::pair<pid_t, TaskClass>> groups;
+    for (pid_t p : probes_.process_groups()) groups.push_back({p, TaskClass::contest});
+    if (load_pgid_ > 0) groups.push_back({load_pgid_, TaskClass::load});
+    const auto split = why_.attribute(probes_.results(), workload_, classify_by_groups(groups));
+    for (const auto& [probe, why] : split.items())
+        if (rec.latency.contains(probe) && rec.latency[probe].is_object())
+            rec.latency[probe]["why"] = why;
 }
 
 TaskClassifier classify_by_groups(std::vector<std::pair<pid_t, TaskClass>> groups) {

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/latency/late_wakeup_causes.h"
+#include "contest/latency/latency_probes.h"
 #include "contest/latency/probe_result.h"
 #include "contest/observe/trace_instance.h"
 
@@ -59,12 +60,38 @@ class LatencyWhy {
     // spikes with their split.
     nlohmann::json attribute(const std::vector<ProbeResult>& results,
                              const TaskClassifier& classify) const;
+    // With `workload` (its pid): its descendants, as the recorder's forks
+    // give them, are the workload's, before `classify` is asked.
+    nlohmann::json attribute(const std::vector<ProbeResult>& results, pid_t workload,
+                             const TaskClassifier& classify) const;
 
   private:
     LatencyWhyOptions options_;
     std::unique_ptr<TraceInstance> trace_;
     std::string why_not_;
     bool stopped_ = false;
+};
+
+// `contest run --latency-why`: the recorder around each workload run's
+// window, the split under each probe's "why" in the run's latency object.
+// The workload's tasks are told by their line of forks from its pid (the
+// recorder keeps sched_process_fork), since they are gone when the window
+// is read; the load's by its process group; the probes' are contest's.
+class LatencyWhyObserver : public WindowObserver {
+  public:
+    // Goes after `probes` in the run's observers (its record reads theirs).
+    LatencyWhyObserver(const LatencyProbes& probes, pid_t load_pgid);
+    void begin() override { why_.begin(); }
+    void spawned(pid_t pid) override { workload_ = pid; }
+    void end() override { why_.end(); }
+    void record(RunRecord& rec) override;
+    const std::string& not_recorded() const { return why_.not_recorded(); }
+
+  private:
+    LatencyWhy why_;
+    const LatencyProbes& probes_;
+    pid_t load_pgid_ = 0;
+    pid_t workload_ = 0;
 };
 
 // Whose a pid is, from the process groups contest knows (the workload's,

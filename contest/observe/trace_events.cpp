@@ -10,7 +10,7 @@
 namespace contest {
 namespace {
 
-constexpr std::array<EnumName<TraceEventKind>, 12> kKindNames{{
+constexpr std::array<EnumName<TraceEventKind>, 13> kKindNames{{
     {TraceEventKind::sched_waking, "sched_waking"},
     {TraceEventKind::sched_wakeup, "sched_wakeup"},
     {TraceEventKind::sched_switch, "sched_switch"},
@@ -23,6 +23,7 @@ constexpr std::array<EnumName<TraceEventKind>, 12> kKindNames{{
     {TraceEventKind::reschedule_entry, "reschedule_entry"},
     {TraceEventKind::reschedule_exit, "reschedule_exit"},
     {TraceEventKind::hrtimer_expire_entry, "hrtimer_expire_entry"},
+    {TraceEventKind::sched_process_fork, "sched_process_fork"},
 }};
 
 // The line's head lies in its first columns (a 16-column comm, a pid and the
@@ -179,6 +180,24 @@ bool parse_hrtimer(std::string_view fields, TraceEvent& e) {
     return true;
 }
 
+// sched_process_fork: "comm=%s pid=%d child_comm=%s child_pid=%d".
+bool parse_fork(std::string_view fields, TraceEvent& e) {
+    const auto child_pid = take_number_from_end<pid_t>(fields, "child_pid");
+    if (!child_pid) return false;
+    const auto at = fields.rfind(" child_comm=");
+    if (at == std::string_view::npos) return false;
+    const std::string_view child_comm = fields.substr(at + 12);
+    fields = fields.substr(0, at);
+    const auto pid = take_number_from_end<pid_t>(fields, "pid");
+    const auto comm = after_key(fields, "comm");
+    if (!pid || !comm) return false;
+    e.comm = std::string(*comm);
+    e.pid = *pid;
+    e.child_comm = std::string(child_comm);
+    e.child_pid = *child_pid;
+    return true;
+}
+
 bool parse_fields(std::string_view fields, TraceEvent& e) {
     switch (e.kind) {
         case TraceEventKind::sched_switch:
@@ -200,6 +219,8 @@ bool parse_fields(std::string_view fields, TraceEvent& e) {
             return parse_vector(fields, e);
         case TraceEventKind::hrtimer_expire_entry:
             return parse_hrtimer(fields, e);
+        case TraceEventKind::sched_process_fork:
+            return parse_fork(fields, e);
     }
     return false;
 }

@@ -42,6 +42,7 @@ enum class TraceEventKind {
     reschedule_entry,
     reschedule_exit,
     hrtimer_expire_entry,
+    sched_process_fork,
 };
 
 // "sched_switch" for sched_switch: the event's name in the trace (without
@@ -77,6 +78,10 @@ struct TraceEvent {
     // ("hrtimer_wakeup" for a sleeping task's).
     std::int64_t hrtimer_now_ns = 0;
     std::string hrtimer_function;
+    // sched_process_fork: the parent (in comm, pid) and the child, so that a
+    // task can be told to be the workload's by its line of forks.
+    std::string child_comm;
+    pid_t child_pid = -1;
 };
 
 struct ParsedTrace {

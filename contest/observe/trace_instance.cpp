@@ -76,6 +76,7 @@ const std::vector<std::string>& flight_recorder_events() {
         "irq_vectors:reschedule_entry",
         "irq_vectors:reschedule_exit",
         "timer:hrtimer_expire_entry",
+        "sched:sched_process_fork",
     };
     return events;
 }

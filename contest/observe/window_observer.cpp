@@ -33,6 +33,7 @@ ExitInfo observe_window(const std::vector<std::string>& argv, SpawnOptions so, W
     if (started) *started = spawned;
     pid_t pid = spawn(argv, so);
     GroupGuard group(pid);
+    for (WindowObserver* o : observers) o->spawned(pid);
     hooks.on_exit = [&observers] {
         for (auto o = observers.rbegin(); o != observers.rend(); ++o) (*o)->end();
     };

@@ -24,6 +24,8 @@ class WindowObserver {
     virtual void prepare_spawn(SpawnOptions&) {}
     // The moment before the workload starts.
     virtual void begin() = 0;
+    // Just after the spawn: the workload's pid (its process group's too).
+    virtual void spawned(pid_t) {}
     // The moment it is seen to exit, before it is reaped.
     virtual void end() = 0;
     // After reaping (the exit already in rec): adds what it saw.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "contest/latency/latency_why.h"
 #include "contest/observe/machine_cpu.h"
 #include "contest/observe/machine_speed.h"
 #include "contest/observe/perf_counters.h"
@@ -188,6 +189,16 @@ ExitInfo SuiteRunner::time_workload(const std::string& head, LoadSession& load, 
         observers.push_back(&timeline.emplace(
             TimelineOptions{config_.timeline_hz, config_.workload.workdir.string()}));
     if (probes) observers.push_back(probes);
+    std::optional<latency::LatencyWhyObserver> why;
+    if (probes && latency_plan_ && !latency_plan_->probes.empty() &&
+        latency_plan_->probes.front().why_threshold_ns > 0) {
+        observers.push_back(&why.emplace(*probes, load.running() ? load.pgid() : 0));
+        if (!why->not_recorded().empty() && !why_warned_) {
+            warn("--latency-why: not recorded: " + why->not_recorded() +
+                 "; the probes run without it");
+            why_warned_ = true;
+        }
+    }
     if (config_.perf) observers.push_back(&perf.emplace());
     if (load.running()) observers.push_back(&load_observer.emplace(load));
     // Last: it needs the exit and the load's and probes' own CPU recorded.

@@ -59,6 +59,7 @@ class SuiteRunner {
     const std::optional<latency::LatencyPlan> latency_plan_;
     double longest_ok_s_ = 0;  // of the finished runs, for the hang warning
     bool hang_warned_ = false;
+    bool why_warned_ = false;  // --latency-why: "not recorded" said once
 };
 
 }  // namespace contest
