@@ -238,3 +238,39 @@ TEST_CASE("contest run --latency records probes per run, leaves nothing behind; 
         CHECK(block.find(std::string(" ") + max + " ") != std::string::npos);
     }
 }
+
+TEST_CASE("latency --why splits are summed per row and read as shares of the late time",
+          "[latency]") {
+    auto files = contest::report_test::latency_fixture();
+    // Every cyclic run of the first label under no_load: 10 ms late, 6 of
+    // it the load's tasks, 3 a softirq, 1 unexplained.
+    std::size_t given = 0;
+    for (auto& run : files[0].runs) {
+        if (run.load != "no_load" || !run.ok() || !run.latency.contains("cyclic")) continue;
+        run.latency["cyclic"]["why"] = {{"recorded", true},
+                                        {"late_wakeups", 4},
+                                        {"by_cause",
+                                         {{"late_ns", 10'000'000},
+                                          {"tasks_by_class_ns", {{"load", 6'000'000}}},
+                                          {"interrupts_ns", nlohmann::json::object()},
+                                          {"softirqs_ns", {{"NET_RX", 3'000'000}}},
+                                          {"timer_expiry_ns", 0},
+                                          {"unexplained_ns", 1'000'000}}}};
+        ++given;
+    }
+    REQUIRE(given > 0);
+    ReportOptions o;
+    o.print_warnings = false;
+    const auto model = build_report_model(files, o);
+    const LatencyRow* row = nullptr;
+    for (const auto& block : model.blocks)
+        for (const auto& r : block.latency)
+            if (block.load == "no_load" && r.probe == "cyclic" && r.label == files[0].label)
+                row = &r;
+    REQUIRE(row);
+    CHECK(row->why_runs == given);
+    CHECK(row->late_ns == Approx(10e6 * given));
+    CHECK(row->late_by_cause_ns.at("load tasks") == Approx(6e6 * given));
+    const auto text = render_report(files, o);
+    CHECK_THAT(text, Catch::Contains("60% load tasks, 30% softirq NET_RX, 10% unexplained"));
+}

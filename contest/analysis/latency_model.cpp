@@ -37,6 +37,29 @@ struct Collected {
     std::vector<double> p50, p999, got, wanted, probe_cpu, one_pct_low, nominal_fps;
 };
 
+// A run's --latency-why split into the row's sums.
+void add_why(LatencyRow& row, const json& why) {
+    if (!why.is_object() || !why.value("recorded", false)) return;
+    const json& c = why.value("by_cause", json::object());
+    if (!c.is_object()) return;
+    ++row.why_runs;
+    row.late_wakeups += why.value("late_wakeups", std::uint64_t{0});
+    const auto number = [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; };
+    row.late_ns += number(c.value("late_ns", json(0)));
+    const auto add_all = [&](const char* key, const std::string& prefix,
+                             const std::string& suffix) {
+        const json& m = c.value(key, json::object());
+        if (!m.is_object()) return;
+        for (const auto& [name, ns] : m.items())
+            row.late_by_cause_ns[prefix + name + suffix] += number(ns);
+    };
+    add_all("tasks_by_class_ns", "", " tasks");
+    add_all("interrupts_ns", "irq ", "");
+    add_all("softirqs_ns", "softirq ", "");
+    row.late_by_cause_ns["timer expiry"] += number(c.value("timer_expiry_ns", json(0)));
+    row.late_by_cause_ns["unexplained"] += number(c.value("unexplained_ns", json(0)));
+}
+
 void collect(Collected& c, const json& probe) {
     const json& lat = probe.value("latency", json::object());
     const auto samples = lat.value("samples", std::uint64_t{0});
@@ -66,6 +89,7 @@ void collect(Collected& c, const json& probe) {
     c.wanted.push_back(number_at(probe, "/cpu_share_pct/wanted"_json_pointer));
     c.probe_cpu.push_back(number_at(probe, "/probe_cpu/cpu_pct"_json_pointer));
     c.one_pct_low.push_back(number_at(probe, "/frames/one_pct_low_fps"_json_pointer));
+    add_why(row, probe.value("why", json::object()));
     c.nominal_fps.push_back(number_at(probe, "/frames/nominal_fps"_json_pointer));
 }
 

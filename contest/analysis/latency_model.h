@@ -12,6 +12,7 @@
 // own (row.pooled false, said in the report).
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ struct LatencyRow {
     // Audio, video: the rate of the slowest 1% of frames and the nominal
     // one (frames per second), mean over runs.
     double one_pct_low_fps = kNone, nominal_fps = kNone;
+    // --latency-why: the runs' late time by cause, summed ("load tasks",
+    // "irq local_timer", "softirq NET_RX", "timer expiry", "unexplained"),
+    // over the runs that recorded it, and their late wake-ups.
+    std::map<std::string, double> late_by_cause_ns;
+    double late_ns = 0;
+    std::size_t why_runs = 0;
+    std::uint64_t late_wakeups = 0;
     std::vector<LatencyBin> bins;  // pooled, ascending
     // The samples of the tests: one per run.
     std::vector<double> run_p99_ns, run_missed_pct;

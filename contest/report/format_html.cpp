@@ -281,6 +281,7 @@ std::string page(const ReportModel& model) {
     for (const auto& note : model.notes) out += paragraph(note);
     if (const auto legend = significance_legend(model); !legend.empty()) out += paragraph(legend);
     if (has_latency(model)) out += paragraph(latency_legend(model));
+    for (const auto& line : latency_why_lines(model)) out += paragraph("why: " + line);
     if (const auto rows = outside_rows(model, "", true); !outside_text(model, rows, true).empty()) {
         std::vector<std::vector<std::string>> cells = {
             {"Load", "Label", "Test", "Change [95% CI]", "p-adj", "Finding", "Fit"}};

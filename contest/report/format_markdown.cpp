@@ -77,6 +77,11 @@ std::string latency_tables(const ReportModel& model) {
         out += escape_cell(line);
         out += '\n';
     }
+    for (const auto& line : latency_why_lines(model)) {
+        out += "\n- why: ";
+        out += escape_cell(line);
+        out += '\n';
+    }
     return out;
 }
 

@@ -109,7 +109,11 @@ std::string latency_tables(const ReportModel& model, bool narrow) {
 }
 
 std::string latency_blocks(const ReportModel& model, bool narrow) {
-    return latency_tables(model, narrow) + latency_legend(model) + "\n";
+    std::string out = latency_tables(model, narrow) + latency_legend(model) + "\n";
+    // The mail's 76 columns keep the tables only; the shares are in the report.
+    if (!narrow)
+        for (const auto& line : latency_why_lines(model)) out += "why: " + line + "\n";
+    return out;
 }
 
 std::string text_load_tables(const ReportModel& model, bool with_stats) {

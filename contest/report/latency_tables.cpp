@@ -1,6 +1,8 @@
 #include "contest/report/latency_tables.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "contest/report/formats.h"
 
@@ -44,6 +46,29 @@ std::vector<std::string> latency_cells(const LatencyRow& row) {
             mark};
 }
 
+std::vector<std::string> latency_why_lines(const ReportModel& model) {
+    std::vector<std::string> lines;
+    for (const auto& block : model.blocks)
+        for (const auto& row : block.latency) {
+            if (row.why_runs == 0 || !(row.late_ns > 0)) continue;
+            std::vector<std::pair<double, std::string>> parts;
+            for (const auto& [what, ns] : row.late_by_cause_ns)
+                if (ns > 0) parts.push_back({ns, what});
+            std::sort(parts.begin(), parts.end(), std::greater<>());
+            std::string shares;
+            for (const auto& [ns, what] : parts) {
+                const double pct = 100 * ns / row.late_ns;
+                if (pct < 0.5) continue;
+                shares += (shares.empty() ? "" : ", ") + fixed(pct, 0) + "% " + what;
+            }
+            lines.push_back(block.load + ", " + row.probe + ", " + row.label + ": of " +
+                            fixed(row.late_ns / 1e6, 1) + " ms late (" +
+                            std::to_string(row.late_wakeups) + " wake-ups, " +
+                            std::to_string(row.why_runs) + " runs with --latency-why): " + shares);
+        }
+    return lines;
+}
+
 std::string latency_legend(const ReportModel& model) {
     bool any_test = false, any_mean = false;
     for (const auto& block : model.blocks)
@@ -80,6 +105,8 @@ json latency_json(const LatencyRow& row) {
             {"p99_9_ns", json_number(row.p999_ns)},
             {"max_ns", json_number(row.max_ns)},
             {"missed_pct", json_number(row.missed_pct)},
+            {"late_by_cause_ns", row.late_by_cause_ns},
+            {"late_ns", json_number(row.late_ns)},
             {"one_pct_low_fps", json_number(row.one_pct_low_fps)},
             {"nominal_fps", json_number(row.nominal_fps)},
             {"cpu_share_pct",
