@@ -38,19 +38,22 @@ bool outside_recorded(std::initializer_list<const Cell*> cells) {
 
 using RoundKey = std::pair<std::string, int>;  // (--vary group or file, round)
 
-std::map<RoundKey, OutsidePoint> by_group_round(const Cell& c) {
+// A cell's runs by round, where rounds pair: between labels within a --vary
+// group (`SourcedRun::vary_group`), within a label within its file (`file`).
+std::map<RoundKey, OutsidePoint> by_round(const Cell& c, std::string SourcedRun::*pairs_within) {
     std::map<RoundKey, OutsidePoint> out;
     for (const auto& sr : c.runs)
-        if (auto p = point_of(sr); p && !sr.vary_group.empty() && sr.round > 0)
-            out.emplace(RoundKey{sr.vary_group, sr.round}, *p);
+        if (auto p = point_of(sr); p && !(sr.*pairs_within).empty() && sr.round > 0)
+            out.emplace(RoundKey{sr.*pairs_within, sr.round}, *p);
     return out;
 }
 
+std::map<RoundKey, OutsidePoint> by_group_round(const Cell& c) {
+    return by_round(c, &SourcedRun::vary_group);
+}
+
 std::map<RoundKey, OutsidePoint> by_file_round(const Cell& c) {
-    std::map<RoundKey, OutsidePoint> out;
-    for (const auto& sr : c.runs)
-        if (auto p = point_of(sr); p && sr.round > 0) out.emplace(RoundKey{sr.file, sr.round}, *p);
-    return out;
+    return by_round(c, &SourcedRun::file);
 }
 
 std::vector<OutsidePoint> points(const Cell& c) {
@@ -92,7 +95,7 @@ std::optional<OutsideFit> time_fit(const Cell& cell, const Cell& base, const Tes
         return not_adjusted("timed-out runs are ranked, not adjusted");
     const double capacity = common_capacity({&cell, &base});
     if (!outside_recorded({&cell, &base}) || capacity == 0) return std::nullopt;
-    if (raw.method.rfind("paired", 0) == 0)
+    if (raw.method.starts_with("paired"))
         return fit_paired(
             shared_contrasts({{1, by_group_round(cell)}, {-1, by_group_round(base)}}, capacity));
     return fit_unpaired(points(base), points(cell), capacity);
@@ -101,7 +104,7 @@ std::optional<OutsideFit> time_fit(const Cell& cell, const Cell& base, const Tes
 // Ratio against the baseline's, paired (as the raw test) only.
 std::optional<OutsideFit> ratio_fit(const Cell& cell, const Cell& cell_no_load, const Cell& base,
                                     const Cell& base_no_load, const Test& raw) {
-    if (raw.method.rfind("paired", 0) != 0)
+    if (!raw.method.starts_with("paired"))
         return not_adjusted("the Ratios are not paired by round");
     const double capacity = common_capacity({&cell, &cell_no_load, &base, &base_no_load});
     if (!outside_recorded({&cell, &cell_no_load, &base, &base_no_load}) || capacity == 0)

@@ -1,5 +1,6 @@
 #include "contest/analysis/outside_work.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -136,20 +137,12 @@ Solved solve(const std::vector<Observation>& obs, bool paired, const Model& m) {
     return s;
 }
 
-// Does a covariate differ between the sides? Paired: its contrasts' mean
-// is not 0; unpaired: its two sides' means differ.
-std::optional<double> difference_p(const std::vector<Observation>& obs, bool paired,
-                                   double Observation::*field) {
+// Does a covariate (`value` of each observation) differ between the sides?
+// Paired: its contrasts' mean is not 0; unpaired: its two sides' means differ.
+template <class Value>
+std::optional<double> difference_p(const std::vector<Observation>& obs, bool paired, Value value) {
     std::vector<double> a, b;
-    for (const auto& o : obs) (o.side > 0 || paired ? a : b).push_back(o.*field);
-    const auto t = paired ? stats::one_sample_t_test(a) : stats::welch_t_test(a, b);
-    if (!t) return std::nullopt;
-    return t->p;
-}
-
-std::optional<double> unit_difference_p(const std::vector<Observation>& obs, bool paired) {
-    std::vector<double> a, b;
-    for (const auto& o : obs) (o.side > 0 || paired ? a : b).push_back(*o.log_unit);
+    for (const auto& o : obs) (o.side > 0 || paired ? a : b).push_back(value(o));
     const auto t = paired ? stats::one_sample_t_test(a) : stats::welch_t_test(a, b);
     if (!t) return std::nullopt;
     return t->p;
@@ -159,7 +152,8 @@ std::string p_text(double p) {
     return p < 0.001 ? "p < 0.001" : "p = " + fixed(p, 3);
 }
 
-// `guarded`: leave out a covariate that differs between the sides.
+// `guarded`: refused where a covariate differs between the sides (not for
+// one side's spread, where there are no sides).
 OutsideFit fit(const std::vector<Observation>& obs, bool paired, bool guarded = true) {
     OutsideFit f;
     f.paired = paired;
@@ -181,34 +175,35 @@ OutsideFit fit(const std::vector<Observation>& obs, bool paired, bool guarded = 
     // Where a covariate itself differs between the sides, the compared
     // thing may be what changed it, and nothing is adjusted: taking out
     // either covariate would take out part of what was compared.
-    bool share_ok = true, speed_ok = true;
-    if (const auto p = difference_p(obs, paired, &Observation::outside_pct);
-        guarded && p && *p < kDiffersLevel) {
-        f.why_not = "the outside work differs between the sides (" + p_text(*p) +
-                    "): the compared thing may be changing it";
-        return f;
+    const bool speed_known =
+        std::all_of(obs.begin(), obs.end(), [](const Observation& o) { return o.log_unit; });
+    if (guarded) {
+        const auto p =
+            difference_p(obs, paired, [](const Observation& o) { return o.outside_pct; });
+        if (p && *p < kDiffersLevel) {
+            f.why_not = "the outside work differs between the sides (" + p_text(*p) +
+                        "): the compared thing may be changing it";
+            return f;
+        }
     }
-    for (const auto& o : obs)
-        if (!o.log_unit) speed_ok = false;
-    if (speed_ok && guarded)
-        if (const auto p = unit_difference_p(obs, paired); p && *p < kDiffersLevel) {
+    if (guarded && speed_known) {
+        const auto p = difference_p(obs, paired, [](const Observation& o) { return *o.log_unit; });
+        if (p && *p < kDiffersLevel) {
             f.why_not = "the machine's speed differs between the sides (" + p_text(*p) +
                         "): the compared thing may be changing it";
             return f;
         }
+    }
     // An estimated slope needs kMinRoundsForSlope observations per
     // covariate beyond the design's own columns.
     const auto room_for = [&](std::size_t slopes) {
         return obs.size() >= kMinRoundsForSlope + (base_columns - 1) + (slopes - 1);
     };
-    std::vector<Model> candidates;
-    if (share_ok) candidates.push_back(Model{true, false, !room_for(1)});
-    if (speed_ok && room_for(1)) candidates.push_back(Model{false, true, false});
-    if (share_ok && speed_ok && room_for(2)) candidates.push_back(Model{true, true, false});
-    if (candidates.empty()) {
-        f.why_not = "no covariate to use";
-        return f;
-    }
+    // The share is always a candidate: its slope is fixed at 1 when the
+    // observations are too few to estimate it.
+    std::vector<Model> candidates{Model{true, false, !room_for(1)}};
+    if (speed_known && room_for(1)) candidates.push_back(Model{false, true, false});
+    if (speed_known && room_for(2)) candidates.push_back(Model{true, true, false});
     Solved best;
     Model chosen;
     for (const Model& m : candidates) {
