@@ -23,15 +23,6 @@ std::string failure_text(const Cell& c, const std::string& side) {
     return text;
 }
 
-std::string finding_of(const Test& t, const ReportModel& model) {
-    if (t.significant) return "significant";
-    const std::string why = test_verdict(t, model);
-    const std::string finding =
-        why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
-    const std::string resolution = could_see(t);
-    return resolution.empty() ? finding : finding + "; " + resolution;
-}
-
 // A load in the verdict's "no difference beyond noise" list, with what its
 // Time test could have seen there: "io_load (could see ±7.4%)".
 std::string same_entry(const LoadFinding& f) {
@@ -45,7 +36,7 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
     const bool differs = v.significant || v.ratio_significant;
     if (v.ratio_test) {
         const Test& t = *v.ratio_test;
-        f.ratio_finding = finding_of(t, model);
+        f.ratio_finding = test_finding(t, model);
         if (v.ratio_significant) {
             (t.effect_pct > 0 ? found.hurts_more : found.hurts_less)
                 .push_back(f.load + " (Ratio " + signed_percent(t.effect_pct) + ")");
@@ -65,7 +56,7 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
             .push_back(f.load + " (" + signed_percent(change) + ")");
         (change > 0 ? found.slower_loads : found.faster_loads).push_back(f.load);
     } else {
-        f.time_finding = v.time_test ? finding_of(*v.time_test, model) : "not significant";
+        f.time_finding = v.time_test ? test_finding(*v.time_test, model) : "not significant";
     }
     if (v.failures) {
         std::vector<std::string> sides;
@@ -175,7 +166,7 @@ CompareView compare_view(const ReportModel& model, const std::string& base,
 namespace {
 
 std::string latency_finding(const std::optional<Test>& t, const ReportModel& model) {
-    return t ? finding_of(*t, model)
+    return t ? test_finding(*t, model)
              : "not judged (fewer than " + std::to_string(kMinRunsForSignificance) + " runs)";
 }
 
@@ -223,6 +214,15 @@ std::string p_text(const std::optional<Test>& t) {
     if (!t) return "p=-";
     const std::string formatted = format_p(t->p_adjusted);
     return formatted[0] == '<' ? "p" + formatted : "p=" + formatted;
+}
+
+std::string test_finding(const Test& t, const ReportModel& model) {
+    if (t.significant) return "significant";
+    const std::string why = test_verdict(t, model);
+    const std::string finding =
+        why.starts_with("no: ") ? "not significant (" + why.substr(4) + ")" : "not significant";
+    const std::string resolution = could_see(t);
+    return resolution.empty() ? finding : finding + "; " + resolution;
 }
 
 std::string change_text(const VersusBaseline& v) {

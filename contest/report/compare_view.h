@@ -62,6 +62,9 @@ std::vector<std::vector<std::string>> latency_comparison_rows(const ReportModel&
 std::string mean_and_ci(const stats::Summary& s);
 // "p=0.0123", "p<0.0001", "p=-": a test's adjusted p.
 std::string p_text(const std::optional<Test>& t);
+// A test's finding as a row says it: "significant", or "not significant
+// (below 1%); this comparison could see ±7.4% or more".
+std::string test_finding(const Test& t, const ReportModel& model);
 // Time's change of record: the means' ("-14.2%"), or under --adjust outside
 // where the adjustment applied, the net one ("-1.9% net").
 std::string change_text(const VersusBaseline& v);

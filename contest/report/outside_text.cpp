@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "contest/analysis/stats.h"
+#include "contest/report/compare_view.h"
 #include "contest/report/formats.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
@@ -13,15 +14,6 @@ namespace {
 
 const Test* or_null(const std::optional<Test>& t) {
     return t ? &*t : nullptr;
-}
-
-std::string finding(const Test& t, const ReportModel& model) {
-    if (t.significant) return "significant";
-    const std::string verdict = test_verdict(t, model);
-    const std::string see = t.resolution ? detectable_text(t) : "-";
-    return (verdict.starts_with("no: ") ? "not significant (" + verdict.substr(4) + ")"
-                                        : std::string("not significant")) +
-           (see != "-" ? ", could see " + see : "");
 }
 
 }  // namespace
@@ -81,7 +73,7 @@ std::vector<std::string> outside_cells(const OutsideRow& row, const ReportModel&
             row.what,
             signed_percent(t.effect_pct) + (t.net_of_outside ? " " + net_ci_text(*row.fit) : ""),
             "p-adj " + format_p(t.p_adjusted),
-            finding(t, model),
+            test_finding(t, model),
             row.fit->description()};
 }
 
