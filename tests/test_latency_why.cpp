@@ -56,6 +56,7 @@ pid_t start_culprit(int cpu, double seconds) {
 }
 
 bool tracefs_usable() {
+    contest::mount_tracefs_if_absent();  // as contest does
     return ::geteuid() == 0 &&
            (fs::exists("/sys/kernel/tracing/instances") || fs::exists("/sys/kernel/tracing"));
 }
@@ -174,10 +175,11 @@ TEST_CASE(
     ::kill(killed, SIGKILL);
     contest::test::finish_contest(killed, dir.path());
     CHECK(fs::exists(ours(killed)));  // nothing could remove it...
-    auto o =
-        contest::test::run_contest_binary({"latency", "--why", "--duration", "0.5"}, dir.path());
+    // The next start, with --why or not, removes it and says so.
+    auto o = contest::test::run_contest_binary({"latency", "--duration", "0.5"}, dir.path());
     CHECK(o.exit_code == 0);
     CHECK_FALSE(fs::exists(ours(killed)));  // ...until the next start
+    CHECK_THAT(o.err, Catch::Contains("removed " + ours(killed).string()));
     CHECK(fs::exists(others));
     CHECK(contest::test::slurp("/sys/kernel/tracing/tracing_on") == global_on);
     CHECK(contest::test::slurp("/sys/kernel/tracing/set_event") == global_events);

@@ -37,6 +37,28 @@ struct Collected {
     std::vector<double> p50, p999, got, wanted, probe_cpu, one_pct_low, nominal_fps;
 };
 
+}  // namespace
+
+std::map<std::string, double> late_causes_ns(const json& by_cause) {
+    std::map<std::string, double> out;
+    if (!by_cause.is_object()) return out;
+    const auto number = [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; };
+    const auto add_all = [&](const char* key, const std::string& prefix,
+                             const std::string& suffix) {
+        const json& m = by_cause.value(key, json::object());
+        if (!m.is_object()) return;
+        for (const auto& [name, ns] : m.items()) out[prefix + name + suffix] += number(ns);
+    };
+    add_all("tasks_by_class_ns", "", " tasks");
+    add_all("interrupts_ns", "irq ", "");
+    add_all("softirqs_ns", "softirq ", "");
+    out["timer expiry"] += number(by_cause.value("timer_expiry_ns", json(0)));
+    out["unexplained"] += number(by_cause.value("unexplained_ns", json(0)));
+    return out;
+}
+
+namespace {
+
 // A run's --latency-why split into the row's sums.
 void add_why(LatencyRow& row, const json& why) {
     if (!why.is_object() || !why.value("recorded", false)) return;
@@ -44,20 +66,9 @@ void add_why(LatencyRow& row, const json& why) {
     if (!c.is_object()) return;
     ++row.why_runs;
     row.late_wakeups += why.value("late_wakeups", std::uint64_t{0});
-    const auto number = [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; };
-    row.late_ns += number(c.value("late_ns", json(0)));
-    const auto add_all = [&](const char* key, const std::string& prefix,
-                             const std::string& suffix) {
-        const json& m = c.value(key, json::object());
-        if (!m.is_object()) return;
-        for (const auto& [name, ns] : m.items())
-            row.late_by_cause_ns[prefix + name + suffix] += number(ns);
-    };
-    add_all("tasks_by_class_ns", "", " tasks");
-    add_all("interrupts_ns", "irq ", "");
-    add_all("softirqs_ns", "softirq ", "");
-    row.late_by_cause_ns["timer expiry"] += number(c.value("timer_expiry_ns", json(0)));
-    row.late_by_cause_ns["unexplained"] += number(c.value("unexplained_ns", json(0)));
+    const json& late = c.value("late_ns", json(0));
+    row.late_ns += late.is_number() ? late.get<double>() : 0.0;
+    for (const auto& [what, ns] : late_causes_ns(c)) row.late_by_cause_ns[what] += ns;
 }
 
 void collect(Collected& c, const json& probe) {

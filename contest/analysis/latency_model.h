@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "contest/analysis/ratio.h"
 
 namespace contest {
@@ -58,6 +60,10 @@ struct LatencyRow {
     bool p99_significant() const { return p99_test && p99_test->significant; }
     bool missed_significant() const { return missed_test && missed_test->significant; }
 };
+
+// A --latency-why split's `by_cause` as one map of causes ("load tasks",
+// "irq local_timer", "softirq NET_RX", "timer expiry", "unexplained") to ns.
+std::map<std::string, double> late_causes_ns(const nlohmann::json& by_cause);
 
 // One block's rows from its cells' runs, and the tests against the baseline.
 // Rows go by probe, in the probe table's order, then label order.

@@ -12,6 +12,7 @@
 #include "contest/latency/latency_probes.h"
 #include "contest/latency/latency_why.h"
 #include "contest/latency/probe_table.h"
+#include "contest/report/latency_tables.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
@@ -262,22 +263,7 @@ void print_why(const std::string& n, const nlohmann::json& why) {
     }
     const auto& c = why["by_cause"];
     const double late = c.value("late_ns", 0.0);
-    std::vector<std::pair<double, std::string>> parts;
-    auto add = [&](double ns, const std::string& what) {
-        if (ns > 0) parts.push_back({ns, what});
-    };
-    for (const auto& [cls, ns] : c["tasks_by_class_ns"].items())
-        add(ns.get<double>(), cls + " tasks");
-    for (const auto& [name, ns] : c["interrupts_ns"].items()) add(ns.get<double>(), "irq " + name);
-    for (const auto& [name, ns] : c["softirqs_ns"].items())
-        add(ns.get<double>(), "softirq " + name);
-    add(c.value("timer_expiry_ns", 0.0), "timer expiry");
-    add(c.value("unexplained_ns", 0.0), "unexplained");
-    std::sort(parts.begin(), parts.end(), std::greater<>());
-    std::string shares;
-    for (const auto& [ns, what] : parts)
-        shares +=
-            (shares.empty() ? "" : ", ") + fixed(late > 0 ? 100 * ns / late : 0, 0) + "% " + what;
+    const std::string shares = late_shares_text(late_causes_ns(c), late);
     std::printf("%s: why        %llu wake-ups >= %lld us late, %llu in the trace%s\n", n.c_str(),
                 why.value("late_wakeups", 0ull), why.value("threshold_ns", 0ll) / 1000,
                 why.value("in_trace", 0ull),
@@ -328,6 +314,7 @@ int exit_status(const LatencyWindow& w) {
 int cmd_latency(int argc, char** argv) {
     std::optional<LatencyRequest> request = parse_latency_command(argc, argv);
     if (!request) return kExitOk;
+    for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
     // Calibrated before the load starts: the work loop's speed on an idle machine.
     const LatencyPlan plan = make_latency_plan({request->probe});
     std::optional<LoadSession> load;

@@ -10,6 +10,7 @@
 #include "contest/cli/load_cli.h"
 #include "contest/cli/report_options.h"
 #include "contest/cli/run_options.h"
+#include "contest/latency/latency_why.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
 #include "contest/run/run_loop.h"
@@ -388,6 +389,7 @@ int cmd_run(int argc, char** argv) {
     const auto containment = RunContainment::set_up();
     rc.containment = containment->description();
 
+    for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
     const std::vector<ResultFile> results = label_results(out.labels);

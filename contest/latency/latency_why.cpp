@@ -1,6 +1,5 @@
 #include "contest/latency/latency_why.h"
 
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,16 +18,6 @@
 namespace contest::latency {
 
 namespace {
-
-namespace fs = std::filesystem;
-
-// tracefs is not mounted at boot on every system; mounting it at its own
-// place changes nothing else, and is what `mount -t tracefs` would do.
-void mount_tracefs_if_absent(const std::string& root) {
-    std::error_code ec;
-    if (root != kTracefsRoot || fs::exists(fs::path(root) / "instances", ec)) return;
-    ::mount("nodev", root.c_str(), "tracefs", 0, nullptr);
-}
 
 nlohmann::json named_times(const std::vector<NamedTime>& v) {
     nlohmann::json out = nlohmann::json::array();
@@ -116,6 +105,10 @@ LatencyWhy::LatencyWhy(const LatencyWhyOptions& options) : options_(options) {
 }
 
 LatencyWhy::~LatencyWhy() = default;
+
+std::vector<std::string> LatencyWhy::remove_stale() {
+    return remove_stale_instances(from_environment().tracefs_root);
+}
 
 LatencyWhyOptions LatencyWhy::from_environment() {
     LatencyWhyOptions o;

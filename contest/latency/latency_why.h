@@ -43,6 +43,9 @@ class LatencyWhy {
     explicit LatencyWhy(const LatencyWhyOptions& options);
     // The options with kTracefsRootVariable's root where it is set.
     static LatencyWhyOptions from_environment();
+    // The instances killed contests left (remove_stale_instances), removed;
+    // every run and latency command calls it at its start, --why or not.
+    static std::vector<std::string> remove_stale();
     ~LatencyWhy();
     LatencyWhy(const LatencyWhy&) = delete;
     LatencyWhy& operator=(const LatencyWhy&) = delete;

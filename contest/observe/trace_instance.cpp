@@ -1,6 +1,7 @@
 #include "contest/observe/trace_instance.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -222,6 +223,14 @@ std::vector<std::string> remove_stale_instances(const std::string& tracefs_root)
                               std::to_string(*pid) + ", which is gone)");
     }
     return removed;
+}
+
+void mount_tracefs_if_absent(const std::string& tracefs_root) {
+    std::error_code ec;
+    if (tracefs_root != kTracefsRoot ||
+        std::filesystem::exists(std::filesystem::path(tracefs_root) / "instances", ec))
+        return;
+    ::mount("nodev", tracefs_root.c_str(), "tracefs", 0, nullptr);
 }
 
 }  // namespace contest

@@ -104,4 +104,9 @@ class TraceInstance {
 // paths removed.
 std::vector<std::string> remove_stale_instances(const std::string& tracefs_root = kTracefsRoot);
 
+// tracefs is not mounted at boot on every system: mounts it at kTracefsRoot
+// when `tracefs_root` is that place and nothing is there yet (as root), as
+// `mount -t tracefs nodev /sys/kernel/tracing` would; changes nothing else.
+void mount_tracefs_if_absent(const std::string& tracefs_root = kTracefsRoot);
+
 }  // namespace contest

@@ -46,25 +46,30 @@ std::vector<std::string> latency_cells(const LatencyRow& row) {
             mark};
 }
 
+std::string late_shares_text(const std::map<std::string, double>& causes, double late_ns) {
+    std::vector<std::pair<double, std::string>> parts;
+    for (const auto& [what, ns] : causes)
+        if (ns > 0) parts.push_back({ns, what});
+    std::sort(parts.begin(), parts.end(), std::greater<>());
+    std::string shares;
+    for (const auto& [ns, what] : parts) {
+        const double pct = late_ns > 0 ? 100 * ns / late_ns : 0;
+        if (pct < 0.5) continue;
+        shares += (shares.empty() ? "" : ", ") + fixed(pct, 0) + "% " + what;
+    }
+    return shares;
+}
+
 std::vector<std::string> latency_why_lines(const ReportModel& model) {
     std::vector<std::string> lines;
     for (const auto& block : model.blocks)
         for (const auto& row : block.latency) {
             if (row.why_runs == 0 || !(row.late_ns > 0)) continue;
-            std::vector<std::pair<double, std::string>> parts;
-            for (const auto& [what, ns] : row.late_by_cause_ns)
-                if (ns > 0) parts.push_back({ns, what});
-            std::sort(parts.begin(), parts.end(), std::greater<>());
-            std::string shares;
-            for (const auto& [ns, what] : parts) {
-                const double pct = 100 * ns / row.late_ns;
-                if (pct < 0.5) continue;
-                shares += (shares.empty() ? "" : ", ") + fixed(pct, 0) + "% " + what;
-            }
             lines.push_back(block.load + ", " + row.probe + ", " + row.label + ": of " +
                             fixed(row.late_ns / 1e6, 1) + " ms late (" +
                             std::to_string(row.late_wakeups) + " wake-ups, " +
-                            std::to_string(row.why_runs) + " runs with --latency-why): " + shares);
+                            std::to_string(row.why_runs) + " runs with --latency-why): " +
+                            late_shares_text(row.late_by_cause_ns, row.late_ns));
         }
     return lines;
 }

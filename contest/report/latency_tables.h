@@ -2,6 +2,7 @@
 // The latency block of a report as the exporters show it: the rows of the
 // text, markdown and HTML tables, the legend under them and each row's JSON.
 // The rows themselves are worked out in contest/analysis/latency_model.h.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ std::vector<std::string> latency_cells(const LatencyRow& row);
 // cause took: "cpu_load, cyclic, a: of 812.0 ms late (312 wake-ups, 3 runs
 // with --latency-why): 71% load tasks, 18% workload tasks, 6% softirq NET_RX".
 std::vector<std::string> latency_why_lines(const ReportModel& model);
+// "71% load tasks, 18% workload tasks, 6% softirq NET_RX": each cause's share
+// of late_ns, most first, those under half a percent left out.
+std::string late_shares_text(const std::map<std::string, double>& causes, double late_ns);
 std::string latency_legend(const ReportModel& model);
 // The json of one row.
 nlohmann::json latency_json(const LatencyRow& row);
