@@ -136,6 +136,11 @@ struct RunOfState {
 };
 
 RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of) {
+    std::error_code ec;
+    fs::current_path(state.cwd, ec);
+    if (ec)
+        throw EnvironmentError("the boot run's folder " + printable(state.cwd) + ": " +
+                               ec.message());
     std::vector<std::string> words = state.argv;
     if (!words.empty() && words.front() == "run") words.erase(words.begin());
     RunOfState r{config_of(words), {}};
@@ -220,7 +225,7 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
         step.finished.push_back(std::move(file));
     }
     save(path, state);
-    say("contest: the boot run is " + phase + (note.empty() ? "" : ": " + note));
+    say("the boot run is " + phase + (note.empty() ? "" : ": " + note));
     return step;
 }
 
@@ -245,7 +250,7 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
         const std::string why = boot_label(state.method, label);
         if (why.empty()) return {};  // the reboot is under way
         const std::string reason = "cannot boot " + label.label + ": " + why;
-        say("contest: " + reason);
+        say(reason);
         record_boot_failed(state, turn, reason, k, config_of);
         turn.status = "boot_failed";
         ++state.next_turn;
@@ -296,7 +301,14 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     state.stop_on_failure = options.stop_on_failure;
     state.argv = config.command_line;
     if (!config.seed) state.argv.push_back("--seed=" + std::to_string(plan.seed));
-    state.argv.push_back("--workdir=" + fs::absolute(config.workload.workdir).string());
+    // The unit runs with another environment (HOME, XDG_CACHE_HOME) and
+    // folder: the workdir and the folder the words were given in, recorded.
+    const bool workdir_given =
+        std::any_of(state.argv.begin(), state.argv.end(),
+                    [](const std::string& w) { return w.starts_with("--workdir"); });
+    if (!workdir_given)
+        state.argv.push_back("--workdir=" + fs::absolute(config.workload.workdir).string());
+    state.cwd = fs::current_path().string();
     const std::string base = base_cmdline(k.cmdline);
     for (const auto& spec : config.boots) {
         BootLabel& label = state.labels.emplace_back();
@@ -349,14 +361,14 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
 BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Progress& progress) {
     BootState state = read_boot_state(path);
     if (state.finished()) {
-        say("contest: the boot run in " + path.string() + " is " + state.phase + ": nothing to do");
+        say("the boot run in " + path.string() + " is " + state.phase + ": nothing to do");
         return {};
     }
     const RunningKernel k = running_kernel();
     for (const auto& seen : state.boots)
         if (!k.boot_id.empty() && seen.boot_id == k.boot_id) {
             // A second start in one boot (the unit run again): never measure twice.
-            say("contest: this boot (" + k.boot_id + ") was recorded already: nothing to do");
+            say("this boot (" + k.boot_id + ") was recorded already: nothing to do");
             return {};
         }
     BootSeen& seen = state.boots.emplace_back();
@@ -388,7 +400,7 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     if (!failure.empty()) {
         failure += "; " + previous_boot_tail();
         seen.outcome = "boot_failed: " + failure;
-        say("contest: round " + std::to_string(turn.round) + " " + label.label + ": " + failure);
+        say("round " + std::to_string(turn.round) + " " + label.label + ": " + failure);
         // The state first: a failure to write the file is not a turn taken twice.
         turn.status = "boot_failed";
         ++state.next_turn;
@@ -458,7 +470,7 @@ int abort_boot_run(const fs::path& results) {
     if (state.finished()) {
         // The unit may be left by a crash between the two: removed anyway.
         remove_boot_unit(state.unit_root);
-        say("contest: the boot run is " + state.phase + " already");
+        say("the boot run is " + state.phase + " already");
         return kExitOk;
     }
     if (state.method == BootMethod::kexec) kexec_unload();

@@ -153,6 +153,7 @@ std::string boot_state_text(const BootState& s) {
                     {"phase", s.phase},
                     {"method", boot_method_name(s.method)},
                     {"argv", strings(s.argv)},
+                    {"cwd", text(s.cwd)},
                     {"seed", s.seed},
                     {"started_at", text(s.started_at)},
                     {"start_release", text(s.start_release)},
@@ -188,6 +189,7 @@ BootState boot_state_from_text(const std::string& text_in, const std::string& wh
     if (!m) f.bad("method", "'" + printable(method) + "' is no boot method");
     s.method = *m;
     s.argv = f.strs("argv");
+    s.cwd = f.str("cwd");
     s.seed = f.u64("seed");
     s.started_at = f.str("started_at");
     s.start_release = f.str("start_release");

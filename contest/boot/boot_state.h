@@ -59,6 +59,7 @@ struct BootState {
     std::string phase = "running";
     BootMethod method = BootMethod::kexec;
     std::vector<std::string> argv;  // `contest run`'s words (after "contest"), to re-run each boot
+    std::string cwd;                // the folder they were given in
     std::uint64_t seed = 0;
     std::string started_at;
     std::string start_release, start_cmdline;  // the kernel the run started in
