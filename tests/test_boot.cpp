@@ -213,6 +213,7 @@ TEST_CASE(
             CHECK(read_boot_state(results / kBootStateName).phase == "aborted");
             CHECK_FALSE(fs::exists(boot_unit_path(root)));
             CHECK_FALSE(fs::exists(s.binary));
+            CHECK_FALSE(fs::exists(results / ".boot"));
             CHECK(fs::is_empty(root / "etc/systemd/system/multi-user.target.wants"));
             // Nothing more was asked of the machine.
             CHECK(test::slurp(asked) == set + "\nreboot \n");
@@ -245,77 +246,88 @@ std::string nul_separated(const std::vector<std::string>& words) {
 
 }  // namespace
 
+namespace {
+
+// A TCG guest that is the machine of a --boot run: its scratch disk holds
+// the unit's root, the workdir and TMPDIR (QEMU keeps the disk across the
+// guest's kexecs), its results share the run's results; its first boot
+// runs `contest run` with `words` after these.
+struct BootMachine {
+    test::ScratchDir dir{"vm-boot"};
+    KernelImage kernel;
+    Initramfs initramfs;
+    GuestBoot boot;
+    fs::path out, disk;
+    std::string image;  // KERNEL for --boot: the image and the initramfs
+
+    BootMachine() {
+        Progress quiet(Progress::Mode::kQuiet);
+        kernel = resolve_kernel_image(debian_kernel_package(), vm_test_cache(), quiet);
+        initramfs = build_initramfs(kernel, dir / "initramfs.cpio", InitMode::boot_machine);
+        const fs::path seed = dir / "seed";
+        disk = dir / "disk.img";
+        out = dir / "out";
+        for (const char* d : {"root", "work", "tmp"}) fs::create_directories(seed / d);
+        fs::permissions(seed / "tmp", fs::perms::all | fs::perms::sticky_bit);
+        REQUIRE(std::system(("truncate -s 512M " + disk.string() + " && mkfs.ext4 -q -F -d " +
+                             seed.string() + " " + disk.string())
+                                .c_str()) == 0);
+        fs::create_directories(out);
+        image = kernel.image.string() + ":" + initramfs.path.string();
+        boot.kernel = kernel.image;
+        boot.initramfs = initramfs.path;
+        boot.scratch_disk = disk;
+        boot.out_dir = out;
+        boot.console_log = dir / "console.log";
+        boot.accel = Accel::tcg;
+        boot.reboot_resets = true;
+        boot.boot_timeout_s = 300;
+        boot.timeout_s = 1200;
+    }
+
+    GuestOutcome run(const std::vector<std::string>& words) {
+        std::vector<std::string> argv = {CONTEST_BINARY,
+                                         "run",
+                                         "--boot-root",
+                                         "/mnt/root",
+                                         "--results",
+                                         "/mnt/out/results",
+                                         "--workdir",
+                                         "/mnt/work",
+                                         "-w",
+                                         "command",
+                                         "--workload-cmd",
+                                         "true",
+                                         "--warmup",
+                                         "0",
+                                         "--timeline-hz",
+                                         "0"};
+        argv.insert(argv.end(), words.begin(), words.end());
+        std::ofstream(out / "argv", std::ios::binary) << nul_separated(argv);
+        return run_guest(boot);
+    }
+};
+
+}  // namespace
+
 TEST_CASE(
     "run --boot in a TCG guest that is the machine: each round kexecs into each label's kernel, "
     "its runs record the kernel they ran under; a kernel that panics is boot_failed and the run "
     "goes on from the default kernel; the machine comes back to it and the unit is gone",
     "[vm][vm-boot][e2e]") {
     REQUIRE_FALSE(debian_kernel_package().empty());
-    test::ScratchDir dir("vm-boot");
-    Progress quiet(Progress::Mode::kQuiet);
-    const KernelImage kernel =
-        resolve_kernel_image(debian_kernel_package(), vm_test_cache(), quiet);
-    const Initramfs initramfs =
-        build_initramfs(kernel, dir / "initramfs.cpio", InitMode::boot_machine);
-    // The scratch disk: the unit's root, the workdir and TMPDIR, which the
-    // machine keeps across its kexecs (QEMU keeps the disk).
-    const fs::path seed = dir / "seed", disk = dir / "disk.img", out = dir / "out";
-    for (const char* d : {"root", "work", "tmp"}) fs::create_directories(seed / d);
-    fs::permissions(seed / "tmp", fs::perms::all | fs::perms::sticky_bit);
-    REQUIRE(std::system(("truncate -s 512M " + disk.string() + " && mkfs.ext4 -q -F -d " +
-                         seed.string() + " " + disk.string())
-                            .c_str()) == 0);
-    fs::create_directories(out);
+    BootMachine machine;
+    const KernelImage& kernel = machine.kernel;
+    const fs::path out = machine.out, disk = machine.disk;
+    const std::string& image = machine.image;
     // a and b: one image under two command lines; c's init does not exist,
     // so its kernel panics (and panic=-1 resets the machine into QEMU's
     // -kernel, its default).
-    const std::string image = kernel.image.string() + ":" + initramfs.path.string();
-    const std::string results = "/mnt/out/results";
-    std::ofstream(out / "argv", std::ios::binary)
-        << nul_separated({CONTEST_BINARY,
-                          "run",
-                          "--boot",
-                          "a=" + image,
-                          "--boot",
-                          "b=" + image,
-                          "--boot",
-                          "c=" + image,
-                          "--boot-append",
-                          "a=contest_label=a",
-                          "--boot-append",
-                          "b=contest_label=b",
-                          "--boot-append",
-                          "c=contest_label=c rdinit=/no-such-init",
-                          "--boot-root",
-                          "/mnt/root",
-                          "--results",
-                          results,
-                          "--workdir",
-                          "/mnt/work",
-                          "-n",
-                          "2",
-                          "--seed",
-                          "11",
-                          "-w",
-                          "command",
-                          "--workload-cmd",
-                          "true",
-                          "--warmup",
-                          "0",
-                          "--timeline-hz",
-                          "0",
-                          "no_load"});
-    GuestBoot boot;
-    boot.kernel = kernel.image;
-    boot.initramfs = initramfs.path;
-    boot.scratch_disk = disk;
-    boot.out_dir = out;
-    boot.console_log = dir / "console.log";
-    boot.accel = Accel::tcg;
-    boot.reboot_resets = true;
-    boot.boot_timeout_s = 300;
-    boot.timeout_s = 1200;
-    const GuestOutcome o = run_guest(boot);
+    const GuestOutcome o = machine.run(
+        {"--boot", "a=" + image, "--boot", "b=" + image, "--boot", "c=" + image, "--boot-append",
+         "a=contest_label=a", "--boot-append", "b=contest_label=b", "--boot-append",
+         "c=contest_label=c rdinit=/no-such-init", "-n", "2", "--seed", "11", "no_load"});
+    const GuestBoot& boot = machine.boot;
     INFO(o.failure << "\nconsole: " << console_tail(boot.console_log, 30)
                    << "\nguest log: " << test::slurp(out / "guest.log"));
     REQUIRE(o.finished);
@@ -389,4 +401,20 @@ TEST_CASE(
         test::shell_output("debugfs -R 'stat /root/etc/systemd/system/contest-boot.service' " +
                            disk.string() + " 2>&1");
     CHECK(unit.find("File not found") != std::string::npos);
+}
+
+// The closing note's measured run (not in `make test`): two kernels x 3
+// rounds, each boot's and each turn's times and the table it printed.
+TEST_CASE("run --boot demo: two kernels x 3 rounds in a TCG guest, timed", "[.boot-demo]") {
+    BootMachine machine;
+    const GuestOutcome o =
+        machine.run({"--boot", "a=" + machine.image, "--boot", "b=" + machine.image,
+                     "--boot-append", "a=contest_label=a", "--boot-append",
+                     "b=contest_label=b preempt=full", "-n", "3", "no_load"});
+    REQUIRE(o.finished);
+    WARN("QEMU start to power-off: " << o.total_s << " s");
+    WARN(test::slurp(machine.out / "guest.log"));
+    WARN(test::slurp(machine.out / "results" / kBootStateName));
+    WARN(test::shell_output("grep -a -E 'contest-guest: up|Linux version|kexec|reboot:' " +
+                            machine.boot.console_log.string()));
 }

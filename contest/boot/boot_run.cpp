@@ -213,6 +213,7 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
     remove_boot_unit(state.unit_root);
     std::error_code ec;
     fs::remove(state.binary, ec);
+    fs::remove(fs::path(state.binary).parent_path(), ec);  // .boot/, when empty
     BootStep step;
     for (const auto& label : state.labels) {
         if (!fs::exists(label.result, ec)) continue;
