@@ -225,19 +225,6 @@ TEST_CASE(
 
 namespace {
 
-// Debian's generic kernel package (as the --kernel tests take it), fetched
-// into the shared workdir's cache once.
-std::string debian_kernel_package() {
-    static const std::string name = test::shell_output(
-        "apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: "
-        "\\(linux-image-[0-9].*-amd64\\)$/\\1/p' | head -1");
-    return name;
-}
-
-fs::path vm_test_cache() {
-    return fs::path(CONTEST_BINARY).parent_path() / "vm-test-workdir" / "vm" / "cache";
-}
-
 std::string nul_separated(const std::vector<std::string>& words) {
     std::string text;
     for (const auto& w : words) text += w + '\0';
@@ -262,7 +249,8 @@ struct BootMachine {
 
     BootMachine() {
         Progress quiet(Progress::Mode::kQuiet);
-        kernel = resolve_kernel_image(debian_kernel_package(), vm_test_cache(), quiet);
+        kernel = resolve_kernel_image(test::debian_kernel_package(),
+                                      test::vm_test_workdir() / "vm" / "cache", quiet);
         initramfs = build_initramfs(kernel, dir / "initramfs.cpio", InitMode::boot_machine);
         const fs::path seed = dir / "seed";
         disk = dir / "disk.img";
@@ -315,7 +303,7 @@ TEST_CASE(
     "its runs record the kernel they ran under; a kernel that panics is boot_failed and the run "
     "goes on from the default kernel; the machine comes back to it and the unit is gone",
     "[vm][vm-boot][e2e]") {
-    REQUIRE_FALSE(debian_kernel_package().empty());
+    REQUIRE_FALSE(test::debian_kernel_package().empty());
     BootMachine machine;
     const KernelImage& kernel = machine.kernel;
     const fs::path out = machine.out, disk = machine.disk;

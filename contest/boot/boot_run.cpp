@@ -410,15 +410,14 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
         if (state.stop_on_failure) return finish(path, state, "stopped", failure);
         return boot_next(path, state, k, config_of, progress);
     }
-    progress.status("contest: " + label.label + " up after " + std::to_string(k.up_s) +
-                    " s: settling");
+    const std::string up = std::to_string(static_cast<int>(k.up_s)) + " s";
+    progress.status("contest: " + label.label + " up after " + up + ": settling");
     const Settled settled = settle_machine(kBootSettleS);
     seen.settled = settled.state;
     turn.status = "started";
     save(path, state);
     progress.note("contest: round " + std::to_string(turn.round) + " under " + label.label + " (" +
-                  k.release + "), up " + std::to_string(static_cast<int>(k.up_s)) + " s, " +
-                  settled.state);
+                  k.release + "), up " + up + ", " + settled.state);
     take_turn(state, turn, k, config_of, progress);
     turn.status = "done";
     seen.outcome = "measured";
