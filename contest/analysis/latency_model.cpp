@@ -61,11 +61,12 @@ namespace {
 
 // A run's --latency-why split into the row's sums.
 void add_why(LatencyRow& row, const json& why) {
-    if (!why.is_object() || !why.value("recorded", false)) return;
+    if (!why.is_object() || why.value("recorded", json(false)) != json(true)) return;
     const json& c = why.value("by_cause", json::object());
     if (!c.is_object()) return;
     ++row.why_runs;
-    row.late_wakeups += why.value("late_wakeups", std::uint64_t{0});
+    if (const json& n = why.value("late_wakeups", json(0)); n.is_number_unsigned())
+        row.late_wakeups += n.get<std::uint64_t>();
     const json& late = c.value("late_ns", json(0));
     row.late_ns += late.is_number() ? late.get<double>() : 0.0;
     for (const auto& [what, ns] : late_causes_ns(c)) row.late_by_cause_ns[what] += ns;
