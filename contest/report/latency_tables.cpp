@@ -96,6 +96,25 @@ std::string latency_legend(const ReportModel& model) {
     return legend;
 }
 
+json worst_spike_json(const std::optional<WorstSpike>& spike) {
+    if (!spike) return nullptr;
+    json parts = json::array();
+    for (const auto& p : spike->timeline) {
+        json j = {{"at_ns", p.at_ns}, {"ns", p.ns}, {"kind", p.kind}};
+        if (!p.name.empty()) j["name"] = p.name;
+        if (p.kind == "task") {
+            j["pid"] = p.pid;
+            j["class"] = p.task_class;
+        }
+        if (p.kind == "more") j["parts"] = p.parts;
+        parts.push_back(std::move(j));
+    }
+    return {{"late_ns", spike->late_ns},
+            {"run_index", spike->run_index},
+            {"cpu", spike->cpu},
+            {"timeline", parts}};
+}
+
 json latency_json(const LatencyRow& row) {
     auto test = [](const std::optional<Test>& t) { return t ? test_json(*t) : json(nullptr); };
     json bins = json::array();
@@ -112,6 +131,7 @@ json latency_json(const LatencyRow& row) {
             {"missed_pct", json_number(row.missed_pct)},
             {"late_by_cause_ns", row.late_by_cause_ns},
             {"late_ns", json_number(row.late_ns)},
+            {"worst_spike", worst_spike_json(row.worst_spike)},
             {"one_pct_low_fps", json_number(row.one_pct_low_fps)},
             {"nominal_fps", json_number(row.nominal_fps)},
             {"cpu_share_pct",
