@@ -270,6 +270,7 @@ TEST_CASE("latency --why splits are summed per row and read as shares of the lat
             {"recorded", true},
             {"worst", {{{"late_ns", spike_ns}, {"cpu", 1}, {"timeline", timeline}}}},
             {"late_wakeups", 4},
+            {"in_trace", 3},
             {"by_cause",
              {{"late_ns", 10'000'000},
               {"tasks_by_class_ns", {{"load", 6'000'000}}},
@@ -291,6 +292,7 @@ TEST_CASE("latency --why splits are summed per row and read as shares of the lat
     REQUIRE(row);
     CHECK(row->why_runs == given);
     CHECK(row->late_wakeups == 4 * given);
+    CHECK(row->late_in_trace == 3 * given);
     CHECK(row->late_ns == Approx(10e6 * given));
     CHECK(row->late_by_cause_ns.at("load tasks") == Approx(6e6 * given));
     const auto text = render_report(files, o);
@@ -303,11 +305,11 @@ TEST_CASE("latency --why splits are summed per row and read as shares of the lat
     const std::string head =
         "worst spike: cyclic, " + files[0].label + ": 5.000 ms late, no_load run ";
     CHECK_THAT(text, Catch::Contains(head));
-    CHECK_THAT(text, Catch::Contains(
-                         "   +0.000 ms      0.050 ms  timer expiry\n"
-                         "   +0.050 ms      3.000 ms  spinner pid 4242 (load)\n"
-                         "   +3.050 ms      0.050 ms  (5 shorter stretches)\n"
-                         "   +3.100 ms      1.900 ms  kworker/1:2 pid 77 (kernel thread)\n"));
+    CHECK_THAT(text,
+               Catch::Contains("   +0.000 ms      0.050 ms  timer expiry\n"
+                               "   +0.050 ms      3.000 ms  spinner pid 4242 (load)\n"
+                               "   +3.050 ms      0.050 ms  (5 shorter stretches)\n"
+                               "   +3.100 ms      1.900 ms  kworker/1:2 pid 77 (kernel thread)\n"));
     o.format = "markdown";
     CHECK_THAT(render_report(files, o), Catch::Contains("```\n" + head));
     o.format = "html";

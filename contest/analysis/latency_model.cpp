@@ -65,8 +65,12 @@ void add_why(LatencyRow& row, const json& why) {
     const json& c = why.value("by_cause", json::object());
     if (!c.is_object()) return;
     ++row.why_runs;
-    if (const json& n = why.value("late_wakeups", json(0)); n.is_number_integer() && n >= 0)
-        row.late_wakeups += n.get<std::uint64_t>();
+    const auto count = [&](const char* key) -> std::uint64_t {
+        const json& n = why.value(key, json(0));
+        return n.is_number_integer() && n >= 0 ? n.get<std::uint64_t>() : 0;
+    };
+    row.late_wakeups += count("late_wakeups");
+    row.late_in_trace += count("in_trace");
     const json& late = c.value("late_ns", json(0));
     row.late_ns += late.is_number() ? late.get<double>() : 0.0;
     for (const auto& [what, ns] : late_causes_ns(c)) row.late_by_cause_ns[what] += ns;

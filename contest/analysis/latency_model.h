@@ -69,7 +69,7 @@ struct LatencyRow {
     std::map<std::string, double> late_by_cause_ns;
     double late_ns = 0;
     std::size_t why_runs = 0;
-    std::uint64_t late_wakeups = 0;
+    std::uint64_t late_wakeups = 0, late_in_trace = 0;  // the split is of those in the trace
     std::optional<WorstSpike> worst_spike;
     std::vector<LatencyBin> bins;  // pooled, ascending
     // The samples of the tests: one per run.
