@@ -48,13 +48,14 @@ const char* colour(const SpikePart& p) {
     if (p.kind == "irq") return kSvgPalette[1];
     if (p.kind == "softirq") return kSvgPalette[6];
     if (p.kind == "timer expiry") return "#999999";
-    return "#dddddd";  // unexplained, more
+    if (p.kind == "more") return "#f2f2f2";
+    return "#dddddd";  // unexplained
 }
 
 // The legend's name for a colour's stretches.
 std::string category(const SpikePart& p) {
     if (p.kind == "task") return p.task_class.empty() ? "other" : p.task_class;
-    return p.kind == "more" ? "unexplained" : p.kind;
+    return p.kind == "more" ? "not kept" : p.kind;
 }
 
 std::string heading(const LabelSpike& s) {
@@ -153,8 +154,8 @@ std::string spike_timeline_svg(const LabelSpike& s) {
         out += "<line x1=\"" + svg_number(tx) + "\" y1=\"" + svg_number(axis_y) + "\" x2=\"" +
                svg_number(tx) + "\" y2=\"" + svg_number(axis_y + 4) + "\" stroke=\"#444\"/>\n";
         out += "<text x=\"" + svg_number(tx) + "\" y=\"" + svg_number(axis_y + 16) +
-               "\" text-anchor=\"middle\">" + tick_label(t, step) + (t == 0 ? " ms" : "") +
-               "</text>\n";
+               "\" text-anchor=\"" + (t == 0 ? "start" : "middle") + "\">" + tick_label(t, step) +
+               (t == 0 ? " ms" : "") + "</text>\n";
     }
     for (std::size_t i = 0; i < legend.size(); ++i) {
         const double lx = kLeft + 175 * static_cast<double>(i % 4);
