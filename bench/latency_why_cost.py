@@ -21,7 +21,6 @@ import time
 from bench_common import contest_binary
 
 
-
 def one_run(contest, why, args):
     cmd = [contest, "latency", "--format", "json", "--duration", str(args.duration)]
     if why:
