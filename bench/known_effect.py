@@ -36,14 +36,9 @@ import sys
 import tempfile
 import time
 
+from bench_common import contest_binary
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def contest_binary():
-    path = os.environ.get("CONTEST", os.path.join(HERE, "..", "build", "contest"))
-    if not os.access(path, os.X_OK):
-        sys.exit("known_effect: no contest binary at %s (make, or CONTEST=...)" % path)
-    return path
 
 
 def one_repetition(contest, scratch, effect_pct, args, rep):
@@ -123,7 +118,7 @@ def main():
     ap.add_argument("--busy", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    contest = contest_binary()
+    contest = contest_binary("known_effect")
     scratch = tempfile.mkdtemp(prefix="contest-known-effect.")
     noise = None
     if args.busy:

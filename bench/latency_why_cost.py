@@ -18,14 +18,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def contest_binary():
-    path = os.environ.get("CONTEST", os.path.join(HERE, "..", "build", "contest"))
-    if not os.access(path, os.X_OK):
-        sys.exit("latency_why_cost: no contest binary at %s (make, or CONTEST=...)" % path)
-    return path
+from bench_common import contest_binary
 
 
 def one_run(contest, why, args):
@@ -61,7 +54,7 @@ def main():
     ap.add_argument("--duration", type=float, default=6)
     ap.add_argument("--loop", type=int, default=40000000)
     args = ap.parse_args()
-    contest = contest_binary()
+    contest = contest_binary("latency_why_cost")
     with open("/proc/loadavg") as f:
         before = f.read().split()[:3]
     plain, traced = [], []

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "contest/latency/late_wakeup_causes.h"
@@ -66,6 +67,17 @@ std::int64_t named(const std::vector<latency::NamedTime>& parts, const std::stri
     for (const auto& p : parts)
         if (p.name == name) return p.ns;
     return 0;
+}
+
+// The timeline covers the span back to back, in order, and adds up to it.
+void check_timeline(const latency::LateWakeupSplit& split) {
+    std::int64_t at = 0;
+    for (const auto& part : split.timeline) {
+        CHECK(part.at_ns == at);
+        CHECK(part.ns > 0);
+        at += part.ns;
+    }
+    CHECK(at == split.window_ns);
 }
 
 latency::TaskClass no_class(pid_t, std::string_view) {
@@ -147,6 +159,24 @@ TEST_CASE("a late wake-up's window is split by what had the CPU, net of nesting"
     CHECK(split.tasks.front().comm == "spinner");
     CHECK(split.unexplained_ns == 0);
     CHECK(split.unexplained_why.empty());
+    // The same, in time order: who held the CPU from when to when.
+    check_timeline(split);
+    using K = latency::LatePart::Kind;
+    const std::vector<std::tuple<K, std::string, std::int64_t>> expected = {
+        {K::timer_expiry, "", 0},     {K::interrupt, "local_timer", 10},
+        {K::softirq, "TIMER", 20},    {K::interrupt, "irq 41 virtio3-rx", 30},
+        {K::softirq, "TIMER", 45},    {K::task, "spinner", 60},
+        {K::task, "kworker/1:0", 300}};
+    REQUIRE(split.timeline.size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        INFO("part " << i);
+        CHECK(split.timeline[i].kind == std::get<0>(expected[i]));
+        CHECK(split.timeline[i].name == std::get<1>(expected[i]));
+        CHECK(split.timeline[i].at_ns == std::get<2>(expected[i]) * kMicros);
+    }
+    CHECK(split.timeline[5].pid == 200);
+    CHECK(split.timeline[5].task_class == latency::TaskClass::load);
+    CHECK(split.timeline[6].task_class == latency::TaskClass::kernel_thread);
 
     SECTION("a trace that begins inside the window leaves the start unexplained") {
         const std::vector<TraceEvent> later(events.begin() + 9, events.end());  // from 1300 µs
@@ -159,6 +189,8 @@ TEST_CASE("a late wake-up's window is split by what had the CPU, net of nesting"
         REQUIRE(part.tasks.size() == 1);
         CHECK(part.tasks[0].comm == "kworker/1:0");
         CHECK(part.tasks[0].ns == 200 * kMicros);
+        check_timeline(part);
+        CHECK(part.timeline.front().kind == latency::LatePart::Kind::unexplained);
     }
     SECTION("a trace that ends before the probe ran leaves the end unexplained") {
         const std::vector<TraceEvent> earlier(events.begin(), events.begin() + 10);  // to 1300 µs
@@ -166,12 +198,15 @@ TEST_CASE("a late wake-up's window is split by what had the CPU, net of nesting"
         CHECK(part.parts_ns() == part.window_ns);
         CHECK(part.unexplained_ns == 200 * kMicros);
         CHECK_THAT(part.unexplained_why, Catch::Contains("ends 200 µs before"));
+        check_timeline(part);
+        CHECK(part.timeline.back().kind == latency::LatePart::Kind::unexplained);
     }
     SECTION("no events at all: all of it unexplained") {
         const latency::LateWakeupSplit part = latency::split_late_wakeup({}, late, classify);
         CHECK(part.unexplained_ns == part.window_ns);
         CHECK(part.parts_ns() == part.window_ns);
         CHECK(part.tasks.empty());
+        check_timeline(part);
     }
     SECTION("a run's total sums the splits") {
         latency::LateTimeByCause run;
@@ -212,6 +247,7 @@ TEST_CASE("a real trace's late wake-up goes to the culprit that had the CPU", "[
         latency::split_late_wakeup(events, {1, 14859, intended, *ran}, no_class);
     CHECK(split.window_ns == 4706128);
     CHECK(split.parts_ns() == split.window_ns);
+    check_timeline(split);
     CHECK(split.expiry_seen);
     CHECK(split.unexplained_ns == 0);
     REQUIRE(!split.tasks.empty());
@@ -238,6 +274,7 @@ TEST_CASE("a switch out of idle the trace lacks is put where the events say", "[
     const latency::LateWakeupSplit split =
         latency::split_late_wakeup(events, {1, 100, 1000 * kMicros, 1400 * kMicros}, no_class);
     CHECK(split.parts_ns() == split.window_ns);
+    check_timeline(split);
     CHECK(split.inferred_switches == 1);
     CHECK(split.timer_expiry_ns == 1 * kMicros);
     CHECK(named(split.interrupts, "local_timer") == 14 * kMicros);
@@ -264,6 +301,7 @@ TEST_CASE("a switch between two tasks the trace lacks leaves its gap unexplained
     const latency::LateWakeupSplit split =
         latency::split_late_wakeup(events, {1, 100, 1000 * kMicros, 1200 * kMicros}, no_class);
     CHECK(split.parts_ns() == split.window_ns);
+    check_timeline(split);
     CHECK(split.inferred_switches == 0);
     CHECK(split.unexplained_ns == 100 * kMicros);
     CHECK_THAT(split.unexplained_why, Catch::Contains("lacks the switch from a to b"));
@@ -284,6 +322,7 @@ TEST_CASE("unmatched exits and runaway entries do not break the sums", "[late_wa
     const latency::LateWakeupSplit split =
         latency::split_late_wakeup(events, {1, 2, 5 * kMicros, 100 * kMicros}, nullptr);
     CHECK(split.parts_ns() == split.window_ns);
+    check_timeline(split);
     CHECK(split.unexplained_ns == 5 * kMicros);  // 5 to 10 µs: before the trace's first event
     CHECK(named(split.interrupts, "local_timer") == 80 * kMicros);
     // A wake-up whose ran is before its intended is an empty window.
@@ -444,6 +483,7 @@ SleeperRun traced_sleeper_run(TraceInstance& trace, int cpu, bool with_culprit) 
             const latency::LateWakeupSplit split =
                 latency::split_late_wakeup(events, {cpu, sleeper_pid, intended, *ran}, classify);
             CHECK(split.parts_ns() == split.window_ns);
+            check_timeline(split);
             run.total.add(split);
             std::int64_t by_culprit = 0;
             for (const auto& task : split.tasks)

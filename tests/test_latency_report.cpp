@@ -247,15 +247,37 @@ TEST_CASE("latency --why splits are summed per row and read as shares of the lat
     std::size_t given = 0;
     for (auto& run : files[0].runs) {
         if (run.load != "no_load" || !run.ok() || !run.latency.contains("cyclic")) continue;
-        run.latency["cyclic"]["why"] = {{"recorded", true},
-                                        {"late_wakeups", 4},
-                                        {"by_cause",
-                                         {{"late_ns", 10'000'000},
-                                          {"tasks_by_class_ns", {{"load", 6'000'000}}},
-                                          {"interrupts_ns", nlohmann::json::object()},
-                                          {"softirqs_ns", {{"NET_RX", 3'000'000}}},
-                                          {"timer_expiry_ns", 0},
-                                          {"unexplained_ns", 1'000'000}}}};
+        // Each run's worst spike: 4 ms, the second run's 5 ms, with many short stretches.
+        nlohmann::json timeline = {{{"at_ns", 0}, {"ns", 50'000}, {"kind", "timer expiry"}},
+                                   {{"at_ns", 50'000},
+                                    {"ns", 3'000'000},
+                                    {"kind", "task"},
+                                    {"name", "spinner"},
+                                    {"pid", 4242},
+                                    {"class", "load"}}};
+        double at = 3'050'000;
+        for (int i = 0; i < 5; ++i, at += 10'000)
+            timeline.push_back(
+                {{"at_ns", at}, {"ns", 10'000}, {"kind", "irq"}, {"name", "local_timer"}});
+        const double spike_ns = given == 1 ? 5'000'000 : 4'000'000;
+        timeline.push_back({{"at_ns", at},
+                            {"ns", spike_ns - at},
+                            {"kind", "task"},
+                            {"name", "kworker/1:2"},
+                            {"pid", 77},
+                            {"class", "kernel thread"}});
+        run.latency["cyclic"]["why"] = {
+            {"recorded", true},
+            {"worst", {{{"late_ns", spike_ns}, {"cpu", 1}, {"timeline", timeline}}}},
+            {"late_wakeups", 4},
+            {"in_trace", 3},
+            {"by_cause",
+             {{"late_ns", 10'000'000},
+              {"tasks_by_class_ns", {{"load", 6'000'000}}},
+              {"interrupts_ns", nlohmann::json::object()},
+              {"softirqs_ns", {{"NET_RX", 3'000'000}}},
+              {"timer_expiry_ns", 0},
+              {"unexplained_ns", 1'000'000}}}};
         ++given;
     }
     REQUIRE(given > 0);
@@ -269,8 +291,41 @@ TEST_CASE("latency --why splits are summed per row and read as shares of the lat
                 row = &r;
     REQUIRE(row);
     CHECK(row->why_runs == given);
+    CHECK(row->late_wakeups == 4 * given);
+    CHECK(row->late_in_trace == 3 * given);
     CHECK(row->late_ns == Approx(10e6 * given));
     CHECK(row->late_by_cause_ns.at("load tasks") == Approx(6e6 * given));
     const auto text = render_report(files, o);
     CHECK_THAT(text, Catch::Contains("60% load tasks, 30% softirq NET_RX, 10% unexplained"));
+    // The worst spike of the label, over its runs, as a timeline: the short
+    // interrupts between the two tasks said as one line.
+    REQUIRE(given >= 2);
+    REQUIRE(row->worst_spike);
+    CHECK(row->worst_spike->late_ns == Approx(5e6));
+    const std::string head =
+        "worst spike: cyclic, " + files[0].label + ": 5.000 ms late, no_load run ";
+    CHECK_THAT(text, Catch::Contains(head));
+    CHECK_THAT(text,
+               Catch::Contains("   +0.000 ms      0.050 ms  timer expiry\n"
+                               "   +0.050 ms      3.000 ms  spinner pid 4242 (load)\n"
+                               "   +3.050 ms      0.050 ms  (5 shorter stretches)\n"
+                               "   +3.100 ms      1.900 ms  kworker/1:2 pid 77 (kernel thread)\n"));
+    o.format = "markdown";
+    CHECK_THAT(render_report(files, o), Catch::Contains("```\n" + head));
+    o.format = "html";
+    const std::string html = render_report(files, o);
+    CHECK_THAT(html,
+               Catch::Contains("<title>+0.050 ms, 3.000 ms: spinner pid 4242 (load)</title>"));
+    CHECK_THAT(html, Catch::Contains(">kernel thread</text>"));
+    o.format = "json";
+    const auto j = nlohmann::json::parse(render_report(files, o));
+    bool found = false;
+    for (const auto& block : j.at("loads"))
+        for (const auto& r : block.value("latency", nlohmann::json::array()))
+            if (r.at("label") == files[0].label && !r.at("worst_spike").is_null()) {
+                found = true;
+                CHECK(r.at("worst_spike").at("late_ns") == 5e6);
+                CHECK(r.at("worst_spike").at("timeline").size() == 8);
+            }
+    CHECK(found);
 }

@@ -229,6 +229,62 @@ TEST_CASE("what else changed: the timeline's, perf's and latency's measures are 
     CHECK(c.tested == 17);  // the run record's 10 and these 7
 }
 
+TEST_CASE("what else changed: the shares of the probe's late time are tested with the rest",
+          "[compare][measures][latency]") {
+    // --latency-why on both sides: on new the load's tasks hold 70% of the
+    // cyclic probe's late time instead of 30%, the rest moving off the
+    // workload; softirqs, the timer and the unexplained part do not move.
+    auto side = [](const std::string& label, double load_pct, bool why = true) {
+        return four_runs(label, "cpu_load", [&](RunRecord& r, int i) {
+            r.wall_s = 100 + i;
+            if (!why) {
+                r.latency = {{"cyclic", {{"missed_pct", 1.0}}}};
+                return;
+            }
+            const double late = 10e6 + 1e5 * i;
+            const double load = late * (load_pct + i) / 100, softirq = late * 0.05;
+            r.latency = {
+                {"cyclic",
+                 {{"missed_pct", 1.0},
+                  {"why",
+                   {{"recorded", true},
+                    {"by_cause",
+                     {{"late_ns", late},
+                      {"tasks_by_class_ns", {{"load", load}, {"workload", late - load - softirq}}},
+                      {"softirqs_ns", {{"TIMER", softirq}}},
+                      {"interrupts_ns", nlohmann::json::object()},
+                      {"timer_expiry_ns", 0},
+                      {"unexplained_ns", 0}}}}}}}};
+        });
+    };
+    const ReportModel model = model_of({side("a", 30), side("b", 70)}, "holm");
+    const auto changes = measure_changes(model, "a", "b");
+    REQUIRE(changes.size() == 1);
+    const auto& c = changes.front();
+    auto changed = [&](const std::string& name) {
+        return std::find_if(c.changed.begin(), c.changed.end(),
+                            [&](const MeasureChange& m) { return m.measure == name; });
+    };
+    REQUIRE(changed("latency_cyclic_late_load_pct") != c.changed.end());
+    const MeasureChange& load = *changed("latency_cyclic_late_load_pct");
+    CHECK(load.base_mean == Approx(31.5));
+    CHECK(load.new_mean == Approx(71.5));
+    CHECK(load.meaning == "the share of the probe's late time the load's tasks held");
+    CHECK(changed("latency_cyclic_late_workload_pct") != c.changed.end());
+    for (const std::string same :
+         {"latency_cyclic_late_softirqs_pct", "latency_cyclic_late_timer_expiry_pct",
+          "latency_cyclic_late_missed_pct"})
+        CHECK(changed(same) == c.changed.end());
+    // Corrected together: the shares are counted with the rest (at most the
+    // nine; a share 0 on every run may be no test), and the load's p adjusted.
+    const auto without =
+        measure_changes(model_of({side("a", 30, false), side("b", 70, false)}, "holm"), "a", "b");
+    REQUIRE(without.size() == 1);
+    CHECK(c.tested >= without.front().tested + 2);
+    CHECK(c.tested <= without.front().tested + 9);
+    CHECK(load.test.p_adjusted > load.test.p);
+}
+
 TEST_CASE("what else changed: perf's rates as contest records them (numbers) are measures",
           "[compare][measures]") {
     // Instructions per cycle a third lower on new; an uncounted rate is the

@@ -61,17 +61,64 @@ namespace {
 
 // A run's --latency-why split into the row's sums.
 void add_why(LatencyRow& row, const json& why) {
-    if (!why.is_object() || !why.value("recorded", false)) return;
+    if (!why.is_object() || why.value("recorded", json(false)) != json(true)) return;
     const json& c = why.value("by_cause", json::object());
     if (!c.is_object()) return;
     ++row.why_runs;
-    row.late_wakeups += why.value("late_wakeups", std::uint64_t{0});
+    const auto count = [&](const char* key) -> std::uint64_t {
+        const json& n = why.value(key, json(0));
+        return n.is_number_integer() && n >= 0 ? n.get<std::uint64_t>() : 0;
+    };
+    row.late_wakeups += count("late_wakeups");
+    row.late_in_trace += count("in_trace");
     const json& late = c.value("late_ns", json(0));
     row.late_ns += late.is_number() ? late.get<double>() : 0.0;
     for (const auto& [what, ns] : late_causes_ns(c)) row.late_by_cause_ns[what] += ns;
 }
 
-void collect(Collected& c, const json& probe) {
+// The run's worst spike (its why's first: they are kept worst first), if
+// it is later than the row's so far.
+void add_worst_spike(LatencyRow& row, const json& why, int run_index) {
+    if (!why.is_object() || why.value("recorded", json(false)) != json(true)) return;
+    const json& worst = why.value("worst", json::array());
+    if (!worst.is_array() || worst.empty() || !worst[0].is_object()) return;
+    const json& w = worst[0];
+    const auto number = [](const json& v, double otherwise = 0) {
+        return v.is_number() ? v.get<double>() : otherwise;
+    };
+    const auto text = [](const json& o, const char* key) {
+        const json& v = o.value(key, json());
+        return v.is_string() ? v.get<std::string>() : std::string();
+    };
+    // Read from a file: a figure past an int's range is no cpu or pid.
+    const auto whole = [&](const json& v) {
+        const double d = number(v, -1);
+        return d >= 0 && d < 1e9 ? static_cast<long>(d) : -1L;
+    };
+    const double late = number(w.value("late_ns", json()));
+    if (!(late > 0) || (row.worst_spike && row.worst_spike->late_ns >= late)) return;
+    WorstSpike spike;
+    spike.late_ns = late;
+    spike.run_index = run_index;
+    spike.cpu = static_cast<int>(whole(w.value("cpu", json())));
+    const json& parts = w.value("timeline", json::array());
+    if (parts.is_array())
+        for (const auto& p : parts) {
+            if (!p.is_object()) continue;
+            SpikePart part;
+            part.at_ns = number(p.value("at_ns", json()));
+            part.ns = number(p.value("ns", json()));
+            part.kind = text(p, "kind");
+            part.name = text(p, "name");
+            part.pid = whole(p.value("pid", json()));
+            part.task_class = text(p, "class");
+            part.parts = static_cast<std::size_t>(std::max(0L, whole(p.value("parts", json()))));
+            if (part.ns > 0) spike.timeline.push_back(std::move(part));
+        }
+    row.worst_spike = std::move(spike);
+}
+
+void collect(Collected& c, const json& probe, int run_index) {
     const json& lat = probe.value("latency", json::object());
     const auto samples = lat.value("samples", std::uint64_t{0});
     LatencyRow& row = c.row;
@@ -101,6 +148,7 @@ void collect(Collected& c, const json& probe) {
     c.probe_cpu.push_back(number_at(probe, "/probe_cpu/cpu_pct"_json_pointer));
     c.one_pct_low.push_back(number_at(probe, "/frames/one_pct_low_fps"_json_pointer));
     add_why(row, probe.value("why", json::object()));
+    add_worst_spike(row, probe.value("why", json::object()), run_index);
     c.nominal_fps.push_back(number_at(probe, "/frames/nominal_fps"_json_pointer));
 }
 
@@ -191,7 +239,7 @@ void add_latency(ReportModel& model) {
                     Collected& c = mine[probe];
                     c.row.label = cell.label;
                     c.row.probe = probe;
-                    collect(c, figures);
+                    collect(c, figures, sr.run.index);
                 }
             }
             for (auto& [probe, c] : mine) {

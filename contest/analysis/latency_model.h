@@ -30,6 +30,25 @@ struct LatencyBin {
     std::uint64_t count = 0;
 };
 
+// One stretch of a spike's timeline (--latency-why): who had the probe's
+// CPU from at_ns after it should have woken, for ns.
+struct SpikePart {
+    double at_ns = 0, ns = 0;
+    std::string kind;        // "timer expiry", "irq", "softirq", "task", "unexplained", "more"
+    std::string name;        // the interrupt's, softirq's or task's comm; "" for none
+    long pid = -1;           // a task's
+    std::string task_class;  // a task's: "load", "workload", "kernel thread", ...
+    std::size_t parts = 0;   // "more": how many stretches it stands for
+};
+
+// The latest wake-up of a row's runs, as the trace saw it.
+struct WorstSpike {
+    double late_ns = 0;
+    int run_index = 0;  // the run's index within its load
+    int cpu = -1;
+    std::vector<SpikePart> timeline;
+};
+
 struct LatencyRow {
     static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
     std::string label;
@@ -50,7 +69,8 @@ struct LatencyRow {
     std::map<std::string, double> late_by_cause_ns;
     double late_ns = 0;
     std::size_t why_runs = 0;
-    std::uint64_t late_wakeups = 0;
+    std::uint64_t late_wakeups = 0, late_in_trace = 0;  // the split is of those in the trace
+    std::optional<WorstSpike> worst_spike;
     std::vector<LatencyBin> bins;  // pooled, ascending
     // The samples of the tests: one per run.
     std::vector<double> run_p99_ns, run_missed_pct;

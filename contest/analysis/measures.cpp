@@ -116,6 +116,25 @@ constexpr Measure kMeasures[] = {
     {"latency_<probe>_p99_us", K::time, "us", "the probe's 99th percentile latency", S::latency},
     {"latency_<probe>_missed_pct", K::percentage, "%", "the share of the probe's deadlines missed",
      S::latency},
+    // --latency-why: the share of a run's late time each cause held.
+    {"latency_<probe>_late_workload_pct", K::percentage, "%",
+     "the share of the probe's late time the workload's tasks held", S::latency},
+    {"latency_<probe>_late_load_pct", K::percentage, "%",
+     "the share of the probe's late time the load's tasks held", S::latency},
+    {"latency_<probe>_late_kernel_thread_pct", K::percentage, "%",
+     "the share of the probe's late time kernel threads held", S::latency},
+    {"latency_<probe>_late_contest_pct", K::percentage, "%",
+     "the share of the probe's late time contest's own tasks held", S::latency},
+    {"latency_<probe>_late_other_pct", K::percentage, "%",
+     "the share of the probe's late time other processes held", S::latency},
+    {"latency_<probe>_late_interrupts_pct", K::percentage, "%",
+     "the share of the probe's late time hard interrupts took", S::latency},
+    {"latency_<probe>_late_softirqs_pct", K::percentage, "%",
+     "the share of the probe's late time softirqs took", S::latency},
+    {"latency_<probe>_late_timer_expiry_pct", K::percentage, "%",
+     "the share of the probe's late time its timer took to expire", S::latency},
+    {"latency_<probe>_late_unexplained_pct", K::percentage, "%",
+     "the share of the probe's late time the trace could not explain", S::latency},
 };
 
 // Whether `name` is the measure or a member of its family.
@@ -231,6 +250,38 @@ void perf_measures(Measures& m, const RunRecord& r) {
     }
 }
 
+// Each cause's share of a run's late time, every cause present (0 where it
+// held nothing), so that the shares of two labels' runs are tested alike; a
+// run without late time has no shares.
+void late_share_measures(Measures& m, const std::string& prefix, const json& why) {
+    if (!why.is_object() || why.value("recorded", json(false)) != json(true)) return;
+    auto number = [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; };
+    const json* c = object_at(why, "by_cause");
+    const double late_ns = c ? number(c->value("late_ns", json(0))) : 0.0;
+    if (!(late_ns > 0)) return;
+    auto share = [&](const std::string& cause, double ns) {
+        m[prefix + cause + "_pct"] = 100 * ns / late_ns;
+    };
+    auto sum = [&](const char* key) {
+        double total = 0;
+        if (const json* o = object_at(*c, key))
+            for (const auto& [name, ns] : o->items()) total += number(ns);
+        return total;
+    };
+    const json* classes = object_at(*c, "tasks_by_class_ns");
+    // The classes as the split names them (late_wakeup_causes.h), as measures name them.
+    for (const auto& [cls, name] : {std::pair{"workload", "workload"},
+                                    {"load", "load"},
+                                    {"kernel thread", "kernel_thread"},
+                                    {"contest", "contest"},
+                                    {"other", "other"}})
+        share(name, classes ? number(classes->value(cls, json(0))) : 0.0);
+    share("interrupts", sum("interrupts_ns"));
+    share("softirqs", sum("softirqs_ns"));
+    share("timer_expiry", number(c->value("timer_expiry_ns", json(0))));
+    share("unexplained", number(c->value("unexplained_ns", json(0))));
+}
+
 void latency_measures(Measures& m, const RunRecord& r) {
     if (!r.latency.is_object()) return;
     for (const auto& [probe, p] : r.latency.items()) {
@@ -240,6 +291,7 @@ void latency_measures(Measures& m, const RunRecord& r) {
             pct && pct->contains("99.00"))
             put(m, "latency_" + probe + "_p99_us", (*pct)["99.00"], 1000);
         if (p.contains("missed_pct")) put(m, "latency_" + probe + "_missed_pct", p["missed_pct"]);
+        late_share_measures(m, "latency_" + probe + "_late_", p.value("why", json::object()));
     }
 }
 

@@ -16,6 +16,14 @@ constexpr std::array<EnumName<TaskClass>, 5> kTaskClassNames{{
     {TaskClass::other, "other"},
 }};
 
+constexpr std::array<EnumName<LatePart::Kind>, 5> kLatePartKindNames{{
+    {LatePart::Kind::timer_expiry, "timer expiry"},
+    {LatePart::Kind::interrupt, "irq"},
+    {LatePart::Kind::softirq, "softirq"},
+    {LatePart::Kind::task, "task"},
+    {LatePart::Kind::unexplained, "unexplained"},
+}};
+
 // Interrupts nest a few deep at most; a trace whose exits were lost must not
 // grow the stack without end.
 constexpr std::size_t kMaxNesting = 16;
@@ -102,21 +110,54 @@ struct CpuState {
     }
 };
 
+// The span's time by owner, and the same in time order (from: when the
+// probe should have woken).
 struct Tally {
+    explicit Tally(std::int64_t from) : from(from) {}
+    std::int64_t from;
     std::map<std::string, std::int64_t> interrupts, softirqs;
     std::map<std::pair<pid_t, std::string>, std::int64_t> tasks;
     std::int64_t unexplained = 0;
+    std::vector<LatePart> timeline;
 
-    void add(const CpuState& state, std::int64_t ns) {
+    // [at, at + ns) went to what the state says has the CPU.
+    void add(const CpuState& state, std::int64_t at, std::int64_t ns) {
         if (ns <= 0) return;
-        if (!state.hardirqs.empty())
+        if (!state.hardirqs.empty()) {
             interrupts[state.hardirqs.back().second] += ns;
-        else if (!state.softirqs.empty())
+            part(LatePart::Kind::interrupt, state.hardirqs.back().second, -1, at, ns);
+        } else if (!state.softirqs.empty()) {
             softirqs[state.softirqs.back()] += ns;
-        else if (state.task)
+            part(LatePart::Kind::softirq, state.softirqs.back(), -1, at, ns);
+        } else if (state.task) {
             tasks[{state.task->pid, state.task->comm}] += ns;
-        else
-            unexplained += ns;
+            part(LatePart::Kind::task, state.task->comm, state.task->pid, at, ns);
+        } else {
+            add_unexplained(at, ns);
+        }
+    }
+    void add_unexplained(std::int64_t at, std::int64_t ns) {
+        if (ns <= 0) return;
+        unexplained += ns;
+        part(LatePart::Kind::unexplained, "", -1, at, ns);
+    }
+    void part(LatePart::Kind kind, const std::string& name, pid_t pid, std::int64_t at,
+              std::int64_t ns) {
+        if (!timeline.empty()) {
+            LatePart& last = timeline.back();
+            if (last.kind == kind && last.name == name && last.pid == pid &&
+                last.at_ns + last.ns == at - from) {
+                last.ns += ns;
+                return;
+            }
+        }
+        LatePart p;
+        p.kind = kind;
+        p.at_ns = at - from;
+        p.ns = ns;
+        p.name = name;
+        p.pid = pid;
+        timeline.push_back(std::move(p));
     }
 };
 
@@ -164,6 +205,10 @@ std::string_view task_class_name(TaskClass c) {
     return name_in(kTaskClassNames, c);
 }
 
+std::string_view late_part_kind_name(LatePart::Kind k) {
+    return name_in(kLatePartKindNames, k);
+}
+
 std::int64_t LateWakeupSplit::parts_ns() const {
     std::int64_t sum = timer_expiry_ns + unexplained_ns;
     for (const auto& part : interrupts) sum += part.ns;
@@ -185,16 +230,18 @@ LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
         split.timer_expiry_ns = cursor - from;
     }
 
-    Tally tally;
+    Tally tally(from);
+    if (split.timer_expiry_ns > 0)
+        tally.part(LatePart::Kind::timer_expiry, "", -1, from, split.timer_expiry_ns);
     CpuState state;
     std::vector<std::string> why;
     if (cpu_events.empty() || cpu_events.front().ts_ns >= to) {
-        tally.unexplained = to - cursor;
+        tally.add_unexplained(cursor, to - cursor);
         why.push_back("the trace has no events of CPU " + std::to_string(late.cpu) +
                       " up to the wake-up");
     } else {
         if (cpu_events.front().ts_ns > cursor) {
-            tally.unexplained += cpu_events.front().ts_ns - cursor;
+            tally.add_unexplained(cursor, cpu_events.front().ts_ns - cursor);
             why.push_back("the trace of CPU " + std::to_string(late.cpu) + " begins " +
                           us_text(cpu_events.front().ts_ns - cursor) + " into the window");
             cursor = cpu_events.front().ts_ns;
@@ -218,7 +265,7 @@ LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
                 state.task.reset();  // the gap since the last event is unexplained
             }
             if (e.ts_ns > cursor) {
-                tally.add(state, e.ts_ns - cursor);
+                tally.add(state, cursor, e.ts_ns - cursor);
                 cursor = e.ts_ns;
             }
             state.apply(e);
@@ -226,9 +273,9 @@ LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
         if (missed_switches > 1)
             why.back() += " (and " + std::to_string(missed_switches - 1) + " more)";
         if (reached_end) {
-            tally.add(state, to - cursor);
+            tally.add(state, cursor, to - cursor);
         } else if (to > cursor) {
-            tally.unexplained += to - cursor;
+            tally.add_unexplained(cursor, to - cursor);
             why.push_back("the trace of CPU " + std::to_string(late.cpu) + " ends " +
                           us_text(to - cursor) + " before the wake-up ran");
         }
@@ -239,6 +286,12 @@ LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
     for (const auto& [key, ns] : tally.tasks)
         split.tasks.push_back({key.second, key.first,
                                classify ? classify(key.first, key.second) : TaskClass::other, ns});
+    for (LatePart& part : tally.timeline)
+        if (part.kind == LatePart::Kind::task)
+            for (const auto& task : split.tasks)
+                if (task.pid == part.pid && task.comm == part.name)
+                    part.task_class = task.task_class;
+    split.timeline = std::move(tally.timeline);
     sort_most_first(split.tasks);
     split.unexplained_ns = tally.unexplained;
     for (const auto& w : why)

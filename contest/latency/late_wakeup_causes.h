@@ -80,6 +80,19 @@ struct TaskTime {
     std::int64_t ns = 0;
 };
 
+// One stretch of a late wake-up's span, in time order: who had the CPU from
+// at_ns (since it should have woken) for ns. Interrupts and softirqs are the
+// innermost, as in the split; consecutive stretches of one owner are one.
+struct LatePart {
+    enum class Kind { timer_expiry, interrupt, softirq, task, unexplained };
+    Kind kind = Kind::unexplained;
+    std::int64_t at_ns = 0, ns = 0;
+    std::string name;  // the interrupt's, the softirq's, the task's comm
+    pid_t pid = -1;    // a task's
+    TaskClass task_class = TaskClass::other;
+};
+std::string_view late_part_kind_name(LatePart::Kind k);
+
 struct LateWakeupSplit {
     std::int64_t window_ns = 0;  // ran - intended
     std::int64_t timer_expiry_ns = 0;
@@ -94,6 +107,9 @@ struct LateWakeupSplit {
     std::string unexplained_why;  // "" when nothing is unexplained
     // Switches out of idle the trace lacked, put where the events say.
     int inferred_switches = 0;
+    // The same span as stretches in time order, back to back from 0 to
+    // window_ns (a short timeline of the spike).
+    std::vector<LatePart> timeline;
 
     // The sum of the parts: window_ns, always.
     std::int64_t parts_ns() const;

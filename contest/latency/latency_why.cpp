@@ -35,6 +35,33 @@ nlohmann::json task_times(const std::vector<TaskTime>& v, std::size_t most) {
     return out;
 }
 
+// A spike's stretches in time order; past `most`, the rest as one count.
+nlohmann::json timeline_json(const std::vector<LatePart>& parts, std::size_t most) {
+    nlohmann::json out = nlohmann::json::array();
+    std::int64_t rest_ns = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const LatePart& p = parts[i];
+        if (i >= most) {
+            rest_ns += p.ns;
+            continue;
+        }
+        nlohmann::json j = {
+            {"at_ns", p.at_ns}, {"ns", p.ns}, {"kind", std::string(late_part_kind_name(p.kind))}};
+        if (!p.name.empty()) j["name"] = valid_utf8(p.name);
+        if (p.kind == LatePart::Kind::task) {
+            j["pid"] = p.pid;
+            j["class"] = std::string(task_class_name(p.task_class));
+        }
+        out.push_back(std::move(j));
+    }
+    if (parts.size() > most)
+        out.push_back({{"at_ns", parts[most].at_ns},
+                       {"ns", rest_ns},
+                       {"kind", "more"},
+                       {"parts", parts.size() - most}});
+    return out;
+}
+
 nlohmann::json split_json(const LateWakeup& w, const LateWakeupSplit& s) {
     return {{"intended_ns", w.intended_ns},
             {"late_ns", s.window_ns},
@@ -44,7 +71,8 @@ nlohmann::json split_json(const LateWakeup& w, const LateWakeupSplit& s) {
             {"softirqs", named_times(s.softirqs)},
             {"tasks", task_times(s.tasks, 8)},
             {"unexplained_ns", s.unexplained_ns},
-            {"unexplained_why", valid_utf8(s.unexplained_why)}};
+            {"unexplained_why", valid_utf8(s.unexplained_why)},
+            {"timeline", timeline_json(s.timeline, 40)}};
 }
 
 nlohmann::json by_cause_json(const LateTimeByCause& c) {

@@ -17,6 +17,7 @@
 #include "contest/report/outside_text.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/run_facts.h"
+#include "contest/report/spike_timeline.h"
 #include "contest/report/svg_common.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/json_text.h"
@@ -282,6 +283,7 @@ std::string page(const ReportModel& model) {
     if (const auto legend = significance_legend(model); !legend.empty()) out += paragraph(legend);
     if (has_latency(model)) out += paragraph(latency_legend(model));
     for (const auto& line : latency_why_lines(model)) out += paragraph("why: " + line);
+    for (const auto& spike : worst_spikes(model)) out += inline_svg(spike_timeline_svg(spike));
     if (const auto rows = outside_rows(model, "", true); !outside_text(model, rows, true).empty()) {
         std::vector<std::vector<std::string>> cells = {
             {"Load", "Label", "Test", "Change [95% CI]", "p-adj", "Finding", "Fit"}};

@@ -10,6 +10,7 @@
 #include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
 #include "contest/report/outside_text.h"
+#include "contest/report/spike_timeline.h"
 
 namespace contest {
 
@@ -81,6 +82,11 @@ std::string latency_tables(const ReportModel& model) {
         out += "\n- why: ";
         out += escape_cell(line);
         out += '\n';
+    }
+    for (const auto& spike : worst_spikes(model)) {
+        out += "\n```\n";
+        for (const auto& line : spike_timeline_lines(spike)) out += line + "\n";
+        out += "```\n";
     }
     return out;
 }

@@ -8,6 +8,7 @@
 #include "contest/report/measure_changes_text.h"
 #include "contest/report/observe_tables.h"
 #include "contest/report/outside_text.h"
+#include "contest/report/spike_timeline.h"
 #include "contest/report/text_tables.h"
 
 namespace contest {
@@ -111,8 +112,11 @@ std::string latency_tables(const ReportModel& model, bool narrow) {
 std::string latency_blocks(const ReportModel& model, bool narrow) {
     std::string out = latency_tables(model, narrow) + latency_legend(model) + "\n";
     // The mail's 76 columns keep the tables only; the shares are in the report.
-    if (!narrow)
+    if (!narrow) {
         for (const auto& line : latency_why_lines(model)) out += "why: " + line + "\n";
+        for (const auto& spike : worst_spikes(model))
+            for (const auto& line : spike_timeline_lines(spike)) out += line + "\n";
+    }
     return out;
 }
 

@@ -28,9 +28,9 @@ std::vector<std::string> latency_cells(const LatencyRow& row) {
     if (std::isfinite(row.cpu_wanted_pct))
         share = fixed(row.cpu_got_pct, 1) + "/" + fixed(row.cpu_wanted_pct, 1);
     std::string low = "-";
-    if (std::isfinite(row.nominal_fps))
-        low = (std::isfinite(row.one_pct_low_fps) ? fixed(row.one_pct_low_fps, 1) : "-") + "/" +
-              fixed(row.nominal_fps, 0);
+    // The cyclic probe records its nominal rate but no frames: nothing to say.
+    if (std::isfinite(row.nominal_fps) && std::isfinite(row.one_pct_low_fps))
+        low = fixed(row.one_pct_low_fps, 1) + "/" + fixed(row.nominal_fps, 0);
     std::string mark = std::string(row.p99_significant() ? "*" : "") +
                        (row.missed_significant() ? "!" : "") + (row.pooled ? "" : "~");
     return {row.label,
@@ -68,6 +68,7 @@ std::vector<std::string> latency_why_lines(const ReportModel& model) {
             lines.push_back(block.load + ", " + row.probe + ", " + row.label + ": of " +
                             fixed(row.late_ns / 1e6, 1) + " ms late (" +
                             std::to_string(row.late_wakeups) + " wake-ups, " +
+                            std::to_string(row.late_in_trace) + " in the trace, " +
                             std::to_string(row.why_runs) + " runs with --latency-why): " +
                             late_shares_text(row.late_by_cause_ns, row.late_ns));
         }
@@ -96,6 +97,25 @@ std::string latency_legend(const ReportModel& model) {
     return legend;
 }
 
+json worst_spike_json(const std::optional<WorstSpike>& spike) {
+    if (!spike) return nullptr;
+    json parts = json::array();
+    for (const auto& p : spike->timeline) {
+        json j = {{"at_ns", p.at_ns}, {"ns", p.ns}, {"kind", p.kind}};
+        if (!p.name.empty()) j["name"] = p.name;
+        if (p.kind == "task") {
+            j["pid"] = p.pid;
+            j["class"] = p.task_class;
+        }
+        if (p.kind == "more") j["parts"] = p.parts;
+        parts.push_back(std::move(j));
+    }
+    return {{"late_ns", spike->late_ns},
+            {"run_index", spike->run_index},
+            {"cpu", spike->cpu},
+            {"timeline", parts}};
+}
+
 json latency_json(const LatencyRow& row) {
     auto test = [](const std::optional<Test>& t) { return t ? test_json(*t) : json(nullptr); };
     json bins = json::array();
@@ -112,6 +132,9 @@ json latency_json(const LatencyRow& row) {
             {"missed_pct", json_number(row.missed_pct)},
             {"late_by_cause_ns", row.late_by_cause_ns},
             {"late_ns", json_number(row.late_ns)},
+            {"late_wakeups", row.late_wakeups},
+            {"late_in_trace", row.late_in_trace},
+            {"worst_spike", worst_spike_json(row.worst_spike)},
             {"one_pct_low_fps", json_number(row.one_pct_low_fps)},
             {"nominal_fps", json_number(row.nominal_fps)},
             {"cpu_share_pct",

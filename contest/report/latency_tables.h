@@ -21,7 +21,7 @@ std::vector<std::string> latency_cells(const LatencyRow& row);
 // "* p99 differs from the baseline's beyond noise; ! deadlines missed differ"
 // with the rules, or the line about per-run means; "" when nothing to say.
 // --latency-why: per load, probe and label, the share of the late time each
-// cause took: "cpu_load, cyclic, a: of 812.0 ms late (312 wake-ups, 3 runs
+// cause took: "cpu_load, cyclic, a: of 812.0 ms late (312 wake-ups, 300 in the trace, 3 runs
 // with --latency-why): 71% load tasks, 18% workload tasks, 6% softirq NET_RX".
 std::vector<std::string> latency_why_lines(const ReportModel& model);
 // "71% load tasks, 18% workload tasks, 6% softirq NET_RX": each cause's share

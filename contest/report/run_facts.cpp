@@ -177,8 +177,9 @@ std::vector<RunFact> run_facts(const ReportModel& model) {
         if (std::all_of(fact.values.begin(), fact.values.end(),
                         [](const std::string& v) { return v.empty(); }))
             continue;
+        // push_back, not `v = "-"`: g++ 12 warns falsely on that copy (-Wstringop-overflow).
         for (auto& v : fact.values)
-            if (v.empty()) v = "-";
+            if (v.empty()) v.push_back('-');
         recorded.push_back(std::move(fact));
     }
     return recorded;
