@@ -311,6 +311,22 @@ TEST_CASE(
     // a and b: one image under two command lines; c's init does not exist,
     // so its kernel panics (and panic=-1 resets the machine into QEMU's
     // -kernel, its default).
+    {
+        // A truncated copy of the image (its header, so its release, intact):
+        // refused by the dry kexec load before any reboot, nothing installed.
+        const fs::path truncated = machine.dir / "vmlinuz-truncated";
+        fs::copy_file(kernel.image, truncated);
+        fs::resize_file(truncated, fs::file_size(truncated) / 2);
+        const GuestOutcome refused = machine.run(
+            {"--boot", "a=" + image, "--boot", "t=" + truncated.string() + ":" +
+             machine.initramfs.path.string(), "no_load"});
+        INFO(refused.failure << "\nguest log: " << test::slurp(out / "guest.log"));
+        REQUIRE(refused.finished);
+        CHECK(test::slurp(out / "guest.log").find("--boot: cannot boot t: kexec_file_load: ") !=
+              std::string::npos);
+        CHECK_FALSE(fs::exists(out / "results" / kBootStateName));
+        fs::remove(out / "guest.log");
+    }
     const GuestOutcome o = machine.run(
         {"--boot", "a=" + image, "--boot", "b=" + image, "--boot", "c=" + image, "--boot-append",
          "a=contest_label=a", "--boot-append", "b=contest_label=b", "--boot-append",

@@ -164,8 +164,10 @@ std::string label_cmdline(const std::string& base, const std::string& append) {
 std::string boot_check(BootMethod method, const BootLabel& label, const std::string& root) {
     switch (method) {
         case BootMethod::kexec: {
+            // Unloaded only when loaded: a kernel someone else loaded for
+            // kexec stays as it was when this one is refused.
             std::string why = kexec_load(label);
-            kexec_unload();
+            if (why.empty()) kexec_unload();
             return why;
         }
         case BootMethod::grub:
