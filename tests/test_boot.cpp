@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "contest/boot/boot_kernel.h"
@@ -22,6 +23,7 @@
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
 #include "test_helpers.h"
+#include "test_skip.h"
 
 using namespace contest;
 namespace fs = std::filesystem;
@@ -312,17 +314,18 @@ TEST_CASE(
     // so its kernel panics (and panic=-1 resets the machine into QEMU's
     // -kernel, its default).
     {
-        // A truncated copy of the image (its header, so its release, intact):
-        // refused by the dry kexec load before any reboot, nothing installed.
+        // A truncated copy of the image (its header, so its release, intact),
+        // which kexec_file_load would take: refused before any reboot,
+        // nothing installed.
         const fs::path truncated = machine.dir / "vmlinuz-truncated";
         fs::copy_file(kernel.image, truncated);
         fs::resize_file(truncated, fs::file_size(truncated) / 2);
         const GuestOutcome refused = machine.run(
-            {"--boot", "a=" + image, "--boot", "t=" + truncated.string() + ":" +
-             machine.initramfs.path.string(), "no_load"});
+            {"--boot", "a=" + image, "--boot",
+             "t=" + truncated.string() + ":" + machine.initramfs.path.string(), "no_load"});
         INFO(refused.failure << "\nguest log: " << test::slurp(out / "guest.log"));
         REQUIRE(refused.finished);
-        CHECK(test::slurp(out / "guest.log").find("--boot: cannot boot t: kexec_file_load: ") !=
+        CHECK(test::slurp(out / "guest.log").find("cut short (a partial copy?)") !=
               std::string::npos);
         CHECK_FALSE(fs::exists(out / "results" / kBootStateName));
         fs::remove(out / "guest.log");
@@ -421,4 +424,32 @@ TEST_CASE("run --boot demo: two kernels x 3 rounds in a TCG guest, timed", "[.bo
     WARN(test::slurp(machine.out / "results" / kBootStateName));
     WARN(test::shell_output("grep -a -E 'contest-guest: up|Linux version|kexec|reboot:' " +
                             machine.boot.console_log.string()));
+}
+
+TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused before anything else",
+          "[boot][e2e]") {
+    test::ScratchDir dir("boot-truncated");
+    const auto cache = test::vm_test_workdir() / "vm" / "cache";
+    std::optional<fs::path> image;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(cache, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->path().filename().string().starts_with("vmlinuz-")) image = it->path();
+    if (!image)
+        CONTEST_SKIP("no kernel image in " << cache.string() << " yet (the [vm] tests fetch it)");
+    fs::copy_file(*image, dir / "vmlinuz-cut");
+    fs::resize_file(dir / "vmlinuz-cut", fs::file_size(*image) / 2);
+    write_file(dir / "not-a-kernel", "hello\n");
+    for (const std::string bad : {"cut", "none"}) {
+        const fs::path path = dir / (bad == "cut" ? "vmlinuz-cut" : "not-a-kernel");
+        auto o = test::run_contest_binary(
+            {"run", "--boot", "a=" + path.string(), "--boot", "b=" + image->string(), "-w",
+             "command", "--workload-cmd", "true", "--results", (dir / "results").string(),
+             "--workdir", (dir / "work").string(), "-q", "no_load"},
+            dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "results" / kBootStateName));
+    }
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -34,6 +35,27 @@ std::string first_word(const std::string& s) {
     return s.substr(0, s.find(' '));
 }
 
+// Why the bzImage at path is shorter than its setup header says (a copy cut
+// short): kexec_file_load takes such an image, whose kernel then fails in
+// its decompressor, far from any log. nullopt when it is whole.
+std::optional<std::string> bzimage_truncated(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char header[0x1f8] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    if (in.gcount() != static_cast<std::streamsize>(sizeof header))
+        return printable(path) + " is too short for a bzImage header";
+    // setup_sects (0 means 4) and syssize, in 16-byte paragraphs.
+    const std::uintmax_t setup = header[0x1f1] ? header[0x1f1] : 4;
+    const std::uintmax_t syssize = header[0x1f4] | header[0x1f5] << 8 | header[0x1f6] << 16 |
+                                   static_cast<std::uintmax_t>(header[0x1f7]) << 24;
+    const std::uintmax_t wanted = (setup + 1) * 512 + syssize * 16;
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec || size >= wanted) return std::nullopt;
+    return printable(path) + " is " + std::to_string(size) + " bytes where its header says " +
+           std::to_string(wanted) + ": cut short (a partial copy?)";
+}
+
 // KERNEL of --boot LABEL=KERNEL for kexec: IMAGE:INITRD, an image (its
 // initrd /boot/initrd.img-<release> when there is one) or a release
 // (/boot/vmlinuz-<release>). UsageError naming it otherwise.
@@ -57,6 +79,8 @@ void resolve_kexec_kernel(BootLabel& label) {
     if (label.release.empty())
         throw UsageError("--boot " + label.label + "=" + printable(k) + ": " +
                          printable(label.image) + " is no bzImage (no version in its header)");
+    if (auto why = bzimage_truncated(label.image))
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": " + *why);
     if (colon == std::string::npos) {
         const std::string initrd = "/boot/initrd.img-" + label.release;
         if (fs::is_regular_file(initrd, ec)) label.initrd = initrd;
