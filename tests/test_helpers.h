@@ -169,6 +169,21 @@ inline std::string shell_output(const std::string& cmd) {
     return out;
 }
 
+// Debian's generic kernel package, the one linux-image-amd64 depends on now,
+// which the guest tests boot (contest fetches it with apt-get download into
+// the shared workdir's cache, vm_test_workdir()).
+inline std::string debian_kernel_package() {
+    static const std::string name = shell_output(
+        "apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: "
+        "\\(linux-image-[0-9].*-amd64\\)$/\\1/p' | head -1");
+    return name;
+}
+
+// One workdir for every guest test, so the package is fetched and unpacked once.
+inline std::filesystem::path vm_test_workdir() {
+    return std::filesystem::path(CONTEST_BINARY).parent_path() / "vm-test-workdir";
+}
+
 // What the bash completion `script` offers for the command line `line`
 // (the words bash would give; the last is the one completed).
 inline std::string bash_completions(const std::filesystem::path& script, const std::string& line) {

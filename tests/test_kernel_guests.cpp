@@ -36,19 +36,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Debian's generic kernel package, the one linux-image-amd64 depends on now
-// (contest fetches it with apt-get download into the shared workdir's cache).
 std::string kernel_package() {
-    static const std::string name = test::shell_output(
-        "apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: "
-        "\\(linux-image-[0-9].*-amd64\\)$/\\1/p' | head -1");
-    return name;
+    return test::debian_kernel_package();
 }
 
-// One workdir for every test here, so the package is fetched and unpacked
-// once; each run keeps its own disk and shares in vm/run-<pid>.
 std::string shared_workdir() {
-    return (fs::path(CONTEST_BINARY).parent_path() / "vm-test-workdir").string();
+    return test::vm_test_workdir().string();
 }
 
 // `contest run` of two labels of the kernel package under TCG with a command

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "contest/analysis/report_model.h"
+#include "contest/boot/boot_run.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
@@ -133,6 +134,11 @@ struct RunArguments {
     latency::ProbeSettings latency_settings;
     std::vector<std::string> vary;
     std::vector<std::string> kernels;  // --kernel LABEL=IMAGE
+    // --boot LABEL=KERNEL, --boot-append LABEL=ARGS and the run's others
+    std::vector<std::string> boots, boot_appends;
+    std::string boot_method = "kexec", boot_on_failure = "continue", boot_continue, boot_root = "/";
+    unsigned boot_max = 0;
+    bool boot_status = false, boot_abort = false;
 };
 
 namespace {
@@ -168,6 +174,48 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
         {"vm-timeout", host, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
          "--kernel: a guest still running after S seconds is killed, its runs failed"},
         {"vm-append", host, po::value(&vm.append)->value_name("ARGS"), "--kernel: more kernel parameters for every guest"},
+    };
+    // clang-format on
+}
+
+void check_label_spec(const std::string& option, const std::string& value_name,
+                      const std::vector<std::string>& specs, bool value_may_be_empty) {
+    for (const auto& spec : specs) {
+        const auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0 || (!value_may_be_empty && eq + 1 == spec.size()))
+            throw UsageError("--" + option + " '" + printable(spec) +
+                             "': expected LABEL=" + value_name);
+    }
+}
+
+std::vector<KernelSpec> label_specs(const std::vector<std::string>& specs) {
+    std::vector<KernelSpec> out;
+    for (const auto& spec : specs) {
+        const auto eq = spec.find('=');
+        out.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+    }
+    return out;
+}
+
+// --boot LABEL=KERNEL and its --boot-* options: kernels booted on this
+// machine, one reboot a turn (docs/boot.md).
+std::vector<TableOption> boot_options(RunArguments& a) {
+    // clang-format off
+    return {
+        {"boot", host, checked(&a.boots, [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
+         "twice or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
+         "(/boot/vmlinuz-R), an image, IMAGE:INITRD, or a grub / systemd-boot entry (docs/boot.md)"},
+        {"boot-append", host, checked(&a.boot_appends, [](const std::vector<std::string>& s) { check_label_spec("boot-append", "ARGS", s, true); })->value_name("LABEL=ARGS"),
+         "--boot, --kernel: kernel parameters of that label's boots, after the others"},
+        {"boot-method", host, checked(&a.boot_method, [](const std::string& m) { parse_boot_method(m); })->default_value(a.boot_method)->value_name("M"),
+         "--boot: kexec (default) | grub (grub-reboot) | systemd-boot (bootctl set-oneshot)"},
+        {"boot-max", host, bounded(&a.boot_max, 1u, 100000u)->value_name("N"), "--boot: at most N reboots (default: one a turn and one back)"},
+        {"boot-on-failure", host, checked(&a.boot_on_failure, [](const std::string& w) { if (w != "continue" && w != "stop") throw UsageError("--boot-on-failure '" + printable(w) + "': expected continue or stop"); })->default_value(a.boot_on_failure)->value_name("W"),
+         "--boot: after a kernel that did not boot, continue (its runs boot_failed) or stop"},
+        {"boot-root", host, po::value(&a.boot_root)->default_value(a.boot_root)->value_name("D"), "--boot: the root the resuming unit is installed under"},
+        {"boot-status", host, po::bool_switch(&a.boot_status), "say how the --boot run in --results stands"},
+        {"boot-abort", host, po::bool_switch(&a.boot_abort), "stop the --boot run in --results: its unit removed, no further reboot"},
+        {"boot-continue", host, po::value(&a.boot_continue)->value_name("STATE"), "(run by contest's unit after each boot) the next turn of a --boot run"},
     };
     // clang-format on
 }
@@ -323,7 +371,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
     po::options_description loads;
     add_load_options(loads, rc.load, a.load_text);
     for (const auto& o : loads.options()) table.emplace_back(o, guests);
-    for (auto* more : {latency_options, kernel_options})
+    for (auto* more : {latency_options, kernel_options, boot_options})
         for (auto& o : more(a)) table.push_back(std::move(o));
     return table;
 }
@@ -353,6 +401,15 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     check_latency_options(a, vm, rc);
     for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));
     set_kernels(a, vm, rc);
+    rc.boots = label_specs(a.boots);
+    rc.boot_appends = label_specs(a.boot_appends);
+    if (rc.boots.empty())
+        for (const auto& [name, value] : vm)
+            if (name.starts_with("boot-") && name != "boot-append" && name != "boot-status" &&
+                name != "boot-abort" && name != "boot-continue" && !value.defaulted())
+                throw UsageError("--" + name + " needs --boot");
+    if (!rc.boots.empty() && vm.count("label"))
+        throw UsageError("--label does not go with --boot: each kernel's label is given there");
     return rc;
 }
 
@@ -377,6 +434,61 @@ bool RunOptions::parse(int argc, char** argv) {
     return parse_command_line(cl_, argc, argv, vm_);
 }
 
+namespace {
+
+// The table of a run that ended, as `contest run` prints it.
+void print_table(const std::vector<ResultFile>& results) {
+    if (!results.empty() && !results.front().runs.empty())
+        std::cout << render_report(results, ReportOptions{}) << std::flush;
+}
+
+BootRunOptions boot_run_options(const RunArguments& a) {
+    BootRunOptions o;
+    o.method = parse_boot_method(a.boot_method);
+    o.boot_max = a.boot_max;
+    o.stop_on_failure = a.boot_on_failure == "stop";
+    o.root = a.boot_root;
+    return o;
+}
+
+// --boot-status, --boot-abort, --boot-continue, --boot: the run across
+// reboots (boot_run.h); nullopt for every other run.
+std::optional<int> boot_command(RunArguments& a, RunConfig& rc, const std::string& containment) {
+    const int asked = a.boot_status + a.boot_abort + !a.boot_continue.empty();
+    if (asked > 1)
+        throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
+    if (a.boot_status) return print_boot_status(a.results);
+    if (a.boot_abort) return abort_boot_run(a.results);
+    Progress progress = Progress::for_stderr(a.quiet);
+    BootStep step;
+    if (!a.boot_continue.empty()) {
+        // The run's own words, as recorded in the state: this boot takes
+        // one turn of that run.
+        const ConfigOf config_of = [&](const std::vector<std::string>& words) {
+            RunOptions recorded;
+            std::vector<std::string> argv = {"run"};
+            argv.insert(argv.end(), words.begin(), words.end());
+            std::vector<char*> pointers;
+            for (auto& w : argv) pointers.push_back(w.data());
+            recorded.parse(static_cast<int>(pointers.size()), pointers.data());
+            RunConfig config = checked_run_config(recorded.arguments(), recorded.values());
+            config.command_line = argv;
+            config.containment = containment;
+            return config;
+        };
+        step = continue_boot_run(a.boot_continue, config_of, progress);
+    } else if (!rc.boots.empty()) {
+        step = start_boot_run(rc, boot_run_options(a), progress);
+    } else {
+        return std::nullopt;
+    }
+    progress.clear();
+    print_table(step.finished);
+    return step.exit_code;
+}
+
+}  // namespace
+
 int cmd_run(int argc, char** argv) {
     RunOptions options;
     if (!options.parse(argc, argv)) return kExitOk;
@@ -388,13 +500,13 @@ int cmd_run(int argc, char** argv) {
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();
     rc.containment = containment->description();
+    if (auto done = boot_command(arguments, rc, rc.containment)) return *done;
 
     for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
     Progress progress = Progress::for_stderr(arguments.quiet);
     RunOutcome out = run_suite(rc, progress);
     const std::vector<ResultFile> results = label_results(out.labels);
-    if (!results.empty() && !results.front().runs.empty())
-        std::cout << render_report(results, ReportOptions{}) << std::flush;
+    print_table(results);
     if (!out.save_failure.empty()) {
         std::size_t finished = 0;
         for (const auto& r : results) finished += r.runs.size();

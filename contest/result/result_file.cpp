@@ -92,6 +92,7 @@ const Field<RunRecord> kRunFields[] = {
     {"latency",              &RunRecord::latency, Need::optional, Written::when_set},
     {"perf",                 &RunRecord::perf, Need::optional, Written::when_set},
     {"timeline",             &RunRecord::timeline, Need::optional, Written::when_set},
+    {"booted",               &RunRecord::booted, Need::optional, Written::when_set},
 };
 
 // schema_version and runs are not members: they are written and checked by hand.

@@ -52,6 +52,9 @@ struct RunRecord {
     nlohmann::json perf;     // null unless measured (--perf)
     // null with --timeline-hz 0; its "totals" hold the window's PSI and vmstat
     nlohmann::json timeline;
+    // --boot: the kernel the run ran under, read after its boot (release,
+    // /proc/cmdline, boot_id); null otherwise.
+    nlohmann::json booted;
     bool ok() const { return status == RunStatus::ok; }
     // Stopped by --timeout: it took longer than every finished run, which
     // rank tests and the tables use.

@@ -9,16 +9,25 @@
 
 namespace contest {
 
-enum class RunStatus { ok, workload_failed, load_failed, timed_out, interrupted, guest_failed };
+enum class RunStatus {
+    ok,
+    workload_failed,
+    load_failed,
+    timed_out,
+    interrupted,
+    guest_failed,
+    boot_failed
+};
 
 // The one table both directions read: status -> word written, word read -> status.
-inline constexpr std::array<EnumName<RunStatus>, 6> kRunStatusNames{{
+inline constexpr std::array<EnumName<RunStatus>, 7> kRunStatusNames{{
     {RunStatus::ok, "ok"},
     {RunStatus::workload_failed, "workload_failed"},
     {RunStatus::load_failed, "load_failed"},
     {RunStatus::timed_out, "timed_out"},
     {RunStatus::interrupted, "interrupted"},
     {RunStatus::guest_failed, "guest_failed"},
+    {RunStatus::boot_failed, "boot_failed"},
 }};
 
 constexpr std::string_view run_status_name(RunStatus status) {

@@ -320,7 +320,10 @@ GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
     boot.console_log = folder_ / ("console-" + label + "-" + std::to_string(round) + ".log");
     boot.accel = accel_.accel;
     boot.shape = config_.vm.shape;
+    // The label's own parameters after every guest's: the later word wins.
     boot.append = config_.vm.append;
+    if (const std::string own = config_.append_of(label); !own.empty())
+        boot.append += (boot.append.empty() ? "" : " ") + own;
     boot.boot_timeout_s = config_.vm.boot_timeout_s;
     boot.timeout_s = config_.vm.timeout_s;
     const GuestOutcome o = run_guest(boot, [&](double s, bool up) {

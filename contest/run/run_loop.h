@@ -58,6 +58,14 @@ struct RunConfig {
     std::vector<KernelSpec> kernels;
     VmOptions vm;
     std::vector<std::string> guest_arguments;
+    // --boot: each kernel booted on this machine every round, one reboot a
+    // turn (docs/boot.md); the runs of a turn are taken here, as a host's.
+    std::vector<KernelSpec> boots;
+    // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
+    // and --kernel alike (KernelSpec's image holds the ARGS).
+    std::vector<KernelSpec> boot_appends;
+    // The parameters given to `label` by --boot-append ("" when none).
+    std::string append_of(const std::string& label) const;
 };
 
 struct RunOutcome {

@@ -40,6 +40,19 @@ std::vector<LabelRun> kernel_labels(const RunConfig& config) {
     return labels;
 }
 
+// --boot's labels, checked as --kernel's.
+std::vector<LabelRun> boot_labels(const RunConfig& config) {
+    std::vector<LabelRun> labels;
+    for (const auto& boot : config.boots) {
+        check_label(boot.label, "--boot: the label", " (--boot " + printable(boot.label) + "=...)");
+        for (const auto& other : labels)
+            if (other.label == boot.label)
+                throw UsageError("--boot: two kernels have the label '" + boot.label + "'");
+        labels.emplace_back().label = boot.label;
+    }
+    return labels;
+}
+
 // Each combination's label (--vary-label), checked as -k's and refused when
 // two combinations would share one; the -k label alone without --vary.
 std::vector<LabelRun> vary_labels(const RunConfig& config, const RunPlan& plan) {
@@ -64,8 +77,9 @@ std::vector<LabelRun> vary_labels(const RunConfig& config, const RunPlan& plan) 
 // The labels, each knowing its place and its folder: a resumed file's own
 // folder, results/LABEL/ for each new file.
 std::vector<LabelRun> plan_labels(const RunConfig& config, const RunPlan& plan) {
-    std::vector<LabelRun> labels =
-        config.kernels.empty() ? vary_labels(config, plan) : kernel_labels(config);
+    std::vector<LabelRun> labels = !config.kernels.empty() ? kernel_labels(config)
+                                   : !config.boots.empty() ? boot_labels(config)
+                                                           : vary_labels(config, plan);
     for (std::size_t v = 0; v < labels.size(); ++v) {
         labels[v].index = v;
         labels[v].folder = config.results_dir / labels[v].label;
@@ -107,6 +121,25 @@ void check_run_options(const RunConfig& config) {
         throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
     if (!config.vary.empty() && config.order == RunOrder::blocks)
         throw UsageError("--vary needs runs in rounds (--order shuffled or rounds)");
+    for (const auto& append : config.boot_appends) {
+        const auto named = [&](const KernelSpec& k) { return k.label == append.label; };
+        if (std::none_of(config.boots.begin(), config.boots.end(), named) &&
+            std::none_of(config.kernels.begin(), config.kernels.end(), named))
+            throw UsageError("--boot-append " + printable(append.label) +
+                             "=...: no --boot or --kernel has that label");
+    }
+    if (!config.boots.empty()) {
+        if (!config.kernels.empty()) throw UsageError("--boot does not go with --kernel");
+        if (config.boots.size() < 2)
+            throw UsageError("--boot needs two kernels or more (LABEL=KERNEL each)");
+        if (config.order == RunOrder::blocks)
+            throw UsageError("--boot needs runs in rounds (--order shuffled or rounds)");
+        if (!config.vary.empty()) throw UsageError("--vary does not go with --boot");
+        if (!config.resume.empty())
+            throw UsageError("--resume does not go with --boot: a --boot run resumes by itself");
+        if (config.auto_runs) throw UsageError("--runs auto does not go with --boot yet");
+        return;
+    }
     if (config.kernels.empty()) return;
     if (config.kernels.size() < 2)
         throw UsageError("--kernel needs two kernels or more (LABEL=IMAGE each)");
@@ -132,13 +165,20 @@ RunPlan make_run_plan(const RunConfig& config) {
     plan.labels = plan_labels(config, plan);
     plan.seed = order_seed(config, plan.resumed);
     const std::vector<PlannedRun> runs =
-        config.kernels.empty()
+        config.kernels.empty() && config.boots.empty()
             ? plan_runs(plan.load_names, config.runs, config.order, plan.seed, plan.labels.size())
             : plan_kernel_runs(plan.load_names, config.runs, config.order, plan.seed,
                                plan.labels.size());
     plan.rounds = rounds_to_take(runs, plan);
     plan.runs_per_round = plan.loads.size() * plan.labels.size();
     return plan;
+}
+
+std::string RunConfig::append_of(const std::string& of) const {
+    std::string words;
+    for (const auto& append : boot_appends)
+        if (append.label == of) words += (words.empty() ? "" : " ") + append.image;
+    return words;
 }
 
 std::size_t RunPlan::runs_to_take() const {

@@ -85,6 +85,7 @@ std::vector<std::string> qemu_argv(const GuestBoot& b) {
         std::to_string(b.shape.memory_mib), "-kernel", b.kernel.string(), "-initrd",
         b.initramfs.string(), "-append",
         "console=ttyS0 panic=-1 rdinit=/init" + (b.append.empty() ? "" : " " + b.append)};
+    if (b.reboot_resets) std::erase(argv, std::string("-no-reboot"));
     if (!b.scratch_disk.empty()) {
         argv.push_back("-drive");
         argv.push_back("file=" + option_list_path(b.scratch_disk) + ",format=raw,if=virtio");

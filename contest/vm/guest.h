@@ -59,6 +59,9 @@ struct GuestBoot {
     // From its init's last word (done, or failed) to QEMU stopped when the
     // guest does not end itself: its results are on the share by then.
     double end_grace_s = 5;
+    // QEMU without -no-reboot: a reboot resets the guest into its -kernel
+    // (a --boot run's machine, which ends by powering off).
+    bool reboot_resets = false;
 };
 
 struct GuestOutcome {

@@ -57,6 +57,29 @@ reboot -f
 sleep 60
 )INIT";
 
+// The machine of a --boot run (InitMode::boot_machine): booted again and
+// again in one QEMU, which runs without -no-reboot (a reboot resets it into
+// its -kernel, as firmware comes back to a machine's default entry), by
+// kexec from its own contest. Each boot does what systemd would with the
+// unit contest installs (under /mnt/root, the scratch disk's): runs its
+// ExecStart; the first boot, before there is a unit, runs argv. A command
+// that returns (the run done, or failed) powers the guest off, which ends
+// QEMU; a failed step powers it off too, where a reboot would loop.
+const char* const kBootMachineTail = R"INIT(say up
+unit=/host/mnt/root/etc/systemd/system/contest-boot.service
+env="PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/mnt TMPDIR=/mnt/tmp"
+if [ -f "$unit" ]; then
+    eval "set -- $(sed -n 's/^ExecStart=//p' "$unit")"
+    chroot /host /usr/bin/env -i $env "$@" 2>&1 | tee -a /out/guest.log
+else
+    xargs -0 chroot /host /usr/bin/env -i $env < /out/argv 2>&1 | tee -a /out/guest.log
+fi
+sync
+say done
+poweroff -f
+sleep 60
+)INIT";
+
 bool is_static_elf(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::string head(8192, '\0');
@@ -78,7 +101,20 @@ std::filesystem::path static_busybox() {
         "no static busybox for the guest's initramfs: install the Debian package busybox-static");
 }
 
-Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path) {
+// The init of `mode`: one command and a reboot, or a --boot run's machine.
+std::string init_text(InitMode mode) {
+    const std::string once = kInit;
+    if (mode == InitMode::run_once) return once;
+    std::string head = once.substr(0, once.find("say up\n"));
+    // A failure powers off: a reboot would come back to the same failure.
+    const std::string fail_reboot = "fail() { say \"failed: $*\"; sync; reboot -f;";
+    head.replace(head.find(fail_reboot), fail_reboot.size(),
+                 "fail() { say \"failed: $*\"; sync; poweroff -f;");
+    return head + kBootMachineTail;
+}
+
+Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path,
+                          InitMode mode) {
     Initramfs out;
     out.path = path;
     // Each module's bytes read (and decompressed) once, for its depends= and the archive.
@@ -97,7 +133,7 @@ Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path
     // The kernel opens /dev/console for init's stdio before devtmpfs is up.
     cpio.add_char_device("dev/console", 5, 1);
     cpio.add_file_from("bin/busybox", static_busybox(), 0755);
-    cpio.add_file("init", kInit, 0755);
+    cpio.add_file("init", init_text(mode), 0755);
     std::string order;
     for (const auto& name : out.modules) {
         cpio.add_file("modules/" + name + ".ko", bytes_of(name));

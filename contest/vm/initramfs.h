@@ -31,7 +31,13 @@ struct Initramfs {
 // saying what to install otherwise.
 std::filesystem::path static_busybox();
 
+// What /init does: run_once, argv and a reboot (--kernel's guests);
+// boot_machine, the machine of a --boot run's tests, booted again and again
+// in one QEMU (initramfs.cpp says how).
+enum class InitMode { run_once, boot_machine };
+
 // Writes the initramfs for kernel to `path` (atomically).
-Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path);
+Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path,
+                          InitMode mode = InitMode::run_once);
 
 }  // namespace contest

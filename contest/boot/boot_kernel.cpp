@@ -1,0 +1,219 @@
+#include "contest/boot/boot_kernel.h"
+
+#include <fcntl.h>
+#include <linux/reboot.h>
+#include <sys/reboot.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "contest/sys/errors.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
+#include "contest/sys/text_file.h"
+#include "contest/sys/unique_fd.h"
+#include "contest/sys/words.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// <linux/kexec.h>'s flags of kexec_file_load(2).
+constexpr unsigned long kKexecFileUnload = 0x1;
+constexpr unsigned long kKexecFileNoInitramfs = 0x4;
+
+std::string trimmed(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\n");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t\n") - b + 1);
+}
+
+std::string proc_text(const char* path) {
+    return trimmed(read_text_file(path).value_or(""));
+}
+
+// kexec_file_load(2) of the label's kernel; the errno when refused (0: loaded).
+int kexec_file_load_label(const BootLabel& label) {
+    UniqueFd kernel(::open(label.image.c_str(), O_RDONLY | O_CLOEXEC));
+    if (kernel.get() < 0) return errno;
+    UniqueFd initrd;
+    unsigned long flags = 0;
+    if (label.initrd.empty()) {
+        flags |= kKexecFileNoInitramfs;
+    } else {
+        initrd = UniqueFd(::open(label.initrd.c_str(), O_RDONLY | O_CLOEXEC));
+        if (initrd.get() < 0) return errno;
+    }
+    // The length counts the terminating NUL.
+    if (::syscall(SYS_kexec_file_load, kernel.get(), initrd.get(), label.cmdline.size() + 1,
+                  label.cmdline.c_str(), flags) != 0)
+        return errno;
+    return 0;
+}
+
+// kexec-tools, for a kernel that refuses the syscall (an older one, or an
+// image it does not take): -s is kexec_file_load through kexec-tools, -l
+// the older kexec_load(2).
+std::string kexec_tools_load(const BootLabel& label) {
+    if (!find_on_path("kexec"))
+        return "kexec-tools is not installed (the Debian package kexec-tools)";
+    std::string why;
+    for (const char* how : {"-s", "-l"}) {
+        std::vector<std::string> argv = {"kexec", how, label.image,
+                                         "--command-line=" + label.cmdline};
+        if (!label.initrd.empty()) argv.push_back("--initrd=" + label.initrd);
+        try {
+            run_checked(argv, {}, "kexec " + std::string(how));
+            return "";
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+    }
+    return why;
+}
+
+// The label's kernel loaded for the next kexec, or why not.
+std::string kexec_load(const BootLabel& label) {
+    std::error_code ec;
+    for (const std::string& file : {label.image, label.initrd})
+        if (!file.empty() && !fs::is_regular_file(file, ec))
+            return printable(file) + ": no such file";
+    const int err = kexec_file_load_label(label);
+    if (err == 0) return "";
+    const std::string syscall_why = std::string("kexec_file_load: ") + std::strerror(err);
+    if (err == ENOENT || err == EACCES) return syscall_why;
+    const std::string tools_why = kexec_tools_load(label);
+    if (tools_why.empty()) return "";
+    return syscall_why + "; " + tools_why;
+}
+
+// Whether systemd runs this machine: then it stops the services and
+// unmounts the file systems before the kernel goes (systemctl kexec, reboot).
+bool under_systemd() {
+    std::error_code ec;
+    return fs::is_directory("/run/systemd/system", ec);
+}
+
+std::string run_step(const std::vector<std::string>& argv) {
+    try {
+        run_checked(argv, {}, argv.front());
+        return "";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+std::string one_shot_entry(const std::vector<std::string>& set_entry) {
+    if (auto why = run_step(set_entry); !why.empty()) return why;
+    return run_step({"reboot"});
+}
+
+bool grub_has_entry(const std::string& root, const std::string& entry) {
+    const auto cfg = read_text_file((fs::path(root) / "boot/grub/grub.cfg").string());
+    if (!cfg) return false;
+    // An entry is named by its title, its id, or "submenu>entry"; the last
+    // step is what the menu holds in quotes.
+    const std::string last = entry.substr(entry.rfind('>') + 1);
+    return cfg->find("'" + last + "'") != std::string::npos ||
+           cfg->find("\"" + last + "\"") != std::string::npos;
+}
+
+bool loader_has_entry(const std::string& root, const std::string& entry) {
+    std::error_code ec;
+    for (const char* esp : {"boot", "efi", "boot/efi"}) {
+        const fs::path entries = fs::path(root) / esp / "loader/entries";
+        if (fs::is_regular_file(entries / entry, ec) ||
+            fs::is_regular_file(entries / (entry + ".conf"), ec))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+RunningKernel running_kernel() {
+    RunningKernel k;
+    k.release = proc_text("/proc/sys/kernel/osrelease");
+    k.cmdline = proc_text("/proc/cmdline");
+    k.boot_id = proc_text("/proc/sys/kernel/random/boot_id");
+    const std::string uptime = proc_text("/proc/uptime");
+    k.up_s = std::strtod(uptime.c_str(), nullptr);
+    return k;
+}
+
+std::string base_cmdline(const std::string& proc_cmdline) {
+    std::vector<std::string> kept;
+    for (const auto& word : split_words(proc_cmdline))
+        if (!word.starts_with("BOOT_IMAGE=") && !word.starts_with("initrd=")) kept.push_back(word);
+    return join(kept, " ");
+}
+
+std::string label_cmdline(const std::string& base, const std::string& append) {
+    std::string line = trimmed(base + " " + append);
+    bool has_panic = false;
+    for (const auto& word : split_words(line))
+        if (word.starts_with("panic=")) has_panic = true;
+    if (!has_panic) line += (line.empty() ? "" : " ") + std::string("panic=10");
+    return line;
+}
+
+std::string boot_check(BootMethod method, const BootLabel& label, const std::string& root) {
+    switch (method) {
+        case BootMethod::kexec: {
+            // Unloaded only when loaded: a kernel someone else loaded for
+            // kexec stays as it was when this one is refused.
+            std::string why = kexec_load(label);
+            if (why.empty()) kexec_unload();
+            return why;
+        }
+        case BootMethod::grub:
+            if (!find_on_path("grub-reboot")) return "grub-reboot is not installed";
+            if (!grub_has_entry(root, label.kernel))
+                return "no grub entry '" + printable(label.kernel) + "' in " +
+                       (fs::path(root) / "boot/grub/grub.cfg").string();
+            return "";
+        case BootMethod::systemd_boot:
+            if (!find_on_path("bootctl")) return "bootctl is not installed";
+            if (!loader_has_entry(root, label.kernel))
+                return "no systemd-boot entry '" + printable(label.kernel) +
+                       "' under loader/entries/";
+            return "";
+    }
+    return "";
+}
+
+std::string boot_label(BootMethod method, const BootLabel& label) {
+    switch (method) {
+        case BootMethod::kexec: {
+            if (auto why = kexec_load(label); !why.empty()) return why;
+            if (under_systemd()) return run_step({"systemctl", "kexec"});
+            ::sync();
+            if (::reboot(LINUX_REBOOT_CMD_KEXEC) != 0)
+                return std::string("reboot(KEXEC): ") + std::strerror(errno);
+            return "";
+        }
+        case BootMethod::grub:
+            return one_shot_entry({"grub-reboot", label.kernel});
+        case BootMethod::systemd_boot:
+            return one_shot_entry({"bootctl", "set-oneshot", label.kernel});
+    }
+    return "";
+}
+
+void kexec_unload() {
+    ::syscall(SYS_kexec_file_load, -1, -1, 0UL, nullptr, kKexecFileUnload);
+}
+
+std::string reboot_default(BootMethod method) {
+    if (under_systemd()) return run_step({"systemctl", "reboot"});
+    if (method != BootMethod::kexec) return run_step({"reboot"});
+    ::sync();
+    if (::reboot(RB_AUTOBOOT) != 0) return std::string("reboot: ") + std::strerror(errno);
+    return "";
+}
+
+}  // namespace contest

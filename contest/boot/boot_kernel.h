@@ -1,0 +1,52 @@
+#pragma once
+// How contest boots the next kernel of a --boot run, and checks before the
+// first reboot that it can: kexec (the image and initramfs loaded with
+// kexec_file_load(2), or kexec-tools where the syscall is refused, then a
+// clean reboot into it), or a one-shot entry of grub (grub-reboot) or
+// systemd-boot (bootctl set-oneshot) and a reboot through the firmware.
+// The default entry is never changed: a kernel that does not come up is
+// left, by a watchdog, panic=N or the user's reset, for the machine's own.
+#include <optional>
+#include <string>
+
+#include "contest/boot/boot_state.h"
+
+namespace contest {
+
+// The running kernel: its release and /proc/cmdline.
+struct RunningKernel {
+    std::string release, cmdline, boot_id;
+    double up_s = 0;
+};
+RunningKernel running_kernel();
+
+// /proc/cmdline without the words a boot loader adds for the image it
+// loaded (BOOT_IMAGE=, initrd=): the base of every label's command line.
+std::string base_cmdline(const std::string& proc_cmdline);
+
+// A label's command line: base, then the label's own words, then panic=10
+// unless a panic= is among them (Debian's kernels hang on a panic
+// otherwise, and a hung machine does not come back by itself).
+std::string label_cmdline(const std::string& base, const std::string& append);
+
+// Why the label's kernel cannot be booted by `method` ("" when it can):
+// kexec loads and unloads it (a dry load); grub and systemd-boot look for
+// the entry under root.
+std::string boot_check(BootMethod method, const BootLabel& label, const std::string& root);
+
+// Boots the label's kernel: kexec loads it and reboots into it (systemctl
+// kexec under systemd, else sync and reboot(2)); grub and systemd-boot set
+// the one-shot entry and run `reboot`. Returns only when the reboot was
+// refused, or (a stand-in `reboot` in tests) did not happen, with why
+// ("" when the reboot was asked and returned).
+std::string boot_label(BootMethod method, const BootLabel& label);
+
+// Back to the machine's own kernel: a plain reboot, into its default entry
+// (systemctl reboot under systemd; else `reboot` for grub and systemd-boot,
+// reboot(2) after a sync for kexec, as a machine without systemd has it).
+std::string reboot_default(BootMethod method);
+
+// A kernel loaded for kexec and not booted, unloaded (--boot-abort).
+void kexec_unload();
+
+}  // namespace contest

@@ -1,0 +1,505 @@
+#include "contest/boot/boot_run.h"
+
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "contest/boot/boot_kernel.h"
+#include "contest/boot/boot_unit.h"
+#include "contest/run/config_record.h"
+#include "contest/run/host_rounds.h"
+#include "contest/run/kernel_guests.h"
+#include "contest/run/run_plan.h"
+#include "contest/run/run_recorder.h"
+#include "contest/run/settle.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
+#include "contest/vm/kernel_image.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The most a boot waits, once up, for the machine to settle (the services
+// started after it, their writeback) before its turn's runs.
+constexpr double kBootSettleS = 60;
+
+std::string first_word(const std::string& s) {
+    return s.substr(0, s.find(' '));
+}
+
+// Why the bzImage at path is shorter than its setup header says (a copy cut
+// short): kexec_file_load takes such an image, whose kernel then fails in
+// its decompressor, far from any log. nullopt when it is whole.
+std::optional<std::string> bzimage_truncated(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char header[0x1f8] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    if (in.gcount() != static_cast<std::streamsize>(sizeof header))
+        return printable(path) + " is too short for a bzImage header";
+    // setup_sects (0 means 4) and syssize, in 16-byte paragraphs.
+    const std::uintmax_t setup = header[0x1f1] ? header[0x1f1] : 4;
+    const std::uintmax_t syssize = header[0x1f4] | header[0x1f5] << 8 | header[0x1f6] << 16 |
+                                   static_cast<std::uintmax_t>(header[0x1f7]) << 24;
+    const std::uintmax_t wanted = (setup + 1) * 512 + syssize * 16;
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec || size >= wanted) return std::nullopt;
+    return printable(path) + " is " + std::to_string(size) + " bytes where its header says " +
+           std::to_string(wanted) + ": cut short (a partial copy?)";
+}
+
+// KERNEL of --boot LABEL=KERNEL for kexec: IMAGE:INITRD, an image (its
+// initrd /boot/initrd.img-<release> when there is one) or a release
+// (/boot/vmlinuz-<release>). UsageError naming it otherwise.
+void resolve_kexec_kernel(BootLabel& label) {
+    std::error_code ec;
+    const std::string& k = label.kernel;
+    const auto colon = k.find(':');
+    if (colon != std::string::npos) {
+        label.image = k.substr(0, colon);
+        label.initrd = k.substr(colon + 1);
+    } else if (k.find('/') != std::string::npos) {
+        label.image = k;
+    } else {
+        label.image = "/boot/vmlinuz-" + k;
+    }
+    if (!fs::is_regular_file(label.image, ec))
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": no kernel image " +
+                         printable(label.image));
+    label.image = fs::absolute(label.image).string();
+    label.release = first_word(bzimage_version(label.image));
+    if (label.release.empty())
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": " +
+                         printable(label.image) + " is no bzImage (no version in its header)");
+    if (auto why = bzimage_truncated(label.image))
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": " + *why);
+    if (colon == std::string::npos) {
+        const std::string initrd = "/boot/initrd.img-" + label.release;
+        if (fs::is_regular_file(initrd, ec)) label.initrd = initrd;
+    } else if (!fs::is_regular_file(label.initrd, ec)) {
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": no initrd " +
+                         printable(label.initrd));
+    } else {
+        label.initrd = fs::absolute(label.initrd).string();
+    }
+}
+
+// A results folder that a reboot empties cannot hold the run.
+void check_survives_reboot(const fs::path& folder) {
+    struct statfs st {};
+    if (::statfs(folder.c_str(), &st) != 0) return;  // check_results_folder says why
+    if (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC)
+        throw EnvironmentError("--boot: the results folder " + folder.string() +
+                               " is on a tmpfs or ramfs, which a reboot empties: give --results "
+                               "a folder on a disk");
+}
+
+std::string minutes_text(double s) {
+    return std::to_string(static_cast<long>(s / 60 + 0.5)) + " min";
+}
+
+void save(const fs::path& path, const BootState& state) {
+    write_boot_state(path, state);
+}
+
+// The labels' files of the run: each one's own when it has runs already,
+// else a new one (the run's group, so report pairs their rounds).
+std::vector<LabelRun> open_labels(const RunConfig& config, RunPlan& plan, const BootState& state,
+                                  const nlohmann::json& record) {
+    std::vector<ResultFile> fresh = new_results(config, plan, record, state.started_at);
+    std::vector<LabelRun> labels = std::move(plan.labels);
+    std::error_code ec;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const fs::path path = state.labels[i].result;
+        labels[i].writer = ResultWriter(path);
+        labels[i].result = fs::exists(path, ec) ? read_result_file(path) : std::move(fresh[i]);
+        labels[i].result.config["boot"] = {{"method", boot_method_name(state.method)},
+                                           {"kernel", valid_utf8(state.labels[i].kernel)},
+                                           {"image", valid_utf8(state.labels[i].image)},
+                                           {"initrd", valid_utf8(state.labels[i].initrd)},
+                                           {"cmdline", valid_utf8(state.labels[i].cmdline)},
+                                           {"release", valid_utf8(state.labels[i].release)}};
+    }
+    return labels;
+}
+
+nlohmann::json booted_record(const RunningKernel& k) {
+    return {{"release", valid_utf8(k.release)},
+            {"cmdline", valid_utf8(k.cmdline)},
+            {"boot_id", valid_utf8(k.boot_id)}};
+}
+
+// What the previous boot left of why it ended: its kernel log's tail
+// (journalctl -b -1 -k) or what pstore kept.
+std::string previous_boot_tail() {
+    if (find_on_path("journalctl")) {
+        const std::string out = command_output(
+            {"journalctl", "-b", "-1", "-k", "-n", "8", "--no-pager", "-o", "cat", "-q"});
+        if (!out.empty())
+            return "the previous boot's kernel log ends: " + join(split_lines(out), " | ");
+    }
+    std::error_code ec;
+    std::vector<std::string> kept;
+    for (const auto& e : fs::directory_iterator("/sys/fs/pstore", ec))
+        kept.push_back(e.path().filename().string());
+    if (!kept.empty()) return "pstore kept " + join(kept, ", ") + " (/sys/fs/pstore)";
+    return "no journal of the previous boot, nothing in pstore";
+}
+
+struct RunOfState {
+    RunConfig config;
+    RunPlan plan;
+};
+
+RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of) {
+    std::error_code ec;
+    fs::current_path(state.cwd, ec);
+    if (ec)
+        throw EnvironmentError("the boot run's folder " + printable(state.cwd) + ": " +
+                               ec.message());
+    std::vector<std::string> words = state.argv;
+    if (!words.empty() && words.front() == "run") words.erase(words.begin());
+    RunOfState r{config_of(words), {}};
+    r.config.seed = state.seed;
+    r.plan = make_run_plan(r.config);
+    return r;
+}
+
+// The turn's runs recorded boot_failed in its label's file.
+void record_boot_failed(const BootState& state, const BootTurn& turn, const std::string& why,
+                        const RunningKernel& k, const ConfigOf& config_of) {
+    RunOfState r = plan_of_state(state, config_of);
+    const nlohmann::json record = config_record(r.config, r.plan, std::nullopt);
+    std::vector<LabelRun> labels = open_labels(r.config, r.plan, state, record);
+    LabelRun& label = labels[turn.label];
+    for (const auto& load : turn.loads) {
+        RunRecord rec;
+        rec.load = load;
+        rec.index = rec.round = static_cast<int>(turn.round);
+        rec.status = RunStatus::boot_failed;
+        rec.reason = valid_utf8(why);
+        rec.booted = booted_record(k);
+        label.result.runs.push_back(rec);
+    }
+    label.save();
+}
+
+// The turn's runs taken on this host, as a host run's, into its label's file.
+void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel& k,
+               const ConfigOf& config_of, Progress& progress) {
+    RunOfState r = plan_of_state(state, config_of);
+    RunConfig& config = r.config;
+    config.workload.opened_workdir = config.load.opened_workdir =
+        Workdir::open(config.workload.workdir);
+    std::optional<KnobGuard> no_knobs;
+    HostRounds backend(config, r.plan, no_knobs, progress);
+    const nlohmann::json record = config_record(config, r.plan, backend.plan_probes());
+    RunOutcome out;
+    out.labels = open_labels(config, r.plan, state, record);
+    std::vector<std::size_t> loads;
+    for (const auto& name : turn.loads) {
+        const auto it = std::find(r.plan.load_names.begin(), r.plan.load_names.end(), name);
+        if (it == r.plan.load_names.end())
+            throw UsageError("the boot run's state names a load '" + printable(name) +
+                             "' its options do not plan");
+        loads.push_back(static_cast<std::size_t>(it - r.plan.load_names.begin()));
+    }
+    RunRecorder recorder(out, loads.size());
+    LabelRun& label = out.labels[turn.label];
+    const std::size_t before = label.result.runs.size();
+    backend.begin(recorder);
+    try {
+        backend.take_turn(label, turn.round, loads, recorder);
+    } catch (const Interrupted&) {
+        label.save_interrupted();
+        throw;
+    }
+    for (std::size_t i = before; i < label.result.runs.size(); ++i)
+        label.result.runs[i].booted = booted_record(k);
+    label.result.finished_at = utc_timestamp();
+    label.save();
+}
+
+// The end of the run: the unit and contest's copy removed, the files
+// marked complete, the state kept (--boot-status).
+BootStep finish(const fs::path& path, BootState& state, const std::string& phase,
+                const std::string& note) {
+    state.phase = phase;
+    if (!note.empty()) state.note = note;
+    remove_boot_unit(state.unit_root);
+    std::error_code ec;
+    fs::remove(state.binary, ec);
+    fs::remove(fs::path(state.binary).parent_path(), ec);  // .boot/, when empty
+    BootStep step;
+    for (const auto& label : state.labels) {
+        if (!fs::exists(label.result, ec)) continue;
+        ResultFile file = read_result_file(label.result);
+        file.complete = phase == "done";
+        if (file.finished_at.empty()) file.finished_at = utc_timestamp();
+        ResultWriter(label.result).save(file);
+        for (const auto& r : file.runs)
+            if (!r.ok()) step.exit_code = kExitSomeRunsFailed;
+        step.finished.push_back(std::move(file));
+    }
+    save(path, state);
+    say("the boot run is " + phase + (note.empty() ? "" : ": " + note));
+    return step;
+}
+
+// Boots the next turn's kernel, or the machine's own after the last turn
+// (or at the bound). A turn whose kernel cannot be loaded is recorded
+// boot_failed and the next one tried.
+BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& k,
+                   const ConfigOf& config_of, Progress& progress) {
+    while (state.next_turn < state.turns.size()) {
+        if (state.boots_asked + 1 >= state.boot_max) {
+            state.note = "stopped at --boot-max " + std::to_string(state.boot_max) + " boots";
+            break;
+        }
+        BootTurn& turn = state.turns[state.next_turn];
+        const BootLabel& label = state.labels[turn.label];
+        ++state.boots_asked;
+        save(path, state);
+        progress.note("contest: round " + std::to_string(turn.round) + ": booting " + label.label +
+                      " (" + boot_method_name(state.method) + ", boot " +
+                      std::to_string(state.boots_asked) + " of at most " +
+                      std::to_string(state.boot_max) + ")");
+        const std::string why = boot_label(state.method, label);
+        if (why.empty()) return {};  // the reboot is under way
+        const std::string reason = "cannot boot " + label.label + ": " + why;
+        say(reason);
+        record_boot_failed(state, turn, reason, k, config_of);
+        turn.status = "boot_failed";
+        ++state.next_turn;
+        if (state.stop_on_failure) return finish(path, state, "stopped", reason);
+        save(path, state);
+    }
+    // Already in the kernel the run started from: no reboot needed.
+    if (k.release == state.start_release && k.cmdline == state.start_cmdline)
+        return finish(path, state, "done", state.note);
+    state.phase = "returning";
+    ++state.boots_asked;
+    save(path, state);
+    progress.note("contest: every turn taken: rebooting into the machine's own kernel");
+    const std::string why = reboot_default(state.method);
+    if (!why.empty()) return finish(path, state, "done", "the reboot back was refused: " + why);
+    return {};
+}
+
+}  // namespace
+
+fs::path boot_state_path(const fs::path& results) {
+    return fs::absolute(results) / kBootStateName;
+}
+
+BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
+                        Progress& progress) {
+    check_run_options(config);
+    RunPlan plan = make_run_plan(config);
+    fs::create_directories(config.results_dir);
+    check_results_folder(config.results_dir);
+    check_survives_reboot(config.results_dir);
+    const fs::path path = boot_state_path(config.results_dir);
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+        const BootState old = read_boot_state(path);
+        if (!old.finished())
+            throw UsageError("a --boot run is under way in " + config.results_dir.string() + " (" +
+                             old.phase + "): see it with --boot-status, stop it with --boot-abort");
+    }
+    const RunningKernel k = running_kernel();
+    BootState state;
+    state.method = options.method;
+    state.seed = plan.seed;
+    state.started_at = utc_timestamp();
+    state.start_release = k.release;
+    state.start_cmdline = k.cmdline;
+    state.unit_root = fs::absolute(options.root).string();
+    state.stop_on_failure = options.stop_on_failure;
+    state.argv = config.command_line;
+    if (!config.seed) state.argv.push_back("--seed=" + std::to_string(plan.seed));
+    // The unit runs with another environment (HOME, XDG_CACHE_HOME) and
+    // folder: the workdir and the folder the words were given in, recorded.
+    const bool workdir_given =
+        std::any_of(state.argv.begin(), state.argv.end(),
+                    [](const std::string& w) { return w.starts_with("--workdir"); });
+    if (!workdir_given)
+        state.argv.push_back("--workdir=" + fs::absolute(config.workload.workdir).string());
+    state.cwd = fs::current_path().string();
+    const std::string base = base_cmdline(k.cmdline);
+    for (const auto& spec : config.boots) {
+        BootLabel& label = state.labels.emplace_back();
+        label.label = spec.label;
+        label.kernel = spec.image;
+        if (options.method == BootMethod::kexec) {
+            resolve_kexec_kernel(label);
+            label.cmdline = label_cmdline(base, config.append_of(spec.label));
+        } else if (!config.append_of(spec.label).empty()) {
+            throw UsageError("--boot-append " + spec.label + "=...: a " +
+                             boot_method_name(options.method) +
+                             " entry has its own command line; --boot-append is kexec's");
+        }
+        label.result =
+            fs::absolute(new_result_path(config.results_dir, spec.label, state.started_at))
+                .string();
+    }
+    for (const auto& round : plan.rounds)
+        for (const auto& turn : round.turns) {
+            BootTurn& t = state.turns.emplace_back();
+            t.round = round.index;
+            t.label = turn.label;
+            for (const auto load : turn.loads) t.loads.emplace_back(plan.load_names[load]);
+        }
+    state.boot_max =
+        options.boot_max ? options.boot_max : static_cast<unsigned>(state.turns.size() + 1);
+    // Everything checked before the first reboot.
+    std::vector<std::string> problems;
+    for (const auto& label : state.labels)
+        if (auto why = boot_check(options.method, label, state.unit_root); !why.empty())
+            problems.push_back(label.label + ": " + why);
+    if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
+    fs::create_directories(config.results_dir / ".boot");
+    state.binary = fs::absolute(config.results_dir / ".boot" / "contest").string();
+    copy_own_binary(state.binary);
+    install_boot_unit(state.unit_root, state.binary, path);
+    save(path, state);
+    const unsigned reboots = static_cast<unsigned>(state.turns.size()) + 1;
+    progress.note("contest: " + std::to_string(state.turns.size()) + " turns (" +
+                  std::to_string(state.labels.size()) + " kernels x " +
+                  std::to_string(config.runs) + " rounds): " + std::to_string(reboots) +
+                  " reboots (one a turn, one back), roughly " +
+                  minutes_text(reboots * (options.method == BootMethod::kexec ? 60.0 : 120.0)) +
+                  " of booting besides the runs; the state is " + path.string() +
+                  " (contest run --boot-status, --boot-abort)");
+    return boot_next(
+        path, state, k, [&](const std::vector<std::string>&) { return config; }, progress);
+}
+
+BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Progress& progress) {
+    BootState state = read_boot_state(path);
+    if (state.finished()) {
+        say("the boot run in " + path.string() + " is " + state.phase + ": nothing to do");
+        return {};
+    }
+    const RunningKernel k = running_kernel();
+    for (const auto& seen : state.boots)
+        if (!k.boot_id.empty() && seen.boot_id == k.boot_id) {
+            // A second start in one boot (the unit run again): never measure twice.
+            say("this boot (" + k.boot_id + ") was recorded already: nothing to do");
+            return {};
+        }
+    BootSeen& seen = state.boots.emplace_back();
+    seen.boot_id = k.boot_id;
+    seen.release = k.release;
+    seen.cmdline = k.cmdline;
+    seen.at = utc_timestamp();
+    seen.up_s = k.up_s;
+    if (state.phase == "returning") {
+        seen.expected = "start";
+        const bool home = k.release == state.start_release && k.cmdline == state.start_cmdline;
+        seen.outcome = home ? "back" : "back, in another kernel than the run started from";
+        return finish(path, state, "done", home ? state.note : seen.outcome);
+    }
+    BootTurn& turn = state.turns[state.next_turn];
+    const BootLabel& label = state.labels[turn.label];
+    seen.expected = label.label;
+    const bool expected =
+        state.method == BootMethod::kexec
+            ? k.release == label.release && k.cmdline == label.cmdline
+            : !(k.release == state.start_release && k.cmdline == state.start_cmdline);
+    std::string failure;
+    if (turn.status == "started")
+        failure = "the machine rebooted during the turn's runs";
+    else if (!expected)
+        failure =
+            "booted " + k.release + " (" + k.cmdline + "), not " + label.label + "'s " +
+            (label.release.empty() ? label.kernel : label.release + " (" + label.cmdline + ")");
+    if (!failure.empty()) {
+        failure += "; " + previous_boot_tail();
+        seen.outcome = "boot_failed: " + failure;
+        say("round " + std::to_string(turn.round) + " " + label.label + ": " + failure);
+        // The state first: a failure to write the file is not a turn taken twice.
+        turn.status = "boot_failed";
+        ++state.next_turn;
+        save(path, state);
+        record_boot_failed(state, turn, failure, k, config_of);
+        if (state.stop_on_failure) return finish(path, state, "stopped", failure);
+        return boot_next(path, state, k, config_of, progress);
+    }
+    const std::string up = std::to_string(static_cast<int>(k.up_s)) + " s";
+    progress.status("contest: " + label.label + " up after " + up + ": settling");
+    const Settled settled = settle_machine(kBootSettleS);
+    seen.settled = settled.state;
+    turn.status = "started";
+    save(path, state);
+    progress.note("contest: round " + std::to_string(turn.round) + " under " + label.label + " (" +
+                  k.release + "), up " + up + ", " + settled.state);
+    take_turn(state, turn, k, config_of, progress);
+    turn.status = "done";
+    seen.outcome = "measured";
+    ++state.next_turn;
+    save(path, state);
+    return boot_next(path, state, k, config_of, progress);
+}
+
+int print_boot_status(const fs::path& results) {
+    const fs::path path = boot_state_path(results);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+        std::cout << "no boot run in " << results.string() << "\n";
+        return kExitOk;
+    }
+    const BootState s = read_boot_state(path);
+    std::size_t taken = 0, failed = 0;
+    for (const auto& t : s.turns) {
+        taken += t.status == "done";
+        failed += t.status == "boot_failed";
+    }
+    std::cout << "boot run " << s.started_at << ": " << s.phase
+              << (s.note.empty() ? "" : " (" + printable(s.note) + ")") << "\n"
+              << "  method " << boot_method_name(s.method) << ", " << s.turns.size()
+              << " turns: " << taken << " taken, " << failed << " failed, "
+              << s.turns.size() - taken - failed << " to go; " << s.boots_asked
+              << " boots asked of at most " << s.boot_max << "\n"
+              << "  started in " << printable(s.start_release) << " (" << printable(s.start_cmdline)
+              << ")\n";
+    for (const auto& l : s.labels)
+        std::cout << "  " << printable(l.label) << ": " << printable(l.kernel)
+                  << (l.cmdline.empty() ? "" : "  cmdline: " + printable(l.cmdline)) << "\n";
+    for (const auto& t : s.turns)
+        std::cout << "  round " << t.round << "  " << printable(s.labels[t.label].label) << "  "
+                  << t.status << "\n";
+    for (const auto& b : s.boots)
+        std::cout << "  boot " << printable(b.at) << "  expected " << printable(b.expected)
+                  << "  got " << printable(b.release) << "  up " << b.up_s << " s  "
+                  << printable(b.outcome) << "\n";
+    if (!s.finished() && fs::exists(boot_unit_path(s.unit_root), ec))
+        std::cout << "  unit " << boot_unit_path(s.unit_root).string() << "\n";
+    return kExitOk;
+}
+
+int abort_boot_run(const fs::path& results) {
+    const fs::path path = boot_state_path(results);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) throw UsageError("--boot-abort: no boot run in " + results.string());
+    BootState state = read_boot_state(path);
+    if (state.finished()) {
+        // The unit may be left by a crash between the two: removed anyway.
+        remove_boot_unit(state.unit_root);
+        say("the boot run is " + state.phase + " already");
+        return kExitOk;
+    }
+    if (state.method == BootMethod::kexec) kexec_unload();
+    finish(path, state, "aborted", "aborted by contest run --boot-abort");
+    return kExitOk;
+}
+
+}  // namespace contest

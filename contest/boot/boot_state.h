@@ -1,0 +1,89 @@
+#pragma once
+// `contest run --boot`: the run's state, one JSON file in the results
+// folder (.boot-state.json), which is all a contest started after a reboot
+// knows of the run. Written whole and atomically before every reboot and
+// after every turn, so that a crash or a power cut at any point leaves the
+// last good state: the turn it was taking is then found started and not
+// finished, and is recorded failed rather than measured twice.
+//
+// Read back as untrusted text: a regular file (no link followed), bounded,
+// every field checked; a malformed file is a UsageError naming the field.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace contest {
+
+inline constexpr const char* kBootStateName = ".boot-state.json";
+inline constexpr std::uintmax_t kMaxBootStateBytes = 4u << 20;
+
+// How a label's kernel is booted.
+enum class BootMethod { kexec, grub, systemd_boot };
+BootMethod parse_boot_method(const std::string& name);  // UsageError when none
+const char* boot_method_name(BootMethod method);
+
+struct BootLabel {
+    std::string label;
+    std::string kernel;   // KERNEL as given: an image, a release or a boot entry
+    std::string image;    // kexec: the kernel image
+    std::string initrd;   // kexec: its initramfs ("" for none)
+    std::string cmdline;  // kexec: its whole command line
+    std::string release;  // kexec: the image's release, which the booted kernel must report
+    std::string result;   // its result file's path (made with its first run)
+};
+
+// One label's turn in a round: one boot, the round's loads under it.
+struct BootTurn {
+    unsigned round = 0;
+    std::size_t label = 0;  // index into BootState::labels
+    std::vector<std::string> loads;
+    // pending, started (its runs began in boot `boot`), done, boot_failed
+    std::string status = "pending";
+};
+
+// What a boot was, read after it came up.
+struct BootSeen {
+    std::string boot_id;   // /proc/sys/kernel/random/boot_id
+    std::string expected;  // the label asked for, or "start" for the way back
+    std::string release, cmdline;
+    std::string at;       // UTC, when contest read it
+    double up_s = 0;      // /proc/uptime then
+    std::string settled;  // settle's word for the machine before the turn
+    std::string outcome;  // measured, boot_failed: <why>, back, repeated
+};
+
+struct BootState {
+    // running: turns left; returning: the way back asked for; done, stopped
+    // (a failure under --boot-on-failure stop, or the bound), aborted.
+    std::string phase = "running";
+    BootMethod method = BootMethod::kexec;
+    std::vector<std::string> argv;  // `contest run`'s words (after "contest"), to re-run each boot
+    std::string cwd;                // the folder they were given in
+    std::uint64_t seed = 0;
+    std::string started_at;
+    std::string start_release, start_cmdline;  // the kernel the run started in
+    std::string binary;                        // the copy of contest the unit runs
+    std::string unit_root;                     // where the unit was installed ("/": the machine's)
+    std::vector<BootLabel> labels;
+    std::vector<BootTurn> turns;
+    std::size_t next_turn = 0;
+    unsigned boots_asked = 0;  // reboots contest asked for, counted before each
+    unsigned boot_max = 0;     // at most this many
+    bool stop_on_failure = false;
+    std::vector<BootSeen> boots;
+    std::string note;  // why it stopped, when it did
+
+    bool finished() const { return phase == "done" || phase == "stopped" || phase == "aborted"; }
+};
+
+std::string boot_state_text(const BootState& state);
+// UsageError naming `where` and the field when text is not a boot state.
+BootState boot_state_from_text(const std::string& text, const std::string& where);
+
+// Reads the state at path: a regular file (not a link) of at most
+// kMaxBootStateBytes. EnvironmentError when it cannot be read.
+BootState read_boot_state(const std::filesystem::path& path);
+void write_boot_state(const std::filesystem::path& path, const BootState& state);
+
+}  // namespace contest

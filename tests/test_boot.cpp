@@ -1,0 +1,455 @@
+// `contest run --boot`: the run's state and its reader, the unit, the
+// boot methods (grub and systemd-boot through stand-ins on PATH: only kexec
+// boots for real here), and a whole run in a TCG guest that is the
+// machine: it kexecs itself from kernel to kernel, round after round.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "contest/boot/boot_kernel.h"
+#include "contest/boot/boot_state.h"
+#include "contest/boot/boot_unit.h"
+#include "contest/result/result_file.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
+#include "contest/vm/guest.h"
+#include "contest/vm/initramfs.h"
+#include "contest/vm/kernel_image.h"
+#include "test_helpers.h"
+#include "test_skip.h"
+
+using namespace contest;
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_file(const fs::path& path, const std::string& text, bool executable = false) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    if (executable) fs::permissions(path, fs::perms::owner_all | fs::perms::group_read);
+}
+
+BootState sample_boot_state() {
+    BootState s;
+    s.argv = {"run", "--boot", "a=/boot/vmlinuz-x", "--boot", "b=/boot/vmlinuz-y", "no_load"};
+    s.seed = 7;
+    s.started_at = "2026-12-02T12:00:00Z";
+    s.start_release = "6.1.0-57-amd64";
+    s.start_cmdline = "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro";
+    s.binary = "/r/.boot/contest";
+    s.unit_root = "/";
+    s.labels = {{"a", "/boot/vmlinuz-x", "/boot/vmlinuz-x", "", "root=/dev/sda1 ro panic=10",
+                 "6.1.0-57-amd64", "/r/a/x.json"},
+                {"b", "/boot/vmlinuz-y", "/boot/vmlinuz-y", "/boot/initrd.img-y", "q", "6.2",
+                 "/r/b/x.json"}};
+    s.turns = {{1, 1, {"no_load"}, "done"}, {1, 0, {"no_load"}, "pending"}};
+    s.next_turn = 1;
+    s.boots_asked = 1;
+    s.boot_max = 3;
+    s.boots = {{"id-1", "b", "6.2", "q", "2026-12-02T12:01:00Z", 2.5, "settled", "measured"}};
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("the boot state: written and read back the same; a malformed one names its field",
+          "[boot]") {
+    const BootState s = sample_boot_state();
+    const BootState back = boot_state_from_text(boot_state_text(s), "state");
+    CHECK(boot_state_text(back) == boot_state_text(s));
+    CHECK(back.labels.at(1).initrd == "/boot/initrd.img-y");
+    CHECK(back.turns.at(0).label == 1);
+    CHECK(back.boots.at(0).up_s == 2.5);
+
+    auto refused = [&](const std::string& from, const std::string& to) {
+        std::string text = boot_state_text(s);
+        const auto at = text.find(from);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, from.size(), to);
+        try {
+            boot_state_from_text(text, "state");
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    CHECK(refused("\"phase\": \"running\"", "\"phase\": \"sleeping\"").find("phase") !=
+          std::string::npos);
+    CHECK(refused("\"next_turn\": 1", "\"next_turn\": 9").find("next_turn") != std::string::npos);
+    CHECK(refused("\"label\": 1", "\"label\": 5").find("turns[0]: label") != std::string::npos);
+    CHECK(refused("\"seed\": 7", "\"seed\": -7").find("seed") != std::string::npos);
+    CHECK(refused("\"label\": \"a\"", "\"label\": \"../a\"").find("labels[0]: label") !=
+          std::string::npos);
+    CHECK(refused("\"schema\": 1", "\"schema\": 2").find("schema") != std::string::npos);
+    CHECK_THROWS_AS(boot_state_from_text("{\"schema\": 1", "state"), UsageError);
+    CHECK_THROWS_AS(boot_state_from_text("[]", "state"), UsageError);
+}
+
+TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited on", "[boot]") {
+    test::ScratchDir dir("boot-state-read");
+    write_boot_state(dir / "state.json", sample_boot_state());
+    CHECK(read_boot_state(dir / "state.json").seed == 7);
+    fs::create_symlink(dir / "state.json", dir / "link.json");
+    CHECK_THROWS_AS(read_boot_state(dir / "link.json"), EnvironmentError);
+    REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
+    CHECK_THROWS_AS(read_boot_state(dir / "fifo.json"), EnvironmentError);
+}
+
+TEST_CASE(
+    "a label's command line: the running one's without the loader's words, its own after, "
+    "panic=10 unless given",
+    "[boot]") {
+    CHECK(base_cmdline("BOOT_IMAGE=/vmlinuz-6.1 root=UUID=1 ro initrd=/initrd.img quiet") ==
+          "root=UUID=1 ro quiet");
+    CHECK(label_cmdline("root=UUID=1 ro", "preempt=full") ==
+          "root=UUID=1 ro preempt=full panic=10");
+    CHECK(label_cmdline("root=UUID=1 ro", "panic=30") == "root=UUID=1 ro panic=30");
+    CHECK(label_cmdline("console=ttyS0 panic=-1", "") == "console=ttyS0 panic=-1");
+}
+
+TEST_CASE("the unit: installed under a root folder and removed; systemd-analyze verifies it",
+          "[boot]") {
+    test::ScratchDir dir("boot-unit");
+    const fs::path root = dir / "root";
+    const fs::path binary = dir / "bin dir" / "contest";
+    write_file(binary, "#!/bin/sh\n", true);
+    install_boot_unit(root, binary, dir / "results/.boot-state.json");
+    const fs::path unit = boot_unit_path(root);
+    REQUIRE(fs::is_regular_file(unit));
+    const std::string text = test::slurp(unit);
+    CHECK(text.find("After=multi-user.target") != std::string::npos);
+    CHECK(text.find("WantedBy=multi-user.target") != std::string::npos);
+    CHECK(text.find("ExecStart=\"" + binary.string() + "\" run --boot-continue \"") !=
+          std::string::npos);
+    CHECK(fs::is_symlink(root / "etc/systemd/system/multi-user.target.wants" / kBootUnitName));
+    if (std::system("command -v systemd-analyze >/dev/null") == 0) {
+        // verify reads the unit as systemd would; its binary must exist.
+        const std::string out =
+            test::shell_output("systemd-analyze verify '" + unit.string() + "' 2>&1; echo rc=$?");
+        INFO(out);
+        CHECK(out.find("rc=0") != std::string::npos);
+    }
+    CHECK(remove_boot_unit(root));
+    CHECK_FALSE(fs::exists(unit));
+    CHECK_FALSE(fs::exists(root / "etc/systemd/system/multi-user.target.wants" / kBootUnitName,
+                           *std::make_unique<std::error_code>()));
+    CHECK_FALSE(remove_boot_unit(root));
+}
+
+TEST_CASE(
+    "run --boot --boot-method grub / systemd-boot: the entry checked, set one-shot and the machine "
+    "rebooted (stand-ins); --boot-status says so, --boot-abort leaves nothing behind",
+    "[boot][e2e]") {
+    for (const std::string method : {"grub", "systemd-boot"}) {
+        DYNAMIC_SECTION(method) {
+            test::ScratchDir dir("boot-" + method);
+            const fs::path root = dir / "root", bin = dir / "bin", asked = dir / "asked";
+            // Stand-ins that record what they were asked, one line a call.
+            for (const char* tool : {"grub-reboot", "bootctl", "reboot"})
+                write_file(bin / tool,
+                           std::string("#!/bin/sh\necho \"") + tool + " $*\" >> '" +
+                               asked.string() + "'\n",
+                           true);
+            write_file(root / "boot/grub/grub.cfg",
+                       "menuentry 'Debian, with Linux 6.1-rt' --class debian {\n}\n"
+                       "menuentry 'Debian, with Linux 6.1' --class debian {\n}\n");
+            write_file(root / "boot/loader/entries/rt.conf", "title rt\n");
+            write_file(root / "boot/loader/entries/std.conf", "title std\n");
+            const std::string first = method == "grub" ? "Debian, with Linux 6.1-rt" : "rt";
+            const std::string second = method == "grub" ? "Debian, with Linux 6.1" : "std";
+            const fs::path results = dir / "results";
+            const char* path = std::getenv("PATH");
+            ::setenv("PATH", (bin.string() + ":" + (path ? path : "/usr/bin:/bin")).c_str(), 1);
+            auto o =
+                test::run_contest_binary({"run",       "--boot",         "rt=" + first,
+                                          "--boot",    "std=" + second,  "--boot-method",
+                                          method,      "--boot-root",    root.string(),
+                                          "--results", results.string(), "-n",
+                                          "2",         "--seed",         "3",
+                                          "-w",        "command",        "--workload-cmd",
+                                          "true",      "--workdir",      (dir / "work").string(),
+                                          "-q",        "no_load"},
+                                         dir.path());
+            INFO(o.err);
+            CHECK(o.exit_code == 0);
+            const BootState s = read_boot_state(results / kBootStateName);
+            REQUIRE(s.turns.size() == 4);
+            const std::string first_turn = s.labels.at(s.turns.front().label).kernel;
+            const std::string set = method == "grub" ? "grub-reboot " + first_turn
+                                                     : "bootctl set-oneshot " + first_turn;
+            CHECK(test::slurp(asked) == set + "\nreboot \n");
+            CHECK(s.boots_asked == 1);
+            CHECK(s.boot_max == 5);
+            CHECK(fs::exists(boot_unit_path(root)));
+            // Rounds: each label once in every round.
+            std::map<unsigned, std::set<std::size_t>> rounds;
+            for (const auto& t : s.turns) rounds[t.round].insert(t.label);
+            CHECK(rounds == std::map<unsigned, std::set<std::size_t>>{{1, {0, 1}}, {2, {0, 1}}});
+
+            auto status = test::run_contest_binary(
+                {"run", "--boot-status", "--results", results.string()}, dir.path());
+            CHECK(status.exit_code == 0);
+            CHECK(status.out.find("running") != std::string::npos);
+            CHECK(status.out.find("0 taken, 0 failed, 4 to go") != std::string::npos);
+
+            // An unknown entry is refused before any reboot.
+            auto bad = test::run_contest_binary(
+                {"run", "--boot", "x=nope", "--boot", "y=" + second, "--boot-method", method,
+                 "--boot-root", root.string(), "--results", (dir / "r2").string(), "-w", "command",
+                 "--workload-cmd", "true", "--workdir", (dir / "work").string(), "-q", "no_load"},
+                dir.path());
+            CHECK(bad.exit_code == 3);
+            CHECK(bad.err.find("nope") != std::string::npos);
+
+            auto abort = test::run_contest_binary(
+                {"run", "--boot-abort", "--results", results.string()}, dir.path());
+            INFO(abort.err);
+            CHECK(abort.exit_code == 0);
+            CHECK(read_boot_state(results / kBootStateName).phase == "aborted");
+            CHECK_FALSE(fs::exists(boot_unit_path(root)));
+            CHECK_FALSE(fs::exists(s.binary));
+            CHECK_FALSE(fs::exists(results / ".boot"));
+            CHECK(fs::is_empty(root / "etc/systemd/system/multi-user.target.wants"));
+            // Nothing more was asked of the machine.
+            CHECK(test::slurp(asked) == set + "\nreboot \n");
+            ::setenv("PATH", path ? path : "/usr/bin:/bin", 1);
+            CHECK(test::leftover_processes().empty());
+        }
+    }
+}
+
+namespace {
+
+std::string nul_separated(const std::vector<std::string>& words) {
+    std::string text;
+    for (const auto& w : words) text += w + '\0';
+    return text;
+}
+
+}  // namespace
+
+namespace {
+
+// A TCG guest that is the machine of a --boot run: its scratch disk holds
+// the unit's root, the workdir and TMPDIR (QEMU keeps the disk across the
+// guest's kexecs), its results share the run's results; its first boot
+// runs `contest run` with `words` after these.
+struct BootMachine {
+    test::ScratchDir dir{"vm-boot"};
+    KernelImage kernel;
+    Initramfs initramfs;
+    GuestBoot boot;
+    fs::path out, disk;
+    std::string image;  // KERNEL for --boot: the image and the initramfs
+
+    BootMachine() {
+        Progress quiet(Progress::Mode::kQuiet);
+        kernel = resolve_kernel_image(test::debian_kernel_package(),
+                                      test::vm_test_workdir() / "vm" / "cache", quiet);
+        initramfs = build_initramfs(kernel, dir / "initramfs.cpio", InitMode::boot_machine);
+        const fs::path seed = dir / "seed";
+        disk = dir / "disk.img";
+        out = dir / "out";
+        for (const char* d : {"root", "work", "tmp"}) fs::create_directories(seed / d);
+        fs::permissions(seed / "tmp", fs::perms::all | fs::perms::sticky_bit);
+        REQUIRE(std::system(("truncate -s 512M " + disk.string() + " && mkfs.ext4 -q -F -d " +
+                             seed.string() + " " + disk.string())
+                                .c_str()) == 0);
+        fs::create_directories(out);
+        image = kernel.image.string() + ":" + initramfs.path.string();
+        boot.kernel = kernel.image;
+        boot.initramfs = initramfs.path;
+        boot.scratch_disk = disk;
+        boot.out_dir = out;
+        boot.console_log = dir / "console.log";
+        boot.accel = Accel::tcg;
+        boot.reboot_resets = true;
+        boot.boot_timeout_s = 300;
+        boot.timeout_s = 1200;
+    }
+
+    GuestOutcome run(const std::vector<std::string>& words) {
+        std::vector<std::string> argv = {CONTEST_BINARY,
+                                         "run",
+                                         "--boot-root",
+                                         "/mnt/root",
+                                         "--results",
+                                         "/mnt/out/results",
+                                         "--workdir",
+                                         "/mnt/work",
+                                         "-w",
+                                         "command",
+                                         "--workload-cmd",
+                                         "true",
+                                         "--warmup",
+                                         "0",
+                                         "--timeline-hz",
+                                         "0"};
+        argv.insert(argv.end(), words.begin(), words.end());
+        std::ofstream(out / "argv", std::ios::binary) << nul_separated(argv);
+        return run_guest(boot);
+    }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "run --boot in a TCG guest that is the machine: each round kexecs into each label's kernel, "
+    "its runs record the kernel they ran under; a kernel that panics is boot_failed and the run "
+    "goes on from the default kernel; the machine comes back to it and the unit is gone",
+    "[vm][vm-boot][e2e]") {
+    REQUIRE_FALSE(test::debian_kernel_package().empty());
+    BootMachine machine;
+    const KernelImage& kernel = machine.kernel;
+    const fs::path out = machine.out, disk = machine.disk;
+    const std::string& image = machine.image;
+    // a and b: one image under two command lines; c's init does not exist,
+    // so its kernel panics (and panic=-1 resets the machine into QEMU's
+    // -kernel, its default).
+    {
+        // A truncated copy of the image (its header, so its release, intact),
+        // which kexec_file_load would take: refused before any reboot,
+        // nothing installed.
+        const fs::path truncated = machine.dir / "vmlinuz-truncated";
+        fs::copy_file(kernel.image, truncated);
+        fs::resize_file(truncated, fs::file_size(truncated) / 2);
+        const GuestOutcome refused = machine.run(
+            {"--boot", "a=" + image, "--boot",
+             "t=" + truncated.string() + ":" + machine.initramfs.path.string(), "no_load"});
+        INFO(refused.failure << "\nguest log: " << test::slurp(out / "guest.log"));
+        REQUIRE(refused.finished);
+        CHECK(test::slurp(out / "guest.log").find("cut short (a partial copy?)") !=
+              std::string::npos);
+        CHECK_FALSE(fs::exists(out / "results" / kBootStateName));
+        fs::remove(out / "guest.log");
+    }
+    const GuestOutcome o = machine.run(
+        {"--boot", "a=" + image, "--boot", "b=" + image, "--boot", "c=" + image, "--boot-append",
+         "a=contest_label=a", "--boot-append", "b=contest_label=b", "--boot-append",
+         "c=contest_label=c rdinit=/no-such-init", "-n", "2", "--seed", "11", "no_load"});
+    const GuestBoot& boot = machine.boot;
+    INFO(o.failure << "\nconsole: " << console_tail(boot.console_log, 30)
+                   << "\nguest log: " << test::slurp(out / "guest.log"));
+    REQUIRE(o.finished);
+    CHECK(test::leftover_processes().empty());
+
+    const fs::path host_results = out / "results";
+    const BootState s = read_boot_state(host_results / kBootStateName);
+    CHECK(s.phase == "done");
+    REQUIRE(s.turns.size() == 6);
+    // Every boot the machine made after the first: one a turn (c's are the
+    // default kernel's, come back after c's panic), and the one back,
+    // unless the last turn was c's, which left the machine in it already.
+    const bool c_last = s.labels.at(s.turns.back().label).label == "c";
+    REQUIRE(s.boots.size() == s.turns.size() + (c_last ? 0 : 1));
+    std::size_t b = 0;
+    std::map<std::string, std::set<unsigned>> measured;
+    for (const auto& turn : s.turns) {
+        const std::string& label = s.labels.at(turn.label).label;
+        const BootSeen& seen = s.boots.at(b++);
+        CHECK(seen.expected == label);
+        if (label == "c") {
+            CHECK(turn.status == "boot_failed");
+            CHECK(seen.outcome.starts_with("boot_failed: booted "));
+            CHECK(seen.cmdline == s.start_cmdline);
+        } else {
+            CHECK(turn.status == "done");
+            CHECK(seen.outcome == "measured");
+            CHECK(seen.cmdline.find("contest_label=" + label) != std::string::npos);
+            measured[label].insert(turn.round);
+        }
+    }
+    if (!c_last) {
+        CHECK(s.boots.back().expected == "start");
+        CHECK(s.boots.back().outcome == "back");
+    }
+    CHECK(s.boots.back().cmdline == s.start_cmdline);
+    CHECK(measured == std::map<std::string, std::set<unsigned>>{{"a", {1, 2}}, {"b", {1, 2}}});
+    std::set<std::string> boot_ids;
+    for (const auto& seen : s.boots) boot_ids.insert(seen.boot_id);
+    CHECK(boot_ids.size() == s.boots.size());
+
+    // The files: one per label, one group, every run under the kernel it
+    // recorded (read inside the run's boot).
+    std::set<std::string> groups;
+    for (const std::string label : {"a", "b", "c"}) {
+        std::vector<std::string> bad;
+        const auto files = read_result_paths({host_results / label}, bad);
+        REQUIRE(files.size() == 1);
+        const ResultFile& f = files.front();
+        CHECK(f.complete);
+        groups.insert(f.config["vary"]["group"].get<std::string>());
+        REQUIRE(f.runs.size() == 2);
+        std::set<int> rounds;
+        for (const auto& r : f.runs) {
+            rounds.insert(r.round);
+            CHECK(r.booted["release"] == kernel.release);
+            if (label == "c") {
+                CHECK(r.status == RunStatus::boot_failed);
+                CHECK(r.reason.find("not c's") != std::string::npos);
+            } else {
+                CHECK(r.ok());
+                CHECK(r.booted["cmdline"].get<std::string>().find("contest_label=" + label) !=
+                      std::string::npos);
+            }
+        }
+        CHECK(rounds == std::set<int>{1, 2});
+    }
+    CHECK(groups.size() == 1);
+    // The unit was removed from the machine's root (the scratch disk's).
+    const std::string unit =
+        test::shell_output("debugfs -R 'stat /root/etc/systemd/system/contest-boot.service' " +
+                           disk.string() + " 2>&1");
+    CHECK(unit.find("File not found") != std::string::npos);
+}
+
+// The closing note's measured run (not in `make test`): two kernels x 3
+// rounds, each boot's and each turn's times and the table it printed.
+TEST_CASE("run --boot demo: two kernels x 3 rounds in a TCG guest, timed", "[.boot-demo]") {
+    BootMachine machine;
+    const GuestOutcome o =
+        machine.run({"--boot", "a=" + machine.image, "--boot", "b=" + machine.image,
+                     "--boot-append", "a=contest_label=a", "--boot-append",
+                     "b=contest_label=b preempt=full", "-n", "3", "no_load"});
+    REQUIRE(o.finished);
+    WARN("QEMU start to power-off: " << o.total_s << " s");
+    WARN(test::slurp(machine.out / "guest.log"));
+    WARN(test::slurp(machine.out / "results" / kBootStateName));
+    WARN(test::shell_output("grep -a -E 'contest-guest: up|Linux version|kexec|reboot:' " +
+                            machine.boot.console_log.string()));
+}
+
+TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused before anything else",
+          "[boot][e2e]") {
+    test::ScratchDir dir("boot-truncated");
+    const auto cache = test::vm_test_workdir() / "vm" / "cache";
+    std::optional<fs::path> image;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(cache, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->path().filename().string().starts_with("vmlinuz-")) image = it->path();
+    if (!image)
+        CONTEST_SKIP("no kernel image in " << cache.string() << " yet (the [vm] tests fetch it)");
+    fs::copy_file(*image, dir / "vmlinuz-cut");
+    fs::resize_file(dir / "vmlinuz-cut", fs::file_size(*image) / 2);
+    write_file(dir / "not-a-kernel", "hello\n");
+    for (const std::string bad : {"cut", "none"}) {
+        const fs::path path = dir / (bad == "cut" ? "vmlinuz-cut" : "not-a-kernel");
+        auto o = test::run_contest_binary(
+            {"run", "--boot", "a=" + path.string(), "--boot", "b=" + image->string(), "-w",
+             "command", "--workload-cmd", "true", "--results", (dir / "results").string(),
+             "--workdir", (dir / "work").string(), "-q", "no_load"},
+            dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "results" / kBootStateName));
+    }
+}
