@@ -145,39 +145,7 @@ namespace {
 
 using enum OptionScope;
 
-void check_kernel_spec(const std::string& spec) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-        throw UsageError("--kernel '" + printable(spec) + "': expected LABEL=IMAGE");
-}
-
-void check_vm_accel(const std::string& accel) {
-    if (accel != "auto" && accel != "kvm" && accel != "tcg")
-        throw UsageError("--vm-accel '" + printable(accel) + "': expected auto, kvm or tcg");
-}
-
-// --kernel LABEL=IMAGE and its --vm-* options: the host's, which boots the guests.
-std::vector<TableOption> kernel_options(RunArguments& a) {
-    VmOptions& vm = a.config.vm;
-    // clang-format off
-    return {
-        {"kernel", host, checked(&a.kernels, [](const std::vector<std::string>& specs) { for (const auto& s : specs) check_kernel_spec(s); })->value_name("LABEL=IMAGE"),
-         "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
-         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)"},
-        {"vm-accel", host, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
-         "--kernel: kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
-        {"vm-cpus", host, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "--kernel: the guests' CPUs"},
-        {"vm-memory", host, bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "--kernel: the guests' memory"},
-        {"vm-disk", host, bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)"},
-        {"vm-boot-timeout", host, bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
-         "--kernel: a guest not up after S seconds is killed, its runs failed"},
-        {"vm-timeout", host, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
-         "--kernel: a guest still running after S seconds is killed, its runs failed"},
-        {"vm-append", host, po::value(&vm.append)->value_name("ARGS"), "--kernel: more kernel parameters for every guest"},
-    };
-    // clang-format on
-}
-
+// --kernel's, --boot's and --boot-append's LABEL=VALUE words: checked, then split.
 void check_label_spec(const std::string& option, const std::string& value_name,
                       const std::vector<std::string>& specs, bool value_may_be_empty) {
     for (const auto& spec : specs) {
@@ -195,6 +163,33 @@ std::vector<KernelSpec> label_specs(const std::vector<std::string>& specs) {
         out.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
     }
     return out;
+}
+
+void check_vm_accel(const std::string& accel) {
+    if (accel != "auto" && accel != "kvm" && accel != "tcg")
+        throw UsageError("--vm-accel '" + printable(accel) + "': expected auto, kvm or tcg");
+}
+
+// --kernel LABEL=IMAGE and its --vm-* options: the host's, which boots the guests.
+std::vector<TableOption> kernel_options(RunArguments& a) {
+    VmOptions& vm = a.config.vm;
+    // clang-format off
+    return {
+        {"kernel", host, checked(&a.kernels, [](const std::vector<std::string>& s) { check_label_spec("kernel", "IMAGE", s, false); })->value_name("LABEL=IMAGE"),
+         "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
+         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)"},
+        {"vm-accel", host, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
+         "--kernel: kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
+        {"vm-cpus", host, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "--kernel: the guests' CPUs"},
+        {"vm-memory", host, bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "--kernel: the guests' memory"},
+        {"vm-disk", host, bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)"},
+        {"vm-boot-timeout", host, bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
+         "--kernel: a guest not up after S seconds is killed, its runs failed"},
+        {"vm-timeout", host, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
+         "--kernel: a guest still running after S seconds is killed, its runs failed"},
+        {"vm-append", host, po::value(&vm.append)->value_name("ARGS"), "--kernel: more kernel parameters for every guest"},
+    };
+    // clang-format on
 }
 
 // --boot LABEL=KERNEL and its --boot-* options: kernels booted on this
@@ -222,10 +217,7 @@ std::vector<TableOption> boot_options(RunArguments& a) {
 
 // --kernel LABEL=IMAGE into the config; the --vm-* options need it.
 void set_kernels(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
-    for (const auto& spec : a.kernels) {
-        const auto eq = spec.find('=');
-        rc.kernels.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
-    }
+    rc.kernels = label_specs(a.kernels);
     if (rc.kernels.empty()) {
         for (const auto& [name, value] : vm)
             if (name.starts_with("vm-") && !value.defaulted())
