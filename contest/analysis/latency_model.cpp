@@ -20,6 +20,11 @@ double number_at(const json& j, const json::json_pointer& at) {
     return j.contains(at) && j.at(at).is_number() ? j.at(at).get<double>() : LatencyRow::kNone;
 }
 
+// A figure read from a file: `otherwise` where it is no number.
+double number_or(const json& v, double otherwise = 0) {
+    return v.is_number() ? v.get<double>() : otherwise;
+}
+
 double mean_of(const std::vector<double>& v) {
     std::vector<double> finite;
     for (double x : v)
@@ -42,18 +47,17 @@ struct Collected {
 std::map<std::string, double> late_causes_ns(const json& by_cause) {
     std::map<std::string, double> out;
     if (!by_cause.is_object()) return out;
-    const auto number = [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; };
     const auto add_all = [&](const char* key, const std::string& prefix,
                              const std::string& suffix) {
         const json& m = by_cause.value(key, json::object());
         if (!m.is_object()) return;
-        for (const auto& [name, ns] : m.items()) out[prefix + name + suffix] += number(ns);
+        for (const auto& [name, ns] : m.items()) out[prefix + name + suffix] += number_or(ns);
     };
     add_all("tasks_by_class_ns", "", " tasks");
     add_all("interrupts_ns", "irq ", "");
     add_all("softirqs_ns", "softirq ", "");
-    out["timer expiry"] += number(by_cause.value("timer_expiry_ns", json(0)));
-    out["unexplained"] += number(by_cause.value("unexplained_ns", json(0)));
+    out["timer expiry"] += number_or(by_cause.value("timer_expiry_ns", json(0)));
+    out["unexplained"] += number_or(by_cause.value("unexplained_ns", json(0)));
     return out;
 }
 
@@ -71,8 +75,7 @@ void add_why(LatencyRow& row, const json& why) {
     };
     row.late_wakeups += count("late_wakeups");
     row.late_in_trace += count("in_trace");
-    const json& late = c.value("late_ns", json(0));
-    row.late_ns += late.is_number() ? late.get<double>() : 0.0;
+    row.late_ns += number_or(c.value("late_ns", json(0)));
     for (const auto& [what, ns] : late_causes_ns(c)) row.late_by_cause_ns[what] += ns;
 }
 
@@ -83,19 +86,16 @@ void add_worst_spike(LatencyRow& row, const json& why, int run_index) {
     const json& worst = why.value("worst", json::array());
     if (!worst.is_array() || worst.empty() || !worst[0].is_object()) return;
     const json& w = worst[0];
-    const auto number = [](const json& v, double otherwise = 0) {
-        return v.is_number() ? v.get<double>() : otherwise;
-    };
     const auto text = [](const json& o, const char* key) {
         const json& v = o.value(key, json());
         return v.is_string() ? v.get<std::string>() : std::string();
     };
     // Read from a file: a figure past an int's range is no cpu or pid.
     const auto whole = [&](const json& v) {
-        const double d = number(v, -1);
+        const double d = number_or(v, -1);
         return d >= 0 && d < 1e9 ? static_cast<long>(d) : -1L;
     };
-    const double late = number(w.value("late_ns", json()));
+    const double late = number_or(w.value("late_ns", json()));
     if (!(late > 0) || (row.worst_spike && row.worst_spike->late_ns >= late)) return;
     WorstSpike spike;
     spike.late_ns = late;
@@ -106,8 +106,8 @@ void add_worst_spike(LatencyRow& row, const json& why, int run_index) {
         for (const auto& p : parts) {
             if (!p.is_object()) continue;
             SpikePart part;
-            part.at_ns = number(p.value("at_ns", json()));
-            part.ns = number(p.value("ns", json()));
+            part.at_ns = number_or(p.value("at_ns", json()));
+            part.ns = number_or(p.value("ns", json()));
             part.kind = text(p, "kind");
             part.name = text(p, "name");
             part.pid = whole(p.value("pid", json()));

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
+
+#include "contest/analysis/latency_model.h"
 
 namespace contest {
 
@@ -252,34 +255,25 @@ void perf_measures(Measures& m, const RunRecord& r) {
 
 // Each cause's share of a run's late time, every cause present (0 where it
 // held nothing), so that the shares of two labels' runs are tested alike; a
-// run without late time has no shares.
+// run without late time has no shares. The causes as late_causes_ns reads
+// them: tasks by class, interrupts and softirqs each summed over their names.
 void late_share_measures(Measures& m, const std::string& prefix, const json& why) {
     if (!why.is_object() || why.value("recorded", json(false)) != json(true)) return;
-    auto number = [](const json& v) { return v.is_number() ? v.get<double>() : 0.0; };
     const json* c = object_at(why, "by_cause");
-    const double late_ns = c ? number(c->value("late_ns", json(0))) : 0.0;
-    if (!(late_ns > 0)) return;
-    auto share = [&](const std::string& cause, double ns) {
-        m[prefix + cause + "_pct"] = 100 * ns / late_ns;
-    };
-    auto sum = [&](const char* key) {
-        double total = 0;
-        if (const json* o = object_at(*c, key))
-            for (const auto& [name, ns] : o->items()) total += number(ns);
-        return total;
-    };
-    const json* classes = object_at(*c, "tasks_by_class_ns");
-    // The classes as the split names them (late_wakeup_causes.h), as measures name them.
-    for (const auto& [cls, name] : {std::pair{"workload", "workload"},
-                                    {"load", "load"},
-                                    {"kernel thread", "kernel_thread"},
-                                    {"contest", "contest"},
-                                    {"other", "other"}})
-        share(name, classes ? number(classes->value(cls, json(0))) : 0.0);
-    share("interrupts", sum("interrupts_ns"));
-    share("softirqs", sum("softirqs_ns"));
-    share("timer_expiry", number(c->value("timer_expiry_ns", json(0))));
-    share("unexplained", number(c->value("unexplained_ns", json(0))));
+    const json late = c ? c->value("late_ns", json(0)) : json(0);
+    if (!late.is_number() || !(late.get<double>() > 0)) return;
+    std::map<std::string, double> shares = {
+        {"workload", 0},   {"load", 0},     {"kernel_thread", 0}, {"contest", 0},    {"other", 0},
+        {"interrupts", 0}, {"softirqs", 0}, {"timer_expiry", 0},  {"unexplained", 0}};
+    for (const auto& [cause, ns] : late_causes_ns(*c)) {
+        std::string name = cause.starts_with("irq ")       ? "interrupts"
+                           : cause.starts_with("softirq ") ? "softirqs"
+                           : cause.ends_with(" tasks")     ? cause.substr(0, cause.size() - 6)
+                                                           : cause;
+        std::replace(name.begin(), name.end(), ' ', '_');
+        if (auto it = shares.find(name); it != shares.end()) it->second += ns;
+    }
+    for (const auto& [name, ns] : shares) m[prefix + name + "_pct"] = 100 * ns / late.get<double>();
 }
 
 void latency_measures(Measures& m, const RunRecord& r) {
