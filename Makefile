@@ -23,10 +23,13 @@ KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # busybox for the guests' initramfs, mkfs.ext4 for their scratch disk; the
 # kernel packages themselves are fetched by contest (apt-get download).
 VM_DEPS := qemu-system-x86 busybox-static e2fsprogs zstd
+# `contest run --boot` installs a systemd unit; the tests check it with
+# systemd-analyze (package systemd, not always on a minimal image).
+BOOT_DEPS := systemd
 # tests/fleet deploys contest as the package `make deb` makes.
 # `make deb` reads the binary's library dependencies with dpkg-shlibdeps.
 PKG_DEPS := dpkg-dev
-TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium $(VM_DEPS) $(PKG_DEPS)
+TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt chromium $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics.
