@@ -153,7 +153,7 @@ TEST_CASE(
             test::ScratchDir dir("boot-" + method);
             const fs::path root = dir / "root", bin = dir / "bin", asked = dir / "asked";
             // Stand-ins that record what they were asked, one line a call.
-            for (const char* tool : {"grub-reboot", "bootctl", "reboot"})
+            for (const char* tool : {"grub-reboot", "grub-editenv", "bootctl", "reboot"})
                 write_file(bin / tool,
                            std::string("#!/bin/sh\necho \"") + tool + " $*\" >> '" +
                                asked.string() + "'\n",
@@ -218,8 +218,11 @@ TEST_CASE(
             CHECK_FALSE(fs::exists(s.binary));
             CHECK_FALSE(fs::exists(results / ".boot"));
             CHECK(fs::is_empty(root / "etc/systemd/system/multi-user.target.wants"));
-            // Nothing more was asked of the machine.
-            CHECK(test::slurp(asked) == set + "\nreboot \n");
+            // The one-shot entry cleared (the reboot asked may not have
+            // happened), and nothing more asked of the machine.
+            const std::string clear =
+                method == "grub" ? "grub-editenv - unset next_entry" : "bootctl set-oneshot ";
+            CHECK(test::slurp(asked) == set + "\nreboot \n" + clear + "\n");
             ::setenv("PATH", path ? path : "/usr/bin:/bin", 1);
             CHECK(test::leftover_processes().empty());
         }
@@ -276,7 +279,10 @@ struct BootMachine {
         boot.timeout_s = 1200;
     }
 
-    GuestOutcome run(const std::vector<std::string>& words) {
+    // Runs the machine until it powers off; tick (every 200 ms) may throw
+    // to cut its power, QEMU killed with the disk as it is.
+    GuestOutcome run(const std::vector<std::string>& words,
+                     const std::function<void(double, bool)>& tick = {}) {
         std::vector<std::string> argv = {CONTEST_BINARY,
                                          "run",
                                          "--boot-root",
@@ -288,16 +294,35 @@ struct BootMachine {
                                          "-w",
                                          "command",
                                          "--workload-cmd",
-                                         "true",
+                                         workload,
                                          "--warmup",
                                          "0",
                                          "--timeline-hz",
                                          "0"};
         argv.insert(argv.end(), words.begin(), words.end());
         std::ofstream(out / "argv", std::ios::binary) << nul_separated(argv);
+        return run_guest(boot, tick);
+    }
+
+    // The same disk and share booted again from the default kernel, as
+    // after a power cut: the unit on the disk takes the run on.
+    GuestOutcome power_on() {
+        fs::remove(out / "argv");
         return run_guest(boot);
     }
+
+    std::string workload = "true";
 };
+
+struct PowerCut {};
+
+// Whether the machine's disk still holds the unit.
+bool unit_on_disk(const fs::path& disk) {
+    const std::string unit =
+        test::shell_output("debugfs -R 'stat /root/etc/systemd/system/contest-boot.service' " +
+                           disk.string() + " 2>&1");
+    return unit.find("File not found") == std::string::npos;
+}
 
 }  // namespace
 
@@ -405,10 +430,134 @@ TEST_CASE(
     }
     CHECK(groups.size() == 1);
     // The unit was removed from the machine's root (the scratch disk's).
-    const std::string unit =
-        test::shell_output("debugfs -R 'stat /root/etc/systemd/system/contest-boot.service' " +
-                           disk.string() + " 2>&1");
-    CHECK(unit.find("File not found") != std::string::npos);
+    CHECK_FALSE(unit_on_disk(disk));
+}
+
+TEST_CASE(
+    "run --boot in a TCG guest, when things go wrong: a power cut mid-turn is that turn's "
+    "boot_failed and the run goes on; --boot-abort from another shell stops the turn under way "
+    "and leaves nothing to boot; --boot-on-failure stop; --boot-max below the turns",
+    "[vm][vm-boot-failures][e2e]") {
+    REQUIRE_FALSE(test::debian_kernel_package().empty());
+    BootMachine machine;
+    const fs::path out = machine.out, results = out / "results";
+    const std::string& image = machine.image;
+    auto guest_log = [&] { return test::slurp(out / "guest.log"); };
+
+    SECTION("a power cut mid-turn, then --boot-abort from another shell") {
+        // The first turn's workload waits to be cut; the second's to be
+        // aborted, by a shell beside the run.
+        machine.workload = "sh /mnt/out/workload.sh";
+        write_file(out / "workload.sh",
+                   "if [ ! -e /mnt/out/cut ]; then touch /mnt/out/cut; sleep 600\n"
+                   "elif [ ! -e /mnt/out/abort ]; then touch /mnt/out/abort; sleep 600; fi\n");
+        write_file(
+            out / "beside",
+            "while [ ! -e /mnt/out/abort ]; do sleep 0.2; done\n"
+            "sleep 1\n" CONTEST_BINARY
+            " run --boot-abort --results /mnt/out/results\n"
+            "echo \"beside: abort exit $?, kexec_loaded $(cat /sys/kernel/kexec_loaded)\"\n");
+        const GuestOutcome cut = [&] {
+            try {
+                return machine.run({"--boot", "a=" + image, "--boot", "b=" + image, "--boot-append",
+                                    "a=contest_label=a", "--boot-append", "b=contest_label=b", "-n",
+                                    "1", "--seed", "5", "no_load"},
+                                   [&](double, bool) {
+                                       if (fs::exists(out / "cut")) throw PowerCut{};
+                                   });
+            } catch (const PowerCut&) {
+                return GuestOutcome{};
+            }
+        }();
+        INFO("console: " << console_tail(machine.boot.console_log, 30)
+                         << "\nguest log: " << guest_log());
+        REQUIRE_FALSE(cut.finished);  // cut, not ended by itself
+        BootState s = read_boot_state(results / kBootStateName);
+        REQUIRE(s.turns.size() == 2);
+        CHECK(s.turns[0].status == "started");
+        CHECK(s.phase == "running");
+        const std::string cut_label = s.labels.at(s.turns[0].label).label;
+
+        const GuestOutcome o = machine.power_on();
+        INFO(o.failure);
+        REQUIRE(o.finished);
+        CHECK(test::leftover_processes().empty());
+        s = read_boot_state(results / kBootStateName);
+        CHECK(s.phase == "aborted");
+        CHECK(s.turns[0].status == "boot_failed");
+        CHECK(s.turns[1].status == "interrupted");
+        // The boots seen: the cut turn's, the one after the power cut (the
+        // default kernel), and the second turn's.
+        REQUIRE(s.boots.size() == 3);
+        CHECK(s.boots[1].outcome.find("rebooted during the turn's runs") != std::string::npos);
+        CHECK(s.boots[1].cmdline == s.start_cmdline);
+        CHECK(s.boots[2].cmdline.find("contest_label=" + s.labels.at(s.turns[1].label).label) !=
+              std::string::npos);
+        std::vector<std::string> bad;
+        const auto files = read_result_paths({results / cut_label}, bad);
+        REQUIRE(files.size() == 1);
+        REQUIRE(files[0].runs.size() == 1);
+        CHECK(files[0].runs[0].status == RunStatus::boot_failed);
+        CHECK(files[0].runs[0].reason.find("rebooted during the turn's runs") != std::string::npos);
+        CHECK_FALSE(files[0].complete);
+        // The aborted turn stopped by the abort, nothing left to boot.
+        CHECK(guest_log().find("stopping the boot run's step under way") != std::string::npos);
+        CHECK(guest_log().find("beside: abort exit 0, kexec_loaded 0") != std::string::npos);
+        CHECK_FALSE(unit_on_disk(machine.disk));
+        CHECK_FALSE(fs::exists(results / ".boot"));
+    }
+
+    SECTION("--boot-on-failure stop: the first kernel that fails ends the run") {
+        // Both kernels panic (no such init): whichever comes first fails.
+        const GuestOutcome o =
+            machine.run({"--boot", "c=" + image, "--boot", "d=" + image, "--boot-append",
+                         "c=rdinit=/no-such-init", "--boot-append", "d=rdinit=/no-such-init", "-n",
+                         "1", "--boot-on-failure", "stop", "no_load"});
+        INFO(o.failure << "\nconsole: " << console_tail(machine.boot.console_log, 30)
+                       << "\nguest log: " << guest_log());
+        REQUIRE(o.finished);
+        const BootState s = read_boot_state(results / kBootStateName);
+        CHECK(s.phase == "stopped");
+        REQUIRE(s.turns.size() == 2);
+        CHECK(s.turns[0].status == "boot_failed");
+        CHECK(s.turns[1].status == "pending");
+        CHECK(s.boots_asked == 1);
+        CHECK(s.note.find("not " + s.labels.at(s.turns[0].label).label + "'s") !=
+              std::string::npos);
+        REQUIRE(s.boots.size() == 1);
+        CHECK(s.boots[0].cmdline == s.start_cmdline);
+        CHECK_FALSE(unit_on_disk(machine.disk));
+    }
+
+    SECTION("--boot-max 2 of 3 boots: one turn, then back, the rest left") {
+        const GuestOutcome o = machine.run(
+            {"--boot", "a=" + image, "--boot", "b=" + image, "--boot-append", "a=contest_label=a",
+             "--boot-append", "b=contest_label=b", "-n", "1", "--boot-max", "2", "no_load"});
+        INFO(o.failure << "\nconsole: " << console_tail(machine.boot.console_log, 30)
+                       << "\nguest log: " << guest_log());
+        REQUIRE(o.finished);
+        const BootState s = read_boot_state(results / kBootStateName);
+        CHECK(s.phase == "stopped");
+        CHECK(s.note == "stopped at --boot-max 2 boots");
+        REQUIRE(s.turns.size() == 2);
+        CHECK(s.turns[0].status == "done");
+        CHECK(s.turns[1].status == "pending");
+        CHECK(s.boots_asked == 2);
+        REQUIRE(s.boots.size() == 2);
+        CHECK(s.boots[1].outcome == "back");
+        CHECK(s.boots[1].cmdline == s.start_cmdline);
+        std::vector<std::string> bad;
+        const auto files = read_result_paths({results / s.labels.at(s.turns[0].label).label}, bad);
+        REQUIRE(files.size() == 1);
+        CHECK_FALSE(files[0].complete);  // a run stopped short
+        REQUIRE(files[0].runs.size() == 1);
+        CHECK(files[0].runs[0].ok());
+        // Each run records the fingerprint of the boot it ran in.
+        CHECK(files[0].runs[0].booted["system"]["kernel"]["cmdline"] ==
+              files[0].runs[0].booted["cmdline"]);
+        CHECK(files[0].system["kernel"]["cmdline"] == files[0].runs[0].booted["cmdline"]);
+        CHECK_FALSE(unit_on_disk(machine.disk));
+    }
 }
 
 // The closing note's measured run (not in `make test`): two kernels x 3

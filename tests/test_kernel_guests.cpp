@@ -336,7 +336,8 @@ TEST_CASE(
     const std::vector<std::string_view> loads = {"no_load", "cacherun", "cpu_load"};
     auto o = test::run_contest_binary(
         two_guests_run("first", "second", "sleep 1", (dir / "results").string(),
-                       {"-n", "2", "--seed", "7", "-q", "no_load", "cacherun", "cpu_load"}),
+                       {"-n", "2", "--seed", "7", "--boot-append", "second=contest_mark=2", "-q",
+                        "no_load", "cacherun", "cpu_load"}),
         dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
@@ -391,6 +392,9 @@ TEST_CASE(
         const std::string release = f.config["kernel"]["release"];
         CHECK_THAT(package, Catch::Contains(release));
         CHECK(f.system["kernel_release"] == release);
+        // --boot-append: the label's own parameters on its guests' command line only.
+        CHECK((f.system["kernel"]["cmdline"].get<std::string>().find("contest_mark=2") !=
+               std::string::npos) == (labels[v] == "second"));
         // The guest's own contest read the image's .config from its /boot.
         CHECK(f.system["kernel"]["config"]["sha256"] == f.config["kernel"]["config"]["sha256"]);
         CHECK(f.config["kernel"]["config"].contains("sha256"));

@@ -20,12 +20,14 @@
 #include "contest/run/run_order.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/file_lock.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/proc_files.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
+#include "test_helpers.h"
 
 using namespace contest;
 
@@ -103,6 +105,22 @@ TEST_CASE("an owner marker names this process until its pid and start differ", "
     CHECK(marker_owner_dead(std::to_string(a_gone_pid()) + " 12345\n"));
     CHECK(marker_owner_dead("not a marker"));
     CHECK(marker_owner_dead(""));
+}
+
+TEST_CASE("FileLock: one holder at a time, its pid readable; no link followed", "[platform]") {
+    test::ScratchDir dir("file-lock");
+    const std::filesystem::path path = dir / "x.lock";
+    CHECK(FileLock::holder(path) == 0);  // no file yet
+    {
+        auto held = FileLock::try_take(path);
+        REQUIRE(held);
+        CHECK(FileLock::holder(path) == ::getpid());
+        // A second open of the file is another holder, refused while the first lives.
+        CHECK_FALSE(FileLock::try_take(path));
+    }
+    CHECK(FileLock::try_take(path));
+    std::filesystem::create_symlink(path, dir / "link.lock");
+    CHECK_THROWS_AS(FileLock::try_take(dir / "link.lock"), EnvironmentError);
 }
 
 TEST_CASE("UniqueFd closes once; close() tells whether the close worked", "[platform]") {

@@ -69,6 +69,8 @@ std::string kexec_tools_load(const BootLabel& label) {
         try {
             run_checked(argv, {}, "kexec " + std::string(how));
             return "";
+        } catch (const Interrupted&) {
+            throw;
         } catch (const std::exception& e) {
             why = e.what();
         }
@@ -102,6 +104,10 @@ std::string run_step(const std::vector<std::string>& argv) {
     try {
         run_checked(argv, {}, argv.front());
         return "";
+    } catch (const Interrupted&) {
+        // The machine going down (systemd stopping the unit), or
+        // --boot-abort: not a step that failed.
+        throw;
     } catch (const std::exception& e) {
         return e.what();
     }
@@ -190,7 +196,9 @@ std::string boot_label(BootMethod method, const BootLabel& label) {
     switch (method) {
         case BootMethod::kexec: {
             if (auto why = kexec_load(label); !why.empty()) return why;
-            if (under_systemd()) return run_step({"systemctl", "kexec"});
+            // --no-block: the job queued, the step (and so its unit) ends
+            // cleanly rather than being stopped by the shutdown it asked for.
+            if (under_systemd()) return run_step({"systemctl", "--no-block", "kexec"});
             ::sync();
             if (::reboot(LINUX_REBOOT_CMD_KEXEC) != 0)
                 return std::string("reboot(KEXEC): ") + std::strerror(errno);
@@ -204,12 +212,25 @@ std::string boot_label(BootMethod method, const BootLabel& label) {
     return "";
 }
 
+std::string clear_one_shot(BootMethod method) {
+    switch (method) {
+        case BootMethod::kexec:
+            return "";
+        case BootMethod::grub:
+            // grub-reboot's own variable, in the grubenv it wrote (the default one).
+            return run_step({"grub-editenv", "-", "unset", "next_entry"});
+        case BootMethod::systemd_boot:
+            return run_step({"bootctl", "set-oneshot", ""});
+    }
+    return "";
+}
+
 void kexec_unload() {
     ::syscall(SYS_kexec_file_load, -1, -1, 0UL, nullptr, kKexecFileUnload);
 }
 
 std::string reboot_default(BootMethod method) {
-    if (under_systemd()) return run_step({"systemctl", "reboot"});
+    if (under_systemd()) return run_step({"systemctl", "--no-block", "reboot"});
     if (method != BootMethod::kexec) return run_step({"reboot"});
     ::sync();
     if (::reboot(RB_AUTOBOOT) != 0) return std::string("reboot: ") + std::strerror(errno);

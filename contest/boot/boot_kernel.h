@@ -46,6 +46,10 @@ std::string boot_label(BootMethod method, const BootLabel& label);
 // reboot(2) after a sync for kexec, as a machine without systemd has it).
 std::string reboot_default(BootMethod method);
 
+// The one-shot entry grub-reboot or bootctl set, cleared (--boot-abort),
+// with why when that failed ("" when done, and for kexec).
+std::string clear_one_shot(BootMethod method);
+
 // A kernel loaded for kexec and not booted, unloaded (--boot-abort).
 void kexec_unload();
 

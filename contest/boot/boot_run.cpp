@@ -4,6 +4,8 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -11,6 +13,8 @@
 
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_unit.h"
+#include "contest/observe/kernel_facts.h"
+#include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
 #include "contest/run/host_rounds.h"
 #include "contest/run/kernel_guests.h"
@@ -18,6 +22,8 @@
 #include "contest/run/run_recorder.h"
 #include "contest/run/settle.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/file_lock.h"
+#include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/vm/kernel_image.h"
@@ -30,6 +36,58 @@ namespace fs = std::filesystem;
 // The most a boot waits, once up, for the machine to settle (the services
 // started after it, their writeback) before its turn's runs.
 constexpr double kBootSettleS = 60;
+
+// The most --boot-abort waits for the step under way to stop its runs.
+constexpr double kAbortWaitS = 120;
+
+// One contest steps a boot run at a time: the step (the first, or the
+// unit's after a boot) holds this lock, beside the state, until it ends or
+// the machine goes down; --boot-abort stops the holder and then takes it.
+fs::path boot_lock_path(const fs::path& state) {
+    return state.parent_path() / ".boot-state.lock";
+}
+
+// The step's lock, or nullopt when another contest holds it (said).
+std::optional<FileLock> take_step_lock(const fs::path& state) {
+    const fs::path lock = boot_lock_path(state);
+    auto held = FileLock::try_take(lock);
+    if (!held)
+        say("a step of the boot run in " + state.parent_path().string() + " is under way (pid " +
+            std::to_string(FileLock::holder(lock)) + "): nothing to do");
+    return held;
+}
+
+// The lock, once the step under way (if any) has stopped: SIGTERM to its
+// holder, whose runs unwind as on Ctrl-C. EnvironmentError when it holds
+// on past kAbortWaitS.
+FileLock stop_step_under_way(const fs::path& state) {
+    const fs::path lock = boot_lock_path(state);
+    const auto deadline = deadline_after(std::chrono::steady_clock::now(),
+                                         std::chrono::duration<double>(kAbortWaitS));
+    pid_t signalled = 0;
+    for (;;) {
+        if (auto held = FileLock::try_take(lock)) return std::move(*held);
+        const pid_t pid = FileLock::holder(lock);
+        if (pid > 0 && pid != signalled) {
+            say("stopping the boot run's step under way (pid " + std::to_string(pid) + ")");
+            if (::kill(pid, SIGTERM) == 0) signalled = pid;
+        }
+        if (std::chrono::steady_clock::now() > deadline)
+            throw EnvironmentError("the boot run's step (pid " + std::to_string(pid) +
+                                   ") did not stop within " +
+                                   std::to_string(static_cast<int>(kAbortWaitS)) +
+                                   " s: stop it and run --boot-abort again");
+        interruptible_sleep(0.2);
+    }
+}
+
+// How a run ends once no more turns will be taken: done when every turn
+// was (measured or failed), stopped when some were left (the bound).
+std::string end_phase(const BootState& state) {
+    const bool left = std::any_of(state.turns.begin(), state.turns.end(),
+                                  [](const BootTurn& t) { return t.status == "pending"; });
+    return left ? "stopped" : "done";
+}
 
 std::string first_word(const std::string& s) {
     return s.substr(0, s.find(' '));
@@ -131,10 +189,19 @@ std::vector<LabelRun> open_labels(const RunConfig& config, RunPlan& plan, const 
     return labels;
 }
 
-nlohmann::json booted_record(const RunningKernel& k) {
+// The machine as this boot has it: the fingerprint a result file records,
+// taken again in every boot since each has its own kernel and settings.
+nlohmann::json boot_fingerprint(const RunConfig& config) {
+    nlohmann::json system = system_fingerprint();
+    system["kernel"] = kernel_facts(config.workload.workdir.string());
+    return system;
+}
+
+nlohmann::json booted_record(const RunningKernel& k, const nlohmann::json& system) {
     return {{"release", valid_utf8(k.release)},
             {"cmdline", valid_utf8(k.cmdline)},
-            {"boot_id", valid_utf8(k.boot_id)}};
+            {"boot_id", valid_utf8(k.boot_id)},
+            {"system", system}};
 }
 
 // What the previous boot left of why it ended: its kernel log's tail
@@ -186,7 +253,7 @@ void record_boot_failed(const BootState& state, const BootTurn& turn, const std:
         rec.index = rec.round = static_cast<int>(turn.round);
         rec.status = RunStatus::boot_failed;
         rec.reason = valid_utf8(why);
-        rec.booted = booted_record(k);
+        rec.booted = booted_record(k, boot_fingerprint(r.config));
         label.result.runs.push_back(rec);
     }
     label.save();
@@ -215,6 +282,13 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
     RunRecorder recorder(out, loads.size());
     LabelRun& label = out.labels[turn.label];
     const std::size_t before = label.result.runs.size();
+    // The file's fingerprint is its label's kernel's: taken in the first
+    // boot that measures under it (its file may have been made in the
+    // machine's own kernel, by a turn that failed to boot).
+    const nlohmann::json system = boot_fingerprint(config);
+    if (std::none_of(label.result.runs.begin(), label.result.runs.end(),
+                     [](const RunRecord& run) { return run.ok(); }))
+        label.result.system = system;
     backend.begin(recorder);
     try {
         backend.take_turn(label, turn.round, loads, recorder);
@@ -223,7 +297,7 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
         throw;
     }
     for (std::size_t i = before; i < label.result.runs.size(); ++i)
-        label.result.runs[i].booted = booted_record(k);
+        label.result.runs[i].booted = booted_record(k, system);
     label.result.finished_at = utc_timestamp();
     label.save();
 }
@@ -233,6 +307,10 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
 BootStep finish(const fs::path& path, BootState& state, const std::string& phase,
                 const std::string& note) {
     state.phase = phase;
+    // Its holder still holds it: a step opening it later finds the run
+    // finished, and a new run makes its own.
+    std::error_code removed;
+    fs::remove(boot_lock_path(path), removed);
     if (!note.empty()) state.note = note;
     remove_boot_unit(state.unit_root);
     std::error_code ec;
@@ -266,6 +344,7 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
         }
         BootTurn& turn = state.turns[state.next_turn];
         const BootLabel& label = state.labels[turn.label];
+        throw_if_interrupted();  // --boot-abort: no reboot after it
         ++state.boots_asked;
         save(path, state);
         progress.note("contest: round " + std::to_string(turn.round) + ": booting " + label.label +
@@ -284,13 +363,15 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
     }
     // Already in the kernel the run started from: no reboot needed.
     if (k.release == state.start_release && k.cmdline == state.start_cmdline)
-        return finish(path, state, "done", state.note);
+        return finish(path, state, end_phase(state), state.note);
+    throw_if_interrupted();
     state.phase = "returning";
     ++state.boots_asked;
     save(path, state);
     progress.note("contest: every turn taken: rebooting into the machine's own kernel");
     const std::string why = reboot_default(state.method);
-    if (!why.empty()) return finish(path, state, "done", "the reboot back was refused: " + why);
+    if (!why.empty())
+        return finish(path, state, end_phase(state), "the reboot back was refused: " + why);
     return {};
 }
 
@@ -308,6 +389,11 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     check_results_folder(config.results_dir);
     check_survives_reboot(config.results_dir);
     const fs::path path = boot_state_path(config.results_dir);
+    const std::optional<FileLock> lock = FileLock::try_take(boot_lock_path(path));
+    if (!lock)
+        throw UsageError("a --boot run is under way in " + config.results_dir.string() + " (pid " +
+                         std::to_string(FileLock::holder(boot_lock_path(path))) +
+                         "): see it with --boot-status, stop it with --boot-abort");
     std::error_code ec;
     if (fs::exists(path, ec)) {
         const BootState old = read_boot_state(path);
@@ -384,6 +470,8 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
 }
 
 BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Progress& progress) {
+    const std::optional<FileLock> lock = take_step_lock(path);
+    if (!lock) return {};
     BootState state = read_boot_state(path);
     if (state.finished()) {
         say("the boot run in " + path.string() + " is " + state.phase + ": nothing to do");
@@ -406,7 +494,7 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
         seen.expected = "start";
         const bool home = k.release == state.start_release && k.cmdline == state.start_cmdline;
         seen.outcome = home ? "back" : "back, in another kernel than the run started from";
-        return finish(path, state, "done", home ? state.note : seen.outcome);
+        return finish(path, state, end_phase(state), home ? state.note : seen.outcome);
     }
     BootTurn& turn = state.turns[state.next_turn];
     const BootLabel& label = state.labels[turn.label];
@@ -490,14 +578,22 @@ int abort_boot_run(const fs::path& results) {
     const fs::path path = boot_state_path(results);
     std::error_code ec;
     if (!fs::exists(path, ec)) throw UsageError("--boot-abort: no boot run in " + results.string());
-    BootState state = read_boot_state(path);
-    if (state.finished()) {
+    if (read_boot_state(path).finished()) {
         // The unit may be left by a crash between the two: removed anyway.
+        const BootState state = read_boot_state(path);
         remove_boot_unit(state.unit_root);
         say("the boot run is " + state.phase + " already");
         return kExitOk;
     }
+    const FileLock lock = stop_step_under_way(path);
+    // Read again: the step just stopped wrote its last state.
+    BootState state = read_boot_state(path);
+    for (auto& turn : state.turns)
+        if (turn.status == "started") turn.status = "interrupted";
+    // Nothing left that would boot a label's kernel at the next reboot.
     if (state.method == BootMethod::kexec) kexec_unload();
+    if (auto why = clear_one_shot(state.method); !why.empty())
+        say("the one-shot boot entry may still be set: " + why);
     finish(path, state, "aborted", "aborted by contest run --boot-abort");
     return kExitOk;
 }

@@ -101,8 +101,8 @@ class Fields {
 
 const std::array<const char*, 6> kPhases = {"running", "returning", "done",
                                             "stopped", "aborted",   nullptr};
-const std::array<const char*, 5> kTurnStatuses = {"pending", "started", "done", "boot_failed",
-                                                  nullptr};
+const std::array<const char*, 6> kTurnStatuses = {"pending",     "started",     "done",
+                                                  "boot_failed", "interrupted", nullptr};
 
 template <std::size_t N>
 bool one_of(const std::string& word, const std::array<const char*, N>& words) {

@@ -38,7 +38,8 @@ struct BootTurn {
     unsigned round = 0;
     std::size_t label = 0;  // index into BootState::labels
     std::vector<std::string> loads;
-    // pending, started (its runs began in boot `boot`), done, boot_failed
+    // pending, started (its runs began and have not ended), done,
+    // boot_failed, interrupted (--boot-abort stopped its runs)
     std::string status = "pending";
 };
 

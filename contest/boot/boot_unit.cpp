@@ -38,6 +38,8 @@ std::string boot_unit_text(const fs::path& binary, const fs::path& state) {
            "\n"
            "[Service]\n"
            "Type=oneshot\n"
+           "# A turn's runs take as long as they take.\n"
+           "TimeoutStartSec=infinity\n"
            "ExecStart=" +
            unit_word(binary.string()) + " run --boot-continue " + unit_word(state.string()) +
            "\n"

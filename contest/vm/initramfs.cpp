@@ -64,15 +64,28 @@ sleep 60
 // unit contest installs (under /mnt/root, the scratch disk's): runs its
 // ExecStart; the first boot, before there is a unit, runs argv. A command
 // that returns (the run done, or failed) powers the guest off, which ends
-// QEMU; a failed step powers it off too, where a reboot would loop.
+// QEMU; a failed step powers it off too, where a reboot would loop. The
+// share's `beside`, when there is one, is a shell script run beside it in
+// every boot, as a user at another shell would (--boot-abort while a turn
+// runs), and given 30 s to end after it.
 const char* const kBootMachineTail = R"INIT(say up
 unit=/host/mnt/root/etc/systemd/system/contest-boot.service
 env="PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/mnt TMPDIR=/mnt/tmp"
+beside=
+if [ -f /out/beside ]; then
+    chroot /host /usr/bin/env -i $env sh /mnt/out/beside >> /out/guest.log 2>&1 &
+    beside=$!
+fi
 if [ -f "$unit" ]; then
     eval "set -- $(sed -n 's/^ExecStart=//p' "$unit")"
     chroot /host /usr/bin/env -i $env "$@" 2>&1 | tee -a /out/guest.log
 else
     xargs -0 chroot /host /usr/bin/env -i $env < /out/argv 2>&1 | tee -a /out/guest.log
+fi
+if [ -n "$beside" ]; then
+    i=0
+    while [ $i -lt 150 ] && kill -0 $beside 2>/dev/null; do sleep 0.2; i=$((i + 1)); done
+    kill $beside 2>/dev/null
 fi
 sync
 say done

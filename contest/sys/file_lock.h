@@ -1,0 +1,30 @@
+#pragma once
+// An exclusive lock on a file (flock), held while this lives, with the
+// holder's pid written in it, so that another process can tell who holds it.
+// Opened without following a link and close-on-exec: a program contest
+// starts does not keep it.
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "contest/sys/unique_fd.h"
+
+namespace contest {
+
+class FileLock {
+  public:
+    // The lock, or nullopt when another process holds it. EnvironmentError
+    // when the file cannot be opened (a link, a folder, no permission).
+    static std::optional<FileLock> try_take(const std::filesystem::path& path);
+
+    // The pid written by the process holding the lock at path, 0 when it
+    // cannot be read (none wrote one yet).
+    static pid_t holder(const std::filesystem::path& path);
+
+  private:
+    explicit FileLock(UniqueFd fd) : fd_(std::move(fd)) {}
+    UniqueFd fd_;
+};
+
+}  // namespace contest
