@@ -601,5 +601,6 @@ TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused befor
         CHECK(o.exit_code == 2);
         CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
         CHECK_FALSE(fs::exists(dir / "results" / kBootStateName));
+        CHECK_FALSE(fs::exists(dir / "results" / ".boot-state.lock"));
     }
 }
