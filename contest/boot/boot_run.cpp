@@ -583,11 +583,10 @@ int abort_boot_run(const fs::path& results) {
     const fs::path path = boot_state_path(results);
     std::error_code ec;
     if (!fs::exists(path, ec)) throw UsageError("--boot-abort: no boot run in " + results.string());
-    if (read_boot_state(path).finished()) {
+    if (const BootState ended = read_boot_state(path); ended.finished()) {
         // The unit may be left by a crash between the two: removed anyway.
-        const BootState state = read_boot_state(path);
-        remove_boot_unit(state.unit_root);
-        say("the boot run is " + state.phase + " already");
+        remove_boot_unit(ended.unit_root);
+        say("the boot run is " + ended.phase + " already");
         return kExitOk;
     }
     const FileLock lock = stop_step_under_way(path);
