@@ -498,6 +498,7 @@ TEST_CASE(
             out / "beside",
             "while [ ! -e /mnt/out/abort ]; do sleep 0.2; done\n"
             "sleep 1\n" CONTEST_BINARY
+            " run --boot-status --results /mnt/out/results\n" CONTEST_BINARY
             " run --boot-abort --results /mnt/out/results\n"
             "echo \"beside: abort exit $?, kexec_loaded $(cat /sys/kernel/kexec_loaded)\"\n");
         const GuestOutcome cut = [&] {
@@ -544,6 +545,7 @@ TEST_CASE(
         CHECK(files[0].runs[0].reason.find("rebooted during the turn's runs") != std::string::npos);
         CHECK_FALSE(files[0].complete);
         // The aborted turn stopped by the abort, nothing left to boot.
+        CHECK(guest_log().find("a step under way: pid") != std::string::npos);
         CHECK(guest_log().find("stopping the boot run's step under way") != std::string::npos);
         CHECK(guest_log().find("beside: abort exit 0, kexec_loaded 0") != std::string::npos);
         CHECK_FALSE(unit_on_disk(machine.disk));

@@ -115,9 +115,11 @@ TEST_CASE("FileLock: one holder at a time, its pid readable; no link followed", 
         auto held = FileLock::try_take(path);
         REQUIRE(held);
         CHECK(FileLock::holder(path) == ::getpid());
+        CHECK(FileLock::held_by(path) == ::getpid());
         // A second open of the file is another holder, refused while the first lives.
         CHECK_FALSE(FileLock::try_take(path));
     }
+    CHECK(FileLock::held_by(path) == 0);  // the pid is still written, nobody holds it
     CHECK(FileLock::try_take(path));
     std::filesystem::create_symlink(path, dir / "link.lock");
     CHECK_THROWS_AS(FileLock::try_take(dir / "link.lock"), EnvironmentError);

@@ -574,6 +574,8 @@ int print_boot_status(const fs::path& results) {
         std::cout << "  boot " << printable(b.at) << "  expected " << printable(b.expected)
                   << "  got " << printable(b.release) << "  up " << b.up_s << " s  "
                   << printable(b.outcome) << "\n";
+    if (const pid_t step = FileLock::held_by(boot_lock_path(path)); step > 0)
+        std::cout << "  a step under way: pid " << step << "\n";
     if (!s.finished() && fs::exists(boot_unit_path(s.unit_root), ec))
         std::cout << "  unit " << boot_unit_path(s.unit_root).string() << "\n";
     return kExitOk;

@@ -50,4 +50,12 @@ pid_t FileLock::holder(const std::filesystem::path& path) {
     return pid > 0 && end != text && *end == '\n' ? static_cast<pid_t>(pid) : 0;
 }
 
+pid_t FileLock::held_by(const std::filesystem::path& path) {
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    if (fd.get() < 0) return 0;
+    // A shared lock is refused only while someone holds the exclusive one.
+    if (::flock(fd.get(), LOCK_SH | LOCK_NB) == 0) return 0;
+    return errno == EWOULDBLOCK ? holder(path) : 0;
+}
+
 }  // namespace contest

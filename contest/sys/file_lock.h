@@ -22,6 +22,10 @@ class FileLock {
     // cannot be read (none wrote one yet).
     static pid_t holder(const std::filesystem::path& path);
 
+    // The pid of the process holding the lock at path now, 0 when none
+    // does (or the file is absent). Writes nothing, creates nothing.
+    static pid_t held_by(const std::filesystem::path& path);
+
   private:
     explicit FileLock(UniqueFd fd) : fd_(std::move(fd)) {}
     UniqueFd fd_;
