@@ -220,6 +220,9 @@ TEST_CASE(
     // unit, as a user at a root shell would start it.
     put_guest_file(out / "first.sh",
                    "mv /mnt/out/argv /mnt/out/argv.taken || exit 0\n"
+                   // A oneshot unit after multi-user.target, as contest's is:
+                   // what the manager says of the boot while it runs.
+                   "echo \"system: $(systemctl is-system-running)\" > /mnt/out/first-state\n"
                    "xargs -0 /usr/bin/env < /mnt/out/argv.taken > /mnt/out/first.log 2>&1\n"
                    "echo $? > /mnt/out/first-exit\n");
     put_guest_file(out / "units/contest-demo-first.service",
@@ -315,6 +318,7 @@ TEST_CASE(
     WARN("timeline (host seconds since QEMU's start):\n" << timeline.str());
     WARN("first step:\n" << test::slurp(out / "first.log"));
     WARN("end unit:\n" << test::slurp(out / "end.log"));
+    WARN("while the first step ran, " << test::slurp(out / "first-state"));
     WARN(test::slurp(results / kBootStateName));
     WARN("the guest's journal, boots:\n"
          << test::shell_output("journalctl -D " + journal.string() + " --list-boots 2>&1"));
