@@ -153,7 +153,9 @@ TEST_CASE(
             test::ScratchDir dir("boot-" + method);
             const fs::path root = dir / "root", bin = dir / "bin", asked = dir / "asked";
             // Stand-ins that record what they were asked, one line a call.
-            for (const char* tool : {"grub-reboot", "grub-editenv", "bootctl", "reboot"})
+            // systemctl too: a machine under systemd would be rebooted through it.
+            for (const char* tool :
+                 {"grub-reboot", "grub-editenv", "bootctl", "reboot", "systemctl"})
                 write_file(bin / tool,
                            std::string("#!/bin/sh\necho \"") + tool + " $*\" >> '" +
                                asked.string() + "'\n",
@@ -209,6 +211,47 @@ TEST_CASE(
             CHECK(bad.exit_code == 3);
             CHECK(bad.err.find("nope") != std::string::npos);
 
+            // The boots after the first, as the unit would start them: none
+            // comes up in the entry asked (the stand-in reboot does not
+            // reboot), so each turn is boot_failed in the machine's own
+            // kernel and the next entry is asked for, in the planned order.
+            // This machine's boot_id never changes: each step is told its
+            // boot is another by renaming the ones seen.
+            for (std::size_t turn = 1; turn < 3; ++turn) {
+                BootState before = read_boot_state(results / kBootStateName);
+                for (auto& seen : before.boots) seen.boot_id = "earlier-" + seen.boot_id;
+                write_boot_state(results / kBootStateName, before);
+                auto step = test::run_contest_binary(
+                    {"run", "--boot-continue", (results / kBootStateName).string()}, dir.path());
+                INFO(step.err);
+                CHECK(step.exit_code == 0);
+                const BootState after = read_boot_state(results / kBootStateName);
+                CHECK(after.turns[turn - 1].status == "boot_failed");
+                REQUIRE(after.boots.size() == turn);
+                CHECK(after.boots.back().expected == s.labels.at(s.turns[turn - 1].label).label);
+                CHECK(after.boots.back().outcome.starts_with("boot_failed: booted "));
+                CHECK(after.next_turn == turn);
+                CHECK(after.boots_asked == turn + 1);
+                // Run again in the same boot: nothing done twice.
+                auto again = test::run_contest_binary(
+                    {"run", "--boot-continue", (results / kBootStateName).string()}, dir.path());
+                CHECK(again.exit_code == 0);
+                CHECK(again.err.find("recorded already") != std::string::npos);
+                CHECK(read_boot_state(results / kBootStateName).boots.size() == turn);
+            }
+            std::string asked_so_far;
+            for (std::size_t turn = 0; turn < 3; ++turn)
+                asked_so_far += (method == "grub" ? "grub-reboot " : "bootctl set-oneshot ") +
+                                s.labels.at(s.turns[turn].label).kernel + "\nreboot \n";
+            CHECK(test::slurp(asked) == asked_so_far);
+            std::vector<std::string> unreadable;
+            const auto failed =
+                read_result_paths({results / s.labels.at(s.turns[0].label).label}, unreadable);
+            REQUIRE(failed.size() == 1);
+            REQUIRE(failed[0].runs.size() == 1);
+            CHECK(failed[0].runs[0].status == RunStatus::boot_failed);
+            CHECK(failed[0].runs[0].round == 1);
+
             auto abort = test::run_contest_binary(
                 {"run", "--boot-abort", "--results", results.string()}, dir.path());
             INFO(abort.err);
@@ -222,7 +265,7 @@ TEST_CASE(
             // happened), and nothing more asked of the machine.
             const std::string clear =
                 method == "grub" ? "grub-editenv - unset next_entry" : "bootctl set-oneshot ";
-            CHECK(test::slurp(asked) == set + "\nreboot \n" + clear + "\n");
+            CHECK(test::slurp(asked) == asked_so_far + clear + "\n");
             ::setenv("PATH", path ? path : "/usr/bin:/bin", 1);
             CHECK(test::leftover_processes().empty());
         }
@@ -601,5 +644,6 @@ TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused befor
         CHECK(o.exit_code == 2);
         CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
         CHECK_FALSE(fs::exists(dir / "results" / kBootStateName));
+        CHECK_FALSE(fs::exists(dir / "results" / ".boot-state.lock"));
     }
 }

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/text_file.h"
@@ -196,6 +197,8 @@ std::string boot_label(BootMethod method, const BootLabel& label) {
     switch (method) {
         case BootMethod::kexec: {
             if (auto why = kexec_load(label); !why.empty()) return why;
+            // --boot-abort's SIGTERM while the kernel was loaded: no reboot.
+            throw_if_interrupted();
             // --no-block: the job queued, the step (and so its unit) ends
             // cleanly rather than being stopped by the shutdown it asked for.
             if (under_systemd()) return run_step({"systemctl", "--no-block", "kexec"});

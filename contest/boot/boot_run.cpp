@@ -389,18 +389,15 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     check_results_folder(config.results_dir);
     check_survives_reboot(config.results_dir);
     const fs::path path = boot_state_path(config.results_dir);
-    const std::optional<FileLock> lock = FileLock::try_take(boot_lock_path(path));
-    if (!lock)
-        throw UsageError("a --boot run is under way in " + config.results_dir.string() + " (pid " +
-                         std::to_string(FileLock::holder(boot_lock_path(path))) +
-                         "): see it with --boot-status, stop it with --boot-abort");
-    std::error_code ec;
-    if (fs::exists(path, ec)) {
+    auto refuse_a_run_under_way = [&] {
+        std::error_code ec;
+        if (!fs::exists(path, ec)) return;
         const BootState old = read_boot_state(path);
         if (!old.finished())
             throw UsageError("a --boot run is under way in " + config.results_dir.string() + " (" +
                              old.phase + "): see it with --boot-status, stop it with --boot-abort");
-    }
+    };
+    refuse_a_run_under_way();
     const RunningKernel k = running_kernel();
     BootState state;
     state.method = options.method;
@@ -452,6 +449,14 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
         if (auto why = boot_check(options.method, label, state.unit_root); !why.empty())
             problems.push_back(label.label + ": " + why);
     if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
+    // Taken once everything is checked (a refused run leaves no lock file),
+    // and the state looked at again under it: two starts at once make one run.
+    const std::optional<FileLock> lock = FileLock::try_take(boot_lock_path(path));
+    if (!lock)
+        throw UsageError("a --boot run is under way in " + config.results_dir.string() + " (pid " +
+                         std::to_string(FileLock::holder(boot_lock_path(path))) +
+                         "): see it with --boot-status, stop it with --boot-abort");
+    refuse_a_run_under_way();
     fs::create_directories(config.results_dir / ".boot");
     state.binary = fs::absolute(config.results_dir / ".boot" / "contest").string();
     copy_own_binary(state.binary);
@@ -578,11 +583,10 @@ int abort_boot_run(const fs::path& results) {
     const fs::path path = boot_state_path(results);
     std::error_code ec;
     if (!fs::exists(path, ec)) throw UsageError("--boot-abort: no boot run in " + results.string());
-    if (read_boot_state(path).finished()) {
+    if (const BootState ended = read_boot_state(path); ended.finished()) {
         // The unit may be left by a crash between the two: removed anyway.
-        const BootState state = read_boot_state(path);
-        remove_boot_unit(state.unit_root);
-        say("the boot run is " + state.phase + " already");
+        remove_boot_unit(ended.unit_root);
+        say("the boot run is " + ended.phase + " already");
         return kExitOk;
     }
     const FileLock lock = stop_step_under_way(path);
