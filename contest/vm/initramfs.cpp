@@ -93,6 +93,62 @@ poweroff -f
 sleep 60
 )INIT";
 
+// The machine of a --boot run with the host's own systemd as PID 1
+// (InitMode::systemd_machine): the root systemd boots is an overlay whose
+// lower layer is the host's root over 9p, read-only, and whose upper layer is
+// on the scratch disk, so what is written under /etc (the unit contest
+// installs, the machine id, the journal) lives as long as QEMU keeps the disk
+// and comes back in every kexec'd kernel. The results share is mounted on
+// /mnt/out before systemd starts (so a --results there is the same folder in
+// every boot, with no mount unit to wait for), /tmp is a tmpfs, and the disk
+// itself is moved to /mnt/disk, where systemd sees it among the mounts it
+// takes down before each kexec. The share's units/ (plain unit files), when there is one, is
+// installed and enabled for multi-user.target at every boot: how a test
+// gives the machine its first command and its end. A step that fails powers
+// off, which ends QEMU (a reboot would come back to the same failure).
+const char* const kSystemdInit = R"INIT(#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+say() { echo "contest-guest: $*"; }
+fail() { say "failed: $*"; sync; poweroff -f; sleep 60; }
+while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
+opts=trans=virtio,version=9p2000.L,msize=262144
+mount -t 9p -o "$opts,ro" host /host || fail "mounting the host's root (9p)"
+mount -t ext4 /dev/vda /disk || fail "mounting the scratch disk (ext4 on /dev/vda)"
+mkdir -p /disk/upper /disk/work
+mount -t overlay -o lowerdir=/host,upperdir=/disk/upper,workdir=/disk/work root /root ||
+    fail "mounting the overlay of the host's root and the scratch disk"
+mkdir -p /root/mnt/out /root/mnt/disk
+# /tmp in memory, as Debian's tmp.mount has it: systemd-tmpfiles empties
+# /tmp at every boot, which on the overlay is a whiteout for each of the
+# host's files, over 9p, before the boot goes on.
+mount -t tmpfs -o mode=1777,nosuid,nodev tmp /root/tmp || fail "mounting a tmpfs on /tmp"
+mount -t 9p -o "$opts" out /root/mnt/out || fail "mounting the results share (9p) on /mnt/out"
+# The host's marks of a container (a Docker host's /.dockerenv): systemd
+# that finds one takes the guest for a container, reads its own argv in
+# place of the kernel's command line and never kexecs.
+rm -f /root/.dockerenv /root/run/.containerenv
+# Its own machine id, not the host's: its journal and D-Bus are its own.
+[ -e /disk/upper/etc/machine-id ] ||
+    tr -d - < /proc/sys/kernel/random/uuid > /root/etc/machine-id || fail "writing a machine id"
+units=/root/etc/systemd/system
+for unit in /root/mnt/out/units/*; do
+    [ -f "$unit" ] || continue
+    name=${unit##*/}
+    mkdir -p "$units/multi-user.target.wants" && cp "$unit" "$units/$name" &&
+        ln -sf "/etc/systemd/system/$name" "$units/multi-user.target.wants/$name" ||
+        fail "installing the unit $name"
+done
+sync
+mount --move /disk /root/mnt/disk || fail "moving the scratch disk to /mnt/disk"
+for d in dev proc sys; do mount --move /$d /root/$d || fail "moving /$d"; done
+say up
+exec switch_root /root /lib/systemd/systemd
+)INIT";
+
 bool is_static_elf(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::string head(8192, '\0');
@@ -118,6 +174,7 @@ std::filesystem::path static_busybox() {
 std::string init_text(InitMode mode) {
     const std::string once = kInit;
     if (mode == InitMode::run_once) return once;
+    if (mode == InitMode::systemd_machine) return kSystemdInit;
     std::string head = once.substr(0, once.find("say up\n"));
     // A failure powers off: a reboot would come back to the same failure.
     const std::string fail_reboot = "fail() { say \"failed: $*\"; sync; reboot -f;";
@@ -139,9 +196,12 @@ Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path
                      .first;
         return it->second;
     };
-    out.modules = modules_to_load(kernel, kWantedModules, bytes_of, &out.assumed_builtin);
+    std::vector<std::string> wanted = kWantedModules;
+    // The overlay, and the automounter systemd asks for at its start.
+    if (mode == InitMode::systemd_machine) wanted.insert(wanted.end(), {"overlay", "autofs4"});
+    out.modules = modules_to_load(kernel, wanted, bytes_of, &out.assumed_builtin);
     CpioArchive cpio;
-    for (const char* dir : {"bin", "dev", "proc", "sys", "host", "out", "modules"})
+    for (const char* dir : {"bin", "dev", "proc", "sys", "host", "out", "modules", "disk", "root"})
         cpio.add_dir(dir);
     // The kernel opens /dev/console for init's stdio before devtmpfs is up.
     cpio.add_char_device("dev/console", 5, 1);

@@ -33,8 +33,11 @@ std::filesystem::path static_busybox();
 
 // What /init does: run_once, argv and a reboot (--kernel's guests);
 // boot_machine, the machine of a --boot run's tests, booted again and again
-// in one QEMU (initramfs.cpp says how).
-enum class InitMode { run_once, boot_machine };
+// in one QEMU, its init standing in for systemd; systemd_machine, the same
+// machine with the host's own systemd as PID 1 on an overlay of the host's
+// root, the results share on its /mnt/out and the scratch disk (the
+// overlay's upper layer in its upper/) on /mnt/disk (initramfs.cpp says how).
+enum class InitMode { run_once, boot_machine, systemd_machine };
 
 // Writes the initramfs for kernel to `path` (atomically).
 Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path,
