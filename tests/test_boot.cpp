@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -120,11 +121,14 @@ TEST_CASE("the unit: installed under a root folder and removed; systemd-analyze 
     const fs::path root = dir / "root";
     const fs::path binary = dir / "bin dir" / "contest";
     write_file(binary, "#!/bin/sh\n", true);
-    install_boot_unit(root, binary, dir / "results/.boot-state.json");
+    install_boot_unit(root, binary, dir / "results 100%/.boot-state.json");
     const fs::path unit = boot_unit_path(root);
     REQUIRE(fs::is_regular_file(unit));
     const std::string text = test::slurp(unit);
-    CHECK(text.find("After=multi-user.target") != std::string::npos);
+    CHECK(text.find("After=multi-user.target graphical.target") != std::string::npos);
+    CHECK(text.find("Type=exec") != std::string::npos);
+    CHECK(text.find("RequiresMountsFor=\"" + (dir / "results 100%%").string() + "\"") !=
+          std::string::npos);
     CHECK(text.find("WantedBy=multi-user.target") != std::string::npos);
     CHECK(text.find("ExecStart=\"" + binary.string() + "\" run --boot-continue \"") !=
           std::string::npos);
@@ -150,7 +154,8 @@ TEST_CASE(
     "[boot][e2e]") {
     for (const std::string method : {"grub", "systemd-boot"}) {
         DYNAMIC_SECTION(method) {
-            test::ScratchDir dir("boot-" + method);
+            // Not under /tmp, which a --boot run refuses for its results.
+            test::ScratchDir dir("boot-" + method, test::vm_test_workdir() / "scratch");
             const fs::path root = dir / "root", bin = dir / "bin", asked = dir / "asked";
             // Stand-ins that record what they were asked, one line a call.
             // systemctl too: a machine under systemd would be rebooted through it.
@@ -472,8 +477,11 @@ TEST_CASE(
         CHECK(rounds == std::set<int>{1, 2});
     }
     CHECK(groups.size() == 1);
-    // The unit was removed from the machine's root (the scratch disk's).
+    // The unit was removed from the machine's root (the scratch disk's),
+    // contest's copies of itself and of the kernels from the results.
     CHECK_FALSE(unit_on_disk(disk));
+    CHECK_FALSE(fs::exists(host_results / ".boot"));
+    CHECK_FALSE(fs::exists(host_results / ".boot-state.lock"));
 }
 
 TEST_CASE(
@@ -501,11 +509,17 @@ TEST_CASE(
             " run --boot-status --results /mnt/out/results\n" CONTEST_BINARY
             " run --boot-abort --results /mnt/out/results\n"
             "echo \"beside: abort exit $?, kexec_loaded $(cat /sys/kernel/kexec_loaded)\"\n");
+        // The labels' initramfs, removed after the cut: the later turn boots
+        // contest's copy of it, made when the run started.
+        const fs::path label_initramfs = machine.dir / "label-initramfs.cpio";
+        fs::copy_file(machine.initramfs.path, label_initramfs);
+        const std::string labels_image =
+            machine.kernel.image.string() + ":" + label_initramfs.string();
         const GuestOutcome cut = [&] {
             try {
-                return machine.run({"--boot", "a=" + image, "--boot", "b=" + image, "--boot-append",
-                                    "a=contest_label=a", "--boot-append", "b=contest_label=b", "-n",
-                                    "1", "--seed", "5", "no_load"},
+                return machine.run({"--boot", "a=" + labels_image, "--boot", "b=" + labels_image,
+                                    "--boot-append", "a=contest_label=a", "--boot-append",
+                                    "b=contest_label=b", "-n", "1", "--seed", "5", "no_load"},
                                    [&](double, bool) {
                                        if (fs::exists(out / "cut")) throw PowerCut{};
                                    });
@@ -521,6 +535,7 @@ TEST_CASE(
         CHECK(s.turns[0].status == "started");
         CHECK(s.phase == "running");
         const std::string cut_label = s.labels.at(s.turns[0].label).label;
+        fs::remove(label_initramfs);
 
         const GuestOutcome o = machine.power_on();
         INFO(o.failure);
@@ -621,9 +636,26 @@ TEST_CASE("run --boot demo: two kernels x 3 rounds in a TCG guest, timed", "[.bo
                             machine.boot.console_log.string()));
 }
 
+TEST_CASE("run --boot: results under /tmp, which a boot empties, are refused before anything else",
+          "[boot][e2e]") {
+    test::ScratchDir dir("boot-tmp", "/tmp");
+    auto o = test::run_contest_binary(
+        {"run", "--boot", "a=/boot/vmlinuz-a", "--boot", "b=/boot/vmlinuz-b", "-w", "command",
+         "--workload-cmd", "true", "--results", (dir / "results").string(), "--workdir",
+         (dir / "work").string(), "-q", "no_load"},
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 3);
+    CHECK(o.err.find("is under /tmp, which is emptied at boot") != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    std::error_code ec;
+    CHECK(fs::is_empty(dir / "results", ec));
+    CHECK(test::leftover_processes().empty());
+}
+
 TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused before anything else",
           "[boot][e2e]") {
-    test::ScratchDir dir("boot-truncated");
+    test::ScratchDir dir("boot-truncated", test::vm_test_workdir() / "scratch");
     const auto cache = test::vm_test_workdir() / "vm" / "cache";
     std::optional<fs::path> image;
     std::error_code ec;

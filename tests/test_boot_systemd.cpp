@@ -234,6 +234,9 @@ TEST_CASE(
     // finds the state contest-boot.service left.
     put_guest_file(out / "end.sh",
                    "state=/mnt/out/results/.boot-state.json\n"
+                   // contest's unit is started once contest is (Type=exec):
+                   // its step ends when the unit does.
+                   "while systemctl is-active -q contest-boot.service; do sleep 2; done\n"
                    "{ date; systemctl list-jobs; systemctl --failed --no-legend; "
                    "systemctl show -p ActiveState,Result,ExecMainStatus contest-boot.service; "
                    "systemctl show-environment; echo \"previous boot's kernel log:\"; "
@@ -250,7 +253,7 @@ TEST_CASE(
     put_guest_file(out / "units/contest-demo-end.service",
                    "[Unit]\nDescription=contest demo: power off once the run has ended\n"
                    "After=multi-user.target contest-boot.service contest-demo-first.service\n"
-                   "[Service]\nType=oneshot\nExecStart=/bin/sh /mnt/out/end.sh\n");
+                   "[Service]\nType=exec\nExecStart=/bin/sh /mnt/out/end.sh\n");
 
     GuestBoot boot;
     boot.kernel = kernel.image;
@@ -313,6 +316,13 @@ TEST_CASE(
     CHECK_FALSE(in_upper_layer(disk, "/upper/etc/systemd/system/contest-boot.service"));
     CHECK_FALSE(in_upper_layer(
         disk, "/upper/etc/systemd/system/multi-user.target.wants/contest-boot.service"));
+
+    // contest's unit does not hold the boot open through the turn: every
+    // boot it took a turn in (or ended the run in) finished starting.
+    const std::string startups =
+        test::shell_output("journalctl -D " + journal.string() +
+                           " --no-pager _PID=1 2>&1 | grep -c 'Startup finished'");
+    CHECK(std::stoi(startups) >= static_cast<int>(s.boots.size()));
 
     WARN("QEMU start to its end: " << o.total_s << " s (up after " << o.up_s << " s)");
     WARN("timeline (host seconds since QEMU's start):\n" << timeline.str());

@@ -26,8 +26,9 @@ namespace contest::test {
 // A fresh folder removed at the end of the test.
 class ScratchDir {
   public:
-    explicit ScratchDir(const std::string& tag) {
-        auto base = std::filesystem::temp_directory_path();
+    // Under base (the system's temporary folder by default).
+    explicit ScratchDir(const std::string& tag, const std::filesystem::path& base =
+                                                    std::filesystem::temp_directory_path()) {
         path_ = base / ("contest-test-" + tag + "-" + std::to_string(::getpid()));
         std::filesystem::remove_all(path_);
         std::filesystem::create_directories(path_);

@@ -33,6 +33,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+const fs::path kTmp = "/tmp";
+
 // The most a boot waits, once up, for the machine to settle (the services
 // started after it, their writeback) before its turn's runs.
 constexpr double kBootSettleS = 60;
@@ -150,14 +152,51 @@ void resolve_kexec_kernel(BootLabel& label) {
     }
 }
 
-// A results folder that a reboot empties cannot hold the run.
+// A results folder that a reboot empties cannot hold the run: a tmpfs or
+// ramfs, or /tmp, which the FHS lets a boot clear and Debian's
+// systemd-tmpfiles (tmp.conf's `D /tmp`) does clear, on a disk too.
 void check_survives_reboot(const fs::path& folder) {
+    std::error_code ec;
+    const fs::path real = fs::weakly_canonical(fs::absolute(folder), ec);
+    const auto [tmp_end, real_end] =
+        std::mismatch(kTmp.begin(), kTmp.end(), real.begin(), real.end());
+    if (!ec && tmp_end == kTmp.end())
+        throw EnvironmentError("--boot: the results folder " + folder.string() +
+                               " is under /tmp, which is emptied at boot: give --results a "
+                               "folder that a reboot keeps (e.g. /var/lib/contest/results)");
     struct statfs st {};
     if (::statfs(folder.c_str(), &st) != 0) return;  // check_results_folder says why
     if (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC)
         throw EnvironmentError("--boot: the results folder " + folder.string() +
                                " is on a tmpfs or ramfs, which a reboot empties: give --results "
                                "a folder on a disk");
+}
+
+// The files a label's kernel is booted from: contest's copies, made in
+// results/.boot/ when the run starts, so that a kernel rebuilt, an initrd
+// regenerated or a /tmp emptied during the run does not change what its
+// later turns boot. The state keeps the files as given (the result records
+// them).
+fs::path image_copy(const BootState& state, std::size_t label) {
+    return fs::path(state.binary).parent_path() / (std::to_string(label) + "-vmlinuz");
+}
+fs::path initrd_copy(const BootState& state, std::size_t label) {
+    return fs::path(state.binary).parent_path() / (std::to_string(label) + "-initrd");
+}
+BootLabel booted_files(const BootState& state, std::size_t label) {
+    BootLabel files = state.labels.at(label);
+    if (state.method != BootMethod::kexec) return files;
+    files.image = image_copy(state, label).string();
+    if (!files.initrd.empty()) files.initrd = initrd_copy(state, label).string();
+    return files;
+}
+
+void copy_boot_file(const fs::path& from, const fs::path& to) {
+    std::error_code ec;
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+    if (ec)
+        throw EnvironmentError("--boot: cannot copy " + printable(from.string()) + " to " +
+                               to.string() + ": " + ec.message());
 }
 
 std::string minutes_text(double s) {
@@ -302,20 +341,31 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
     label.save();
 }
 
+// What the run put outside its state and result files: the unit, contest's
+// copy and the kernels' copies (results/.boot/, then the folder when empty)
+// and the lock.
+void remove_run_files(const fs::path& path, const BootState& state) {
+    remove_boot_unit(state.unit_root);
+    std::error_code ec;
+    for (std::size_t i = 0; i < state.labels.size(); ++i) {
+        fs::remove(image_copy(state, i), ec);
+        fs::remove(initrd_copy(state, i), ec);
+    }
+    fs::remove(state.binary, ec);
+    fs::remove(fs::path(state.binary).parent_path(), ec);  // .boot/, when empty
+    // Its holder still holds it: a step opening it later finds the run
+    // finished, and a new run makes its own.
+    fs::remove(boot_lock_path(path), ec);
+}
+
 // The end of the run: the unit and contest's copy removed, the files
 // marked complete, the state kept (--boot-status).
 BootStep finish(const fs::path& path, BootState& state, const std::string& phase,
                 const std::string& note) {
     state.phase = phase;
-    // Its holder still holds it: a step opening it later finds the run
-    // finished, and a new run makes its own.
-    std::error_code removed;
-    fs::remove(boot_lock_path(path), removed);
     if (!note.empty()) state.note = note;
-    remove_boot_unit(state.unit_root);
+    remove_run_files(path, state);
     std::error_code ec;
-    fs::remove(state.binary, ec);
-    fs::remove(fs::path(state.binary).parent_path(), ec);  // .boot/, when empty
     BootStep step;
     for (const auto& label : state.labels) {
         if (!fs::exists(label.result, ec)) continue;
@@ -351,7 +401,7 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
                       " (" + boot_method_name(state.method) + ", boot " +
                       std::to_string(state.boots_asked) + " of at most " +
                       std::to_string(state.boot_max) + ")");
-        const std::string why = boot_label(state.method, label);
+        const std::string why = boot_label(state.method, booted_files(state, turn.label));
         if (why.empty()) return {};  // the reboot is under way
         const std::string reason = "cannot boot " + label.label + ": " + why;
         say(reason);
@@ -459,9 +509,21 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     refuse_a_run_under_way();
     fs::create_directories(config.results_dir / ".boot");
     state.binary = fs::absolute(config.results_dir / ".boot" / "contest").string();
-    copy_own_binary(state.binary);
-    install_boot_unit(state.unit_root, state.binary, path);
-    save(path, state);
+    try {
+        copy_own_binary(state.binary);
+        for (std::size_t i = 0; i < state.labels.size(); ++i) {
+            const BootLabel& label = state.labels[i];
+            if (state.method != BootMethod::kexec) continue;
+            copy_boot_file(label.image, image_copy(state, i));
+            if (!label.initrd.empty()) copy_boot_file(label.initrd, initrd_copy(state, i));
+        }
+        install_boot_unit(state.unit_root, state.binary, path);
+        save(path, state);
+    } catch (...) {
+        // A disk full, a root that cannot take the unit: nothing left of the run.
+        remove_run_files(path, state);
+        throw;
+    }
     const unsigned reboots = static_cast<unsigned>(state.turns.size()) + 1;
     progress.note("contest: " + std::to_string(state.turns.size()) + " turns (" +
                   std::to_string(state.labels.size()) + " kernels x " +

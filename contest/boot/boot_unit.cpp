@@ -34,16 +34,29 @@ std::string boot_unit_text(const fs::path& binary, const fs::path& state) {
     return "# Made by contest run --boot; removed when the run ends (contest run --boot-abort).\n"
            "[Unit]\n"
            "Description=contest: the next turn of a run across reboots\n"
-           "After=multi-user.target\n"
+           // After the boot, whichever of the two is its default target.
+           "After=multi-user.target graphical.target\n"
+           // The results folder (the state, contest's copy) may be a mount of its own.
+           "RequiresMountsFor=" +
+           unit_word(state.parent_path().string()) +
+           "\n"
            "\n"
            "[Service]\n"
-           "Type=oneshot\n"
+           // exec, not oneshot: the unit is started once contest is, so the
+           // boot is over ("Startup finished") rather than still starting,
+           // with systemd's status on the console, through the turn's runs.
+           "Type=exec\n"
            "# A turn's runs take as long as they take.\n"
            "TimeoutStartSec=infinity\n"
+           // contest makes cgroups of its own under the unit's.
+           "Delegate=yes\n"
            "ExecStart=" +
            unit_word(binary.string()) + " run --boot-continue " + unit_word(state.string()) +
            "\n"
-           "StandardOutput=journal+console\n"
+           // The journal only: a console (often serial) written during the
+           // runs would be part of what they measure. --boot-status, or
+           // journalctl -u contest-boot, to follow it.
+           "StandardOutput=journal\n"
            "\n"
            "[Install]\n"
            "WantedBy=multi-user.target\n";
