@@ -137,19 +137,6 @@ fs::path journal_off_disk(const fs::path& disk, const fs::path& to) {
     return to / "journal";
 }
 
-// A folder of the test's outside /tmp, removed at its end.
-struct KeptOutsideTmp {
-    fs::path path;
-    explicit KeptOutsideTmp(fs::path p) : path(std::move(p)) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~KeptOutsideTmp() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
 bool in_upper_layer(const fs::path& disk, const std::string& path) {
     const std::string stat =
         test::shell_output("debugfs -R 'stat " + path + "' " + disk.string() + " 2>&1");
@@ -171,13 +158,11 @@ TEST_CASE(
     Progress quiet(Progress::Mode::kQuiet);
     const KernelImage kernel = resolve_kernel_image(
         test::debian_kernel_package(), test::vm_test_workdir() / "vm" / "cache", quiet);
-    // Not under /tmp: the guest's systemd empties its /tmp at boot
-    // (tmpfiles' "D /tmp"), and the labels' IMAGE:INITRD must be there in
-    // every boot.
-    const KeptOutsideTmp keep(test::vm_test_workdir() /
-                              ("boot-systemd-" + std::to_string(::getpid())));
+    // Not under /tmp: the guest's /tmp is a tmpfs of its own, and the
+    // labels' IMAGE:INITRD must be read there when the run starts.
+    const test::ScratchDir keep("boot-systemd-images", test::vm_test_workdir());
     const Initramfs initramfs =
-        build_initramfs(kernel, keep.path / "initramfs.cpio", InitMode::systemd_machine);
+        build_initramfs(kernel, keep / "initramfs.cpio", InitMode::systemd_machine);
     const fs::path disk = dir / "disk.img", out = dir / "out";
     REQUIRE(std::system(("truncate -s 1G " + disk.string() + " && mkfs.ext4 -q -F " + disk.string())
                             .c_str()) == 0);
