@@ -13,7 +13,6 @@
 
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_unit.h"
-#include "contest/observe/kernel_facts.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
 #include "contest/run/host_rounds.h"
@@ -89,6 +88,11 @@ std::string end_phase(const BootState& state) {
     const bool left = std::any_of(state.turns.begin(), state.turns.end(),
                                   [](const BootTurn& t) { return t.status == "pending"; });
     return left ? "stopped" : "done";
+}
+
+// Whether the running kernel is the one the run started from.
+bool in_start_kernel(const BootState& state, const RunningKernel& k) {
+    return k.release == state.start_release && k.cmdline == state.start_cmdline;
 }
 
 std::string first_word(const std::string& s) {
@@ -203,15 +207,12 @@ std::string minutes_text(double s) {
     return std::to_string(static_cast<long>(s / 60 + 0.5)) + " min";
 }
 
-void save(const fs::path& path, const BootState& state) {
-    write_boot_state(path, state);
-}
-
 // The labels' files of the run: each one's own when it has runs already,
-// else a new one (the run's group, so report pairs their rounds).
+// else a new one (the run's group, so report pairs their rounds) with
+// this boot's fingerprint, `system`.
 std::vector<LabelRun> open_labels(const RunConfig& config, RunPlan& plan, const BootState& state,
-                                  const nlohmann::json& record) {
-    std::vector<ResultFile> fresh = new_results(config, plan, record, state.started_at);
+                                  const nlohmann::json& record, const nlohmann::json& system) {
+    std::vector<ResultFile> fresh = new_results(config, plan, record, state.started_at, system);
     std::vector<LabelRun> labels = std::move(plan.labels);
     std::error_code ec;
     for (std::size_t i = 0; i < labels.size(); ++i) {
@@ -226,14 +227,6 @@ std::vector<LabelRun> open_labels(const RunConfig& config, RunPlan& plan, const 
                                            {"release", valid_utf8(state.labels[i].release)}};
     }
     return labels;
-}
-
-// The machine as this boot has it: the fingerprint a result file records,
-// taken again in every boot since each has its own kernel and settings.
-nlohmann::json boot_fingerprint(const RunConfig& config) {
-    nlohmann::json system = system_fingerprint();
-    system["kernel"] = kernel_facts(config.workload.workdir.string());
-    return system;
 }
 
 nlohmann::json booted_record(const RunningKernel& k, const nlohmann::json& system) {
@@ -284,7 +277,9 @@ void record_boot_failed(const BootState& state, const BootTurn& turn, const std:
                         const RunningKernel& k, const ConfigOf& config_of) {
     RunOfState r = plan_of_state(state, config_of);
     const nlohmann::json record = config_record(r.config, r.plan, std::nullopt);
-    std::vector<LabelRun> labels = open_labels(r.config, r.plan, state, record);
+    // The machine as this boot has it (each boot has its own kernel and settings).
+    const nlohmann::json system = system_fingerprint(r.config.workload.workdir.string());
+    std::vector<LabelRun> labels = open_labels(r.config, r.plan, state, record, system);
     LabelRun& label = labels[turn.label];
     for (const auto& load : turn.loads) {
         RunRecord rec;
@@ -292,7 +287,7 @@ void record_boot_failed(const BootState& state, const BootTurn& turn, const std:
         rec.index = rec.round = static_cast<int>(turn.round);
         rec.status = RunStatus::boot_failed;
         rec.reason = valid_utf8(why);
-        rec.booted = booted_record(k, boot_fingerprint(r.config));
+        rec.booted = booted_record(k, system);
         label.result.runs.push_back(rec);
     }
     label.save();
@@ -308,8 +303,9 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
     std::optional<KnobGuard> no_knobs;
     HostRounds backend(config, r.plan, no_knobs, progress);
     const nlohmann::json record = config_record(config, r.plan, backend.plan_probes());
+    const nlohmann::json system = system_fingerprint(config.workload.workdir.string());
     RunOutcome out;
-    out.labels = open_labels(config, r.plan, state, record);
+    out.labels = open_labels(config, r.plan, state, record, system);
     std::vector<std::size_t> loads;
     for (const auto& name : turn.loads) {
         const auto it = std::find(r.plan.load_names.begin(), r.plan.load_names.end(), name);
@@ -321,10 +317,9 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
     RunRecorder recorder(out, loads.size());
     LabelRun& label = out.labels[turn.label];
     const std::size_t before = label.result.runs.size();
-    // The file's fingerprint is its label's kernel's: taken in the first
-    // boot that measures under it (its file may have been made in the
-    // machine's own kernel, by a turn that failed to boot).
-    const nlohmann::json system = boot_fingerprint(config);
+    // The file's fingerprint is its label's kernel's: the first boot's
+    // that measures under it (its file may have been made in the machine's
+    // own kernel, by a turn that failed to boot).
     if (std::none_of(label.result.runs.begin(), label.result.runs.end(),
                      [](const RunRecord& run) { return run.ok(); }))
         label.result.system = system;
@@ -377,7 +372,7 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
             if (!r.ok()) step.exit_code = kExitSomeRunsFailed;
         step.finished.push_back(std::move(file));
     }
-    save(path, state);
+    write_boot_state(path, state);
     say("the boot run is " + phase + (note.empty() ? "" : ": " + note));
     return step;
 }
@@ -396,7 +391,7 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
         const BootLabel& label = state.labels[turn.label];
         throw_if_interrupted();  // --boot-abort: no reboot after it
         ++state.boots_asked;
-        save(path, state);
+        write_boot_state(path, state);
         progress.note("contest: round " + std::to_string(turn.round) + ": booting " + label.label +
                       " (" + boot_method_name(state.method) + ", boot " +
                       std::to_string(state.boots_asked) + " of at most " +
@@ -409,15 +404,14 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
         turn.status = "boot_failed";
         ++state.next_turn;
         if (state.stop_on_failure) return finish(path, state, "stopped", reason);
-        save(path, state);
+        write_boot_state(path, state);
     }
     // Already in the kernel the run started from: no reboot needed.
-    if (k.release == state.start_release && k.cmdline == state.start_cmdline)
-        return finish(path, state, end_phase(state), state.note);
+    if (in_start_kernel(state, k)) return finish(path, state, end_phase(state), state.note);
     throw_if_interrupted();
     state.phase = "returning";
     ++state.boots_asked;
-    save(path, state);
+    write_boot_state(path, state);
     progress.note("contest: every turn taken: rebooting into the machine's own kernel");
     const std::string why = reboot_default(state.method);
     if (!why.empty())
@@ -518,7 +512,7 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
             if (!label.initrd.empty()) copy_boot_file(label.initrd, initrd_copy(state, i));
         }
         install_boot_unit(state.unit_root, state.binary, path);
-        save(path, state);
+        write_boot_state(path, state);
     } catch (...) {
         // A disk full, a root that cannot take the unit: nothing left of the run.
         remove_run_files(path, state);
@@ -559,17 +553,16 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     seen.up_s = k.up_s;
     if (state.phase == "returning") {
         seen.expected = "start";
-        const bool home = k.release == state.start_release && k.cmdline == state.start_cmdline;
+        const bool home = in_start_kernel(state, k);
         seen.outcome = home ? "back" : "back, in another kernel than the run started from";
         return finish(path, state, end_phase(state), home ? state.note : seen.outcome);
     }
     BootTurn& turn = state.turns[state.next_turn];
     const BootLabel& label = state.labels[turn.label];
     seen.expected = label.label;
-    const bool expected =
-        state.method == BootMethod::kexec
-            ? k.release == label.release && k.cmdline == label.cmdline
-            : !(k.release == state.start_release && k.cmdline == state.start_cmdline);
+    const bool expected = state.method == BootMethod::kexec
+                              ? k.release == label.release && k.cmdline == label.cmdline
+                              : !in_start_kernel(state, k);
     std::string failure;
     if (turn.status == "started")
         failure = "the machine rebooted during the turn's runs";
@@ -584,7 +577,7 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
         // The state first: a failure to write the file is not a turn taken twice.
         turn.status = "boot_failed";
         ++state.next_turn;
-        save(path, state);
+        write_boot_state(path, state);
         record_boot_failed(state, turn, failure, k, config_of);
         if (state.stop_on_failure) return finish(path, state, "stopped", failure);
         return boot_next(path, state, k, config_of, progress);
@@ -594,14 +587,14 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     const Settled settled = settle_machine(kBootSettleS);
     seen.settled = settled.state;
     turn.status = "started";
-    save(path, state);
+    write_boot_state(path, state);
     progress.note("contest: round " + std::to_string(turn.round) + " under " + label.label + " (" +
                   k.release + "), up " + up + ", " + settled.state);
     take_turn(state, turn, k, config_of, progress);
     turn.status = "done";
     seen.outcome = "measured";
     ++state.next_turn;
-    save(path, state);
+    write_boot_state(path, state);
     return boot_next(path, state, k, config_of, progress);
 }
 

@@ -4,7 +4,6 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
-#include "contest/observe/kernel_facts.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
@@ -33,9 +32,7 @@ int cmd_sysinfo(int argc, char** argv) {
             dir = dir.parent_path();
         workdir = dir.string();
     }
-    nlohmann::json system = system_fingerprint();
-    system["kernel"] = kernel_facts(workdir);
-    std::cout << json_text(system) << "\n";
+    std::cout << json_text(system_fingerprint(workdir)) << "\n";
     return kExitOk;
 }
 

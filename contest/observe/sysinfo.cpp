@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "contest/observe/kernel_facts.h"
 #include "contest/sys/machine.h"
 #include "contest/sys/proc_files.h"
 #include "contest/sys/spawn.h"
@@ -23,7 +24,7 @@ std::string first_line_of_file(const std::string& path) {
 
 }  // namespace
 
-nlohmann::json system_fingerprint() {
+nlohmann::json system_fingerprint(const std::string& workdir) {
     nlohmann::json j;
     struct utsname u {};
     ::uname(&u);
@@ -60,6 +61,7 @@ nlohmann::json system_fingerprint() {
     j["swap_free_bytes"] = m.swap_free;
     j["compiler"] = first_line(command_output({"cc", "--version"}));
     j["make"] = first_line(command_output({"make", "--version"}));
+    j["kernel"] = kernel_facts(workdir);
     return j;
 }
 

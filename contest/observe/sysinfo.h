@@ -7,9 +7,9 @@
 namespace contest {
 
 // Kernel release/version, CPU model and count, memory, swap, cpufreq
-// governor, hostname, and the tools contest uses. The kernel's build and
-// settings (.config, HZ, preemption, mitigations, the workdir's file
-// system...) are kernel_facts(workdir), which callers add as "kernel".
-nlohmann::json system_fingerprint();
+// governor, hostname, and the tools contest uses; under "kernel", the
+// kernel's build and settings (.config, HZ, preemption, mitigations, the
+// workdir's file system...: kernel_facts(workdir)).
+nlohmann::json system_fingerprint(const std::string& workdir);
 
 }  // namespace contest

@@ -2,7 +2,6 @@
 
 #include <ctime>
 
-#include "contest/observe/kernel_facts.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/version.h"
@@ -75,9 +74,7 @@ nlohmann::json kernels_vary_record(const std::string& group, const std::vector<L
 
 std::vector<ResultFile> new_results(const RunConfig& config, const RunPlan& plan,
                                     const nlohmann::json& config_record,
-                                    const std::string& started_at) {
-    nlohmann::json system = system_fingerprint();
-    system["kernel"] = kernel_facts(config.workload.workdir.string());
+                                    const std::string& started_at, const nlohmann::json& system) {
     const std::string group = started_at + "-" + std::to_string(plan.seed);
     std::vector<ResultFile> results(plan.labels.size());
     for (std::size_t v = 0; v < results.size(); ++v) {

@@ -36,10 +36,10 @@ nlohmann::json kernels_vary_record(const std::string& group, const std::vector<L
                                    std::size_t kernel);
 
 // The result files of a new run, one per label (in the labels' order),
-// with no runs yet: label, version, start, the machine's fingerprint, the
-// config record and --vary's or --kernel's group.
+// with no runs yet: label, version, start, the machine's fingerprint
+// (system_fingerprint), the config record and --vary's or --kernel's group.
 std::vector<ResultFile> new_results(const RunConfig& config, const RunPlan& plan,
                                     const nlohmann::json& config_record,
-                                    const std::string& started_at);
+                                    const std::string& started_at, const nlohmann::json& system);
 
 }  // namespace contest

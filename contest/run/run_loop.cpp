@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 
+#include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
 #include "contest/run/guest_rounds.h"
 #include "contest/run/host_rounds.h"
@@ -41,7 +42,8 @@ void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend
         for (const auto& r : label.result.runs)
             if (!r.ok()) ++out.failed_runs;
     } else {
-        std::vector<ResultFile> results = new_results(config, plan, record, started_at);
+        std::vector<ResultFile> results = new_results(
+            config, plan, record, started_at, system_fingerprint(config.workload.workdir.string()));
         for (std::size_t v = 0; v < results.size(); ++v) {
             LabelRun& label = plan.labels[v];
             label.result = std::move(results[v]);

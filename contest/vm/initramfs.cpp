@@ -16,21 +16,25 @@ namespace {
 const std::vector<std::string> kWantedModules = {"virtio_pci", "virtio_blk",   "crc32c_generic",
                                                  "ext4",       "9pnet_virtio", "9p"};
 
-// Runs as PID 1 under busybox's sh. Every step that fails says so on the
-// console (the host shows the last lines) and ends the guest. It ends with a
-// reboot, not a power-off: QEMU runs with -no-reboot, so a reboot ends it,
-// and a reboot needs no ACPI (the keyboard controller, a triple fault),
-// which a small kernel (tinyconfig) may lack; the host stops one that does
-// neither a few seconds after its last word.
-const char* const kInit = R"INIT(#!/bin/busybox sh
+// Every init's start, as PID 1 under busybox's sh: its applets, /proc, /sys
+// and /dev, and how it speaks on the console (the host reads it). Every step
+// that fails then says so and ends the guest (init_start's `fail`).
+const char* const kInitStart = R"INIT(#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 say() { echo "contest-guest: $*"; }
-fail() { say "failed: $*"; sync; reboot -f; sleep 60; }
-if grep -q contest.probe /proc/cmdline; then say up; say done; reboot -f; sleep 60; fi
+)INIT";
+
+// --kernel's guest (InitMode::run_once), after kInitStart: the host's root
+// and the results share, argv, and a reboot, not a power-off: QEMU runs
+// with -no-reboot, so a reboot ends it, and a reboot needs no ACPI (the
+// keyboard controller, a triple fault), which a small kernel (tinyconfig)
+// may lack; the host stops one that does neither a few seconds after its
+// last word.
+const char* const kRunOnceBody = R"INIT(if grep -q contest.probe /proc/cmdline; then say up; say done; reboot -f; sleep 60; fi
 while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o "$opts,ro" host /host || fail "mounting the host's root (9p)"
@@ -106,15 +110,7 @@ sleep 60
 // installed and enabled for multi-user.target at every boot: how a test
 // gives the machine its first command and its end. A step that fails powers
 // off, which ends QEMU (a reboot would come back to the same failure).
-const char* const kSystemdInit = R"INIT(#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-say() { echo "contest-guest: $*"; }
-fail() { say "failed: $*"; sync; poweroff -f; sleep 60; }
-while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
+const char* const kSystemdBody = R"INIT(while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o "$opts,ro" host /host || fail "mounting the host's root (9p)"
 mount -t ext4 /dev/vda /disk || fail "mounting the scratch disk (ext4 on /dev/vda)"
@@ -170,17 +166,27 @@ std::filesystem::path static_busybox() {
         "no static busybox for the guest's initramfs: install the Debian package busybox-static");
 }
 
-// The init of `mode`: one command and a reboot, or a --boot run's machine.
+// kInitStart and the `fail` that ends the guest with `end` (reboot, or
+// poweroff where a reboot would come back to the same failure).
+std::string init_start(const std::string& end) {
+    return std::string(kInitStart) + "fail() { say \"failed: $*\"; sync; " + end +
+           " -f; sleep 60; }\n";
+}
+
+// The init of `mode`: one command and a reboot, or a --boot run's machine
+// (its stand-in for systemd, or systemd itself).
 std::string init_text(InitMode mode) {
-    const std::string once = kInit;
-    if (mode == InitMode::run_once) return once;
-    if (mode == InitMode::systemd_machine) return kSystemdInit;
-    std::string head = once.substr(0, once.find("say up\n"));
-    // A failure powers off: a reboot would come back to the same failure.
-    const std::string fail_reboot = "fail() { say \"failed: $*\"; sync; reboot -f;";
-    head.replace(head.find(fail_reboot), fail_reboot.size(),
-                 "fail() { say \"failed: $*\"; sync; poweroff -f;");
-    return head + kBootMachineTail;
+    const std::string once = kRunOnceBody;
+    switch (mode) {
+        case InitMode::run_once:
+            return init_start("reboot") + once;
+        case InitMode::boot_machine:
+            return init_start("poweroff") + once.substr(0, once.find("say up\n")) +
+                   kBootMachineTail;
+        case InitMode::systemd_machine:
+            return init_start("poweroff") + kSystemdBody;
+    }
+    return init_start("reboot") + once;
 }
 
 Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path& path,
