@@ -34,7 +34,8 @@ say() { echo "contest-guest: $*"; }
 // keyboard controller, a triple fault), which a small kernel (tinyconfig)
 // may lack; the host stops one that does neither a few seconds after its
 // last word.
-const char* const kRunOnceBody = R"INIT(if grep -q contest.probe /proc/cmdline; then say up; say done; reboot -f; sleep 60; fi
+const char* const kRunOnceBody =
+    R"INIT(if grep -q contest.probe /proc/cmdline; then say up; say done; reboot -f; sleep 60; fi
 while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o "$opts,ro" host /host || fail "mounting the host's root (9p)"
@@ -110,7 +111,8 @@ sleep 60
 // installed and enabled for multi-user.target at every boot: how a test
 // gives the machine its first command and its end. A step that fails powers
 // off, which ends QEMU (a reboot would come back to the same failure).
-const char* const kSystemdBody = R"INIT(while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
+const char* const kSystemdBody =
+    R"INIT(while read -r m; do insmod "/modules/$m.ko" || fail "insmod $m"; done < /modules/order
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o "$opts,ro" host /host || fail "mounting the host's root (9p)"
 mount -t ext4 /dev/vda /disk || fail "mounting the scratch disk (ext4 on /dev/vda)"
