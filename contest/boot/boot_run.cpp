@@ -22,6 +22,7 @@
 #include "contest/run/settle.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/path_below.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
@@ -162,9 +163,7 @@ void resolve_kexec_kernel(BootLabel& label) {
 void check_survives_reboot(const fs::path& folder) {
     std::error_code ec;
     const fs::path real = fs::weakly_canonical(fs::absolute(folder), ec);
-    const auto [tmp_end, real_end] =
-        std::mismatch(kTmp.begin(), kTmp.end(), real.begin(), real.end());
-    if (!ec && tmp_end == kTmp.end())
+    if (!ec && (real == kTmp || path_below(real, kTmp)))
         throw EnvironmentError("--boot: the results folder " + folder.string() +
                                " is under /tmp, which is emptied at boot: give --results a "
                                "folder that a reboot keeps (e.g. /var/lib/contest/results)");

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "contest/sys/path_below.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
 
@@ -17,12 +18,6 @@ namespace contest {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Strictly below root (root itself is a folder, not a setting).
-bool inside(const fs::path& real, const fs::path& root) {
-    const auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-    return r == root.end() && p != real.end();
-}
 
 // The tests' stand-in folder, resolved; nullopt when unset or missing.
 std::optional<fs::path> test_knob_root() {
@@ -59,8 +54,9 @@ bool open_knob(const fs::path& path, int flags, KnobFd& out, std::string& why) {
         return false;
     }
     const auto stand_in_root = test_knob_root();
-    out.stand_in = stand_in_root && inside(real, *stand_in_root);
-    if (!out.stand_in && !inside(real, "/proc/sys") && !inside(real, "/sys")) {
+    // Strictly below: a root is a folder, not a setting.
+    out.stand_in = stand_in_root && path_below(real, *stand_in_root);
+    if (!out.stand_in && !path_below(real, "/proc/sys") && !path_below(real, "/sys")) {
         why = (real == path ? std::string("it is")
                             : "it leads to " + printable(real.string()) + ",") +
               " outside /proc/sys and /sys: only kernel settings are varied";
