@@ -10,13 +10,21 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "contest/latency/latency_why.h"
+#include "contest/latency/probe_options.h"
+#include "contest/latency/probe_table.h"
+#include "contest/latency/task_census.h"
+#include "contest/observe/trace_instance.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
@@ -77,6 +85,50 @@ struct Pinned {
     }
     ~Pinned() { ::sched_setaffinity(0, sizeof before, &before); }
 };
+
+// A trace line as tracefs prints it: "<comm>-<pid> [cpu] flags <s>.<us>: <event>".
+std::string trace_line(const std::string& comm, pid_t pid, int cpu, std::int64_t us,
+                       const std::string& event) {
+    char head[96];
+    std::snprintf(head, sizeof head, "%16s-%-7d [%03d] d..2. %5lld.%06lld: ", comm.c_str(), pid,
+                  cpu, static_cast<long long>(us / 1'000'000),
+                  static_cast<long long>(us % 1'000'000));
+    return head + event + "\n";
+}
+
+std::string switch_to(const std::string& prev, pid_t prev_pid, const std::string& next,
+                      pid_t next_pid) {
+    return "sched_switch: prev_comm=" + prev + " prev_pid=" + std::to_string(prev_pid) +
+           " prev_prio=120 prev_state=R ==> next_comm=" + next +
+           " next_pid=" + std::to_string(next_pid) + " next_prio=120";
+}
+
+std::string wake(const char* kind, const std::string& comm, pid_t pid, int cpu) {
+    char text[128];
+    std::snprintf(text, sizeof text, "%s: comm=%s pid=%d prio=120 target_cpu=%03d", kind,
+                  comm.c_str(), pid, cpu);
+    return text;
+}
+
+// The synthetic traces' pids are above any pid_max (4194304 at most), so that
+// no real task of this machine's answers for one.
+constexpr pid_t kProbe = 9000500;
+
+// A cyclic probe's result with one late wake-up.
+contest::latency::ProbeResult late_result(std::int64_t intended_us, std::int64_t woke_us, int cpu) {
+    contest::latency::ProbeResult r;
+    r.options = contest::latency::make_probe_options(contest::latency::parse_probe("cyclic"),
+                                                     contest::latency::ProbeSettings{});
+    r.late_threshold_ns = 1'000'000;
+    r.late_seen = 1;
+    r.late.push_back({intended_us * 1000, woke_us * 1000, cpu, kProbe});
+    return r;
+}
+
+// "class" -> ns of a split's tasks_by_class_ns.
+std::int64_t class_ns(const nlohmann::json& why, const std::string& cls) {
+    return why.at("by_cause").at("tasks_by_class_ns").value(cls, std::int64_t{0});
+}
 
 }  // namespace
 
@@ -156,30 +208,33 @@ TEST_CASE(
     fs::create_directory(others);
     const std::string global_on = contest::test::slurp("/sys/kernel/tracing/tracing_on");
     const std::string global_events = contest::test::slurp("/sys/kernel/tracing/set_event");
-    auto ours = [&](pid_t pid) { return instances / ("contest-" + std::to_string(pid)); };
+    // Named while the process is there (its start time is in the name).
+    auto ours = [&](pid_t pid) { return instances / contest::trace_instance_name(pid); };
     for (int sig : {SIGINT, SIGTERM}) {
         INFO("signal " << sig);
         const pid_t pid =
             contest::test::start_contest({"latency", "--why", "--duration", "20"}, dir.path());
+        const fs::path its = ours(pid);
         REQUIRE(contest::test::wait_until_catching(pid, sig));
-        for (int i = 0; i < 100 && !fs::exists(ours(pid)); ++i) ::usleep(50'000);
-        CHECK(fs::exists(ours(pid)));
+        for (int i = 0; i < 100 && !fs::exists(its); ++i) ::usleep(50'000);
+        CHECK(fs::exists(its));
         ::kill(pid, sig);
         contest::test::finish_contest(pid, dir.path());
-        CHECK_FALSE(fs::exists(ours(pid)));
+        CHECK_FALSE(fs::exists(its));
     }
     const pid_t killed =
         contest::test::start_contest({"latency", "--why", "--duration", "20"}, dir.path());
-    for (int i = 0; i < 100 && !fs::exists(ours(killed)); ++i) ::usleep(50'000);
-    REQUIRE(fs::exists(ours(killed)));
+    const fs::path left = ours(killed);
+    for (int i = 0; i < 100 && !fs::exists(left); ++i) ::usleep(50'000);
+    REQUIRE(fs::exists(left));
     ::kill(killed, SIGKILL);
     contest::test::finish_contest(killed, dir.path());
-    CHECK(fs::exists(ours(killed)));  // nothing could remove it...
+    CHECK(fs::exists(left));  // nothing could remove it...
     // The next start, with --why or not, removes it and says so.
     auto o = contest::test::run_contest_binary({"latency", "--duration", "0.5"}, dir.path());
     CHECK(o.exit_code == 0);
-    CHECK_FALSE(fs::exists(ours(killed)));  // ...until the next start
-    CHECK_THAT(o.err, Catch::Contains("removed " + ours(killed).string()));
+    CHECK_FALSE(fs::exists(left));  // ...until the next start
+    CHECK_THAT(o.err, Catch::Contains("removed " + left.string()));
     CHECK(fs::exists(others));
     CHECK(contest::test::slurp("/sys/kernel/tracing/tracing_on") == global_on);
     CHECK(contest::test::slurp("/sys/kernel/tracing/set_event") == global_events);
@@ -242,4 +297,229 @@ TEST_CASE(
                                           dir.path());
     CHECK(o.exit_code == 2);
     CHECK_THAT(o.err, Catch::Contains("--latency-why needs --latency"));
+}
+
+TEST_CASE("--latency-why classes each task by what contest knew of it in the window",
+          "[latency_why]") {
+    using contest::latency::TaskClass;
+    using contest::latency::TaskFacts;
+    // CPU 1, the probe due at 100 s: a shell of someone else's in this test's
+    // own process group (what a harness or a job-control group shares with
+    // contest), a workload's task whose fork the trace lost, a thread of
+    // contest's that is gone, the idle task, and a load's short-lived child
+    // (its fork from the load's leader in the trace), then the probe.
+    const std::int64_t t = 100'000'000;
+    std::string text = "# tracer: nop\n";
+    text += trace_line("sh", 9000601, 1, t - 1000, switch_to("cyclic", kProbe, "sh", 9000601));
+    text += trace_line("sh", 9000601, 1, t,
+                       "hrtimer_expire_entry: hrtimer=00000000cd0905be function=hrtimer_wakeup "
+                       "now=100000000000");
+    text += trace_line("sh", 9000601, 1, t + 1, wake("sched_waking", "cyclic", kProbe, 1));
+    text += trace_line("sh", 9000601, 1, t + 2, wake("sched_wakeup", "cyclic", kProbe, 1));
+    text += trace_line("sh", 9000601, 1, t + 2000, switch_to("sh", 9000601, "awk", 9000702));
+    text += trace_line("awk", 9000702, 1, t + 4000, switch_to("awk", 9000702, "contest", 9000450));
+    text +=
+        trace_line("contest", 9000450, 1, t + 5000, switch_to("contest", 9000450, "swapper/1", 0));
+    text += trace_line(
+        "contest", 9000800, 0, t + 5500,
+        "sched_process_fork: comm=contest pid=9000800 child_comm=contest child_pid=9000811");
+    text += trace_line("<idle>", 0, 1, t + 6000, switch_to("swapper/1", 0, "contest", 9000811));
+    text += trace_line("contest", 9000811, 1, t + 8000,
+                       switch_to("contest", 9000811, "cyclic", kProbe));
+
+    contest::latency::TaskCensus census({{9000800, TaskClass::load}}, "");
+    census.add_group(9000700, TaskClass::workload);
+    TaskFacts outside;
+    outside.tgid = 9000601;
+    outside.ppid = 1;
+    outside.pgrp = ::getpgrp();  // contest's own group, and yet not contest's
+    census.record(9000601, outside);
+    TaskFacts workload_task;
+    workload_task.tgid = 9000702;
+    workload_task.ppid = 9000700;
+    workload_task.pgrp = 9000700;
+    census.record(9000702, workload_task);
+    TaskFacts own_thread;
+    own_thread.tgid = ::getpid();
+    own_thread.pgrp = ::getpgrp();
+    census.record(9000450, own_thread);
+
+    const auto out =
+        contest::latency::attribute_trace(text, {}, {late_result(t, t + 8100, 1)}, census, 5);
+    const auto& why = out.at("cyclic");
+    INFO(why.dump(2));
+    REQUIRE(why.at("in_trace") == 1);
+    CHECK(class_ns(why, "other") == 2'000'000);     // the outside shell
+    CHECK(class_ns(why, "workload") == 2'000'000);  // the awk, no fork in the trace
+    CHECK(class_ns(why, "contest") == 1'000'000);   // contest's thread
+    CHECK(class_ns(why, "idle") == 1'000'000);      // no task held the CPU
+    CHECK(class_ns(why, "load") == 2'000'000);      // the load's child, by its fork
+    CHECK(why.at("worst").at(0).at("cpus") == nlohmann::json::array({1}));
+}
+
+TEST_CASE("--latency-why follows a late wake-up to the CPU it was woken to and moved to",
+          "[latency_why]") {
+    using contest::latency::TaskClass;
+    contest::latency::TaskCensus census({}, "");
+    const std::int64_t t = 200'000'000;
+    std::string text;
+    // The probe's timer fires on CPU 0, where hog0 runs; it is woken there,
+    // then moved to CPU 1, where hog1 holds it for 3 ms; after its work it
+    // is back on CPU 0 (where the probe reads its CPU).
+    text += trace_line("hog0", 9000900, 0, t - 5000, switch_to("cyclic", kProbe, "hog0", 9000900));
+    text += trace_line("hog1", 9000901, 1, t - 4000, switch_to("other", 9000077, "hog1", 9000901));
+    text += trace_line("hog0", 9000900, 0, t,
+                       "hrtimer_expire_entry: hrtimer=00000000cd0905be function=hrtimer_wakeup "
+                       "now=200000000000");
+    text += trace_line("hog0", 9000900, 0, t + 1, wake("sched_waking", "cyclic", kProbe, 0));
+    text +=
+        trace_line("hog0", 9000900, 0, t + 2,
+                   "sched_migrate_task: comm=cyclic pid=9000500 prio=120 orig_cpu=0 dest_cpu=1");
+    text += trace_line("hog0", 9000900, 0, t + 3, wake("sched_wakeup", "cyclic", kProbe, 1));
+    text += trace_line("hog0", 9000900, 0, t + 1000, "local_timer_entry: vector=236");
+    text += trace_line("hog0", 9000900, 0, t + 1001, "local_timer_exit: vector=236");
+    text += trace_line("hog1", 9000901, 1, t + 3000, switch_to("hog1", 9000901, "cyclic", kProbe));
+    text +=
+        trace_line("cyclic", kProbe, 1, t + 3100,
+                   "sched_migrate_task: comm=cyclic pid=9000500 prio=120 orig_cpu=1 dest_cpu=0");
+    text += trace_line("hog0", 9000900, 0, t + 3200, switch_to("hog0", 9000900, "cyclic", kProbe));
+
+    const auto out =
+        contest::latency::attribute_trace(text, {}, {late_result(t, t + 3300, 0)}, census, 5);
+    const auto& why = out.at("cyclic");
+    INFO(why.dump(2));
+    REQUIRE(why.at("in_trace") == 1);
+    const auto& worst = why.at("worst").at(0);
+    CHECK(worst.at("cpu") == 1);
+    CHECK(worst.at("cpus") == nlohmann::json::array({0, 1}));
+    CHECK(worst.at("late_ns") == 3'000'000);
+    const auto& tasks = why.at("tasks");
+    REQUIRE(!tasks.empty());
+    CHECK(tasks.at(0).at("comm") == "hog1");
+    CHECK(tasks.at(0).at("ns").get<std::int64_t>() >= 2'990'000);
+    // CPU 0's tick after the move is not the probe's.
+    CHECK(why.at("by_cause").at("interrupts_ns").empty());
+}
+
+TEST_CASE(
+    "a tracing instance's name is its contest's beyond the pid; only the provably "
+    "stale go",
+    "[latency_why]") {
+    contest::test::ScratchDir dir("trace-names");
+    const std::string root = dir.path().string();
+    fs::create_directories(dir / "instances");
+    const std::string own = contest::trace_instance_name(::getpid());
+    CHECK(own.starts_with("contest-" + std::to_string(::getpid()) + "-"));
+    // pid 1 of this namespace, with a start time it does not have: gone.
+    const std::string ns = own.substr(own.rfind('-') + 1);
+    const std::string not_init = "contest-1-999999999999-" + ns;
+    // The same pid in another pid namespace: that contest may be running.
+    const std::string other_ns = "contest-1-1-1";
+    // An older contest's name says too little: pid 1 here may be another's.
+    const std::string old_style = "contest-1";
+    for (const auto& name : {own, not_init, other_ns, old_style})
+        fs::create_directory(dir / "instances" / name);
+    const auto removed = contest::remove_stale_instances(root);
+    CHECK(removed.size() == 1);
+    CHECK_FALSE(fs::exists(dir / "instances" / not_init));
+    CHECK(fs::exists(dir / "instances" / own));
+    CHECK(fs::exists(dir / "instances" / other_ns));
+    CHECK(fs::exists(dir / "instances" / old_style));
+}
+
+TEST_CASE("the trace reader keeps the newest lines past its limit", "[latency_why]") {
+    contest::test::ScratchDir dir("trace-tail");
+    std::string text;
+    for (int i = 0; i < 20000; ++i) text += "line " + std::to_string(i) + "\n";
+    const fs::path file = dir / "trace";
+    std::ofstream(file) << text;
+    const auto tail = contest::read_trace_tail(file.string(), 1000);
+    CHECK(tail.truncated);
+    CHECK(tail.text.size() <= 1000);
+    CHECK(tail.text.ends_with("line 19999\n"));
+    CHECK(tail.text.starts_with("line "));
+    const auto whole = contest::read_trace_tail(file.string(), 1 << 20);
+    CHECK_FALSE(whole.truncated);
+    CHECK(whole.text == text);
+}
+
+TEST_CASE(
+    "contest run --latency-why: spinners of others on the probe's CPU are other, never contest, "
+    "and the workload's tasks are the workload's beside them",
+    "[latency][e2e][trace]") {
+    if (!tracefs_usable()) {
+        WARN("no tracefs here (not root?): nothing to check");
+        return;
+    }
+    contest::test::ScratchDir dir("run-latency-why-outside");
+    fs::create_directories(dir / "spin1");
+    fs::create_directories(dir / "spin2");
+    // Everything here on one CPU: contest, its probe and workload, and two
+    // spinners contest did not start: one in this test's own process group
+    // (which contest, its child, shares), one in a session of its own.
+    Pinned pinned(0);
+    const std::string spin = "while :; do :; done";
+    const pid_t same_group = contest::test::start_command({"sh", "-c", spin}, dir / "spin1");
+    const pid_t own_session =
+        contest::test::start_command({"setsid", "sh", "-c", spin}, dir / "spin2");
+    const std::string loop = "awk 'BEGIN { for (i = 0; i < 8000000; i++) s += i }'";
+    auto o = contest::test::run_contest_binary({"run",
+                                                "--quiet",
+                                                "-k",
+                                                "why",
+                                                "-w",
+                                                "command",
+                                                "--workload-cmd",
+                                                "sh -c \"" + loop + " & " + loop + " & wait\"",
+                                                "--latency",
+                                                "cyclic",
+                                                "--latency-why",
+                                                "--latency-why-us",
+                                                "300",
+                                                "--warmup",
+                                                "0",
+                                                "--settle",
+                                                "0",
+                                                "--timeline-hz",
+                                                "0",
+                                                "--workdir",
+                                                (dir / "work").string(),
+                                                "--results",
+                                                (dir / "res").string(),
+                                                "-n",
+                                                "1",
+                                                "no_load"},
+                                               dir.path());
+    for (pid_t p : {same_group, own_session}) {
+        ::kill(p, SIGKILL);
+        ::waitpid(p, nullptr, 0);
+    }
+    REQUIRE(o.exit_code == 0);
+    const auto files = contest::test::result_files(dir / "res");
+    REQUIRE(files.size() == 1);
+    const auto j = nlohmann::json::parse(contest::test::slurp(files.front()));
+    const auto& why = j.at("runs").at(0).at("latency").at("cyclic").at("why");
+    INFO(why.dump(2));
+    REQUIRE(why.at("recorded") == true);
+    REQUIRE(why.at("in_trace").get<int>() > 0);
+    std::int64_t spinners_ns = 0;
+    auto check_tasks = [&](const nlohmann::json& tasks, bool sum) {
+        for (const auto& t : tasks) {
+            const pid_t pid = t.at("pid").get<pid_t>();
+            if (pid == same_group || pid == own_session) {
+                CHECK(t.at("class") == "other");
+                if (sum) spinners_ns += t.at("ns").get<std::int64_t>();
+            }
+            if (t.at("comm") == "awk") CHECK(t.at("class") == "workload");
+        }
+    };
+    check_tasks(why.at("tasks"), true);
+    for (const auto& w : why.at("worst")) check_tasks(w.at("tasks"), false);
+    // The spinners held the probe's CPU, and what held it most was theirs and
+    // the workload's, not contest's.
+    CHECK(spinners_ns > 0);
+    CHECK(class_ns(why, "other") >= spinners_ns);
+    CHECK(class_ns(why, "workload") > 0);
+    CHECK(class_ns(why, "contest") < spinners_ns);
+    CHECK(no_instance_of_ours());
 }

@@ -170,3 +170,19 @@ TEST_CASE("the parser takes any bytes", "[trace_events]") {
     CHECK_FALSE(parse_trace_line("x-1 [0] d 1.: sched_switch: ").has_value());
     CHECK_FALSE(parse_trace_line("x-1 [99999999999999999999] d 1.0: sched_switch: ").has_value());
 }
+
+TEST_CASE("sched_migrate_task says which task moved, from and to which CPU", "[trace_events]") {
+    const auto e = parse_trace_line(
+        "     my task==>x-4242    [001] d..2.  3668.028358: sched_migrate_task: comm=cyclic "
+        "dest_cpu=7 pid=500 prio=120 orig_cpu=1 dest_cpu=0");
+    REQUIRE(e);
+    CHECK(e->kind == TraceEventKind::sched_migrate_task);
+    CHECK(e->task_comm == "my task==>x");
+    CHECK(e->comm == "cyclic dest_cpu=7");
+    CHECK(e->pid == 500);
+    CHECK(e->orig_cpu == 1);
+    CHECK(e->dest_cpu == 0);
+    CHECK_FALSE(
+        parse_trace_line("            bash-1 [000] d..2. 1.000001: sched_migrate_task: "
+                         "comm=x pid=2 prio=120 orig_cpu=1"));
+}

@@ -37,16 +37,19 @@ TEST_CASE("an instance says why when there is no tracefs, and leaves nothing", "
     SECTION("stale instances of gone contests go, the others stay") {
         fs::create_directories(dir / "instances");
         const std::string root = dir.path().string();
-        fs::create_directory(root + "/instances/contest-999999999");  // no such pid
-        fs::create_directory(root + "/instances/contest-1");          // init: alive, not a contest
+        const std::string own = instance_path(root);  // this test binary: a live contest
+        const std::string ns = own.substr(own.rfind('-') + 1);
+        const std::string gone = root + "/instances/contest-999999999-1-" + ns;  // no such pid
+        fs::create_directory(gone);
+        fs::create_directory(root + "/instances/contest-1");  // an older name: not provable
         fs::create_directory(root + "/instances/not-contest");
-        fs::create_directory(instance_path(root));  // this test binary: a live contest
+        fs::create_directory(own);
         const auto removed = remove_stale_instances(root);
-        REQUIRE(removed.size() == 2);
-        CHECK_FALSE(fs::exists(root + "/instances/contest-999999999"));
-        CHECK_FALSE(fs::exists(root + "/instances/contest-1"));
+        REQUIRE(removed.size() == 1);
+        CHECK_FALSE(fs::exists(gone));
+        CHECK(fs::exists(root + "/instances/contest-1"));
         CHECK(fs::exists(root + "/instances/not-contest"));
-        CHECK(fs::exists(instance_path(root)));
+        CHECK(fs::exists(own));
     }
 }
 
@@ -97,7 +100,9 @@ TEST_CASE("a real instance traces one CPU and is gone after", "[trace]") {
 
     // One left by a killed contest (a pid no process has) goes; one named
     // otherwise stays.
-    const std::string stale = root + "/instances/contest-999999999";
+    const std::string own = instance_path(root);
+    const std::string stale =
+        root + "/instances/contest-999999999-1-" + own.substr(own.rfind('-') + 1);
     const std::string other = root + "/instances/not-contest";
     struct RemovedAtEnd {
         std::vector<std::string> paths;

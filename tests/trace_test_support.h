@@ -57,7 +57,7 @@ inline TraceInstanceOptions options_at(const std::string& root) {
 }
 
 inline std::string instance_path(const std::string& root) {
-    return root + "/instances/contest-" + std::to_string(::getpid());
+    return root + "/instances/" + trace_instance_name(::getpid());
 }
 
 // The global buffer's first line ("# tracer: nop"), to see it not touched.

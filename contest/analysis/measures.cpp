@@ -130,6 +130,8 @@ constexpr Measure kMeasures[] = {
      "the share of the probe's late time contest's own tasks held", S::latency},
     {"latency_<probe>_late_other_pct", K::percentage, "%",
      "the share of the probe's late time other processes held", S::latency},
+    {"latency_<probe>_late_idle_pct", K::percentage, "%",
+     "the share of the probe's late time its CPU was idle (waking up)", S::latency},
     {"latency_<probe>_late_interrupts_pct", K::percentage, "%",
      "the share of the probe's late time hard interrupts took", S::latency},
     {"latency_<probe>_late_softirqs_pct", K::percentage, "%",
@@ -263,8 +265,9 @@ void late_share_measures(Measures& m, const std::string& prefix, const json& why
     const json late = c ? c->value("late_ns", json(0)) : json(0);
     if (!late.is_number() || !(late.get<double>() > 0)) return;
     std::map<std::string, double> shares = {
-        {"workload", 0},   {"load", 0},     {"kernel_thread", 0}, {"contest", 0},    {"other", 0},
-        {"interrupts", 0}, {"softirqs", 0}, {"timer_expiry", 0},  {"unexplained", 0}};
+        {"workload", 0},     {"load", 0},       {"kernel_thread", 0}, {"contest", 0},
+        {"other", 0},        {"idle", 0},       {"interrupts", 0},    {"softirqs", 0},
+        {"timer_expiry", 0}, {"unexplained", 0}};
     for (const auto& [cause, ns] : late_causes_ns(*c)) {
         std::string name = cause.starts_with("irq ")       ? "interrupts"
                            : cause.starts_with("softirq ") ? "softirqs"

@@ -230,7 +230,14 @@ LatencyWindow measure(const LatencyPlan& plan, std::optional<LoadSession>& load,
     std::optional<LoadSample> s0;
     if (load) s0 = load->sample();
     probes.begin();
+    // Whose the tasks are, looked up while they run.
+    std::optional<TaskCensus> census;
+    if (recorder) {
+        census.emplace(known_groups(probes, load ? load->pgid() : 0));
+        census->start();
+    }
     interruptible_sleep(duration);
+    if (census) census->stop();
     probes.end();
     if (recorder) recorder->end();
     std::optional<std::string> load_failed;
@@ -242,13 +249,9 @@ LatencyWindow measure(const LatencyPlan& plan, std::optional<LoadSession>& load,
     }
     const auto results = probes.results();
     nlohmann::json split;
-    if (recorder) {
-        std::vector<std::pair<pid_t, TaskClass>> groups;
-        for (const auto& p : probes.process_groups()) groups.push_back({p, TaskClass::contest});
-        if (load) groups.push_back({load->pgid(), TaskClass::load});
-        split = recorder->attribute(results, classify_by_groups(groups))
+    if (recorder)
+        split = recorder->attribute(results, *census)
                     .value(std::string(results.front().options.name()), nlohmann::json());
-    }
     return {results.front(), split, lw, load_failed};
 }
 

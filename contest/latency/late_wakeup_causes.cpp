@@ -8,12 +8,13 @@
 namespace contest::latency {
 namespace {
 
-constexpr std::array<EnumName<TaskClass>, 5> kTaskClassNames{{
+constexpr std::array<EnumName<TaskClass>, 6> kTaskClassNames{{
     {TaskClass::workload, "workload"},
     {TaskClass::load, "load"},
     {TaskClass::kernel_thread, "kernel thread"},
     {TaskClass::contest, "contest"},
     {TaskClass::other, "other"},
+    {TaskClass::idle, "idle"},
 }};
 
 constexpr std::array<EnumName<LatePart::Kind>, 5> kLatePartKindNames{{
@@ -178,25 +179,102 @@ std::string us_text(std::int64_t ns) {
     return std::to_string(ns / 1000) + " µs";
 }
 
-// When the probe's timer fired: the hrtimer_wakeup expiry nearest before its
-// first sched_waking in [from, to], or that waking; nullopt when it is not there.
-std::optional<std::int64_t> expiry_of(const std::vector<TraceEvent>& events, pid_t pid,
-                                      std::int64_t from, std::int64_t to) {
-    const auto begin =
-        std::lower_bound(events.begin(), events.end(), from,
-                         [](const TraceEvent& e, std::int64_t t) { return e.ts_ns < t; });
-    for (auto it = begin; it != events.end() && it->ts_ns <= to; ++it) {
-        if (it->kind != TraceEventKind::sched_waking || it->pid != pid) continue;
-        for (auto back = it; back != begin;) {
-            --back;
-            if (back->kind == TraceEventKind::hrtimer_expire_entry) {
-                if (back->hrtimer_function == "hrtimer_wakeup") return back->ts_ns;
+bool before_ns(const TraceEvent& e, std::int64_t t) {
+    return e.ts_ns < t;
+}
+
+// The probe's first sched_waking in [from, to] on any CPU (the timer's CPU
+// records it); nullopt when it is not there.
+std::optional<std::pair<int, std::int64_t>> waking_of(const EventsByCpu& by_cpu, pid_t pid,
+                                                      std::int64_t from, std::int64_t to) {
+    std::optional<std::pair<int, std::int64_t>> first;
+    for (const auto& [cpu, events] : by_cpu) {
+        const auto begin = std::lower_bound(events.begin(), events.end(), from, before_ns);
+        for (auto it = begin; it != events.end() && it->ts_ns <= to; ++it)
+            if (it->kind == TraceEventKind::sched_waking && it->pid == pid) {
+                if (!first || it->ts_ns < first->second) first = {cpu, it->ts_ns};
                 break;
             }
-        }
-        return it->ts_ns;
     }
-    return std::nullopt;
+    return first;
+}
+
+// When the probe's timer fired: the hrtimer_wakeup expiry nearest before its
+// first sched_waking in [from, to] (on the waking's CPU), or that waking;
+// nullopt when it is not there.
+std::optional<std::int64_t> expiry_of(const EventsByCpu& by_cpu, pid_t pid, std::int64_t from,
+                                      std::int64_t to) {
+    const auto waking = waking_of(by_cpu, pid, from, to);
+    if (!waking) return std::nullopt;
+    const auto& events = by_cpu.at(waking->first);
+    const auto begin = std::lower_bound(events.begin(), events.end(), from, before_ns);
+    const auto it = std::lower_bound(begin, events.end(), waking->second, before_ns);
+    for (auto back = it; back != begin;) {
+        --back;
+        if (back->kind == TraceEventKind::hrtimer_expire_entry) {
+            if (back->hrtimer_function == "hrtimer_wakeup") return back->ts_ns;
+            break;
+        }
+    }
+    return waking->second;
+}
+
+// [cursor, to) of one CPU into the tally, by what its events say had it;
+// the cursor (where the tally is) moves to `to`. window_from: the wake-up's
+// intended time, for the texts; a switch inferred after count_after counts.
+void tally_cpu(const std::vector<TraceEvent>& cpu_events, int cpu, std::int64_t window_from,
+               std::int64_t count_after, std::int64_t& cursor, std::int64_t to, Tally& tally,
+               LateWakeupSplit& split, std::vector<std::string>& why) {
+    if (cursor >= to) return;
+    const std::string cpu_name = "CPU " + std::to_string(cpu);
+    if (cpu_events.empty() || cpu_events.front().ts_ns >= to) {
+        tally.add_unexplained(cursor, to - cursor);
+        why.push_back("the trace has no events of " + cpu_name + " up to " +
+                      us_text(to - window_from) + " into the window");
+        cursor = to;
+        return;
+    }
+    if (cpu_events.front().ts_ns > cursor) {
+        tally.add_unexplained(cursor, cpu_events.front().ts_ns - cursor);
+        why.push_back("the trace of " + cpu_name + " begins " +
+                      us_text(cpu_events.front().ts_ns - cursor) + " into the window");
+        cursor = cpu_events.front().ts_ns;
+    }
+    CpuState state;
+    bool reached_end = false;
+    int missed_switches = 0;
+    for (const auto& e : cpu_events) {
+        if (e.ts_ns >= to) {
+            reached_end = true;
+            break;
+        }
+        const MissedSwitch missed = state.missed_before(e);
+        if (missed == MissedSwitch::from_idle) {
+            state.task = Running{e.task_comm, e.task_pid};
+            if (e.ts_ns > count_after) ++split.inferred_switches;
+        } else if (missed == MissedSwitch::unknown && e.ts_ns > cursor) {
+            if (missed_switches++ == 0)
+                why.push_back("the trace lacks the switch from " + state.task->comm + " to " +
+                              e.task_comm + " before " + us_text(e.ts_ns - window_from) +
+                              " into the window");
+            state.task.reset();  // the gap since the last event is unexplained
+        }
+        if (e.ts_ns > cursor) {
+            tally.add(state, cursor, e.ts_ns - cursor);
+            cursor = e.ts_ns;
+        }
+        state.apply(e);
+    }
+    if (missed_switches > 1)
+        why.back() += " (and " + std::to_string(missed_switches - 1) + " more)";
+    if (reached_end) {
+        tally.add(state, cursor, to - cursor);
+    } else {
+        tally.add_unexplained(cursor, to - cursor);
+        why.push_back("the trace of " + cpu_name + " ends " + us_text(to - cursor) +
+                      " before the wake-up ran");
+    }
+    cursor = to;
 }
 
 }  // namespace
@@ -217,13 +295,14 @@ std::int64_t LateWakeupSplit::parts_ns() const {
     return sum;
 }
 
-LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
-                                  const LateWakeupWindow& late, const TaskClassifier& classify) {
+LateWakeupSplit split_late_wakeup(const EventsByCpu& by_cpu, const LocatedWakeup& located,
+                                  const TaskClassifier& classify) {
+    const LateWakeupWindow& late = located.window;
     LateWakeupSplit split;
     const std::int64_t from = late.intended_ns, to = std::max(late.ran_ns, late.intended_ns);
     split.window_ns = to - from;
     std::int64_t cursor = from;
-    if (const auto expiry = expiry_of(cpu_events, late.pid, from, to)) {
+    if (const auto expiry = expiry_of(by_cpu, late.pid, from, to)) {
         split.expiry_seen = true;
         // The trace's µs may put the expiry a fraction before the intended ns.
         cursor = std::clamp(*expiry, from, to);
@@ -233,59 +312,29 @@ LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
     Tally tally(from);
     if (split.timer_expiry_ns > 0)
         tally.part(LatePart::Kind::timer_expiry, "", -1, from, split.timer_expiry_ns);
-    CpuState state;
+    std::vector<CpuStretch> path = located.path;
+    if (path.empty()) path.push_back({from, late.cpu});
+    static const std::vector<TraceEvent> kNone;
     std::vector<std::string> why;
-    if (cpu_events.empty() || cpu_events.front().ts_ns >= to) {
-        tally.add_unexplained(cursor, to - cursor);
-        why.push_back("the trace has no events of CPU " + std::to_string(late.cpu) +
-                      " up to the wake-up");
-    } else {
-        if (cpu_events.front().ts_ns > cursor) {
-            tally.add_unexplained(cursor, cpu_events.front().ts_ns - cursor);
-            why.push_back("the trace of CPU " + std::to_string(late.cpu) + " begins " +
-                          us_text(cpu_events.front().ts_ns - cursor) + " into the window");
-            cursor = cpu_events.front().ts_ns;
-        }
-        bool reached_end = false;
-        int missed_switches = 0;
-        for (const auto& e : cpu_events) {
-            if (e.ts_ns >= to) {
-                reached_end = true;
-                break;
-            }
-            const MissedSwitch missed = state.missed_before(e);
-            if (missed == MissedSwitch::from_idle) {
-                state.task = Running{e.task_comm, e.task_pid};
-                if (e.ts_ns > from) ++split.inferred_switches;
-            } else if (missed == MissedSwitch::unknown && e.ts_ns > cursor) {
-                if (missed_switches++ == 0)
-                    why.push_back("the trace lacks the switch from " + state.task->comm + " to " +
-                                  e.task_comm + " before " + us_text(e.ts_ns - from) +
-                                  " into the window");
-                state.task.reset();  // the gap since the last event is unexplained
-            }
-            if (e.ts_ns > cursor) {
-                tally.add(state, cursor, e.ts_ns - cursor);
-                cursor = e.ts_ns;
-            }
-            state.apply(e);
-        }
-        if (missed_switches > 1)
-            why.back() += " (and " + std::to_string(missed_switches - 1) + " more)";
-        if (reached_end) {
-            tally.add(state, cursor, to - cursor);
-        } else if (to > cursor) {
-            tally.add_unexplained(cursor, to - cursor);
-            why.push_back("the trace of CPU " + std::to_string(late.cpu) + " ends " +
-                          us_text(to - cursor) + " before the wake-up ran");
-        }
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const std::int64_t stretch_end =
+            i + 1 < path.size() ? std::clamp(path[i + 1].at_ns, from, to) : to;
+        const auto it = by_cpu.find(path[i].cpu);
+        if (split.cpus.empty() || split.cpus.back() != path[i].cpu)
+            split.cpus.push_back(path[i].cpu);
+        tally_cpu(it != by_cpu.end() ? it->second : kNone, path[i].cpu, from,
+                  i == 0 ? from : cursor, cursor, stretch_end, tally, split, why);
     }
 
     split.interrupts = most_first(tally.interrupts);
     split.softirqs = most_first(tally.softirqs);
-    for (const auto& [key, ns] : tally.tasks)
-        split.tasks.push_back({key.second, key.first,
-                               classify ? classify(key.first, key.second) : TaskClass::other, ns});
+    for (const auto& [key, ns] : tally.tasks) {
+        // The idle task is the same everywhere, whatever the classifier knows.
+        const TaskClass cls = key.first == 0 ? TaskClass::idle
+                              : classify     ? classify(key.first, key.second)
+                                             : TaskClass::other;
+        split.tasks.push_back({key.second, key.first, cls, ns});
+    }
     for (LatePart& part : tally.timeline)
         if (part.kind == LatePart::Kind::task)
             for (const auto& task : split.tasks)
@@ -297,6 +346,98 @@ LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
     for (const auto& w : why)
         split.unexplained_why += (split.unexplained_why.empty() ? "" : "; ") + w;
     return split;
+}
+
+LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
+                                  const LateWakeupWindow& late, const TaskClassifier& classify) {
+    return split_late_wakeup(EventsByCpu{{late.cpu, cpu_events}}, LocatedWakeup{late, {}},
+                             classify);
+}
+
+EventsByCpu events_by_cpu(const std::vector<TraceEvent>& events) {
+    EventsByCpu out;
+    for (const auto& e : events) out[e.cpu].push_back(e);
+    for (auto& [cpu, mine] : out)
+        std::stable_sort(mine.begin(), mine.end(), [](const TraceEvent& a, const TraceEvent& b) {
+            return a.ts_ns < b.ts_ns;
+        });
+    return out;
+}
+
+std::optional<LocatedWakeup> locate_late_wakeup(const std::vector<TraceEvent>& events,
+                                                const EventsByCpu& by_cpu, pid_t pid,
+                                                std::int64_t intended_ns, std::int64_t woke_ns,
+                                                int woke_cpu) {
+    LocatedWakeup located;
+    LateWakeupWindow& w = located.window;
+    std::vector<CpuStretch>& path = located.path;
+    w.pid = pid;
+    w.intended_ns = intended_ns;
+    // The trace's µs truncate: an event at the intended ns may print a µs before.
+    const std::int64_t from = intended_ns - 1000;
+    // The probe's wake-up and moves in time order, across the CPUs.
+    std::vector<const TraceEvent*> moves;
+    for (const auto& e : events) {
+        if (e.ts_ns < from || e.ts_ns > woke_ns || e.pid != pid) continue;
+        if (e.kind == TraceEventKind::sched_waking || e.kind == TraceEventKind::sched_wakeup ||
+            e.kind == TraceEventKind::sched_migrate_task)
+            moves.push_back(&e);
+    }
+    std::stable_sort(moves.begin(), moves.end(),
+                     [](const TraceEvent* a, const TraceEvent* b) { return a->ts_ns < b->ts_ns; });
+    const auto waking = std::find_if(moves.begin(), moves.end(), [](const TraceEvent* e) {
+        return e->kind == TraceEventKind::sched_waking;
+    });
+    if (waking != moves.end()) {
+        // Until it is woken, the timer's CPU (its interrupt wakes it); then
+        // where it is to run, as each later event of its says.
+        path.push_back({intended_ns, (*waking)->cpu});
+        for (auto it = waking; it != moves.end(); ++it) {
+            const TraceEvent& e = **it;
+            const int cpu =
+                e.kind == TraceEventKind::sched_migrate_task ? e.dest_cpu : e.target_cpu;
+            if (cpu < 0 || cpu == path.back().cpu) continue;
+            path.push_back({e.ts_ns, cpu});
+        }
+        // It ran on the first stretch's CPU that switched to it within it
+        // (a move after it ran is not the wait's).
+        for (std::size_t i = 0; i < path.size(); ++i) {
+            const auto it = by_cpu.find(path[i].cpu);
+            if (it == by_cpu.end()) continue;
+            const auto ran = first_switch_to(it->second, pid, std::max(path[i].at_ns, from));
+            const bool last = i + 1 == path.size();
+            if (!ran || *ran > woke_ns || (!last && *ran >= path[i + 1].at_ns)) continue;
+            path.resize(i + 1);
+            w.cpu = path.back().cpu;
+            w.ran_ns = std::max(*ran, intended_ns);
+            return located;
+        }
+        return std::nullopt;
+    }
+    // No wake-up in the trace: where it was first switched in.
+    std::optional<std::pair<int, std::int64_t>> first;
+    for (const auto& [cpu, cpu_events] : by_cpu) {
+        const auto begin = std::lower_bound(cpu_events.begin(), cpu_events.end(), from, before_ns);
+        for (auto e = begin; e != cpu_events.end() && e->ts_ns <= woke_ns; ++e)
+            if (e->kind == TraceEventKind::sched_switch && e->next_pid == pid) {
+                if (!first || e->ts_ns < first->second) first = {cpu, e->ts_ns};
+                break;
+            }
+    }
+    if (!first) {
+        // Its switch in may be one the trace lacks: on the CPU it woke on.
+        const auto it = by_cpu.find(woke_cpu);
+        const auto ran =
+            it != by_cpu.end() ? first_switch_to(it->second, pid, intended_ns) : std::nullopt;
+        if (!ran || *ran > woke_ns) return std::nullopt;
+        first = {woke_cpu, *ran};
+    }
+    // A CPU whose trace begins after the wake-up was due: overwritten.
+    const auto& ran_on = by_cpu.at(first->first);
+    if (ran_on.front().ts_ns > intended_ns) return std::nullopt;
+    w.cpu = first->first;
+    w.ran_ns = std::max(first->second, intended_ns);
+    return located;
 }
 
 std::optional<std::int64_t> first_switch_to(const std::vector<TraceEvent>& cpu_events, pid_t pid,

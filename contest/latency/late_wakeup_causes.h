@@ -6,8 +6,9 @@
 // The window [intended, ran] is cut into, in this order of precedence:
 //   - timer expiry: from intended to the probe's timer firing (the
 //     hrtimer_expire_entry of an hrtimer_wakeup just before its
-//     sched_waking on that CPU; the sched_waking itself when no such entry
-//     is seen); 0, and expiry_seen false, when neither is in the window;
+//     sched_waking, on the CPU of that waking; the sched_waking itself when
+//     no such entry is seen); 0, and expiry_seen false, when neither is in
+//     the window;
 //   - then, for every instant after it, whatever ran: a hard interrupt
 //     (irq_handler, local_timer, reschedule) when one was running, the
 //     innermost when they nest, so nested time counts once; else a softirq,
@@ -25,15 +26,21 @@
 // A missed switch between two tasks leaves the gap unexplained.
 // The parts are integer ns and add up to the window exactly.
 //
-// Use: parse the instance's trace, take the probe's CPU's events
-// (events_of_cpu), and for each wake-up the probe saw late (when it should
-// have woken, and on which CPU) find when it ran, split it, and add the
-// splits into a LateTimeByCause for the run:
+// The CPU it waited for is the one its wake-up and moves say
+// (locate_late_wakeup): its timer's until its sched_waking, then the
+// sched_wakeup's target and each sched_migrate_task's destination, each
+// stretch of the window split by that CPU's events. The CPU's idle task
+// (pid 0) is classed idle whatever the classifier says.
+//
+// Use: parse the instance's trace, split it by CPU (events_by_cpu), and for
+// each wake-up the probe saw late (when it should have woken, when it read
+// the clock, on which CPU) find where it waited and when it ran, split it,
+// and add the splits into a LateTimeByCause for the run:
 //     LateTimeByCause run;
-//     for (const auto& [intended, woke] : late) {
-//         auto ran = first_switch_to(cpu_events, probe_pid, intended);
-//         if (!ran || *ran > woke) continue;  // not in the trace
-//         run.add(split_late_wakeup(cpu_events, {cpu, probe_pid, intended, *ran}, classify));
+//     for (const LateWakeup& w : late) {
+//         auto at = locate_late_wakeup(events, by_cpu, w.pid, w.intended_ns, w.woke_ns, w.cpu);
+//         if (!at) continue;  // not in the trace
+//         run.add(split_late_wakeup(by_cpu, *at, classify));
 //     }
 // The trace timestamps must be CLOCK_MONOTONIC's (trace_clock mono, as
 // TraceInstance sets), in the µs the text gives them.
@@ -52,8 +59,9 @@
 
 namespace contest::latency {
 
-// Whose a task is, as far as the late time goes.
-enum class TaskClass { workload, load, kernel_thread, contest, other };
+// Whose a task is, as far as the late time goes. idle is the CPU's idle
+// task (pid 0, "<idle>"/"swapper"): nothing held it, it was waking up.
+enum class TaskClass { workload, load, kernel_thread, contest, other, idle };
 std::string_view task_class_name(TaskClass c);
 
 // The caller's knowledge of pids (the workload's tree, the loads' groups,
@@ -61,12 +69,42 @@ std::string_view task_class_name(TaskClass c);
 // a split meets.
 using TaskClassifier = std::function<TaskClass(pid_t pid, std::string_view comm)>;
 
-struct LateWakeupWindow {
+// From at_ns the woken probe waited for `cpu`: its wake-up's target, then
+// each migration's destination.
+struct CpuStretch {
+    std::int64_t at_ns = 0;
     int cpu = -1;
+};
+
+struct LateWakeupWindow {
+    int cpu = -1;                  // where it ran
     pid_t pid = -1;                // the probe's
     std::int64_t intended_ns = 0;  // when it should have woken, CLOCK_MONOTONIC
     std::int64_t ran_ns = 0;       // when it ran: the sched_switch to it
 };
+
+// A late wake-up found in the trace: its window, and where it waited, in
+// time order (the first stretch from intended_ns, on the timer's CPU).
+struct LocatedWakeup {
+    LateWakeupWindow window;
+    std::vector<CpuStretch> path;
+};
+
+// Each CPU's events, time-sorted (events_of_cpu).
+using EventsByCpu = std::map<int, std::vector<TraceEvent>>;
+EventsByCpu events_by_cpu(const std::vector<TraceEvent>& events);
+
+// Where a wake-up the probe saw late (should have woken at intended_ns,
+// read the clock at woke_ns) waited and when it ran, from the trace of every
+// CPU: its sched_waking's CPU (the timer's), its sched_wakeup's target, the
+// sched_migrate_task that moved it after, and the sched_switch to it on the
+// CPU it ended on. Without its wake-up in the trace, the first switch to it
+// on any CPU. nullopt when it is not in the trace (ran after woke_ns, or
+// never seen).
+std::optional<LocatedWakeup> locate_late_wakeup(const std::vector<TraceEvent>& events,
+                                                const EventsByCpu& by_cpu, pid_t pid,
+                                                std::int64_t intended_ns, std::int64_t woke_ns,
+                                                int woke_cpu);
 
 struct NamedTime {
     std::string name;
@@ -95,6 +133,8 @@ std::string_view late_part_kind_name(LatePart::Kind k);
 
 struct LateWakeupSplit {
     std::int64_t window_ns = 0;  // ran - intended
+    // The CPUs it waited for, in order (more than one: it was moved).
+    std::vector<int> cpus;
     std::int64_t timer_expiry_ns = 0;
     bool expiry_seen = false;
     // "irq 41 virtio3-rx", "local_timer", "reschedule": most first.
@@ -115,6 +155,10 @@ struct LateWakeupSplit {
     std::int64_t parts_ns() const;
 };
 
+// The window split over its path's CPUs, each stretch by that CPU's events.
+LateWakeupSplit split_late_wakeup(const EventsByCpu& by_cpu, const LocatedWakeup& late,
+                                  const TaskClassifier& classify);
+// On late.cpu throughout, by its events.
 LateWakeupSplit split_late_wakeup(const std::vector<TraceEvent>& cpu_events,
                                   const LateWakeupWindow& late, const TaskClassifier& classify);
 

@@ -66,6 +66,7 @@ nlohmann::json split_json(const LateWakeup& w, const LateWakeupSplit& s) {
     return {{"intended_ns", w.intended_ns},
             {"late_ns", s.window_ns},
             {"cpu", w.cpu},
+            {"cpus", s.cpus},
             {"timer_expiry_ns", s.timer_expiry_ns},
             {"interrupts", named_times(s.interrupts)},
             {"softirqs", named_times(s.softirqs)},
@@ -89,36 +90,6 @@ nlohmann::json by_cause_json(const LateTimeByCause& c) {
             {"unexplained_ns", c.unexplained_ns},
             {"inferred_switches", c.inferred_switches}};
 }
-
-bool kernel_thread_name(std::string_view comm) {
-    for (std::string_view prefix :
-         {"kworker", "ksoftirqd", "rcu_", "migration", "kswapd", "kcompactd", "jbd2", "khugepaged",
-          "irq/", "cpuhp", "idle_inject"})
-        if (comm.starts_with(prefix)) return true;
-    return comm == "swapper" || comm.starts_with("swapper/");
-}
-
-// /proc/PID/stat's process group and flags; nullopt for a task gone.
-struct StatFacts {
-    pid_t pgrp = 0;
-    unsigned long flags = 0;
-};
-std::optional<StatFacts> stat_facts(pid_t pid) {
-    const auto text = read_text_file("/proc/" + std::to_string(pid) + "/stat");
-    if (!text) return std::nullopt;
-    // The comm is in parentheses and may hold any byte: fields after its last ')'.
-    const auto close = text->rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::istringstream fields(text->substr(close + 1));
-    // state ppid pgrp session tty_nr tpgid flags ...
-    std::string state;
-    long ppid = 0, pgrp = 0, session = 0, tty = 0, tpgid = 0;
-    unsigned long flags = 0;
-    if (!(fields >> state >> ppid >> pgrp >> session >> tty >> tpgid >> flags)) return std::nullopt;
-    return StatFacts{static_cast<pid_t>(pgrp), flags};
-}
-
-constexpr unsigned long kPfKthread = 0x00200000;
 
 }  // namespace
 
@@ -157,72 +128,59 @@ void LatencyWhy::end() {
 }
 
 nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results,
-                                     const TaskClassifier& classify) const {
-    return attribute(results, 0, classify);
-}
-
-nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results, pid_t workload,
-                                     const TaskClassifier& classify_rest) const {
-    nlohmann::json out = nlohmann::json::object();
+                                     const TaskCensus& census) const {
     if (!trace_) {
+        nlohmann::json out = nlohmann::json::object();
         for (const auto& r : results)
             out[std::string(r.options.name())] = {{"recorded", false}, {"why", why_not_}};
         return out;
     }
     const TraceText text = trace_->read();
-    const ParsedTrace parsed = parse_trace(text.text);
-    // The workload's line of forks: events are in time order, so a child's
-    // parent is known before it.
-    std::set<pid_t> workload_tasks;
-    if (workload > 0) {
-        workload_tasks.insert(workload);
-        for (const auto& e : parsed.events)
-            if (e.kind == TraceEventKind::sched_process_fork && workload_tasks.count(e.pid))
-                workload_tasks.insert(e.child_pid);
-    }
-    const TaskClassifier classify = [&](pid_t pid, std::string_view comm) {
-        return workload_tasks.count(pid) ? TaskClass::workload : classify_rest(pid, comm);
-    };
-    std::map<int, std::vector<TraceEvent>> by_cpu;
+    return attribute_trace(text.text,
+                           {trace_->buffer_size_kb(), trace_->missing_events(), text.truncated},
+                           results, census, options_.worst);
+}
+
+nlohmann::json attribute_trace(std::string_view text, const TraceFacts& facts,
+                               const std::vector<ProbeResult>& results, const TaskCensus& census,
+                               std::size_t most) {
+    nlohmann::json out = nlohmann::json::object();
+    const ParsedTrace parsed = parse_trace(text);
+    const TaskClassifier classify = census.classifier(parsed.events);
+    const EventsByCpu by_cpu = events_by_cpu(parsed.events);
     for (const auto& r : results) {
         if (r.late_threshold_ns <= 0) continue;
         LateTimeByCause total;
         std::size_t not_in_trace = 0;
         std::vector<std::pair<LateWakeup, LateWakeupSplit>> splits;
         for (const LateWakeup& w : r.late) {
-            auto it = by_cpu.find(w.cpu);
-            if (it == by_cpu.end())
-                it = by_cpu.emplace(w.cpu, events_of_cpu(parsed.events, w.cpu)).first;
-            const auto& events = it->second;
-            // Before the recorder's oldest event of that CPU: overwritten.
-            if (events.empty() || events.front().ts_ns > w.intended_ns) {
+            const auto located =
+                locate_late_wakeup(parsed.events, by_cpu, w.pid, w.intended_ns, w.woke_ns, w.cpu);
+            if (!located) {
                 ++not_in_trace;
                 continue;
             }
-            const auto ran = first_switch_to(events, w.pid, w.intended_ns);
-            if (!ran || *ran > w.woke_ns) {
-                ++not_in_trace;
-                continue;
-            }
-            auto split = split_late_wakeup(events, {w.cpu, w.pid, w.intended_ns, *ran}, classify);
+            auto split = split_late_wakeup(by_cpu, *located, classify);
             total.add(split);
-            splits.emplace_back(w, std::move(split));
+            LateWakeup where = w;
+            where.cpu = located->window.cpu;
+            splits.emplace_back(where, std::move(split));
         }
         std::sort(splits.begin(), splits.end(), [](const auto& a, const auto& b) {
             return a.second.window_ns > b.second.window_ns;
         });
         nlohmann::json worst = nlohmann::json::array();
-        for (std::size_t i = 0; i < splits.size() && i < options_.worst; ++i)
+        for (std::size_t i = 0; i < splits.size() && i < most; ++i)
             worst.push_back(split_json(splits[i].first, splits[i].second));
         out[std::string(r.options.name())] = {{"recorded", true},
                                               {"threshold_ns", r.late_threshold_ns},
-                                              {"buffer_size_kb", trace_->buffer_size_kb()},
-                                              {"missing_events", trace_->missing_events()},
+                                              {"buffer_size_kb", facts.buffer_size_kb},
+                                              {"missing_events", facts.missing_events},
                                               {"late_wakeups", r.late_seen},
                                               {"kept", r.late.size()},
                                               {"in_trace", splits.size()},
                                               {"not_in_trace", not_in_trace},
-                                              {"trace_truncated", text.truncated},
+                                              {"trace_truncated", facts.truncated},
                                               {"trace_lost_events", parsed.lost_events},
                                               {"by_cause", by_cause_json(total)},
                                               {"tasks", task_times(total.tasks_by_time(), 10)},
@@ -231,33 +189,41 @@ nlohmann::json LatencyWhy::attribute(const std::vector<ProbeResult>& results, pi
     return out;
 }
 
+std::vector<std::pair<pid_t, TaskClass>> known_groups(const LatencyProbes& probes,
+                                                      pid_t load_pgid) {
+    std::vector<std::pair<pid_t, TaskClass>> groups;
+    for (pid_t p : probes.process_groups()) groups.push_back({p, TaskClass::contest});
+    if (load_pgid > 0) groups.push_back({load_pgid, TaskClass::load});
+    return groups;
+}
+
 LatencyWhyObserver::LatencyWhyObserver(const LatencyProbes& probes, pid_t load_pgid)
     : why_(LatencyWhy::from_environment()), probes_(probes), load_pgid_(load_pgid) {}
 
+void LatencyWhyObserver::begin() {
+    why_.begin();
+    census_.emplace(known_groups(probes_, load_pgid_));
+    census_->start();
+}
+
+void LatencyWhyObserver::spawned(pid_t pid) {
+    if (!census_) return;
+    // Its own group (spawn's default), so its pgid is its pid.
+    census_->add_group(pid, TaskClass::workload);
+    census_->take();
+}
+
+void LatencyWhyObserver::end() {
+    if (census_) census_->stop();
+    why_.end();
+}
+
 void LatencyWhyObserver::record(RunRecord& rec) {
-    if (!rec.latency.is_object()) return;
-    std::vector<std::pair<pid_t, TaskClass>> groups;
-    for (pid_t p : probes_.process_groups()) groups.push_back({p, TaskClass::contest});
-    if (load_pgid_ > 0) groups.push_back({load_pgid_, TaskClass::load});
-    const auto split = why_.attribute(probes_.results(), workload_, classify_by_groups(groups));
+    if (!rec.latency.is_object() || !census_) return;
+    const auto split = why_.attribute(probes_.results(), *census_);
     for (const auto& [probe, why] : split.items())
         if (rec.latency.contains(probe) && rec.latency[probe].is_object())
             rec.latency[probe]["why"] = why;
-}
-
-TaskClassifier classify_by_groups(std::vector<std::pair<pid_t, TaskClass>> groups) {
-    const pid_t self = ::getpid();
-    return [groups = std::move(groups), self](pid_t pid, std::string_view comm) {
-        if (pid == self) return TaskClass::contest;
-        if (const auto f = stat_facts(pid)) {
-            if (f->flags & kPfKthread) return TaskClass::kernel_thread;
-            for (const auto& [pgid, cls] : groups)
-                if (f->pgrp == pgid) return cls;
-            if (f->pgrp == ::getpgrp()) return TaskClass::contest;
-            return TaskClass::other;
-        }
-        return kernel_thread_name(comm) ? TaskClass::kernel_thread : TaskClass::other;
-    };
 }
 
 }  // namespace contest::latency

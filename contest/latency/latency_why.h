@@ -8,7 +8,7 @@
 //   LatencyWhy why(options);          // removes a killed contest's instance,
 //                                     // mounts tracefs if it can, makes ours
 //   why.begin(); ...window...; why.end();
-//   json split = why.attribute(results, classify);  // per probe; says
+//   json split = why.attribute(results, census);  // per probe; says
 //                                     // "not recorded" and why, when so
 //
 // The instance is removed when this goes out of scope, on every path
@@ -16,7 +16,10 @@
 // next LatencyWhy.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +27,7 @@
 #include "contest/latency/late_wakeup_causes.h"
 #include "contest/latency/latency_probes.h"
 #include "contest/latency/probe_result.h"
+#include "contest/latency/task_census.h"
 #include "contest/observe/trace_instance.h"
 
 namespace contest::latency {
@@ -58,15 +62,10 @@ class LatencyWhy {
     void begin();
     void end();
     // Per probe of `results` (by name): {"recorded": false, "why": ...}, or
-    // the threshold, the late wake-ups seen, kept and found in the trace,
-    // the late time by cause, the tasks that took most, and the `worst`
-    // spikes with their split.
+    // attribute_trace's split of the instance's trace, the tasks told by
+    // what `census` saw of them in the window.
     nlohmann::json attribute(const std::vector<ProbeResult>& results,
-                             const TaskClassifier& classify) const;
-    // With `workload` (its pid): its descendants, as the recorder's forks
-    // give them, are the workload's, before `classify` is asked.
-    nlohmann::json attribute(const std::vector<ProbeResult>& results, pid_t workload,
-                             const TaskClassifier& classify) const;
+                             const TaskCensus& census) const;
 
   private:
     LatencyWhyOptions options_;
@@ -75,18 +74,33 @@ class LatencyWhy {
     bool stopped_ = false;
 };
 
+// The split of a trace's text: per probe of `results` (by name), the
+// threshold, the late wake-ups seen, kept and found in the trace, the late
+// time by cause, the tasks that took most and the `worst` spikes with their
+// split. Each late wake-up is followed from the CPU its timer woke it on to
+// where it was woken to run and each CPU it was moved to (locate_late_wakeup).
+struct TraceFacts {
+    std::size_t buffer_size_kb = 0;
+    std::vector<std::string> missing_events;
+    bool truncated = false;  // the text lacks the trace's oldest part
+};
+nlohmann::json attribute_trace(std::string_view text, const TraceFacts& facts,
+                               const std::vector<ProbeResult>& results, const TaskCensus& census,
+                               std::size_t worst);
+
 // `contest run --latency-why`: the recorder around each workload run's
 // window, the split under each probe's "why" in the run's latency object.
-// The workload's tasks are told by their line of forks from its pid (the
-// recorder keeps sched_process_fork), since they are gone when the window
-// is read; the load's by its process group; the probes' are contest's.
+// Whose the tasks are is looked up while the window runs (TaskCensus): the
+// workload's by its process group (its pid), the load's by its own, the
+// probes' and contest's threads as contest's, the rest of the run's cgroup
+// leaf by their parents; the trace's forks add the children those made.
 class LatencyWhyObserver : public WindowObserver {
   public:
     // Goes after `probes` in the run's observers (its record reads theirs).
     LatencyWhyObserver(const LatencyProbes& probes, pid_t load_pgid);
-    void begin() override { why_.begin(); }
-    void spawned(pid_t pid) override { workload_ = pid; }
-    void end() override { why_.end(); }
+    void begin() override;
+    void spawned(pid_t pid) override;
+    void end() override;
     void record(RunRecord& rec) override;
     const std::string& not_recorded() const { return why_.not_recorded(); }
 
@@ -94,13 +108,11 @@ class LatencyWhyObserver : public WindowObserver {
     LatencyWhy why_;
     const LatencyProbes& probes_;
     pid_t load_pgid_ = 0;
-    pid_t workload_ = 0;
+    std::optional<TaskCensus> census_;
 };
 
-// Whose a pid is, from the process groups contest knows (the workload's,
-// each load's: pgid -> class), contest's own pid and the kernel's threads
-// (PF_KTHREAD in /proc/PID/stat, or a kernel thread's name when the task is
-// gone); everything else is another process.
-TaskClassifier classify_by_groups(std::vector<std::pair<pid_t, TaskClass>> groups);
+// The groups contest knows at a window's start: each probe's as contest's,
+// the load's (0: none).
+std::vector<std::pair<pid_t, TaskClass>> known_groups(const LatencyProbes& probes, pid_t load_pgid);
 
 }  // namespace contest::latency

@@ -56,7 +56,7 @@ class WindowAccount {
 
     // A period the probe woke for.
     void woke(std::int64_t intended, std::int64_t latency, bool missed, std::uint64_t done,
-              std::uint64_t wanted) {
+              std::uint64_t wanted, int woke_cpu) {
         if (!in_window(intended)) return;
         WindowCounts& w = shared_.window;
         w.record(latency);
@@ -65,8 +65,8 @@ class WindowAccount {
         w.work_done += done;
         w.work_wanted += wanted;
         if (LateWakeups& late = shared_.late; late.threshold_ns > 0 && latency >= late.threshold_ns)
-            late.add(
-                {intended, intended + latency, ::sched_getcpu(), static_cast<int>(::gettid())});
+            late.add({intended, intended + latency, woke_cpu >= 0 ? woke_cpu : ::sched_getcpu(),
+                      static_cast<int>(::gettid())});
         if (raw_)
             std::fprintf(raw_, "%lld %lld\n", static_cast<long long>(intended - start_),
                          static_cast<long long>(latency));
@@ -118,6 +118,8 @@ PeriodOutcome wake_and_work(std::int64_t intended, std::int64_t deadline, std::u
     PeriodOutcome got;
     const std::int64_t woke = monotonic_ns();
     got.sample_ns = woke - intended;
+    // Where it woke, before the work may move it (--latency-why's first guess).
+    got.woke_cpu = ::sched_getcpu();
     if (chunks == 0) {
         got.missed = woke >= deadline;
         return got;
@@ -159,7 +161,7 @@ int run_probe(const ProbeOptions& o, std::uint64_t chunks, int raw_fd, ProbeShar
             const std::int64_t deadline = intended + period;
             const PeriodOutcome got =
                 own_period ? own_period() : wake_and_work(intended, deadline, chunks, state);
-            account.woke(intended, got.sample_ns, got.missed, got.done, chunks);
+            account.woke(intended, got.sample_ns, got.missed, got.done, chunks, got.woke_cpu);
             if (got.frame_done_ns > 0) account.frame(intended, got.frame_done_ns);
             std::int64_t next = deadline;
             std::int64_t now = monotonic_ns();

@@ -40,6 +40,7 @@ struct PeriodOutcome {
     bool missed = false;
     std::uint64_t done = 0;
     std::int64_t frame_done_ns = 0;  // audio, video: when the frame's work was all done; 0: dropped
+    int woke_cpu = -1;               // the CPU it woke on, before its work; -1: not read
 };
 
 // A probe's own period, in place of the sleeper's wake and work: called

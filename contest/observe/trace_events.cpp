@@ -10,7 +10,7 @@
 namespace contest {
 namespace {
 
-constexpr std::array<EnumName<TraceEventKind>, 13> kKindNames{{
+constexpr std::array<EnumName<TraceEventKind>, 14> kKindNames{{
     {TraceEventKind::sched_waking, "sched_waking"},
     {TraceEventKind::sched_wakeup, "sched_wakeup"},
     {TraceEventKind::sched_switch, "sched_switch"},
@@ -24,6 +24,7 @@ constexpr std::array<EnumName<TraceEventKind>, 13> kKindNames{{
     {TraceEventKind::reschedule_exit, "reschedule_exit"},
     {TraceEventKind::hrtimer_expire_entry, "hrtimer_expire_entry"},
     {TraceEventKind::sched_process_fork, "sched_process_fork"},
+    {TraceEventKind::sched_migrate_task, "sched_migrate_task"},
 }};
 
 // The line's head lies in its first columns (a 16-column comm, a pid and the
@@ -198,6 +199,21 @@ bool parse_fork(std::string_view fields, TraceEvent& e) {
     return true;
 }
 
+// sched_migrate_task: "comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d".
+bool parse_migrate(std::string_view fields, TraceEvent& e) {
+    const auto dest = take_number_from_end<int>(fields, "dest_cpu");
+    const auto orig = dest ? take_number_from_end<int>(fields, "orig_cpu") : std::nullopt;
+    if (!orig || !take_number_from_end<int>(fields, "prio")) return false;
+    const auto pid = take_number_from_end<pid_t>(fields, "pid");
+    const auto comm = after_key(fields, "comm");
+    if (!pid || !comm || *orig < 0 || *dest < 0) return false;
+    e.comm = std::string(*comm);
+    e.pid = *pid;
+    e.orig_cpu = *orig;
+    e.dest_cpu = *dest;
+    return true;
+}
+
 bool parse_fields(std::string_view fields, TraceEvent& e) {
     switch (e.kind) {
         case TraceEventKind::sched_switch:
@@ -221,6 +237,8 @@ bool parse_fields(std::string_view fields, TraceEvent& e) {
             return parse_hrtimer(fields, e);
         case TraceEventKind::sched_process_fork:
             return parse_fork(fields, e);
+        case TraceEventKind::sched_migrate_task:
+            return parse_migrate(fields, e);
     }
     return false;
 }

@@ -43,6 +43,7 @@ enum class TraceEventKind {
     reschedule_exit,
     hrtimer_expire_entry,
     sched_process_fork,
+    sched_migrate_task,
 };
 
 // "sched_switch" for sched_switch: the event's name in the trace (without
@@ -63,10 +64,12 @@ struct TraceEvent {
     // prev_state as printed ("R", "R+", "S", "D|K", ...).
     std::string prev_comm, prev_state, next_comm;
     pid_t prev_pid = -1, next_pid = -1;
-    // sched_waking, sched_wakeup: the woken task and where it will run.
+    // sched_waking, sched_wakeup: the woken task and where it will run;
+    // sched_migrate_task: the task moved, from orig_cpu to dest_cpu.
     std::string comm;
     pid_t pid = -1;
     int target_cpu = -1;
+    int orig_cpu = -1, dest_cpu = -1;
     // irq_handler_entry/exit: the irq's number (and, at entry, its name);
     // local_timer and reschedule: the vector's number, in irq.
     int irq = -1;

@@ -7,11 +7,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "contest/sys/process.h"
@@ -57,6 +60,48 @@ bool remove_instance_folder(const std::string& path) {
     return false;
 }
 
+// The inode of pid's pid namespace ("4026531836" of "pid:[4026531836]"),
+// "" when it cannot be read.
+std::string pid_namespace_of(pid_t pid) {
+    std::error_code ec;
+    const std::string link =
+        std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/ns/pid", ec).string();
+    const auto open = link.find('['), close = link.rfind(']');
+    if (ec || open == std::string::npos || close == std::string::npos || close <= open + 1)
+        return "";
+    return link.substr(open + 1, close - open - 1);
+}
+
+// What an instance's name says of the contest that made it.
+struct InstanceOwner {
+    pid_t pid = 0;
+    unsigned long long start_time = 0;
+    std::string pid_namespace;
+};
+
+// "contest-<pid>-<start time>-<pid namespace>": nullopt for any other name
+// (one of an older contest, "contest-<pid>", says too little to be proven stale).
+std::optional<InstanceOwner> owner_of(std::string_view name) {
+    if (!name.starts_with(kInstancePrefix)) return std::nullopt;
+    name.remove_prefix(std::string_view(kInstancePrefix).size());
+    std::vector<std::string_view> parts;
+    for (std::size_t at = 0;;) {
+        const auto dash = name.find('-', at);
+        parts.push_back(name.substr(at, dash == std::string_view::npos ? dash : dash - at));
+        if (dash == std::string_view::npos) break;
+        at = dash + 1;
+    }
+    InstanceOwner owner;
+    if (parts.size() != 3 || parts[2].empty()) return std::nullopt;
+    const auto number = [](std::string_view text, auto& value) {
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        return ec == std::errc() && end == text.data() + text.size() && value > 0;
+    };
+    if (!number(parts[0], owner.pid) || !number(parts[1], owner.start_time)) return std::nullopt;
+    owner.pid_namespace = std::string(parts[2]);
+    return owner;
+}
+
 std::string no_tracefs(const std::string& root) {
     return "no tracefs at " + root + " (as root: mount -t tracefs nodev " + kTracefsRoot + ")";
 }
@@ -78,6 +123,9 @@ const std::vector<std::string>& flight_recorder_events() {
         "irq_vectors:reschedule_exit",
         "timer:hrtimer_expire_entry",
         "sched:sched_process_fork",
+        // Where a woken probe moved before it ran (the late time is that
+        // CPU's, not the one it woke on).
+        "sched:sched_migrate_task",
     };
     return events;
 }
@@ -110,7 +158,7 @@ std::unique_ptr<TraceInstance> TraceInstance::make(const TraceInstanceOptions& o
                   : no_tracefs(options.tracefs_root);
         return nullptr;
     }
-    const std::string path = instances + "/" + kInstancePrefix + std::to_string(::getpid());
+    const std::string path = instances + "/" + trace_instance_name(::getpid());
     if (::mkdir(path.c_str(), 0700) != 0) {
         const int e = errno;
         why = e == EACCES || e == EPERM
@@ -173,29 +221,39 @@ bool TraceInstance::stop(std::string* why) {
 }
 
 TraceText TraceInstance::read(std::size_t max_mib) const {
+    return read_trace_tail(path_ + "/trace", max_mib << 20);
+}
+
+TraceText read_trace_tail(const std::string& file, std::size_t limit) {
     TraceText out;
-    const std::string file = path_ + "/trace";
     const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
     if (fd.get() < 0) {
         out.why = file + ": " + errno_text(errno);
         return out;
     }
-    // tracefs reports a size of 0: read to the end, or to the limit.
-    const std::size_t limit = max_mib << 20;
+    // tracefs reports a size of 0 and cannot seek: read to the end, keeping
+    // the last `limit` bytes (the front cut at twice that, so that each
+    // byte is moved once at most on average).
+    const auto keep_tail = [&](std::size_t keep) {
+        if (out.text.size() <= keep) return;
+        out.text.erase(0, out.text.size() - keep);
+        out.truncated = true;
+    };
     std::string chunk(64 * 1024, '\0');
-    while (out.text.size() < limit) {
-        const std::size_t want = std::min(chunk.size(), limit - out.text.size());
-        const ssize_t n = ::read(fd.get(), chunk.data(), want);
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), chunk.data(), chunk.size());
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             out.why = file + ": " + errno_text(errno);
             return out;
         }
-        if (n == 0) return out;
+        if (n == 0) break;
         out.text.append(chunk.data(), static_cast<std::size_t>(n));
+        if (out.text.size() > 2 * limit) keep_tail(limit);
     }
-    char probe = 0;
-    out.truncated = ::read(fd.get(), &probe, 1) > 0;
+    keep_tail(limit);
+    // The cut left part of a line at the front: from the next whole one.
+    if (out.truncated) out.text.erase(0, std::min(out.text.size(), out.text.find('\n') + 1));
     return out;
 }
 
@@ -211,16 +269,26 @@ void TraceInstance::close() noexcept {
     }
 }
 
+std::string trace_instance_name(pid_t pid) {
+    return kInstancePrefix + std::to_string(pid) + "-" + std::to_string(process_start_time(pid)) +
+           "-" + pid_namespace_of(pid);
+}
+
 std::vector<std::string> remove_stale_instances(const std::string& tracefs_root) {
     std::vector<std::string> removed;
+    const std::string own_namespace = pid_namespace_of(::getpid());
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(tracefs_root + "/instances", ec)) {
         const std::string name = e.path().filename().string();
-        const auto pid = pid_after_prefix(name, kInstancePrefix);
-        if (!pid || !e.is_directory(ec) || !contest_gone(*pid)) continue;
+        // Stale when proven so: made in this pid namespace (another's pids
+        // are not this one's) by a process that is not there now.
+        const auto owner = owner_of(name);
+        if (!owner || own_namespace.empty() || owner->pid_namespace != own_namespace ||
+            !e.is_directory(ec) || !contest_gone(owner->pid, owner->start_time))
+            continue;
         if (remove_instance_folder(e.path().string()))
             removed.push_back(e.path().string() + " (tracing instance of contest pid " +
-                              std::to_string(*pid) + ", which is gone)");
+                              std::to_string(owner->pid) + ", which is gone)");
     }
     return removed;
 }

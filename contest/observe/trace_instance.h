@@ -4,8 +4,8 @@
 // a probe woke late (trace_events.h reads its text, and
 // contest/latency/late_wakeup_causes.h attributes the late time).
 //
-// It is <root>/instances/contest-<pid>, made by TraceInstance::make and
-// removed by the destructor. Everything it writes is inside that folder:
+// It is <root>/instances/contest-<pid>-<start>-<pidns> (trace_instance_name), made by
+// TraceInstance::make and removed by the destructor. Everything it writes is inside that folder:
 // never the global buffer's files, never another instance. The buffer
 // overwrites its oldest events (options/overwrite 1), so a long window keeps
 // its last buffer_size_kb per CPU; the clock is `mono`, so the timestamps are
@@ -27,6 +27,8 @@
 // process_load's, about 6 MB a second (110,000 events). So 4096 KiB keeps
 // the last ~16 s of the first, and the last ~0.7 s of the second: size it for
 // the busiest load it will run beside, or read it soon after a late wake-up.
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -54,9 +56,13 @@ std::string cpu_mask_text(const std::vector<int>& cpus);
 
 struct TraceText {
     std::string text;
-    bool truncated = false;  // the limit was reached before the file's end
+    bool truncated = false;  // over the limit: its oldest lines were dropped
     std::string why;         // why it could not be read at all; "" when read
 };
+
+// A trace file's last `limit` bytes, from its first whole line: a flight
+// recorder's newest events are kept, as its ring buffer keeps them.
+TraceText read_trace_tail(const std::string& file, std::size_t limit);
 
 class TraceInstance {
   public:
@@ -74,7 +80,7 @@ class TraceInstance {
     bool start(std::string* why = nullptr);
     bool stop(std::string* why = nullptr);
     // The text of `trace` (read with tracing stopped, so that it does not
-    // move under the reader), at most max_mib MiB of it.
+    // move under the reader): its last max_mib MiB (read_trace_tail).
     TraceText read(std::size_t max_mib = 64) const;
 
     // Every event off, tracing_on 0, the folder removed; once, and never
@@ -99,9 +105,17 @@ class TraceInstance {
     std::vector<std::string> missing_events_;
 };
 
-// Removes <root>/instances/contest-<pid> for every pid that is gone or is not
-// a contest's now (contest_gone); never an instance named otherwise. The
-// paths removed.
+// The instance's name for the contest of pid: contest-<pid>-<its start
+// time>-<its pid namespace's inode>, unique on the machine's one tracefs
+// across pid namespaces (two contests in two containers may share a pid)
+// and across pid reuse.
+std::string trace_instance_name(pid_t pid);
+
+// Removes the instances of contests provably gone: named by
+// trace_instance_name in this pid namespace, for a pid no process has now
+// or one started at another time (contest_gone). Never an instance named
+// otherwise: another namespace's, or an older contest's contest-<pid>,
+// which cannot be told from a live one. The paths removed.
 std::vector<std::string> remove_stale_instances(const std::string& tracefs_root = kTracefsRoot);
 
 // tracefs is not mounted at boot on every system: mounts it at kTracefsRoot

@@ -39,7 +39,7 @@ const char* colour(const SpikePart& p) {
     static const std::map<std::string, const char*> by_class = {
         {"workload", kSvgPalette[0]},      {"load", kSvgPalette[3]},
         {"kernel thread", kSvgPalette[2]}, {"other", kSvgPalette[4]},
-        {"contest", kSvgPalette[5]},
+        {"contest", kSvgPalette[5]},       {"idle", "#bbbbbb"},
     };
     if (p.kind == "task") {
         const auto it = by_class.find(p.task_class);

@@ -155,6 +155,13 @@ RunContainment::~RunContainment() {
     }
 }
 
+std::string own_run_leaf() {
+    std::string why;
+    const std::string dir = own_cgroup_dir(why);
+    const std::string name = "contest-" + std::to_string(::getpid());
+    return dir.ends_with("/" + name) ? dir : "";
+}
+
 std::vector<std::string> remove_stale_cgroups() {
     std::vector<std::string> removed;
     std::string why;

@@ -37,6 +37,11 @@ class RunContainment {
     pid_t guardian_ = -1;
 };
 
+// The folder of the run's leaf this process is in (contest-<its pid>, as
+// RunContainment::set_up made it), "" when it is in none: everything in it
+// is of contest's run.
+std::string own_run_leaf();
+
 // Leaves contest-<pid> of dead contests in this process's cgroup v2: their
 // processes killed, the leaves removed. Returns one line per leaf removed.
 std::vector<std::string> remove_stale_cgroups();
