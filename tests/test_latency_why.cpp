@@ -130,6 +130,45 @@ std::int64_t class_ns(const nlohmann::json& why, const std::string& cls) {
     return why.at("by_cause").at("tasks_by_class_ns").value(cls, std::int64_t{0});
 }
 
+// contest run of a workload of two awk loops of `iterations` each, with the
+// cyclic probe and --latency-why at 300 us: the run's cyclic "why".
+nlohmann::json run_why_of_two_loops(const contest::test::ScratchDir& dir, long iterations) {
+    const std::string loop =
+        "awk 'BEGIN { for (i = 0; i < " + std::to_string(iterations) + "; i++) s += i }'";
+    auto o = contest::test::run_contest_binary({"run",
+                                                "--quiet",
+                                                "-k",
+                                                "why",
+                                                "-w",
+                                                "command",
+                                                "--workload-cmd",
+                                                "sh -c \"" + loop + " & " + loop + " & wait\"",
+                                                "--latency",
+                                                "cyclic",
+                                                "--latency-why",
+                                                "--latency-why-us",
+                                                "300",
+                                                "--warmup",
+                                                "0",
+                                                "--settle",
+                                                "0",
+                                                "--timeline-hz",
+                                                "0",
+                                                "--workdir",
+                                                (dir / "work").string(),
+                                                "--results",
+                                                (dir / "res").string(),
+                                                "-n",
+                                                "1",
+                                                "no_load"},
+                                               dir.path());
+    REQUIRE(o.exit_code == 0);
+    const auto files = contest::test::result_files(dir / "res");
+    REQUIRE(files.size() == 1);
+    const auto j = nlohmann::json::parse(contest::test::slurp(files.front()));
+    return j.at("runs").at(0).at("latency").at("cyclic").at("why");
+}
+
 }  // namespace
 
 TEST_CASE("contest latency --why names the culprit that held the probe's CPU",
@@ -252,39 +291,7 @@ TEST_CASE(
     }
     contest::test::ScratchDir dir("run-latency-why");
     // Two busy loops on the 2 CPUs: the probe's late wake-ups wait for them.
-    const std::string loop = "awk 'BEGIN { for (i = 0; i < 40000000; i++) s += i }'";
-    auto o = contest::test::run_contest_binary({"run",
-                                                "--quiet",
-                                                "-k",
-                                                "why",
-                                                "-w",
-                                                "command",
-                                                "--workload-cmd",
-                                                "sh -c \"" + loop + " & " + loop + " & wait\"",
-                                                "--latency",
-                                                "cyclic",
-                                                "--latency-why",
-                                                "--latency-why-us",
-                                                "300",
-                                                "--warmup",
-                                                "0",
-                                                "--settle",
-                                                "0",
-                                                "--timeline-hz",
-                                                "0",
-                                                "--workdir",
-                                                (dir / "work").string(),
-                                                "--results",
-                                                (dir / "res").string(),
-                                                "-n",
-                                                "1",
-                                                "no_load"},
-                                               dir.path());
-    REQUIRE(o.exit_code == 0);
-    const auto files = contest::test::result_files(dir / "res");
-    REQUIRE(files.size() == 1);
-    const auto j = nlohmann::json::parse(contest::test::slurp(files.front()));
-    const auto& why = j.at("runs").at(0).at("latency").at("cyclic").at("why");
+    const nlohmann::json why = run_why_of_two_loops(dir, 40000000);
     INFO(why.dump(2));
     REQUIRE(why.at("recorded") == true);
     CHECK(why.at("threshold_ns") == 300'000);
@@ -293,8 +300,8 @@ TEST_CASE(
         CHECK(classes.value("workload", 0) > 0);
     }
     CHECK(no_instance_of_ours());
-    o = contest::test::run_contest_binary({"run", "--latency-why", "-n", "1", "no_load"},
-                                          dir.path());
+    auto o = contest::test::run_contest_binary({"run", "--latency-why", "-n", "1", "no_load"},
+                                               dir.path());
     CHECK(o.exit_code == 2);
     CHECK_THAT(o.err, Catch::Contains("--latency-why needs --latency"));
 }
@@ -462,43 +469,17 @@ TEST_CASE(
     const pid_t same_group = contest::test::start_command({"sh", "-c", spin}, dir / "spin1");
     const pid_t own_session =
         contest::test::start_command({"setsid", "sh", "-c", spin}, dir / "spin2");
-    const std::string loop = "awk 'BEGIN { for (i = 0; i < 8000000; i++) s += i }'";
-    auto o = contest::test::run_contest_binary({"run",
-                                                "--quiet",
-                                                "-k",
-                                                "why",
-                                                "-w",
-                                                "command",
-                                                "--workload-cmd",
-                                                "sh -c \"" + loop + " & " + loop + " & wait\"",
-                                                "--latency",
-                                                "cyclic",
-                                                "--latency-why",
-                                                "--latency-why-us",
-                                                "300",
-                                                "--warmup",
-                                                "0",
-                                                "--settle",
-                                                "0",
-                                                "--timeline-hz",
-                                                "0",
-                                                "--workdir",
-                                                (dir / "work").string(),
-                                                "--results",
-                                                (dir / "res").string(),
-                                                "-n",
-                                                "1",
-                                                "no_load"},
-                                               dir.path());
-    for (pid_t p : {same_group, own_session}) {
-        ::kill(p, SIGKILL);
-        ::waitpid(p, nullptr, 0);
-    }
-    REQUIRE(o.exit_code == 0);
-    const auto files = contest::test::result_files(dir / "res");
-    REQUIRE(files.size() == 1);
-    const auto j = nlohmann::json::parse(contest::test::slurp(files.front()));
-    const auto& why = j.at("runs").at(0).at("latency").at("cyclic").at("why");
+    // Stopped on every way out, a failed REQUIRE's too.
+    struct Stopped {
+        std::vector<pid_t> pids;
+        ~Stopped() {
+            for (pid_t p : pids) {
+                ::kill(p, SIGKILL);
+                ::waitpid(p, nullptr, 0);
+            }
+        }
+    } spinners{{same_group, own_session}};
+    const nlohmann::json why = run_why_of_two_loops(dir, 8000000);
     INFO(why.dump(2));
     REQUIRE(why.at("recorded") == true);
     REQUIRE(why.at("in_trace").get<int>() > 0);

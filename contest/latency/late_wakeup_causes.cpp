@@ -183,20 +183,30 @@ bool before_ns(const TraceEvent& e, std::int64_t t) {
     return e.ts_ns < t;
 }
 
-// The probe's first sched_waking in [from, to] on any CPU (the timer's CPU
-// records it); nullopt when it is not there.
-std::optional<std::pair<int, std::int64_t>> waking_of(const EventsByCpu& by_cpu, pid_t pid,
-                                                      std::int64_t from, std::int64_t to) {
+// The first event in [from, to] of any CPU that `is` says is the one: its
+// CPU and time; nullopt when none is.
+template <class Predicate>
+std::optional<std::pair<int, std::int64_t>> first_on_any_cpu(const EventsByCpu& by_cpu,
+                                                             std::int64_t from, std::int64_t to,
+                                                             Predicate is) {
     std::optional<std::pair<int, std::int64_t>> first;
     for (const auto& [cpu, events] : by_cpu) {
         const auto begin = std::lower_bound(events.begin(), events.end(), from, before_ns);
         for (auto it = begin; it != events.end() && it->ts_ns <= to; ++it)
-            if (it->kind == TraceEventKind::sched_waking && it->pid == pid) {
+            if (is(*it)) {
                 if (!first || it->ts_ns < first->second) first = {cpu, it->ts_ns};
                 break;
             }
     }
     return first;
+}
+
+// The probe's first sched_waking in [from, to] (the timer's CPU records it).
+std::optional<std::pair<int, std::int64_t>> waking_of(const EventsByCpu& by_cpu, pid_t pid,
+                                                      std::int64_t from, std::int64_t to) {
+    return first_on_any_cpu(by_cpu, from, to, [pid](const TraceEvent& e) {
+        return e.kind == TraceEventKind::sched_waking && e.pid == pid;
+    });
 }
 
 // When the probe's timer fired: the hrtimer_wakeup expiry nearest before its
@@ -415,15 +425,9 @@ std::optional<LocatedWakeup> locate_late_wakeup(const std::vector<TraceEvent>& e
         return std::nullopt;
     }
     // No wake-up in the trace: where it was first switched in.
-    std::optional<std::pair<int, std::int64_t>> first;
-    for (const auto& [cpu, cpu_events] : by_cpu) {
-        const auto begin = std::lower_bound(cpu_events.begin(), cpu_events.end(), from, before_ns);
-        for (auto e = begin; e != cpu_events.end() && e->ts_ns <= woke_ns; ++e)
-            if (e->kind == TraceEventKind::sched_switch && e->next_pid == pid) {
-                if (!first || e->ts_ns < first->second) first = {cpu, e->ts_ns};
-                break;
-            }
-    }
+    auto first = first_on_any_cpu(by_cpu, from, woke_ns, [pid](const TraceEvent& e) {
+        return e.kind == TraceEventKind::sched_switch && e.next_pid == pid;
+    });
     if (!first) {
         // Its switch in may be one the trace lacks: on the CPU it woke on.
         const auto it = by_cpu.find(woke_cpu);
