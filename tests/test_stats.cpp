@@ -203,7 +203,8 @@ TEST_CASE("spread below 1e-9 of the mean is no spread", "[stats]") {
 TEST_CASE("outside-work adjustment: runs it cannot use are said, never computed on", "[stats]") {
     using contest::OutsidePoint;
     using contest::SignedPoint;
-    const SignedPoint whole_machine[] = {{1, OutsidePoint{63, 200, {}}}, {-1, OutsidePoint{60, 10, {}}}};
+    const SignedPoint whole_machine[] = {{1, OutsidePoint{63, 200, {}}},
+                                         {-1, OutsidePoint{60, 10, {}}}};
     CHECK_FALSE(contest::round_contrast(whole_machine, 200));
     const SignedPoint no_time[] = {{1, OutsidePoint{0, 20, {}}}, {-1, OutsidePoint{60, 10, {}}}};
     CHECK_FALSE(contest::round_contrast(no_time, 200));
@@ -220,7 +221,8 @@ TEST_CASE("outside-work adjustment: runs it cannot use are said, never computed 
     std::vector<contest::RoundContrast> three;
     for (double outside : {0.0, 100.0, 50.0}) {
         const double t = 66 * 200 / (200 - outside) * (outside == 50 ? 1.01 : 1);
-        const SignedPoint round[] = {{1, OutsidePoint{t, outside, {}}}, {-1, OutsidePoint{60, 0, {}}}};
+        const SignedPoint round[] = {{1, OutsidePoint{t, outside, {}}},
+                                     {-1, OutsidePoint{60, 0, {}}}};
         three.push_back(*contest::round_contrast(round, 200));
     }
     const auto f = contest::fit_paired(three);
@@ -230,4 +232,32 @@ TEST_CASE("outside-work adjustment: runs it cannot use are said, never computed 
     CHECK(f.observations == 3);
     CHECK(f.effect_pct() == Approx(10.3).margin(0.5));
     CHECK(f.explained > 0.9);
+}
+
+TEST_CASE("outside-work adjustment: without shared rounds the net test is Welch's, as the raw one",
+          "[stats]") {
+    using contest::OutsidePoint;
+    // Two sides of unequal spread; times that follow the outside share
+    // exactly as a CPU-bound workload's do, times a noise of their own.
+    const double noise_base[] = {1.00, 1.01, 0.99, 1.00, 1.02};
+    const double noise_new[] = {1.10, 0.90, 1.15, 0.95, 1.05};
+    const double outside[] = {0, 120, 40, 150, 80};
+    std::vector<OutsidePoint> base, fresh;
+    std::vector<double> net_base, net_new;  // log time + log left: the share taken out at slope 1
+    for (int i = 0; i < 5; ++i) {
+        base.push_back({60 * 200 / (200 - outside[i]) * noise_base[i], outside[i], {}});
+        fresh.push_back({60 * 200 / (200 - outside[4 - i]) * noise_new[i], outside[4 - i], {}});
+        net_base.push_back(std::log(base.back().wall_s) + std::log(200 - outside[i]));
+        net_new.push_back(std::log(fresh.back().wall_s) + std::log(200 - outside[4 - i]));
+    }
+    const auto f = contest::fit_unpaired(base, fresh, 200);
+    REQUIRE(f.applied);
+    CHECK_FALSE(f.share_slope_estimated);
+    const auto welch = contest::stats::welch_t_test(net_new, net_base);
+    REQUIRE(welch);
+    // Welch-Satterthwaite's df (pooled would be 8) and its p.
+    CHECK(f.df == Approx(welch->df));
+    CHECK(f.df < 6);
+    CHECK(f.p == Approx(welch->p));
+    CHECK(f.se == Approx(welch->se));
 }

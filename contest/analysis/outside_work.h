@@ -12,19 +12,34 @@
 //     d = a - b * log(left_new / left_base) + c * log(unit_new / unit_base)
 // and a, the difference at equal outside work and speed, is the effect.
 // Without shared rounds the same model is fitted to each run's log time with
-// a term for its side. A slope is estimated by least squares where the
-// observations allow (kMinRoundsForSlope per covariate); with fewer, the
-// share's slope is the physics' 1 and the speed is not used (how a compile's
-// time follows a loop's speed is not known in advance). Each covariate is
-// used where it explains the spread, both where both do: of the models the
-// data allow, the one with the smallest residual variance per degree of
-// freedom.
+// a term for its side, and the side's term is tested in Welch's form (each
+// side's own residual variance), as the raw unpaired test is.
+//
+// Which covariates are used is decided before the effect is tested, from
+// the time's relation to them alone: an F test of each slope at
+// kExplainsLevel (outside_work.cpp), both where both pass (each beside the
+// other). A slope is estimated in the effect's model where the observations
+// allow (kMinRoundsForSlope per covariate); with fewer, the share's slope is
+// the physics' 1 (used only where a slope estimated for the test has its
+// sign) and the speed is not used (how a compile's time follows a loop's
+// speed is not known in advance). Never chosen: the model whose effect test
+// has the smaller spread. That choice, at 3 to 8 rounds with no effect,
+// called 7 to 11% of the comparisons different at alpha 5%, and 28% of the
+// net calls with a share that did not move the time
+// (tests/simulations/sim_outside_rounds.cpp; the figures in docs/noise.md).
 //
 // The raw comparison stays beside it. A covariate is not used where it
 // itself differs between the sides (the thing compared may be changing it:
 // a scheduler patch that starves background work must not have its effect
-// adjusted away), and the adjustment is refused, with why, where too few
-// observations remain or it explains less than kMinExplained of the spread.
+// adjusted away; `sides_differ`), and the adjustment is refused, with why,
+// where too few observations remain or the covariates explain no more of
+// the spread than chance would.
+//
+// The outside share is what /proc/stat counts busy beyond the workload's,
+// the load's and the probes' own CPU: it includes the kernel's interrupt,
+// softirq and kernel-thread work, also what is done for the workload
+// itself (its I/O's completions, writeback of its files), which the record
+// cannot tell apart from another process's.
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -48,18 +63,30 @@ struct RoundContrast {
     double log_left = 0;             // the same sum of log(capacity - outside)
     double outside_pct = 0;          // the same sum of outside_pct
     std::optional<double> log_unit;  // the same sum of log(unit_cpu_us); unset if any is
+    // The same runs' logs summed with every sign +: across the rounds, how
+    // the time follows the outside work apart from the contrast the effect
+    // is tested on (with equal noise in every run the two are independent,
+    // so deciding on the one does not bias the test on the other).
+    double total_log_time = 0, total_log_left = 0;
+    std::optional<double> total_log_unit;
 };
 
 inline constexpr std::size_t kMinRoundsForAdjustment = 3;
 // Observations per estimated slope, beyond the effect's own: 4 degrees of
 // freedom left with one covariate.
 inline constexpr std::size_t kMinRoundsForSlope = 6;
-// Below this share of the spread explained, the adjustment is noise.
+// Below this share of its Time's spread explained, a label's note of what
+// the busy machine cost is left out (the adjustment itself is decided by an
+// F test, not by this).
 inline constexpr double kMinExplained = 0.10;
 
 struct OutsideFit {
     bool applied = false;
     std::string why_not;  // when not applied; also why a covariate was left out
+    // Not applied because a covariate differs between the sides: then the
+    // raw test is moved by it, and the net test may take out the compared
+    // thing's own effect; under --adjust outside neither is a verdict.
+    bool sides_differ = false;
     bool paired = false;
     std::size_t observations = 0;  // rounds (paired) or runs (unpaired)
     bool uses_share = false, uses_speed = false;
