@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -149,4 +151,158 @@ TEST_CASE("contest compare --adjust: outside makes the net verdict; anything els
                                           dir.path());
     CHECK(o.exit_code == 2);
     CHECK_THAT(o.err, Catch::Contains("--adjust needs --runs auto"));
+}
+
+namespace {
+
+// vary-thp with the outside work of `load`'s first run on the new label
+// unrecorded (a file from before contest recorded it): nothing to adjust
+// that load's Time by, nor the Ratios that use its runs.
+std::vector<ResultFile> unrecorded(std::initializer_list<const char*> loads) {
+    auto files = vary_thp();
+    for (auto& f : files)
+        if (f.label == kNew)
+            for (const char* load : loads)
+                for (auto& r : f.runs)
+                    if (r.load == load) {
+                        r.others_cpu_pct.reset();
+                        break;
+                    }
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "outside work under --adjust outside: a refusal is named in every format, and the verdict says "
+    "where it "
+    "stands raw",
+    "[outside]") {
+    const auto files = unrecorded({"no_load"});
+    const auto model = build_report_model(files, options_for(true));
+    const auto& v = versus(model, "no_load");
+    REQUIRE(v.time_outside);
+    CHECK_FALSE(v.time_outside->applied);
+    const std::string why = "a run has no record of the outside work";
+    CHECK_THAT(v.time_outside->why_not, Catch::Contains(why));
+    REQUIRE(v.time_test);
+    CHECK_FALSE(v.time_test->net_of_outside);
+    CHECK(versus(model, "mem_load").time_test->net_of_outside);
+
+    const std::string text = format_compare(model, "text");
+    CHECK_THAT(text, Catch::Contains(why));
+    CHECK_THAT(text, Catch::Contains("not adjusted; the raw test is the verdict"));
+    // no_load has no Ratio against the baseline's; mem_load's uses no_load's runs.
+    CHECK_THAT(text, Catch::Contains("net of outside work but raw under no_load Time, mem_load "
+                                     "Ratio (not adjusted there"));
+    CHECK_THAT(format_compare(model, "markdown"), Catch::Contains(why));
+    CHECK_THAT(format_compare(model, "csv"), Catch::Contains(why));
+    const std::string json = format_compare(model, "json");
+    CHECK_THAT(json, Catch::Contains(why));
+    CHECK_THAT(json, Catch::Contains("\"verdict_basis\": \"mixed\""));
+    auto o = options_for(true);
+    for (const char* format : {"text", "markdown", "html"}) {
+        INFO(format);
+        o.format = format;
+        CHECK_THAT(render_report(files, o), Catch::Contains(why));
+    }
+    o.format = "json";
+    CHECK_THAT(render_report(files, o), Catch::Contains("\"verdict_basis\": \"mixed\""));
+    // (post wraps its lines at 72 columns)
+    CHECK_THAT(format_post(files, options_for(true)),
+               Catch::Contains("Time not net of outside work: a run has no record of"));
+}
+
+TEST_CASE(
+    "outside work under --adjust outside: where it applies to nothing, the verdict says raw, not "
+    "net",
+    "[outside]") {
+    const auto model = build_report_model(unrecorded({"no_load", "mem_load"}), options_for(true));
+    const std::string text = format_compare(model, "text");
+    // The block is printed though nothing was adjusted: it says why.
+    CHECK_THAT(text, Catch::Contains("Raw, beside the verdict of record"));
+    CHECK_THAT(text, Catch::Contains("a run has no record of the outside work"));
+    const auto verdict = text.substr(text.rfind("verdict: "));
+    CHECK_THAT(verdict, !Catch::Contains("net of outside work"));
+    CHECK_THAT(verdict, Catch::Contains("raw: the outside-work adjustment applied to none"));
+    CHECK_THAT(format_compare(model, "json"), Catch::Contains("\"verdict_basis\": \"raw\""));
+}
+
+TEST_CASE(
+    "outside work under --adjust outside: where the outside work differs between the sides, no "
+    "verdict",
+    "[outside]") {
+    // The new label's runs had 40% of a CPU less outside work than base's in
+    // every round: the compared thing may be what took it.
+    auto files = vary_thp();
+    std::map<std::pair<std::string, int>, double> base_outside;
+    for (const auto& f : files)
+        if (f.label == kBase)
+            for (const auto& r : f.runs) base_outside[{r.load, r.round}] = *r.others_cpu_pct;
+    for (auto& f : files)
+        if (f.label == kNew)
+            for (auto& r : f.runs) {
+                r.others_cpu_pct = base_outside.at({r.load, r.round}) - 40;
+                r.steal_pct = 0;
+            }
+    for (auto& f : files)
+        for (auto& r : f.runs) r.steal_pct = 0;
+    const auto model = build_report_model(files, options_for(true));
+    const auto& v = versus(model, "no_load");
+    REQUIRE(v.time_outside);
+    CHECK(v.time_outside->sides_differ);
+    REQUIRE(v.time_test);
+    CHECK_THAT(v.time_test->withheld, Catch::Contains("the outside work differs"));
+    CHECK_FALSE(v.significant);
+    const std::string text = format_compare(model, "text");
+    CHECK_THAT(text, Catch::Contains("not judged: the outside work differs"));
+    CHECK_THAT(text, Catch::Contains("verdict: not judged under no_load"));
+    CHECK_THAT(format_compare(model, "json"), Catch::Contains("\"verdict_withheld\": ["));
+    // Without --adjust outside the raw test is the verdict, as ever.
+    const auto raw = build_report_model(files, options_for(false));
+    CHECK(versus(raw, "no_load").time_test->withheld.empty());
+}
+
+TEST_CASE("outside work: a round run twice pairs its last run, in the raw test and the net alike",
+          "[outside]") {
+    // The new label's no_load round 1 again, later in its file (a --resume
+    // that ran it again), slower and under other outside work.
+    auto twice = vary_thp();
+    auto replaced = twice;
+    for (auto* files : {&twice, &replaced})
+        for (auto& f : *files)
+            if (f.label == kNew)
+                for (std::size_t i = 0; i < f.runs.size(); ++i)
+                    if (f.runs[i].load == "no_load" && f.runs[i].round == 1) {
+                        RunRecord again = f.runs[i];
+                        again.wall_s *= 1.3;
+                        again.others_cpu_pct = *again.others_cpu_pct - 30;
+                        if (files == &twice) {
+                            f.runs.push_back(again);
+                        } else {
+                            f.runs[i] = again;
+                        }
+                        break;
+                    }
+    for (bool adjust : {false, true}) {
+        INFO("adjust " << adjust);
+        const auto a = build_report_model(twice, options_for(adjust));
+        const auto b = build_report_model(replaced, options_for(adjust));
+        const auto &va = versus(a, "no_load"), &vb = versus(b, "no_load");
+        REQUIRE(va.time_test);
+        REQUIRE(vb.time_test);
+        CHECK_THAT(va.time_test->method, Catch::Contains("(5 shared rounds)"));
+        CHECK(va.time_test->p == Approx(vb.time_test->p));
+        REQUIRE(va.time_outside);
+        CHECK(va.time_outside->observations == 5);
+        CHECK(va.time_outside->raw_sd == Approx(vb.time_outside->raw_sd));
+        // The load effect pairs by file and round the same way.
+        const Cell* ca = a.find_cell("mem_load", kNew);
+        const Cell* cb = b.find_cell("mem_load", kNew);
+        REQUIRE(ca->ratio_estimate);
+        CHECK(ca->ratio_estimate->pairs == 5);
+        CHECK(*ca->ratio == Approx(*cb->ratio));
+        REQUIRE(ca->ratio_estimate->outside);
+        CHECK(ca->ratio_estimate->outside->raw_sd == Approx(cb->ratio_estimate->outside->raw_sd));
+    }
 }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "contest/analysis/stats.h"
 
@@ -32,6 +33,20 @@ std::map<std::pair<std::string, int>, double> finished_by_round(
     return by_round;
 }
 
+// One run a round: where a round holds two runs of one cell (a --resume
+// that ran it again, a file with a round taken twice), the last recorded is
+// the one paired, in the raw tests and in the net ones alike
+// (outside_tests.cpp's by_round).
+std::vector<RoundTime> last_per_round(std::span<const RoundTime> runs) {
+    std::map<std::pair<std::string, int>, std::size_t> last;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].round > 0) last[{runs[i].file, runs[i].round}] = i;
+    std::vector<RoundTime> out;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (runs[i].round > 0 && last[{runs[i].file, runs[i].round}] == i) out.push_back(runs[i]);
+    return out;
+}
+
 }  // namespace
 
 std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
@@ -40,7 +55,7 @@ std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
     RatioEstimate e;
     e.paired = true;
     std::vector<double> ranked;  // finite log-ratios and +inf for timed-out load runs
-    for (const auto& r : load) {
+    for (const auto& r : last_per_round(load)) {
         auto it = no_load_by_round.find({r.file, r.round});
         if (r.round <= 0 || it == no_load_by_round.end()) continue;
         if (r.timed_out) {
@@ -76,15 +91,18 @@ std::optional<RatioEstimate> paired_ratio(std::span<const RoundTime> load,
 
 std::optional<Test> paired_between_labels(std::span<const RoundValue> a,
                                           std::span<const RoundValue> b, const std::string& what) {
-    std::map<std::pair<std::string, int>, double> b_by_round;
-    for (const auto& v : b)
-        if (!v.group.empty() && v.round > 0) b_by_round[{v.group, v.round}] = v.value;
+    // The last value of a round on either side (last_per_round).
+    const auto by_round = [](std::span<const RoundValue> values) {
+        std::map<std::pair<std::string, int>, double> out;
+        for (const auto& v : values)
+            if (!v.group.empty() && v.round > 0) out[{v.group, v.round}] = v.value;
+        return out;
+    };
+    const auto b_by_round = by_round(b);
     std::vector<double> differences;
-    for (const auto& v : a) {
-        auto it = b_by_round.find({v.group, v.round});
-        if (v.group.empty() || v.round <= 0 || it == b_by_round.end()) continue;
-        differences.push_back(v.value - it->second);
-    }
+    for (const auto& [key, value] : by_round(a))
+        if (auto it = b_by_round.find(key); it != b_by_round.end())
+            differences.push_back(value - it->second);
     if (differences.size() < kMinPairs) return std::nullopt;
     const auto t = stats::one_sample_t_test(differences);
     if (!t) return std::nullopt;
@@ -112,7 +130,7 @@ double detectable_effect_pct(const Resolution& r, double level) {
 std::size_t shared_rounds(std::span<const RoundTime> load, std::span<const RoundTime> no_load) {
     const auto no_load_by_round = finished_by_round(no_load);
     std::size_t n = 0;
-    for (const auto& r : load)
+    for (const auto& r : last_per_round(load))
         n += r.round > 0 && !r.timed_out && r.wall_s > 0 &&
              no_load_by_round.count({r.file, r.round});
     return n;

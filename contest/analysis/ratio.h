@@ -60,6 +60,11 @@ struct Test {
     // Net of the outside work (outside_work.h): the same hypothesis with
     // what other processes, the hypervisor and the machine's speed took out.
     bool net_of_outside = false;
+    // Why no verdict is drawn from it, where none is: under --adjust outside,
+    // the outside work or the machine's speed differs between the sides, so
+    // the raw test is moved by it and the net one may take out what the
+    // compared thing did (OutsideFit::sides_differ).
+    std::string withheld;
     // Between labels: what the design could resolve (nullopt where unknown),
     // and the smallest true |effect_pct| it finds with 80% power at
     // mde_level, the level of the correction's most stringent step (set by

@@ -64,7 +64,8 @@ void judge(const std::vector<Test*>& tests, const std::vector<double>& p,
         if (!tests[i]) continue;
         Test& t = *tests[i];
         t.p_adjusted = adjusted[i];
-        t.significant = t.p_adjusted < model.alpha && std::isfinite(t.effect_pct) &&
+        t.significant = t.withheld.empty() && t.p_adjusted < model.alpha &&
+                        std::isfinite(t.effect_pct) &&
                         std::fabs(t.effect_pct) >= model.min_effect_pct;
         if (!t.resolution || !std::isfinite(t.p)) continue;
         t.mde_level = model.detection_level;

@@ -6,12 +6,37 @@
 
 #include "contest/report/formats.h"
 #include "contest/sys/number_text.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
 bool Findings::anything_judged() const {
     return !(slower.empty() && faster.empty() && same.empty() && hurts_more.empty() &&
-             hurts_less.empty() && failed.empty() && failed_unsure.empty());
+             hurts_less.empty() && failed.empty() && failed_unsure.empty() && withheld.empty());
+}
+
+std::string verdict_basis(const Findings& found, const ReportModel& model) {
+    if (!model.adjust_outside || !found.any_net) return "raw";
+    return found.raw_under.empty() ? "net of outside work" : "mixed";
+}
+
+std::string verdict_basis(const ReportModel& model) {
+    Findings found;
+    const auto count = [&](const std::optional<Test>& t) {
+        if (!t || !t->withheld.empty()) return;
+        if (t->net_of_outside)
+            found.any_net = true;
+        else
+            found.raw_under.push_back(t->what);
+    };
+    for (const auto& block : model.blocks)
+        for (const auto& cell : block.cells) {
+            if (cell.ratio_estimate) count(cell.ratio_estimate->test);
+            if (!cell.versus) continue;
+            count(cell.versus->time_test);
+            count(cell.versus->ratio_test);
+        }
+    return verdict_basis(found, model);
 }
 
 namespace {
@@ -31,9 +56,30 @@ std::string same_entry(const LoadFinding& f) {
     return f.load + " (could see " + detectable_text(*v.time_test) + ")";
 }
 
+// Under --adjust outside, the basis each of the load's verdict tests stands on.
+void note_basis(const LoadFinding& f, const ReportModel& model, Findings& found) {
+    if (!model.adjust_outside) return;
+    const VersusBaseline& v = *f.fresh->versus;
+    std::vector<std::string> raw, withheld;
+    for (const auto* t : {v.judged ? &v.time_test : nullptr, &v.ratio_test}) {
+        if (!t || !*t) continue;
+        const Test& test = **t;
+        if (!test.withheld.empty())
+            withheld.push_back(test.what + ": " + test.withheld);
+        else if (test.net_of_outside)
+            found.any_net = true;
+        else
+            raw.push_back(test.what);
+    }
+    if (!withheld.empty()) found.withheld.push_back(f.load + " (" + join(withheld, "; ") + ")");
+    if (!raw.empty()) found.raw_under.push_back(f.load + " " + join_list(raw));
+}
+
 void find(LoadFinding& f, const ReportModel& model, Findings& found) {
     const VersusBaseline& v = *f.fresh->versus;
     const bool differs = v.significant || v.ratio_significant;
+    note_basis(f, model, found);
+    const bool withheld = v.time_test && !v.time_test->withheld.empty();
     if (v.ratio_test) {
         const Test& t = *v.ratio_test;
         f.ratio_finding = test_finding(t, model);
@@ -64,17 +110,32 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
         if (f.fresh->failed) sides.push_back(failure_text(*f.fresh, "new"));
         (differs ? found.failed : found.failed_unsure)
             .push_back(f.load + " (" + join_list(sides) + ")");
-    } else if (v.judged && !differs) {
+    } else if (v.judged && !differs && !withheld) {
         found.same.push_back(same_entry(f));
         if (v.time_test && !std::isnan(v.time_test->mde_pct))
             found.same_resolution.push_back(f.load + " " + detectable_text(*v.time_test));
     }
 }
 
+// The basis under --adjust outside, as it is: ", net of outside work", or
+// where the adjustment did not apply to every test of the verdict, where it
+// stands raw (the "Net of outside work" block says why).
+std::string basis_reading(const Findings& found, const ReportModel& model) {
+    if (!model.adjust_outside) return "";
+    const std::string basis = verdict_basis(found, model);
+    if (basis == "net of outside work") return ", net of outside work";
+    if (basis == "mixed")
+        return ", net of outside work but raw under " + join_list(found.raw_under) +
+               " (not adjusted there: the outside-work block says why)";
+    return found.raw_under.empty()
+               ? ""
+               : ", raw: the outside-work adjustment applied to none of its tests (the "
+                 "outside-work block says why)";
+}
+
 std::string verdict_of(const Findings& found, const ReportModel& model) {
     const std::string reading = "alpha " + six_digits(model.alpha) + ", " +
-                                correction_summary(model) +
-                                (model.adjust_outside ? ", net of outside work" : "");
+                                correction_summary(model) + basis_reading(found, model);
     if (!found.anything_judged())
         return "too few runs to judge anything: significance needs " +
                std::to_string(kMinRunsForSignificance) +
@@ -90,6 +151,10 @@ std::string verdict_of(const Findings& found, const ReportModel& model) {
     if (!found.failed_unsure.empty())
         parts.push_back("runs failed under " + join_list(found.failed_unsure) +
                         ": not judged the same there");
+    if (!found.withheld.empty())
+        parts.push_back("not judged under " + join_list(found.withheld) +
+                        ": neither the raw test, which that moves, nor the net one, which "
+                        "could take out what the compared thing did, can tell");
     std::string verdict;
     if (parts.empty()) {
         verdict = "no difference beyond noise under any load (" + reading +
@@ -120,6 +185,7 @@ std::string short_verdict_of(const Findings& found) {
     say("loads hurt more under ", found.hurts_more_loads);
     say("loads hurt less under ", found.hurts_less_loads);
     if (!found.failed.empty() || !found.failed_unsure.empty()) parts.push_back("runs failed");
+    if (!found.withheld.empty()) parts.push_back("not judged under some loads");
     if (parts.empty()) return "no difference beyond noise";
     std::string out = parts.front();
     for (std::size_t k = 1; k < parts.size(); ++k) out += "; " + parts[k];
@@ -217,6 +283,7 @@ std::string p_text(const std::optional<Test>& t) {
 }
 
 std::string test_finding(const Test& t, const ReportModel& model) {
+    if (!t.withheld.empty()) return "not judged: " + t.withheld;
     if (t.significant) return "significant";
     const std::string why = test_verdict(t, model);
     const std::string finding =

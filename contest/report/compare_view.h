@@ -29,9 +29,23 @@ struct Findings {
     std::vector<std::string> failed_unsure;    // would otherwise read as the same
     // The bare load names of slower, faster, hurts_more and hurts_less.
     std::vector<std::string> slower_loads, faster_loads, hurts_more_loads, hurts_less_loads;
+    // Under --adjust outside: "cpu_load (Time: why)", a test withheld because
+    // the outside work differs between the sides; the loads where a test of
+    // the verdict stands raw, the adjustment not applying ("cpu_load Ratio");
+    // whether any stands net.
+    std::vector<std::string> withheld, raw_under;
+    bool any_net = false;
 
     bool anything_judged() const;
 };
+
+// What the verdict stands on, truthfully: "raw" (no --adjust outside, or
+// it applied to none of the verdict's tests), "net of outside work" (to
+// all), "mixed".
+std::string verdict_basis(const Findings& found, const ReportModel& model);
+// The same over every test of record of the model (each load's Ratio to its
+// no_load too): the report's.
+std::string verdict_basis(const ReportModel& model);
 
 struct CompareView {
     std::string base, fresh;

@@ -244,7 +244,9 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     j["min_effect_pct"] = model.min_effect_pct;
     j["mde_power"] = kDetectionPower;
     j["mde_level"] = json_number(model.detection_level);
-    j["verdict_basis"] = model.adjust_outside ? "net of outside work" : "raw";
+    j["verdict_basis"] = verdict_basis(view.findings, model);
+    j["verdict_raw_under"] = view.findings.raw_under;
+    j["verdict_withheld"] = view.findings.withheld;
     nlohmann::ordered_json loads = nlohmann::ordered_json::array();
     for (const auto& f : view.loads) {
         nlohmann::ordered_json l;

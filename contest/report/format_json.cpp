@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/report/compare_view.h"
 #include "contest/report/formats.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
@@ -145,7 +146,7 @@ std::string format_json(const ReportModel& model, const ReportOptions& options) 
     // Each test's mde_pct: the smallest true change it finds with this power at this level.
     report["mde_power"] = kDetectionPower;
     report["mde_level"] = json_number(model.detection_level);
-    report["verdict_basis"] = model.adjust_outside ? "net of outside work" : "raw";
+    report["verdict_basis"] = verdict_basis(model);
     report["significance_test"] =
         "Time: " + methods_used(model, "Time", "none") +
         "; Ratio against no_load: " + methods_used(model, "load effect", "none") +

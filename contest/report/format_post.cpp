@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "contest/analysis/report_model.h"
@@ -203,7 +204,7 @@ std::string facts_block(const ReportModel& model) {
     return out;
 }
 
-std::string load_finding_line(const LoadFinding& f) {
+std::string load_finding_line(const LoadFinding& f, bool adjust) {
     if (!f.fresh || !f.fresh->versus) return "  " + f.load + ": " + f.time_finding + "\n";
     const auto& v = *f.fresh->versus;
     std::string line = "  " + f.load + ": Time " + mean_and_ci(f.base->time) + " -> " +
@@ -216,12 +217,18 @@ std::string load_finding_line(const LoadFinding& f) {
                 (v.time_other->net_of_outside ? "net of outside work " : "raw ") +
                 signed_percent(v.time_other->effect_pct) + ", " + p_text(v.time_other) +
                 " adjusted" + (v.time_other->significant ? ", significant" : "");
+    // Under --adjust outside, a test left raw says why, as every format does.
+    if (adjust)
+        for (const auto& [what, fit] :
+             {std::pair{"Time", &v.time_outside}, std::pair{"Ratio", &v.ratio_outside}})
+            if (*fit && !(*fit)->applied)
+                line += std::string("; ") + what + " not net of outside work: " + (*fit)->why_not;
     return line + "\n";
 }
 
 std::string verdict_block(const CompareView& view, const ReportModel& model) {
     std::string out = "\n" + view.fresh + " against " + view.base + ":\n";
-    for (const auto& f : view.loads) out += load_finding_line(f);
+    for (const auto& f : view.loads) out += load_finding_line(f, model.adjust_outside);
     if (const std::string g = geometric_line(view); !g.empty()) out += "  " + g;
     const auto lat = latency_comparison_rows(model, view.base, view.fresh);
     for (std::size_t i = 1; i < lat.size(); ++i) {

@@ -35,9 +35,10 @@ std::vector<OutsideRow> outside_rows(const ReportModel& model, const std::string
                                     or_null(v.ratio_other), &*v.ratio_outside});
             }
             // Each load's Ratio to its no_load only where the adjustment
-            // applies: a table of every load's "not adjusted" says little.
+            // applies (a table of every load's "not adjusted" says little),
+            // but under --adjust outside, where it was asked for, every one.
             if (load_effects && cell.ratio_estimate && cell.ratio_estimate->outside &&
-                cell.ratio_estimate->outside->applied)
+                (cell.ratio_estimate->outside->applied || model.adjust_outside))
                 rows.push_back(
                     {block.load, cell.label, "Ratio to no_load", or_null(cell.ratio_estimate->test),
                      or_null(cell.ratio_estimate->test_other), &*cell.ratio_estimate->outside});
@@ -46,12 +47,16 @@ std::vector<OutsideRow> outside_rows(const ReportModel& model, const std::string
 }
 
 std::string outside_heading(const ReportModel& model) {
+    // /proc/stat cannot tell the kernel's work for the workload from its
+    // work for anything else: said where the figures are.
     const std::string what =
-        "what other processes, hypervisor steal and the machine's speed took, taken out; "
-        "docs/noise.md";
+        "what other processes, the kernel's irq, softirq and kernel-thread time (the "
+        "workload's share of it too), hypervisor steal and the machine's speed took, taken "
+        "out; docs/noise.md";
     return model.adjust_outside
                ? "Raw, beside the verdict of record net of outside work (" + what +
-                     "; --adjust outside):"
+                     "; --adjust outside); where it is not adjusted, the row says why and the "
+                     "raw test is the verdict:"
                : "Net of outside work (" + what +
                      "), beside the raw verdict of record; --adjust outside makes it the "
                      "verdict:";
@@ -65,8 +70,13 @@ std::string net_ci_text(const OutsideFit& fit) {
 }
 
 std::vector<std::string> outside_cells(const OutsideRow& row, const ReportModel& model) {
-    if (!row.other || !row.fit->applied)
-        return {row.load, row.label, row.what, "-", "-", "not adjusted", row.fit->why_not};
+    if (!row.other || !row.fit->applied) {
+        const std::string finding = !model.adjust_outside ? "not adjusted"
+                                    : row.record && !row.record->withheld.empty()
+                                        ? "not adjusted; not judged"
+                                        : "not adjusted; the raw test is the verdict";
+        return {row.load, row.label, row.what, "-", "-", finding, row.fit->why_not};
+    }
     const Test& t = *row.other;
     return {row.load,
             row.label,
@@ -96,10 +106,11 @@ std::vector<std::vector<std::string>> table_of(const ReportModel& model,
 namespace {
 
 // On a quiet machine every row says "explains none": the block is printed
-// only where some adjustment applied.
-bool worth_printing(const std::vector<OutsideRow>& rows) {
+// only where some adjustment applied, or under --adjust outside, where a
+// refusal is why the verdict stands raw.
+bool worth_printing(const ReportModel& model, const std::vector<OutsideRow>& rows) {
     for (const auto& r : rows)
-        if (r.fit->applied) return true;
+        if (r.fit->applied || model.adjust_outside) return true;
     return false;
 }
 
@@ -107,7 +118,7 @@ bool worth_printing(const std::vector<OutsideRow>& rows) {
 
 std::string outside_text(const ReportModel& model, const std::vector<OutsideRow>& rows,
                          bool with_label) {
-    if (!worth_printing(rows)) return "";
+    if (!worth_printing(model, rows)) return "";
     std::string out = outside_heading(model) + "\n";
     for (const auto& line : align_columns(table_of(model, rows, with_label), {}))
         out += "  " + line + "\n";
@@ -116,7 +127,7 @@ std::string outside_text(const ReportModel& model, const std::vector<OutsideRow>
 
 std::string outside_markdown(const ReportModel& model, const std::vector<OutsideRow>& rows,
                              bool with_label) {
-    if (!worth_printing(rows)) return "";
+    if (!worth_printing(model, rows)) return "";
     std::string out = outside_heading(model) + "\n\n| Load |" +
                       std::string(with_label ? " Label |" : "") +
                       " Test | Change [95% CI] | p-adj | Finding | Fit |\n|:--|" +
