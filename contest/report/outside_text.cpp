@@ -148,6 +148,7 @@ void append_outside_csv(std::vector<std::string>& row, const VersusBaseline* v) 
     row.push_back(o ? six_digits(o->mde_pct) : "");
     row.push_back(fit ? six_digits(fit->explained) : "");
     row.push_back(fit ? fit->why_not : "");
+    row.push_back(v && v->ratio_outside ? v->ratio_outside->why_not : "");
 }
 
 nlohmann::json outside_fit_json(const OutsideFit& fit) {

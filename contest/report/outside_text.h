@@ -39,11 +39,12 @@ std::string outside_text(const ReportModel& model, const std::vector<OutsideRow>
                          bool with_label);
 std::string outside_markdown(const ReportModel& model, const std::vector<OutsideRow>& rows,
                              bool with_label);
-// CSV: Time on the other basis and its fit, the columns and their cells
-// (empty without them).
+// CSV: Time on the other basis and its fit, and why the Ratio was not
+// adjusted; the columns and their cells (empty without them).
 inline constexpr const char* kOutsideCsvColumns[] = {
-    "time_other_basis",   "time_other_change_pct",  "time_other_p_adjusted",
-    "time_other_mde_pct", "time_outside_explained", "time_outside_why_not"};
+    "time_other_basis",     "time_other_change_pct",  "time_other_p_adjusted",
+    "time_other_mde_pct",   "time_outside_explained", "time_outside_why_not",
+    "ratio_outside_why_not"};
 void append_outside_csv(std::vector<std::string>& row, const VersusBaseline* v);
 // The fit in full, for JSON.
 nlohmann::json outside_fit_json(const OutsideFit& fit);
