@@ -35,7 +35,8 @@ void add_judging_options(po::options_description& od, ReportOptions& options, Ju
             ->value_name("WHAT")
             ->default_value("none"),
         "the verdict of record: none (the raw tests) or outside (the tests net of other "
-        "processes' CPU, steal and the machine's speed; both are always printed)");
+        "processes' CPU, steal and the machine's speed where the adjustment applies, the raw "
+        "ones with the reason where not; both are always printed)");
 }
 
 void check_judging_options(ReportOptions& options, const JudgingNames& names) {
