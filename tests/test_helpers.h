@@ -185,6 +185,22 @@ inline std::filesystem::path vm_test_workdir() {
     return std::filesystem::path(CONTEST_BINARY).parent_path() / "vm-test-workdir";
 }
 
+// The bytes of a bzImage as contest reads its setup header: "HdrS" at
+// 0x202, the version string's offset from 0x200 at 0x20E, one setup sector
+// (0x1F1) and a protected-mode part of `body` bytes (syssize at 0x1F4, in
+// 16-byte paragraphs); `body` bytes follow, so the file is whole.
+inline std::string fake_bzimage(const std::string& version, std::size_t body = 0) {
+    std::string bytes(0x400, '\0');
+    bytes[0x1F1] = 1;
+    const std::size_t paragraphs = (body + 15) / 16;
+    for (int i = 0; i < 4; ++i) bytes[0x1F4 + i] = static_cast<char>(paragraphs >> (8 * i) & 0xff);
+    bytes.replace(0x202, 4, "HdrS");
+    bytes[0x20E] = 0x00;
+    bytes[0x20F] = 0x01;  // 0x200 + 0x100
+    bytes.replace(0x300, version.size(), version);
+    return bytes + std::string(paragraphs * 16, '\x90');
+}
+
 // What the bash completion `script` offers for the command line `line`
 // (the words bash would give; the last is the one completed).
 inline std::string bash_completions(const std::filesystem::path& script, const std::string& line) {

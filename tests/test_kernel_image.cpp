@@ -19,17 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The bytes bzimage_version reads: "HdrS" at 0x202, the version string's
-// offset from 0x200 at 0x20E.
-std::string fake_bzimage(const std::string& version) {
-    std::string bytes(0x400, '\0');
-    bytes.replace(0x202, 4, "HdrS");
-    bytes[0x20E] = 0x00;
-    bytes[0x20F] = 0x01;  // 0x200 + 0x100
-    bytes.replace(0x300, version.size(), version);
-    return bytes;
-}
-
 // A module's bytes as module_depends reads them: its .modinfo strings.
 std::string fake_module(const std::string& name, const std::string& depends) {
     return std::string("\x7f") + "ELF fake module\0" + "name=" + name + '\0' +
@@ -57,7 +46,7 @@ TEST_CASE(
     test::ScratchDir dir("own-modules");
     Progress quiet(Progress::Mode::kQuiet);
     const fs::path root = dir / "root";
-    write(dir / "vmlinuz-6.99.0-fake", fake_bzimage("6.99.0-fake (t@h) #1 SMP"));
+    write(dir / "vmlinuz-6.99.0-fake", test::fake_bzimage("6.99.0-fake (t@h) #1 SMP"));
     // The host's modules are another kernel's.
     for (const char* m : {"virtio_blk", "ext4", "9p"})
         write(root / "lib/modules/6.1.0-other/kernel" / (std::string(m) + ".ko"),
@@ -85,7 +74,7 @@ TEST_CASE("compressed modules (.ko.xz, .ko.zst, .ko.gz) go into the initramfs de
     test::ScratchDir dir("compressed-modules");
     Progress quiet(Progress::Mode::kQuiet);
     const fs::path tree = dir / "linux";
-    write(tree / "arch/x86/boot/bzImage", fake_bzimage("6.99.0-fake (t@h) #1 SMP"));
+    write(tree / "arch/x86/boot/bzImage", test::fake_bzimage("6.99.0-fake (t@h) #1 SMP"));
     const std::map<std::string, std::string> plain = {
         {"virtio_ring", fake_module("virtio_ring", "")},
         {"virtio_blk", fake_module("virtio_blk", "virtio_ring")},
@@ -138,7 +127,7 @@ TEST_CASE("a rebuilt .deb of the same file name is unpacked again, not taken fro
         write(pkg / "DEBIAN/control",
               "Package: linux-image-6.99.0-fake\nVersion: 1\nArchitecture: amd64\n"
               "Maintainer: contest tests <tests@example.org>\nDescription: a fake kernel\n");
-        write(pkg / "boot/vmlinuz-6.99.0-fake", fake_bzimage("6.99.0-fake (t@h) #" + build));
+        write(pkg / "boot/vmlinuz-6.99.0-fake", test::fake_bzimage("6.99.0-fake (t@h) #" + build));
         write(pkg / "boot/config-6.99.0-fake", config);
         REQUIRE(test::shell_output("dpkg-deb --root-owner-group -Znone -b " + pkg.string() + " " +
                                    deb.string() + " >/dev/null 2>&1 && echo built") == "built");
