@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
+#include "contest/boot/boot_entry.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
@@ -27,14 +29,8 @@ namespace fs = std::filesystem;
 constexpr unsigned long kKexecFileUnload = 0x1;
 constexpr unsigned long kKexecFileNoInitramfs = 0x4;
 
-std::string trimmed(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\n");
-    if (b == std::string::npos) return "";
-    return s.substr(b, s.find_last_not_of(" \t\n") - b + 1);
-}
-
 std::string proc_text(const char* path) {
-    return trimmed(read_text_file(path).value_or(""));
+    return trim_blanks(read_text_file(path).value_or(""));
 }
 
 // kexec_file_load(2) of the label's kernel; the errno when refused (0: loaded).
@@ -114,42 +110,71 @@ std::string run_step(const std::vector<std::string>& argv) {
     }
 }
 
-std::string one_shot_entry(const std::vector<std::string>& set_entry) {
-    if (auto why = run_step(set_entry); !why.empty()) return why;
-    return run_step({"reboot"});
-}
-
-bool grub_has_entry(const std::string& root, const std::string& entry) {
-    const auto cfg = read_text_file((fs::path(root) / "boot/grub/grub.cfg").string());
-    if (!cfg) return false;
-    // An entry is named by its title, its id, or "submenu>entry"; the last
-    // step is what the menu holds in quotes.
-    const std::string last = entry.substr(entry.rfind('>') + 1);
-    return cfg->find("'" + last + "'") != std::string::npos ||
-           cfg->find("\"" + last + "\"") != std::string::npos;
-}
-
-bool loader_has_entry(const std::string& root, const std::string& entry) {
-    std::error_code ec;
-    for (const char* esp : {"boot", "efi", "boot/efi"}) {
-        const fs::path entries = fs::path(root) / esp / "loader/entries";
-        if (fs::is_regular_file(entries / entry, ec) ||
-            fs::is_regular_file(entries / (entry + ".conf"), ec))
-            return true;
+// The reboot asked: an interrupt now is the machine going down (systemd
+// stopping the unit or the session that started contest) or --boot-abort,
+// which disarms what is armed itself; either way the reboot stands asked.
+std::string ask_reboot(const std::vector<std::string>& argv) {
+    try {
+        return run_step(argv);
+    } catch (const Interrupted&) {
+        return "";
     }
-    return false;
+}
+
+// The label's kernel armed for the next reboot: loaded for kexec, or the
+// one-shot entry set; why not ("" when armed).
+std::string arm_label(BootMethod method, const BootLabel& label) {
+    switch (method) {
+        case BootMethod::kexec:
+            return kexec_load(label);
+        case BootMethod::grub:
+            return run_step({"grub-reboot", label.kernel});
+        case BootMethod::systemd_boot:
+            return run_step({"bootctl", "set-oneshot", label.kernel});
+    }
+    return "";
+}
+
+// The entry's kernel recorded in the label (kexec's fields: the booted
+// kernel is checked against them the same way), or why there is none.
+std::string resolve_entry_kernel(const EntryLookup& found, BootLabel& label) {
+    if (!found.kernel) return found.why;
+    label.image = found.kernel->image;
+    label.release = found.kernel->release;
+    label.cmdline = found.kernel->cmdline;
+    return "";
 }
 
 }  // namespace
 
 RunningKernel running_kernel() {
     RunningKernel k;
-    k.release = proc_text("/proc/sys/kernel/osrelease");
-    k.cmdline = proc_text("/proc/cmdline");
-    k.boot_id = proc_text("/proc/sys/kernel/random/boot_id");
-    const std::string uptime = proc_text("/proc/uptime");
+    const char* stand_in = std::getenv(kTestRunningKernelVariable);
+    const fs::path proc = stand_in && *stand_in ? fs::path(stand_in) : fs::path();
+    auto read = [&](const char* name, const char* real) {
+        return proc_text(proc.empty() ? real : (proc / name).c_str());
+    };
+    k.stand_in = !proc.empty();
+    k.release = read("osrelease", "/proc/sys/kernel/osrelease");
+    k.cmdline = read("cmdline", "/proc/cmdline");
+    k.boot_id = read("boot_id", "/proc/sys/kernel/random/boot_id");
+    const std::string uptime = read("uptime", "/proc/uptime");
     k.up_s = std::strtod(uptime.c_str(), nullptr);
     return k;
+}
+
+std::string not_the_labels_kernel(BootMethod method, const BootLabel& label,
+                                  const RunningKernel& k) {
+    const std::string wanted =
+        label.release + (label.cmdline.empty() ? "" : " (" + label.cmdline + ")");
+    const std::string booted = "booted " + k.release + " (" + k.cmdline + "), not " + label.label +
+                               "'s " + (label.release.empty() ? label.kernel : wanted);
+    if (k.release != label.release) return booted;
+    if (method == BootMethod::kexec) return k.cmdline == label.cmdline ? "" : booted;
+    // An entry's line as the loader passes it: with BOOT_IMAGE= (grub) or
+    // initrd= (systemd-boot) words of its own, and its blanks collapsed.
+    if (label.cmdline.empty() || base_cmdline(k.cmdline) == base_cmdline(label.cmdline)) return "";
+    return booted;
 }
 
 std::string base_cmdline(const std::string& proc_cmdline) {
@@ -160,7 +185,7 @@ std::string base_cmdline(const std::string& proc_cmdline) {
 }
 
 std::string label_cmdline(const std::string& base, const std::string& append) {
-    std::string line = trimmed(base + " " + append);
+    std::string line = trim_blanks(base + " " + append);
     bool has_panic = false;
     for (const auto& word : split_words(line))
         if (word.starts_with("panic=")) has_panic = true;
@@ -168,7 +193,7 @@ std::string label_cmdline(const std::string& base, const std::string& append) {
     return line;
 }
 
-std::string boot_check(BootMethod method, const BootLabel& label, const std::string& root) {
+std::string boot_check(BootMethod method, BootLabel& label, const std::string& root) {
     switch (method) {
         case BootMethod::kexec: {
             // Unloaded only when loaded: a kernel someone else loaded for
@@ -179,39 +204,26 @@ std::string boot_check(BootMethod method, const BootLabel& label, const std::str
         }
         case BootMethod::grub:
             if (!find_on_path("grub-reboot")) return "grub-reboot is not installed";
-            if (!grub_has_entry(root, label.kernel))
-                return "no grub entry '" + printable(label.kernel) + "' in " +
-                       (fs::path(root) / "boot/grub/grub.cfg").string();
-            return "";
+            return resolve_entry_kernel(grub_entry_kernel(root, label.kernel), label);
         case BootMethod::systemd_boot:
             if (!find_on_path("bootctl")) return "bootctl is not installed";
-            if (!loader_has_entry(root, label.kernel))
-                return "no systemd-boot entry '" + printable(label.kernel) +
-                       "' under loader/entries/";
-            return "";
+            return resolve_entry_kernel(loader_entry_kernel(root, label.kernel), label);
     }
     return "";
 }
 
 std::string boot_label(BootMethod method, const BootLabel& label) {
-    switch (method) {
-        case BootMethod::kexec: {
-            if (auto why = kexec_load(label); !why.empty()) return why;
-            // --boot-abort's SIGTERM while the kernel was loaded: no reboot.
-            throw_if_interrupted();
-            // --no-block: the job queued, the step (and so its unit) ends
-            // cleanly rather than being stopped by the shutdown it asked for.
-            if (under_systemd()) return run_step({"systemctl", "--no-block", "kexec"});
-            ::sync();
-            if (::reboot(LINUX_REBOOT_CMD_KEXEC) != 0)
-                return std::string("reboot(KEXEC): ") + std::strerror(errno);
-            return "";
-        }
-        case BootMethod::grub:
-            return one_shot_entry({"grub-reboot", label.kernel});
-        case BootMethod::systemd_boot:
-            return one_shot_entry({"bootctl", "set-oneshot", label.kernel});
-    }
+    if (auto why = arm_label(method, label); !why.empty()) return why;
+    // An interrupt (Ctrl-C at the start, --boot-abort's SIGTERM) while the
+    // kernel was armed: no reboot, and the caller disarms it.
+    throw_if_interrupted();
+    if (method != BootMethod::kexec) return ask_reboot({"reboot"});
+    // --no-block: the job queued, the step (and so its unit) ends cleanly
+    // rather than being stopped by the shutdown it asked for.
+    if (under_systemd()) return ask_reboot({"systemctl", "--no-block", "kexec"});
+    ::sync();
+    if (::reboot(LINUX_REBOOT_CMD_KEXEC) != 0)
+        return std::string("reboot(KEXEC): ") + std::strerror(errno);
     return "";
 }
 
@@ -233,8 +245,11 @@ void kexec_unload() {
 }
 
 std::string reboot_default(BootMethod method) {
-    if (under_systemd()) return run_step({"systemctl", "--no-block", "reboot"});
-    if (method != BootMethod::kexec) return run_step({"reboot"});
+    // Through the firmware: a kernel left loaded would be kexec'd instead
+    // by a systemd whose reboot kexecs one.
+    if (method == BootMethod::kexec) kexec_unload();
+    if (under_systemd()) return ask_reboot({"systemctl", "--no-block", "reboot"});
+    if (method != BootMethod::kexec) return ask_reboot({"reboot"});
     ::sync();
     if (::reboot(RB_AUTOBOOT) != 0) return std::string("reboot: ") + std::strerror(errno);
     return "";

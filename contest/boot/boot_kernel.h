@@ -17,8 +17,22 @@ namespace contest {
 struct RunningKernel {
     std::string release, cmdline, boot_id;
     double up_s = 0;
+    bool stand_in = false;  // read from kTestRunningKernelVariable's folder
 };
 RunningKernel running_kernel();
+
+// For tests only: this environment variable names a folder whose files
+// osrelease, cmdline, boot_id and uptime stand for /proc's, so that a test
+// can say which kernel a --boot step finds itself in (a boot it made up);
+// such a boot is not waited on to settle. Not an option, in no help text:
+// nobody running a benchmark sets it.
+inline constexpr const char* kTestRunningKernelVariable = "CONTEST_TEST_RUNNING_KERNEL";
+
+// Why the running kernel is not the label's ("" when it is): kexec's
+// release and whole command line; an entry's release and, when known, its
+// command line (without the loader's BOOT_IMAGE= and initrd= words).
+std::string not_the_labels_kernel(BootMethod method, const BootLabel& label,
+                                  const RunningKernel& k);
 
 // /proc/cmdline without the words a boot loader adds for the image it
 // loaded (BOOT_IMAGE=, initrd=): the base of every label's command line.
@@ -30,20 +44,25 @@ std::string base_cmdline(const std::string& proc_cmdline);
 std::string label_cmdline(const std::string& base, const std::string& append);
 
 // Why the label's kernel cannot be booted by `method` ("" when it can):
-// kexec loads and unloads it (a dry load); grub and systemd-boot look for
-// the entry under root.
-std::string boot_check(BootMethod method, const BootLabel& label, const std::string& root);
+// kexec loads and unloads it (a dry load); grub and systemd-boot find the
+// entry under root (boot_entry.h) and record its kernel in the label (its
+// image, release and command line, which each boot is checked against).
+std::string boot_check(BootMethod method, BootLabel& label, const std::string& root);
 
 // Boots the label's kernel: kexec loads it and reboots into it (systemctl
 // kexec under systemd, else sync and reboot(2)); grub and systemd-boot set
 // the one-shot entry and run `reboot`. Returns only when the reboot was
 // refused, or (a stand-in `reboot` in tests) did not happen, with why
-// ("" when the reboot was asked and returned).
+// ("" when the reboot was asked and returned). Throws Interrupted only
+// before the reboot is asked (the caller then disarms what was armed); one
+// while it is asked is the machine going down, and returns "".
 std::string boot_label(BootMethod method, const BootLabel& label);
 
 // Back to the machine's own kernel: a plain reboot, into its default entry
 // (systemctl reboot under systemd; else `reboot` for grub and systemd-boot,
 // reboot(2) after a sync for kexec, as a machine without systemd has it).
+// A kernel left loaded for kexec is unloaded first: the reboot must go
+// through the firmware. Interrupted as boot_label.
 std::string reboot_default(BootMethod method);
 
 // The one-shot entry grub-reboot or bootctl set, cleared (--boot-abort),

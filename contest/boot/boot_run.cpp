@@ -17,6 +17,7 @@
 #include "contest/run/config_record.h"
 #include "contest/run/host_rounds.h"
 #include "contest/run/kernel_guests.h"
+#include "contest/run/leftovers.h"
 #include "contest/run/run_plan.h"
 #include "contest/run/run_recorder.h"
 #include "contest/run/settle.h"
@@ -206,6 +207,21 @@ std::string minutes_text(double s) {
     return std::to_string(static_cast<long>(s / 60 + 0.5)) + " min";
 }
 
+// What a label's file records of how its kernel was booted: the label as
+// the state has it, and why its kernel could not boot the next, when it
+// could not.
+nlohmann::json boot_record(const BootState& state, std::size_t i) {
+    const BootLabel& l = state.labels[i];
+    nlohmann::json j = {{"method", boot_method_name(state.method)},
+                        {"kernel", valid_utf8(l.kernel)},
+                        {"image", valid_utf8(l.image)},
+                        {"initrd", valid_utf8(l.initrd)},
+                        {"cmdline", valid_utf8(l.cmdline)},
+                        {"release", valid_utf8(l.release)}};
+    if (!l.cannot_boot_next.empty()) j["cannot_boot_next"] = valid_utf8(l.cannot_boot_next);
+    return j;
+}
+
 // The labels' files of the run: each one's own when it has runs already,
 // else a new one (the run's group, so report pairs their rounds) with
 // this boot's fingerprint, `system`.
@@ -218,12 +234,7 @@ std::vector<LabelRun> open_labels(const RunConfig& config, RunPlan& plan, const 
         const fs::path path = state.labels[i].result;
         labels[i].writer = ResultWriter(path);
         labels[i].result = fs::exists(path, ec) ? read_result_file(path) : std::move(fresh[i]);
-        labels[i].result.config["boot"] = {{"method", boot_method_name(state.method)},
-                                           {"kernel", valid_utf8(state.labels[i].kernel)},
-                                           {"image", valid_utf8(state.labels[i].image)},
-                                           {"initrd", valid_utf8(state.labels[i].initrd)},
-                                           {"cmdline", valid_utf8(state.labels[i].cmdline)},
-                                           {"release", valid_utf8(state.labels[i].release)}};
+        labels[i].result.config["boot"] = boot_record(state, i);
     }
     return labels;
 }
@@ -257,7 +268,11 @@ struct RunOfState {
     RunPlan plan;
 };
 
-RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of) {
+// The run's config from its recorded words, in the folder they were given
+// in, and its plan; for a turn to take (`clean_up`), once what a contest
+// killed hard left is put right (plan_after_clean_up: a power cut mid-turn
+// leaves its loads' folders and half-written files to the next turn).
+RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of, bool clean_up) {
     std::error_code ec;
     fs::current_path(state.cwd, ec);
     if (ec)
@@ -267,14 +282,33 @@ RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of) {
     if (!words.empty() && words.front() == "run") words.erase(words.begin());
     RunOfState r{config_of(words), {}};
     r.config.seed = state.seed;
-    r.plan = make_run_plan(r.config);
+    if (clean_up) {
+        r.config.workload.opened_workdir = r.config.load.opened_workdir =
+            Workdir::open(r.config.workload.workdir);
+        r.plan = plan_after_clean_up(r.config);
+    } else {
+        r.plan = make_run_plan(r.config);
+    }
     return r;
+}
+
+// The probes' calibration a label's turn reuses: its file's, made in its
+// first measured boot, so that every run of the file asks for the work the
+// file records (a resumed file's is reused the same way); nullopt when the
+// file has none yet.
+std::optional<ResultFile> calibrated_file(const BootState& state, std::size_t label) {
+    std::error_code ec;
+    if (!fs::exists(state.labels[label].result, ec)) return std::nullopt;
+    ResultFile file = read_result_file(state.labels[label].result);
+    if (!file.config.contains("latency") || !file.config["latency"].contains("calibration"))
+        return std::nullopt;
+    return file;
 }
 
 // The turn's runs recorded boot_failed in its label's file.
 void record_boot_failed(const BootState& state, const BootTurn& turn, const std::string& why,
                         const RunningKernel& k, const ConfigOf& config_of) {
-    RunOfState r = plan_of_state(state, config_of);
+    RunOfState r = plan_of_state(state, config_of, false);
     const nlohmann::json record = config_record(r.config, r.plan, std::nullopt);
     // The machine as this boot has it (each boot has its own kernel and settings).
     const nlohmann::json system = system_fingerprint(r.config.workload.workdir.string());
@@ -295,10 +329,12 @@ void record_boot_failed(const BootState& state, const BootTurn& turn, const std:
 // The turn's runs taken on this host, as a host run's, into its label's file.
 void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel& k,
                const ConfigOf& config_of, Progress& progress) {
-    RunOfState r = plan_of_state(state, config_of);
+    RunOfState r = plan_of_state(state, config_of, true);
     RunConfig& config = r.config;
-    config.workload.opened_workdir = config.load.opened_workdir =
-        Workdir::open(config.workload.workdir);
+    r.plan.resumed = calibrated_file(state, turn.label);
+    if (r.plan.resumed && !config.latency_probes.empty())
+        progress.note("contest: the probes' work as " + state.labels[turn.label].label +
+                      "'s file records it (calibrated in its first measured boot)");
     std::optional<KnobGuard> no_knobs;
     HostRounds backend(config, r.plan, no_knobs, progress);
     const nlohmann::json record = config_record(config, r.plan, backend.plan_probes());
@@ -320,8 +356,11 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
     // that measures under it (its file may have been made in the machine's
     // own kernel, by a turn that failed to boot).
     if (std::none_of(label.result.runs.begin(), label.result.runs.end(),
-                     [](const RunRecord& run) { return run.ok(); }))
+                     [](const RunRecord& run) { return run.ok(); })) {
         label.result.system = system;
+        // And its calibration, which a file made by a failed boot lacks.
+        if (record.contains("latency")) label.result.config["latency"] = record["latency"];
+    }
     backend.begin(recorder);
     try {
         backend.take_turn(label, turn.round, loads, recorder);
@@ -361,12 +400,14 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
     remove_run_files(path, state);
     std::error_code ec;
     BootStep step;
-    for (const auto& label : state.labels) {
-        if (!fs::exists(label.result, ec)) continue;
-        ResultFile file = read_result_file(label.result);
+    for (std::size_t i = 0; i < state.labels.size(); ++i) {
+        const fs::path result = state.labels[i].result;
+        if (!fs::exists(result, ec)) continue;
+        ResultFile file = read_result_file(result);
+        file.config["boot"] = boot_record(state, i);
         file.complete = phase == "done";
         if (file.finished_at.empty()) file.finished_at = utc_timestamp();
-        ResultWriter(label.result).save(file);
+        ResultWriter(result).save(file);
         for (const auto& r : file.runs)
             if (!r.ok()) step.exit_code = kExitSomeRunsFailed;
         step.finished.push_back(std::move(file));
@@ -376,11 +417,47 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
     return step;
 }
 
+// Where a step asks for the next boot from: whether in the machine's own
+// kernel (the one the run started in, or the one the firmware gave back
+// after a detour), and the label whose kernel runs when it is a turn's.
+struct BootingFrom {
+    bool own_kernel = false;
+    std::optional<std::size_t> label;
+};
+
+// A kernel other than the machine's own that cannot boot the next turn's
+// (a label's built without kexec, or without the loader's tools): not the
+// next turn's fault. Recorded against the running label (once: its file
+// and the state keep the first why) and this boot; then a reboot through
+// the firmware, whose kernel boots the next turn.
+BootStep detour(const fs::path& path, BootState& state, const BootingFrom& from,
+                const std::string& why, Progress& progress) {
+    if (from.label) {
+        BootLabel& running = state.labels[*from.label];
+        if (running.cannot_boot_next.empty()) running.cannot_boot_next = why;
+    }
+    if (!state.boots.empty()) state.boots.back().outcome += "; " + why;
+    say(why + ": back through the firmware, whose kernel boots the next turn");
+    throw_if_interrupted();
+    state.phase = "detour";
+    ++state.boots_asked;
+    write_boot_state(path, state);
+    progress.note("contest: rebooting through the firmware (boot " +
+                  std::to_string(state.boots_asked) + " of at most " +
+                  std::to_string(state.boot_max) + ")");
+    const std::string refused = reboot_default(state.method);
+    if (!refused.empty())
+        return finish(path, state, end_phase(state),
+                      "the reboot through the firmware was refused: " + refused);
+    return {};
+}
+
 // Boots the next turn's kernel, or the machine's own after the last turn
-// (or at the bound). A turn whose kernel cannot be loaded is recorded
-// boot_failed and the next one tried.
+// (or at the bound). A turn whose kernel the machine's own cannot boot is
+// recorded boot_failed and the next one tried; another kernel that cannot
+// is blamed itself, and the machine's own tries again (detour).
 BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& k,
-                   const ConfigOf& config_of, Progress& progress) {
+                   const ConfigOf& config_of, Progress& progress, const BootingFrom& from) {
     while (state.next_turn < state.turns.size()) {
         if (state.boots_asked + 1 >= state.boot_max) {
             state.note = "stopped at --boot-max " + std::to_string(state.boot_max) + " boots";
@@ -389,6 +466,14 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
         BootTurn& turn = state.turns[state.next_turn];
         const BootLabel& label = state.labels[turn.label];
         throw_if_interrupted();  // --boot-abort: no reboot after it
+        const std::string running =
+            from.label ? state.labels[*from.label].label + "'s kernel (" + k.release + ")"
+                       : "the running kernel " + k.release;
+        if (!from.own_kernel && from.label && !state.labels[*from.label].cannot_boot_next.empty())
+            return detour(path, state, from,
+                          running + " could not boot the next kernel before (" +
+                              state.labels[*from.label].cannot_boot_next + ")",
+                          progress);
         ++state.boots_asked;
         write_boot_state(path, state);
         progress.note("contest: round " + std::to_string(turn.round) + ": booting " + label.label +
@@ -397,6 +482,9 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
                       std::to_string(state.boot_max) + ")");
         const std::string why = boot_label(state.method, booted_files(state, turn.label));
         if (why.empty()) return {};  // the reboot is under way
+        if (!from.own_kernel)
+            return detour(path, state, from, running + " cannot boot " + label.label + "'s: " + why,
+                          progress);
         const std::string reason = "cannot boot " + label.label + ": " + why;
         say(reason);
         record_boot_failed(state, turn, reason, k, config_of);
@@ -405,17 +493,76 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
         if (state.stop_on_failure) return finish(path, state, "stopped", reason);
         write_boot_state(path, state);
     }
-    // Already in the kernel the run started from: no reboot needed.
-    if (in_start_kernel(state, k)) return finish(path, state, end_phase(state), state.note);
+    // Already in the machine's own kernel: no reboot needed.
+    if (from.own_kernel) return finish(path, state, end_phase(state), state.note);
     throw_if_interrupted();
     state.phase = "returning";
     ++state.boots_asked;
     write_boot_state(path, state);
-    progress.note("contest: every turn taken: rebooting into the machine's own kernel");
+    progress.note("contest: every turn taken: rebooting into the machine's default kernel");
     const std::string why = reboot_default(state.method);
     if (!why.empty())
         return finish(path, state, end_phase(state), "the reboot back was refused: " + why);
     return {};
+}
+
+// Nothing left that would boot a label's kernel at the next reboot: a
+// kernel loaded for kexec unloaded, a one-shot entry cleared.
+void disarm_next_boot(const BootState& state) {
+    if (state.method == BootMethod::kexec) kexec_unload();
+    if (auto why = clear_one_shot(state.method); !why.empty())
+        say("the one-shot boot entry may still be set: " + why);
+}
+
+// The first boot, asked from the kernel the run starts in. An interrupt
+// before the reboot is asked (Ctrl-C, SIGHUP, SIGTERM: boot_label throws
+// only then) leaves nothing armed: the kernel unloaded or the one-shot
+// entry cleared, the unit and the copies removed, the state aborted.
+BootStep first_boot(const fs::path& path, BootState& state, const RunningKernel& k,
+                    const ConfigOf& config_of, Progress& progress) {
+    try {
+        return boot_next(path, state, k, config_of, progress, {true, std::nullopt});
+    } catch (const Interrupted&) {
+        try {
+            disarm_next_boot(state);
+            finish(path, state, "aborted",
+                   "interrupted before the first reboot was asked: nothing left armed");
+        } catch (const std::exception& e) {
+            warn("--boot: undoing the interrupted start: " + std::string(e.what()));
+        }
+        throw;
+    }
+}
+
+// A step after a boot whose turn is not to be taken: the way back or a
+// detour come back, or no turn left (the step before ended, by a power cut
+// or a failed save, between the last turn and asking for the way back).
+// nullopt when the step has a turn to take.
+std::optional<BootStep> step_without_turn(const fs::path& path, BootState& state,
+                                          const RunningKernel& k, const ConfigOf& config_of,
+                                          Progress& progress) {
+    BootSeen& seen = state.boots.back();
+    const bool home = in_start_kernel(state, k);
+    const std::string where = home ? ""
+                                   : "in " + k.release + " (" + k.cmdline +
+                                         "), the machine's default, not the kernel the "
+                                         "run started in (" +
+                                         state.start_release + ")";
+    if (state.phase == "returning") {
+        seen.expected = "start";
+        seen.outcome = home ? "back" : "back " + where;
+        return finish(path, state, end_phase(state), home ? state.note : "came " + seen.outcome);
+    }
+    if (state.phase == "detour") {
+        seen.expected = "start";
+        seen.outcome = "through the firmware, for the next turn" + (home ? "" : ", " + where);
+        state.phase = "running";
+        return boot_next(path, state, k, config_of, progress, {true, std::nullopt});
+    }
+    if (state.next_turn < state.turns.size()) return std::nullopt;
+    seen.expected = "start";
+    seen.outcome = "no turn left (the step before ended before asking for the way back)";
+    return boot_next(path, state, k, config_of, progress, {home, std::nullopt});
 }
 
 }  // namespace
@@ -484,11 +631,13 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
             t.label = turn.label;
             for (const auto load : turn.loads) t.loads.emplace_back(plan.load_names[load]);
         }
+    // By default one a turn, a detour through the firmware after each but
+    // the last (a kernel that cannot boot the next), and one back.
     state.boot_max =
-        options.boot_max ? options.boot_max : static_cast<unsigned>(state.turns.size() + 1);
+        options.boot_max ? options.boot_max : static_cast<unsigned>(2 * state.turns.size());
     // Everything checked before the first reboot.
     std::vector<std::string> problems;
-    for (const auto& label : state.labels)
+    for (auto& label : state.labels)
         if (auto why = boot_check(options.method, label, state.unit_root); !why.empty())
             problems.push_back(label.label + ": " + why);
     if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
@@ -525,7 +674,7 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
                   minutes_text(reboots * (options.method == BootMethod::kexec ? 60.0 : 120.0)) +
                   " of booting besides the runs; the state is " + path.string() +
                   " (contest run --boot-status, --boot-abort)");
-    return boot_next(
+    return first_boot(
         path, state, k, [&](const std::vector<std::string>&) { return config; }, progress);
 }
 
@@ -550,25 +699,15 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     seen.cmdline = k.cmdline;
     seen.at = utc_timestamp();
     seen.up_s = k.up_s;
-    if (state.phase == "returning") {
-        seen.expected = "start";
-        const bool home = in_start_kernel(state, k);
-        seen.outcome = home ? "back" : "back, in another kernel than the run started from";
-        return finish(path, state, end_phase(state), home ? state.note : seen.outcome);
-    }
+    if (auto step = step_without_turn(path, state, k, config_of, progress)) return *step;
     BootTurn& turn = state.turns[state.next_turn];
     const BootLabel& label = state.labels[turn.label];
     seen.expected = label.label;
-    const bool expected = state.method == BootMethod::kexec
-                              ? k.release == label.release && k.cmdline == label.cmdline
-                              : !in_start_kernel(state, k);
     std::string failure;
     if (turn.status == "started")
         failure = "the machine rebooted during the turn's runs";
-    else if (!expected)
-        failure =
-            "booted " + k.release + " (" + k.cmdline + "), not " + label.label + "'s " +
-            (label.release.empty() ? label.kernel : label.release + " (" + label.cmdline + ")");
+    else
+        failure = not_the_labels_kernel(state.method, label, k);
     if (!failure.empty()) {
         failure += "; " + previous_boot_tail();
         seen.outcome = "boot_failed: " + failure;
@@ -579,11 +718,13 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
         write_boot_state(path, state);
         record_boot_failed(state, turn, failure, k, config_of);
         if (state.stop_on_failure) return finish(path, state, "stopped", failure);
-        return boot_next(path, state, k, config_of, progress);
+        return boot_next(path, state, k, config_of, progress,
+                         {in_start_kernel(state, k), std::nullopt});
     }
     const std::string up = std::to_string(static_cast<int>(k.up_s)) + " s";
     progress.status("contest: " + label.label + " up after " + up + ": settling");
-    const Settled settled = settle_machine(kBootSettleS);
+    // A test's made-up boot (kTestRunningKernelVariable) has nothing to settle.
+    const Settled settled = settle_machine(k.stand_in ? 0 : kBootSettleS);
     seen.settled = settled.state;
     turn.status = "started";
     write_boot_state(path, state);
@@ -594,7 +735,7 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     seen.outcome = "measured";
     ++state.next_turn;
     write_boot_state(path, state);
-    return boot_next(path, state, k, config_of, progress);
+    return boot_next(path, state, k, config_of, progress, {in_start_kernel(state, k), turn.label});
 }
 
 int print_boot_status(const fs::path& results) {
@@ -650,10 +791,7 @@ int abort_boot_run(const fs::path& results) {
     BootState state = read_boot_state(path);
     for (auto& turn : state.turns)
         if (turn.status == "started") turn.status = "interrupted";
-    // Nothing left that would boot a label's kernel at the next reboot.
-    if (state.method == BootMethod::kexec) kexec_unload();
-    if (auto why = clear_one_shot(state.method); !why.empty())
-        say("the one-shot boot entry may still be set: " + why);
+    disarm_next_boot(state);
     finish(path, state, "aborted", "aborted by contest run --boot-abort");
     return kExitOk;
 }

@@ -99,8 +99,8 @@ class Fields {
     std::string where_;
 };
 
-const std::array<const char*, 6> kPhases = {"running", "returning", "done",
-                                            "stopped", "aborted",   nullptr};
+const std::array<const char*, 7> kPhases = {"running", "detour",  "returning", "done",
+                                            "stopped", "aborted", nullptr};
 const std::array<const char*, 6> kTurnStatuses = {"pending",     "started",     "done",
                                                   "boot_failed", "interrupted", nullptr};
 
@@ -132,7 +132,8 @@ std::string boot_state_text(const BootState& s) {
                           {"initrd", text(l.initrd)},
                           {"cmdline", text(l.cmdline)},
                           {"release", text(l.release)},
-                          {"result", text(l.result)}});
+                          {"result", text(l.result)},
+                          {"cannot_boot_next", text(l.cannot_boot_next)}});
     json turns = json::array();
     for (const auto& t : s.turns)
         turns.push_back({{"round", t.round},
@@ -200,7 +201,8 @@ BootState boot_state_from_text(const std::string& text_in, const std::string& wh
     for (std::size_t i = 0; i < labels.size(); ++i) {
         const Fields l(labels[i], f.within("labels", i));
         s.labels.push_back({l.str("label"), l.str("kernel"), l.str("image"), l.str("initrd"),
-                            l.str("cmdline"), l.str("release"), l.str("result")});
+                            l.str("cmdline"), l.str("release"), l.str("result"),
+                            l.str("cannot_boot_next")});
         if (auto why = label_problem(s.labels.back().label)) l.bad("label", *why);
     }
     const json& turns = f.array("turns");

@@ -25,12 +25,17 @@ const char* boot_method_name(BootMethod method);
 
 struct BootLabel {
     std::string label;
-    std::string kernel;   // KERNEL as given: an image, a release or a boot entry
-    std::string image;    // kexec: the kernel image
-    std::string initrd;   // kexec: its initramfs ("" for none)
-    std::string cmdline;  // kexec: its whole command line
-    std::string release;  // kexec: the image's release, which the booted kernel must report
-    std::string result;   // its result file's path (made with its first run)
+    std::string kernel;  // KERNEL as given: an image, a release or a boot entry
+    std::string image;   // the kernel image (an entry's: as its loader has the path)
+    std::string initrd;  // kexec: its initramfs ("" for none)
+    // The command line and release the booted kernel must report: kexec's
+    // whole line; an entry's own ("" when it holds a grub variable: not checked)
+    std::string cmdline;
+    std::string release;
+    std::string result;  // its result file's path (made with its first run)
+    // Why this label's kernel could not boot the next turn's (the first
+    // time): its later turns go on to the next through the firmware.
+    std::string cannot_boot_next;
 };
 
 // One label's turn in a round: one boot, the round's loads under it.
@@ -55,8 +60,10 @@ struct BootSeen {
 };
 
 struct BootState {
-    // running: turns left; returning: the way back asked for; done, stopped
-    // (a failure under --boot-on-failure stop, or the bound), aborted.
+    // running: turns left; detour: a reboot through the firmware asked for,
+    // whose kernel boots the next turn's (the one running could not);
+    // returning: the way back asked for; done, stopped (a failure under
+    // --boot-on-failure stop, or the bound), aborted.
     std::string phase = "running";
     BootMethod method = BootMethod::kexec;
     std::vector<std::string> argv;  // `contest run`'s words (after "contest"), to re-run each boot

@@ -3,7 +3,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "contest/run/knobs.h"
 #include "contest/run/load_runner.h"
+#include "contest/run/result_writer.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
@@ -41,6 +43,15 @@ void remove_what_killed_runs_left(const RunConfig& config,
                 removed.push_back(std::move(*what));
     if (removed.empty()) return;
     for (const auto& what : removed) say("removed what a killed contest left: " + what);
+}
+
+RunPlan plan_after_clean_up(const RunConfig& config) {
+    restore_knobs_left_changed(config.workload.workdir);
+    RunPlan plan = make_run_plan(config);
+    const std::vector<std::filesystem::path> folders = label_folders(plan.labels);
+    for (const auto& folder : folders) check_results_folder(folder);
+    remove_what_killed_runs_left(config, folders);
+    return plan;
 }
 
 }  // namespace contest

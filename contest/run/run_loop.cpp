@@ -122,15 +122,11 @@ void save_complete(RunOutcome& out) {
 
 RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     check_run_options(config);
-    restore_knobs_left_changed(config.workload.workdir);
     // Everything that can be refused is refused before anything is measured.
-    RunPlan plan = make_run_plan(config);
+    RunPlan plan = plan_after_clean_up(config);
     // Every value written and read back; restored on every way out of here.
     std::optional<KnobGuard> knob_guard;
     if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
-    const std::vector<std::filesystem::path> folders = label_folders(plan.labels);
-    for (const auto& folder : folders) check_results_folder(folder);
-    remove_what_killed_runs_left(config, folders);
     std::unique_ptr<RoundBackend> backend = round_backend(config, plan, knob_guard, progress);
 
     RunOutcome out;

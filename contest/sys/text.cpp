@@ -159,6 +159,12 @@ std::vector<std::string> split_lines(const std::string& text) {
     return lines;
 }
 
+std::string trim_blanks(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return "";
+    return std::string(text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1));
+}
+
 std::vector<std::string> split_names(const std::vector<std::string>& values) {
     std::vector<std::string> out;
     for (const auto& value : values)

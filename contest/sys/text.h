@@ -31,6 +31,9 @@ std::vector<std::string> split_commas(std::string_view text);
 // counts, a trailing newline makes no empty line: "a\nb\n" gives {"a", "b"}.
 std::vector<std::string> split_lines(const std::string& text);
 
+// text without the blanks (space, tab, CR, newline) at its two ends.
+std::string trim_blanks(std::string_view text);
+
 // The names in values, where a value may hold several separated by commas
 // or white space ("a,b" on the command line, "a b" in a config file);
 // empty ones are dropped.
