@@ -204,7 +204,7 @@ std::vector<TableOption> boot_options(RunArguments& a) {
          "--boot, --kernel: kernel parameters of that label's boots, after the others"},
         {"boot-method", host, checked(&a.boot_method, [](const std::string& m) { parse_boot_method(m); })->default_value(a.boot_method)->value_name("M"),
          "--boot: kexec (default) | grub (grub-reboot) | systemd-boot (bootctl set-oneshot)"},
-        {"boot-max", host, bounded(&a.boot_max, 1u, 100000u)->value_name("N"), "--boot: at most N reboots (default: one a turn and one back)"},
+        {"boot-max", host, bounded(&a.boot_max, 1u, 100000u)->value_name("N"), "--boot: at most N reboots (default: two a turn: one a turn, a detour through the firmware after each but the last, one back)"},
         {"boot-on-failure", host, checked(&a.boot_on_failure, [](const std::string& w) { if (w != "continue" && w != "stop") throw UsageError("--boot-on-failure '" + printable(w) + "': expected continue or stop"); })->default_value(a.boot_on_failure)->value_name("W"),
          "--boot: after a kernel that did not boot, continue (its runs boot_failed) or stop"},
         {"boot-root", host, po::value(&a.boot_root)->default_value(a.boot_root)->value_name("D"), "--boot: the root the resuming unit is installed under"},

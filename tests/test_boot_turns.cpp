@@ -1,0 +1,521 @@
+// `contest run --boot`, turn by turn, without a machine that reboots: the
+// boot loaders' tools are stand-ins on PATH that record what they are asked
+// (grub-reboot, bootctl, reboot, systemctl), the boot loader's files are a
+// scratch --boot-root's, and the kernel each step finds itself in is made up
+// (CONTEST_TEST_RUNNING_KERNEL names stand-ins for /proc's files), so that a
+// test says "the machine came back in kernel X" and runs the step the unit
+// would run. What each defect of a run's turns looked like is a test here.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "contest/boot/boot_entry.h"
+#include "contest/boot/boot_kernel.h"
+#include "contest/boot/boot_state.h"
+#include "contest/boot/boot_unit.h"
+#include "contest/result/result_file.h"
+#include "contest/run/result_writer.h"
+#include "contest/sys/text.h"
+#include "test_helpers.h"
+
+using namespace contest;
+namespace fs = std::filesystem;
+
+namespace {
+
+void put(const fs::path& path, const std::string& text, bool executable = false) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    if (executable) fs::permissions(path, fs::perms::owner_all | fs::perms::group_read);
+}
+
+const std::string kStd = "6.1.0-57-amd64", kRt = "6.1.0-57-rt-amd64";
+const std::string kStdArgs = "root=UUID=1 ro quiet", kRtArgs = "root=UUID=1 ro quiet threadirqs";
+
+// Debian's grub.cfg, cut down: its default entry, then the advanced submenu
+// with an entry per kernel; quoted strings elsewhere that are no entry.
+const std::string kGrubCfg = R"(set default="0"
+set menu_color_normal='Not an entry'
+function load_video {
+  insmod all_video
+}
+menuentry 'Debian GNU/Linux' --class debian --class os $menuentry_id_option 'gnulinux-simple-1' {
+	load_video
+	echo	'Loading Linux 6.1.0-57-amd64 ...'
+	linux	/boot/vmlinuz-6.1.0-57-amd64 root=UUID=1 ro  quiet
+	initrd	/boot/initrd.img-6.1.0-57-amd64
+}
+submenu 'Advanced options for Debian GNU/Linux' $menuentry_id_option 'gnulinux-advanced-1' {
+	menuentry 'Debian GNU/Linux, with Linux 6.1.0-57-rt-amd64' --class debian $menuentry_id_option 'gnulinux-6.1.0-57-rt-amd64-advanced-1' {
+		linux	/boot/vmlinuz-6.1.0-57-rt-amd64 root=UUID=1 ro  quiet threadirqs
+	}
+	menuentry "Debian GNU/Linux, with Linux 6.1.0-57-amd64 (\"recovery\")" --id = recovery {
+    linux / boot / vmlinuz - 6.1.0 - 57 - amd64 root = UUID = 1 ro single $extra
+}
+}
+menuentry 'UEFI Firmware Settings' $menuentry_id_option 'uefi-firmware' {
+	fwsetup
+}
+)";
+
+const std::string kRtEntry = "Advanced options for Debian GNU/Linux>gnulinux-6.1.0-57-rt-amd64-advanced-1";
+
+// A scratch machine for --boot's steps: stand-in tools, a boot root with
+// grub's and systemd-boot's files, and the kernel a step finds itself in.
+struct BootBench {
+    test::ScratchDir dir;
+    fs::path root, bin, proc, asked, results, work;
+    std::string method = "grub";
+    std::string saved_path;
+    int boots = 0;
+
+    explicit BootBench(const std::string& tag)
+        : dir("boot-turns-" + tag, test::vm_test_workdir() / "scratch") {
+        root = dir / "root";
+        bin = dir / "bin";
+        proc = dir / "proc";
+        asked = dir / "asked";
+        results = dir / "results";
+        work = dir / "work";
+        // Each records its call; grub-reboot and bootctl hold on while
+        // `hold` exists (to be interrupted), and fail in a kernel named in
+        // `refuse-in` (one that cannot boot the next).
+        const std::string arm_tool =
+            "echo \"$(basename \"$0\") $*\" >> '" + asked.string() + "'\n" + "if [ -e '" +
+            (dir / "hold").string() + "' ]; then touch '" + (dir / "holding").string() +
+            "'; sleep 60; fi\n" + "if [ -e '" + (dir / "refuse-in").string() +
+            "' ] && [ \"$(cat '" + (proc / "osrelease").string() + "')\" = \"$(cat '" +
+            (dir / "refuse-in").string() + "')\" ]; then echo 'cannot here' >&2; exit 1; fi\n";
+        for (const char* tool : {"grub-reboot", "bootctl"})
+            put(bin / tool, "#!/bin/sh\n" + arm_tool, true);
+        for (const char* tool : {"grub-editenv", "reboot", "systemctl"})
+            put(bin / tool,
+                std::string("#!/bin/sh\necho \"") + tool + " $*\" >> '" + asked.string() + "'\n",
+                true);
+        put(root / "boot/grub/grub.cfg", kGrubCfg);
+        put(root / "boot/loader/entries/std.conf", "title Debian\nversion " + kStd +
+                                                       "\nlinux /vmlinuz-" + kStd + "\noptions " +
+                                                       kStdArgs + "\n");
+        put(root / "boot/loader/entries/rt.conf",
+            "title Debian rt\n# kernel-install's layout: the release is the entry's version\n"
+            "version " +
+                kRt + "\nlinux /" + kRt + "/linux\ninitrd /" + kRt +
+                "/initrd\noptions root=UUID=1 ro\n" + "options quiet threadirqs\n");
+        const char* path = std::getenv("PATH");
+        saved_path = path ? path : "/usr/bin:/bin";
+        ::setenv("PATH", (bin.string() + ":" + saved_path).c_str(), 1);
+        ::setenv(kTestRunningKernelVariable, proc.c_str(), 1);
+        boot_in(kStd, kStdArgs);
+    }
+    ~BootBench() {
+        ::setenv("PATH", saved_path.c_str(), 1);
+        ::unsetenv(kTestRunningKernelVariable);
+    }
+
+    // The machine (made) up in a kernel: a new boot, with the words its
+    // loader adds to the command line.
+    void boot_in(const std::string& release, const std::string& args) {
+        const std::string loader =
+            method == "grub" ? "BOOT_IMAGE=/boot/vmlinuz-" + release + " " : "";
+        put(proc / "osrelease", release + "\n");
+        put(proc / "cmdline",
+            loader + args + (method == "grub" ? "" : " initrd=\\" + release) + "\n");
+        put(proc / "boot_id", "boot-" + std::to_string(++boots) + "\n");
+        put(proc / "uptime", "12.5 10.0\n");
+    }
+    void boot_in_label(const BootState& s, std::size_t turn) {
+        const bool rt = s.labels.at(s.turns.at(turn).label).label == "rt";
+        boot_in(rt ? kRt : kStd, rt ? kRtArgs : kStdArgs);
+    }
+
+    std::string entry(const std::string& label) const {
+        if (method == "grub") return label == "rt" ? kRtEntry : "gnulinux-simple-1";
+        return label;
+    }
+    std::vector<std::string> run_args(const std::vector<std::string>& more) const {
+        std::vector<std::string> a = {"run",
+                                      "--boot",
+                                      "rt=" + entry("rt"),
+                                      "--boot",
+                                      "std=" + entry("std"),
+                                      "--boot-method",
+                                      method,
+                                      "--boot-root",
+                                      root.string(),
+                                      "--results",
+                                      results.string(),
+                                      "--seed",
+                                      "3",
+                                      "-w",
+                                      "command",
+                                      "--workload-cmd",
+                                      "true",
+                                      "--warmup",
+                                      "0",
+                                      "--timeline-hz",
+                                      "0",
+                                      "--workdir",
+                                      work.string(),
+                                      "-q"};
+        a.insert(a.end(), more.begin(), more.end());
+        return a;
+    }
+    test::Outcome start(const std::vector<std::string>& more) {
+        return test::run_contest_binary(run_args(more), dir.path());
+    }
+    test::Outcome step() {
+        return test::run_contest_binary({"run", "--boot-continue", state_path().string()},
+                                        dir.path());
+    }
+    fs::path state_path() const { return results / kBootStateName; }
+    BootState state() const { return read_boot_state(state_path()); }
+    std::string said() const { return test::slurp(asked); }
+    // The reboots asked of the stand-ins (systemctl's, under systemd).
+    std::size_t reboots() const {
+        std::size_t n = 0;
+        for (const auto& line : split_lines(said()))
+            n += line == "reboot " || line.starts_with("systemctl --no-block reboot");
+        return n;
+    }
+    ResultFile file_of(const std::string& label) const {
+        std::vector<std::string> bad;
+        const auto files = read_result_paths({results / label}, bad);
+        REQUIRE(files.size() == 1);
+        return files.front();
+    }
+};
+
+// The first calibration anywhere in a run's latency record.
+const nlohmann::json* calibration_in(const nlohmann::json& j) {
+    if (j.is_object()) {
+        if (j.contains("calibration") && j["calibration"].is_object()) return &j["calibration"];
+        for (const auto& [key, value] : j.items())
+            if (auto found = calibration_in(value)) return found;
+    } else if (j.is_array()) {
+        for (const auto& value : j)
+            if (auto found = calibration_in(value)) return found;
+    }
+    return nullptr;
+}
+
+pid_t a_gone_pid() {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    ::waitpid(pid, nullptr, 0);
+    return pid;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "grub.cfg's menu: entries by title, id, index and submenu path; its linux line; quoted "
+    "strings elsewhere are no entry",
+    "[boot]") {
+    const std::vector<GrubMenuEntry> menu = grub_menu(kGrubCfg);
+    REQUIRE(menu.size() == 4);
+    CHECK(menu[0].path.size() == 1);
+    CHECK(menu[0].path[0].title == "Debian GNU/Linux");
+    CHECK(menu[0].path[0].id == "gnulinux-simple-1");
+    CHECK(menu[0].linux_image == "/boot/vmlinuz-6.1.0-57-amd64");
+    CHECK(join(menu[0].linux_args, " ") == kStdArgs);
+    REQUIRE(menu[1].path.size() == 2);
+    CHECK(menu[1].path[0].index == 1);
+    CHECK(menu[1].path[1].index == 0);
+    CHECK(menu[2].path[1].title == "Debian GNU/Linux, with Linux 6.1.0-57-amd64 (\"recovery\")");
+    CHECK(menu[2].path[1].id == "recovery");
+    CHECK(menu[2].args_expand);
+    CHECK(menu[3].path[0].index == 2);
+    CHECK(menu[3].linux_image.empty());
+
+    CHECK(grub_entry_named(menu[0], "Debian GNU/Linux"));
+    CHECK(grub_entry_named(menu[0], "0"));
+    CHECK(grub_entry_named(menu[1], kRtEntry));
+    CHECK(grub_entry_named(menu[1], "1>0"));
+    CHECK(grub_entry_named(menu[1], "gnulinux-advanced-1>Debian GNU/Linux, with Linux " + kRt));
+    CHECK_FALSE(grub_entry_named(menu[1], "Debian GNU/Linux, with Linux " + kRt));
+    CHECK_FALSE(grub_entry_named(menu[1], "Advanced options for Debian GNU/Linux"));
+
+    test::ScratchDir dir("grub-menu");
+    put(dir / "boot/grub/grub.cfg", kGrubCfg);
+    const EntryLookup rt = grub_entry_kernel(dir.path().string(), kRtEntry);
+    REQUIRE(rt.kernel);
+    CHECK(rt.kernel->release == kRt);  // from the image's name: no image under the root
+    CHECK(rt.kernel->cmdline == kRtArgs);
+    // A line with a grub variable cannot be known before the boot.
+    const EntryLookup recovery = grub_entry_kernel(dir.path().string(), "1>recovery");
+    REQUIRE(recovery.kernel);
+    CHECK(recovery.kernel->cmdline.empty());
+    // Quoted, but no entry: the old check found any quoted string in the file.
+    for (const std::string none :
+         {"Not an entry", "Loading Linux 6.1.0-57-amd64 ...", "load_video"})
+        CHECK_FALSE(grub_entry_kernel(dir.path().string(), none).kernel);
+    CHECK(grub_entry_kernel(dir.path().string(), "uefi-firmware").why.find("no linux line") !=
+          std::string::npos);
+    CHECK(grub_entry_kernel(dir.path().string(), "Debian GNU/Linux, with Linux " + kRt)
+              .why.find("give 'Advanced options for Debian GNU/Linux>") != std::string::npos);
+}
+
+TEST_CASE(
+    "run --boot --boot-method grub / systemd-boot: each boot is checked against its entry's own "
+    "kernel (release, command line), not only against the start kernel; the way back says where "
+    "it came back",
+    "[boot][e2e]") {
+    for (const std::string method : {"grub", "systemd-boot"}) {
+        DYNAMIC_SECTION(method) {
+            BootBench b("entry-" + method);
+            b.method = method;
+            // An entry quoted in grub.cfg but no menuentry is refused.
+            if (method == "grub") {
+                auto bad = test::run_contest_binary(
+                    {"run", "--boot", "x=Not an entry", "--boot", "y=gnulinux-simple-1",
+                     "--boot-method", "grub", "--boot-root", b.root.string(), "--results",
+                     (b.dir / "r2").string(), "-w", "command", "--workload-cmd", "true",
+                     "--workdir", b.work.string(), "-q", "no_load"},
+                    b.dir.path());
+                CHECK(bad.exit_code == 3);
+                CHECK(bad.err.find("no grub entry 'Not an entry'") != std::string::npos);
+            }
+            // Started in a kernel that is not the default entry's.
+            b.boot_in("6.1.0-99-custom", "root=UUID=1 ro custom");
+            auto o = b.start({"-n", "1", "no_load"});
+            INFO(o.err);
+            REQUIRE(o.exit_code == 0);
+            BootState s = b.state();
+            REQUIRE(s.turns.size() == 2);
+            for (const auto& label : s.labels) {
+                CHECK(label.release == (label.label == "rt" ? kRt : kStd));
+                CHECK(label.cmdline == (label.label == "rt" ? kRtArgs : kStdArgs));
+            }
+            // Each turn the machine comes back in the default entry's kernel:
+            // std's turn is measured, rt's failed (it did not come up).
+            for (std::size_t turn = 0; turn < 2; ++turn) {
+                b.boot_in(kStd, kStdArgs);
+                auto step = b.step();
+                INFO(step.err);
+                CHECK(step.exit_code == 0);
+                s = b.state();
+                const std::string label = s.labels.at(s.turns[turn].label).label;
+                if (label == "rt") {
+                    CHECK(s.turns[turn].status == "boot_failed");
+                    CHECK(s.boots.back().outcome.find("booted " + kStd) != std::string::npos);
+                    CHECK(s.boots.back().outcome.find("not rt's " + kRt) != std::string::npos);
+                } else {
+                    CHECK(s.turns[turn].status == "done");
+                    CHECK(s.boots.back().outcome == "measured");
+                }
+            }
+            // The way back: the default entry, said to be another kernel.
+            CHECK(s.phase == "returning");
+            b.boot_in(kStd, kStdArgs);
+            auto back = b.step();
+            INFO(back.err);
+            s = b.state();
+            CHECK(s.phase == "done");
+            CHECK(s.boots.back().outcome.starts_with("back in " + kStd));
+            CHECK(s.boots.back().outcome.find(
+                      "not the kernel the run started in (6.1.0-99-custom)") != std::string::npos);
+            CHECK(s.note.find("the machine's default") != std::string::npos);
+            CHECK(b.file_of("std").runs.at(0).ok());
+            CHECK(b.file_of("rt").runs.at(0).status == RunStatus::boot_failed);
+
+            // The entry of the kernel the run starts in is a label like any
+            // other: measured when it comes up, a wrong command line is not it.
+            fs::remove_all(b.results);
+            b.boot_in(kStd, kStdArgs);
+            o = b.start({"-n", "1", "no_load"});
+            REQUIRE(o.exit_code == 0);
+            s = b.state();
+            for (std::size_t turn = 0; turn < 2; ++turn) {
+                const bool rt = s.labels.at(s.turns[turn].label).label == "rt";
+                // rt comes up with another command line than its entry's.
+                b.boot_in(rt ? kRt : kStd, rt ? "root=UUID=1 ro quiet" : kStdArgs);
+                auto step = b.step();
+                INFO(step.err);
+                s = b.state();
+                CHECK(s.turns[turn].status == (rt ? "boot_failed" : "done"));
+            }
+            CHECK(test::leftover_processes().empty());
+        }
+    }
+}
+
+TEST_CASE(
+    "run --boot: a start interrupted (SIGINT, SIGTERM, SIGHUP) while the first kernel is armed "
+    "leaves nothing armed: no unit, one-shot entry cleared, no copies, the state aborted",
+    "[boot][e2e]") {
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        for (const std::string method : {"grub", "systemd-boot"}) {
+            DYNAMIC_SECTION(method << " " << sig) {
+                BootBench b("interrupt-" + method + "-" + std::to_string(sig));
+                b.method = method;
+                put(b.dir / "hold", "");
+                const pid_t pid =
+                    test::start_contest(b.run_args({"-n", "1", "no_load"}), b.dir.path());
+                for (int i = 0; i < 1000 && !fs::exists(b.dir / "holding"); ++i)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                REQUIRE(fs::exists(b.dir / "holding"));
+                // Armed as far as contest knows: unit, state, copies.
+                CHECK(fs::exists(boot_unit_path(b.root)));
+                ::kill(pid, sig);
+                const auto o = test::finish_contest(pid, b.dir.path());
+                INFO(o.err);
+                CHECK(o.exit_code == 130);
+                CHECK_FALSE(fs::exists(boot_unit_path(b.root)));
+                CHECK_FALSE(fs::exists(b.results / ".boot"));
+                CHECK_FALSE(fs::exists(b.results / ".boot-state.lock"));
+                const BootState s = b.state();
+                CHECK(s.phase == "aborted");
+                CHECK(s.note.find("interrupted before the first reboot") != std::string::npos);
+                const std::string said = b.said();
+                CHECK(said.find(method == "grub" ? "grub-editenv - unset next_entry"
+                                                 : "bootctl set-oneshot \n") != std::string::npos);
+                CHECK(b.reboots() == 0);
+                CHECK(test::leftover_processes().empty());
+                // A new run may start in the folder.
+                fs::remove(b.dir / "hold");
+                auto again = b.start({"-n", "1", "no_load"});
+                INFO(again.err);
+                CHECK(again.exit_code == 0);
+                CHECK(b.state().phase == "running");
+            }
+        }
+    }
+}
+
+TEST_CASE(
+    "run --boot: a kernel that cannot boot the next is blamed itself, once; the machine goes back "
+    "through the firmware and its own kernel boots the next turn, and every turn is taken",
+    "[boot][e2e]") {
+    BootBench b("detour");
+    // rt's kernel cannot arm the next one (as one without kexec cannot load it).
+    put(b.dir / "refuse-in", kRt);
+    auto o = b.start({"-n", "2", "no_load"});
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    BootState s = b.state();
+    REQUIRE(s.turns.size() == 4);
+    CHECK(s.boot_max == 8);
+    std::size_t detours = 0;
+    for (int steps = 0; steps < 12 && !s.finished(); ++steps) {
+        if (s.phase == "detour" || s.phase == "returning")
+            b.boot_in(kStd, kStdArgs);  // through the firmware: the default entry
+        else
+            b.boot_in_label(s, s.next_turn);
+        const std::string phase = s.phase;
+        auto step = b.step();
+        INFO(step.err);
+        CHECK(step.exit_code == 0);
+        s = b.state();
+        if (phase == "detour") {
+            ++detours;
+            CHECK(s.boots.back().outcome == "through the firmware, for the next turn");
+        }
+    }
+    CHECK(s.phase == "done");
+    for (const auto& turn : s.turns) CHECK(turn.status == "done");
+    // Every rt turn but a last one is followed by a detour.
+    const bool rt_last = s.labels.at(s.turns.back().label).label == "rt";
+    CHECK(detours == (rt_last ? 1u : 2u));
+    CHECK(s.boots_asked <= s.boot_max);
+    for (const auto& label : s.labels)
+        CHECK(label.cannot_boot_next.empty() == (label.label == "std"));
+    const ResultFile rt = b.file_of("rt"), std_file = b.file_of("std");
+    CHECK(rt.complete);
+    REQUIRE(rt.config["boot"].contains("cannot_boot_next"));
+    CHECK(rt.config["boot"]["cannot_boot_next"].get<std::string>().find("cannot boot std's") !=
+          std::string::npos);
+    CHECK_FALSE(std_file.config["boot"].contains("cannot_boot_next"));
+    for (const auto& file : {rt, std_file}) {
+        REQUIRE(file.runs.size() == 2);
+        for (const auto& r : file.runs) CHECK(r.ok());
+    }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --boot: a state whose turns are all taken but not yet returning (a power cut before the "
+    "way back was asked) ends the run, never reading past the last turn",
+    "[boot][e2e]") {
+    BootBench b("past-end");
+    auto o = b.start({"-n", "1", "no_load"});
+    REQUIRE(o.exit_code == 0);
+    BootState s = b.state();
+    for (auto& turn : s.turns) turn.status = "done";
+    s.next_turn = s.turns.size();
+    write_boot_state(b.state_path(), s);
+    // Back in a label's kernel: the way back is asked for.
+    const std::size_t reboots = b.reboots();
+    b.boot_in(kRt, kRtArgs);
+    auto step = b.step();
+    INFO(step.err);
+    CHECK(step.exit_code == 0);
+    s = b.state();
+    CHECK(s.phase == "returning");
+    CHECK(s.boots.back().outcome.starts_with("no turn left"));
+    CHECK(b.reboots() == reboots + 1);
+    // And in the start kernel it ends there.
+    s.phase = "running";
+    write_boot_state(b.state_path(), s);
+    b.boot_in(kStd, kStdArgs);
+    step = b.step();
+    INFO(step.err);
+    CHECK(step.exit_code == 0);
+    CHECK(b.state().phase == "done");
+    CHECK_FALSE(fs::exists(boot_unit_path(b.root)));
+}
+
+TEST_CASE(
+    "run --boot: each turn starts by removing what a contest killed hard left (load folders, "
+    "half-written result files) and reuses its label's calibration of the probes",
+    "[boot][e2e]") {
+    BootBench b("turn-start");
+    auto o = b.start({"-n", "2", "--latency=audio", "no_load"});
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    BootState s = b.state();
+    // The first turn: its label's file and calibration made.
+    b.boot_in_label(s, 0);
+    auto step = b.step();
+    INFO(step.err);
+    REQUIRE(b.state().turns[0].status == "done");
+    const std::string first = s.labels.at(s.turns[0].label).label;
+    // What a turn cut by a power cut leaves: a load's folder, a file half-written.
+    const std::string gone = std::to_string(a_gone_pid());
+    put(b.work / "loads" / ("cpu_load." + gone) / "data", "x");
+    const fs::path half = b.results / first / ("x.json.tmp." + gone);
+    put(half, "{");
+    // The file's calibration, set apart from any this machine would measure.
+    ResultFile file = b.file_of(first);
+    REQUIRE(file.config["latency"].contains("calibration"));
+    file.config["latency"]["calibration"]["ns_per_chunk"] = 7777.25;
+    ResultWriter(b.state().labels.at(s.turns[0].label).result).save(file);
+    std::size_t next = 1;
+    while (s.labels.at(s.turns[next].label).label != first) {
+        b.boot_in_label(s, next);
+        step = b.step();
+        INFO(step.err);
+        ++next;
+    }
+    b.boot_in_label(s, next);
+    step = b.step();
+    INFO(step.err);
+    CHECK(step.exit_code == 0);
+    CHECK(b.state().turns[next].status == "done");
+    CHECK_FALSE(fs::exists(b.work / "loads" / ("cpu_load." + gone)));
+    CHECK_FALSE(fs::exists(half));
+    CHECK(step.err.find("removed what a killed contest left") != std::string::npos);
+    file = b.file_of(first);
+    REQUIRE(file.runs.size() == 2);
+    const nlohmann::json* used = calibration_in(file.runs[1].latency);
+    REQUIRE(used);
+    CHECK((*used)["ns_per_chunk"].get<double>() == 7777.25);
+    CHECK(file.config["latency"]["calibration"]["ns_per_chunk"].get<double>() == 7777.25);
+    CHECK(test::leftover_processes().empty());
+}
