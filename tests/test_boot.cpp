@@ -14,12 +14,14 @@
 #include <optional>
 #include <set>
 
+#include "contest/boot/boot_guard.h"
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_state.h"
 #include "contest/boot/boot_unit.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
+#include "contest/sys/trusted_folder.h"
 #include "contest/vm/guest.h"
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
@@ -41,6 +43,8 @@ BootState sample_boot_state() {
     BootState s;
     s.argv = {"run", "--boot", "a=/boot/vmlinuz-x", "--boot", "b=/boot/vmlinuz-y", "no_load"};
     s.seed = 7;
+    s.cwd = "/";
+    s.workdir = "/r/work";
     s.started_at = "2026-12-02T12:00:00Z";
     s.start_release = "6.1.0-57-amd64";
     s.start_cmdline = "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro";
@@ -93,9 +97,88 @@ TEST_CASE("the boot state: written and read back the same; a malformed one names
     CHECK_THROWS_AS(boot_state_from_text("[]", "state"), UsageError);
 }
 
+namespace {
+
+// A boot state whose paths are those of a run in folder.
+BootState boot_state_in(const fs::path& folder) {
+    BootState s = sample_boot_state();
+    s.binary = (folder / ".boot/contest").string();
+    s.labels[0].result = (folder / "a/x.json").string();
+    s.labels[1].result = (folder / "b/x.json").string();
+    return s;
+}
+
+// A machine for --boot starts that boots nothing: a scratch folder (not
+// under /tmp, which a --boot run refuses), a root with grub's and
+// systemd-boot's entries for the unit, and stand-ins on PATH for the tools
+// a step runs (systemctl too: a machine under systemd is rebooted through
+// it), which record what they were asked, one line a call.
+struct StandInMachine {
+    explicit StandInMachine(const std::string& tag)
+        : dir("boot-" + tag, test::vm_test_workdir() / "scratch") {
+        for (const char* tool : {"grub-reboot", "grub-editenv", "bootctl", "reboot", "systemctl"})
+            write_file(
+                bin / tool,
+                std::string("#!/bin/sh\necho \"") + tool + " $*\" >> '" + asked.string() + "'\n",
+                true);
+        write_file(root / "boot/grub/grub.cfg",
+                   "menuentry 'Debian, with Linux 6.1-rt' --class debian {\n"
+                   "\tlinux /boot/vmlinuz-6.1-rt ro\n}\n"
+                   "menuentry 'Debian, with Linux 6.1' --class debian {\n"
+                   "\tlinux /boot/vmlinuz-6.1 ro\n}\n");
+        write_file(root / "boot/loader/entries/rt.conf",
+                   "title rt\nlinux /vmlinuz-6.1-rt\noptions ro\n");
+        write_file(root / "boot/loader/entries/std.conf",
+                   "title std\nlinux /vmlinuz-6.1\noptions ro\n");
+        const char* p = std::getenv("PATH");
+        path = p ? p : "/usr/bin:/bin";
+        ::setenv("PATH", (bin.string() + ":" + path).c_str(), 1);
+    }
+    ~StandInMachine() { ::setenv("PATH", path.c_str(), 1); }
+    StandInMachine(const StandInMachine&) = delete;
+    StandInMachine& operator=(const StandInMachine&) = delete;
+
+    // A grub run of two labels, one round, into results, its unit under
+    // unit_root (the machine's root); `more` words before the load (a
+    // --workdir of its own, or the scratch's work/).
+    std::vector<std::string> grub_start(const fs::path& results,
+                                        const std::vector<std::string>& more = {},
+                                        const fs::path& unit_root = {}) const {
+        // clang-format off
+        std::vector<std::string> words = {
+            "run", "--boot", "rt=Debian, with Linux 6.1-rt", "--boot", "std=Debian, with Linux 6.1",
+            "--boot-method", "grub", "--boot-root", (unit_root.empty() ? root : unit_root).string(),
+            "--results", results.string(), "-n", "1", "-w", "command", "--workload-cmd", "true", "-q"};
+        // clang-format on
+        if (std::none_of(more.begin(), more.end(),
+                         [](const std::string& w) { return w.starts_with("--workd"); }))
+            words.insert(words.end(), {"--workdir", (dir / "work").string()});
+        words.insert(words.end(), more.begin(), more.end());
+        words.emplace_back("no_load");
+        return words;
+    }
+    test::Outcome contest(const std::vector<std::string>& words) const {
+        return test::run_contest_binary(words, dir.path());
+    }
+    // The next boot's step, as the unit would start it (told its boot is
+    // another by renaming the ones seen: this machine's boot_id never changes).
+    test::Outcome next_step(const fs::path& results) const {
+        BootState before = read_boot_state(results / kBootStateName);
+        for (auto& seen : before.boots) seen.boot_id = "earlier-" + seen.boot_id;
+        write_boot_state(results / kBootStateName, before);
+        return contest({"run", "--boot-continue", (results / kBootStateName).string()});
+    }
+
+    test::ScratchDir dir;
+    fs::path root = dir / "root", bin = dir / "bin", asked = dir / "asked";
+    std::string path;
+};
+
+}  // namespace
+
 TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited on", "[boot]") {
-    test::ScratchDir dir("boot-state-read");
-    write_boot_state(dir / "state.json", sample_boot_state());
+    test::ScratchDir dir("boot-state-read", test::vm_test_workdir() / "scratch");
+    write_boot_state(dir / "state.json", boot_state_in(dir.path()));
     CHECK(read_boot_state(dir / "state.json").seed == 7);
     fs::create_symlink(dir / "state.json", dir / "link.json");
     CHECK_THROWS_AS(read_boot_state(dir / "link.json"), EnvironmentError);
@@ -121,14 +204,22 @@ TEST_CASE("the unit: installed under a root folder and removed; systemd-analyze 
     const fs::path root = dir / "root";
     const fs::path binary = dir / "bin dir" / "contest";
     write_file(binary, "#!/bin/sh\n", true);
-    install_boot_unit(root, binary, dir / "results 100%/.boot-state.json");
+    // % is systemd's specifier everywhere, $ its variable in ExecStart.
+    const fs::path state = dir / "results 100% $HOME/.boot-state.json";
+    install_boot_unit(root, binary, state);
     const fs::path unit = boot_unit_path(root);
     REQUIRE(fs::is_regular_file(unit));
     const std::string text = test::slurp(unit);
     CHECK(text.find("After=multi-user.target graphical.target") != std::string::npos);
     CHECK(text.find("Type=exec") != std::string::npos);
-    CHECK(text.find("RequiresMountsFor=\"" + (dir / "results 100%%").string() + "\"") !=
+    CHECK(text.find("RequiresMountsFor=\"" + (dir / "results 100%% $HOME").string() + "\"\n") !=
           std::string::npos);
+    CHECK(text.find(" run --boot-continue \"" + (dir / "results 100%% $$HOME").string() +
+                    "/.boot-state.json\"\n") != std::string::npos);
+    // The unit names its run: the state read back as it was given.
+    CHECK(boot_unit_state(root) == state);
+    CHECK(unit_path_problem(dir / "a\nb") != "");
+    CHECK(unit_path_problem(state) == "");
     CHECK(text.find("WantedBy=multi-user.target") != std::string::npos);
     CHECK(text.find("ExecStart=\"" + binary.string() + "\" run --boot-continue \"") !=
           std::string::npos);
@@ -156,31 +247,12 @@ TEST_CASE(
     "[boot][e2e]") {
     for (const std::string method : {"grub", "systemd-boot"}) {
         DYNAMIC_SECTION(method) {
-            // Not under /tmp, which a --boot run refuses for its results.
-            test::ScratchDir dir("boot-" + method, test::vm_test_workdir() / "scratch");
-            const fs::path root = dir / "root", bin = dir / "bin", asked = dir / "asked";
-            // Stand-ins that record what they were asked, one line a call.
-            // systemctl too: a machine under systemd would be rebooted through it.
-            for (const char* tool :
-                 {"grub-reboot", "grub-editenv", "bootctl", "reboot", "systemctl"})
-                write_file(bin / tool,
-                           std::string("#!/bin/sh\necho \"") + tool + " $*\" >> '" +
-                               asked.string() + "'\n",
-                           true);
-            write_file(root / "boot/grub/grub.cfg",
-                       "menuentry 'Debian, with Linux 6.1-rt' --class debian {\n"
-                       "\tlinux /boot/vmlinuz-6.1-rt ro\n}\n"
-                       "menuentry 'Debian, with Linux 6.1' --class debian {\n"
-                       "\tlinux /boot/vmlinuz-6.1 ro\n}\n");
-            write_file(root / "boot/loader/entries/rt.conf",
-                       "title rt\nlinux /vmlinuz-6.1-rt\noptions ro\n");
-            write_file(root / "boot/loader/entries/std.conf",
-                       "title std\nlinux /vmlinuz-6.1\noptions ro\n");
+            const StandInMachine machine(method);
+            const test::ScratchDir& dir = machine.dir;
+            const fs::path &root = machine.root, &asked = machine.asked;
             const std::string first = method == "grub" ? "Debian, with Linux 6.1-rt" : "rt";
             const std::string second = method == "grub" ? "Debian, with Linux 6.1" : "std";
             const fs::path results = dir / "results";
-            const char* path = std::getenv("PATH");
-            ::setenv("PATH", (bin.string() + ":" + (path ? path : "/usr/bin:/bin")).c_str(), 1);
             auto o =
                 test::run_contest_binary({"run",       "--boot",         "rt=" + first,
                                           "--boot",    "std=" + second,  "--boot-method",
@@ -229,11 +301,7 @@ TEST_CASE(
             // This machine's boot_id never changes: each step is told its
             // boot is another by renaming the ones seen.
             for (std::size_t turn = 1; turn < 3; ++turn) {
-                BootState before = read_boot_state(results / kBootStateName);
-                for (auto& seen : before.boots) seen.boot_id = "earlier-" + seen.boot_id;
-                write_boot_state(results / kBootStateName, before);
-                auto step = test::run_contest_binary(
-                    {"run", "--boot-continue", (results / kBootStateName).string()}, dir.path());
+                auto step = machine.next_step(results);
                 INFO(step.err);
                 CHECK(step.exit_code == 0);
                 const BootState after = read_boot_state(results / kBootStateName);
@@ -277,7 +345,6 @@ TEST_CASE(
             const std::string clear =
                 method == "grub" ? "grub-editenv - unset next_entry" : "bootctl set-oneshot ";
             CHECK(test::slurp(asked) == asked_so_far + clear + "\n");
-            ::setenv("PATH", path ? path : "/usr/bin:/bin", 1);
             CHECK(test::leftover_processes().empty());
         }
     }
@@ -300,7 +367,9 @@ namespace {
 // guest's kexecs), its results share the run's results; its first boot
 // runs `contest run` with `words` after these.
 struct BootMachine {
-    test::ScratchDir dir{"vm-boot"};
+    // Not under /tmp: the state is read back here, and a folder under a
+    // sticky /tmp is refused as one others could change.
+    test::ScratchDir dir{"vm-boot", test::vm_test_workdir() / "scratch"};
     KernelImage kernel;
     Initramfs initramfs;
     GuestBoot boot;
@@ -590,18 +659,18 @@ TEST_CASE("run --boot demo: two kernels x 3 rounds in a TCG guest, timed", "[.bo
 
 TEST_CASE("run --boot: results under /tmp, which a boot empties, are refused before anything else",
           "[boot][e2e]") {
+    // grub's entries (stand-ins): checked after the results folder.
+    const StandInMachine machine("tmp");
     test::ScratchDir dir("boot-tmp", "/tmp");
-    auto o = test::run_contest_binary(
-        {"run", "--boot", "a=/boot/vmlinuz-a", "--boot", "b=/boot/vmlinuz-b", "-w", "command",
-         "--workload-cmd", "true", "--results", (dir / "results").string(), "--workdir",
-         (dir / "work").string(), "-q", "no_load"},
-        dir.path());
+    auto o = machine.contest(
+        machine.grub_start(dir / "results", {"--workdir", (dir / "work").string()}));
     INFO(o.err);
     CHECK(o.exit_code == 3);
     CHECK(o.err.find("is under /tmp, which is emptied at boot") != std::string::npos);
     CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
-    std::error_code ec;
-    CHECK(fs::is_empty(dir / "results", ec));
+    // A refused run makes nothing: neither its results folder nor its workdir.
+    CHECK_FALSE(fs::exists(dir / "results"));
+    CHECK_FALSE(fs::exists(dir / "work"));
     CHECK(test::leftover_processes().empty());
 }
 
@@ -629,4 +698,335 @@ TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused befor
         CHECK_FALSE(fs::exists(dir / "results" / kBootStateName));
         CHECK_FALSE(fs::exists(dir / "results" / ".boot-state.lock"));
     }
+}
+
+TEST_CASE(
+    "run --boot: the labels' kernels (the user's words, exit 2) are checked before the "
+    "results folder (the machine, exit 3), and a refused run makes nothing",
+    "[boot][e2e]") {
+    // Under /tmp, which the folder check refuses: the usage error comes first.
+    test::ScratchDir dir("boot-order", "/tmp");
+    write_file(dir / "not-a-kernel", "hello\n");
+    const std::string bad = "a=" + (dir / "not-a-kernel").string();
+    auto o = test::run_contest_binary(
+        {"run", "--boot", bad, "--boot", "b=" + (dir / "not-a-kernel").string(), "-w", "command",
+         "--workload-cmd", "true", "--results", (dir / "results").string(), "--workdir",
+         (dir / "work").string(), "-q", "no_load"},
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("is no bzImage") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "results"));
+    CHECK_FALSE(fs::exists(dir / "work"));
+}
+
+TEST_CASE(
+    "the folders a --boot run's root trusts: refused when anyone but root could change "
+    "them or one above them",
+    "[boot]") {
+    test::ScratchDir dir("boot-trust", test::vm_test_workdir() / "scratch");
+    CHECK_FALSE(folder_open_to_others(dir / "missing" / "below"));
+    fs::create_directories(dir / "open" / "in");
+    fs::permissions(dir / "open", fs::perms::all);
+    CHECK(folder_open_to_others(dir / "open" / "in").value_or("").find("writable by its group") !=
+          std::string::npos);
+    // Sticky, as /tmp is: its owner of a folder below can still swap it.
+    fs::permissions(dir / "open", fs::perms::all | fs::perms::sticky_bit);
+    CHECK(folder_open_to_others(dir / "open" / "in"));
+    fs::permissions(dir / "open", fs::perms::owner_all | fs::perms::group_read |
+                                      fs::perms::group_exec | fs::perms::others_read |
+                                      fs::perms::others_exec);
+    CHECK_FALSE(folder_open_to_others(dir / "open" / "in"));
+    REQUIRE(::chown((dir / "open" / "in").c_str(), 65534, 65534) == 0);
+    CHECK(folder_open_to_others(dir / "open" / "in").value_or("").find("owned by uid 65534") !=
+          std::string::npos);
+    fs::create_directory_symlink(dir / "open", dir / "link");
+    CHECK(folder_open_to_others(dir / "link" / "x").value_or("").find("symbolic link") !=
+          std::string::npos);
+    CHECK(file_open_to_others(dir / "link").value_or("").find("symbolic link") !=
+          std::string::npos);
+
+    // The state's paths: contest's copy exactly the folder's, results below it.
+    const fs::path folder = dir / "run";
+    const BootState good = boot_state_in(folder);
+    CHECK_NOTHROW(check_state_paths(good, folder, "state"));
+    auto refused = [&](BootState s) {
+        try {
+            check_state_paths(s, folder, "state");
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    BootState s = good;
+    s.binary = (dir / "elsewhere/contest").string();
+    CHECK(refused(s).find("binary") != std::string::npos);
+    s = good;
+    s.labels[1].result = (folder / "../etc/x.json").string();
+    CHECK(refused(s).find("labels[1]: result") != std::string::npos);
+    s = good;
+    s.labels[0].result = "/etc/shadow";
+    CHECK(refused(s).find("labels[0]: result") != std::string::npos);
+    s = good;
+    s.workdir = "work";
+    CHECK(refused(s).find("workdir") != std::string::npos);
+}
+
+TEST_CASE("run --boot: a results folder anyone but root could write is refused, nothing made",
+          "[boot][e2e]") {
+    StandInMachine machine("open-folder");
+    const fs::path open = machine.dir / "open";
+    for (const std::string how : {"owned by nobody", "0777", "1777"}) {
+        DYNAMIC_SECTION(how) {
+            fs::create_directories(open);
+            if (how == "owned by nobody")
+                REQUIRE(::chown(open.c_str(), 65534, 65534) == 0);
+            else
+                fs::permissions(open, fs::perms::all | (how == "1777" ? fs::perms::sticky_bit
+                                                                      : fs::perms::none));
+            // The folder itself, and a folder below the open one.
+            for (const fs::path& results : {open, open / "results"}) {
+                auto o = machine.contest(machine.grub_start(results));
+                INFO(o.err);
+                CHECK(o.exit_code == 3);
+                CHECK(o.err.find("refusing it, root runs contest's copy from it") !=
+                      std::string::npos);
+                CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+                CHECK_FALSE(fs::exists(open / kBootStateName));
+                CHECK_FALSE(fs::exists(open / "results"));
+                CHECK_FALSE(fs::exists(open / ".boot"));
+                CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
+            }
+            fs::remove_all(open);
+        }
+    }
+}
+
+TEST_CASE("--boot-abort and --boot-status of a planted state: refused, nothing deleted",
+          "[boot][e2e]") {
+    StandInMachine machine("planted");
+    // What the planted state names for removal: a file in another folder.
+    const fs::path victim = machine.dir / "victim" / "file";
+    write_file(victim, "keep me\n");
+    for (const bool nobodys : {true, false}) {
+        DYNAMIC_SECTION((nobodys ? "in a folder of nobody's" : "in root's folder")) {
+            const fs::path folder = machine.dir / (nobodys ? "nobodys" : "roots");
+            fs::create_directories(folder);
+            BootState planted = boot_state_in(folder);
+            planted.binary = victim.string();
+            planted.unit_root = machine.root.string();
+            // Written as the folder's owner would: its paths are not checked on write.
+            write_file(folder / kBootStateName, boot_state_text(planted));
+            if (nobodys) {
+                REQUIRE(::chown(folder.c_str(), 65534, 65534) == 0);
+                REQUIRE(::chown((folder / kBootStateName).c_str(), 65534, 65534) == 0);
+            }
+            const std::string before = test::slurp(folder / kBootStateName);
+            for (const char* command : {"--boot-abort", "--boot-status"}) {
+                auto o = machine.contest({"run", command, "--results", folder.string()});
+                INFO(command << ": " << o.err);
+                CHECK(o.exit_code == (nobodys ? 3 : 2));
+                CHECK(o.err.find(nobodys ? "owned by uid 65534" : "binary") != std::string::npos);
+                CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+                CHECK(test::slurp(victim) == "keep me\n");
+                CHECK(test::slurp(folder / kBootStateName) == before);
+                CHECK_FALSE(fs::exists(folder / ".boot-state.lock"));
+            }
+        }
+    }
+}
+
+TEST_CASE("run --boot-status without HOME (as the unit runs) makes nothing under /tmp",
+          "[boot][e2e]") {
+    StandInMachine machine("no-home");
+    const fs::path results = machine.dir / "results";
+    const fs::path tmp_workdir = "/tmp/contest-" + std::to_string(::geteuid());
+    // Set aside while the test looks (none there now, on a machine that ran none without HOME).
+    const fs::path aside = tmp_workdir.string() + ".aside-" + std::to_string(::getpid());
+    std::error_code ec;
+    const bool was = fs::exists(tmp_workdir, ec);
+    if (was) fs::rename(tmp_workdir, aside);
+    for (const char* command : {"--boot-status", "--boot-abort"}) {
+        const std::string out = test::shell_output(
+            "env -u HOME -u XDG_CACHE_HOME " CONTEST_BINARY " run " + std::string(command) +
+            " --results '" + results.string() + "' 2>&1; echo rc=$?");
+        INFO(out);
+        CHECK(out.find(command == std::string("--boot-status") ? "rc=0" : "rc=2") !=
+              std::string::npos);
+        CHECK_FALSE(fs::exists(tmp_workdir, ec));
+    }
+    if (was) fs::rename(aside, tmp_workdir);
+}
+
+TEST_CASE(
+    "run --boot: one run a machine; --boot-abort of a finished run leaves the live run's "
+    "unit; .boot is root's alone",
+    "[boot][e2e]") {
+    StandInMachine machine("one-run");
+    const fs::path a = machine.dir / "a", b = machine.dir / "b";
+    auto started = machine.contest(machine.grub_start(a));
+    INFO(started.err);
+    REQUIRE(started.exit_code == 0);
+    CHECK(boot_unit_state(machine.root) == a / kBootStateName);
+    CHECK(fs::status(a / ".boot").permissions() == fs::perms::owner_all);
+    CHECK(fs::status(a / ".boot/contest").permissions() == fs::perms::owner_all);
+
+    auto second = machine.contest(machine.grub_start(b));
+    INFO(second.err);
+    CHECK(second.exit_code == 2);
+    CHECK(second.err.find("another --boot run is under way on this machine, in " + a.string()) !=
+          std::string::npos);
+    CHECK(std::count(second.err.begin(), second.err.end(), '\n') == 1);
+    CHECK_FALSE(fs::exists(b));
+    CHECK(boot_unit_state(machine.root) == a / kBootStateName);
+
+    // a aborted, b started: a's abort again (a finished run) leaves b's unit.
+    REQUIRE(machine.contest({"run", "--boot-abort", "--results", a.string()}).exit_code == 0);
+    CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
+    REQUIRE(machine.contest(machine.grub_start(b)).exit_code == 0);
+    auto again = machine.contest({"run", "--boot-abort", "--results", a.string()});
+    INFO(again.err);
+    CHECK(again.exit_code == 0);
+    CHECK(again.err.find("aborted already") != std::string::npos);
+    CHECK(boot_unit_state(machine.root) == b / kBootStateName);
+    CHECK(fs::exists(b / ".boot/contest"));
+    auto status = machine.contest({"run", "--boot-status", "--results", a.string()});
+    CHECK(status.out.find("the machine's unit is another run's (" +
+                          (b / kBootStateName).string()) != std::string::npos);
+    REQUIRE(machine.contest({"run", "--boot-abort", "--results", b.string()}).exit_code == 0);
+    CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
+    CHECK_FALSE(fs::exists(b / ".boot-state.lock"));
+}
+
+TEST_CASE("--boot-abort removes the run's unit when its state cannot be read, or is gone",
+          "[boot][e2e]") {
+    StandInMachine machine("unreadable");
+    const fs::path results = machine.dir / "results";
+    for (const bool gone : {false, true}) {
+        DYNAMIC_SECTION((gone ? "the state gone" : "the state cut short")) {
+            REQUIRE(machine.contest(machine.grub_start(results)).exit_code == 0);
+            REQUIRE(fs::exists(boot_unit_path(machine.root)));
+            if (gone)
+                fs::remove(results / kBootStateName);
+            else
+                write_file(results / kBootStateName, "{\"schema\": 1");
+            // Without --boot-root, the machine's own unit is looked at: not this one.
+            auto elsewhere =
+                machine.contest({"run", "--boot-abort", "--results", results.string()});
+            CHECK(elsewhere.exit_code == (gone ? 2 : 2));
+            CHECK(fs::exists(boot_unit_path(machine.root)));
+            auto o = machine.contest({"run", "--boot-abort", "--results", results.string(),
+                                      "--boot-root", machine.root.string()});
+            INFO(o.err);
+            CHECK(o.exit_code == (gone ? 0 : 3));
+            CHECK(o.err.find("contest's unit, which named") != std::string::npos);
+            CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+            CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
+            fs::remove_all(results);
+        }
+    }
+}
+
+TEST_CASE("run --boot records the workdir it parsed: an abbreviated --workd= is each step's too",
+          "[boot][e2e]") {
+    StandInMachine machine("workd");
+    const fs::path results = machine.dir / "results", work = machine.dir / "work two";
+    auto o = machine.contest(machine.grub_start(results, {"--workd=" + work.string()}));
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    const BootState s = read_boot_state(results / kBootStateName);
+    CHECK(s.workdir == work.string());
+    CHECK(std::find(s.argv.begin(), s.argv.end(), "--workd=" + work.string()) != s.argv.end());
+    CHECK(std::none_of(s.argv.begin(), s.argv.end(),
+                       [](const std::string& w) { return w.starts_with("--workdir"); }));
+    // The unit waits for the workdir's mount and the start's folder's.
+    const std::string unit = test::slurp(boot_unit_path(machine.root));
+    CHECK(unit.find("RequiresMountsFor=\"" + results.string() + "\" \"" + work.string() + "\" \"" +
+                    fs::current_path().string() + "\"") != std::string::npos);
+    // The next step (its boot another kernel than the entry: boot_failed)
+    // records its turn in the label's file, with that workdir.
+    auto step = machine.next_step(results);
+    INFO(step.err);
+    CHECK(step.exit_code == 0);
+    std::vector<std::string> bad;
+    const auto files = read_result_paths({results / s.labels.at(s.turns[0].label).label}, bad);
+    REQUIRE(files.size() == 1);
+    CHECK(files[0].config["workdir"] == work.string());
+    CHECK(machine.contest({"run", "--boot-abort", "--results", results.string()}).exit_code == 0);
+}
+
+TEST_CASE("run --boot: places every later step needs are checked before the first reboot",
+          "[boot][e2e]") {
+    StandInMachine machine("places");
+    const fs::path results = machine.dir / "results";
+    auto refused = [&](const std::string& shell_before, const std::vector<std::string>& more,
+                       const fs::path& into = {}, const fs::path& unit_root = {}) {
+        std::string line = shell_before + " " CONTEST_BINARY;
+        for (const auto& w : machine.grub_start(into.empty() ? results : into, more, unit_root))
+            line += " '" + w + "'";
+        const std::string out = test::shell_output(line + " 2>&1; echo rc=$?");
+        CHECK_FALSE(fs::exists(results));
+        CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
+        return out;
+    };
+    test::ScratchDir tmp("boot-places", "/tmp");
+    SECTION("the current folder under /tmp") {
+        const std::string out = refused("cd '" + tmp.path().string() + "' &&", {});
+        CHECK(out.find("the current folder " + tmp.path().string() + " is under /tmp") !=
+              std::string::npos);
+        CHECK(out.find("rc=3") != std::string::npos);
+    }
+    SECTION("the workdir under /tmp") {
+        const std::string out = refused("", {"--workdir", (tmp / "work").string()});
+        CHECK(out.find("the workdir " + (tmp / "work").string() + " is under /tmp") !=
+              std::string::npos);
+        CHECK(out.find("rc=3") != std::string::npos);
+        CHECK_FALSE(fs::exists(tmp / "work"));
+    }
+    SECTION("a path the unit cannot name") {
+        const fs::path odd = machine.dir / "new\nline";
+        const std::string out = refused("", {"--workdir", odd.string()});
+        CHECK(out.find("holds a control character") != std::string::npos);
+        CHECK(out.find("rc=2") != std::string::npos);
+    }
+    SECTION("results on a noexec mount") {
+        const fs::path mount = machine.dir / "noexec";
+        fs::create_directories(mount);
+        if (std::system(("mount --bind '" + mount.string() + "' '" + mount.string() +
+                         "' && mount -o remount,bind,noexec '" + mount.string() + "'")
+                            .c_str()) != 0)
+            CONTEST_SKIP("cannot mount here (no CAP_SYS_ADMIN)");
+        const std::string out = refused("", {}, mount / "results");
+        (void)!std::system(("umount '" + mount.string() + "'").c_str());
+        CHECK(out.find("is on a noexec mount") != std::string::npos);
+        CHECK(out.find("rc=3") != std::string::npos);
+        CHECK_FALSE(fs::exists(mount / "results"));
+    }
+    SECTION("the machine's own root without systemd") {
+        if (fs::exists("/run/systemd/system"))
+            CONTEST_SKIP("systemd runs here: the check passes, and the start would go on");
+        const std::string out = refused("", {}, {}, "/");
+        CHECK(out.find("systemd is not running as PID 1 here") != std::string::npos);
+        CHECK(out.find("rc=3") != std::string::npos);
+        CHECK_FALSE(fs::exists(boot_unit_path("/")));
+    }
+}
+
+TEST_CASE("copies into .boot never follow a link planted in their place", "[boot]") {
+    test::ScratchDir dir("boot-copy", test::vm_test_workdir() / "scratch");
+    write_file(dir / "victim", "keep me\n");
+    write_file(dir / "kernel", "a kernel\n");
+    fs::create_directories(dir / "results");
+    const UniqueFd copies = open_copy_folder(dir / "results");
+    CHECK(fs::status(dir / "results/.boot").permissions() == fs::perms::owner_all);
+    fs::create_symlink(dir / "victim", dir / "results/.boot/0-vmlinuz");
+    copy_into(copies, "0-vmlinuz", dir / "kernel", dir / "results/.boot/0-vmlinuz", 0600);
+    CHECK(test::slurp(dir / "victim") == "keep me\n");
+    CHECK_FALSE(fs::is_symlink(dir / "results/.boot/0-vmlinuz"));
+    CHECK(test::slurp(dir / "results/.boot/0-vmlinuz") == "a kernel\n");
+    // A .boot of another user's is refused, not made root's.
+    fs::remove_all(dir / "results/.boot");
+    fs::create_directories(dir / "results/.boot");
+    REQUIRE(::chown((dir / "results/.boot").c_str(), 65534, 65534) == 0);
+    CHECK_THROWS_AS(open_copy_folder(dir / "results"), EnvironmentError);
 }

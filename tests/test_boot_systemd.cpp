@@ -154,7 +154,9 @@ TEST_CASE(
     test::require_program("debugfs");
     test::require_program("journalctl");
     REQUIRE(fs::exists("/lib/systemd/systemd"));
-    test::ScratchDir dir("boot-systemd");
+    // Not under /tmp: the state is read back here, and a folder under a
+    // sticky /tmp is refused as one others could change.
+    test::ScratchDir dir("boot-systemd", test::vm_test_workdir() / "scratch");
     Progress quiet(Progress::Mode::kQuiet);
     const KernelImage kernel = resolve_kernel_image(
         test::debian_kernel_package(), test::vm_test_workdir() / "vm" / "cache", quiet);

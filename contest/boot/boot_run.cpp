@@ -1,7 +1,6 @@
 #include "contest/boot/boot_run.h"
 
-#include <linux/magic.h>
-#include <sys/vfs.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -11,6 +10,7 @@
 #include <iostream>
 #include <optional>
 
+#include "contest/boot/boot_guard.h"
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_unit.h"
 #include "contest/observe/sysinfo.h"
@@ -23,18 +23,16 @@
 #include "contest/run/settle.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
-#include "contest/sys/path_below.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
+#include "contest/sys/workdir.h"
 #include "contest/vm/kernel_image.h"
 
 namespace contest {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kTmp = "/tmp";
 
 // The most a boot waits, once up, for the machine to settle (the services
 // started after it, their writeback) before its turn's runs.
@@ -158,24 +156,6 @@ void resolve_kexec_kernel(BootLabel& label) {
     }
 }
 
-// A results folder that a reboot empties cannot hold the run: a tmpfs or
-// ramfs, or /tmp, which the FHS lets a boot clear and Debian's
-// systemd-tmpfiles (tmp.conf's `D /tmp`) does clear, on a disk too.
-void check_survives_reboot(const fs::path& folder) {
-    std::error_code ec;
-    const fs::path real = fs::weakly_canonical(fs::absolute(folder), ec);
-    if (!ec && (real == kTmp || path_below(real, kTmp)))
-        throw EnvironmentError("--boot: the results folder " + folder.string() +
-                               " is under /tmp, which is emptied at boot: give --results a "
-                               "folder that a reboot keeps (e.g. /var/lib/contest/results)");
-    struct statfs st {};
-    if (::statfs(folder.c_str(), &st) != 0) return;  // check_results_folder says why
-    if (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC)
-        throw EnvironmentError("--boot: the results folder " + folder.string() +
-                               " is on a tmpfs or ramfs, which a reboot empties: give --results "
-                               "a folder on a disk");
-}
-
 // The files a label's kernel is booted from: contest's copies, made in
 // results/.boot/ when the run starts, so that a kernel rebuilt, an initrd
 // regenerated or a /tmp emptied during the run does not change what its
@@ -193,14 +173,6 @@ BootLabel booted_files(const BootState& state, std::size_t label) {
     files.image = image_copy(state, label).string();
     if (!files.initrd.empty()) files.initrd = initrd_copy(state, label).string();
     return files;
-}
-
-void copy_boot_file(const fs::path& from, const fs::path& to) {
-    std::error_code ec;
-    fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-    if (ec)
-        throw EnvironmentError("--boot: cannot copy " + printable(from.string()) + " to " +
-                               to.string() + ": " + ec.message());
 }
 
 std::string minutes_text(double s) {
@@ -282,6 +254,9 @@ RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of, bool
     if (!words.empty() && words.front() == "run") words.erase(words.begin());
     RunOfState r{config_of(words), {}};
     r.config.seed = state.seed;
+    // The workdir the start parsed (whatever the words spelled, or the
+    // start's environment gave: the unit's has no HOME).
+    r.config.workload.workdir = r.config.load.workdir = state.workdir;
     if (clean_up) {
         r.config.workload.opened_workdir = r.config.load.opened_workdir =
             Workdir::open(r.config.workload.workdir);
@@ -374,11 +349,11 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
     label.save();
 }
 
-// What the run put outside its state and result files: the unit, contest's
-// copy and the kernels' copies (results/.boot/, then the folder when empty)
-// and the lock.
+// What the run put outside its state and result files: the unit (when it
+// is this run's: another's may have replaced a unit left behind), contest's
+// copy and the kernels' copies (results/.boot/, then the folder when empty).
 void remove_run_files(const fs::path& path, const BootState& state) {
-    remove_boot_unit(state.unit_root);
+    remove_own_boot_unit(state.unit_root, path);
     std::error_code ec;
     for (std::size_t i = 0; i < state.labels.size(); ++i) {
         fs::remove(image_copy(state, i), ec);
@@ -386,8 +361,13 @@ void remove_run_files(const fs::path& path, const BootState& state) {
     }
     fs::remove(state.binary, ec);
     fs::remove(fs::path(state.binary).parent_path(), ec);  // .boot/, when empty
-    // Its holder still holds it: a step opening it later finds the run
-    // finished, and a new run makes its own.
+}
+
+// The step's lock file, removed by its holder once the state is written for
+// the last time: whoever opened it before then finds, once they lock it,
+// that it is no longer the lock (FileLock::try_take), and takes the new one.
+void remove_lock_file(const fs::path& path) {
+    std::error_code ec;
     fs::remove(boot_lock_path(path), ec);
 }
 
@@ -413,6 +393,7 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
         step.finished.push_back(std::move(file));
     }
     write_boot_state(path, state);
+    remove_lock_file(path);
     say("the boot run is " + phase + (note.empty() ? "" : ": " + note));
     return step;
 }
@@ -565,48 +546,28 @@ std::optional<BootStep> step_without_turn(const fs::path& path, BootState& state
     return boot_next(path, state, k, config_of, progress, {home, std::nullopt});
 }
 
-}  // namespace
-
-fs::path boot_state_path(const fs::path& results) {
-    return fs::absolute(results) / kBootStateName;
-}
-
-BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
-                        Progress& progress) {
-    check_run_options(config);
-    RunPlan plan = make_run_plan(config);
-    fs::create_directories(config.results_dir);
-    check_results_folder(config.results_dir);
-    check_survives_reboot(config.results_dir);
-    const fs::path path = boot_state_path(config.results_dir);
-    auto refuse_a_run_under_way = [&] {
-        std::error_code ec;
-        if (!fs::exists(path, ec)) return;
-        const BootState old = read_boot_state(path);
-        if (!old.finished())
-            throw UsageError("a --boot run is under way in " + config.results_dir.string() + " (" +
-                             old.phase + "): see it with --boot-status, stop it with --boot-abort");
-    };
-    refuse_a_run_under_way();
-    const RunningKernel k = running_kernel();
+// The run's state as its options plan it, in the results folder `folder`
+// (resolved): the labels' kernels resolved (UsageError naming one that is
+// not there, or no whole bzImage), every turn pending. Nothing of the
+// machine is checked or made.
+BootState planned_state(const RunConfig& config, const BootRunOptions& options, const RunPlan& plan,
+                        const RunningKernel& k, const fs::path& folder) {
     BootState state;
     state.method = options.method;
     state.seed = plan.seed;
     state.started_at = utc_timestamp();
     state.start_release = k.release;
     state.start_cmdline = k.cmdline;
-    state.unit_root = fs::absolute(options.root).string();
+    state.unit_root = fs::absolute(options.root).lexically_normal().string();
     state.stop_on_failure = options.stop_on_failure;
     state.argv = config.command_line;
     if (!config.seed) state.argv.push_back("--seed=" + std::to_string(plan.seed));
-    // The unit runs with another environment (HOME, XDG_CACHE_HOME) and
-    // folder: the workdir and the folder the words were given in, recorded.
-    const bool workdir_given =
-        std::any_of(state.argv.begin(), state.argv.end(),
-                    [](const std::string& w) { return w.starts_with("--workdir"); });
-    if (!workdir_given)
-        state.argv.push_back("--workdir=" + fs::absolute(config.workload.workdir).string());
+    // The unit runs with another environment (no HOME, XDG_CACHE_HOME) and
+    // folder: the workdir as parsed and the folder the words were given in,
+    // recorded.
+    state.workdir = fs::absolute(config.workload.workdir).lexically_normal().string();
     state.cwd = fs::current_path().string();
+    state.binary = boot_binary_path(folder).string();
     const std::string base = base_cmdline(k.cmdline);
     for (const auto& spec : config.boots) {
         BootLabel& label = state.labels.emplace_back();
@@ -620,9 +581,7 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
                              boot_method_name(options.method) +
                              " entry has its own command line; --boot-append is kexec's");
         }
-        label.result =
-            fs::absolute(new_result_path(config.results_dir, spec.label, state.started_at))
-                .string();
+        label.result = new_result_path(folder, spec.label, state.started_at).string();
     }
     for (const auto& round : plan.rounds)
         for (const auto& turn : round.turns) {
@@ -635,35 +594,120 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     // the last (a kernel that cannot boot the next), and one back.
     state.boot_max =
         options.boot_max ? options.boot_max : static_cast<unsigned>(2 * state.turns.size());
+    return state;
+}
+
+// UsageError when the run whose state is `path` is under way (`phase`).
+[[noreturn]] void refuse_run_under_way(const fs::path& path, const std::string& phase) {
+    throw UsageError("a --boot run is under way in " + path.parent_path().string() + " (" + phase +
+                     "): see it with --boot-status, stop it with --boot-abort");
+}
+
+// One --boot run a machine: its unit (there is one) names the live run's
+// state. UsageError when that run is under way, or its state cannot be
+// read; a unit left by a finished run, or whose state is gone, is replaced.
+void refuse_another_live_run(const fs::path& root, const fs::path& path) {
+    const std::optional<fs::path> named = boot_unit_state(root);
+    std::error_code ec;
+    if (!named || !fs::exists(*named, ec)) return;
+    const std::string folder = named->parent_path().string();
+    BootState other;
+    try {
+        other = read_boot_state(*named);
+    } catch (const std::exception& e) {
+        throw UsageError("the unit " + boot_unit_path(root).string() + " is a --boot run's whose " +
+                         "state cannot be read (" + e.what() +
+                         "): contest run --boot-abort --results " + folder + " removes it");
+    }
+    if (other.finished()) return;
+    if (*named == path) refuse_run_under_way(path, other.phase);
+    throw UsageError("another --boot run is under way on this machine, in " + folder + " (" +
+                     other.phase + "); one at a time: see it with --boot-status --results " +
+                     folder + ", stop it with --boot-abort");
+}
+
+// results as a --boot run names it: absolute, its links resolved.
+fs::path run_folder(const fs::path& results) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(results).lexically_normal();
+    const fs::path real = fs::weakly_canonical(absolute, ec);
+    return ec ? absolute : real;
+}
+
+}  // namespace
+
+fs::path boot_state_path(const fs::path& results) {
+    return run_folder(results) / kBootStateName;
+}
+
+BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
+                        Progress& progress) {
+    check_run_options(config);
+    RunPlan plan = make_run_plan(config);
+    const fs::path folder = run_folder(config.results_dir);
+    const fs::path path = folder / kBootStateName;
+    const RunningKernel k = running_kernel();
+    // The user's words first (UsageError), then the machine: nothing made yet.
+    BootState state = planned_state(config, options, plan, k, folder);
+    const BootPlaces places{folder, state.cwd, state.workdir, state.unit_root};
+    check_boot_place_names(places);
+    check_boot_places(places);
+    std::error_code ec;
+    // An existing workdir checked now, as each step will open it (one of
+    // another user's, or open to others, is refused); a missing one is
+    // made once everything is checked.
+    if (fs::exists(state.workdir, ec)) Workdir::open(state.workdir);
     // Everything checked before the first reboot.
     std::vector<std::string> problems;
     for (auto& label : state.labels)
         if (auto why = boot_check(options.method, label, state.unit_root); !why.empty())
             problems.push_back(label.label + ": " + why);
     if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
+    // One start at a time on the machine, looking at its unit (the live
+    // run's) and installing its own under this lock.
+    fs::create_directories(machine_boot_lock_path(state.unit_root).parent_path(), ec);
+    const std::optional<FileLock> machine =
+        FileLock::try_take(machine_boot_lock_path(state.unit_root));
+    if (!machine)
+        throw UsageError("another contest run --boot is starting on this machine (pid " +
+                         std::to_string(FileLock::holder(machine_boot_lock_path(state.unit_root))) +
+                         "): one --boot run at a time");
+    refuse_another_live_run(state.unit_root, path);
+    // What root makes for the run (label folders, result files) must pass
+    // the next boot's checks: writable by root alone.
+    ::umask(022);
+    make_results_folder(folder);
+    check_results_folder(folder);
     // Taken once everything is checked (a refused run leaves no lock file),
-    // and the state looked at again under it: two starts at once make one run.
+    // and the state looked at under it: two starts at once make one run.
     const std::optional<FileLock> lock = FileLock::try_take(boot_lock_path(path));
     if (!lock)
-        throw UsageError("a --boot run is under way in " + config.results_dir.string() + " (pid " +
+        throw UsageError("a --boot run is under way in " + folder.string() + " (pid " +
                          std::to_string(FileLock::holder(boot_lock_path(path))) +
                          "): see it with --boot-status, stop it with --boot-abort");
-    refuse_a_run_under_way();
-    fs::create_directories(config.results_dir / ".boot");
-    state.binary = fs::absolute(config.results_dir / ".boot" / "contest").string();
+    if (fs::exists(path, ec))
+        if (const BootState old = read_boot_state(path); !old.finished())
+            refuse_run_under_way(path, old.phase);
+    Workdir::open(state.workdir);
     try {
-        copy_own_binary(state.binary);
+        const UniqueFd copies = open_copy_folder(folder);
+        copy_into(copies, "contest", "/proc/self/exe", state.binary, 0700);
         for (std::size_t i = 0; i < state.labels.size(); ++i) {
             const BootLabel& label = state.labels[i];
             if (state.method != BootMethod::kexec) continue;
-            copy_boot_file(label.image, image_copy(state, i));
-            if (!label.initrd.empty()) copy_boot_file(label.initrd, initrd_copy(state, i));
+            copy_into(copies, image_copy(state, i).filename().c_str(), label.image,
+                      image_copy(state, i), 0600);
+            if (!label.initrd.empty())
+                copy_into(copies, initrd_copy(state, i).filename().c_str(), label.initrd,
+                          initrd_copy(state, i), 0600);
         }
-        install_boot_unit(state.unit_root, state.binary, path);
+        install_boot_unit(state.unit_root, state.binary, path,
+                          {fs::path(state.workdir), fs::path(state.cwd)});
         write_boot_state(path, state);
     } catch (...) {
         // A disk full, a root that cannot take the unit: nothing left of the run.
         remove_run_files(path, state);
+        remove_lock_file(path);
         throw;
     }
     const unsigned reboots = static_cast<unsigned>(state.turns.size()) + 1;
@@ -771,27 +815,73 @@ int print_boot_status(const fs::path& results) {
                   << printable(b.outcome) << "\n";
     if (const pid_t step = FileLock::held_by(boot_lock_path(path)); step > 0)
         std::cout << "  a step under way: pid " << step << "\n";
-    if (!s.finished() && fs::exists(boot_unit_path(s.unit_root), ec))
+    if (const auto named = boot_unit_state(s.unit_root); named == path)
         std::cout << "  unit " << boot_unit_path(s.unit_root).string() << "\n";
+    else if (named)
+        std::cout << "  the machine's unit is another run's (" << printable(named->string())
+                  << ")\n";
     return kExitOk;
 }
 
-int abort_boot_run(const fs::path& results) {
+namespace {
+
+// --boot-abort's state, read under the step's lock (the step under way
+// stopped first); when it cannot be read, or its folder is refused, and the
+// machine's unit is this run's, that unit is removed all the same (nothing
+// else is known of the run) and nullopt returned.
+std::optional<std::pair<FileLock, BootState>> state_to_abort(const fs::path& path,
+                                                             const fs::path& root) {
+    std::optional<FileLock> lock;
+    try {
+        check_state_place(path);
+        lock = stop_step_under_way(path);
+        return std::pair{std::move(*lock), read_boot_state(path)};
+    } catch (const std::exception& e) {
+        if (lock) remove_lock_file(path);  // held: nothing of a run to step
+        if (dynamic_cast<const UsageError*>(&e) == nullptr &&
+            dynamic_cast<const EnvironmentError*>(&e) == nullptr)
+            throw;
+        if (!remove_own_boot_unit(root, path)) throw;
+        say(std::string(e.what()) +
+            "; contest's unit, which named this run's state, removed (nothing else changed)");
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+int abort_boot_run(const fs::path& results, const fs::path& root_in) {
     const fs::path path = boot_state_path(results);
+    const fs::path root = fs::absolute(root_in).lexically_normal();
     std::error_code ec;
-    if (!fs::exists(path, ec)) throw UsageError("--boot-abort: no boot run in " + results.string());
-    if (const BootState ended = read_boot_state(path); ended.finished()) {
-        // The unit may be left by a crash between the two: removed anyway.
-        remove_boot_unit(ended.unit_root);
-        say("the boot run is " + ended.phase + " already");
+    if (!fs::exists(path, ec)) {
+        if (!remove_own_boot_unit(root, path))
+            throw UsageError("--boot-abort: no boot run in " + results.string());
+        say("no state in " + results.string() +
+            ": contest's unit, which named it, removed (nothing else changed)");
         return kExitOk;
     }
-    const FileLock lock = stop_step_under_way(path);
-    // Read again: the step just stopped wrote its last state.
-    BootState state = read_boot_state(path);
+    auto taken = state_to_abort(path, root);
+    if (!taken) return kExitEnvironment;
+    BootState& state = taken->second;
+    if (state.finished()) {
+        // The unit may be left by a crash between the two: removed, when it
+        // is still this run's (a later run may have replaced it).
+        remove_own_boot_unit(state.unit_root, path);
+        remove_lock_file(path);
+        say("the boot run is " + state.phase + " already");
+        return kExitOk;
+    }
     for (auto& turn : state.turns)
         if (turn.status == "started") turn.status = "interrupted";
-    disarm_next_boot(state);
+    // Nothing left that would boot a label's kernel at the next reboot; but
+    // a machine whose unit is another run's is that run's to boot.
+    if (const auto named = boot_unit_state(state.unit_root); named && *named != path) {
+        say("the machine's unit is another --boot run's (" + printable(named->string()) +
+            "): its kexec kernel and one-shot entry left alone");
+    } else {
+        disarm_next_boot(state);
+    }
     finish(path, state, "aborted", "aborted by contest run --boot-abort");
     return kExitOk;
 }

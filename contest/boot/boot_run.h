@@ -31,7 +31,7 @@ struct BootStep {
     std::vector<ResultFile> finished;
 };
 
-// The state's path in a results folder.
+// The state's path in a results folder (absolute, its links resolved).
 std::filesystem::path boot_state_path(const std::filesystem::path& results);
 
 // Plans and checks everything (UsageError, EnvironmentError), writes the
@@ -46,7 +46,8 @@ BootStep continue_boot_run(const std::filesystem::path& state, const ConfigOf& c
 
 // --boot-status: the state of the run in results, said on stdout.
 int print_boot_status(const std::filesystem::path& results);
-// --boot-abort: the unit removed, the state marked aborted.
-int abort_boot_run(const std::filesystem::path& results);
+// --boot-abort: the unit removed, the state marked aborted. root: where
+// the unit is looked for when the state cannot be read (--boot-root).
+int abort_boot_run(const std::filesystem::path& results, const std::filesystem::path& root = "/");
 
 }  // namespace contest

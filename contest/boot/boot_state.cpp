@@ -3,14 +3,17 @@
 #include <fcntl.h>
 
 #include <array>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/path_below.h"
 #include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
+#include "contest/sys/trusted_folder.h"
 
 namespace contest {
 namespace {
@@ -155,6 +158,7 @@ std::string boot_state_text(const BootState& s) {
                     {"method", boot_method_name(s.method)},
                     {"argv", strings(s.argv)},
                     {"cwd", text(s.cwd)},
+                    {"workdir", text(s.workdir)},
                     {"seed", s.seed},
                     {"started_at", text(s.started_at)},
                     {"start_release", text(s.start_release)},
@@ -191,6 +195,7 @@ BootState boot_state_from_text(const std::string& text_in, const std::string& wh
     s.method = *m;
     s.argv = f.strs("argv");
     s.cwd = f.str("cwd");
+    s.workdir = f.str("workdir");
     s.seed = f.u64("seed");
     s.started_at = f.str("started_at");
     s.start_release = f.str("start_release");
@@ -233,13 +238,57 @@ BootState boot_state_from_text(const std::string& text_in, const std::string& wh
     return s;
 }
 
-BootState read_boot_state(const std::filesystem::path& path) {
+std::filesystem::path boot_binary_path(const std::filesystem::path& folder) {
+    return folder / ".boot" / "contest";
+}
+
+void check_state_paths(const BootState& s, const std::filesystem::path& folder,
+                       const std::string& where) {
+    namespace fs = std::filesystem;
+    auto bad = [&](const std::string& field, const std::string& why) {
+        throw UsageError(where + ": " + field + ": " + why);
+    };
+    if (s.binary != boot_binary_path(folder).string())
+        bad("binary", "'" + printable(s.binary) + "' is not " + boot_binary_path(folder).string() +
+                          ", this run's copy of contest");
+    for (std::size_t i = 0; i < s.labels.size(); ++i) {
+        const fs::path result = s.labels[i].result;
+        if (result != result.lexically_normal() || !path_below(result, folder))
+            bad("labels[" + std::to_string(i) + "]: result",
+                "'" + printable(s.labels[i].result) + "' is not below " + folder.string());
+    }
+    const std::pair<const char*, const std::string*> absolute[] = {
+        {"cwd", &s.cwd}, {"workdir", &s.workdir}, {"unit_root", &s.unit_root}};
+    for (const auto& [field, value] : absolute)
+        if (!fs::path(*value).is_absolute())
+            bad(field, "'" + printable(*value) + "' is not an absolute path");
+}
+
+void check_state_place(const std::filesystem::path& path) {
+    if (auto why = file_open_to_others(path.lexically_normal()))
+        throw EnvironmentError("the boot run's state " + printable(path.string()) + ": " + *why +
+                               ": refusing it, root runs what it names at every boot (a --boot "
+                               "run's folder, and each above it, is root's: chown root, chmod "
+                               "go-w)");
+}
+
+BootState read_boot_state(const std::filesystem::path& path_in) {
+    const std::filesystem::path path = path_in.lexically_normal();
+    const std::string where = printable(path.string());
+    // Before anything is read: whoever could write the folder could have
+    // written the state, which root then runs.
+    check_state_place(path);
     const RegularFileRead got =
         read_regular_file_at(AT_FDCWD, path.c_str(), kMaxBootStateBytes, false);
     if (got.refusal != RegularFileRead::Refusal::none)
-        throw EnvironmentError("the boot run's state " + printable(path.string()) + ": " +
-                               got.why());
-    return boot_state_from_text(got.text, printable(path.string()));
+        throw EnvironmentError("the boot run's state " + where + ": " + got.why());
+    BootState s = boot_state_from_text(got.text, where);
+    check_state_paths(s, path.parent_path(), where);
+    for (const auto& label : s.labels)
+        if (auto why = file_open_to_others(label.result))
+            throw EnvironmentError("the boot run's result file " + printable(label.result) + ": " +
+                                   *why + ": refusing it, root writes it");
+    return s;
 }
 
 void write_boot_state(const std::filesystem::path& path, const BootState& state) {

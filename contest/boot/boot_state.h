@@ -8,6 +8,10 @@
 //
 // Read back as untrusted text: a regular file (no link followed), bounded,
 // every field checked; a malformed file is a UsageError naming the field.
+// Root runs what it names at every boot, so it is also read only from a
+// folder nobody else can write (nor any folder above it), and every path in
+// it must be this run's: contest's copy exactly <folder>/.boot/contest, the
+// result files below the folder.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -68,6 +72,7 @@ struct BootState {
     BootMethod method = BootMethod::kexec;
     std::vector<std::string> argv;  // `contest run`'s words (after "contest"), to re-run each boot
     std::string cwd;                // the folder they were given in
+    std::string workdir;            // the run's workdir as parsed (absolute): each step's
     std::uint64_t seed = 0;
     std::string started_at;
     std::string start_release, start_cmdline;  // the kernel the run started in
@@ -89,8 +94,22 @@ std::string boot_state_text(const BootState& state);
 // UsageError naming `where` and the field when text is not a boot state.
 BootState boot_state_from_text(const std::string& text, const std::string& where);
 
-// Reads the state at path: a regular file (not a link) of at most
-// kMaxBootStateBytes. EnvironmentError when it cannot be read.
+// UsageError naming the field when a path of the state is not where the run
+// in folder keeps its files (see above).
+void check_state_paths(const BootState& state, const std::filesystem::path& folder,
+                       const std::string& where);
+
+// contest's copy that the unit runs, for the run whose state is in folder.
+std::filesystem::path boot_binary_path(const std::filesystem::path& folder);
+
+// EnvironmentError when the state at path (absolute), or its folder or one
+// above it, could be changed by anyone but root (or this user).
+void check_state_place(const std::filesystem::path& path);
+
+// Reads the state at path (absolute): a regular file (not a link) of at
+// most kMaxBootStateBytes, in a folder that nobody but root can change (nor
+// one above it; EnvironmentError otherwise, or when it cannot be read),
+// its paths checked (check_state_paths).
 BootState read_boot_state(const std::filesystem::path& path);
 void write_boot_state(const std::filesystem::path& path, const BootState& state);
 

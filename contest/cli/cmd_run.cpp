@@ -398,8 +398,10 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     if (rc.boots.empty())
         for (const auto& [name, value] : vm)
             if (name.starts_with("boot-") && name != "boot-append" && name != "boot-status" &&
-                name != "boot-abort" && name != "boot-continue" && !value.defaulted())
-                throw UsageError("--" + name + " needs --boot");
+                name != "boot-abort" && name != "boot-continue" && !value.defaulted() &&
+                !(name == "boot-root" && a.boot_abort))
+                throw UsageError("--" + name + " needs --boot" +
+                                 (name == "boot-root" ? " or --boot-abort" : ""));
     if (!rc.boots.empty() && vm.count("label"))
         throw UsageError("--label does not go with --boot: each kernel's label is given there");
     return rc;
@@ -444,13 +446,19 @@ BootRunOptions boot_run_options(const RunArguments& a) {
 }
 
 // --boot-status, --boot-abort, --boot-continue, --boot: the run across
-// reboots (boot_run.h); nullopt for every other run.
-std::optional<int> boot_command(RunArguments& a, RunConfig& rc, const std::string& containment) {
+// reboots (boot_run.h); nullopt for every other run. None opens the
+// workdir of its own words: a refused start makes nothing, and the unit's
+// step (no HOME: its default workdir would be in /tmp, where anyone can
+// make it first) uses the one its state recorded.
+std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
     const int asked = a.boot_status + a.boot_abort + !a.boot_continue.empty();
     if (asked > 1)
         throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
     if (a.boot_status) return print_boot_status(a.results);
-    if (a.boot_abort) return abort_boot_run(a.results);
+    if (a.boot_abort) return abort_boot_run(a.results, a.boot_root);
+    if (a.boot_continue.empty() && rc.boots.empty()) return std::nullopt;
+    const auto run_containment = RunContainment::set_up();
+    const std::string containment = rc.containment = run_containment->description();
     Progress progress = Progress::for_stderr(a.quiet);
     BootStep step;
     if (!a.boot_continue.empty()) {
@@ -469,10 +477,8 @@ std::optional<int> boot_command(RunArguments& a, RunConfig& rc, const std::strin
             return config;
         };
         step = continue_boot_run(a.boot_continue, config_of, progress);
-    } else if (!rc.boots.empty()) {
-        step = start_boot_run(rc, boot_run_options(a), progress);
     } else {
-        return std::nullopt;
+        step = start_boot_run(rc, boot_run_options(a), progress);
     }
     progress.clear();
     print_table(step.finished);
@@ -488,11 +494,11 @@ int cmd_run(int argc, char** argv) {
     RunConfig rc = checked_run_config(arguments, options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
     if (!rc.kernels.empty()) rc.guest_arguments = options.guest_arguments();
+    if (auto done = boot_command(arguments, rc)) return *done;
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();
     rc.containment = containment->description();
-    if (auto done = boot_command(arguments, rc, rc.containment)) return *done;
 
     for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
     Progress progress = Progress::for_stderr(arguments.quiet);

@@ -26,17 +26,30 @@ UniqueFd open_lock_file(const std::filesystem::path& path) {
     return fd;
 }
 
+// Whether fd is still the file at path: a holder that ends removes the
+// file while it holds it, and whoever had opened it before then locks a
+// file no one else will open again.
+bool still_at(int fd, const std::filesystem::path& path) {
+    struct stat held {
+    }, now{};
+    return ::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &now) == 0 &&
+           held.st_dev == now.st_dev && held.st_ino == now.st_ino;
+}
+
 }  // namespace
 
 std::optional<FileLock> FileLock::try_take(const std::filesystem::path& path) {
-    UniqueFd fd = open_lock_file(path);
-    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EWOULDBLOCK) return std::nullopt;
-        throw EnvironmentError("cannot lock " + path.string() + ": " + std::strerror(errno));
+    for (;;) {
+        UniqueFd fd = open_lock_file(path);
+        if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+            if (errno == EWOULDBLOCK) return std::nullopt;
+            throw EnvironmentError("cannot lock " + path.string() + ": " + std::strerror(errno));
+        }
+        if (!still_at(fd.get(), path)) continue;  // removed by its holder meanwhile: anew
+        const std::string pid = std::to_string(::getpid()) + "\n";
+        if (::ftruncate(fd.get(), 0) == 0) (void)!::pwrite(fd.get(), pid.data(), pid.size(), 0);
+        return FileLock(std::move(fd));
     }
-    const std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd.get(), 0) == 0) (void)!::pwrite(fd.get(), pid.data(), pid.size(), 0);
-    return FileLock(std::move(fd));
 }
 
 pid_t FileLock::holder(const std::filesystem::path& path) {

@@ -2,7 +2,9 @@
 // An exclusive lock on a file (flock), held while this lives, with the
 // holder's pid written in it, so that another process can tell who holds it.
 // Opened without following a link and close-on-exec: a program contest
-// starts does not keep it.
+// starts does not keep it. Its holder may remove the file while it holds it
+// (its last act): a process that opened the file before then and locks it
+// after finds it is no longer the file at the path, and takes the new one.
 #include <sys/types.h>
 
 #include <filesystem>
