@@ -51,9 +51,9 @@ BootState sample_boot_state() {
     s.binary = "/r/.boot/contest";
     s.unit_root = "/";
     s.labels = {{"a", "/boot/vmlinuz-x", "/boot/vmlinuz-x", "", "root=/dev/sda1 ro panic=10",
-                 "6.1.0-57-amd64", "/r/a/x.json"},
+                 "6.1.0-57-amd64", "/r/a/x.json", ""},
                 {"b", "/boot/vmlinuz-y", "/boot/vmlinuz-y", "/boot/initrd.img-y", "q", "6.2",
-                 "/r/b/x.json"}};
+                 "/r/b/x.json", ""}};
     s.turns = {{1, 1, {"no_load"}, "done"}, {1, 0, {"no_load"}, "pending"}};
     s.next_turn = 1;
     s.boots_asked = 1;
@@ -115,7 +115,7 @@ BootState boot_state_in(const fs::path& folder) {
 // it), which record what they were asked, one line a call.
 struct StandInMachine {
     explicit StandInMachine(const std::string& tag)
-        : dir("boot-" + tag, test::vm_test_workdir() / "scratch") {
+        : dir("boot-" + tag, test::scratch_kept_at_boot()) {
         for (const char* tool : {"grub-reboot", "grub-editenv", "bootctl", "reboot", "systemctl"})
             write_file(
                 bin / tool,
@@ -158,7 +158,7 @@ struct StandInMachine {
         return words;
     }
     test::Outcome contest(const std::vector<std::string>& words) const {
-        return test::run_contest_binary(words, dir.path());
+        return test::run_contest_binary(words, dir.path(), dir.path());
     }
     // The next boot's step, as the unit would start it (told its boot is
     // another by renaming the ones seen: this machine's boot_id never changes).
@@ -176,8 +176,79 @@ struct StandInMachine {
 
 }  // namespace
 
+// --boot's bounds, --boot-on-failure stop and --boot-max, on the stand-in
+// machine: what they test is the run's state machine (when a turn ends the
+// run, when the bound does), the same whichever way a kernel is booted, so
+// they need no guest. The stand-in reboot boots nothing: each later step
+// finds the machine in its own kernel, not the label's, so every turn is
+// boot_failed. A real guest's turns, measured and failed, are tested in
+// [vm-boot] and [vm-boot-failures].
+TEST_CASE("run --boot --boot-on-failure stop: the first kernel that does not come up ends the run",
+          "[boot][e2e]") {
+    const StandInMachine machine("bounds");
+    const fs::path results = machine.dir / "results";
+    const auto state = [&] { return read_boot_state(results / kBootStateName); };
+    const auto started =
+        machine.contest(machine.grub_start(results, {"--boot-on-failure", "stop"}));
+    INFO(started.err);
+    REQUIRE(started.exit_code == 0);
+    REQUIRE(state().boots_asked == 1);
+    const auto o = machine.next_step(results);
+    INFO(o.err);
+    CHECK(o.exit_code == 1);  // the run ended with a failed run in it
+    const BootState s = state();
+    CHECK(s.phase == "stopped");
+    REQUIRE(s.turns.size() == 2);
+    CHECK(s.turns[0].status == "boot_failed");
+    CHECK(s.turns[1].status == "pending");
+    CHECK(s.boots_asked == 1);
+    CHECK(s.note.find("not " + s.labels.at(s.turns[0].label).label + "'s") != std::string::npos);
+    REQUIRE(s.boots.size() == 1);
+    CHECK(s.boots[0].cmdline == s.start_cmdline);
+    // Nothing asked of the machine after the failure, nothing left to boot.
+    CHECK(test::slurp(machine.asked) ==
+          "grub-reboot " + s.labels.at(s.turns[0].label).kernel + "\nreboot \n");
+    CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
+    CHECK_FALSE(fs::exists(results / ".boot"));
+    std::vector<std::string> bad;
+    const auto files = read_result_paths({results / s.labels.at(s.turns[0].label).label}, bad);
+    REQUIRE(files.size() == 1);
+    CHECK_FALSE(files[0].complete);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --boot --boot-max 2 of 3 boots: one turn, the bound, the rest left pending",
+          "[boot][e2e]") {
+    const StandInMachine machine("bounds");
+    const fs::path results = machine.dir / "results";
+    const auto state = [&] { return read_boot_state(results / kBootStateName); };
+    const auto started = machine.contest(machine.grub_start(results, {"--boot-max", "2"}));
+    INFO(started.err);
+    REQUIRE(started.exit_code == 0);
+    CHECK(state().boot_max == 2);
+    const auto o = machine.next_step(results);
+    INFO(o.err);
+    CHECK(o.exit_code == 1);  // the run ended with a failed run in it
+    const BootState s = state();
+    CHECK(s.phase == "stopped");
+    CHECK(s.note == "stopped at --boot-max 2 boots");
+    REQUIRE(s.turns.size() == 2);
+    CHECK(s.turns[0].status == "boot_failed");
+    CHECK(s.turns[1].status == "pending");
+    // The bound counts the boot the run would ask next: none asked past it.
+    CHECK(s.boots_asked == 1);
+    CHECK(test::slurp(machine.asked) ==
+          "grub-reboot " + s.labels.at(s.turns[0].label).kernel + "\nreboot \n");
+    std::vector<std::string> bad;
+    const auto files = read_result_paths({results / s.labels.at(s.turns[0].label).label}, bad);
+    REQUIRE(files.size() == 1);
+    CHECK_FALSE(files[0].complete);  // a run stopped short
+    CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
+    CHECK(test::leftover_processes().empty());
+}
+
 TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited on", "[boot]") {
-    test::ScratchDir dir("boot-state-read", test::vm_test_workdir() / "scratch");
+    test::ScratchDir dir("boot-state-read", test::scratch_kept_at_boot());
     write_boot_state(dir / "state.json", boot_state_in(dir.path()));
     CHECK(read_boot_state(dir / "state.json").seed == 7);
     fs::create_symlink(dir / "state.json", dir / "link.json");
@@ -262,7 +333,7 @@ TEST_CASE(
                                           "-w",        "command",        "--workload-cmd",
                                           "true",      "--workdir",      (dir / "work").string(),
                                           "-q",        "no_load"},
-                                         dir.path());
+                                         dir.path(), dir.path());
             INFO(o.err);
             CHECK(o.exit_code == 0);
             const BootState s = read_boot_state(results / kBootStateName);
@@ -280,7 +351,7 @@ TEST_CASE(
             CHECK(rounds == std::map<unsigned, std::set<std::size_t>>{{1, {0, 1}}, {2, {0, 1}}});
 
             auto status = test::run_contest_binary(
-                {"run", "--boot-status", "--results", results.string()}, dir.path());
+                {"run", "--boot-status", "--results", results.string()}, dir.path(), dir.path());
             CHECK(status.exit_code == 0);
             CHECK(status.out.find("running") != std::string::npos);
             CHECK(status.out.find("0 taken, 0 failed, 4 to go") != std::string::npos);
@@ -290,7 +361,7 @@ TEST_CASE(
                 {"run", "--boot", "x=nope", "--boot", "y=" + second, "--boot-method", method,
                  "--boot-root", root.string(), "--results", (dir / "r2").string(), "-w", "command",
                  "--workload-cmd", "true", "--workdir", (dir / "work").string(), "-q", "no_load"},
-                dir.path());
+                dir.path(), dir.path());
             CHECK(bad.exit_code == 3);
             CHECK(bad.err.find("nope") != std::string::npos);
 
@@ -313,7 +384,8 @@ TEST_CASE(
                 CHECK(after.boots_asked == turn + 1);
                 // Run again in the same boot: nothing done twice.
                 auto again = test::run_contest_binary(
-                    {"run", "--boot-continue", (results / kBootStateName).string()}, dir.path());
+                    {"run", "--boot-continue", (results / kBootStateName).string()}, dir.path(),
+                    dir.path());
                 CHECK(again.exit_code == 0);
                 CHECK(again.err.find("recorded already") != std::string::npos);
                 CHECK(read_boot_state(results / kBootStateName).boots.size() == turn);
@@ -332,7 +404,7 @@ TEST_CASE(
             CHECK(failed[0].runs[0].round == 1);
 
             auto abort = test::run_contest_binary(
-                {"run", "--boot-abort", "--results", results.string()}, dir.path());
+                {"run", "--boot-abort", "--results", results.string()}, dir.path(), dir.path());
             INFO(abort.err);
             CHECK(abort.exit_code == 0);
             CHECK(read_boot_state(results / kBootStateName).phase == "aborted");
@@ -369,7 +441,7 @@ namespace {
 struct BootMachine {
     // Not under /tmp: the state is read back here, and a folder under a
     // sticky /tmp is refused as one others could change.
-    test::ScratchDir dir{"vm-boot", test::vm_test_workdir() / "scratch"};
+    test::ScratchDir dir{"vm-boot", test::scratch_kept_at_boot()};
     KernelImage kernel;
     Initramfs initramfs;
     GuestBoot boot;
@@ -638,7 +710,7 @@ TEST_CASE(
         CHECK_FALSE(fs::exists(results / ".boot"));
     }
     // --boot-on-failure stop and --boot-max, the state machine's bounds, are
-    // tested on the host with stand-ins (test_boot_bounds.cpp): no guest.
+    // tested on the host with stand-ins (StandInMachine, above): no guest.
 }
 
 // The closing note's measured run (not in `make test`): two kernels x 3
@@ -676,7 +748,7 @@ TEST_CASE("run --boot: results under /tmp, which a boot empties, are refused bef
 
 TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused before anything else",
           "[boot][e2e]") {
-    test::ScratchDir dir("boot-truncated", test::vm_test_workdir() / "scratch");
+    test::ScratchDir dir("boot-truncated", test::scratch_kept_at_boot());
     // A bzImage whose setup header says 4 KiB follow, and a copy of it cut
     // in half (its header, so its release, intact), which kexec_file_load
     // would take.
@@ -691,7 +763,7 @@ TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused befor
             {"run", "--boot", "a=" + path.string(), "--boot", "b=" + image.string(), "-w",
              "command", "--workload-cmd", "true", "--results", (dir / "results").string(),
              "--workdir", (dir / "work").string(), "-q", "no_load"},
-            dir.path());
+            dir.path(), dir.path());
         INFO(o.err);
         CHECK(o.exit_code == 2);
         CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
@@ -712,7 +784,7 @@ TEST_CASE(
         {"run", "--boot", bad, "--boot", "b=" + (dir / "not-a-kernel").string(), "-w", "command",
          "--workload-cmd", "true", "--results", (dir / "results").string(), "--workdir",
          (dir / "work").string(), "-q", "no_load"},
-        dir.path());
+        dir.path(), dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 2);
     CHECK(o.err.find("is no bzImage") != std::string::npos);
@@ -724,15 +796,18 @@ TEST_CASE(
     "the folders a --boot run's root trusts: refused when anyone but root could change "
     "them or one above them",
     "[boot]") {
-    test::ScratchDir dir("boot-trust", test::vm_test_workdir() / "scratch");
+    test::ScratchDir dir("boot-trust", test::scratch_kept_at_boot());
     CHECK_FALSE(folder_open_to_others(dir / "missing" / "below"));
     fs::create_directories(dir / "open" / "in");
     fs::permissions(dir / "open", fs::perms::all);
     CHECK(folder_open_to_others(dir / "open" / "in").value_or("").find("writable by its group") !=
           std::string::npos);
-    // Sticky, as /tmp is: its owner of a folder below can still swap it.
+    // Sticky, as /tmp is: nobody else can swap a folder of ours below it
+    // (one another user owns is refused below), but it is open itself.
     fs::permissions(dir / "open", fs::perms::all | fs::perms::sticky_bit);
-    CHECK(folder_open_to_others(dir / "open" / "in"));
+    CHECK_FALSE(folder_open_to_others(dir / "open" / "in"));
+    CHECK(folder_open_to_others(dir / "open").value_or("").find("writable by its group") !=
+          std::string::npos);
     fs::permissions(dir / "open", fs::perms::owner_all | fs::perms::group_read |
                                       fs::perms::group_exec | fs::perms::others_read |
                                       fs::perms::others_exec);
@@ -784,8 +859,10 @@ TEST_CASE("run --boot: a results folder anyone but root could write is refused, 
             else
                 fs::permissions(open, fs::perms::all | (how == "1777" ? fs::perms::sticky_bit
                                                                       : fs::perms::none));
-            // The folder itself, and a folder below the open one.
+            // The folder itself, and a folder below the open one (below a
+            // sticky one, as below /var/tmp, a folder of root's is root's).
             for (const fs::path& results : {open, open / "results"}) {
+                if (how == "1777" && results != open) continue;
                 auto o = machine.contest(machine.grub_start(results));
                 INFO(o.err);
                 CHECK(o.exit_code == 3);
@@ -939,10 +1016,11 @@ TEST_CASE("run --boot records the workdir it parsed: an abbreviated --workd= is 
     CHECK(std::find(s.argv.begin(), s.argv.end(), "--workd=" + work.string()) != s.argv.end());
     CHECK(std::none_of(s.argv.begin(), s.argv.end(),
                        [](const std::string& w) { return w.starts_with("--workdir"); }));
-    // The unit waits for the workdir's mount and the start's folder's.
+    // The unit waits for the workdir's mount and the start's folder's (the
+    // machine's folder: contest runs there).
     const std::string unit = test::slurp(boot_unit_path(machine.root));
     CHECK(unit.find("RequiresMountsFor=\"" + results.string() + "\" \"" + work.string() + "\" \"" +
-                    fs::current_path().string() + "\"") != std::string::npos);
+                    machine.dir.path().string() + "\"") != std::string::npos);
     // The next step (its boot another kernel than the entry: boot_failed)
     // records its turn in the label's file, with that workdir.
     auto step = machine.next_step(results);
@@ -961,7 +1039,9 @@ TEST_CASE("run --boot: places every later step needs are checked before the firs
     const fs::path results = machine.dir / "results";
     auto refused = [&](const std::string& shell_before, const std::vector<std::string>& more,
                        const fs::path& into = {}, const fs::path& unit_root = {}) {
-        std::string line = shell_before + " " CONTEST_BINARY;
+        std::string line =
+            (shell_before.empty() ? "cd '" + machine.dir.path().string() + "' &&" : shell_before) +
+            " " CONTEST_BINARY;
         for (const auto& w : machine.grub_start(into.empty() ? results : into, more, unit_root))
             line += " '" + w + "'";
         const std::string out = test::shell_output(line + " 2>&1; echo rc=$?");
@@ -1013,7 +1093,7 @@ TEST_CASE("run --boot: places every later step needs are checked before the firs
 }
 
 TEST_CASE("copies into .boot never follow a link planted in their place", "[boot]") {
-    test::ScratchDir dir("boot-copy", test::vm_test_workdir() / "scratch");
+    test::ScratchDir dir("boot-copy", test::scratch_kept_at_boot());
     write_file(dir / "victim", "keep me\n");
     write_file(dir / "kernel", "a kernel\n");
     fs::create_directories(dir / "results");

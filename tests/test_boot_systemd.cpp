@@ -156,7 +156,7 @@ TEST_CASE(
     REQUIRE(fs::exists("/lib/systemd/systemd"));
     // Not under /tmp: the state is read back here, and a folder under a
     // sticky /tmp is refused as one others could change.
-    test::ScratchDir dir("boot-systemd", test::vm_test_workdir() / "scratch");
+    test::ScratchDir dir("boot-systemd", test::scratch_kept_at_boot());
     Progress quiet(Progress::Mode::kQuiet);
     const KernelImage kernel = resolve_kernel_image(
         test::debian_kernel_package(), test::vm_test_workdir() / "vm" / "cache", quiet);

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "contest/sys/path_below.h"
 #include "contest/sys/process.h"
 #include "contest/sys/spawn.h"
 #include "test_skip.h"
@@ -65,7 +66,9 @@ inline void adopt_orphans() {
 
 // Starts argv (looked up on PATH); stdout/stderr go to files in dir. When
 // argv[0] cannot be run, the child exits 127 saying why on that stderr.
-inline pid_t start_command(std::vector<std::string> argv, const std::filesystem::path& dir) {
+// cwd: the folder it runs in (empty: this one).
+inline pid_t start_command(std::vector<std::string> argv, const std::filesystem::path& dir,
+                           const std::filesystem::path& cwd = {}) {
     adopt_orphans();
     std::fflush(nullptr);  // or the child's freopen writes our buffered output again
     const std::string cannot_run = "cannot run " + argv.at(0) + ": ";
@@ -74,6 +77,7 @@ inline pid_t start_command(std::vector<std::string> argv, const std::filesystem:
         std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
         if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
             ::_exit(126);
+        if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
         std::vector<char*> c;
         for (auto& a : argv) c.push_back(a.data());
         c.push_back(nullptr);
@@ -85,10 +89,11 @@ inline pid_t start_command(std::vector<std::string> argv, const std::filesystem:
 }
 
 // Starts CONTEST_BINARY with args; stdout/stderr go to files in dir.
-inline pid_t start_contest(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+inline pid_t start_contest(const std::vector<std::string>& args, const std::filesystem::path& dir,
+                           const std::filesystem::path& cwd = {}) {
     std::vector<std::string> argv{CONTEST_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
-    return start_command(std::move(argv), dir);
+    return start_command(std::move(argv), dir, cwd);
 }
 
 // The .json files anywhere under dir, sorted; none when dir is missing or
@@ -131,8 +136,9 @@ inline Outcome finish_contest(pid_t pid, const std::filesystem::path& dir) {
 }
 
 inline Outcome run_contest_binary(const std::vector<std::string>& args,
-                                  const std::filesystem::path& dir) {
-    return finish_contest(start_contest(args, dir), dir);
+                                  const std::filesystem::path& dir,
+                                  const std::filesystem::path& cwd = {}) {
+    return finish_contest(start_contest(args, dir, cwd), dir);
 }
 
 // Processes left behind by what this test started (they are ours, as
@@ -183,6 +189,21 @@ inline std::string debian_kernel_package() {
 // One workdir for every guest test, so the package is fetched and unpacked once.
 inline std::filesystem::path vm_test_workdir() {
     return std::filesystem::path(CONTEST_BINARY).parent_path() / "vm-test-workdir";
+}
+
+// A folder for scratch folders that a reboot would keep, as a --boot run's
+// results must be (it refuses /tmp): below the build folder, or where the
+// checkout is under /tmp (as CI's may be), /var/tmp/contest-tests-UID,
+// this user's alone (a --boot run trusts no folder others could swap).
+inline std::filesystem::path scratch_kept_at_boot() {
+    namespace fs = std::filesystem;
+    const fs::path below_build = vm_test_workdir() / "scratch";
+    if (!contest::path_below(fs::weakly_canonical(fs::absolute(below_build)), "/tmp"))
+        return below_build;
+    const fs::path base = "/var/tmp/contest-tests-" + std::to_string(::geteuid());
+    fs::create_directory(base);
+    fs::permissions(base, fs::perms::owner_all);
+    return base;
 }
 
 // The bytes of a bzImage as contest reads its setup header: "HdrS" at

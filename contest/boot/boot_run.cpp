@@ -505,6 +505,7 @@ BootStep first_boot(const fs::path& path, BootState& state, const RunningKernel&
         return boot_next(path, state, k, config_of, progress, {true, std::nullopt});
     } catch (const Interrupted&) {
         try {
+            const InterruptSetAside undo_to_its_end;
             disarm_next_boot(state);
             finish(path, state, "aborted",
                    "interrupted before the first reboot was asked: nothing left armed");

@@ -55,6 +55,24 @@ void throw_if_interrupted() {
     if (interrupted()) throw Interrupted();
 }
 
+InterruptSetAside::InterruptSetAside() : was_interrupted_(g_interrupted != 0) {
+    g_interrupted = 0;
+    // Emptied, or every poll on it would return at once.
+    char drain[64];
+    if (g_pipe[0] >= 0)
+        while (::read(g_pipe[0], drain, sizeof drain) > 0) {
+        }
+}
+
+InterruptSetAside::~InterruptSetAside() {
+    if (!was_interrupted_ || g_interrupted) return;
+    g_interrupted = 1;
+    if (g_pipe[1] >= 0) {
+        const char b = 1;
+        write_all(g_pipe[1], &b, 1);
+    }
+}
+
 void interruptible_sleep(double seconds) {
     throw_if_interrupted();
     const auto start = std::chrono::steady_clock::now();
