@@ -25,6 +25,7 @@
 #include "contest/latency/probe_table.h"
 #include "contest/latency/task_census.h"
 #include "contest/observe/trace_instance.h"
+#include "contest/sys/spawn.h"
 #include "test_helpers.h"
 
 namespace fs = std::filesystem;
@@ -69,10 +70,19 @@ bool tracefs_usable() {
            (fs::exists("/sys/kernel/tracing/instances") || fs::exists("/sys/kernel/tracing"));
 }
 
+// No tracing instance left by a contest that has ended: one whose owner is
+// still running is another test's or another user's (ctest runs two at once,
+// and CI may share the machine), and stays out of the count.
 bool no_instance_of_ours() {
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator("/sys/kernel/tracing/instances", ec))
-        if (e.path().filename().string().starts_with("contest-")) return false;
+    for (const auto& e : fs::directory_iterator("/sys/kernel/tracing/instances", ec)) {
+        const std::string name = e.path().filename().string();
+        if (!name.starts_with("contest-")) continue;
+        const auto pid_end = name.find('-', 8);
+        const std::string pid =
+            name.substr(8, pid_end == std::string::npos ? pid_end : pid_end - 8);
+        if (pid.empty() || !fs::exists("/proc/" + pid)) return false;
+    }
     return true;
 }
 
@@ -132,9 +142,19 @@ std::int64_t class_ns(const nlohmann::json& why, const std::string& cls) {
 
 // contest run of a workload of two awk loops of `iterations` each, with the
 // cyclic probe and --latency-why at 300 us: the run's cyclic "why".
-nlohmann::json run_why_of_two_loops(const contest::test::ScratchDir& dir, long iterations) {
+// The loops' awk is run as dir/<loop_comm> (a link to awk), so that this
+// run's loops are told by name from another test's running beside it.
+nlohmann::json run_why_of_two_loops(const contest::test::ScratchDir& dir, long iterations,
+                                    const std::string& loop_comm = "awk") {
+    std::string awk = "awk";
+    if (loop_comm != "awk") {
+        awk = (dir / loop_comm).string();
+        const auto real_awk = contest::find_on_path("awk");
+        REQUIRE(real_awk);
+        fs::create_symlink(*real_awk, awk);
+    }
     const std::string loop =
-        "awk 'BEGIN { for (i = 0; i < " + std::to_string(iterations) + "; i++) s += i }'";
+        awk + " 'BEGIN { for (i = 0; i < " + std::to_string(iterations) + "; i++) s += i }'";
     auto o = contest::test::run_contest_binary({"run",
                                                 "--quiet",
                                                 "-k",
@@ -201,9 +221,11 @@ TEST_CASE("contest latency --why names the culprit that held the probe's CPU",
             CHECK(t.at("comm") == "why-culprit");
             culprit_ns = t.at("ns").get<double>();
         }
-    // Most of the late time was the culprit's: its bursts are 4 ms, the
-    // probe's threshold one period (1 ms).
-    CHECK(culprit_ns > 0.5 * why.at("by_cause").at("late_ns").get<double>());
+    // The culprit held the probe longest: its bursts are 4 ms, the probe's
+    // threshold one period (1 ms). Not "most of the late time": ctest runs
+    // another test beside this one, whose tasks share the CPU too.
+    for (const auto& t : why.at("tasks"))
+        if (t.at("pid") != culprit) CHECK(t.at("ns").get<double>() < culprit_ns);
     CHECK(no_instance_of_ours());
     CHECK(contest::test::leftover_processes().empty());
 }
@@ -306,7 +328,7 @@ TEST_CASE(
     CHECK_THAT(o.err, Catch::Contains("--latency-why needs --latency"));
 }
 
-TEST_CASE("--latency-why classes each task by what contest knew of it in the window",
+TEST_CASE("the why of a late wake-up classes each task by what contest knew of it in the window",
           "[latency_why]") {
     using contest::latency::TaskClass;
     using contest::latency::TaskFacts;
@@ -364,7 +386,7 @@ TEST_CASE("--latency-why classes each task by what contest knew of it in the win
     CHECK(why.at("worst").at(0).at("cpus") == nlohmann::json::array({1}));
 }
 
-TEST_CASE("--latency-why follows a late wake-up to the CPU it was woken to and moved to",
+TEST_CASE("the why of a late wake-up follows it to the CPU it was woken to and moved to",
           "[latency_why]") {
     using contest::latency::TaskClass;
     contest::latency::TaskCensus census({}, "");
@@ -479,7 +501,7 @@ TEST_CASE(
             }
         }
     } spinners{{same_group, own_session}};
-    const nlohmann::json why = run_why_of_two_loops(dir, 8000000);
+    const nlohmann::json why = run_why_of_two_loops(dir, 8000000, "spin-side-awk");
     INFO(why.dump(2));
     REQUIRE(why.at("recorded") == true);
     REQUIRE(why.at("in_trace").get<int>() > 0);
@@ -491,7 +513,7 @@ TEST_CASE(
                 CHECK(t.at("class") == "other");
                 if (sum) spinners_ns += t.at("ns").get<std::int64_t>();
             }
-            if (t.at("comm") == "awk") CHECK(t.at("class") == "workload");
+            if (t.at("comm") == "spin-side-awk") CHECK(t.at("class") == "workload");
         }
     };
     check_tasks(why.at("tasks"), true);
