@@ -879,7 +879,7 @@ TEST_CASE("run --boot: a results folder anyone but root could write is refused, 
     }
 }
 
-TEST_CASE("--boot-abort and --boot-status of a planted state: refused, nothing deleted",
+TEST_CASE("run --boot-abort and --boot-status of a planted state: refused, nothing deleted",
           "[boot][e2e]") {
     StandInMachine machine("planted");
     // What the planted state names for removal: a file in another folder.
@@ -975,7 +975,7 @@ TEST_CASE(
     CHECK_FALSE(fs::exists(b / ".boot-state.lock"));
 }
 
-TEST_CASE("--boot-abort removes the run's unit when its state cannot be read, or is gone",
+TEST_CASE("run --boot-abort removes the run's unit when its state cannot be read, or is gone",
           "[boot][e2e]") {
     StandInMachine machine("unreadable");
     const fs::path results = machine.dir / "results";

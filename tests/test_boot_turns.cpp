@@ -85,15 +85,17 @@ struct BootBench {
         asked = dir / "asked";
         results = dir / "results";
         work = dir / "work";
-        // Each records its call; grub-reboot and bootctl hold on while
-        // `hold` exists (to be interrupted), and fail in a kernel named in
-        // `refuse-in` (one that cannot boot the next).
+        // Each records its call; the first call of grub-reboot or bootctl
+        // after `hold` is made holds on (to be interrupted; the call that
+        // clears the one-shot after it does not), and they fail in a kernel
+        // named in `refuse-in` (one that cannot boot the next).
         const std::string arm_tool =
             "echo \"$(basename \"$0\") $*\" >> '" + asked.string() + "'\n" + "if [ -e '" +
-            (dir / "hold").string() + "' ]; then touch '" + (dir / "holding").string() +
-            "'; sleep 60; fi\n" + "if [ -e '" + (dir / "refuse-in").string() +
-            "' ] && [ \"$(cat '" + (proc / "osrelease").string() + "')\" = \"$(cat '" +
-            (dir / "refuse-in").string() + "')\" ]; then echo 'cannot here' >&2; exit 1; fi\n";
+            (dir / "hold").string() + "' ]; then rm '" + (dir / "hold").string() + "'; touch '" +
+            (dir / "holding").string() + "'; sleep 60; fi\n" + "if [ -e '" +
+            (dir / "refuse-in").string() + "' ] && [ \"$(cat '" + (proc / "osrelease").string() +
+            "')\" = \"$(cat '" + (dir / "refuse-in").string() +
+            "')\" ]; then echo 'cannot here' >&2; exit 1; fi\n";
         for (const char* tool : {"grub-reboot", "bootctl"})
             put(bin / tool, "#!/bin/sh\n" + arm_tool, true);
         for (const char* tool : {"grub-editenv", "reboot", "systemctl"})
@@ -204,13 +206,6 @@ const nlohmann::json* calibration_in(const nlohmann::json& j) {
             if (auto found = calibration_in(value)) return found;
     }
     return nullptr;
-}
-
-pid_t a_gone_pid() {
-    const pid_t pid = ::fork();
-    if (pid == 0) ::_exit(0);
-    ::waitpid(pid, nullptr, 0);
-    return pid;
 }
 
 }  // namespace
@@ -380,7 +375,6 @@ TEST_CASE(
                 CHECK(b.reboots() == 0);
                 CHECK(test::leftover_processes().empty());
                 // A new run may start in the folder.
-                fs::remove(b.dir / "hold");
                 auto again = b.start({"-n", "1", "no_load"});
                 INFO(again.err);
                 CHECK(again.exit_code == 0);
@@ -488,7 +482,7 @@ TEST_CASE(
     REQUIRE(b.state().turns[0].status == "done");
     const std::string first = s.labels.at(s.turns[0].label).label;
     // What a turn cut by a power cut leaves: a load's folder, a file half-written.
-    const std::string gone = std::to_string(a_gone_pid());
+    const std::string gone = std::to_string(test::a_gone_pid());
     put(b.work / "loads" / ("cpu_load." + gone) / "data", "x");
     const fs::path half = b.results / first / ("x.json.tmp." + gone);
     put(half, "{");

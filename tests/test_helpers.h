@@ -64,6 +64,15 @@ inline void adopt_orphans() {
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
+// A pid no process has now (a child's, reaped): what a contest killed hard
+// leaves its name in.
+inline pid_t a_gone_pid() {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    ::waitpid(pid, nullptr, 0);
+    return pid;
+}
+
 // Starts argv (looked up on PATH); stdout/stderr go to files in dir. When
 // argv[0] cannot be run, the child exits 127 saying why on that stderr.
 // cwd: the folder it runs in (empty: this one).

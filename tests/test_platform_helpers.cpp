@@ -33,13 +33,6 @@ using namespace contest;
 
 namespace {
 
-pid_t a_gone_pid() {
-    const pid_t pid = ::fork();
-    if (pid == 0) ::_exit(0);
-    ::waitpid(pid, nullptr, 0);
-    return pid;
-}
-
 // A live child that is not a contest (it renamed itself), stopped and reaped
 // when this goes.
 struct OtherProcess {
@@ -70,7 +63,7 @@ constexpr std::array<EnumName<Colour>, 3> kColours{{
 
 TEST_CASE("contest_gone: no process, another process under the pid, or one not a contest",
           "[platform]") {
-    CHECK(contest_gone(a_gone_pid()));
+    CHECK(contest_gone(test::a_gone_pid()));
     CHECK(contest_gone(0));
     CHECK(contest_gone(-1));
     const pid_t self = ::getpid();
@@ -102,7 +95,7 @@ TEST_CASE("an owner marker names this process until its pid and start differ", "
     CHECK_FALSE(marker_owner_dead(owner_marker_text()));
     CHECK(marker_owner_dead(std::to_string(::getpid()) + " " +
                             std::to_string(process_start_time(::getpid()) + 1) + "\n"));
-    CHECK(marker_owner_dead(std::to_string(a_gone_pid()) + " 12345\n"));
+    CHECK(marker_owner_dead(std::to_string(test::a_gone_pid()) + " 12345\n"));
     CHECK(marker_owner_dead("not a marker"));
     CHECK(marker_owner_dead(""));
 }

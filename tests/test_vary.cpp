@@ -392,13 +392,6 @@ void check_refused(const test::Outcome& o, const fs::path& path, const std::stri
     CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
 }
 
-pid_t a_gone_pid() {
-    const pid_t pid = ::fork();
-    if (pid == 0) ::_exit(0);
-    ::waitpid(pid, nullptr, 0);
-    return pid;
-}
-
 }  // namespace
 
 TEST_CASE("vary refuses a file outside /proc/sys and /sys and leaves it as it was", "[vary][e2e]") {
@@ -427,7 +420,7 @@ TEST_CASE("vary refuses a file outside /proc/sys and /sys and leaves it as it wa
     // A note in the workdir naming that file, as if a killed contest had
     // changed it: the next start does not write it either.
     fs::create_directories(f.dir / "work");
-    std::ofstream(f.note()) << json{{"pid", a_gone_pid()},
+    std::ofstream(f.note()) << json{{"pid", test::a_gone_pid()},
                                     {"knobs",
                                      {{{"name", "notes.txt"},
                                        {"path", user_file.string()},
@@ -508,7 +501,7 @@ TEST_CASE("a --vary label with a control byte is refused like a -k label", "[var
 TEST_CASE("a start sweeps half-written files of gone contests from every folder it writes into",
           "[vary][e2e]") {
     VaryFixture f("sweep");
-    const std::string gone = std::to_string(a_gone_pid()), alive = std::to_string(::getpid());
+    const std::string gone = std::to_string(test::a_gone_pid()), alive = std::to_string(::getpid());
     const fs::path value_a = f.dir / "results" / "L,knob=a";
     fs::create_directories(value_a);
     std::ofstream(value_a / ("x.json.tmp." + gone)) << "{";
