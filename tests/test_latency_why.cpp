@@ -221,11 +221,11 @@ TEST_CASE("contest latency --why names the culprit that held the probe's CPU",
             CHECK(t.at("comm") == "why-culprit");
             culprit_ns = t.at("ns").get<double>();
         }
-    // The culprit held the probe longest: its bursts are 4 ms, the probe's
-    // threshold one period (1 ms). Not "most of the late time": ctest runs
-    // another test beside this one, whose tasks share the CPU too.
-    for (const auto& t : why.at("tasks"))
-        if (t.at("pid") != culprit) CHECK(t.at("ns").get<double>() < culprit_ns);
+    // The culprit is named for at least most of one of its 4 ms bursts (the
+    // probe's threshold is one period, 1 ms). Not "most of the late time",
+    // nor the longest holder: ctest runs other tests beside this one, whose
+    // tasks share the probe's CPU too and are rightly named with it.
+    CHECK(culprit_ns >= 3e6);
     CHECK(no_instance_of_ours());
     CHECK(contest::test::leftover_processes().empty());
 }
