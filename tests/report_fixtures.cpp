@@ -2,6 +2,7 @@
 // compiled into both test binaries.
 #include "report_fixtures.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -9,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/report/formats.h"
+#include "contest/report/post_parts.h"
 #include "loads/registry.h"
 
 namespace fs = std::filesystem;
@@ -48,6 +51,16 @@ void expect_snapshot(const std::string& name, const std::string& actual) {
         std::ofstream(actual_path) << actual;
         INFO("actual output written to " << actual_path.string() << " for diff");
         CHECK(expected.str() == actual);
+    }
+}
+
+void check_mail_lines(const std::string& post) {
+    for (const auto& line : split_lines(post)) {
+        INFO(line);
+        CHECK(display_width(line) <= kPostColumns);
+        CHECK(std::none_of(line.begin(), line.end(), [](char c) {
+            return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
+        }));
     }
 }
 

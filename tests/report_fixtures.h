@@ -20,6 +20,9 @@ std::vector<ResultFile> fixture_files();
 std::vector<ResultFile> latency_fixture();
 // `actual` against tests/data/snapshots/NAME (CONTEST_UPDATE_SNAPSHOTS=1 rewrites it).
 void expect_snapshot(const std::string& name, const std::string& actual);
+// Every line of a mail within kPostColumns, and nothing a terminal or a
+// mail client would take as a control.
+void check_mail_lines(const std::string& post);
 // A result file made in memory: wall times per load, every run ok.
 ResultFile make_result(const std::string& label,
                        const std::map<std::string, std::vector<double>>& walls);

@@ -42,18 +42,6 @@ ReportOptions judged_against(const std::string& baseline, const std::string& for
     return o;
 }
 
-// Every line within the mail's width, and nothing a terminal or a mail
-// client would take as a control.
-void check_mail_lines(const std::string& post) {
-    for (const auto& line : split_lines(post)) {
-        INFO(line);
-        CHECK(display_width(line) <= kPostColumns);
-        CHECK(std::none_of(line.begin(), line.end(), [](char c) {
-            return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
-        }));
-    }
-}
-
 // Three kernels that differ under cpu_load, with labels of `width` bytes.
 std::vector<ResultFile> long_labelled(const std::vector<std::string>& labels) {
     std::mt19937 gen(7);

@@ -68,11 +68,11 @@ int cmd_compare(int argc, char** argv) {
     std::string results_dir = "results", plot, format = "text";
     JudgingNames correction;
     ReportOptions options;
-    const std::string formats = exporter_names();
+    const std::string formats = exporter_names(ExporterUse::compare);
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
                              "where labels are looked up")(
-        "format,f", checked(&format, check_table_format)->value_name("F")->default_value("text"),
+        "format,f", checked(&format, check_compare_format)->value_name("F")->default_value("text"),
         formats.c_str())("plot", po::value(&plot)->value_name("FILE.svg"),
                          "also draw Ratio per load for both, with 95% CI error bars, as SVG")(
         "side", po::value(&sides)->value_name("BASE NEW"), "the two labels or files");
@@ -82,7 +82,7 @@ int cmd_compare(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (sides.size() != 2) throw UsageError("contest compare: give BASE and NEW (labels or files)");
     check_judging_options(options, correction);
-    const Exporter& exporter = find_exporter(format);
+    const Exporter& exporter = find_exporter(format, ExporterUse::compare);
 
     ResultSides resolver(results_dir);
     auto base = one_label(resolver, sides[0]);

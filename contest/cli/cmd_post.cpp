@@ -22,11 +22,13 @@ int cmd_post(int argc, char** argv) {
         "Prints a plain-text mail body for a kernel list: a subject line, the machine and kernel "
         "facts, the contest table, the latency block, each label judged against the first (with "
         "adjusted p-values and what else changed) and the command line that made the runs; no "
-        "line is wider than 76 columns. Each argument is a label (looked up under --results) or "
+        "line is wider than 76 columns; --style lkp and normalized give the same verdicts in the "
+        "shapes of the 0-day robot's mails and of scheduler series on LKML. Each argument is a "
+        "label (looked up under --results) or "
         "a result file or folder.";
     cl.accepts_config = true;
     std::vector<std::string> sides;
-    std::string results_dir = "results", baseline;
+    std::string results_dir = "results", baseline, style = "contest";
     JudgingNames correction;
     ReportOptions options;
     cl.options.add_options()("results",
@@ -34,6 +36,13 @@ int cmd_post(int argc, char** argv) {
                              "where labels are looked up")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "the label the others are judged against (default: the first argument's)")(
+        "style",
+        checked(&style, [](const std::string& s) { parse_post_style(s); })
+            ->value_name("STYLE")
+            ->default_value("contest"),
+        "the mail's shape: contest (its own), lkp (the 0-day robot's columns: base "
+        "+-%stddev, %change, new +-%stddev a measure) or normalized (a block a test, each "
+        "label normalised to the baseline, as scheduler series on LKML show them)")(
         "side", po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("side", -1);
@@ -49,7 +58,7 @@ int cmd_post(int argc, char** argv) {
         files.insert(files.end(), more.begin(), more.end());
     }
     options.baseline = baseline.empty() ? files.front().label : baseline;
-    std::cout << format_post(files, options) << std::flush;
+    std::cout << format_post(files, options, parse_post_style(style)) << std::flush;
     return kExitOk;
 }
 

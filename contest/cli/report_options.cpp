@@ -52,4 +52,8 @@ void check_table_format(const std::string& format) {
     find_exporter(format);  // throws the UsageError naming the formats
 }
 
+void check_compare_format(const std::string& format) {
+    find_exporter(format, ExporterUse::compare);
+}
+
 }  // namespace contest

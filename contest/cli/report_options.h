@@ -23,8 +23,9 @@ void add_judging_options(boost::program_options::options_description& od, Report
                          JudgingNames& names);
 // Throws UsageError naming the option that is out of range.
 void check_judging_options(ReportOptions& options, const JudgingNames& names);
-// UsageError unless format is text, markdown, csv or json (--format of
-// report and compare).
+// UsageError unless format is one of report's (--format of report).
 void check_table_format(const std::string& format);
+// UsageError unless format is one of compare's: report's, lkp, normalized.
+void check_compare_format(const std::string& format);
 
 }  // namespace contest

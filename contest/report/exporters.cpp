@@ -1,6 +1,12 @@
 #include "contest/report/exporters.h"
 
+#include <string_view>
+#include <vector>
+
 #include "contest/report/format_compare.h"
+#include "contest/report/post_lkp.h"
+#include "contest/report/post_normalized.h"
+#include "contest/report/post_parts.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
@@ -16,11 +22,28 @@ std::string compare_html(const ReportModel& model);
 
 namespace {
 
+// Shapes made for mail: broken into its lines as the post is.
+std::string compare_lkp(const ReportModel& model) {
+    return post_lines(lkp_comparisons(model), false);
+}
+
+std::string compare_normalized(const ReportModel& model) {
+    return post_lines(normalized_blocks(model, kPostColumns), true);
+}
+
 const Exporter kExporters[] = {
-    {"text", format_text, compare_text}, {"markdown", format_markdown, compare_markdown},
-    {"csv", format_csv, compare_csv},    {"json", format_json, compare_json},
+    {"text", format_text, compare_text},
+    {"markdown", format_markdown, compare_markdown},
+    {"csv", format_csv, compare_csv},
+    {"json", format_json, compare_json},
     {"html", format_html, compare_html},
+    {"lkp", nullptr, compare_lkp},
+    {"normalized", nullptr, compare_normalized},
 };
+
+bool has(const Exporter& e, ExporterUse use) {
+    return use == ExporterUse::compare || e.report;
+}
 
 }  // namespace
 
@@ -28,22 +51,31 @@ std::span<const Exporter> exporters() {
     return kExporters;
 }
 
-std::string exporter_names() {
-    std::string names;
-    for (std::size_t i = 0; i < std::size(kExporters); ++i) {
-        if (i) names += i + 1 == std::size(kExporters) ? " or " : ", ";
-        names += kExporters[i].name;
+std::string exporter_names(ExporterUse use) {
+    std::vector<std::string_view> names;
+    for (const Exporter& e : kExporters)
+        if (has(e, use)) names.push_back(e.name);
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i) out += i + 1 == names.size() ? " or " : ", ";
+        out += names[i];
     }
-    return names;
+    return out;
 }
 
-const Exporter& find_exporter(const std::string& name) {
-    for (const Exporter& e : kExporters)
-        if (e.name == name) return e;
+const Exporter& find_exporter(const std::string& name, ExporterUse use) {
     std::string text = "--format ";  // appended: GCC 12 -O3 warns on "literal" + temporary
     text += name;
+    for (const Exporter& e : kExporters) {
+        if (e.name != name) continue;
+        if (has(e, use)) return e;
+        text += ": a comparison's shape, for contest compare (report: ";
+        text += exporter_names(use);
+        text += ")";
+        throw UsageError(text);
+    }
     text += ": unknown format (";
-    text += exporter_names();
+    text += exporter_names(use);
     text += ")";
     throw UsageError(text);
 }

@@ -13,7 +13,8 @@ namespace contest {
 
 struct Exporter {
     std::string_view name;
-    // `contest report`: every label, one block per load.
+    // `contest report`: every label, one block per load; null for a shape
+    // that only a comparison has (lkp, normalized).
     std::string (*report)(const ReportModel& model, const ReportOptions& options);
     // `contest compare`: the model holds exactly two labels, the baseline first.
     std::string (*compare)(const ReportModel& model);
@@ -22,11 +23,14 @@ struct Exporter {
 // In the order --help names them; the first is the default.
 std::span<const Exporter> exporters();
 
-// The exporter called `name`; a UsageError naming --format and the formats
-// there are otherwise.
-const Exporter& find_exporter(const std::string& name);
+enum class ExporterUse { report, compare };
 
-// "text, markdown, csv or json": the formats, as help and errors name them.
-std::string exporter_names();
+// The exporter called `name` that `use` has; a UsageError naming --format
+// and the formats there are otherwise.
+const Exporter& find_exporter(const std::string& name, ExporterUse use = ExporterUse::report);
+
+// "text, markdown, csv or json": the formats `use` has, as help and errors
+// name them.
+std::string exporter_names(ExporterUse use = ExporterUse::report);
 
 }  // namespace contest

@@ -315,7 +315,7 @@ std::string compare_json(const ReportModel& model) {
 }
 
 std::string format_compare(const ReportModel& model, const std::string& format) {
-    return find_exporter(format).compare(model);
+    return find_exporter(format, ExporterUse::compare).compare(model);
 }
 
 }  // namespace contest

@@ -1,23 +1,34 @@
 #pragma once
-// `contest post`: a plain-text mail body for a kernel list. A subject line,
-// the machine and kernel facts, the classic table, the latency block, the
-// verdicts with adjusted p-values and what else changed, and the command
-// line that made the runs; no line wider than kPostColumns, labels too long
-// for the tables shortened the same way everywhere and listed in a legend.
-#include <cstddef>
+// `contest post`: a plain-text mail body for a kernel list, in one of three
+// shapes. contest's own: a subject line, the machine and kernel facts, the
+// classic table, the latency block, the verdicts with adjusted p-values and
+// what else changed, and the command line that made the runs. lkp: the
+// 0-day robot's columns (post_lkp.h). normalized: the blocks scheduler
+// series on LKML give each test, normalised to the baseline
+// (post_normalized.h). Every shape judges the same tests of one model; no
+// line is wider than kPostColumns, labels too long for a shape's columns
+// shortened the same way everywhere and listed in a legend (post_parts.h).
 #include <string>
 #include <vector>
 
+#include "contest/report/post_parts.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
 
-inline constexpr std::size_t kPostColumns = 76;
+enum class PostStyle { contest, lkp, normalized };
+
+// "contest", "lkp", "normalized"; anything else is a UsageError naming
+// --style and the styles there are.
+PostStyle parse_post_style(const std::string& name);
+// "contest, lkp or normalized": as help and errors name them.
+std::string post_style_names();
 
 // Every label of `files`; each label but the baseline (options.baseline,
 // else the one that ran first) is judged against it. Throws UsageError as
 // render_report does.
-std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options);
+std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options,
+                        PostStyle style = PostStyle::contest);
 
 }  // namespace contest

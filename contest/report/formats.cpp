@@ -220,6 +220,16 @@ std::size_t display_width(const std::string& s) {
     return width;
 }
 
+std::string right_aligned(const std::string& text, std::size_t width) {
+    const std::size_t w = display_width(text);
+    return w >= width ? text : std::string(width - w, ' ') + text;
+}
+
+std::string left_aligned(const std::string& text, std::size_t width) {
+    const std::size_t w = display_width(text);
+    return w >= width ? text : text + std::string(width - w, ' ');
+}
+
 std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<bool>& right) {
     std::vector<std::size_t> widths;
@@ -269,7 +279,9 @@ nlohmann::json test_json(const Test& t) {
 
 std::string with_emulated_banner(const ReportModel& model, const std::string& format,
                                  const std::string& text) {
-    if (model.emulated_labels.empty() || (format != "text" && format != "markdown")) return text;
+    if (model.emulated_labels.empty() ||
+        (format != "text" && format != "markdown" && format != "lkp" && format != "normalized"))
+        return text;
     const std::string line = "*** EMULATED TIMES: " + emulated_sentence(model) + ". ***";
     return (format == "markdown" ? "> **" + line + "**\n\n" : line + "\n\n") + text;
 }

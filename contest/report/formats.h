@@ -61,12 +61,16 @@ nlohmann::json json_number(double value);
 nlohmann::json test_json(const Test& t);
 // Terminal cells the text takes: "±" one, a CJK character two.
 std::size_t display_width(const std::string& s);
+// `text` padded with spaces to `width` terminal cells, on the left
+// (right-aligned) or on the right; as it is when it is that wide already.
+std::string right_aligned(const std::string& text, std::size_t width);
+std::string left_aligned(const std::string& text, std::size_t width);
 // Pads cells into columns (widths over all rows, two spaces between), right-
 // aligned where `right` says so; returns one line per row, trailing spaces
 // trimmed. Rows may be shorter than others (missing cells are empty).
 std::vector<std::string> align_columns(const std::vector<std::vector<std::string>>& rows,
                                        const std::vector<bool>& right);
-// text with, in the formats people read (text, markdown), a loud banner
+// text with, in the formats people read (text, markdown, lkp, normalized), a loud banner
 // before it when some labels' times are emulated (model.emulated_labels).
 std::string with_emulated_banner(const ReportModel& model, const std::string& format,
                                  const std::string& text);

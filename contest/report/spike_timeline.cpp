@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "contest/report/formats.h"
 #include "contest/report/svg_common.h"
 #include "contest/sys/number_text.h"
 
@@ -14,10 +15,6 @@ namespace {
 // A stretch this share of the spike or more gets a line of its own.
 constexpr double kOwnLineShare = 0.02;
 constexpr std::size_t kMostLines = 12;
-
-std::string right_aligned(const std::string& text, std::size_t width) {
-    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
-}
 
 std::string ms(double ns) {
     return fixed(ns / 1e6, 3) + " ms";

@@ -1,0 +1,62 @@
+#pragma once
+// One comparison (a label against the baseline) as rows of measures, for
+// the post shapes that give each measure a row of its own (post_lkp.h,
+// post_normalized.h): under each load, Time, Ratio and the load's work
+// done; under each load and latency probe, the wake-up latency's 50th,
+// 90th, 99th and 99.9th percentiles (schbench's order) and the periods
+// missed. Every figure, test, mark and minimum detectable effect is the
+// model's; only the plain change between two of its figures, where the model
+// tests none, and the 90th percentile, read from the pooled histogram as the
+// model reads the others, are worked out here.
+#include <string>
+#include <vector>
+
+#include "contest/analysis/report_model.h"
+
+namespace contest {
+
+// What a row's figures are, for a reader who did not write contest.
+struct RowKind {
+    std::string name;       // "time_s", "ratio", "work", "50.0th_us", "missed_pct"
+    std::string title;      // "Time (the workload's wall time)", "cyclic latency", ...
+    std::string units;      // "seconds", "Ratio", "ring hops", "us", "% of the periods"
+    std::string statistic;  // "AMean", "GMean", "pooled percentile", ...
+    bool lower_is_better = true;
+    bool in_points = false;  // a change is the difference of two percentages
+};
+
+struct MeasureRow {
+    std::string load;
+    std::string probe;  // the latency probe; "" for the workload's and the load's measures
+    RowKind kind;
+    double base = 0, fresh = 0;
+    // The spread of each side's runs, sd over mean in %; NaN where the
+    // model keeps no per-run figures of it (Ratio, pooled percentiles).
+    double base_cv_pct = 0, fresh_cv_pct = 0;
+    double change_pct = 0;       // new against base, in % (in points where in_points)
+    const Test* test = nullptr;  // the test behind the row's mark; null: none
+    bool judged = true;          // false: too few runs on a side to test
+    bool significant = false;    // as the model's marks have it (the test of record)
+    // "*" beyond noise (the test significant after the correction), "?"
+    // not judged, "" otherwise.
+    std::string mark() const;
+    // "<load>.<measure>" or "<load>.<probe>.<measure>": io_load.time_s,
+    // cpu_load.cyclic.99.0th_us.
+    std::string path() const;
+};
+
+// `fresh` against the model's baseline `base`, in the model's load order,
+// the latency rows after each load's own.
+std::vector<MeasureRow> comparison_rows(const ReportModel& model, const std::string& base,
+                                        const std::string& fresh);
+
+// "* beyond noise (adjusted p < 0.05, Holm over 11 tests, changes under 1%
+// ignored); ? fewer than 3 runs on a side, not judged": the marks' legend.
+std::string row_marks_legend(const ReportModel& model);
+
+// The smallest changes the comparison's tests could see, test by test
+// ("io_load.time_s ±7.4%, ..."): what a "no difference" is worth; "" when
+// no test has one.
+std::string rows_could_see(const std::vector<MeasureRow>& rows);
+
+}  // namespace contest

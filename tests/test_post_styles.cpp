@@ -1,0 +1,173 @@
+// contest post --style lkp and --style normalized (and compare --format of
+// the same names): snapshots of both over the committed examples, the same
+// verdicts as contest's own post, the beyond-noise marks, the percentiles in
+// schbench's order, the 76-column promise, and a bad --style refused.
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "contest/analysis/report_model.h"
+#include "contest/report/compare_view.h"
+#include "contest/report/format_compare.h"
+#include "contest/report/format_post.h"
+#include "contest/report/formats.h"
+#include "contest/result/result_file.h"
+#include "contest/sys/text.h"
+#include "report_fixtures.h"
+#include "test_helpers.h"
+
+namespace fs = std::filesystem;
+using namespace contest;
+using namespace contest::report_test;
+
+namespace {
+
+const fs::path kStyleExamples = fs::path(CONTEST_SOURCE_DIR) / "results" / "examples";
+
+// The committed --kernel example: generic against rt, under TCG, with the
+// cyclic probe's percentiles.
+std::vector<ResultFile> kernels_example() {
+    std::vector<std::string> bad;
+    auto files = read_result_paths({kStyleExamples / "kernels-tcg"}, bad);
+    REQUIRE(bad.empty());
+    REQUIRE(files.size() == 2);
+    return files;
+}
+
+ReportOptions styled_against(const std::string& baseline) {
+    ReportOptions o;
+    o.baseline = baseline;
+    o.print_warnings = false;
+    return o;
+}
+
+// The text with its wrapped lines joined again, to find a sentence in it.
+std::string unwrapped(const std::string& text) {
+    return std::regex_replace(text, std::regex("\n +"), " ");
+}
+
+// Every verdict contest's own post gives, given word for word.
+void check_same_verdicts(const std::vector<ResultFile>& files, const ReportOptions& o,
+                         const std::string& shaped, bool ascii) {
+    const ReportModel model = build_report_model(files, o);
+    int verdicts = 0;
+    for (const auto& l : model.labels) {
+        if (l.label == model.baseline) continue;
+        const std::string verdict = compare_view(model, model.baseline, l.label).verdict;
+        const std::string in_ascii = std::regex_replace(verdict, std::regex("±"), "+-");
+        INFO(verdict);
+        CHECK(unwrapped(shaped).find("Verdict: " + (ascii ? in_ascii : verdict)) !=
+              std::string::npos);
+        CHECK(unwrapped(format_post(files, o)).find("Verdict: " + in_ascii) != std::string::npos);
+        ++verdicts;
+    }
+    CHECK(verdicts == static_cast<int>(model.labels.size()) - 1);
+}
+
+}  // namespace
+
+TEST_CASE("snapshot: post --style lkp of the committed --kernel example", "[post][snapshot][lkp]") {
+    const auto files = kernels_example();
+    const std::string post = format_post(files, styled_against("generic"), PostStyle::lkp);
+    expect_snapshot("lkp-post.txt", post);
+    check_mail_lines(post);
+    check_same_verdicts(files, styled_against("generic"), post, false);
+    CHECK(post.find("\ngeneric          rt\n---------------- ---------------------------\n"
+                    "         %stddev     %change         %stddev\n") != std::string::npos);
+    // A row a measure, the runs' CV beside each side's figure.
+    CHECK(std::regex_search(post, std::regex(R"(\n +[0-9.]+ ± +[0-9]+% +[-+][0-9.]+% +[0-9.]+ ± +)"
+                                             R"([0-9]+% +no_load\.time_s\n)")));
+    // The percentiles in schbench's order, then the missed periods.
+    const auto at = [&](const std::string& what) { return post.find(what); };
+    CHECK(at("cpu_load.cyclic.50.0th_us") < at("cpu_load.cyclic.90.0th_us"));
+    CHECK(at("cpu_load.cyclic.90.0th_us") < at("cpu_load.cyclic.99.0th_us"));
+    CHECK(at("cpu_load.cyclic.99.0th_us") < at("cpu_load.cyclic.99.9th_us"));
+    CHECK(at("cpu_load.cyclic.99.9th_us") < at("cpu_load.cyclic.missed_pct"));
+    CHECK(unwrapped(post).find("lower is better: time_s,") != std::string::npos);
+    CHECK(unwrapped(post).find("higher is better: work") != std::string::npos);
+}
+
+TEST_CASE("snapshot: post --style normalized of the committed --kernel example",
+          "[post][snapshot][normalized]") {
+    const auto files = kernels_example();
+    const std::string post = format_post(files, styled_against("generic"), PostStyle::normalized);
+    expect_snapshot("normalized-post.txt", post);
+    check_mail_lines(post);
+    check_same_verdicts(files, styled_against("generic"), post, true);
+    CHECK(post.find("Test          : Time (the workload's wall time)\n"
+                    "Units         : Normalized seconds (the baseline's = 1.00)\n"
+                    "Interpretation: Lower is better\nStatistic     : AMean\n") !=
+          std::string::npos);
+    CHECK(post.find("Interpretation: Higher is better") != std::string::npos);  // Loads
+    CHECK(std::regex_search(post, std::regex(R"(\nno_load +1\.00 \[ -0\.00\]\( *[0-9.]+\) +\| )"
+                                             R"([0-9]\.[0-9]{2} \[[-+ ][0-9. ]+\]\( *[0-9.]+\))")));
+    CHECK(std::regex_search(post, std::regex(R"(\ncpu_load rt: 50\.0th: [0-9]+ \| 90\.0th: [0-9]+ )"
+                                             R"(\| 99\.0th: [0-9]+ \| 99\.9th: [0-9]+\n)")));
+}
+
+TEST_CASE("post styles keep the marks: beyond noise and not judged", "[post][lkp][normalized]") {
+    const auto files = fixture_files();
+    const ReportOptions o = styled_against("6.1.0-hz100");
+    const std::string lkp = format_post(files, o, PostStyle::lkp);
+    check_mail_lines(lkp);
+    check_same_verdicts(files, o, lkp, false);
+    // 6.1.0-hz1000 is slower under process_load beyond noise; 6.1.0-rt has
+    // two runs a load, too few to judge.
+    CHECK(std::regex_search(lkp, std::regex(R"(\+6\.9%.*  \* process_load\.time_s\n)")));
+    CHECK(std::regex_search(lkp, std::regex(R"(  \? no_load\.time_s\n)")));
+    CHECK(std::regex_search(lkp, std::regex(R"(   cpu_load\.time_s\n)")));  // judged, no change
+    const std::string normalized = format_post(files, o, PostStyle::normalized);
+    check_mail_lines(normalized);
+    check_same_verdicts(files, o, normalized, true);
+    CHECK(std::regex_search(
+        normalized, std::regex(R"(\nprocess_load +1\.00 \[ -0\.00\].*1\.07 \[ -6\.91\].* \*\n)")));
+    // Three labels: the third gets its own columns beside the baseline again.
+    CHECK(normalized.find("6.1.0-rt[pct imp](CV)") != std::string::npos);
+}
+
+TEST_CASE("post styles: labels of 40 characters are shortened, lines stay within 76",
+          "[post][lkp][normalized]") {
+    std::mt19937 gen(11);
+    std::vector<ResultFile> files;
+    for (const std::string& label : {std::string(40, 'a'), "b" + std::string(39, 'x')})
+        files.push_back(make_result(label, {{"no_load", normal_sample(gen, 30, 0.2, 5)},
+                                            {"cpu_load", normal_sample(gen, 60, 0.3, 5)}}));
+    for (const PostStyle style : {PostStyle::lkp, PostStyle::normalized}) {
+        const std::string post = format_post(files, styled_against(files[0].label), style);
+        INFO(post);
+        check_mail_lines(post);
+        CHECK(post.find("Labels, shortened in this mail:\n  A = " + files[0].label) !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("compare --format lkp and normalized; report refuses them; a bad --style",
+          "[post][lkp][normalized][e2e]") {
+    test::ScratchDir dir("post-styles");
+    const std::string generic = (kStyleExamples / "kernels-tcg" / "generic").string();
+    const std::string rt = (kStyleExamples / "kernels-tcg" / "rt").string();
+    auto o = test::run_contest_binary({"compare", "--format", "lkp", generic, rt}, dir.path());
+    CHECK(o.exit_code == 0);
+    CHECK(o.out.starts_with("*** EMULATED TIMES: "));
+    CHECK(o.out.find("  Verdict: no difference beyond noise") != std::string::npos);
+    o = test::run_contest_binary({"compare", "-f", "normalized", generic, rt}, dir.path());
+    CHECK(o.exit_code == 0);
+    CHECK(o.out.find("Interpretation: Lower is better") != std::string::npos);
+
+    o = test::run_contest_binary({"report", "--format", "lkp", generic}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.err ==
+          "contest: contest report: --format lkp: a comparison's shape, for contest compare (report: "
+          "text, markdown, csv, json or html)\n");
+    o = test::run_contest_binary({"post", "--style", "fancy", generic, rt}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.out.empty());
+    CHECK(o.err.find("--style") != std::string::npos);
+    CHECK(o.err.find("contest, lkp or normalized") != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+}
