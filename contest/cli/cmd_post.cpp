@@ -51,12 +51,7 @@ int cmd_post(int argc, char** argv) {
     if (sides.empty()) throw UsageError("contest post: give the labels or result files to post");
     check_judging_options(options, correction);
 
-    ResultSides resolver(results_dir);
-    std::vector<ResultFile> files;
-    for (const auto& side : sides) {
-        auto more = resolver.resolve(side);
-        files.insert(files.end(), more.begin(), more.end());
-    }
+    const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);
     options.baseline = baseline.empty() ? files.front().label : baseline;
     std::cout << format_post(files, options, parse_post_style(style)) << std::flush;
     return kExitOk;

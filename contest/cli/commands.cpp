@@ -9,6 +9,7 @@ constexpr Subcommand kSubcommands[] = {
     {"report", cmd_report, "tables from result files or folders (default: results/)"},
     {"compare", cmd_compare, "two labels (or files) side by side, with significance"},
     {"post", cmd_post, "a plain-text mail body of labels (or files) for a kernel list"},
+    {"export", cmd_export, "labels (or files) as one KCIDB submission, for KernelCI"},
     {"latency", cmd_latency, "one latency probe for --duration seconds; its wake-up latency"},
     {"loads", cmd_loads, "every load: name, what it does, its unit of work"},
     {"load", cmd_load, "one load alone for --duration seconds; prints its work rate"},

@@ -36,4 +36,13 @@ const std::vector<ResultFile>& ResultSides::everything() {
     return all_;
 }
 
+std::vector<ResultFile> ResultSides::resolve_all(const std::vector<std::string>& args) {
+    std::vector<ResultFile> files;
+    for (const auto& arg : args) {
+        auto more = resolve(arg);
+        files.insert(files.end(), more.begin(), more.end());
+    }
+    return files;
+}
+
 }  // namespace contest

@@ -1,5 +1,5 @@
 #pragma once
-// The result files an argument of compare or post names: a result file or
+// The result files an argument of compare, post or export names: a result file or
 // folder when it names one, else a label looked up under a results folder
 // (read once, when first needed).
 #include <string>
@@ -16,6 +16,8 @@ class ResultSides {
     // Throws UsageError naming the argument, and the labels there are, when
     // it is neither a readable path nor a label under the results folder.
     std::vector<ResultFile> resolve(const std::string& arg);
+    // Every argument's files, in the arguments' order.
+    std::vector<ResultFile> resolve_all(const std::vector<std::string>& args);
 
   private:
     const std::vector<ResultFile>& everything();

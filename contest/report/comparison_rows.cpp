@@ -87,13 +87,6 @@ void add_cell_rows(const LoadBlock& block, const Cell& base, const Cell& fresh,
     }
 }
 
-// The 90th percentile is no figure of the model's row; read from its
-// pooled histogram by the model's own rule, where it has one.
-double p90_ns(const LatencyRow& r) {
-    if (!r.pooled || r.bins.empty()) return kNaN;
-    return pooled_percentile_ns(r.bins, 90, static_cast<double>(r.bins.front().lower_ns), r.max_ns);
-}
-
 void add_latency_rows(const std::string& load, const LatencyRow& base, const LatencyRow& fresh,
                       std::vector<MeasureRow>& rows) {
     const std::string title = fresh.probe + " latency";
@@ -105,10 +98,11 @@ void add_latency_rows(const std::string& load, const LatencyRow& base, const Lat
         double base_ns, fresh_ns;
         bool tested;
     };
-    const Percentile percentiles[] = {{"50.0th_us", base.p50_ns, fresh.p50_ns, false},
-                                      {"90.0th_us", p90_ns(base), p90_ns(fresh), false},
-                                      {"99.0th_us", base.p99_ns, fresh.p99_ns, true},
-                                      {"99.9th_us", base.p999_ns, fresh.p999_ns, false}};
+    const Percentile percentiles[] = {
+        {"50.0th_us", base.p50_ns, fresh.p50_ns, false},
+        {"90.0th_us", pooled_p90_ns(base), pooled_p90_ns(fresh), false},
+        {"99.0th_us", base.p99_ns, fresh.p99_ns, true},
+        {"99.9th_us", base.p999_ns, fresh.p999_ns, false}};
     for (const auto& p : percentiles) {
         if (!std::isfinite(p.base_ns) || !std::isfinite(p.fresh_ns)) continue;
         MeasureRow row = row_of(load, fresh.probe, {p.name, title, "us", statistic, true, false},
@@ -135,6 +129,11 @@ void add_latency_rows(const std::string& load, const LatencyRow& base, const Lat
 }
 
 }  // namespace
+
+double pooled_p90_ns(const LatencyRow& r) {
+    if (!r.pooled || r.bins.empty()) return kNaN;
+    return pooled_percentile_ns(r.bins, 90, static_cast<double>(r.bins.front().lower_ns), r.max_ns);
+}
 
 std::string MeasureRow::mark() const {
     if (!judged) return "?";

@@ -50,6 +50,10 @@ struct MeasureRow {
 std::vector<MeasureRow> comparison_rows(const ReportModel& model, const std::string& base,
                                         const std::string& fresh);
 
+// A latency row's 90th percentile, which the model keeps no figure of: read
+// from its pooled histogram by the model's own rule; NaN without one.
+double pooled_p90_ns(const LatencyRow& row);
+
 // "* beyond noise (adjusted p < 0.05, Holm over 11 tests, changes under 1%
 // ignored); ? fewer than 3 runs on a side, not judged": the marks' legend.
 std::string row_marks_legend(const ReportModel& model);

@@ -1,0 +1,73 @@
+// `contest export --origin NAME LABEL|PATH...`: result files as one KCIDB
+// submission (docs/kcidb.md), for kcidb-submit.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "contest/analysis/report_model.h"
+#include "contest/cli/cli_common.h"
+#include "contest/cli/commands.h"
+#include "contest/cli/report_options.h"
+#include "contest/cli/result_sides.h"
+#include "contest/report/kcidb_export.h"
+#include "contest/report/report.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+
+namespace contest {
+
+int cmd_export(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "export";
+    cl.usage = "contest export [options] --origin NAME LABEL|PATH...";
+    cl.summary =
+        "Prints the result files as one submission to KernelCI's results database (KCIDB, "
+        "kcidb-io schema v4.4), for kcidb-submit: a checkout and a build per label, a test per "
+        "load and measure (contest.LOAD.MEASURE, the latency probes' percentiles), each with its "
+        "number and unit and the machine as its environment; PASS or FAIL only against a "
+        "--baseline named here. The same files give the same ids. Each argument is a label "
+        "(looked up under --results) or a result file or folder.";
+    cl.accepts_config = true;
+    std::vector<std::string> sides;
+    std::string results_dir = "results", baseline, origin, format = "kcidb";
+    JudgingNames correction;
+    ReportOptions options;
+    cl.options.add_options()(
+        "origin", checked(&origin, check_kcidb_origin)->value_name("NAME"),
+        "your CI system's name in KCIDB, the start of every id (lowercase letters, digits, _)")(
+        "format,f",
+        checked(&format,
+                [](const std::string& f) {
+                    if (f != "kcidb")
+                        throw UsageError("--format " + printable(f) + ": unknown format (kcidb)");
+                })
+            ->value_name("F")
+            ->default_value("kcidb"),
+        "kcidb (the only one)")("results",
+                                po::value(&results_dir)->value_name("D")->default_value("results"),
+                                "where labels are looked up")(
+        "baseline,b", po::value(&baseline)->value_name("L"),
+        "judge every other label against L: a test of record gets FAIL where the label is worse "
+        "beyond noise, PASS where it is not (without it, no status)")(
+        "side", po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder");
+    add_judging_options(cl.options, options, correction);
+    cl.positional.add("side", -1);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    if (origin.empty())
+        throw UsageError("contest export: give --origin NAME (your CI system's name in KCIDB)");
+    if (sides.empty()) throw UsageError("contest export: give the labels or result files");
+    check_judging_options(options, correction);
+
+    const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);
+    if (!baseline.empty()) options.baseline = baseline;
+    options.print_warnings = false;
+    const ReportModel model = build_report_model(files, options);
+    KcidbOptions o;
+    o.origin = origin;
+    o.judged = !baseline.empty();
+    std::cout << kcidb_submission(files, model, o).dump(2) << "\n" << std::flush;
+    return kExitOk;
+}
+
+}  // namespace contest
