@@ -89,7 +89,7 @@ TEST_CASE("snapshot: post --style lkp of the committed --kernel example", "[post
     CHECK(at("cpu_load.cyclic.99.0th_us") < at("cpu_load.cyclic.99.9th_us"));
     CHECK(at("cpu_load.cyclic.99.9th_us") < at("cpu_load.cyclic.missed_pct"));
     CHECK(unwrapped(post).find("lower is better: time_s,") != std::string::npos);
-    CHECK(unwrapped(post).find("higher is better: work") != std::string::npos);
+    CHECK(unwrapped(post).find("higher is better: loads") != std::string::npos);
 }
 
 TEST_CASE("snapshot: post --style normalized of the committed --kernel example",

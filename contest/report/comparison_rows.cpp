@@ -78,7 +78,7 @@ void add_cell_rows(const LoadBlock& block, const Cell& base, const Cell& fresh,
     if (!block.unit.empty() && base.loads_counted && fresh.loads_counted && base.load_units.n > 0 &&
         fresh.load_units.n > 0) {
         MeasureRow work = row_of(block.load, "",
-                                 {"work", "Loads (the load's work while the workload ran)",
+                                 {"loads", "Loads (the load's work while the workload ran)",
                                   block.unit, "AMean", false, false},
                                  base.load_units.mean, fresh.load_units.mean);
         work.base_cv_pct = cv_pct(base.load_units);

@@ -17,7 +17,7 @@ namespace contest {
 
 // What a row's figures are, for a reader who did not write contest.
 struct RowKind {
-    std::string name;       // "time_s", "ratio", "work", "50.0th_us", "missed_pct"
+    std::string name;       // "time_s", "ratio", "loads", "50.0th_us", "missed_pct"
     std::string title;      // "Time (the workload's wall time)", "cyclic latency", ...
     std::string units;      // "seconds", "Ratio", "ring hops", "us", "% of the periods"
     std::string statistic;  // "AMean", "GMean", "pooled percentile", ...

@@ -46,7 +46,7 @@ std::string row_line(const MeasureRow& row) {
            stddev(row.fresh_cv_pct) + "  " + mark + " " + row.path();
 }
 
-// "lower is better: time_s, ratio, ...; higher is better: work (ring hops)".
+// "lower is better: time_s, ratio, ...; higher is better: loads (...)".
 std::string directions(const std::vector<MeasureRow>& rows) {
     std::vector<std::string> lower, higher, units;
     std::set<std::string> seen;
