@@ -96,7 +96,11 @@ std::string man_page() {
                       ".SH DESCRIPTION\n"
                       "Times a reference workload (a kernel compile) with no load and under loads "
                       "that hurt responsiveness, records wall time, CPU%, the load's work and the "
-                      "Ratio to no_load, and prints the classic contest table.\n"
+                      "Ratio to no_load, and prints the classic contest table. "
+                      "contest post writes a comparison as a mail body for a kernel list (in "
+                      "contest's own shape, the 0-day robot's or LKML's normalised one: "
+                      "\\-\\-style), and contest export as a submission to KernelCI's results "
+                      "database, KCIDB.\n"
                       ".SH COMMANDS\n";
     for (const auto& s : subcommands())
         out += ".TP\n.B " + roff(s.name) + "\n" + roff(s.help) + "\n";
@@ -120,7 +124,8 @@ std::string man_page() {
     out +=
         ".SH \"SEE ALSO\"\n"
         "docs/contract.md, the user's contract, and the other documents of docs/ in "
-        "contest's source.\n";
+        "contest's source (docs/kcidb.md: the post shapes and sending results to KernelCI); "
+        "and kcidb\\-submit, of KernelCI's kcidb package.\n";
     return out;
 }
 
