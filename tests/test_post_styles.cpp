@@ -146,6 +146,17 @@ TEST_CASE("post styles: labels of 40 characters are shortened, lines stay within
     }
 }
 
+TEST_CASE("post styles of one label say there is nothing to judge", "[post][lkp][normalized]") {
+    std::mt19937 gen(3);
+    const std::vector<ResultFile> files = {
+        make_result("only", {{"no_load", normal_sample(gen, 30, 0.2, 3)}})};
+    for (const PostStyle style : {PostStyle::lkp, PostStyle::normalized}) {
+        const std::string post = format_post(files, styled_against("only"), style);
+        CHECK(post.find("One label: nothing to judge against a baseline") != std::string::npos);
+        check_mail_lines(post);
+    }
+}
+
 TEST_CASE("compare --format lkp and normalized; report refuses them; a bad --style",
           "[post][lkp][normalized][e2e]") {
     test::ScratchDir dir("post-styles");
@@ -161,9 +172,10 @@ TEST_CASE("compare --format lkp and normalized; report refuses them; a bad --sty
 
     o = test::run_contest_binary({"report", "--format", "lkp", generic}, dir.path());
     CHECK(o.exit_code == 2);
-    CHECK(o.err ==
-          "contest: contest report: --format lkp: a comparison's shape, for contest compare (report: "
-          "text, markdown, csv, json or html)\n");
+    CHECK(
+        o.err ==
+        "contest: contest report: --format lkp: a comparison's shape, for contest compare (report: "
+        "text, markdown, csv, json or html)\n");
     o = test::run_contest_binary({"post", "--style", "fancy", generic, rt}, dir.path());
     CHECK(o.exit_code == 2);
     CHECK(o.out.empty());

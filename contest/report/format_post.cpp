@@ -83,6 +83,11 @@ std::string post_of(const ReportModel& model, const PostNames& names) {
     return out + post_warnings(model) + post_command(model) + post_signature();
 }
 
+// The comparison shapes with a single label.
+constexpr const char* kNothingToJudge =
+    "\nOne label: nothing to judge against a baseline (contest post --style contest shows its "
+    "tables).\n";
+
 bool labels_fit_lkp(const ReportModel& model) {
     for (const auto& l : model.labels)
         if (display_width(l.label) > kLkpLabelColumns) return false;
@@ -95,14 +100,14 @@ std::string lkp_post(const ReportModel& model, const PostNames& names) {
     out += post_facts(model) + post_legend(names, model) + "\nlabels:\n";
     for (const auto& l : model.labels)
         out += "  " + l.label + (l.label == model.baseline ? " (the baseline)" : "") + "\n";
-    out += lkp_comparisons(model);
+    out += model.labels.size() < 2 ? kNothingToJudge : lkp_comparisons(model);
     return out + post_warnings(model) + post_command(model) + post_signature();
 }
 
 std::string normalized_post(const ReportModel& model, const PostNames& names) {
     std::string out = post_subject(model, views_against_baseline(model)) + "\n\n";
     out += post_facts(model) + post_legend(names, model);
-    out += normalized_blocks(model, kPostColumns);
+    out += model.labels.size() < 2 ? kNothingToJudge : normalized_blocks(model, kPostColumns);
     return out + post_warnings(model) + post_command(model) + post_signature();
 }
 

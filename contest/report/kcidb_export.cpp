@@ -1,6 +1,7 @@
 #include "contest/report/kcidb_export.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -289,6 +290,33 @@ void add_changes(const ReportModel& model, const std::string& label,
         }
 }
 
+// KCIDB's objects have no null properties; a fact the fingerprint could not
+// read (null beside its reason) is left out of misc too.
+void drop_nulls(ojson& j) {
+    if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end();)
+            if (it->is_null())
+                it = j.erase(it);
+            else
+                drop_nulls(*it++);
+    } else if (j.is_array()) {
+        for (auto it = j.begin(); it != j.end();)
+            if (it->is_null())
+                it = j.erase(it);
+            else
+                drop_nulls(*it++);
+    }
+}
+
+// A path component as KCIDB's path pattern takes it: what else a measure's
+// or a load's name holds becomes '_' (a dot would start a new component).
+std::string path_part(const std::string& name) {
+    std::string out = name;
+    for (char& c : out)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    return out;
+}
+
 std::optional<std::string> status_of(const Judgement& j) {
     if (!j.judged || !j.test->withheld.empty() || !std::isfinite(j.test->p_adjusted))
         return std::nullopt;
@@ -344,7 +372,12 @@ nlohmann::ordered_json kcidb_submission(const std::vector<ResultFile>& files,
         std::set<std::string> seen;
         for (const auto& m : by_label[l.label]) {
             if (!std::isfinite(m.value) || !seen.insert(m.path).second) continue;
-            const std::string path = "contest." + m.path;
+            std::vector<std::string> parts;
+            for (std::size_t at = 0, dot; at <= m.path.size(); at = dot + 1) {
+                dot = std::min(m.path.find('.', at), m.path.size());
+                parts.push_back(path_part(m.path.substr(at, dot - at)));
+            }
+            const std::string path = "contest." + join(parts, ".");
             std::optional<std::string> status;
             if (options.judged && m.judgement && l.label != model.baseline)
                 status = status_of(*m.judgement);
@@ -379,10 +412,12 @@ nlohmann::ordered_json kcidb_submission(const std::vector<ResultFile>& files,
             tests.push_back(t);
         }
     }
-    return {{"version", {{"major", kKcidbMajor}, {"minor", kKcidbMinor}}},
-            {"checkouts", checkouts},
-            {"builds", builds},
-            {"tests", tests}};
+    ojson submission = {{"version", {{"major", kKcidbMajor}, {"minor", kKcidbMinor}}},
+                        {"checkouts", checkouts},
+                        {"builds", builds},
+                        {"tests", tests}};
+    drop_nulls(submission);
+    return submission;
 }
 
 }  // namespace contest

@@ -5,6 +5,7 @@
 // dotted paths (io_load.time_s, cpu_load.cyclic.99.0th_us); under it the
 // marks, which way each measure is better, what the tests could see and the
 // verdict. For `contest post --style lkp` and `contest compare --format lkp`.
+#include <cstddef>
 #include <string>
 
 #include "contest/analysis/report_model.h"

@@ -8,6 +8,7 @@
 // marks after it. Under the latency blocks, each label's percentiles as
 // schbench prints them (`50.0th: 36 | 90.0th: 120 | ...`). For `contest
 // post --style normalized` and `contest compare --format normalized`.
+#include <cstddef>
 #include <string>
 
 #include "contest/analysis/report_model.h"
