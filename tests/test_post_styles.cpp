@@ -104,8 +104,9 @@ TEST_CASE("snapshot: post --style normalized of the committed --kernel example",
                     "Interpretation: Lower is better\nStatistic     : AMean\n") !=
           std::string::npos);
     CHECK(post.find("Interpretation: Higher is better") != std::string::npos);  // Loads
-    CHECK(std::regex_search(post, std::regex(R"(\nno_load +1\.00 \[ -0\.00\]\( *[0-9.]+\) +\| )"
-                                             R"([0-9]\.[0-9]{2} \[[-+ ][0-9. ]+\]\( *[0-9.]+\))")));
+    CHECK(
+        std::regex_search(post, std::regex(R"(\nno_load +1\.00 \[ -0\.00\]\( *[0-9.]+\) +\| )"
+                                           R"([0-9]\.[0-9]{2} \[ *[-+]?[0-9.]+\]\( *[0-9.]+\))")));
     CHECK(std::regex_search(post, std::regex(R"(\ncpu_load rt: 50\.0th: [0-9]+ \| 90\.0th: [0-9]+ )"
                                              R"(\| 99\.0th: [0-9]+ \| 99\.9th: [0-9]+\n)")));
 }
@@ -144,6 +145,48 @@ TEST_CASE("post styles: labels of 40 characters are shortened, lines stay within
         CHECK(post.find("Labels, shortened in this mail:\n  A = " + files[0].label) !=
               std::string::npos);
     }
+}
+
+TEST_CASE("post --style lkp: a row too wide keeps its columns, its name goes under it",
+          "[post][lkp]") {
+    std::mt19937 gen(5);
+    const std::string load = "my_own_load_with_a_name_long_enough_to_overflow";
+    std::vector<ResultFile> files;
+    for (const std::string& label : {std::string("base"), std::string("new")})
+        files.push_back(make_result(label, {{"no_load", normal_sample(gen, 30, 0.2, 5)},
+                                            {load, normal_sample(gen, 60, 0.3, 5)}}));
+    const std::string post = format_post(files, styled_against("base"), PostStyle::lkp);
+    check_mail_lines(post);
+    // The row's first line holds its columns where every other row has them.
+    const auto lines = split_lines(post);
+    const auto name_at = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) {
+        return l.ends_with(" " + load + ".time_s");
+    });
+    const auto no_load_at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+        return l.ends_with(" no_load.time_s");
+    });
+    REQUIRE(name_at != lines.end());
+    REQUIRE(name_at != lines.begin());
+    REQUIRE(no_load_at != lines.end());
+    const std::string& row = *(name_at - 1);
+    INFO(row << "\n" << *no_load_at);
+    CHECK(row.find("±") == no_load_at->find("±"));
+    CHECK(row.rfind("±") == no_load_at->rfind("±"));
+    CHECK(name_at->find_first_not_of(' ') > 4);  // under the row, not a row of its own
+}
+
+TEST_CASE("compare --format normalized keeps a table's rows whole when labels are long",
+          "[post][normalized]") {
+    std::vector<std::string> bad;
+    const auto files =
+        read_result_paths({kStyleExamples / "vary-iosched"}, bad);  // 6.18.44-fc-v669,iosched=...
+    REQUIRE(files.size() == 2);
+    ReportOptions o = styled_against("6.18.44-fc-v669,iosched=mq-deadline");
+    const std::string out = format_compare(build_report_model(files, o), "normalized");
+    // Aligned as a table (a row broken at words would lose its padding).
+    CHECK(std::regex_search(
+        out, std::regex(R"(\nno_load +1\.00 \[ -0\.00\]\( *[0-9.]+\) {3}\| {3,})"
+                        R"([0-9]\.[0-9]{2} \[ *[-+]?[0-9.]+\]\( *[0-9.]+\)( [*?])?\n)")));
 }
 
 TEST_CASE("post styles of one label say there is nothing to judge", "[post][lkp][normalized]") {

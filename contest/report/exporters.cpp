@@ -22,13 +22,14 @@ std::string compare_html(const ReportModel& model);
 
 namespace {
 
-// Shapes made for mail: broken into its lines as the post is.
+// Shapes made for mail: their prose broken into lines as the post's is, the
+// tables' rows whole (compare does not shorten labels).
 std::string compare_lkp(const ReportModel& model) {
-    return post_lines(lkp_comparisons(model), false);
+    return post_lines(lkp_comparisons(model), false, true);
 }
 
 std::string compare_normalized(const ReportModel& model) {
-    return post_lines(normalized_blocks(model, kPostColumns), true);
+    return post_lines(normalized_blocks(model, kPostColumns), true, true);
 }
 
 const Exporter kExporters[] = {

@@ -130,12 +130,10 @@ std::string workload_in_brief(const ReportModel& model) {
     return out;
 }
 
-// `raw` broken at spaces into lines of at most `columns` terminal cells,
+// `line` broken at spaces into lines of at most `columns` terminal cells,
 // each continuation indented two more than the line; a word longer than a
-// line is broken where it has to be. Control characters are escaped.
-std::vector<std::string> wrap_line(const std::string& raw, std::size_t columns) {
-    const std::string line = printable(raw);
-    if (display_width(line) <= columns) return {line};
+// line is broken where it has to be.
+std::vector<std::string> wrap_prose(const std::string& line, std::size_t columns) {
     const std::size_t indent = std::min(line.find_first_not_of(' '), columns / 2);
     const std::string more(std::min(indent + 2, columns / 2), ' ');
     std::vector<std::string> out;
@@ -162,6 +160,51 @@ std::vector<std::string> wrap_line(const std::string& raw, std::size_t columns) 
     }
     if (!empty) out.push_back(current);
     return out;
+}
+
+// A row of a table: after its indent, columns lined up by runs of spaces.
+bool is_table_row(const std::string& line) {
+    const std::size_t start = line.find_first_not_of(' ');
+    return start != std::string::npos && line.find("  ", start) != std::string::npos;
+}
+
+// A table row too wide, its columns kept where they are: cut after the last
+// word that fits, the rest under it, indented four more (the row's last
+// columns, the robot's measure names, move; nothing before them does).
+std::vector<std::string> split_row(const std::string& line, std::size_t columns) {
+    const std::size_t indent = std::min(line.find_first_not_of(' '), columns / 2);
+    const std::string more(std::min(indent + 4, columns / 2), ' ');
+    std::vector<std::string> out;
+    std::string rest = line;
+    while (display_width(rest) > columns) {
+        std::size_t cut = std::string::npos;
+        for (std::size_t i = rest.find(' ', rest.find_first_not_of(' ')); i != std::string::npos;
+             i = rest.find(' ', i + 1)) {
+            if (display_width(rest.substr(0, i)) > columns) break;
+            if (rest[i - 1] != ' ') cut = i;
+        }
+        const std::size_t next = cut == std::string::npos ? cut : rest.find_first_not_of(' ', cut);
+        if (next == std::string::npos) break;
+        out.push_back(rest.substr(0, cut));
+        rest = more + rest.substr(next);
+    }
+    if (display_width(rest) <= columns) {
+        out.push_back(rest);
+        return out;
+    }
+    for (const auto& piece : wrap_prose(rest, columns)) out.push_back(piece);
+    return out;
+}
+
+// `raw` as lines of at most `columns` cells (prose broken at words, a table
+// row after the last column that fits, or left whole), control characters
+// escaped.
+std::vector<std::string> wrap_line(const std::string& raw, std::size_t columns, bool rows_whole) {
+    const std::string line = printable(raw);
+    if (display_width(line) <= columns) return {line};
+    if (is_table_row(line))
+        return rows_whole ? std::vector<std::string>{line} : split_row(line, columns);
+    return wrap_prose(line, columns);
 }
 
 }  // namespace
@@ -316,13 +359,13 @@ std::string post_signature() {
     return std::string("\n-- \ncontest ") + kVersion + "\n";
 }
 
-std::string post_lines(std::string body, bool ascii) {
+std::string post_lines(std::string body, bool ascii, bool rows_whole) {
     if (ascii)
         for (std::size_t at = body.find("±"); at != std::string::npos; at = body.find("±", at))
             body.replace(at, std::string("±").size(), "+-");
     std::string out;
     for (const auto& line : split_lines(body))
-        for (const auto& piece : wrap_line(line, kPostColumns)) out += piece + "\n";
+        for (const auto& piece : wrap_line(line, kPostColumns, rows_whole)) out += piece + "\n";
     return out;
 }
 

@@ -59,9 +59,12 @@ std::string post_command(const ReportModel& model);
 // "\n-- \ncontest VERSION\n".
 std::string post_signature();
 
-// `body` as the mail's lines: every line broken at words into kPostColumns
-// terminal cells (continuations indented two more), control characters
-// escaped; with `ascii`, the shared formatters' "±" written "+-".
-std::string post_lines(std::string body, bool ascii);
+// `body` as the mail's lines: every line broken into kPostColumns terminal
+// cells, prose at words (continuations indented two more), a table's row
+// (columns lined up by runs of spaces) after the last column that fits, or
+// with `rows_whole` left as wide as it is (a comparison on a terminal, whose
+// labels are not shortened); control characters escaped; with `ascii`, the
+// shared formatters' "±" written "+-".
+std::string post_lines(std::string body, bool ascii, bool rows_whole = false);
 
 }  // namespace contest
