@@ -62,6 +62,23 @@ BootState sample_boot_state() {
     return s;
 }
 
+// text with its first `from` made `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+// Why the reader refuses text as a state, or "accepted".
+std::string refusal(const std::string& text) {
+    try {
+        boot_state_from_text(text, "state");
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
 }  // namespace
 
 TEST_CASE("the boot state: written and read back the same; a malformed one names its field",
@@ -74,16 +91,7 @@ TEST_CASE("the boot state: written and read back the same; a malformed one names
     CHECK(back.boots.at(0).up_s == 2.5);
 
     auto refused = [&](const std::string& from, const std::string& to) {
-        std::string text = boot_state_text(s);
-        const auto at = text.find(from);
-        REQUIRE(at != std::string::npos);
-        text.replace(at, from.size(), to);
-        try {
-            boot_state_from_text(text, "state");
-        } catch (const UsageError& e) {
-            return std::string(e.what());
-        }
-        return std::string("accepted");
+        return refusal(replaced(boot_state_text(s), from, to));
     };
     CHECK(refused("\"phase\": \"running\"", "\"phase\": \"sleeping\"").find("phase") !=
           std::string::npos);
@@ -95,6 +103,81 @@ TEST_CASE("the boot state: written and read back the same; a malformed one names
     CHECK(refused("\"schema\": 1", "\"schema\": 2").find("schema") != std::string::npos);
     CHECK_THROWS_AS(boot_state_from_text("{\"schema\": 1", "state"), UsageError);
     CHECK_THROWS_AS(boot_state_from_text("[]", "state"), UsageError);
+}
+
+// The on-disk words of the state's closed sets: the file's contract, which
+// a run under way across an upgrade of contest reads on.
+const char* const kPhaseWords[] = {"running", "detour", "returning", "done", "stopped", "aborted"};
+const char* const kTurnStatusWords[] = {"pending", "started", "done", "boot_failed", "interrupted"};
+
+TEST_CASE("a boot state written by an earlier contest reads, and is written back to the same bytes",
+          "[boot]") {
+    // tests/data/boot-state.json: written by contest before its phases and
+    // statuses were enums read and written from one field table; every kind
+    // of field, every turn status, each method's word.
+    const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-state.json");
+    const BootState s = boot_state_from_text(text, "state");
+    CHECK(boot_state_text(s) == text);
+    CHECK(s.phase == "detour");
+    CHECK(s.method == BootMethod::systemd_boot);
+    CHECK(s.seed == 18446744073709551615ull);
+    CHECK(s.stop_on_failure);
+    REQUIRE(s.turns.size() == 5);
+    CHECK(s.turns[1].status == "boot_failed");
+    CHECK(s.turns[4].loads.empty());
+    CHECK(s.labels.at(0).cannot_boot_next == "the running kernel has no kexec_load");
+    CHECK(s.boots.at(2).expected == "start");
+    CHECK(s.boots.at(2).up_s == 30);
+
+    // Each word of each closed set in place of the file's: read, and
+    // written back the same.
+    struct Words {
+        std::string field, in_file;
+        std::vector<std::string> words;
+    };
+    const Words closed[] = {
+        {"phase", "detour", {std::begin(kPhaseWords), std::end(kPhaseWords)}},
+        {"status", "done", {std::begin(kTurnStatusWords), std::end(kTurnStatusWords)}},
+        {"method", "systemd-boot", {"kexec", "grub"}},
+    };
+    auto field = [](const std::string& name, const std::string& word) {
+        return "\"" + name + "\": \"" + word + "\"";
+    };
+    for (const auto& [name, in_file, words] : closed)
+        for (const auto& word : words) {
+            INFO(name << " " << word);
+            const std::string changed = replaced(text, field(name, in_file), field(name, word));
+            CHECK(boot_state_text(boot_state_from_text(changed, "state")) == changed);
+        }
+}
+
+TEST_CASE("a boot state's unknown or mistyped closed word is refused naming its field", "[boot]") {
+    const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-state.json");
+    struct Refused {
+        const char *from, *to, *message;
+    };
+    // clang-format off
+    const Refused cases[] = {
+        {R"("phase": "detour")", R"("phase": "Detour")", "phase: 'Detour' is no phase"},
+        {R"("phase": "detour")", R"("phase": 2)", "phase: not a string"},
+        {R"("status": "boot_failed")", R"("status": "failed")", "turns[1]: status: 'failed' is no turn status"},
+        {R"("status": "done")", R"("status": null)", "turns[0]: status: not a string"},
+        {R"("method": "systemd-boot")", R"("method": "lilo")", "method: 'lilo' is no boot method"},
+        {R"("up_s": 12.25)", R"("up_s": "12")", "boots[0]: up_s: not a number"},
+        {R"("boot_max": 12)", R"("boot_max": 4294967296)", "boot_max: too large"},
+        {R"("boot_max": 12)", R"("boot_max": 1.5)", "boot_max: not a whole number >= 0"},
+        {R"("stop_on_failure": true)", R"("stop_on_failure": 1)", "stop_on_failure: not true or false"},
+        {R"("loads": [])", R"("loads": [3])", "turns[4]: loads: holds a value that is not a string"},
+        {R"("turns": [)", R"("turns": {}, "x": [)", "turns: not a list"},
+        {R"("note": "")", R"("nothing": "")", "note: missing"},
+        {R"("label": 0)", R"("label": 2)", "turns[1]: label: no such label"},
+        {R"("next_turn": 4)", R"("next_turn": 6)", "next_turn: past the last turn"},
+    };
+    // clang-format on
+    for (const auto& c : cases) {
+        INFO(c.to);
+        CHECK(refusal(replaced(text, c.from, c.to)) == std::string("state: ") + c.message);
+    }
 }
 
 namespace {
