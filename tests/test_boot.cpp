@@ -54,7 +54,8 @@ BootState sample_boot_state() {
                  "6.1.0-57-amd64", "/r/a/x.json", ""},
                 {"b", "/boot/vmlinuz-y", "/boot/vmlinuz-y", "/boot/initrd.img-y", "q", "6.2",
                  "/r/b/x.json", ""}};
-    s.turns = {{1, 1, {"no_load"}, "done"}, {1, 0, {"no_load"}, "pending"}};
+    s.turns = {{1, 1, {"no_load"}, BootTurnStatus::done},
+               {1, 0, {"no_load"}, BootTurnStatus::pending}};
     s.next_turn = 1;
     s.boots_asked = 1;
     s.boot_max = 3;
@@ -118,12 +119,12 @@ TEST_CASE("a boot state written by an earlier contest reads, and is written back
     const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-state.json");
     const BootState s = boot_state_from_text(text, "state");
     CHECK(boot_state_text(s) == text);
-    CHECK(s.phase == "detour");
+    CHECK(s.phase == BootPhase::detour);
     CHECK(s.method == BootMethod::systemd_boot);
     CHECK(s.seed == 18446744073709551615ull);
     CHECK(s.stop_on_failure);
     REQUIRE(s.turns.size() == 5);
-    CHECK(s.turns[1].status == "boot_failed");
+    CHECK(s.turns[1].status == BootTurnStatus::boot_failed);
     CHECK(s.turns[4].loads.empty());
     CHECK(s.labels.at(0).cannot_boot_next == "the running kernel has no kexec_load");
     CHECK(s.boots.at(2).expected == "start");
@@ -280,10 +281,10 @@ TEST_CASE("run --boot --boot-on-failure stop: the first kernel that does not com
     INFO(o.err);
     CHECK(o.exit_code == 1);  // the run ended with a failed run in it
     const BootState s = state();
-    CHECK(s.phase == "stopped");
+    CHECK(s.phase == BootPhase::stopped);
     REQUIRE(s.turns.size() == 2);
-    CHECK(s.turns[0].status == "boot_failed");
-    CHECK(s.turns[1].status == "pending");
+    CHECK(s.turns[0].status == BootTurnStatus::boot_failed);
+    CHECK(s.turns[1].status == BootTurnStatus::pending);
     CHECK(s.boots_asked == 1);
     CHECK(s.note.find("not " + s.labels.at(s.turns[0].label).label + "'s") != std::string::npos);
     REQUIRE(s.boots.size() == 1);
@@ -313,11 +314,11 @@ TEST_CASE("run --boot --boot-max 2 of 3 boots: one turn, the bound, the rest lef
     INFO(o.err);
     CHECK(o.exit_code == 1);  // the run ended with a failed run in it
     const BootState s = state();
-    CHECK(s.phase == "stopped");
+    CHECK(s.phase == BootPhase::stopped);
     CHECK(s.note == "stopped at --boot-max 2 boots");
     REQUIRE(s.turns.size() == 2);
-    CHECK(s.turns[0].status == "boot_failed");
-    CHECK(s.turns[1].status == "pending");
+    CHECK(s.turns[0].status == BootTurnStatus::boot_failed);
+    CHECK(s.turns[1].status == BootTurnStatus::pending);
     // The bound counts the boot the run would ask next: none asked past it.
     CHECK(s.boots_asked == 1);
     CHECK(test::slurp(machine.asked) ==
@@ -459,7 +460,7 @@ TEST_CASE(
                 INFO(step.err);
                 CHECK(step.exit_code == 0);
                 const BootState after = read_boot_state(results / kBootStateName);
-                CHECK(after.turns[turn - 1].status == "boot_failed");
+                CHECK(after.turns[turn - 1].status == BootTurnStatus::boot_failed);
                 REQUIRE(after.boots.size() == turn);
                 CHECK(after.boots.back().expected == s.labels.at(s.turns[turn - 1].label).label);
                 CHECK(after.boots.back().outcome.starts_with("boot_failed: booted "));
@@ -490,7 +491,7 @@ TEST_CASE(
                 {"run", "--boot-abort", "--results", results.string()}, dir.path(), dir.path());
             INFO(abort.err);
             CHECK(abort.exit_code == 0);
-            CHECK(read_boot_state(results / kBootStateName).phase == "aborted");
+            CHECK(read_boot_state(results / kBootStateName).phase == BootPhase::aborted);
             CHECK_FALSE(fs::exists(boot_unit_path(root)));
             CHECK_FALSE(fs::exists(s.binary));
             CHECK_FALSE(fs::exists(results / ".boot"));
@@ -642,7 +643,7 @@ TEST_CASE(
 
     const fs::path host_results = out / "results";
     const BootState s = guest_boot_state(host_results / kBootStateName);
-    CHECK(s.phase == "done");
+    CHECK(s.phase == BootPhase::done);
     REQUIRE(s.turns.size() == 4);
     // Every boot the machine made after the first: one a turn (c's are the
     // default kernel's, come back after c's panic), and the one back,
@@ -656,11 +657,11 @@ TEST_CASE(
         const BootSeen& seen = s.boots.at(b++);
         CHECK(seen.expected == label);
         if (label == "c") {
-            CHECK(turn.status == "boot_failed");
+            CHECK(turn.status == BootTurnStatus::boot_failed);
             CHECK(seen.outcome.starts_with("boot_failed: booted "));
             CHECK(seen.cmdline == s.start_cmdline);
         } else {
-            CHECK(turn.status == "done");
+            CHECK(turn.status == BootTurnStatus::done);
             CHECK(seen.outcome == "measured");
             CHECK(seen.cmdline.find("contest_label=" + label) != std::string::npos);
             measured[label].insert(turn.round);
@@ -764,8 +765,8 @@ TEST_CASE(
         REQUIRE_FALSE(cut.finished);  // cut, not ended by itself
         BootState s = guest_boot_state(results / kBootStateName);
         REQUIRE(s.turns.size() == 2);
-        CHECK(s.turns[0].status == "started");
-        CHECK(s.phase == "running");
+        CHECK(s.turns[0].status == BootTurnStatus::started);
+        CHECK(s.phase == BootPhase::running);
         const std::string cut_label = s.labels.at(s.turns[0].label).label;
         fs::remove(label_initramfs);
 
@@ -774,9 +775,9 @@ TEST_CASE(
         REQUIRE(o.finished);
         CHECK(test::leftover_processes().empty());
         s = guest_boot_state(results / kBootStateName);
-        CHECK(s.phase == "aborted");
-        CHECK(s.turns[0].status == "boot_failed");
-        CHECK(s.turns[1].status == "interrupted");
+        CHECK(s.phase == BootPhase::aborted);
+        CHECK(s.turns[0].status == BootTurnStatus::boot_failed);
+        CHECK(s.turns[1].status == BootTurnStatus::interrupted);
         // The boots seen: the cut turn's, the one after the power cut (the
         // default kernel), and the second turn's.
         REQUIRE(s.boots.size() == 3);

@@ -273,9 +273,9 @@ TEST_CASE(
 
     const fs::path results = out / "results";
     const BootState s = read_boot_state(results / kBootStateName);
-    CHECK(s.phase == "done");
+    CHECK(s.phase == BootPhase::done);
     REQUIRE(s.turns.size() == 2);
-    for (const auto& turn : s.turns) CHECK(turn.status == "done");
+    for (const auto& turn : s.turns) CHECK(turn.status == BootTurnStatus::done);
     // One boot a turn and the one back.
     REQUIRE(s.boots.size() == 3);
     CHECK(s.boots.back().outcome == "back");

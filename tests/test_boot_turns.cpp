@@ -299,21 +299,21 @@ TEST_CASE(
                 s = b.state();
                 const std::string label = s.labels.at(s.turns[turn].label).label;
                 if (label == "rt") {
-                    CHECK(s.turns[turn].status == "boot_failed");
+                    CHECK(s.turns[turn].status == BootTurnStatus::boot_failed);
                     CHECK(s.boots.back().outcome.find("booted " + kStd) != std::string::npos);
                     CHECK(s.boots.back().outcome.find("not rt's " + kRt) != std::string::npos);
                 } else {
-                    CHECK(s.turns[turn].status == "done");
+                    CHECK(s.turns[turn].status == BootTurnStatus::done);
                     CHECK(s.boots.back().outcome == "measured");
                 }
             }
             // The way back: the default entry, said to be another kernel.
-            CHECK(s.phase == "returning");
+            CHECK(s.phase == BootPhase::returning);
             b.boot_in(kStd, kStdArgs);
             auto back = b.step();
             INFO(back.err);
             s = b.state();
-            CHECK(s.phase == "done");
+            CHECK(s.phase == BootPhase::done);
             CHECK(s.boots.back().outcome.starts_with("back in " + kStd));
             CHECK(s.boots.back().outcome.find(
                       "not the kernel the run started in (6.1.0-99-custom)") != std::string::npos);
@@ -335,7 +335,8 @@ TEST_CASE(
                 auto step = b.step();
                 INFO(step.err);
                 s = b.state();
-                CHECK(s.turns[turn].status == (rt ? "boot_failed" : "done"));
+                CHECK(s.turns[turn].status ==
+                      (rt ? BootTurnStatus::boot_failed : BootTurnStatus::done));
             }
             CHECK(test::leftover_processes().empty());
         }
@@ -367,7 +368,7 @@ TEST_CASE(
                 CHECK_FALSE(fs::exists(b.results / ".boot"));
                 CHECK_FALSE(fs::exists(b.results / ".boot-state.lock"));
                 const BootState s = b.state();
-                CHECK(s.phase == "aborted");
+                CHECK(s.phase == BootPhase::aborted);
                 CHECK(s.note.find("interrupted before the first reboot") != std::string::npos);
                 const std::string said = b.said();
                 CHECK(said.find(method == "grub" ? "grub-editenv - unset next_entry"
@@ -378,7 +379,7 @@ TEST_CASE(
                 auto again = b.start({"-n", "1", "no_load"});
                 INFO(again.err);
                 CHECK(again.exit_code == 0);
-                CHECK(b.state().phase == "running");
+                CHECK(b.state().phase == BootPhase::running);
             }
         }
     }
@@ -399,22 +400,22 @@ TEST_CASE(
     CHECK(s.boot_max == 8);
     std::size_t detours = 0;
     for (int steps = 0; steps < 12 && !s.finished(); ++steps) {
-        if (s.phase == "detour" || s.phase == "returning")
+        if (s.phase == BootPhase::detour || s.phase == BootPhase::returning)
             b.boot_in(kStd, kStdArgs);  // through the firmware: the default entry
         else
             b.boot_in_label(s, s.next_turn);
-        const std::string phase = s.phase;
+        const BootPhase phase = s.phase;
         auto step = b.step();
         INFO(step.err);
         CHECK(step.exit_code == 0);
         s = b.state();
-        if (phase == "detour") {
+        if (phase == BootPhase::detour) {
             ++detours;
             CHECK(s.boots.back().outcome == "through the firmware, for the next turn");
         }
     }
-    CHECK(s.phase == "done");
-    for (const auto& turn : s.turns) CHECK(turn.status == "done");
+    CHECK(s.phase == BootPhase::done);
+    for (const auto& turn : s.turns) CHECK(turn.status == BootTurnStatus::done);
     // Every rt turn but a last one is followed by a detour.
     const bool rt_last = s.labels.at(s.turns.back().label).label == "rt";
     CHECK(detours == (rt_last ? 1u : 2u));
@@ -442,7 +443,7 @@ TEST_CASE(
     auto o = b.start({"-n", "1", "no_load"});
     REQUIRE(o.exit_code == 0);
     BootState s = b.state();
-    for (auto& turn : s.turns) turn.status = "done";
+    for (auto& turn : s.turns) turn.status = BootTurnStatus::done;
     s.next_turn = s.turns.size();
     write_boot_state(b.state_path(), s);
     // Back in a label's kernel: the way back is asked for.
@@ -452,17 +453,17 @@ TEST_CASE(
     INFO(step.err);
     CHECK(step.exit_code == 0);
     s = b.state();
-    CHECK(s.phase == "returning");
+    CHECK(s.phase == BootPhase::returning);
     CHECK(s.boots.back().outcome.starts_with("no turn left"));
     CHECK(b.reboots() == reboots + 1);
     // And in the start kernel it ends there.
-    s.phase = "running";
+    s.phase = BootPhase::running;
     write_boot_state(b.state_path(), s);
     b.boot_in(kStd, kStdArgs);
     step = b.step();
     INFO(step.err);
     CHECK(step.exit_code == 0);
-    CHECK(b.state().phase == "done");
+    CHECK(b.state().phase == BootPhase::done);
     CHECK_FALSE(fs::exists(boot_unit_path(b.root)));
 }
 
@@ -479,7 +480,7 @@ TEST_CASE(
     b.boot_in_label(s, 0);
     auto step = b.step();
     INFO(step.err);
-    REQUIRE(b.state().turns[0].status == "done");
+    REQUIRE(b.state().turns[0].status == BootTurnStatus::done);
     const std::string first = s.labels.at(s.turns[0].label).label;
     // What a turn cut by a power cut leaves: a load's folder, a file half-written.
     const std::string gone = std::to_string(test::a_gone_pid());
@@ -507,7 +508,7 @@ TEST_CASE(
     INFO(step.err);
     said_since += step.err;
     CHECK(step.exit_code == 0);
-    CHECK(b.state().turns[next].status == "done");
+    CHECK(b.state().turns[next].status == BootTurnStatus::done);
     CHECK_FALSE(fs::exists(b.work / "loads" / ("cpu_load." + gone)));
     CHECK_FALSE(fs::exists(half));
     CHECK(said_since.find("removed what a killed contest left") != std::string::npos);

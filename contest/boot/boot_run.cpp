@@ -84,10 +84,11 @@ FileLock stop_step_under_way(const fs::path& state) {
 
 // How a run ends once no more turns will be taken: done when every turn
 // was (measured or failed), stopped when some were left (the bound).
-std::string end_phase(const BootState& state) {
-    const bool left = std::any_of(state.turns.begin(), state.turns.end(),
-                                  [](const BootTurn& t) { return t.status == "pending"; });
-    return left ? "stopped" : "done";
+BootPhase end_phase(const BootState& state) {
+    const bool left = std::any_of(state.turns.begin(), state.turns.end(), [](const BootTurn& t) {
+        return t.status == BootTurnStatus::pending;
+    });
+    return left ? BootPhase::stopped : BootPhase::done;
 }
 
 // Whether the running kernel is the one the run started from.
@@ -373,8 +374,7 @@ void remove_lock_file(const fs::path& path) {
 
 // The end of the run: the unit and contest's copy removed, the files
 // marked complete, the state kept (--boot-status).
-BootStep finish(const fs::path& path, BootState& state, const std::string& phase,
-                const std::string& note) {
+BootStep finish(const fs::path& path, BootState& state, BootPhase phase, const std::string& note) {
     state.phase = phase;
     if (!note.empty()) state.note = note;
     remove_run_files(path, state);
@@ -385,7 +385,7 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
         if (!fs::exists(result, ec)) continue;
         ResultFile file = read_result_file(result);
         file.config["boot"] = boot_record(state, i);
-        file.complete = phase == "done";
+        file.complete = phase == BootPhase::done;
         if (file.finished_at.empty()) file.finished_at = utc_timestamp();
         ResultWriter(result).save(file);
         for (const auto& r : file.runs)
@@ -394,7 +394,8 @@ BootStep finish(const fs::path& path, BootState& state, const std::string& phase
     }
     write_boot_state(path, state);
     remove_lock_file(path);
-    say("the boot run is " + phase + (note.empty() ? "" : ": " + note));
+    say(std::string("the boot run is ") + boot_phase_name(phase) +
+        (note.empty() ? "" : ": " + note));
     return step;
 }
 
@@ -420,7 +421,7 @@ BootStep detour(const fs::path& path, BootState& state, const BootingFrom& from,
     if (!state.boots.empty()) state.boots.back().outcome += "; " + why;
     say(why + ": back through the firmware, whose kernel boots the next turn");
     throw_if_interrupted();
-    state.phase = "detour";
+    state.phase = BootPhase::detour;
     ++state.boots_asked;
     write_boot_state(path, state);
     progress.note("contest: rebooting through the firmware (boot " +
@@ -469,15 +470,15 @@ BootStep boot_next(const fs::path& path, BootState& state, const RunningKernel& 
         const std::string reason = "cannot boot " + label.label + ": " + why;
         say(reason);
         record_boot_failed(state, turn, reason, k, config_of);
-        turn.status = "boot_failed";
+        turn.status = BootTurnStatus::boot_failed;
         ++state.next_turn;
-        if (state.stop_on_failure) return finish(path, state, "stopped", reason);
+        if (state.stop_on_failure) return finish(path, state, BootPhase::stopped, reason);
         write_boot_state(path, state);
     }
     // Already in the machine's own kernel: no reboot needed.
     if (from.own_kernel) return finish(path, state, end_phase(state), state.note);
     throw_if_interrupted();
-    state.phase = "returning";
+    state.phase = BootPhase::returning;
     ++state.boots_asked;
     write_boot_state(path, state);
     progress.note("contest: every turn taken: rebooting into the machine's default kernel");
@@ -507,7 +508,7 @@ BootStep first_boot(const fs::path& path, BootState& state, const RunningKernel&
         try {
             const InterruptSetAside undo_to_its_end;
             disarm_next_boot(state);
-            finish(path, state, "aborted",
+            finish(path, state, BootPhase::aborted,
                    "interrupted before the first reboot was asked: nothing left armed");
         } catch (const std::exception& e) {
             warn("--boot: undoing the interrupted start: " + std::string(e.what()));
@@ -530,15 +531,15 @@ std::optional<BootStep> step_without_turn(const fs::path& path, BootState& state
                                          "), the machine's default, not the kernel the "
                                          "run started in (" +
                                          state.start_release + ")";
-    if (state.phase == "returning") {
+    if (state.phase == BootPhase::returning) {
         seen.expected = "start";
         seen.outcome = home ? "back" : "back " + where;
         return finish(path, state, end_phase(state), home ? state.note : "came " + seen.outcome);
     }
-    if (state.phase == "detour") {
+    if (state.phase == BootPhase::detour) {
         seen.expected = "start";
         seen.outcome = "through the firmware, for the next turn" + (home ? "" : ", " + where);
-        state.phase = "running";
+        state.phase = BootPhase::running;
         return boot_next(path, state, k, config_of, progress, {true, std::nullopt});
     }
     if (state.next_turn < state.turns.size()) return std::nullopt;
@@ -599,8 +600,9 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
 }
 
 // UsageError when the run whose state is `path` is under way (`phase`).
-[[noreturn]] void refuse_run_under_way(const fs::path& path, const std::string& phase) {
-    throw UsageError("a --boot run is under way in " + path.parent_path().string() + " (" + phase +
+[[noreturn]] void refuse_run_under_way(const fs::path& path, BootPhase phase) {
+    throw UsageError("a --boot run is under way in " + path.parent_path().string() + " (" +
+                     boot_phase_name(phase) +
                      "): see it with --boot-status, stop it with --boot-abort");
 }
 
@@ -623,8 +625,9 @@ void refuse_another_live_run(const fs::path& root, const fs::path& path) {
     if (other.finished()) return;
     if (*named == path) refuse_run_under_way(path, other.phase);
     throw UsageError("another --boot run is under way on this machine, in " + folder + " (" +
-                     other.phase + "); one at a time: see it with --boot-status --results " +
-                     folder + ", stop it with --boot-abort");
+                     boot_phase_name(other.phase) +
+                     "); one at a time: see it with --boot-status --results " + folder +
+                     ", stop it with --boot-abort");
 }
 
 // results as a --boot run names it: absolute, its links resolved.
@@ -728,7 +731,8 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     if (!lock) return {};
     BootState state = read_boot_state(path);
     if (state.finished()) {
-        say("the boot run in " + path.string() + " is " + state.phase + ": nothing to do");
+        say("the boot run in " + path.string() + " is " + boot_phase_name(state.phase) +
+            ": nothing to do");
         return {};
     }
     const RunningKernel k = running_kernel();
@@ -749,7 +753,7 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     const BootLabel& label = state.labels[turn.label];
     seen.expected = label.label;
     std::string failure;
-    if (turn.status == "started")
+    if (turn.status == BootTurnStatus::started)
         failure = "the machine rebooted during the turn's runs";
     else
         failure = not_the_labels_kernel(state.method, label, k);
@@ -758,11 +762,11 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
         seen.outcome = "boot_failed: " + failure;
         say("round " + std::to_string(turn.round) + " " + label.label + ": " + failure);
         // The state first: a failure to write the file is not a turn taken twice.
-        turn.status = "boot_failed";
+        turn.status = BootTurnStatus::boot_failed;
         ++state.next_turn;
         write_boot_state(path, state);
         record_boot_failed(state, turn, failure, k, config_of);
-        if (state.stop_on_failure) return finish(path, state, "stopped", failure);
+        if (state.stop_on_failure) return finish(path, state, BootPhase::stopped, failure);
         return boot_next(path, state, k, config_of, progress,
                          {in_start_kernel(state, k), std::nullopt});
     }
@@ -771,12 +775,12 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
     // A test's made-up boot (kTestRunningKernelVariable) has nothing to settle.
     const Settled settled = settle_machine(k.stand_in ? 0 : kBootSettleS);
     seen.settled = settled.state;
-    turn.status = "started";
+    turn.status = BootTurnStatus::started;
     write_boot_state(path, state);
     progress.note("contest: round " + std::to_string(turn.round) + " under " + label.label + " (" +
                   k.release + "), up " + up + ", " + settled.state);
     take_turn(state, turn, k, config_of, progress);
-    turn.status = "done";
+    turn.status = BootTurnStatus::done;
     seen.outcome = "measured";
     ++state.next_turn;
     write_boot_state(path, state);
@@ -793,10 +797,10 @@ int print_boot_status(const fs::path& results) {
     const BootState s = read_boot_state(path);
     std::size_t taken = 0, failed = 0;
     for (const auto& t : s.turns) {
-        taken += t.status == "done";
-        failed += t.status == "boot_failed";
+        taken += t.status == BootTurnStatus::done;
+        failed += t.status == BootTurnStatus::boot_failed;
     }
-    std::cout << "boot run " << s.started_at << ": " << s.phase
+    std::cout << "boot run " << s.started_at << ": " << boot_phase_name(s.phase)
               << (s.note.empty() ? "" : " (" + printable(s.note) + ")") << "\n"
               << "  method " << boot_method_name(s.method) << ", " << s.turns.size()
               << " turns: " << taken << " taken, " << failed << " failed, "
@@ -809,7 +813,7 @@ int print_boot_status(const fs::path& results) {
                   << (l.cmdline.empty() ? "" : "  cmdline: " + printable(l.cmdline)) << "\n";
     for (const auto& t : s.turns)
         std::cout << "  round " << t.round << "  " << printable(s.labels[t.label].label) << "  "
-                  << t.status << "\n";
+                  << boot_turn_status_name(t.status) << "\n";
     for (const auto& b : s.boots)
         std::cout << "  boot " << printable(b.at) << "  expected " << printable(b.expected)
                   << "  got " << printable(b.release) << "  up " << b.up_s << " s  "
@@ -870,11 +874,11 @@ int abort_boot_run(const fs::path& results, const fs::path& root_in) {
         // is still this run's (a later run may have replaced it).
         remove_own_boot_unit(state.unit_root, path);
         remove_lock_file(path);
-        say("the boot run is " + state.phase + " already");
+        say(std::string("the boot run is ") + boot_phase_name(state.phase) + " already");
         return kExitOk;
     }
     for (auto& turn : state.turns)
-        if (turn.status == "started") turn.status = "interrupted";
+        if (turn.status == BootTurnStatus::started) turn.status = BootTurnStatus::interrupted;
     // Nothing left that would boot a label's kernel at the next reboot; but
     // a machine whose unit is another run's is that run's to boot.
     if (const auto named = boot_unit_state(state.unit_root); named && *named != path) {
@@ -883,7 +887,7 @@ int abort_boot_run(const fs::path& results, const fs::path& root_in) {
     } else {
         disarm_next_boot(state);
     }
-    finish(path, state, "aborted", "aborted by contest run --boot-abort");
+    finish(path, state, BootPhase::aborted, "aborted by contest run --boot-abort");
     return kExitOk;
 }
 

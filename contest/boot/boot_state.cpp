@@ -102,16 +102,14 @@ class Fields {
     std::string where_;
 };
 
-const std::array<const char*, 7> kPhases = {"running", "detour",  "returning", "done",
-                                            "stopped", "aborted", nullptr};
-const std::array<const char*, 6> kTurnStatuses = {"pending",     "started",     "done",
-                                                  "boot_failed", "interrupted", nullptr};
-
-template <std::size_t N>
-bool one_of(const std::string& word, const std::array<const char*, N>& words) {
-    for (const char* w : words)
-        if (w && word == w) return true;
-    return false;
+// The value of the word a field holds, or a UsageError naming the field.
+template <typename Enum, std::size_t N>
+Enum closed_word(const Fields& f, const char* name, const std::array<EnumName<Enum>, N>& names,
+                 const char* what) {
+    const std::string word = f.str(name);
+    const auto value = value_in(names, word);
+    if (!value) f.bad(name, "'" + printable(word) + "' is no " + what);
+    return *value;
 }
 
 }  // namespace
@@ -142,7 +140,7 @@ std::string boot_state_text(const BootState& s) {
         turns.push_back({{"round", t.round},
                          {"label", t.label},
                          {"loads", strings(t.loads)},
-                         {"status", t.status}});
+                         {"status", boot_turn_status_name(t.status)}});
     json boots = json::array();
     for (const auto& b : s.boots)
         boots.push_back({{"boot_id", text(b.boot_id)},
@@ -154,7 +152,7 @@ std::string boot_state_text(const BootState& s) {
                          {"settled", text(b.settled)},
                          {"outcome", text(b.outcome)}});
     const json j = {{"schema", kSchema},
-                    {"phase", s.phase},
+                    {"phase", boot_phase_name(s.phase)},
                     {"method", boot_method_name(s.method)},
                     {"argv", strings(s.argv)},
                     {"cwd", text(s.cwd)},
@@ -187,12 +185,8 @@ BootState boot_state_from_text(const std::string& text_in, const std::string& wh
     if (f.u64("schema") != kSchema)
         f.bad("schema", "not " + std::to_string(kSchema) + ", this contest's");
     BootState s;
-    s.phase = f.str("phase");
-    if (!one_of(s.phase, kPhases)) f.bad("phase", "'" + printable(s.phase) + "' is no phase");
-    const std::string method = f.str("method");
-    const auto m = value_in(kBootMethodNames, method);
-    if (!m) f.bad("method", "'" + printable(method) + "' is no boot method");
-    s.method = *m;
+    s.phase = closed_word(f, "phase", kBootPhaseNames, "phase");
+    s.method = closed_word(f, "method", kBootMethodNames, "boot method");
     s.argv = f.strs("argv");
     s.cwd = f.str("cwd");
     s.workdir = f.str("workdir");
@@ -218,9 +212,7 @@ BootState boot_state_from_text(const std::string& text_in, const std::string& wh
         turn.label = t.u64("label");
         if (turn.label >= s.labels.size()) t.bad("label", "no such label");
         turn.loads = t.strs("loads");
-        turn.status = t.str("status");
-        if (!one_of(turn.status, kTurnStatuses))
-            t.bad("status", "'" + printable(turn.status) + "' is no turn status");
+        turn.status = closed_word(t, "status", kBootTurnStatusNames, "turn status");
         s.turns.push_back(std::move(turn));
     }
     s.next_turn = f.u64("next_turn");

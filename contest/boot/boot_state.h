@@ -12,10 +12,13 @@
 // folder nobody else can write (nor any folder above it), and every path in
 // it must be this run's: contest's copy exactly <folder>/.boot/contest, the
 // result files below the folder.
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "contest/sys/enum_names.h"
 
 namespace contest {
 
@@ -42,14 +45,31 @@ struct BootLabel {
     std::string cannot_boot_next;
 };
 
+// Where a turn is. The names are the state file's words.
+enum class BootTurnStatus {
+    pending,
+    started,  // its runs began and have not ended
+    done,
+    boot_failed,
+    interrupted,  // --boot-abort stopped its runs
+};
+inline constexpr std::array<EnumName<BootTurnStatus>, 5> kBootTurnStatusNames{{
+    {BootTurnStatus::pending, "pending"},
+    {BootTurnStatus::started, "started"},
+    {BootTurnStatus::done, "done"},
+    {BootTurnStatus::boot_failed, "boot_failed"},
+    {BootTurnStatus::interrupted, "interrupted"},
+}};
+constexpr const char* boot_turn_status_name(BootTurnStatus status) {
+    return name_in(kBootTurnStatusNames, status).data();
+}
+
 // One label's turn in a round: one boot, the round's loads under it.
 struct BootTurn {
     unsigned round = 0;
     std::size_t label = 0;  // index into BootState::labels
     std::vector<std::string> loads;
-    // pending, started (its runs began and have not ended), done,
-    // boot_failed, interrupted (--boot-abort stopped its runs)
-    std::string status = "pending";
+    BootTurnStatus status = BootTurnStatus::pending;
 };
 
 // What a boot was, read after it came up.
@@ -63,12 +83,31 @@ struct BootSeen {
     std::string outcome;  // measured, boot_failed: <why>, back, repeated
 };
 
+// Where the run is. The names are the state file's words.
+enum class BootPhase {
+    running,  // turns left
+    // a reboot through the firmware asked for, whose kernel boots the next
+    // turn's (the one running could not)
+    detour,
+    returning,  // the way back asked for
+    done,
+    stopped,  // a failure under --boot-on-failure stop, or the bound
+    aborted,
+};
+inline constexpr std::array<EnumName<BootPhase>, 6> kBootPhaseNames{{
+    {BootPhase::running, "running"},
+    {BootPhase::detour, "detour"},
+    {BootPhase::returning, "returning"},
+    {BootPhase::done, "done"},
+    {BootPhase::stopped, "stopped"},
+    {BootPhase::aborted, "aborted"},
+}};
+constexpr const char* boot_phase_name(BootPhase phase) {
+    return name_in(kBootPhaseNames, phase).data();
+}
+
 struct BootState {
-    // running: turns left; detour: a reboot through the firmware asked for,
-    // whose kernel boots the next turn's (the one running could not);
-    // returning: the way back asked for; done, stopped (a failure under
-    // --boot-on-failure stop, or the bound), aborted.
-    std::string phase = "running";
+    BootPhase phase = BootPhase::running;
     BootMethod method = BootMethod::kexec;
     std::vector<std::string> argv;  // `contest run`'s words (after "contest"), to re-run each boot
     std::string cwd;                // the folder they were given in
@@ -87,7 +126,10 @@ struct BootState {
     std::vector<BootSeen> boots;
     std::string note;  // why it stopped, when it did
 
-    bool finished() const { return phase == "done" || phase == "stopped" || phase == "aborted"; }
+    bool finished() const {
+        return phase == BootPhase::done || phase == BootPhase::stopped ||
+               phase == BootPhase::aborted;
+    }
 };
 
 std::string boot_state_text(const BootState& state);
