@@ -3,7 +3,11 @@
 #include <fcntl.h>
 
 #include <array>
-#include <utility>
+#include <limits>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -28,88 +32,228 @@ constexpr std::array<EnumName<BootMethod>, 3> kBootMethodNames{{
     {BootMethod::systemd_boot, "systemd-boot"},
 }};
 
-// Every string valid UTF-8 before it becomes JSON.
-json text(const std::string& s) {
-    return valid_utf8(s);
+// One field of a record of the state as the file holds it. The tables
+// below are the only place a field is named: boot_state_text and
+// boot_state_from_text both walk them.
+template <typename Record>
+struct Field {
+    // The unsigned types by their own names, so that std::size_t and
+    // std::uint64_t are each one of them on every machine.
+    using Member =
+        std::variant<std::string Record::*, std::vector<std::string> Record::*, unsigned Record::*,
+                     unsigned long Record::*, unsigned long long Record::*, double Record::*,
+                     bool Record::*, BootMethod Record::*, BootPhase Record::*,
+                     BootTurnStatus Record::*, std::vector<BootLabel> Record::*,
+                     std::vector<BootTurn> Record::*, std::vector<BootSeen> Record::*>;
+    const char* name;
+    Member member;
+    // Why the value read cannot be, given the state's fields read before
+    // it (a table's order is the order of reading); nothing when it can.
+    std::optional<std::string> (*problem)(const Record&, const BootState&) = nullptr;
+};
+
+std::optional<std::string> bad_label_name(const BootLabel& l, const BootState&) {
+    return label_problem(l.label);
 }
 
-json strings(const std::vector<std::string>& v) {
-    json out = json::array();
-    for (const auto& s : v) out.push_back(text(s));
-    return out;
+std::optional<std::string> no_such_label(const BootTurn& t, const BootState& s) {
+    if (t.label < s.labels.size()) return std::nullopt;
+    return "no such label";
 }
 
-// Reads fields of one object of the file, each checked for its type; the
-// first wrong one is a UsageError naming the file and the field.
-class Fields {
-  public:
-    Fields(const json& j, std::string where) : j_(j), where_(std::move(where)) {
-        if (!j_.is_object()) bad("", "not an object");
+std::optional<std::string> past_last_turn(const BootState& s, const BootState&) {
+    if (s.next_turn <= s.turns.size()) return std::nullopt;
+    return "past the last turn";
+}
+
+// clang-format off
+const Field<BootLabel> kLabelFields[] = {
+    {"label",            &BootLabel::label, bad_label_name},
+    {"kernel",           &BootLabel::kernel},
+    {"image",            &BootLabel::image},
+    {"initrd",           &BootLabel::initrd},
+    {"cmdline",          &BootLabel::cmdline},
+    {"release",          &BootLabel::release},
+    {"result",           &BootLabel::result},
+    {"cannot_boot_next", &BootLabel::cannot_boot_next},
+};
+
+const Field<BootTurn> kTurnFields[] = {
+    {"round",  &BootTurn::round},
+    {"label",  &BootTurn::label, no_such_label},
+    {"loads",  &BootTurn::loads},
+    {"status", &BootTurn::status},
+};
+
+const Field<BootSeen> kSeenFields[] = {
+    {"boot_id",  &BootSeen::boot_id},
+    {"expected", &BootSeen::expected},
+    {"release",  &BootSeen::release},
+    {"cmdline",  &BootSeen::cmdline},
+    {"at",       &BootSeen::at},
+    {"up_s",     &BootSeen::up_s},
+    {"settled",  &BootSeen::settled},
+    {"outcome",  &BootSeen::outcome},
+};
+
+// schema is not a member: written and checked by hand. labels before
+// turns, turns before next_turn: each is checked against the one before.
+const Field<BootState> kStateFields[] = {
+    {"phase",           &BootState::phase},
+    {"method",          &BootState::method},
+    {"argv",            &BootState::argv},
+    {"cwd",             &BootState::cwd},
+    {"workdir",         &BootState::workdir},
+    {"seed",            &BootState::seed},
+    {"started_at",      &BootState::started_at},
+    {"start_release",   &BootState::start_release},
+    {"start_cmdline",   &BootState::start_cmdline},
+    {"binary",          &BootState::binary},
+    {"unit_root",       &BootState::unit_root},
+    {"labels",          &BootState::labels},
+    {"turns",           &BootState::turns},
+    {"next_turn",       &BootState::next_turn, past_last_turn},
+    {"boots_asked",     &BootState::boots_asked},
+    {"boot_max",        &BootState::boot_max},
+    {"stop_on_failure", &BootState::stop_on_failure},
+    {"boots",           &BootState::boots},
+    {"note",            &BootState::note},
+};
+// clang-format on
+
+std::span<const Field<BootState>> fields_of(const BootState&) {
+    return kStateFields;
+}
+std::span<const Field<BootLabel>> fields_of(const BootLabel&) {
+    return kLabelFields;
+}
+std::span<const Field<BootTurn>> fields_of(const BootTurn&) {
+    return kTurnFields;
+}
+std::span<const Field<BootSeen>> fields_of(const BootSeen&) {
+    return kSeenFields;
+}
+
+// A record of the state: one with a table of fields.
+template <typename T>
+concept StateRecord = requires(const T& record) {
+    fields_of(record);
+};
+
+// A closed set's names, and what one of them is called in a refusal.
+template <typename Enum>
+struct Words;
+template <>
+struct Words<BootPhase> {
+    static constexpr const auto& names = kBootPhaseNames;
+    static constexpr const char* what = "phase";
+};
+template <>
+struct Words<BootTurnStatus> {
+    static constexpr const auto& names = kBootTurnStatusNames;
+    static constexpr const char* what = "turn status";
+};
+template <>
+struct Words<BootMethod> {
+    static constexpr const auto& names = kBootMethodNames;
+    static constexpr const char* what = "boot method";
+};
+
+// Every string is made valid UTF-8 here, the one way into the file.
+template <typename T>
+json value_to_json(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+        return valid_utf8(v);
+    } else if constexpr (std::is_enum_v<T>) {
+        return std::string(name_in(Words<T>::names, v));
+    } else if constexpr (StateRecord<T>) {
+        json out = json::object();
+        for (const auto& f : fields_of(v))
+            std::visit([&](auto member) { out[f.name] = value_to_json(v.*member); }, f.member);
+        return out;
+    } else if constexpr (std::is_arithmetic_v<T>) {
+        return v;
+    } else {  // a list
+        json out = json::array();
+        for (const auto& element : v) out.push_back(value_to_json(element));
+        return out;
     }
-    std::string str(const char* name) const {
-        const json& v = at(name);
-        if (!v.is_string()) bad(name, "not a string");
+}
+
+// A UsageError naming the file (and the record in it) and the field.
+[[noreturn]] void refuse(const std::string& where, const std::string& field,
+                         const std::string& why) {
+    throw UsageError(where + (field.empty() ? "" : ": " + field) + ": " + why);
+}
+
+const json& field_in(const json& record, const std::string& where, const char* name) {
+    const auto it = record.find(name);
+    if (it == record.end()) refuse(where, name, "missing");
+    return *it;
+}
+
+template <typename Record>
+void read_fields(const json& in, const std::string& where, Record& record, const BootState& state);
+
+// The value of field `name` of the record at where, checked for its type
+// (and a number for its range), or a UsageError naming them.
+template <typename T>
+T value_from_json(const json& v, const std::string& where, const char* name,
+                  const BootState& state) {
+    auto bad = [&](const std::string& why) { refuse(where, name, why); };
+    if constexpr (std::is_same_v<T, std::string>) {
+        if (!v.is_string()) bad("not a string");
         return v.get<std::string>();
-    }
-    std::uint64_t u64(const char* name) const {
-        const json& v = at(name);
-        if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
-            bad(name, "not a whole number >= 0");
-        return v.get<std::uint64_t>();
-    }
-    unsigned u32(const char* name) const {
-        const std::uint64_t v = u64(name);
-        if (v > 0xffffffffu) bad(name, "too large");
-        return static_cast<unsigned>(v);
-    }
-    double num(const char* name) const {
-        const json& v = at(name);
-        if (!v.is_number()) bad(name, "not a number");
-        return v.get<double>();
-    }
-    bool flag(const char* name) const {
-        const json& v = at(name);
-        if (!v.is_boolean()) bad(name, "not true or false");
+    } else if constexpr (std::is_same_v<T, bool>) {
+        if (!v.is_boolean()) bad("not true or false");
         return v.get<bool>();
-    }
-    std::vector<std::string> strs(const char* name) const {
-        std::vector<std::string> out;
-        for (const json& v : array(name)) {
-            if (!v.is_string()) bad(name, "holds a value that is not a string");
-            out.push_back(v.get<std::string>());
+    } else if constexpr (std::is_same_v<T, double>) {
+        if (!v.is_number()) bad("not a number");
+        return v.get<double>();
+    } else if constexpr (std::is_unsigned_v<T>) {
+        if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+            bad("not a whole number >= 0");
+        const auto n = v.get<std::uint64_t>();
+        if (n > std::numeric_limits<T>::max()) bad("too large");
+        return static_cast<T>(n);
+    } else if constexpr (std::is_enum_v<T>) {
+        const auto word = value_from_json<std::string>(v, where, name, state);
+        const auto value = value_in(Words<T>::names, word);
+        if (!value) bad("'" + printable(word) + "' is no " + Words<T>::what);
+        return *value;
+    } else {  // a list
+        if (!v.is_array()) bad("not a list");
+        T out;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            using Element = typename T::value_type;
+            if constexpr (StateRecord<Element>) {
+                const std::string within = where + ": " + name + "[" + std::to_string(i) + "]";
+                Element& element = out.emplace_back();
+                read_fields(v[i], within, element, state);
+            } else {
+                if (!v[i].is_string()) bad("holds a value that is not a string");
+                out.push_back(v[i].get<std::string>());
+            }
         }
         return out;
     }
-    const json& array(const char* name) const {
-        const json& v = at(name);
-        if (!v.is_array()) bad(name, "not a list");
-        return v;
-    }
-    std::string within(const char* name, std::size_t i) const {
-        return where_ + ": " + name + "[" + std::to_string(i) + "]";
-    }
-    [[noreturn]] void bad(const std::string& name, const std::string& why) const {
-        throw UsageError(where_ + (name.empty() ? "" : ": " + name) + ": " + why);
-    }
+}
 
-  private:
-    const json& at(const char* name) const {
-        const auto it = j_.find(name);
-        if (it == j_.end()) bad(name, "missing");
-        return *it;
+// Every field of the record at where, in the order of its table.
+template <typename Record>
+void read_fields(const json& in, const std::string& where, Record& record, const BootState& state) {
+    if (!in.is_object()) refuse(where, "", "not an object");
+    for (const auto& f : fields_of(record)) {
+        const json& v = field_in(in, where, f.name);
+        std::visit(
+            [&](auto member) {
+                using T = std::remove_reference_t<decltype(record.*member)>;
+                record.*member = value_from_json<T>(v, where, f.name, state);
+            },
+            f.member);
+        if (f.problem)
+            if (auto why = f.problem(record, state)) refuse(where, f.name, *why);
     }
-    const json& j_;
-    std::string where_;
-};
-
-// The value of the word a field holds, or a UsageError naming the field.
-template <typename Enum, std::size_t N>
-Enum closed_word(const Fields& f, const char* name, const std::array<EnumName<Enum>, N>& names,
-                 const char* what) {
-    const std::string word = f.str(name);
-    const auto value = value_in(names, word);
-    if (!value) f.bad(name, "'" + printable(word) + "' is no " + what);
-    return *value;
 }
 
 }  // namespace
@@ -125,108 +269,23 @@ const char* boot_method_name(BootMethod method) {
 }
 
 std::string boot_state_text(const BootState& s) {
-    json labels = json::array();
-    for (const auto& l : s.labels)
-        labels.push_back({{"label", text(l.label)},
-                          {"kernel", text(l.kernel)},
-                          {"image", text(l.image)},
-                          {"initrd", text(l.initrd)},
-                          {"cmdline", text(l.cmdline)},
-                          {"release", text(l.release)},
-                          {"result", text(l.result)},
-                          {"cannot_boot_next", text(l.cannot_boot_next)}});
-    json turns = json::array();
-    for (const auto& t : s.turns)
-        turns.push_back({{"round", t.round},
-                         {"label", t.label},
-                         {"loads", strings(t.loads)},
-                         {"status", boot_turn_status_name(t.status)}});
-    json boots = json::array();
-    for (const auto& b : s.boots)
-        boots.push_back({{"boot_id", text(b.boot_id)},
-                         {"expected", text(b.expected)},
-                         {"release", text(b.release)},
-                         {"cmdline", text(b.cmdline)},
-                         {"at", text(b.at)},
-                         {"up_s", b.up_s},
-                         {"settled", text(b.settled)},
-                         {"outcome", text(b.outcome)}});
-    const json j = {{"schema", kSchema},
-                    {"phase", boot_phase_name(s.phase)},
-                    {"method", boot_method_name(s.method)},
-                    {"argv", strings(s.argv)},
-                    {"cwd", text(s.cwd)},
-                    {"workdir", text(s.workdir)},
-                    {"seed", s.seed},
-                    {"started_at", text(s.started_at)},
-                    {"start_release", text(s.start_release)},
-                    {"start_cmdline", text(s.start_cmdline)},
-                    {"binary", text(s.binary)},
-                    {"unit_root", text(s.unit_root)},
-                    {"labels", labels},
-                    {"turns", turns},
-                    {"next_turn", s.next_turn},
-                    {"boots_asked", s.boots_asked},
-                    {"boot_max", s.boot_max},
-                    {"stop_on_failure", s.stop_on_failure},
-                    {"boots", boots},
-                    {"note", text(s.note)}};
+    json j = value_to_json(s);
+    j["schema"] = kSchema;
     return j.dump(2) + "\n";
 }
 
-BootState boot_state_from_text(const std::string& text_in, const std::string& where) {
+BootState boot_state_from_text(const std::string& text, const std::string& where) {
     json j;
     try {
-        j = json::parse(text_in);
+        j = json::parse(text);
     } catch (const json::exception& e) {
         throw UsageError(where + ": not JSON (" + std::string(e.what()) + ")");
     }
-    const Fields f(j, where);
-    if (f.u64("schema") != kSchema)
-        f.bad("schema", "not " + std::to_string(kSchema) + ", this contest's");
+    if (!j.is_object()) refuse(where, "", "not an object");
     BootState s;
-    s.phase = closed_word(f, "phase", kBootPhaseNames, "phase");
-    s.method = closed_word(f, "method", kBootMethodNames, "boot method");
-    s.argv = f.strs("argv");
-    s.cwd = f.str("cwd");
-    s.workdir = f.str("workdir");
-    s.seed = f.u64("seed");
-    s.started_at = f.str("started_at");
-    s.start_release = f.str("start_release");
-    s.start_cmdline = f.str("start_cmdline");
-    s.binary = f.str("binary");
-    s.unit_root = f.str("unit_root");
-    const json& labels = f.array("labels");
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-        const Fields l(labels[i], f.within("labels", i));
-        s.labels.push_back({l.str("label"), l.str("kernel"), l.str("image"), l.str("initrd"),
-                            l.str("cmdline"), l.str("release"), l.str("result"),
-                            l.str("cannot_boot_next")});
-        if (auto why = label_problem(s.labels.back().label)) l.bad("label", *why);
-    }
-    const json& turns = f.array("turns");
-    for (std::size_t i = 0; i < turns.size(); ++i) {
-        const Fields t(turns[i], f.within("turns", i));
-        BootTurn turn;
-        turn.round = t.u32("round");
-        turn.label = t.u64("label");
-        if (turn.label >= s.labels.size()) t.bad("label", "no such label");
-        turn.loads = t.strs("loads");
-        turn.status = closed_word(t, "status", kBootTurnStatusNames, "turn status");
-        s.turns.push_back(std::move(turn));
-    }
-    s.next_turn = f.u64("next_turn");
-    if (s.next_turn > s.turns.size()) f.bad("next_turn", "past the last turn");
-    s.boots_asked = f.u32("boots_asked");
-    s.boot_max = f.u32("boot_max");
-    s.stop_on_failure = f.flag("stop_on_failure");
-    const json& boots = f.array("boots");
-    for (std::size_t i = 0; i < boots.size(); ++i) {
-        const Fields b(boots[i], f.within("boots", i));
-        s.boots.push_back({b.str("boot_id"), b.str("expected"), b.str("release"), b.str("cmdline"),
-                           b.str("at"), b.num("up_s"), b.str("settled"), b.str("outcome")});
-    }
-    s.note = f.str("note");
+    if (value_from_json<std::uint64_t>(field_in(j, where, "schema"), where, "schema", s) != kSchema)
+        refuse(where, "schema", "not " + std::to_string(kSchema) + ", this contest's");
+    read_fields(j, where, s, s);
     return s;
 }
 

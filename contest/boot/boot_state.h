@@ -132,6 +132,8 @@ struct BootState {
     }
 };
 
+// Both directions are driven by one table of fields per record
+// (boot_state.cpp), so a field is named once.
 std::string boot_state_text(const BootState& state);
 // UsageError naming `where` and the field when text is not a boot state.
 BootState boot_state_from_text(const std::string& text, const std::string& where);
