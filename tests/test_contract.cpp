@@ -7,10 +7,13 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "contest/cli/cli_common.h"
+#include "contest/cli/run_options.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -195,4 +198,81 @@ TEST_CASE("the bash completion completes commands, each command's options and lo
     CHECK(complete("contest run cpu") == "cpu_load");
     CHECK(complete("contest run --load me") == "mem_load");
     CHECK(complete("contest help m") == "man");
+}
+
+TEST_CASE(
+    "every option of contest run that needs another is refused without it, in one line naming "
+    "both, and --help and the contract say what it needs",
+    "[contract][e2e]") {
+    test::ScratchDir dir("needs");
+    // A value each such option takes (its default where it has one would
+    // do, but not every one has).
+    const std::map<std::string, std::string> value = {
+        {"target-ci", "3"},
+        {"target-mde", "4"},
+        {"max-runs", "5"},
+        {"budget", "10m"},
+        {"adjust", "outside"},
+        {"vary-label", "{label}"},
+        {"vm-accel", "tcg"},
+        {"vm-cpus", "2"},
+        {"vm-memory", "512"},
+        {"vm-disk", "128"},
+        {"vm-boot-timeout", "30"},
+        {"vm-timeout", "60"},
+        {"vm-append", "quiet"},
+        {"boot-append", "a=quiet"},
+        {"boot-method", "grub"},
+        {"boot-max", "4"},
+        {"boot-on-failure", "stop"},
+        {"boot-root", "/"},
+        {"latency-why-us", "500"},
+        {"latency-interval-us", "2000"},
+        {"latency-method", "poll"},
+        {"latency-policy", "fifo"},
+        {"latency-priority", "10"},
+        {"latency-dist", "2000"},
+        {"latency-raw", "raw"},
+        {"latency-exec-cmd", "true"},
+        {"latency-exec-missed-ms", "50"},
+    };
+    const std::string help = help_of(dir, {"run", "--help"});
+    const std::string contract = test::slurp(kSource / "docs/contract.md");
+    RunOptions options;
+    int checked = 0;
+    for (const auto& o : options.table()) {
+        if (o.needs.empty()) continue;
+        const std::string name = o.description->long_name();
+        INFO("--" << name);
+        std::vector<std::string> words = {"run"};
+        if (o.description->semantic()->max_tokens() == 0) {
+            words.push_back("--" + name);
+        } else {
+            REQUIRE(value.count(name) == 1);  // the test knows a value for it
+            words.push_back("--" + name + "=" + value.at(name));
+        }
+        const auto out = test::run_contest_binary(words, dir.path());
+        CHECK(out.exit_code == 2);
+        CHECK(out.err == "contest: --" + name + " needs " + needs_text(o.needs) + "\n");
+        // --help (and the manual, made of the same words) says it first.
+        const std::string first_need = "--" + o.needs.front().substr(0, o.needs.front().find('='));
+        CHECK(o.description->description().starts_with(first_need));
+        CHECK(help.find("--" + name + " ") != std::string::npos);
+        // The contract's row for it (the one whose first cell names it)
+        // names what it needs.
+        std::istringstream rows(contract);
+        std::string row;
+        bool found = false;
+        const std::regex names_it("`--" + name + "[ `]");
+        for (std::string line; std::getline(rows, line);) {
+            if (!line.starts_with("| ")) continue;
+            const std::string first_cell = line.substr(0, line.find(" | ", 2));
+            if (!std::regex_search(first_cell, names_it)) continue;
+            found = true;
+            CHECK(line.find(first_need) != std::string::npos);
+        }
+        CHECK(found);
+        ++checked;
+    }
+    CHECK(checked >= 20);
 }

@@ -293,14 +293,14 @@ TEST_CASE("run --kernel: each round boots each kernel once, in a shuffled order"
     std::set<std::pair<unsigned, std::size_t>> guests;
     for (std::size_t k = 0; k < plan.size(); ++k) {
         // A (round, kernel) pair is one stretch of the plan: one boot.
-        if (k == 0 || plan[k].index != plan[k - 1].index || plan[k].variant != plan[k - 1].variant)
-            CHECK(guests.insert({plan[k].index, plan[k].variant}).second);
+        if (k == 0 || plan[k].index != plan[k - 1].index || plan[k].label != plan[k - 1].label)
+            CHECK(guests.insert({plan[k].index, plan[k].label}).second);
     }
     CHECK(guests.size() == 6);
     for (std::size_t k = 0; k < plan.size(); k += 3) {
         // Each guest's loads shuffled with its own seed...
         const auto shuffled =
-            plan_runs(loads, 1, RunOrder::shuffled, guest_seed(7, plan[k].index, plan[k].variant));
+            plan_runs(loads, 1, RunOrder::shuffled, guest_seed(7, plan[k].index, plan[k].label));
         std::vector<std::string_view> given;
         for (std::size_t j = 0; j < 3; ++j) {
             CHECK(plan[k + j].load == shuffled[j].load);
@@ -349,7 +349,7 @@ TEST_CASE(
     auto planned = [&](std::size_t kernel, int round) {
         std::vector<std::string> names;
         for (const auto& step : plan)
-            if (step.variant == kernel && static_cast<int>(step.index) == round)
+            if (step.label == kernel && static_cast<int>(step.index) == round)
                 names.emplace_back(loads[step.load]);
         return names;
     };

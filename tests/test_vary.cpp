@@ -104,7 +104,7 @@ TEST_CASE("run --vary writes each value before its runs, in the planned order, a
     // The plan for 3 values of no_load, 3 rounds, seed 42: the values in that order.
     const auto plan = plan_runs({"no_load"}, 3, RunOrder::shuffled, 42, 3);
     std::vector<std::string> expected;
-    for (const auto& step : plan) expected.push_back(std::string(1, char('a' + step.variant)));
+    for (const auto& step : plan) expected.push_back(std::string(1, char('a' + step.label)));
     CHECK(f.logged() == expected);
     CHECK(expected != std::vector<std::string>{"a", "b", "c", "a", "b", "c", "a", "b", "c"});
     CHECK(f.knob_now() == "orig\n");
@@ -337,12 +337,12 @@ TEST_CASE("a --vary plan: every round runs every load under every value, shuffle
         for (std::size_t k = 0; k < plan.size(); ++k) {
             const auto& step = plan[k];
             if (step.index != round) continue;
-            seen.insert({step.variant, step.load});
-            order.push_back(step.variant * 10 + step.load);
+            seen.insert({step.label, step.load});
+            order.push_back(step.label * 10 + step.load);
             if (step.load == 0) {  // cacherun straight after no_load, same value
                 REQUIRE(k + 1 < plan.size());
                 CHECK(plan[k + 1].load == 1);
-                CHECK(plan[k + 1].variant == step.variant);
+                CHECK(plan[k + 1].label == step.label);
             }
         }
         CHECK(seen.size() == 9);

@@ -15,9 +15,9 @@
 #include "contest/boot/boot_unit.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
-#include "contest/run/host_rounds.h"
 #include "contest/run/kernel_guests.h"
 #include "contest/run/leftovers.h"
+#include "contest/run/places.h"
 #include "contest/run/run_plan.h"
 #include "contest/run/run_recorder.h"
 #include "contest/run/settle.h"
@@ -302,7 +302,8 @@ void record_boot_failed(const BootState& state, const BootTurn& turn, const std:
     label.save();
 }
 
-// The turn's runs taken on this host, as a host run's, into its label's file.
+// The turn's runs taken on this host, as a host run's, into its label's
+// file: the run's one loop (run_rounds) over a plan of this one turn.
 void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel& k,
                const ConfigOf& config_of, Progress& progress) {
     RunOfState r = plan_of_state(state, config_of, true);
@@ -311,39 +312,38 @@ void take_turn(const BootState& state, const BootTurn& turn, const RunningKernel
     if (r.plan.resumed && !config.latency_probes.empty())
         progress.note("contest: the probes' work as " + state.labels[turn.label].label +
                       "'s file records it (calibrated in its first measured boot)");
-    std::optional<KnobGuard> no_knobs;
-    HostRounds backend(config, r.plan, no_knobs, progress);
-    const nlohmann::json record = config_record(config, r.plan, backend.plan_probes());
-    const nlohmann::json system = system_fingerprint(config.workload.workdir.string());
-    RunOutcome out;
-    out.labels = open_labels(config, r.plan, state, record, system);
-    std::vector<std::size_t> loads;
+    LabelTurn taken{turn.label, {}};
     for (const auto& name : turn.loads) {
         const auto it = std::find(r.plan.load_names.begin(), r.plan.load_names.end(), name);
         if (it == r.plan.load_names.end())
             throw UsageError("the boot run's state names a load '" + printable(name) +
                              "' its options do not plan");
-        loads.push_back(static_cast<std::size_t>(it - r.plan.load_names.begin()));
+        taken.loads.push_back(static_cast<std::size_t>(it - r.plan.load_names.begin()));
     }
-    RunRecorder recorder(out, loads.size());
+    r.plan.rounds = {PlannedRound{turn.round, {taken}}};
+    std::optional<KnobGuard> no_knobs;
+    auto backend = place_info(config.place).backend(config, r.plan, no_knobs, progress);
+    const nlohmann::json system = system_fingerprint(config.workload.workdir.string());
+    std::size_t before = 0;
+    const LabelFiles files{
+        [&](RunPlan& plan, const RoundBackend&, const nlohmann::json& record, RunOutcome& out) {
+            out.labels = open_labels(config, plan, state, record, system);
+            LabelRun& label = out.labels[turn.label];
+            before = label.result.runs.size();
+            // The file's fingerprint is its label's kernel's: the first
+            // boot's that measures under it (its file may have been made in
+            // the machine's own kernel, by a turn that failed to boot).
+            if (std::none_of(label.result.runs.begin(), label.result.runs.end(),
+                             [](const RunRecord& run) { return run.ok(); })) {
+                label.result.system = system;
+                // And its calibration, which a file made by a failed boot lacks.
+                if (record.contains("latency")) label.result.config["latency"] = record["latency"];
+            }
+        },
+        false};
+    RunOutcome out = run_rounds(config, r.plan, std::move(backend), no_knobs, files, progress);
+    if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
     LabelRun& label = out.labels[turn.label];
-    const std::size_t before = label.result.runs.size();
-    // The file's fingerprint is its label's kernel's: the first boot's
-    // that measures under it (its file may have been made in the machine's
-    // own kernel, by a turn that failed to boot).
-    if (std::none_of(label.result.runs.begin(), label.result.runs.end(),
-                     [](const RunRecord& run) { return run.ok(); })) {
-        label.result.system = system;
-        // And its calibration, which a file made by a failed boot lacks.
-        if (record.contains("latency")) label.result.config["latency"] = record["latency"];
-    }
-    backend.begin(recorder);
-    try {
-        backend.take_turn(label, turn.round, loads, recorder);
-    } catch (const Interrupted&) {
-        label.save_interrupted();
-        throw;
-    }
     for (std::size_t i = before; i < label.result.runs.size(); ++i)
         label.result.runs[i].booted = booted_record(k, system);
     label.result.finished_at = utc_timestamp();
@@ -571,7 +571,7 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
     state.cwd = fs::current_path().string();
     state.binary = boot_binary_path(folder).string();
     const std::string base = base_cmdline(k.cmdline);
-    for (const auto& spec : config.boots) {
+    for (const auto& spec : config.kernels) {
         BootLabel& label = state.labels.emplace_back();
         label.label = spec.label;
         label.kernel = spec.image;

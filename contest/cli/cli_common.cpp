@@ -277,6 +277,62 @@ TableOption::TableOption(boost::shared_ptr<po::option_description> description, 
                          FromConfig config)
     : description(std::move(description)), scope(scope), config(config) {}
 
+namespace {
+
+// One of Needs::any_of as the user writes it: "kernel" is --kernel,
+// "runs=auto" is --runs auto.
+std::string need_words(const std::string& need) {
+    const auto eq = need.find('=');
+    if (eq == std::string::npos) return "--" + need;
+    return "--" + need.substr(0, eq) + " " + need.substr(eq + 1);
+}
+
+// "--boot, --kernel: ", said before the option's own help.
+std::string needs_prefix(const std::vector<std::string>& needs) {
+    std::string prefix;
+    for (const auto& need : needs) prefix += (prefix.empty() ? "" : ", ") + need_words(need);
+    return prefix.empty() ? "" : prefix + ": ";
+}
+
+}  // namespace
+
+TableOption::TableOption(const char* flags, OptionScope scope, Needs needs,
+                         const po::value_semantic* value, const std::string& help,
+                         FromConfig config)
+    : TableOption(flags, scope, value, needs_prefix(needs.any_of) + help, config) {
+    this->needs = std::move(needs.any_of);
+}
+
+bool option_given(const po::variables_map& vm, const std::string& name, const std::string& value) {
+    const auto it = vm.find(name);
+    if (it == vm.end() || it->second.defaulted() || it->second.empty()) return false;
+    if (value.empty()) return true;
+    const auto* text = boost::any_cast<std::string>(&it->second.value());
+    return text && *text == value;
+}
+
+std::string needs_text(const std::vector<std::string>& needs) {
+    std::string text;
+    for (std::size_t i = 0; i < needs.size(); ++i)
+        text += (i == 0 ? "" : i + 1 == needs.size() ? " or " : ", ") + need_words(needs[i]);
+    return text;
+}
+
+void refuse_options_without_needs(const std::vector<TableOption>& table,
+                                  const po::variables_map& vm) {
+    for (const auto& o : table) {
+        if (o.needs.empty() || !option_given(vm, o.description->long_name())) continue;
+        const bool met = std::any_of(o.needs.begin(), o.needs.end(), [&](const std::string& need) {
+            const auto eq = need.find('=');
+            return eq == std::string::npos
+                       ? option_given(vm, need)
+                       : option_given(vm, need.substr(0, eq), need.substr(eq + 1));
+        });
+        if (!met)
+            throw UsageError("--" + o.description->long_name() + " needs " + needs_text(o.needs));
+    }
+}
+
 void add_options(CommandLine& cl, const std::vector<TableOption>& table) {
     for (const auto& o : table) {
         cl.options.add(o.description);

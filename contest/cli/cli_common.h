@@ -59,8 +59,18 @@ enum class FromConfig { yes, no };
 // its help, whether a config file may set it, and its scope. The parser,
 // --help and what a guest is given are made from the table. The scope has
 // no default: an option declared without one does not compile.
+// What an option needs to mean anything: any one of these options given
+// ("kernel"), or given with a value ("runs=auto"). The parser refuses the
+// option without it, and --help and the manual say it before the option's
+// own help ("--kernel: the guests' CPUs").
+struct Needs {
+    std::vector<std::string> any_of;
+};
+
 struct TableOption {
     TableOption(const char* flags, OptionScope scope, const po::value_semantic* value,
+                const std::string& help, FromConfig config = FromConfig::yes);
+    TableOption(const char* flags, OptionScope scope, Needs needs, const po::value_semantic* value,
                 const std::string& help, FromConfig config = FromConfig::yes);
     // An option described elsewhere (the loads'), given its scope here.
     TableOption(boost::shared_ptr<po::option_description> description, OptionScope scope,
@@ -69,7 +79,21 @@ struct TableOption {
     boost::shared_ptr<po::option_description> description;
     OptionScope scope;
     FromConfig config;
+    std::vector<std::string> needs;  // Needs::any_of
 };
+
+// Whether vm holds the option `name` as given (on the command line or in
+// a config file, not by default), and with `value` when one is named.
+bool option_given(const po::variables_map& vm, const std::string& name,
+                  const std::string& value = "");
+
+// "--kernel", "--runs auto", "--boot or --boot-abort": the needs as words.
+std::string needs_text(const std::vector<std::string>& needs);
+
+// UsageError "--vm-cpus needs --kernel" for the first option of the table
+// given without anything it needs.
+void refuse_options_without_needs(const std::vector<TableOption>& table,
+                                  const po::variables_map& vm);
 
 // Adds the options of the table to cl, in its order (--help lists them so).
 void add_options(CommandLine& cl, const std::vector<TableOption>& table);

@@ -14,6 +14,7 @@
 #include "contest/latency/latency_why.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
+#include "contest/run/places.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"
@@ -79,9 +80,6 @@ void check_load_names(const std::vector<std::string>& values) {
 // or with labels compared every Time's MDE --target-mde).
 void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs,
               const po::variables_map& vm) {
-    for (const char* only_auto : {"target-mde", "budget", "adjust"})
-        if (runs != "auto" && vm.count(only_auto) && !vm[only_auto].defaulted())
-            throw UsageError(std::string("--") + only_auto + " needs --runs auto");
     if (vm.count("budget")) auto_runs.budget_s = parse_budget(vm["budget"].as<std::string>());
     if (vm.count("adjust")) auto_runs.adjust_outside = parse_adjust(vm["adjust"].as<std::string>());
     if (runs == "auto") {
@@ -178,16 +176,16 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
         {"kernel", host, checked(&a.kernels, [](const std::vector<std::string>& s) { check_label_spec("kernel", "IMAGE", s, false); })->value_name("LABEL=IMAGE"),
          "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
          "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)"},
-        {"vm-accel", host, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
-         "--kernel: kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
-        {"vm-cpus", host, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "--kernel: the guests' CPUs"},
-        {"vm-memory", host, bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "--kernel: the guests' memory"},
-        {"vm-disk", host, bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "--kernel: the guests' scratch disk (sparse ext4 image in the workdir)"},
-        {"vm-boot-timeout", host, bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
-         "--kernel: a guest not up after S seconds is killed, its runs failed"},
-        {"vm-timeout", host, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
-         "--kernel: a guest still running after S seconds is killed, its runs failed"},
-        {"vm-append", host, po::value(&vm.append)->value_name("ARGS"), "--kernel: more kernel parameters for every guest"},
+        {"vm-accel", host, Needs{{"kernel"}}, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
+         "kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
+        {"vm-cpus", host, Needs{{"kernel"}}, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "the guests' CPUs"},
+        {"vm-memory", host, Needs{{"kernel"}}, bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "the guests' memory"},
+        {"vm-disk", host, Needs{{"kernel"}}, bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "the guests' scratch disk (sparse ext4 image in the workdir)"},
+        {"vm-boot-timeout", host, Needs{{"kernel"}}, bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
+         "a guest not up after S seconds is killed, its runs failed"},
+        {"vm-timeout", host, Needs{{"kernel"}}, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
+         "a guest still running after S seconds is killed, its runs failed"},
+        {"vm-append", host, Needs{{"kernel"}}, po::value(&vm.append)->value_name("ARGS"), "more kernel parameters for every guest"},
     };
     // clang-format on
 }
@@ -200,14 +198,14 @@ std::vector<TableOption> boot_options(RunArguments& a) {
         {"boot", host, checked(&a.boots, [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
          "twice or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
          "(/boot/vmlinuz-R), an image, IMAGE:INITRD, or a grub / systemd-boot entry (docs/boot.md)"},
-        {"boot-append", host, checked(&a.boot_appends, [](const std::vector<std::string>& s) { check_label_spec("boot-append", "ARGS", s, true); })->value_name("LABEL=ARGS"),
-         "--boot, --kernel: kernel parameters of that label's boots, after the others"},
-        {"boot-method", host, checked(&a.boot_method, [](const std::string& m) { parse_boot_method(m); })->default_value(a.boot_method)->value_name("M"),
-         "--boot: kexec (default) | grub (grub-reboot) | systemd-boot (bootctl set-oneshot)"},
-        {"boot-max", host, bounded(&a.boot_max, 1u, 100000u)->value_name("N"), "--boot: at most N reboots (default: two a turn: one a turn, a detour through the firmware after each but the last, one back)"},
-        {"boot-on-failure", host, checked(&a.boot_on_failure, [](const std::string& w) { if (w != "continue" && w != "stop") throw UsageError("--boot-on-failure '" + printable(w) + "': expected continue or stop"); })->default_value(a.boot_on_failure)->value_name("W"),
-         "--boot: after a kernel that did not boot, continue (its runs boot_failed) or stop"},
-        {"boot-root", host, po::value(&a.boot_root)->default_value(a.boot_root)->value_name("D"), "--boot: the root the resuming unit is installed under"},
+        {"boot-append", host, Needs{{"boot", "kernel"}}, checked(&a.boot_appends, [](const std::vector<std::string>& s) { check_label_spec("boot-append", "ARGS", s, true); })->value_name("LABEL=ARGS"),
+         "kernel parameters of that label's boots, after the others"},
+        {"boot-method", host, Needs{{"boot"}}, checked(&a.boot_method, [](const std::string& m) { parse_boot_method(m); })->default_value(a.boot_method)->value_name("M"),
+         "kexec (default) | grub (grub-reboot) | systemd-boot (bootctl set-oneshot)"},
+        {"boot-max", host, Needs{{"boot"}}, bounded(&a.boot_max, 1u, 100000u)->value_name("N"), "at most N reboots (default: two a turn: one a turn, a detour through the firmware after each but the last, one back)"},
+        {"boot-on-failure", host, Needs{{"boot"}}, checked(&a.boot_on_failure, [](const std::string& w) { if (w != "continue" && w != "stop") throw UsageError("--boot-on-failure '" + printable(w) + "': expected continue or stop"); })->default_value(a.boot_on_failure)->value_name("W"),
+         "after a kernel that did not boot, continue (its runs boot_failed) or stop"},
+        {"boot-root", host, Needs{{"boot", "boot-abort"}}, po::value(&a.boot_root)->default_value(a.boot_root)->value_name("D"), "the root the resuming unit is installed under"},
         {"boot-status", host, po::bool_switch(&a.boot_status), "say how the --boot run in --results stands"},
         {"boot-abort", host, po::bool_switch(&a.boot_abort), "stop the --boot run in --results: its unit removed, no further reboot"},
         {"boot-continue", host, po::value(&a.boot_continue)->value_name("STATE"), "(run by contest's unit after each boot) the next turn of a --boot run"},
@@ -215,20 +213,18 @@ std::vector<TableOption> boot_options(RunArguments& a) {
     // clang-format on
 }
 
-// --kernel LABEL=IMAGE into the config; the --vm-* options need it.
-void set_kernels(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
-    rc.kernels = label_specs(a.kernels);
-    if (rc.kernels.empty()) {
-        for (const auto& [name, value] : vm)
-            if (name.starts_with("vm-") && !value.defaulted())
-                throw UsageError("--" + name + " needs --kernel");
-        return;
-    }
-    if (vm.count("label"))
-        throw UsageError("--label does not go with --kernel: each kernel's label is given there");
-    if (!a.latency_raw.empty())
-        throw UsageError(
-            "--latency-raw does not go with --kernel: the samples would stay in the guest");
+// The place the options choose (places.h), its kernels (--kernel's or
+// --boot's LABEL=VALUE) and what it does not go with, as the place table
+// says: one line naming the first.
+void set_place(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
+    rc.place = choose_place(
+        [&](std::string_view option) { return option_given(vm, std::string(option)); });
+    const PlaceInfo& place = place_info(rc.place);
+    if (rc.place == RunPlace::guests) rc.kernels = label_specs(a.kernels);
+    if (rc.place == RunPlace::boot) rc.kernels = label_specs(a.boots);
+    for (const PlaceExclusion& e : place.excludes)
+        if (option_given(vm, std::string(e.option), std::string(e.value)))
+            throw UsageError(exclusion_text(place, e));
 }
 
 // --latency [PROBES] and its --latency-* options (contest latency's, prefixed):
@@ -239,16 +235,16 @@ std::vector<TableOption> latency_options(RunArguments& a) {
     return {
         {"latency", guests, po::value(&a.latency)->implicit_value(default_probe)->value_name("PROBES"),
          "latency probes during every workload run: " + latency::probe_names(",") + " (bare: " + default_probe + ")"},
-        {"latency-interval-us", guests, bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), latency::own_option_help("interval-us")},
-        {"latency-method", guests, checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll"},
-        {"latency-policy", guests, checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)"},
-        {"latency-priority", guests, bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority"},
-        {"latency-dist", guests, bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)"},
-        {"latency-raw", host, po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE"},
-        {"latency-why", host, po::bool_switch(&a.latency_why), "--latency: say what held each probe's CPU when it woke late (a tracing instance of contest's own; root, tracefs; docs/latency.md)"},
-        {"latency-why-us", host, bounded(&a.latency_why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "--latency-why: explain the wake-ups at least N us late (default: one period)"},
-        {"latency-exec-cmd", guests, po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), latency::own_option_help("exec-cmd")},
-        {"latency-exec-missed-ms", guests, bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), latency::own_option_help("exec-missed-ms")},
+        {"latency-interval-us", guests, Needs{{"latency"}}, bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), latency::own_option_help("interval-us")},
+        {"latency-method", guests, Needs{{"latency"}}, checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll"},
+        {"latency-policy", guests, Needs{{"latency"}}, checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)"},
+        {"latency-priority", guests, Needs{{"latency"}}, bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority"},
+        {"latency-dist", guests, Needs{{"latency"}}, bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)"},
+        {"latency-raw", host, Needs{{"latency"}}, po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE"},
+        {"latency-why", host, Needs{{"latency"}}, po::bool_switch(&a.latency_why), "say what held each probe's CPU when it woke late (a tracing instance of contest's own; root, tracefs; docs/latency.md)"},
+        {"latency-why-us", host, Needs{{"latency-why"}}, bounded(&a.latency_why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "explain the wake-ups at least N us late (default: one period)"},
+        {"latency-exec-cmd", guests, Needs{{"latency"}}, po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), latency::own_option_help("exec-cmd")},
+        {"latency-exec-missed-ms", guests, Needs{{"latency"}}, bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), latency::own_option_help("exec-missed-ms")},
     };
     // clang-format on
 }
@@ -271,12 +267,7 @@ void refuse_unlisted_probes_options(const std::vector<latency::ProbeOptions>& li
 }
 
 void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
-    if (a.latency.empty()) {
-        for (const auto& [name, value] : vm)
-            if (name.starts_with("latency-") && !value.defaulted())
-                throw UsageError("--" + name + " needs --latency");
-        return;
-    }
+    if (a.latency.empty()) return;
     if (rc.latency_dist_ns <= 0 || rc.latency_dist_ns % 1000 != 0)
         throw UsageError("--latency-dist " + std::to_string(rc.latency_dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
@@ -290,10 +281,6 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
     refuse_unlisted_probes_options(rc.latency_probes, vm);
     if (!a.latency_raw.empty())
         for (auto& p : rc.latency_probes) p.raw_path = a.latency_raw;
-    if ((a.latency_why || a.latency_why_us) && rc.latency_probes.empty())
-        throw UsageError("--latency-why needs --latency");
-    if (a.latency_why_us && !a.latency_why)
-        throw UsageError("--latency-why-us needs --latency-why");
     if (a.latency_why)
         for (auto& p : rc.latency_probes)
             p.why_threshold_ns = a.latency_why_us ? a.latency_why_us * 1000 : p.period_ns;
@@ -309,16 +296,16 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"label,k", host, checked(&rc.label, check_label)->value_name("L"), "the name rows are grouped by (default: uname -r)"},
         {"runs,n", host, checked(&a.runs, check_runs)->default_value("3")->value_name(kRunsValueName),
          "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci"},
-        {"target-ci", host, bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
-         "--runs auto: the widest Ratio CI half-width to reach, in %"},
-        {"target-mde", host, bounded(&a.auto_runs.target_mde_pct, 0.01, 100.0)->default_value(5)->value_name("PCT"),
-         "--runs auto, two or more labels: the largest Time change these runs could miss, in % (docs/report.md)"},
-        {"max-runs", host, bounded(&a.auto_runs.max_runs, kMinAutoRounds, kMaxRuns)->default_value(15)->value_name("N"),
-         "--runs auto: at most this many rounds"},
-        {"budget", host, checked<std::string>(nullptr, [](const std::string& b) { parse_budget(b); })->value_name("TIME"),
-         "--runs auto: no round that would end past TIME of runs (90s, 45m, 1.5h)"},
-        {"adjust", host, checked<std::string>(nullptr, [](const std::string& w) { parse_adjust(w); })->default_value("none")->value_name("WHAT"),
-         "--runs auto, two or more labels: outside aims --target-mde at Time net of other processes' CPU, steal and the machine's speed (docs/noise.md)"},
+        {"target-ci", host, Needs{{"runs=auto"}}, bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
+         "the widest Ratio CI half-width to reach, in %"},
+        {"target-mde", host, Needs{{"runs=auto"}}, bounded(&a.auto_runs.target_mde_pct, 0.01, 100.0)->default_value(5)->value_name("PCT"),
+         "two or more labels: the largest Time change these runs could miss, in % (docs/report.md)"},
+        {"max-runs", host, Needs{{"runs=auto"}}, bounded(&a.auto_runs.max_runs, kMinAutoRounds, kMaxRuns)->default_value(15)->value_name("N"),
+         "at most this many rounds"},
+        {"budget", host, Needs{{"runs=auto"}}, checked<std::string>(nullptr, [](const std::string& b) { parse_budget(b); })->value_name("TIME"),
+         "no round that would end past TIME of runs (90s, 45m, 1.5h)"},
+        {"adjust", host, Needs{{"runs=auto"}}, checked<std::string>(nullptr, [](const std::string& w) { parse_adjust(w); })->default_value("none")->value_name("WHAT"),
+         "two or more labels: outside aims --target-mde at Time net of other processes' CPU, steal and the machine's speed (docs/noise.md)"},
         {"workload,w", guests, checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
          (workload_names(" | ", " | ") + " (default: kernel when a source is found, else synthetic)")},
         {"jobs,j", guests, bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)"},
@@ -353,8 +340,8 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"vary", guests, po::value(&a.vary)->value_name("KNOB=V1,V2"),
          ("run every round under each value of a kernel setting (a path under /proc/sys or /sys, or " + knob_short_names() +
           "); twice: every combination (docs/vary.md)")},
-        {"vary-label", guests, po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
-         "--vary: each value's label, from {label} {vary} {knob} {value} {knob2} {value2}"},
+        {"vary-label", guests, Needs{{"vary"}}, po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
+         "each value's label, from {label} {vary} {knob} {value} {knob2} {value2}"},
         {"quiet,q", host, po::bool_switch(&a.quiet), "no progress on stderr"},
         {"load", host, checked(&a.loads, check_load_names)->value_name("LOAD"), "loads to run (also positional)"},
     };
@@ -369,7 +356,9 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
 }
 
 // Checks the parsed options and fills in the defaults that depend on the machine.
-RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
+RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& table,
+                             const po::variables_map& vm) {
+    refuse_options_without_needs(table, vm);
     RunConfig rc = a.config;
     finish_load_options(rc.load, a.load_text);
     // An empty --label is refused like any bad one, not replaced by uname -r.
@@ -392,18 +381,8 @@ RunConfig checked_run_config(RunArguments& a, const po::variables_map& vm) {
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
     for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));
-    set_kernels(a, vm, rc);
-    rc.boots = label_specs(a.boots);
+    set_place(a, vm, rc);
     rc.boot_appends = label_specs(a.boot_appends);
-    if (rc.boots.empty())
-        for (const auto& [name, value] : vm)
-            if (name.starts_with("boot-") && name != "boot-append" && name != "boot-status" &&
-                name != "boot-abort" && name != "boot-continue" && !value.defaulted() &&
-                !(name == "boot-root" && a.boot_abort))
-                throw UsageError("--" + name + " needs --boot" +
-                                 (name == "boot-root" ? " or --boot-abort" : ""));
-    if (!rc.boots.empty() && vm.count("label"))
-        throw UsageError("--label does not go with --boot: each kernel's label is given there");
     return rc;
 }
 
@@ -456,7 +435,7 @@ std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
         throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
     if (a.boot_status) return print_boot_status(a.results);
     if (a.boot_abort) return abort_boot_run(a.results, a.boot_root);
-    if (a.boot_continue.empty() && rc.boots.empty()) return std::nullopt;
+    if (a.boot_continue.empty() && rc.place != RunPlace::boot) return std::nullopt;
     const auto run_containment = RunContainment::set_up();
     const std::string containment = rc.containment = run_containment->description();
     Progress progress = Progress::for_stderr(a.quiet);
@@ -471,7 +450,8 @@ std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
             std::vector<char*> pointers;
             for (auto& w : argv) pointers.push_back(w.data());
             recorded.parse(static_cast<int>(pointers.size()), pointers.data());
-            RunConfig config = checked_run_config(recorded.arguments(), recorded.values());
+            RunConfig config =
+                checked_run_config(recorded.arguments(), recorded.table(), recorded.values());
             config.command_line = argv;
             config.containment = containment;
             return config;
@@ -491,9 +471,9 @@ int cmd_run(int argc, char** argv) {
     RunOptions options;
     if (!options.parse(argc, argv)) return kExitOk;
     RunArguments& arguments = options.arguments();
-    RunConfig rc = checked_run_config(arguments, options.values());
+    RunConfig rc = checked_run_config(arguments, options.table(), options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
-    if (!rc.kernels.empty()) rc.guest_arguments = options.guest_arguments();
+    if (rc.place == RunPlace::guests) rc.guest_arguments = options.guest_arguments();
     if (auto done = boot_command(arguments, rc)) return *done;
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);

@@ -86,7 +86,7 @@ std::vector<ResultFile> new_results(const RunConfig& config, const RunPlan& plan
         result.config = config_record;
         if (!plan.knobs.empty())
             result.config["vary"] = vary_record(group, plan.knobs, plan.labels[v].combination);
-        if (plan.labels[v].kernel || !config.boots.empty())
+        if (config.place != RunPlace::host)
             result.config["vary"] = kernels_vary_record(group, plan.labels, v);
         result.loads = nlohmann::json::object();
     }

@@ -1,6 +1,13 @@
 #include "contest/run/label_run.h"
 
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+
 namespace contest {
+
+void check_label_name(const std::string& label, const std::string& what, const std::string& from) {
+    if (auto why = label_problem(label)) throw UsageError(what + " " + *why + from);
+}
 
 std::vector<std::filesystem::path> label_folders(const std::vector<LabelRun>& labels) {
     std::vector<std::filesystem::path> folders;

@@ -26,7 +26,7 @@ struct LabelKernel {
 
 struct LabelRun {
     std::string label;
-    std::size_t index = 0;  // its place among the labels (the plan's PlannedRun::variant)
+    std::size_t index = 0;  // its place among the labels (the plan's PlannedRun::label)
     // --vary: the knobs' values its runs are taken under (an index per
     // knob); empty without --vary.
     std::vector<std::size_t> combination;
@@ -39,6 +39,11 @@ struct LabelRun {
     void save() const { writer.save(result); }  // throws SaveFailed
     void save_interrupted() const { writer.save_interrupted(result); }
 };
+
+// UsageError when label is not one a label may be (label_problem: what -k
+// refuses); `what` names where it came from, `from` says more after the why.
+void check_label_name(const std::string& label, const std::string& what,
+                      const std::string& from = "");
 
 // Every label's folder, in the labels' order.
 std::vector<std::filesystem::path> label_folders(const std::vector<LabelRun>& labels);

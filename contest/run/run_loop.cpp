@@ -1,13 +1,13 @@
 #include "contest/run/run_loop.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
-#include "contest/run/guest_rounds.h"
-#include "contest/run/host_rounds.h"
 #include "contest/run/leftovers.h"
+#include "contest/run/places.h"
 #include "contest/run/result_writer.h"
 #include "contest/run/resume.h"
 #include "contest/run/round_backend.h"
@@ -20,21 +20,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Where the plan's rounds are taken: in guests of the labels' kernels
-// (--kernel), else on this host.
-std::unique_ptr<RoundBackend> round_backend(const RunConfig& config, RunPlan& plan,
-                                            std::optional<KnobGuard>& knob_guard,
-                                            Progress& progress) {
-    if (plan.labels.front().kernel) return std::make_unique<GuestRounds>(config, plan, progress);
-    return std::make_unique<HostRounds>(config, plan, knob_guard, progress);
-}
-
 // The plan's labels, moved into `out` with their files: the resumed one
 // (checked against this run's config record), or a new one per label,
 // with what the backend records of where its runs are taken.
 void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend& backend,
                       const nlohmann::json& record, const std::string& started_at,
-                      RunOutcome& out) {
+                      const nlohmann::json& system, RunOutcome& out) {
     if (plan.resumed) {
         LabelRun& label = plan.labels.front();
         label.result = continued_result(config, std::move(*plan.resumed), record);
@@ -42,8 +33,7 @@ void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend
         for (const auto& r : label.result.runs)
             if (!r.ok()) ++out.failed_runs;
     } else {
-        std::vector<ResultFile> results = new_results(
-            config, plan, record, started_at, system_fingerprint(config.workload.workdir.string()));
+        std::vector<ResultFile> results = new_results(config, plan, record, started_at, system);
         for (std::size_t v = 0; v < results.size(); ++v) {
             LabelRun& label = plan.labels[v];
             label.result = std::move(results[v]);
@@ -104,6 +94,14 @@ void take_rounds(std::unique_ptr<RoundBackend> backend, const RunConfig& config,
     }
 }
 
+// Whether the plan has a turn of label v.
+bool takes_turns(const RunPlan& plan, std::size_t v) {
+    return std::any_of(plan.rounds.begin(), plan.rounds.end(), [&](const PlannedRound& round) {
+        return std::any_of(round.turns.begin(), round.turns.end(),
+                           [&](const LabelTurn& turn) { return turn.label == v; });
+    });
+}
+
 // Every file saved as complete; a failed save is kept in save_failure.
 void save_complete(RunOutcome& out) {
     const std::string finished_at = utc_timestamp();
@@ -120,29 +118,21 @@ void save_complete(RunOutcome& out) {
 
 }  // namespace
 
-RunOutcome run_suite(const RunConfig& config, Progress& progress) {
-    check_run_options(config);
-    // Everything that can be refused is refused before anything is measured.
-    RunPlan plan = plan_after_clean_up(config);
-    // Every value written and read back; restored on every way out of here.
-    std::optional<KnobGuard> knob_guard;
-    if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
-    std::unique_ptr<RoundBackend> backend = round_backend(config, plan, knob_guard, progress);
-
+RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<RoundBackend> backend,
+                      std::optional<KnobGuard>& knob_guard, const LabelFiles& files,
+                      Progress& progress) {
     RunOutcome out;
-    const std::string started_at = utc_timestamp();
     const nlohmann::json record = config_record(config, plan, backend->plan_probes());
-    open_label_files(config, plan, *backend, record, started_at, out);
-    // Each file is made with its first run: none ever holds 0 runs.
-    for (const auto& label : out.labels)
-        progress.note("contest: results go to " + label.path().string());
-
+    files.open(plan, *backend, record, out);
     RunRecorder recorder(out, plan.runs_to_take());
     try {
         take_rounds(std::move(backend), config, plan, recorder, progress);
     } catch (const Interrupted&) {
         progress.clear();
-        for (const auto& label : out.labels) label.save_interrupted();
+        // The files the plan takes turns in (a --boot step's: its turn's
+        // label's alone; the others were not opened to be written).
+        for (std::size_t v = 0; v < out.labels.size(); ++v)
+            if (takes_turns(plan, v)) out.labels[v].save_interrupted();
         throw;  // through knob_guard, which restores the knobs
     } catch (const SaveFailed& e) {
         progress.clear();
@@ -151,9 +141,36 @@ RunOutcome run_suite(const RunConfig& config, Progress& progress) {
     }
     progress.clear();
     if (knob_guard) knob_guard->restore();
-    save_complete(out);
+    if (files.complete_at_end) save_complete(out);
     progress.clear();
     return out;
+}
+
+RunOutcome run_suite(const RunConfig& config, Progress& progress) {
+    check_run_options(config);
+    // Everything that can be refused is refused before anything is measured.
+    RunPlan plan = plan_after_clean_up(config);
+    // Every value written and read back; restored on every way out of here.
+    std::optional<KnobGuard> knob_guard;
+    if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
+    std::unique_ptr<RoundBackend> backend =
+        place_info(config.place).backend(config, plan, knob_guard, progress);
+    const LabelFiles files = run_label_files(
+        config, utc_timestamp(), system_fingerprint(config.workload.workdir.string()), progress);
+    return run_rounds(config, plan, std::move(backend), knob_guard, files, progress);
+}
+
+LabelFiles run_label_files(const RunConfig& config, const std::string& started_at,
+                           const nlohmann::json& system, Progress& progress) {
+    return {
+        [&config, started_at, system, &progress](RunPlan& plan, const RoundBackend& backend,
+                                                 const nlohmann::json& record, RunOutcome& out) {
+            open_label_files(config, plan, backend, record, started_at, system, out);
+            // Each file is made with its first run: none ever holds 0 runs.
+            for (const auto& label : out.labels)
+                progress.note("contest: results go to " + label.path().string());
+        },
+        true};
 }
 
 }  // namespace contest

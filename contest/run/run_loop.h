@@ -5,6 +5,8 @@
 // saved as it comes back, until the plan is done, --runs auto has enough,
 // a save fails or the user stops it.
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +16,9 @@
 #include "contest/run/auto_runs.h"
 #include "contest/run/knobs.h"
 #include "contest/run/label_run.h"
+#include "contest/run/round_backend.h"
 #include "contest/run/run_order.h"
+#include "contest/run/run_place.h"
 #include "contest/sys/progress.h"
 #include "contest/vm/guest.h"
 #include "contest/vm/kernel_image.h"
@@ -22,6 +26,8 @@
 #include "workloads/workload.h"
 
 namespace contest {
+
+struct RunPlan;
 
 struct RunConfig {
     std::string label;
@@ -52,15 +58,16 @@ struct RunConfig {
     std::string vary_label = "{label},{vary}";  // --vary-label: each combination's label
     // The words after `contest` as given, recorded so a reader can repeat the run.
     std::vector<std::string> command_line;
-    // --kernel: each kernel booted in a QEMU guest every round, the guest
-    // running that round's loads with the options in guest_arguments (the
-    // workload's, the loads' and the probes', as given) (docs/kernels.md).
+    // Where the rounds run (places.h): chosen once, from the options.
+    RunPlace place = RunPlace::host;
+    // --kernel or --boot (as `place` says): each label's kernel, booted
+    // every round in a QEMU guest (docs/kernels.md) or on this machine, one
+    // reboot a turn (docs/boot.md).
     std::vector<KernelSpec> kernels;
+    // --kernel: the guests' machine, and the options each guest's contest
+    // is given (the workload's, the loads' and the probes', as given).
     VmOptions vm;
     std::vector<std::string> guest_arguments;
-    // --boot: each kernel booted on this machine every round, one reboot a
-    // turn (docs/boot.md); the runs of a turn are taken here, as a host's.
-    std::vector<KernelSpec> boots;
     // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
     // and --kernel alike (KernelSpec's image holds the ARGS).
     std::vector<KernelSpec> boot_appends;
@@ -69,7 +76,7 @@ struct RunConfig {
 };
 
 struct RunOutcome {
-    // One per --vary combination or --kernel; the -k label alone otherwise;
+    // One per --vary combination or per kernel; the -k label alone otherwise;
     // each with its file and where that was saved.
     std::vector<LabelRun> labels;
     int failed_runs = 0;
@@ -78,6 +85,35 @@ struct RunOutcome {
     // good save (or does not exist when no save succeeded).
     std::string save_failure;
 };
+
+// How the loop's labels get their files, and how it leaves them: what
+// differs between a whole run (run_suite: new files, or the resumed one;
+// complete at the end) and a --boot step's one turn (each label's own file
+// from the run's state; not complete: the run goes on after a reboot).
+struct LabelFiles {
+    // Moves plan.labels into out.labels, each with its file open.
+    std::function<void(RunPlan& plan, const RoundBackend& backend, const nlohmann::json& record,
+                       RunOutcome& out)>
+        open;
+    bool complete_at_end = true;
+};
+
+// The one loop that takes turns, whoever plans them: the plan's rounds in
+// order, each label's turn taken by the backend and every run saved as it
+// comes back, until the plan is done, --runs auto has enough, a save fails
+// (save_failure set) or an interrupt (each file saved, complete: false,
+// then Interrupted rethrown). Every way out goes through the same
+// clean-up: the backend let go (its loads stopped and their files gone),
+// the knobs restored (knob_guard), the progress line cleared.
+RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<RoundBackend> backend,
+                      std::optional<KnobGuard>& knob_guard, const LabelFiles& files,
+                      Progress& progress);
+
+// run_suite's files: the resumed one (checked against this run's config
+// record), or a new one per label in results/LABEL/, with `system` (the
+// machine's fingerprint) and the time the run started; complete at the end.
+LabelFiles run_label_files(const RunConfig& config, const std::string& started_at,
+                           const nlohmann::json& system, Progress& progress);
 
 // Runs everything in config. Writes the result file after every workload
 // run (not before the first: no file ever holds 0 runs). On Ctrl-C, saves

@@ -48,9 +48,9 @@ std::vector<std::vector<std::size_t>> units_of(const std::vector<std::string_vie
 }  // namespace
 
 std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, unsigned runs,
-                                  RunOrder order, std::uint64_t seed, std::size_t variants) {
+                                  RunOrder order, std::uint64_t seed, std::size_t labels) {
     std::vector<PlannedRun> plan;
-    if (order == RunOrder::blocks && variants > 1)
+    if (order == RunOrder::blocks && labels > 1)
         throw UsageError("--vary needs runs in rounds (--order shuffled or rounds)");
     if (order == RunOrder::blocks) {
         // cacherun's first run follows no_load's last, the others its own.
@@ -58,9 +58,9 @@ std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, un
             for (unsigned i = 1; i <= runs; ++i) plan.push_back({load, i});
         return plan;
     }
-    // A unit is a variant and the loads that move together under it.
+    // A unit is a label and the loads that move together under it.
     std::vector<std::pair<std::size_t, std::vector<std::size_t>>> units;
-    for (std::size_t v = 0; v < variants; ++v)
+    for (std::size_t v = 0; v < labels; ++v)
         for (auto& unit : units_of(loads)) units.emplace_back(v, std::move(unit));
     std::mt19937_64 random(seed);
     for (unsigned i = 1; i <= runs; ++i) {
@@ -69,8 +69,8 @@ std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, un
             for (std::size_t k = units.size(); k > 1; --k)
                 std::swap(units[k - 1], units[random() % k]);
         }
-        for (const auto& [variant, unit] : units)
-            for (std::size_t load : unit) plan.push_back({load, i, variant});
+        for (const auto& [label, unit] : units)
+            for (std::size_t load : unit) plan.push_back({load, i, label});
     }
     return plan;
 }
@@ -86,7 +86,7 @@ std::uint64_t guest_seed(std::uint64_t seed, unsigned round, std::size_t kernel)
 std::vector<PlannedRun> plan_kernel_runs(const std::vector<std::string_view>& loads, unsigned runs,
                                          RunOrder order, std::uint64_t seed, std::size_t kernels) {
     if (order == RunOrder::blocks)
-        throw UsageError("--kernel needs runs in rounds (--order shuffled or rounds)");
+        throw UsageError("kernels need runs in rounds (--order shuffled or rounds)");
     std::vector<std::size_t> kernel_order(kernels);
     for (std::size_t v = 0; v < kernels; ++v) kernel_order[v] = v;
     std::mt19937_64 random(seed);

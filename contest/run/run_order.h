@@ -13,9 +13,9 @@
 // In rounds, cacherun runs straight after no_load when both are asked for,
 // as in contest: its caches are the ones no_load's compile left.
 //
-// With --vary, every round runs every load under every value (variant):
-// shuffled mixes the (variant, load) pairs of a round; rounds takes one
-// variant's loads after the other's, in contest's order. Blocks would put a
+// With --vary, every round runs every load under every value (label):
+// shuffled mixes the (label, load) pairs of a round; rounds takes one
+// label's loads after the other's, in contest's order. Blocks would put a
 // setting's runs hours apart from the other's, so --vary needs rounds.
 #include <cstdint>
 #include <string>
@@ -31,18 +31,18 @@ RunOrder parse_run_order(const std::string& name);
 const char* run_order_name(RunOrder order);
 
 struct PlannedRun {
-    std::size_t load;         // index into the loads given to plan_runs
-    unsigned index;           // 1-based run number under that load
-    std::size_t variant = 0;  // which --vary combination; 0 without --vary
+    std::size_t load;       // index into the loads given to plan_runs
+    unsigned index;         // 1-based run number under that load
+    std::size_t label = 0;  // which label (RunPlan::labels): --vary's combination, or kernel
     bool operator==(const PlannedRun&) const = default;
 };
 
 // Every run, in the order to take them. The same seed gives the same plan
 // with every standard library (the shuffle is our own, on mt19937_64).
 std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, unsigned runs,
-                                  RunOrder order, std::uint64_t seed, std::size_t variants = 1);
+                                  RunOrder order, std::uint64_t seed, std::size_t labels = 1);
 
-// --kernel: every round boots each kernel (variant) once, so a round's
+// --kernel and --boot: every round boots each kernel (label) once, so a round's
 // runs under one kernel are taken together. shuffled: the kernels' order
 // is shuffled every round, and so are each guest's loads, with
 // guest_seed(seed, round, kernel); rounds: the kernels and the loads in

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "contest/run/places.h"
 #include "contest/run/resume.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -11,12 +12,6 @@
 namespace contest {
 namespace {
 
-// Every label is checked as -k's is (label_problem); `what` and `from` say
-// where it came from.
-void check_label(const std::string& label, const std::string& what, const std::string& from = "") {
-    if (auto why = label_problem(label)) throw UsageError(what + " " + *why + from);
-}
-
 std::vector<Knob> resolve_knobs(const RunConfig& config) {
     std::vector<Knob> knobs;
     for (const auto& spec : config.vary)
@@ -24,62 +19,10 @@ std::vector<Knob> resolve_knobs(const RunConfig& config) {
     return knobs;
 }
 
-// --kernel's labels, checked as -k's and refused when two are alike.
-std::vector<LabelRun> kernel_labels(const RunConfig& config) {
-    std::vector<LabelRun> labels;
-    for (const auto& kernel : config.kernels) {
-        check_label(kernel.label, "--kernel: the label",
-                    " (--kernel " + printable(kernel.label) + "=...)");
-        for (const auto& other : labels)
-            if (other.label == kernel.label)
-                throw UsageError("--kernel: two kernels have the label '" + kernel.label + "'");
-        LabelRun& label = labels.emplace_back();
-        label.label = kernel.label;
-        label.kernel.emplace().image = kernel.image;
-    }
-    return labels;
-}
-
-// --boot's labels, checked as --kernel's.
-std::vector<LabelRun> boot_labels(const RunConfig& config) {
-    std::vector<LabelRun> labels;
-    for (const auto& boot : config.boots) {
-        check_label(boot.label, "--boot: the label", " (--boot " + printable(boot.label) + "=...)");
-        for (const auto& other : labels)
-            if (other.label == boot.label)
-                throw UsageError("--boot: two kernels have the label '" + boot.label + "'");
-        labels.emplace_back().label = boot.label;
-    }
-    return labels;
-}
-
-// Each combination's label (--vary-label), checked as -k's and refused when
-// two combinations would share one; the -k label alone without --vary.
-std::vector<LabelRun> vary_labels(const RunConfig& config, const RunPlan& plan) {
-    std::vector<LabelRun> labels;
-    for (const auto& combination : vary_combinations(plan.knobs)) {
-        const std::string name = plan.knobs.empty() ? config.label
-                                                    : vary_label(config.vary_label, config.label,
-                                                                 plan.knobs, combination);
-        check_label(name, "--vary: the label",
-                    " (--vary-label '" + printable(config.vary_label) + "')");
-        for (const auto& other : labels)
-            if (other.label == name)
-                throw UsageError("--vary-label '" + config.vary_label +
-                                 "' gives two combinations the label '" + name + "'");
-        LabelRun& label = labels.emplace_back();
-        label.label = name;
-        label.combination = combination;
-    }
-    return labels;
-}
-
 // The labels, each knowing its place and its folder: a resumed file's own
 // folder, results/LABEL/ for each new file.
 std::vector<LabelRun> plan_labels(const RunConfig& config, const RunPlan& plan) {
-    std::vector<LabelRun> labels = !config.kernels.empty() ? kernel_labels(config)
-                                   : !config.boots.empty() ? boot_labels(config)
-                                                           : vary_labels(config, plan);
+    std::vector<LabelRun> labels = place_info(config.place).labels(config, plan);
     for (std::size_t v = 0; v < labels.size(); ++v) {
         labels[v].index = v;
         labels[v].folder = config.results_dir / labels[v].label;
@@ -99,7 +42,7 @@ std::vector<PlannedRound> rounds_to_take(const std::vector<PlannedRun>& runs, co
             continue;
         if (rounds.empty() || rounds.back().index != run.index) rounds.push_back({run.index, {}});
         auto& turns = rounds.back().turns;
-        if (turns.empty() || turns.back().label != run.variant) turns.push_back({run.variant, {}});
+        if (turns.empty() || turns.back().label != run.label) turns.push_back({run.label, {}});
         turns.back().loads.push_back(run.load);
     }
     return rounds;
@@ -115,39 +58,19 @@ std::uint64_t order_seed(const RunConfig& config, const std::optional<ResultFile
 }  // namespace
 
 void check_run_options(const RunConfig& config) {
-    check_label(config.label, "--label");
+    check_label_name(config.label, "--label");
     if (config.runs < 1) throw UsageError("--runs must be at least 1");
     if (config.auto_runs && config.order == RunOrder::blocks)
         throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
     if (!config.vary.empty() && config.order == RunOrder::blocks)
         throw UsageError("--vary needs runs in rounds (--order shuffled or rounds)");
-    for (const auto& append : config.boot_appends) {
-        const auto named = [&](const KernelSpec& k) { return k.label == append.label; };
-        if (std::none_of(config.boots.begin(), config.boots.end(), named) &&
-            std::none_of(config.kernels.begin(), config.kernels.end(), named))
+    for (const auto& append : config.boot_appends)
+        if (config.place == RunPlace::host ||
+            std::none_of(config.kernels.begin(), config.kernels.end(),
+                         [&](const KernelSpec& k) { return k.label == append.label; }))
             throw UsageError("--boot-append " + printable(append.label) +
                              "=...: no --boot or --kernel has that label");
-    }
-    if (!config.boots.empty()) {
-        if (!config.kernels.empty()) throw UsageError("--boot does not go with --kernel");
-        if (config.boots.size() < 2)
-            throw UsageError("--boot needs two kernels or more (LABEL=KERNEL each)");
-        if (config.order == RunOrder::blocks)
-            throw UsageError("--boot needs runs in rounds (--order shuffled or rounds)");
-        if (!config.vary.empty()) throw UsageError("--vary does not go with --boot");
-        if (!config.resume.empty())
-            throw UsageError("--resume does not go with --boot: a --boot run resumes by itself");
-        if (config.auto_runs) throw UsageError("--runs auto does not go with --boot yet");
-        return;
-    }
-    if (config.kernels.empty()) return;
-    if (config.kernels.size() < 2)
-        throw UsageError("--kernel needs two kernels or more (LABEL=IMAGE each)");
-    if (config.order == RunOrder::blocks)
-        throw UsageError("--kernel needs runs in rounds (--order shuffled or rounds)");
-    if (!config.vary.empty())
-        throw UsageError("--vary does not go with --kernel (the knobs would be set on the host)");
-    if (!config.resume.empty()) throw UsageError("--resume cannot continue a --kernel run yet");
+    check_place(config);
 }
 
 RunPlan make_run_plan(const RunConfig& config) {
@@ -165,10 +88,8 @@ RunPlan make_run_plan(const RunConfig& config) {
     plan.labels = plan_labels(config, plan);
     plan.seed = order_seed(config, plan.resumed);
     const std::vector<PlannedRun> runs =
-        config.kernels.empty() && config.boots.empty()
-            ? plan_runs(plan.load_names, config.runs, config.order, plan.seed, plan.labels.size())
-            : plan_kernel_runs(plan.load_names, config.runs, config.order, plan.seed,
-                               plan.labels.size());
+        place_info(config.place)
+            .runs(plan.load_names, config.runs, config.order, plan.seed, plan.labels.size());
     plan.rounds = rounds_to_take(runs, plan);
     plan.runs_per_round = plan.loads.size() * plan.labels.size();
     return plan;

@@ -1,0 +1,36 @@
+// --boot: every round boots this machine into each label's kernel, one
+// reboot a turn; each boot's step (contest/boot/boot_run.h, started by the
+// unit) takes its one turn on this host, with the host's backend.
+#include "contest/run/host_rounds.h"
+#include "contest/run/places.h"
+#include "contest/run/run_plan.h"
+
+namespace contest {
+namespace {
+
+std::unique_ptr<RoundBackend> boot_turn_backend(const RunConfig& config, RunPlan& plan,
+                                                std::optional<KnobGuard>& no_knobs,
+                                                Progress& progress) {
+    return std::make_unique<HostRounds>(config, plan, no_knobs, progress);
+}
+
+}  // namespace
+
+const PlaceInfo kBootPlace{
+    .place = RunPlace::boot,
+    .option = "boot",
+    .value_name = "KERNEL",
+    .excludes =
+        {
+            {"order", "blocks", "a round boots each kernel once (--order shuffled or rounds)"},
+            {"vary", "", ""},
+            {"resume", "", "a --boot run resumes by itself"},
+            {"runs", "auto", "not yet"},
+            {"label", "", "each kernel's label is given there"},
+        },
+    .labels = kernel_labels,
+    .runs = plan_kernel_runs,
+    .backend = boot_turn_backend,
+};
+
+}  // namespace contest

@@ -1,0 +1,41 @@
+// --kernel: every round boots each label's kernel in a QEMU guest, whose
+// own contest runs that round's loads (guest_rounds.h, kernel_guests.h).
+#include "contest/run/guest_rounds.h"
+#include "contest/run/places.h"
+#include "contest/run/run_plan.h"
+
+namespace contest {
+namespace {
+
+std::vector<LabelRun> guest_labels(const RunConfig& config, const RunPlan& plan) {
+    std::vector<LabelRun> labels = kernel_labels(config, plan);
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        labels[i].kernel.emplace().image = config.kernels[i].image;
+    return labels;
+}
+
+std::unique_ptr<RoundBackend> guest_backend(const RunConfig& config, RunPlan& plan,
+                                            std::optional<KnobGuard>&, Progress& progress) {
+    return std::make_unique<GuestRounds>(config, plan, progress);
+}
+
+}  // namespace
+
+const PlaceInfo kGuestsPlace{
+    .place = RunPlace::guests,
+    .option = "kernel",
+    .value_name = "IMAGE",
+    .excludes =
+        {
+            {"order", "blocks", "a round boots each kernel once (--order shuffled or rounds)"},
+            {"vary", "", "the knobs would be set on the host"},
+            {"resume", "", "a --kernel run cannot be continued yet"},
+            {"label", "", "each kernel's label is given there"},
+            {"latency-raw", "", "the samples would stay in the guest"},
+        },
+    .labels = guest_labels,
+    .runs = plan_kernel_runs,
+    .backend = guest_backend,
+};
+
+}  // namespace contest

@@ -1,0 +1,79 @@
+#pragma once
+// The places a round of `contest run` can run, one table as the loads,
+// workloads, probes and exporters have theirs. Each place is one file
+// (place_host.cpp, place_guests.cpp, place_boot.cpp) holding its entry:
+// the option that chooses it, what it does not go with, its labels and
+// their checks, the order of its turns and the backend that takes them
+// (round_backend.h). The run's mode (RunConfig::place) is chosen from this
+// table once; the plan, the loop, the CLI's checks and --help read it.
+//
+// Adding a place: its file with its entry, and its line in places.cpp.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "contest/run/knobs.h"
+#include "contest/run/label_run.h"
+#include "contest/run/round_backend.h"
+#include "contest/run/run_loop.h"
+#include "contest/run/run_order.h"
+#include "contest/run/run_place.h"
+#include "contest/sys/progress.h"
+
+namespace contest {
+
+struct RunPlan;
+
+// What a place does not go with: an option, or an option with the value
+// named ("runs" "auto"), and why.
+struct PlaceExclusion {
+    std::string_view option;
+    std::string_view value;  // "": the option given at all
+    std::string_view why;    // after "--X does not go with --PLACE"; may be ""
+};
+
+struct PlaceInfo {
+    RunPlace place;
+    std::string_view option;      // the option that chooses it, twice or more ("" for the host)
+    std::string_view value_name;  // of LABEL=VALUE: IMAGE, KERNEL
+    std::vector<PlaceExclusion> excludes;
+    // The labels, each checked as -k's; for a place of kernels, one a
+    // kernel, two alike refused.
+    std::vector<LabelRun> (*labels)(const RunConfig& config, const RunPlan& plan);
+    // Every run, in the order its turns are taken (run_order.h).
+    std::vector<PlannedRun> (*runs)(const std::vector<std::string_view>& loads, unsigned runs,
+                                    RunOrder order, std::uint64_t seed, std::size_t labels);
+    // The backend its rounds are taken with (a --boot step takes its one
+    // turn with it). knob_guard, when set, holds --vary's knobs.
+    std::unique_ptr<RoundBackend> (*backend)(const RunConfig& config, RunPlan& plan,
+                                             std::optional<KnobGuard>& knob_guard,
+                                             Progress& progress);
+};
+
+// Every place, the host first.
+const std::vector<const PlaceInfo*>& place_table();
+const PlaceInfo& place_info(RunPlace place);
+
+// The place the options choose: the one whose option was given (given says
+// whether an option was), the host when none was. UsageError when two were.
+RunPlace choose_place(const std::function<bool(std::string_view option)>& given);
+
+// UsageError, one line, when the config has what its place does not go
+// with (among the exclusions a RunConfig shows: --vary, --resume, --runs
+// auto, --order blocks), or fewer labels than two for a place of kernels.
+void check_place(const RunConfig& config);
+
+// "--vary does not go with --kernel: why" (why may be empty).
+std::string exclusion_text(const PlaceInfo& place, const PlaceExclusion& exclusion);
+
+// The labels of a place of kernels (config.kernels), each checked as -k's.
+std::vector<LabelRun> kernel_labels(const RunConfig& config, const RunPlan& plan);
+
+// The entries, one in each place's file.
+extern const PlaceInfo kHostPlace;
+extern const PlaceInfo kGuestsPlace;
+extern const PlaceInfo kBootPlace;
+
+}  // namespace contest
