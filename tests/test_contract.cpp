@@ -258,8 +258,8 @@ TEST_CASE(
         const std::string first_need = "--" + o.needs.front().substr(0, o.needs.front().find('='));
         CHECK(o.description->description().starts_with(first_need));
         CHECK(help.find("--" + name + " ") != std::string::npos);
-        // The contract's row for it (the one whose first cell names it)
-        // names what it needs.
+        // The contract's row for it (one whose first cell names it) names
+        // what it needs.
         std::istringstream rows(contract);
         std::string row;
         bool found = false;
@@ -268,8 +268,9 @@ TEST_CASE(
             if (!line.starts_with("| ")) continue;
             const std::string first_cell = line.substr(0, line.find(" | ", 2));
             if (!std::regex_search(first_cell, names_it)) continue;
-            found = true;
-            CHECK(line.find(first_need) != std::string::npos);
+            // Another command's option of the same name (compare --adjust)
+            // has a row of its own: one of the rows is run's and says it.
+            found = found || line.find(first_need) != std::string::npos;
         }
         CHECK(found);
         ++checked;
