@@ -1,20 +1,10 @@
 // --boot: every round boots this machine into each label's kernel, one
 // reboot a turn; each boot's step (contest/boot/boot_run.h, started by the
 // unit) takes its one turn on this host, with the host's backend.
-#include "contest/run/host_rounds.h"
 #include "contest/run/places.h"
 #include "contest/run/run_plan.h"
 
 namespace contest {
-namespace {
-
-std::unique_ptr<RoundBackend> boot_turn_backend(const RunConfig& config, RunPlan& plan,
-                                                std::optional<KnobGuard>& no_knobs,
-                                                Progress& progress) {
-    return std::make_unique<HostRounds>(config, plan, no_knobs, progress);
-}
-
-}  // namespace
 
 const PlaceInfo kBootPlace{
     .place = RunPlace::boot,
@@ -30,7 +20,7 @@ const PlaceInfo kBootPlace{
         },
     .labels = kernel_labels,
     .runs = plan_kernel_runs,
-    .backend = boot_turn_backend,
+    .backend = host_round_backend,  // a turn is a host run's
 };
 
 }  // namespace contest

@@ -31,13 +31,13 @@ std::vector<LabelRun> vary_labels(const RunConfig& config, const RunPlan& plan) 
     return labels;
 }
 
-std::unique_ptr<RoundBackend> host_backend(const RunConfig& config, RunPlan& plan,
-                                           std::optional<KnobGuard>& knob_guard,
-                                           Progress& progress) {
+}  // namespace
+
+std::unique_ptr<RoundBackend> host_round_backend(const RunConfig& config, RunPlan& plan,
+                                                 std::optional<KnobGuard>& knob_guard,
+                                                 Progress& progress) {
     return std::make_unique<HostRounds>(config, plan, knob_guard, progress);
 }
-
-}  // namespace
 
 const PlaceInfo kHostPlace{
     .place = RunPlace::host,
@@ -46,7 +46,7 @@ const PlaceInfo kHostPlace{
     .excludes = {},
     .labels = vary_labels,
     .runs = plan_runs,
-    .backend = host_backend,
+    .backend = host_round_backend,
 };
 
 }  // namespace contest

@@ -71,6 +71,11 @@ std::string exclusion_text(const PlaceInfo& place, const PlaceExclusion& exclusi
 // The labels of a place of kernels (config.kernels), each checked as -k's.
 std::vector<LabelRun> kernel_labels(const RunConfig& config, const RunPlan& plan);
 
+// The host's backend (place_host.cpp), which a --boot step's turn takes too.
+std::unique_ptr<RoundBackend> host_round_backend(const RunConfig& config, RunPlan& plan,
+                                                 std::optional<KnobGuard>& knob_guard,
+                                                 Progress& progress);
+
 // The entries, one in each place's file.
 extern const PlaceInfo kHostPlace;
 extern const PlaceInfo kGuestsPlace;
