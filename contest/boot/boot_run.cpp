@@ -18,6 +18,7 @@
 #include "contest/run/kernel_guests.h"
 #include "contest/run/leftovers.h"
 #include "contest/run/places.h"
+#include "contest/run/run_outcome.h"
 #include "contest/run/run_plan.h"
 #include "contest/run/run_recorder.h"
 #include "contest/run/settle.h"

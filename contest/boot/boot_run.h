@@ -12,7 +12,7 @@
 
 #include "contest/boot/boot_state.h"
 #include "contest/result/result_file.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/sys/progress.h"
 
 namespace contest {

@@ -11,7 +11,7 @@
 
 #include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/run/run_plan.h"
 
 namespace contest {

@@ -9,7 +9,7 @@
 
 #include "contest/run/kernel_guests.h"
 #include "contest/run/round_backend.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/progress.h"
 

@@ -10,7 +10,7 @@
 #include "contest/run/knobs.h"
 #include "contest/run/load_runner.h"
 #include "contest/run/round_backend.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/run/run_plan.h"
 #include "contest/run/suite_runner.h"
 #include "contest/sys/progress.h"

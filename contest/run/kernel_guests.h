@@ -15,7 +15,7 @@
 
 #include "contest/result/result_file.h"
 #include "contest/run/label_run.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/workdir.h"
 #include "contest/vm/guest.h"

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/run/run_plan.h"
 
 namespace contest {

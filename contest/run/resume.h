@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/result/result_file.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 
 namespace contest {
 

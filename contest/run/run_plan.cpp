@@ -95,13 +95,6 @@ RunPlan make_run_plan(const RunConfig& config) {
     return plan;
 }
 
-std::string RunConfig::append_of(const std::string& of) const {
-    std::string words;
-    for (const auto& append : boot_appends)
-        if (append.label == of) words += (words.empty() ? "" : " ") + append.image;
-    return words;
-}
-
 std::size_t RunPlan::runs_to_take() const {
     std::size_t n = 0;
     for (const auto& round : rounds)

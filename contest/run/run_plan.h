@@ -16,7 +16,7 @@
 #include "contest/result/result_file.h"
 #include "contest/run/knobs.h"
 #include "contest/run/label_run.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/run/run_order.h"
 #include "loads/registry.h"
 #include "workloads/workload.h"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "contest/run/run_loop.h"
+#include "contest/run/run_outcome.h"
 
 namespace contest {
 

@@ -14,7 +14,7 @@
 #include "contest/run/cache_state.h"
 #include "contest/run/label_run.h"
 #include "contest/run/load_runner.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/run/run_recorder.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"

@@ -1,0 +1,71 @@
+#pragma once
+// What `contest run` was asked to do, as its options gave it: the label,
+// the runs and their order, the loads and the workload, what is observed
+// beside them, and where the labels' runs run (this host with its --vary
+// knobs, --kernel's guests, --boot's reboots). Read by every step that
+// plans, takes or records a run, so it stands below them all.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "contest/latency/probe_options.h"
+#include "contest/run/auto_runs.h"
+#include "contest/run/knobs.h"
+#include "contest/run/run_order.h"
+#include "contest/run/run_place.h"
+#include "contest/vm/guest.h"
+#include "contest/vm/kernel_image.h"
+#include "loads/load.h"
+#include "workloads/workload.h"
+
+namespace contest {
+
+struct RunConfig {
+    std::string label;
+    unsigned runs = 3;
+    std::vector<std::string> loads{"default"};
+    WorkloadOptions workload;
+    LoadOptions load;
+    std::filesystem::path results_dir = "results";
+    double warmup_s = 3.0;    // a load's time to get going before the workload starts
+    bool drop_caches = true;  // before every run but cacherun's, where permitted
+    double settle_s = 0;      // before every run, at most this long for the machine to settle
+    RunOrder order = RunOrder::shuffled;
+    std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
+    std::optional<AutoRuns> auto_runs;  // --runs auto (runs is then its max_runs)
+    // Why a kernel is slower: perf counters on the workload's
+    // tree (--perf), and the machine sampled over its window (0: off).
+    bool perf = false;
+    double timeline_hz = 10;
+    // --latency: the probes to run during every workload run (empty: none),
+    // and the bucket width of their distribution (--latency-dist).
+    std::vector<latency::ProbeOptions> latency_probes;
+    std::int64_t latency_dist_ns = 1000;
+    std::optional<double> timeout_s;            // --timeout: a workload run is stopped after this
+    double timeout_s_value = 0;                 // as parsed, before it is known to be given
+    std::filesystem::path resume;               // --resume: the interrupted result file to continue
+    std::string containment;                    // how the runs' processes are held (RunContainment)
+    std::vector<VarySpec> vary;                 // --vary: knobs set round by round (docs/vary.md)
+    std::string vary_label = "{label},{vary}";  // --vary-label: each combination's label
+    // The words after `contest` as given, recorded so a reader can repeat the run.
+    std::vector<std::string> command_line;
+    // Where the rounds run (places.h): chosen once, from the options.
+    RunPlace place = RunPlace::host;
+    // --kernel or --boot (as `place` says): each label's kernel, booted
+    // every round in a QEMU guest (docs/kernels.md) or on this machine, one
+    // reboot a turn (docs/boot.md).
+    std::vector<KernelSpec> kernels;
+    // --kernel: the guests' machine, and the options each guest's contest
+    // is given (the workload's, the loads' and the probes', as given).
+    VmOptions vm;
+    std::vector<std::string> guest_arguments;
+    // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
+    // and --kernel alike (KernelSpec's image holds the ARGS).
+    std::vector<KernelSpec> boot_appends;
+    // The parameters given to `label` by --boot-append ("" when none).
+    std::string append_of(const std::string& label) const;
+};
+
+}  // namespace contest
