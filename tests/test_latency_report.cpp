@@ -11,9 +11,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "contest/analysis/build_report_model.h"
 #include "contest/analysis/latency_model.h"
-#include "contest/analysis/report_model.h"
-#include "contest/report/format_compare.h"
+#include "contest/report/exporters.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/observe/perf_counters.h"
 #include "contest/report/report.h"
 #include "contest/sys/errors.h"

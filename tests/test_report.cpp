@@ -19,7 +19,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/report/formats.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/analysis/report_model.h"
-#include "contest/report/report.h"
+#include "contest/analysis/build_report_model.h"
+#include "contest/report/report_options.h"
 #include "contest/result/result_file.h"
 #include "contest/run/summary.h"
 #include "test_helpers.h"

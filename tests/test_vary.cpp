@@ -15,9 +15,9 @@
 #include <set>
 #include <thread>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/observe/block_device.h"
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 #include "contest/run/run_order.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/knob_file.h"

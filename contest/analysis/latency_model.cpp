@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/min_runs.h"
 #include "contest/analysis/stats.h"
 #include "contest/latency/probe_table.h"
 
@@ -270,12 +270,6 @@ std::vector<std::string> latency_notes(const ReportModel& model) {
         if (shown) notes.push_back(std::string(probe->name) + ": " + std::string(probe->footnote));
     }
     return notes;
-}
-
-bool has_latency(const ReportModel& model) {
-    for (const auto& block : model.blocks)
-        if (!block.latency.empty()) return true;
-    return false;
 }
 
 }  // namespace contest

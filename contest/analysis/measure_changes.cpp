@@ -9,6 +9,7 @@
 #include <map>
 
 #include "contest/analysis/measures.h"
+#include "contest/analysis/min_runs.h"
 #include "contest/analysis/ratio.h"
 
 namespace contest {

@@ -1,7 +1,7 @@
 #pragma once
 // What the report model is built with: which label is the baseline, how
 // the rows are told apart, and how the tests behind the marks are read.
-// ReportOptions (contest/report/report.h) adds how it is rendered.
+// ReportOptions (contest/report/report_options.h) adds how it is rendered.
 #include <optional>
 #include <string>
 

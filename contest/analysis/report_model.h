@@ -2,7 +2,8 @@
 // Runs aggregated into the cells of the table: one per label under each load,
 // with the statistics behind every figure and the comparison against the
 // baseline label. Every exporter (text, markdown, csv, json, svg, compare)
-// renders this one model, so they can never disagree about a number.
+// renders this one model, so they can never disagree about a number. Built
+// from result files by build_report_model.h.
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -11,30 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/analysis/latency_model.h"
-#include "contest/analysis/model_options.h"
+#include "contest/analysis/latency_rows.h"
 #include "contest/analysis/multiple_comparisons.h"
 #include "contest/analysis/ratio.h"
 #include "contest/analysis/stats.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
-
-// Below this many successful runs on either side, no p-value is given: with
-// two runs the spread itself is a guess.
-inline constexpr std::size_t kMinRunsForSignificance = 3;
-// Mann-Whitney's normal approximation needs a few runs per side to mean much.
-inline constexpr std::size_t kMinRunsForMannWhitney = 5;
-// A coefficient of variation above this says the machine was noisy.
-inline constexpr double kNoisyCv = 0.03;
-// Other work on the machine (mean over a label's no_load and cacherun runs)
-// and hypervisor steal (over all its runs) above these, in % of one CPU,
-// take enough from a compile to move its time by more than the loads do.
-inline constexpr double kBusyOthersPct = 10;
-inline constexpr double kBusyStealPct = 5;
-// The same compile's user time varies by ~1% on a steady CPU; beyond this
-// (CV over a label's no_load and cacherun runs) the CPU's speed changed.
-inline constexpr double kCpuSpeedCv = 0.03;
 
 struct SourcedRun {
     RunRecord run;
@@ -107,7 +91,7 @@ struct LoadBlock {
     std::string load;
     std::string unit;                 // of the Loads column, from the runs; "" for no_load/cacherun
     std::vector<Cell> cells;          // in label order; only labels that ran this load
-    std::vector<LatencyRow> latency;  // --latency runs: by probe, then label (latency_model.h)
+    std::vector<LatencyRow> latency;  // --latency runs: by probe, then label (latency_rows.h)
 };
 
 struct LabelInfo {
@@ -141,28 +125,7 @@ struct ReportModel {
     const Cell* find_cell(const std::string& load, const std::string& label) const;
     bool any_unjudged() const;      // a non-baseline row lacks the runs to be judged
     bool any_ratio_tested() const;  // some row's Ratio is tested against the baseline's
+    bool has_latency() const;       // some block has latency rows (--latency runs)
 };
-
-// Throws UsageError when --baseline names no label of the files, or when
-// there are no files at all.
-ReportModel build_report_model(const std::vector<ResultFile>& files, const ModelOptions& options);
-
-// --runs auto's measure of a result file so far: the widest half-width of a
-// Ratio's 95% CI over its loads (no_load aside), in % of that Ratio;
-// infinity while some load's is unknown (fewer than two rounds).
-double widest_ratio_ci_pct(const ResultFile& file);
-
-// --runs auto's measure of a comparison so far (the result files of one run,
-// its labels): the largest minimum detectable effect of Time of every label
-// against the first, over every load, as compare --min-effect 0 would state
-// it (not floored at a minimum effect); infinity while some is unknown
-// (fewer than kMinRunsForSignificance rounds). `adjust_outside`: of the
-// tests net of outside work where the adjustment applies (else the raw).
-double widest_time_mde_pct(const std::vector<ResultFile>& files, bool adjust_outside = false);
-
-// "the runs of a, b ran in QEMU guests under TCG ...": why the times of
-// model.emulated_labels are not real hardware's, for the warning and the
-// banner of the formats people read.
-std::string emulated_sentence(const ReportModel& model);
 
 }  // namespace contest

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/min_runs.h"
 #include "contest/sys/number_text.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
@@ -103,6 +105,23 @@ void warn_about_failed_runs(ReportModel& model) {
                                          std::to_string(cell.failed) + " of " +
                                          std::to_string(cell.runs.size()) +
                                          " runs did not finish ok and are left out");
+}
+
+std::string emulated_sentence(const ReportModel& model) {
+    return "the runs of " + join(model.emulated_labels, ", ") +
+           " ran in QEMU guests under TCG (software emulation): their times compare the "
+           "kernels' code paths on an emulated machine, not on real hardware";
+}
+
+// --kernel under TCG records config.vm.emulated in every file it writes.
+void note_emulated_labels(ReportModel& model) {
+    for (const auto& info : model.labels) {
+        const auto vm = info.config.find("vm");
+        if (vm != info.config.end() && vm->is_object() && vm->value("emulated", false))
+            model.emulated_labels.push_back(info.label);
+    }
+    if (!model.emulated_labels.empty())
+        model.warnings.push_back("EMULATED: " + emulated_sentence(model));
 }
 
 }  // namespace contest

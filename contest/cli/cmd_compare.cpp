@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"
@@ -17,7 +17,7 @@
 #include "contest/report/formats.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 
+#include "contest/analysis/latency_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"

@@ -9,7 +9,7 @@
 #include "contest/cli/report_options.h"
 #include "contest/cli/result_sides.h"
 #include "contest/report/format_post.h"
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 #include "contest/sys/errors.h"
 
 namespace contest {

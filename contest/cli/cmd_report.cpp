@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/report_options.h"

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "contest/analysis/report_model.h"
 #include "contest/boot/boot_run.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"

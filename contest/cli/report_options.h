@@ -4,7 +4,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 
 namespace contest {
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/min_runs.h"
 #include "contest/report/formats.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"

@@ -81,4 +81,8 @@ const Exporter& find_exporter(const std::string& name, ExporterUse use) {
     throw UsageError(text);
 }
 
+std::string format_compare(const ReportModel& model, const std::string& format) {
+    return find_exporter(format, ExporterUse::compare).compare(model);
+}
+
 }  // namespace contest

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "contest/analysis/report_model.h"
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 
 namespace contest {
 
@@ -32,5 +32,9 @@ const Exporter& find_exporter(const std::string& name, ExporterUse use = Exporte
 // "text, markdown, csv or json": the formats `use` has, as help and errors
 // name them.
 std::string exporter_names(ExporterUse use = ExporterUse::report);
+
+// The comparison in the exporter called `format`; anything else is a
+// UsageError.
+std::string format_compare(const ReportModel& model, const std::string& format = "text");
 
 }  // namespace contest

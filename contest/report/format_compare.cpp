@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/report/compare_view.h"
-#include "contest/report/exporters.h"
 #include "contest/report/formats.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/measure_changes_text.h"
@@ -312,10 +311,6 @@ std::string compare_csv(const ReportModel& model) {
 
 std::string compare_json(const ReportModel& model) {
     return as_json(view_of(model), model);
-}
-
-std::string format_compare(const ReportModel& model, const std::string& format) {
-    return find_exporter(format, ExporterUse::compare).compare(model);
 }
 
 }  // namespace contest

@@ -14,8 +14,4 @@ std::string compare_markdown(const ReportModel& model);
 std::string compare_csv(const ReportModel& model);
 std::string compare_json(const ReportModel& model);
 
-// The comparison in the exporter called `format` (exporters.h); anything
-// else is a UsageError.
-std::string format_compare(const ReportModel& model, const std::string& format = "text");
-
 }  // namespace contest

@@ -6,6 +6,7 @@
 #include "contest/report/formats.h"
 #include "contest/report/observe_tables.h"
 #include "contest/report/outside_text.h"
+#include "contest/report/report_options.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -205,12 +206,12 @@ std::string csv_observe_table(const ObserveTable& table) {
 
 std::string format_csv(const ReportModel& model, const ReportOptions& options) {
     // With latency, its table follows the main one after an empty line.
-    if (options.latency_only) return has_latency(model) ? latency_csv(model) : "";
+    if (options.latency_only) return model.has_latency() ? latency_csv(model) : "";
     std::string out = csv_line(csv_header());
     for (const auto& block : model.blocks)
         for (const auto& cell : block.cells) out += csv_line(csv_cell_row(model, block, cell));
     for (const auto& table : observe_tables(model, options)) out += csv_observe_table(table);
-    if (has_latency(model)) out += "\n" + latency_csv(model);
+    if (model.has_latency()) out += "\n" + latency_csv(model);
     return out;
 }
 

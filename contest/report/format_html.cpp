@@ -16,6 +16,7 @@
 #include "contest/report/measure_changes_text.h"
 #include "contest/report/outside_text.h"
 #include "contest/report/plot_svg.h"
+#include "contest/report/report_options.h"
 #include "contest/report/run_facts.h"
 #include "contest/report/spike_timeline.h"
 #include "contest/report/svg_common.h"
@@ -281,7 +282,7 @@ std::string page(const ReportModel& model) {
     out += "<h2 id=\"table\">The contest table</h2>\n" + classic_table(model);
     for (const auto& note : model.notes) out += paragraph(note);
     if (const auto legend = significance_legend(model); !legend.empty()) out += paragraph(legend);
-    if (has_latency(model)) out += paragraph(latency_legend(model));
+    if (model.has_latency()) out += paragraph(latency_legend(model));
     for (const auto& line : latency_why_lines(model)) out += paragraph("why: " + line);
     for (const auto& spike : worst_spikes(model)) out += inline_svg(spike_timeline_svg(spike));
     if (const auto rows = outside_rows(model, "", true); !outside_text(model, rows, true).empty()) {

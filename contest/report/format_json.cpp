@@ -10,6 +10,7 @@
 #include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
 #include "contest/report/outside_text.h"
+#include "contest/report/report_options.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/version.h"
 

@@ -10,6 +10,7 @@
 #include "contest/report/latency_tables.h"
 #include "contest/report/observe_tables.h"
 #include "contest/report/outside_text.h"
+#include "contest/report/report_options.h"
 #include "contest/report/spike_timeline.h"
 
 namespace contest {
@@ -166,13 +167,13 @@ std::string markdown_observe_table(const ObserveTable& table) {
 }  // namespace
 
 std::string format_markdown(const ReportModel& model, const ReportOptions& options) {
-    if (options.latency_only) return has_latency(model) ? latency_tables(model) : "";
+    if (options.latency_only) return model.has_latency() ? latency_tables(model) : "";
     std::string out;
     for (const auto& block : model.blocks) out += markdown_load_table(model, block);
     out += markdown_explanations(model);
     // --perf, --psi
     for (const auto& table : observe_tables(model, options)) out += markdown_observe_table(table);
-    if (has_latency(model)) {
+    if (model.has_latency()) {
         out += '\n';
         out += latency_tables(model);
     }

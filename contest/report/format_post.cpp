@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/report/compare_view.h"
 #include "contest/report/formats.h"
 #include "contest/report/measure_changes_text.h"
@@ -75,7 +75,7 @@ std::string post_of(const ReportModel& model, const PostNames& names) {
     out += text_load_tables(model, false) + text_units(model);
     for (const auto& note : model.notes) out += note + "\n";
     if (const auto legend = significance_legend(model); !legend.empty()) out += legend + "\n";
-    if (has_latency(model)) out += "\n" + latency_blocks(model, true);
+    if (model.has_latency()) out += "\n" + latency_blocks(model, true);
     if (!views.empty())
         out += "\nVerdicts (" + correction_summary(model) + "; alpha " + six_digits(model.alpha) +
                "):\n";

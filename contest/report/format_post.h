@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "contest/report/post_parts.h"
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 #include "contest/result/result_file.h"
 
 namespace contest {

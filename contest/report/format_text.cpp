@@ -8,6 +8,7 @@
 #include "contest/report/measure_changes_text.h"
 #include "contest/report/observe_tables.h"
 #include "contest/report/outside_text.h"
+#include "contest/report/report_options.h"
 #include "contest/report/spike_timeline.h"
 #include "contest/report/text_tables.h"
 
@@ -151,7 +152,7 @@ std::string text_units(const ReportModel& model) {
 }
 
 std::string format_text(const ReportModel& model, const ReportOptions& options) {
-    if (options.latency_only) return has_latency(model) ? latency_blocks(model) : "";
+    if (options.latency_only) return model.has_latency() ? latency_blocks(model) : "";
     std::string out = text_load_tables(model, options.stats);
     out += text_units(model);
     for (const auto& note : model.notes) out += note + "\n";
@@ -162,7 +163,7 @@ std::string format_text(const ReportModel& model, const ReportOptions& options) 
         out += "\n" + outside;
     if (options.stats) out += text_statistics(model) + text_measure_changes(model);
     for (const auto& table : observe_tables(model, options)) out += text_observe_table(table);
-    if (has_latency(model)) out += "\n" + latency_blocks(model);
+    if (model.has_latency()) out += "\n" + latency_blocks(model);
     return out;
 }
 

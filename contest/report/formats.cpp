@@ -10,7 +10,9 @@
 #include <locale.h>
 #include <wchar.h>
 
+#include "contest/analysis/min_runs.h"
 #include "contest/analysis/report_notes.h"
+#include "contest/analysis/report_warnings.h"
 
 namespace contest {
 

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "contest/analysis/report_model.h"
-#include "contest/report/report.h"
 #include "contest/sys/number_text.h"
 
 namespace contest {

@@ -1,4 +1,5 @@
 #include "contest/report/latency_tables.h"
+#include "contest/analysis/latency_model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/analysis/latency_model.h"
+#include "contest/analysis/latency_rows.h"
 #include "contest/analysis/report_model.h"
 
 namespace contest {

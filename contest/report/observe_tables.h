@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/analysis/report_model.h"
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 
 namespace contest {
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/report/exporters.h"
 #include "contest/report/formats.h"
 #include "contest/sys/errors.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/analysis/latency_model.h"
+#include "contest/analysis/latency_rows.h"
 #include "contest/analysis/report_model.h"
 
 namespace contest {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
 

@@ -5,7 +5,7 @@
 // values of --vary): every compared Time's minimum detectable effect under
 // --target-mde. Either way at most --max-runs rounds, and no round that
 // would end past --budget. The figures are the analysis layer's
-// (widest_ratio_ci_pct, widest_time_mde_pct: contest/analysis/report_model.h),
+// (widest_ratio_ci_pct, widest_time_mde_pct: contest/analysis/build_report_model.h),
 // estimated as the report estimates them.
 #include <optional>
 #include <string>

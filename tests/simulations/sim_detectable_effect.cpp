@@ -9,8 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/analysis/build_report_model.h"
 #include "contest/analysis/ratio.h"
-#include "contest/analysis/report_model.h"
 #include "contest/analysis/stats.h"
 #include "report_fixtures.h"
 

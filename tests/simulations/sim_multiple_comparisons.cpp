@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "contest/analysis/report_model.h"
+#include "contest/analysis/build_report_model.h"
 #include "contest/report/report.h"
 #include "report_fixtures.h"
 
