@@ -22,6 +22,7 @@
 #include "contest/result/result_file.h"
 #include "contest/run/kernel_guests.h"
 #include "contest/run/run_order.h"
+#include "contest/sys/own_binary.h"
 #include "contest/sys/progress.h"
 #include "contest/vm/cpio_archive.h"
 #include "contest/vm/guest.h"

@@ -2,7 +2,8 @@
 // gets, compressed modules in its initramfs, and the unpack cache of a
 // package file. Fake kernels: a bzImage is a setup header naming a
 // release, a module a few bytes with its .modinfo's depends=. Tagged [vm]
-// (they need the guests' dependencies: busybox-static, xz, zstd).
+// (they need the guests' dependencies: busybox-static, xz, zstd), but for
+// the bzImage header's own checks, which need none.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -180,4 +181,25 @@ TEST_CASE("a --kernel that is a device or a FIFO is refused as such, not as a mi
         CHECK_THROWS_WITH(resolve_kernel_image(spec, dir / "cache", quiet, dir / "root"),
                           Catch::Contains("neither a file nor a folder"));
     }
+}
+
+TEST_CASE("a bzImage's header: its version, and a copy cut short told from a whole one",
+          "[kernel]") {
+    test::ScratchDir dir("bzimage-header");
+    const std::string whole = test::fake_bzimage("6.99.0-fake (t@h) #1 SMP", 4096);
+    write(dir / "whole", whole);
+    write(dir / "cut", whole.substr(0, whole.size() / 2));
+    write(dir / "short", "hello\n");
+    CHECK(bzimage_version(dir / "whole") == "6.99.0-fake (t@h) #1 SMP");
+    CHECK(bzimage_version(dir / "cut") == "6.99.0-fake (t@h) #1 SMP");
+    CHECK(bzimage_version(dir / "short").empty());
+    CHECK_FALSE(bzimage_truncated(dir / "whole"));
+    // One setup sector and the boot sector before it, then 4096 bytes.
+    const auto cut = bzimage_truncated(dir / "cut");
+    REQUIRE(cut);
+    CHECK(cut->find(" is " + std::to_string(whole.size() / 2) + " bytes where its header says " +
+                    std::to_string(2 * 512 + 4096) + ": cut short") != std::string::npos);
+    const auto too_short = bzimage_truncated(dir / "short");
+    REQUIRE(too_short);
+    CHECK(too_short->find("too short for a bzImage header") != std::string::npos);
 }

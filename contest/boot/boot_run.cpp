@@ -6,7 +6,6 @@
 #include <csignal>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -15,7 +14,6 @@
 #include "contest/boot/boot_unit.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
-#include "contest/run/kernel_guests.h"
 #include "contest/run/leftovers.h"
 #include "contest/run/places.h"
 #include "contest/run/run_outcome.h"
@@ -99,27 +97,6 @@ bool in_start_kernel(const BootState& state, const RunningKernel& k) {
 
 std::string first_word(const std::string& s) {
     return s.substr(0, s.find(' '));
-}
-
-// Why the bzImage at path is shorter than its setup header says (a copy cut
-// short): kexec_file_load takes such an image, whose kernel then fails in
-// its decompressor, far from any log. nullopt when it is whole.
-std::optional<std::string> bzimage_truncated(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char header[0x1f8] = {};
-    in.read(reinterpret_cast<char*>(header), sizeof header);
-    if (in.gcount() != static_cast<std::streamsize>(sizeof header))
-        return printable(path) + " is too short for a bzImage header";
-    // setup_sects (0 means 4) and syssize, in 16-byte paragraphs.
-    const std::uintmax_t setup = header[0x1f1] ? header[0x1f1] : 4;
-    const std::uintmax_t syssize = header[0x1f4] | header[0x1f5] << 8 | header[0x1f6] << 16 |
-                                   static_cast<std::uintmax_t>(header[0x1f7]) << 24;
-    const std::uintmax_t wanted = (setup + 1) * 512 + syssize * 16;
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec || size >= wanted) return std::nullopt;
-    return printable(path) + " is " + std::to_string(size) + " bytes where its header says " +
-           std::to_string(wanted) + ": cut short (a partial copy?)";
 }
 
 // KERNEL of --boot LABEL=KERNEL for kexec: IMAGE:INITRD, an image (its

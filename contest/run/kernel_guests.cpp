@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/own_binary.h"
 #include "contest/sys/process.h"
 #include "contest/sys/regular_file.h"
 #include "contest/sys/spawn.h"
@@ -58,17 +59,6 @@ void remove_dead_runs_folders(const Workdir& workdir) {
 }
 
 }  // namespace
-
-void copy_own_binary(const fs::path& to) {
-    // /proc/self/exe opened, not read as a link: it is the running binary's
-    // own file even once a relink has removed or replaced it (the link then
-    // reads "... (deleted)", or names the new build).
-    std::error_code ec;
-    fs::copy_file("/proc/self/exe", to, fs::copy_options::overwrite_existing, ec);
-    if (ec)
-        throw EnvironmentError("cannot copy contest's own binary to " + to.string() + ": " +
-                               ec.message());
-}
 
 // The guest's root writes its results share, so what is read there is
 // untrusted: every step opened under its folder's descriptor with no link

@@ -49,11 +49,6 @@ AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
                          const Initramfs& initramfs, const std::filesystem::path& folder,
                          Progress& progress);
 
-// Copies the running contest binary to `to`, for the guests: the file it
-// runs from, even when that has been removed or replaced since it started
-// (a relink). EnvironmentError when it cannot.
-void copy_own_binary(const std::filesystem::path& to);
-
 // What a guest left on its results share (the folder out): its result file,
 // or why there is none usable.
 struct GuestResultRead {

@@ -256,6 +256,26 @@ std::string bzimage_version(const fs::path& image) {
     return head.substr(at, (end == std::string::npos ? head.size() : end) - at);
 }
 
+std::optional<std::string> bzimage_truncated(const fs::path& image) {
+    const std::string head = file_bytes(image, 1 << 16);
+    if (head.size() < 0x1f8)
+        return printable(image.string()) + " is too short for a bzImage header";
+    const auto byte = [&](std::size_t at) -> std::uintmax_t {
+        return static_cast<unsigned char>(head[at]);
+    };
+    // setup_sects (0 means 4) and syssize, in 16-byte paragraphs.
+    const std::uintmax_t setup = byte(0x1f1) ? byte(0x1f1) : 4;
+    const std::uintmax_t syssize =
+        byte(0x1f4) | byte(0x1f5) << 8 | byte(0x1f6) << 16 | byte(0x1f7) << 24;
+    const std::uintmax_t wanted = (setup + 1) * 512 + syssize * 16;
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(image, ec);
+    if (ec || size >= wanted) return std::nullopt;
+    return printable(image.string()) + " is " + std::to_string(size) +
+           " bytes where its header says " + std::to_string(wanted) +
+           ": cut short (a partial copy?)";
+}
+
 KernelImage resolve_kernel_image(const std::string& spec, const fs::path& cache, Progress& progress,
                                  const fs::path& host_root) {
     std::error_code ec;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,6 +65,11 @@ KernelImage resolve_kernel_image(const std::string& spec, const std::filesystem:
 // The version string a bzImage's setup header points to ("" when the file
 // is no bzImage).
 std::string bzimage_version(const std::filesystem::path& image);
+
+// Why the bzImage is shorter than its setup header says (a copy cut short):
+// kexec_file_load takes such an image, whose kernel then fails in its
+// decompressor, far from any log. nullopt when it is whole.
+std::optional<std::string> bzimage_truncated(const std::filesystem::path& image);
 
 // A module file's bytes as insmod takes them: a compressed one (.ko.xz,
 // .ko.zst, .ko.gz) decompressed with xz, zstd or gzip through a file in
