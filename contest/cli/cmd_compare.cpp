@@ -11,7 +11,7 @@
 #include "contest/analysis/build_report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/cli/report_options.h"
+#include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
 #include "contest/report/exporters.h"
 #include "contest/report/formats.h"

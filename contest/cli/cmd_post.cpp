@@ -6,7 +6,7 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/cli/report_options.h"
+#include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
 #include "contest/report/format_post.h"
 #include "contest/report/report_options.h"

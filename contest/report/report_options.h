@@ -1,7 +1,7 @@
 #pragma once
 // What a report is asked for: the model's options and how it is rendered.
 // Every exporter takes it (exporters.h); `report` and `compare` fill it from
-// their command lines (contest/cli/report_options.h).
+// their command lines (contest/cli/judging_options.h).
 #include <string>
 
 #include "contest/analysis/model_options.h"

@@ -1,4 +1,4 @@
-#include "contest/cli/report_options.h"
+#include "contest/cli/judging_options.h"
 
 #include <cmath>
 
