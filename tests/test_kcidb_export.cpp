@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "contest/analysis/build_report_model.h"
 #include "contest/analysis/report_model.h"
 #include "contest/report/kcidb_export.h"
 #include "contest/report/report.h"

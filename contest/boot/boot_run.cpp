@@ -16,6 +16,7 @@
 #include "contest/run/config_record.h"
 #include "contest/run/leftovers.h"
 #include "contest/run/places.h"
+#include "contest/run/run_loop.h"
 #include "contest/run/run_outcome.h"
 #include "contest/run/run_plan.h"
 #include "contest/run/run_recorder.h"

@@ -7,7 +7,7 @@
 #include "contest/analysis/report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/cli/report_options.h"
+#include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
 #include "contest/report/kcidb_export.h"
 #include "contest/report/report.h"

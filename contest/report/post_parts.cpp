@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "contest/analysis/build_report_model.h"
 #include "contest/analysis/report_model.h"
 #include "contest/report/formats.h"
 #include "contest/report/run_facts.h"

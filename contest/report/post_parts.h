@@ -11,7 +11,7 @@
 
 #include "contest/analysis/report_model.h"
 #include "contest/report/compare_view.h"
-#include "contest/report/report.h"
+#include "contest/report/report_options.h"
 #include "contest/result/result_file.h"
 
 namespace contest {

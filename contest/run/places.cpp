@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 

@@ -17,7 +17,7 @@
 #include "contest/run/knobs.h"
 #include "contest/run/label_run.h"
 #include "contest/run/round_backend.h"
-#include "contest/run/run_loop.h"
+#include "contest/run/run_config.h"
 #include "contest/run/run_order.h"
 #include "contest/run/run_place.h"
 #include "contest/sys/progress.h"
