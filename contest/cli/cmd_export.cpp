@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/build_report_model.h"
 #include "contest/analysis/report_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"

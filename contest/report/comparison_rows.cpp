@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "contest/analysis/latency_model.h"
+#include "contest/analysis/min_runs.h"
 #include "contest/analysis/stats.h"
 #include "contest/report/formats.h"
 #include "contest/sys/number_text.h"
