@@ -12,11 +12,11 @@ const PlaceInfo kBootPlace{
     .value_name = "KERNEL",
     .excludes =
         {
-            {"order", "blocks", "a round boots each kernel once (--order shuffled or rounds)"},
+            kKernelsTakeRounds,
             {"vary", "", ""},
             {"resume", "", "a --boot run resumes by itself"},
             {"runs", "auto", "not yet"},
-            {"label", "", "each kernel's label is given there"},
+            kKernelsNameLabels,
         },
     .labels = kernel_labels,
     .runs = plan_kernel_runs,

@@ -27,10 +27,10 @@ const PlaceInfo kGuestsPlace{
     .value_name = "IMAGE",
     .excludes =
         {
-            {"order", "blocks", "a round boots each kernel once (--order shuffled or rounds)"},
+            kKernelsTakeRounds,
             {"vary", "", "the knobs would be set on the host"},
             {"resume", "", "a --kernel run cannot be continued yet"},
-            {"label", "", "each kernel's label is given there"},
+            kKernelsNameLabels,
             {"latency-raw", "", "the samples would stay in the guest"},
         },
     .labels = guest_labels,

@@ -34,6 +34,13 @@ struct PlaceExclusion {
     std::string_view why;    // after "--X does not go with --PLACE"; may be ""
 };
 
+// What every place of kernels refuses alike: a round boots each kernel
+// once, and each kernel's label is given with it.
+inline constexpr PlaceExclusion kKernelsTakeRounds{
+    "order", "blocks", "a round boots each kernel once (--order shuffled or rounds)"};
+inline constexpr PlaceExclusion kKernelsNameLabels{"label", "",
+                                                   "each kernel's label is given there"};
+
 struct PlaceInfo {
     RunPlace place;
     std::string_view option;      // the option that chooses it, twice or more ("" for the host)
