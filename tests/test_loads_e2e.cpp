@@ -41,7 +41,9 @@ TEST_CASE("contest load runs each load and reports a work rate above 0", "[loads
     INFO(name);
     test::ScratchDir scratch("e2e-load-" + name);
     auto args = load_args(name, scratch);
-    args.insert(args.end(), {"--duration", "3", "--format", "json"});
+    // dbench says its rate once a second, after a start of its own.
+    args.insert(args.end(),
+                {"--duration", name == "dbench_load" ? "3" : "1.5", "--format", "json"});
     auto outcome = test::run_contest_binary(args, scratch.path());
     INFO(outcome.err);
     REQUIRE(outcome.exit_code == 0);
@@ -66,12 +68,16 @@ TEST_CASE("Ctrl-C during each load leaves no process and no load file behind",
     args.insert(args.end(), {"--duration", "120"});
     pid_t contest = test::start_contest(args, scratch.path());
     // Interrupt once the load is at work: contest says so on stderr before it
-    // starts the load; give the load a moment past that to make its files.
+    // starts the load; past that, once the load has made files (those that
+    // make any do within a second or two), a moment more for them to grow.
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (test::slurp(scratch / "stderr").find("preparing") == std::string::npos &&
            std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+    until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (files_under(scratch / "work") == 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     REQUIRE(::kill(contest, SIGINT) == 0);
     auto outcome = test::finish_contest(contest, scratch.path());
     INFO(outcome.err);
