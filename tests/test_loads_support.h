@@ -43,6 +43,8 @@ class LoadUnderTest {
     std::optional<std::string> failure() const { return session_->failure(); }
     double units() const { return session_->window(zero_, sample()).units; }
     double secondary() const { return session_->window(zero_, sample()).secondary; }
+    // Work and passes from one sample, so that the two agree.
+    LoadWindow window() const { return session_->window(zero_, sample()); }
     nlohmann::json facts() const { return session_->facts(); }
     const std::filesystem::path& folder() const { return session_->folder(); }
     const std::filesystem::path& workdir() const { return scratch_.path(); }
