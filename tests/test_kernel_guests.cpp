@@ -254,13 +254,13 @@ TEST_CASE("a guest's results share is read as untrusted: no link followed, no FI
         fs::create_directories(out);
         const fs::path fifo = out / "guest.log";
         REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-        // A writer that comes 3 s later: a reader that waits on the FIFO
+        // A writer that comes 1 s later: a reader that waits on the FIFO
         // returns only then (with no writer, never), one that refuses it at once.
         std::atomic<bool> writer_came{false};
         std::thread writer([&] {
-            std::this_thread::sleep_for(3s);
+            std::this_thread::sleep_for(1s);
             writer_came = true;
-            for (int i = 0; i < 30; ++i) {
+            for (int i = 0; i < 5; ++i) {
                 const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
                 if (fd >= 0) {
                     const std::string text = "FROM-THE-FIFO\n";
@@ -470,20 +470,20 @@ TEST_CASE(
     auto o = test::run_contest_binary(
         two_guests_run("a", "b", "true", (dir / "results").string(),
                        {"--vm-append", "rdinit=/bin/busybox -- sleep 3600", "--vm-boot-timeout",
-                        "5", "-n", "1", "-q", "no_load", "cpu_load"}),
+                        "2", "-n", "1", "-q", "no_load", "cpu_load"}),
         dir.path());
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     INFO(o.err);
     CHECK(o.exit_code == 1);
-    CHECK(took < 120);  // two guests of 5 s each, with a wide margin
+    CHECK(took < 120);  // two guests of 2 s each, with a wide margin
     for (const std::string label : {"a", "b"}) {
         auto files = files_of(dir / "results", label);
         REQUIRE(files.size() == 1);
         REQUIRE(files.front().runs.size() == 2);
         for (const auto& r : files.front().runs) {
             CHECK(r.status == RunStatus::guest_failed);
-            CHECK_THAT(r.reason, Catch::Contains("did not come up within 5 s"));
+            CHECK_THAT(r.reason, Catch::Contains("did not come up within 2 s"));
             CHECK_THAT(r.reason, Catch::Contains("the last lines of its console"));
         }
     }
@@ -737,9 +737,10 @@ TEST_CASE(
     // A kernel that cannot power off (no ACPI) ends like this: its init said
     // it is done, and then nothing happens.
     boot.append = std::string("rdinit=/bin/busybox -- sh -c \"echo ") + kGuestUpLine +
-                  "; busybox sleep 2; echo " + kGuestDoneLine + "; busybox sleep 3600\"";
+                  "; busybox sleep 1; echo " + kGuestDoneLine + "; busybox sleep 3600\"";
     boot.boot_timeout_s = 400;
     boot.timeout_s = 500;
+    boot.end_grace_s = 2;
     bool ticked_up = false, ticked_booting = false;
     const GuestOutcome o =
         run_guest(boot, [&](double, bool up) { (up ? ticked_up : ticked_booting) = true; });
@@ -747,7 +748,7 @@ TEST_CASE(
     CHECK(o.came_up);
     CHECK(o.finished);
     CHECK_FALSE(o.timed_out);
-    // Up, 2 s, done, then the grace: far from the 500 s timeout.
+    // Up, 1 s, done, then the 2 s grace: far from the 500 s timeout.
     CHECK(o.total_s - o.up_s < 60);
     CHECK(ticked_booting);
     CHECK(ticked_up);
