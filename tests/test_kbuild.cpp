@@ -14,6 +14,7 @@
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
+#include "contest/vm/kernel_image.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -239,4 +240,41 @@ TEST_CASE("--boot's releases: installed only where contest made them, and remove
     CHECK(remove_release("6.1.0-contest-12345678", root.path()));
     CHECK_FALSE(fs::exists(root / "lib/modules/6.1.0-contest-12345678"));
     CHECK(boot_localversion("abcdef0123") == "-contest-abcdef01");
+}
+
+// Through `contest run` and real guests (TCG): a stand-in tree whose image
+// and modules are Debian's kernel package's, two refs of it as two labels.
+TEST_CASE("contest run --kernel A=TREE@REF1 --kernel B=TREE@REF2 boots what it built",
+          "[vm][vm-kbuild]") {
+    Progress quiet(Progress::Mode::kQuiet);
+    const KernelImage debian = resolve_kernel_image(test::debian_kernel_package(),
+                                                    test::vm_test_workdir() / "vm/cache", quiet);
+    StandIn s;
+    write_file(
+        s.tree / "Makefile",
+        std::string(kStandInMakefile) +
+            "modules:\n\t@true\nmodules_install:\n\tmkdir -p $(INSTALL_MOD_PATH)/lib/modules "
+            "&& cp -r " +
+            debian.modules_folder.string() + " $(INSTALL_MOD_PATH)/lib/modules/\n");
+    fs::copy_file(debian.image, s.tree / "image.bin", fs::copy_options::overwrite_existing);
+    write_file(s.tree / "options", "CONFIG_MODULES=y\nCONFIG_BASE=y\n");
+    sh(s.tree,
+       "git -c user.name=t -c user.email=t@t commit -qam 'the real image' && git branch one "
+       "&& echo CONFIG_TWO=y >> options && git -c user.name=t -c user.email=t@t commit "
+       "-qam two");
+    const auto o = test::run_contest_binary(
+        {"run", "--kernel", "A=" + s.tree.string() + "@one", "--kernel",
+         "B=" + s.tree.string() + "@main", "--vm-accel", "tcg", "-w", "command", "--workload-cmd",
+         "true", "-n", "1", "--workdir", (s.scratch / "work").string(), "--results",
+         (s.scratch / "results").string(), "no_load"},
+        s.scratch.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK(o.err.find("B's .config against A's: 1 option differs: CONFIG_TWO: unset -> y") !=
+          std::string::npos);
+    const auto files = test::result_files(s.scratch / "results/B");
+    REQUIRE(files.size() >= 1);
+    const std::string text = test::slurp(files.back());
+    CHECK(text.find("\"build\"") != std::string::npos);
+    CHECK(text.find(sh(s.tree, "git rev-parse main")) != std::string::npos);
 }
