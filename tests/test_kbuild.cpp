@@ -224,7 +224,8 @@ TEST_CASE("config differences name each option that differs", "[kbuild]") {
     CHECK(change_text(changes[1]) == "CONFIG_C: unset -> y");
 }
 
-TEST_CASE("--boot's releases: installed only where contest made them, and removed", "[kbuild]") {
+TEST_CASE("boot releases (--boot): installed only where contest made them, and removed",
+          "[kbuild]") {
     test::ScratchDir root("kbuild-root");
     const fs::path staged = root / "staged";
     fs::create_directories(staged / "kernel");
