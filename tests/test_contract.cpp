@@ -224,6 +224,7 @@ TEST_CASE(
         {"boot-append", "a=quiet"},
         {"boot-method", "grub"},
         {"boot-max", "4"},
+        {"build-config", "some.config"},
         {"boot-on-failure", "stop"},
         {"boot-root", "/"},
         {"latency-why-us", "500"},

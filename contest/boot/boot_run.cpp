@@ -12,6 +12,7 @@
 #include "contest/boot/boot_guard.h"
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_unit.h"
+#include "contest/kbuild/built_kernels.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
 #include "contest/run/leftovers.h"
@@ -623,10 +624,21 @@ fs::path boot_state_path(const fs::path& results) {
     return run_folder(results) / kBootStateName;
 }
 
-BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
-                        Progress& progress) {
-    check_run_options(config);
-    RunPlan plan = make_run_plan(config);
+BootStep start_boot_run(const RunConfig& given, const BootRunOptions& options, Progress& progress) {
+    check_run_options(given);
+    RunPlan plan = make_run_plan(given);
+    // Every TREE@REF built, its modules installed and its initramfs made,
+    // before the first reboot; the state records IMAGE:INITRD.
+    RunConfig config = given;
+    kbuild::BuildSettings build;
+    build.workdir = config.workload.workdir;
+    build.results_dir = config.results_dir;
+    build.config_file = config.build_config;
+    build.target = kbuild::BuildTarget::boot;
+    build.option = "--boot";
+    const auto built = kbuild::build_kernel_refs(config.kernels, build, progress);
+    for (std::size_t i = 0; i < built.size(); ++i)
+        if (built[i]) config.kernels[i].image = built[i]->image;
     const fs::path folder = run_folder(config.results_dir);
     const fs::path path = folder / kBootStateName;
     const RunningKernel k = running_kernel();

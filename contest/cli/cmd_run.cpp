@@ -174,7 +174,10 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
     return {
         {"kernel", host, checked(&a.kernels, [](const std::vector<std::string>& s) { check_label_spec("kernel", "IMAGE", s, false); })->value_name("LABEL=IMAGE"),
          "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
-         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md)"},
+         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md), or TREE@REF[+PATCH], built by contest (docs/kernel-builds.md)"},
+        {"build-config", host, Needs{{"kernel", "boot"}}, po::value(&a.config.build_config)->value_name("FILE"),
+         "the .config every TREE@REF kernel is built from, through olddefconfig (default: --kernel, tinyconfig + "
+         "kvm_guest.config + the guests' needs; --boot, the running kernel's; docs/kernel-builds.md)"},
         {"vm-accel", host, Needs{{"kernel"}}, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
          "kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
         {"vm-cpus", host, Needs{{"kernel"}}, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "the guests' CPUs"},

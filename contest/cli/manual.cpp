@@ -169,7 +169,7 @@ std::string bash_completion() {
         probes +
         "' -- \"$cur\")); return ;;\n"
         "        --config|--results|--workdir|--resume|--summary-json|--kernel-source|"
-        "--kernel-config|--latency-raw|--io-other-dir|--tar-source|-o)\n"
+        "--kernel-config|--build-config|--latency-raw|--io-other-dir|--tar-source|-o)\n"
         "            COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
         "    esac\n"
         "    if [[ $cur == -* ]]; then\n"

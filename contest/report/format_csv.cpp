@@ -23,12 +23,12 @@ std::string quote(const std::string& field) {
     return out + "\"";
 }
 
-struct Measure {
+struct CsvMeasure {
     const char* prefix;
     const stats::Summary Cell::*summary;
 };
 
-constexpr Measure kMeasures[] = {
+constexpr CsvMeasure kMeasures[] = {
     {"time_s", &Cell::time},
     {"cpu_pct", &Cell::cpu_pct},
     {"loads", &Cell::load_units},

@@ -236,6 +236,7 @@ nlohmann::json KernelGuests::kernel_record(const LabelRun& label) {
     nlohmann::json j = label.kernel->resolved.fingerprint();
     j["label"] = label.label;
     j["modules_loaded"] = label.kernel->initramfs.modules;
+    if (!label.kernel->build.is_null()) j["build"] = label.kernel->build;
     return j;
 }
 

@@ -22,6 +22,9 @@ struct LabelKernel {
     std::string image;  // IMAGE as given
     KernelImage resolved;
     Initramfs initramfs;
+    // What contest built it from, when IMAGE was TREE@REF (kbuild's
+    // KernelBuild record); null otherwise.
+    nlohmann::json build;
 };
 
 struct LabelRun {

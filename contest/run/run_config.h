@@ -57,6 +57,9 @@ struct RunConfig {
     // every round in a QEMU guest (docs/kernels.md) or on this machine, one
     // reboot a turn (docs/boot.md).
     std::vector<KernelSpec> kernels;
+    // --build-config: the .config every kernel given as TREE@REF is built
+    // from ("": the place's default, contest/kbuild/kernel_config.h).
+    std::filesystem::path build_config;
     // --kernel: the guests' machine, and the options each guest's contest
     // is given (the workload's, the loads' and the probes', as given).
     VmOptions vm;

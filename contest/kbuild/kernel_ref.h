@@ -1,0 +1,53 @@
+#pragma once
+// A kernel given as a git ref (`--kernel LABEL=TREE@REF`, `--boot` alike),
+// with an optional patch series on top: TREE@REF+PATCH.
+//  - TREE: a git work tree (its top folder, or any folder in it); the
+//    first '@' whose left side is an existing folder ends it, so a tree
+//    path with '@' in it works.
+//  - REF: any commit-ish of TREE's (a branch, a tag, a hash, HEAD~3),
+//    resolved in TREE once, when the spec is read.
+//  - PATCH: after the first '+' whose right side is an existing file or
+//    folder: one patch file (a `git format-patch` mail or mbox series,
+//    applied with `git am`; a plain diff, applied with `git apply` and
+//    committed), or a folder of them, applied in name order (a
+//    cover letter, 0000-*, skipped). A '+' in REF stays REF's.
+// A spec that names an existing file or folder whole keeps its old
+// meaning (an image, a tree); one with no '@' is no ref.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace contest::kbuild {
+
+struct PatchFile {
+    std::filesystem::path path;
+    std::string sha256;  // of its bytes: what the cache is keyed by
+};
+
+struct KernelRef {
+    std::string spec;                // TREE@REF[+PATCH] as given
+    std::filesystem::path tree;      // the work tree's top folder, absolute
+    std::string ref;                 // REF as given
+    std::string commit;              // REF resolved: the full hash
+    std::string subject;             // its subject line
+    std::string commit_date;         // its committer date, RFC 2822 (KBUILD_BUILD_TIMESTAMP)
+    std::vector<PatchFile> patches;  // in the order they are applied
+};
+
+// Whether spec is to be read as TREE@REF: it has an '@' and names no
+// existing file or folder whole.
+bool looks_like_kernel_ref(const std::string& spec);
+
+// Reads spec (looks_like_kernel_ref) for `option` (--kernel LABEL, for
+// the messages), resolving REF in TREE with git; `scratch` is a folder of
+// contest's for git's output. UsageError, one line naming what is wrong:
+// no folder before an '@', not a git tree, REF no commit, a patch folder
+// with no patch in it.
+KernelRef read_kernel_ref(const std::string& spec, const std::string& option,
+                          const std::filesystem::path& scratch);
+
+// The patch files PATCH names, in the order they are applied.
+std::vector<std::filesystem::path> patch_files(const std::filesystem::path& patch);
+
+}  // namespace contest::kbuild

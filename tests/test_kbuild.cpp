@@ -1,0 +1,281 @@
+// contest/kbuild: kernels given as git refs, built once. A real git
+// repository in a scratch folder stands in for a kernel tree: its Makefile
+// does what `make O=DIR tinyconfig|kvm_guest.config|olddefconfig|bzImage`
+// does to DIR (a .config from its inputs, a bzImage that is a real setup
+// header), counts its builds and records the environment it was given.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "contest/kbuild/boot_install.h"
+#include "contest/kbuild/built_kernels.h"
+#include "contest/kbuild/kernel_config.h"
+#include "contest/kbuild/kernel_ref.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
+#include "contest/vm/kernel_image.h"
+#include "test_helpers.h"
+
+using namespace contest;
+using namespace contest::kbuild;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kStandInMakefile = R"MAKE(O ?= .
+tinyconfig:
+	mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config
+kvm_guest.config:
+	echo CONFIG_KVM_GUEST=y >> $(O)/.config
+olddefconfig:
+	cat options >> $(O)/.config
+bzImage:
+	@if [ -f fail ]; then echo "error: the stand-in fails here"; exit 1; fi
+	mkdir -p $(O)/arch/x86/boot && cp image.bin $(O)/arch/x86/boot/bzImage
+	env | grep KBUILD_ > $(O)/build-env; echo "O=$(O)" >> $(O)/build-env
+	echo built >> $(O)/builds
+)MAKE";
+
+void write_file(const fs::path& p, const std::string& text) {
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+std::string sh(const fs::path& dir, const std::string& cmd) {
+    return test::shell_output("cd '" + dir.string() + "' && " + cmd);
+}
+
+struct StandIn {
+    test::ScratchDir scratch{"kbuild"};
+    fs::path tree = scratch / "linux";
+    std::string base, next;  // two commits
+
+    StandIn() {
+        fs::create_directories(tree);
+        write_file(tree / "Makefile", kStandInMakefile);
+        write_file(tree / "options", "CONFIG_BASE=y\n");
+        write_file(tree / "image.bin",
+                   test::fake_bzimage("6.1.0-standin (contest@contest) #1", 64));
+        sh(tree,
+           "git init -q -b main && git add . && git -c user.name=t -c user.email=t@t "
+           "commit -qm base");
+        base = sh(tree, "git rev-parse HEAD");
+        write_file(tree / "options", "CONFIG_BASE=y\nCONFIG_NEW=y\n");
+        sh(tree, "git -c user.name=t -c user.email=t@t commit -qam 'add CONFIG_NEW'");
+        next = sh(tree, "git rev-parse HEAD");
+        sh(tree, "git branch side " + base);
+    }
+    // The user's tree as a user sees it: status, HEAD, branches, worktrees.
+    std::string state() const {
+        return sh(tree,
+                  "git status --porcelain; git rev-parse HEAD; git branch -a; "
+                  "git worktree list --porcelain | grep -c worktree");
+    }
+    BuildSettings settings() const {
+        BuildSettings s;
+        s.workdir = scratch / "work";
+        s.results_dir = scratch / "results";
+        s.jobs = 1;
+        return s;
+    }
+    std::vector<std::optional<BuiltKernel>> build(const std::vector<KernelSpec>& specs) const {
+        Progress quiet(Progress::Mode::kQuiet);
+        return build_kernel_refs(specs, settings(), quiet);
+    }
+    std::string builds_count() const {
+        return sh(scratch.path(), "cat work/kbuild/trees/*/build/builds | wc -l");
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a ref builds from contest's own clone and records its commit", "[kbuild]") {
+    StandIn s;
+    const std::string before = s.state();
+    const auto built = s.build({{"A", s.tree.string() + "@side"}, {"plain", "/boot/vmlinuz"}});
+    REQUIRE(built.size() == 2);
+    CHECK_FALSE(built[1]);  // no '@': not a ref, left as it is
+    REQUIRE(built[0]);
+    const KernelBuild& b = built[0]->record;
+    CHECK(b.commit == s.base);
+    CHECK(b.subject == "base");
+    CHECK(b.release == "6.1.0-standin");
+    CHECK(b.cached);
+    CHECK_FALSE(b.cache_hit);
+    CHECK(fs::is_regular_file(fs::path(built[0]->image) / "arch/x86/boot/bzImage"));
+    CHECK(fs::is_regular_file(b.log));
+    CHECK(fs::path(b.log).parent_path() == fs::absolute(s.scratch / "results/A"));
+    // make ran out of tree, with the commit's own date as the build's.
+    const std::string env = sh(s.scratch.path(), "cat work/kbuild/trees/*/build/build-env");
+    CHECK(env.find("O=" + (s.scratch / "work").string()) != std::string::npos);
+    CHECK(env.find("KBUILD_BUILD_TIMESTAMP=" + sh(s.tree, "git log -1 --format=%cD " + s.base)) !=
+          std::string::npos);
+    CHECK(env.find("KBUILD_BUILD_HOST=contest") != std::string::npos);
+    // The user's tree as it was: status, HEAD, branches, and no worktree of contest's.
+    CHECK(s.state() == before);
+}
+
+TEST_CASE("a rerun meets the cache and builds nothing", "[kbuild]") {
+    StandIn s;
+    const std::string spec = s.tree.string() + "@main";
+    const auto first = s.build({{"A", spec}});
+    CHECK(s.builds_count() == "1");
+    const auto again = s.build({{"A", spec}});
+    REQUIRE(again[0]);
+    CHECK(again[0]->record.cache_hit);
+    CHECK(again[0]->image == first[0]->image);
+    CHECK(s.builds_count() == "1");
+}
+
+TEST_CASE("a patch series is applied, its hashes recorded, and a changed patch misses the cache",
+          "[kbuild]") {
+    StandIn s;
+    const fs::path series = s.scratch / "series";
+    // Two commits on a branch of the user's, as format-patch mails.
+    sh(s.tree,
+       "git checkout -q -b work && echo CONFIG_P1=y >> options && git -c user.name=t -c "
+       "user.email=t@t commit -qam p1 && echo CONFIG_P2=y >> options && git -c "
+       "user.name=t -c user.email=t@t commit -qam p2 && git format-patch -q --cover-letter "
+       "-o " +
+           series.string() + " main && git checkout -q main && git branch -D -q work");
+    const std::string before = s.state();
+    const auto built = s.build({{"base", s.tree.string() + "@main"},
+                                {"series", s.tree.string() + "@main+" + series.string()}});
+    REQUIRE(built[1]);
+    const KernelBuild& b = built[1]->record;
+    REQUIRE(b.patches.size() == 2);  // the cover letter skipped
+    CHECK(b.patches[0].sha256.size() == 64);
+    CHECK(b.head != s.next);
+    CHECK(b.commit == s.next);
+    // The series' options show as the .config's differences.
+    REQUIRE(b.config_changes.size() == 2);
+    CHECK(b.config_changes[0].option == "CONFIG_P1");
+    CHECK(b.config_changes[0].other == "y");
+    CHECK(config_changes_line(b).find("2 options differ") != std::string::npos);
+    CHECK(s.state() == before);
+    // The second patch changed: another key, built again.
+    const fs::path second = series / "0002-p2.patch";
+    std::string text = test::slurp(second);
+    text.replace(text.find("CONFIG_P2=y"), 11, "CONFIG_P3=y");
+    write_file(second, text);
+    const auto changed = s.build({{"series", s.tree.string() + "@main+" + series.string()}});
+    REQUIRE(changed[0]);
+    CHECK_FALSE(changed[0]->record.cache_hit);
+    CHECK(changed[0]->record.key != b.key);
+    CHECK(changed[0]->record.patches[1].sha256 != b.patches[1].sha256);
+}
+
+TEST_CASE("a patch that does not apply is one line", "[kbuild]") {
+    StandIn s;
+    const fs::path bad = s.scratch / "bad.diff";
+    write_file(bad,
+               "--- a/options\n+++ b/options\n@@ -1 +1 @@\n-CONFIG_NOT_THERE=y\n+CONFIG_X=y\n");
+    try {
+        s.build({{"A", s.tree.string() + "@main+" + bad.string()}});
+        FAIL("no error");
+    } catch (const StepFailed& e) {
+        const std::string what = e.what();
+        CHECK(what.find("does not apply") != std::string::npos);
+        CHECK(what.find('\n') == std::string::npos);
+    }
+}
+
+TEST_CASE("a failing build is one line with its log's last lines", "[kbuild]") {
+    StandIn s;
+    sh(s.tree,
+       "touch fail && git add fail && git -c user.name=t -c user.email=t@t commit -qm fail");
+    try {
+        s.build({{"A", s.tree.string() + "@HEAD"}});
+        FAIL("no error");
+    } catch (const StepFailed& e) {  // exit 1 (errors.h)
+        const std::string what = e.what();
+        CHECK(what.find("make bzImage") != std::string::npos);
+        CHECK(what.find("error: the stand-in fails here") != std::string::npos);
+        CHECK(what.find('\n') == std::string::npos);
+    }
+}
+
+TEST_CASE("bad ref specs are refused naming what is wrong", "[kbuild]") {
+    StandIn s;
+    auto refused = [&](const std::string& spec) {
+        try {
+            s.build({{"A", spec}});
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(refused(s.tree.string() + "@no-such-branch").find("is no commit") != std::string::npos);
+    CHECK(refused((s.scratch / "nothing").string() + "@main").find("no folder before") !=
+          std::string::npos);
+    CHECK(refused(s.scratch.path().string() + "@main").find("not a git work tree") !=
+          std::string::npos);
+    CHECK(refused(s.tree.string() + "@").find("no REF") != std::string::npos);
+    // A path with '@' that exists keeps its old meaning.
+    fs::create_directories(s.scratch / "a@b");
+    CHECK_FALSE(looks_like_kernel_ref((s.scratch / "a@b").string()));
+}
+
+TEST_CASE("config differences name each option that differs", "[kbuild]") {
+    const auto changes = config_differences("CONFIG_A=y\nCONFIG_B=m\n# CONFIG_C is not set\n",
+                                            "CONFIG_A=y\nCONFIG_C=y\n");
+    REQUIRE(changes.size() == 2);
+    CHECK(change_text(changes[0]) == "CONFIG_B: m -> unset");
+    CHECK(change_text(changes[1]) == "CONFIG_C: unset -> y");
+}
+
+TEST_CASE("boot releases (--boot): installed only where contest made them, and removed",
+          "[kbuild]") {
+    test::ScratchDir root("kbuild-root");
+    const fs::path staged = root / "staged";
+    fs::create_directories(staged / "kernel");
+    write_file(staged / "kernel/a.ko", "module");
+    install_release(staged, "6.1.0-contest-12345678", "key1", root.path());
+    CHECK(fs::is_regular_file(root / "lib/modules/6.1.0-contest-12345678/kernel/a.ko"));
+    CHECK(contest_made("6.1.0-contest-12345678", root.path()));
+    // One contest did not make is neither overwritten nor removed.
+    fs::create_directories(root / "lib/modules/6.1.0-theirs");
+    CHECK_THROWS_AS(install_release(staged, "6.1.0-theirs", "key1", root.path()), EnvironmentError);
+    CHECK_FALSE(remove_release("6.1.0-theirs", root.path()));
+    CHECK(fs::is_directory(root / "lib/modules/6.1.0-theirs"));
+    CHECK(remove_release("6.1.0-contest-12345678", root.path()));
+    CHECK_FALSE(fs::exists(root / "lib/modules/6.1.0-contest-12345678"));
+    CHECK(boot_localversion("abcdef0123") == "-contest-abcdef01");
+}
+
+// Through `contest run` and real guests (TCG): a stand-in tree whose image
+// and modules are Debian's kernel package's, two refs of it as two labels.
+TEST_CASE("contest run --kernel A=TREE@REF1 --kernel B=TREE@REF2 boots what it built",
+          "[vm][vm-kbuild]") {
+    Progress quiet(Progress::Mode::kQuiet);
+    const KernelImage debian = resolve_kernel_image(test::debian_kernel_package(),
+                                                    test::vm_test_workdir() / "vm/cache", quiet);
+    StandIn s;
+    write_file(
+        s.tree / "Makefile",
+        std::string(kStandInMakefile) +
+            "modules:\n\t@true\nmodules_install:\n\tmkdir -p $(INSTALL_MOD_PATH)/lib/modules "
+            "&& cp -r " +
+            debian.modules_folder.string() + " $(INSTALL_MOD_PATH)/lib/modules/\n");
+    fs::copy_file(debian.image, s.tree / "image.bin", fs::copy_options::overwrite_existing);
+    write_file(s.tree / "options", "CONFIG_MODULES=y\nCONFIG_BASE=y\n");
+    sh(s.tree,
+       "git -c user.name=t -c user.email=t@t commit -qam 'the real image' && git branch one "
+       "&& echo CONFIG_TWO=y >> options && git -c user.name=t -c user.email=t@t commit "
+       "-qam two");
+    const auto o = test::run_contest_binary(
+        {"run", "--kernel", "A=" + s.tree.string() + "@one", "--kernel",
+         "B=" + s.tree.string() + "@main", "--vm-accel", "tcg", "-w", "command", "--workload-cmd",
+         "true", "-n", "1", "--workdir", (s.scratch / "work").string(), "--results",
+         (s.scratch / "results").string(), "no_load"},
+        s.scratch.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK(o.err.find("B's .config against A's: 1 option differs: CONFIG_TWO: unset -> y") !=
+          std::string::npos);
+    const auto files = test::result_files(s.scratch / "results/B");
+    REQUIRE(files.size() >= 1);
+    const std::string text = test::slurp(files.back());
+    CHECK(text.find("\"build\"") != std::string::npos);
+    CHECK(text.find(sh(s.tree, "git rev-parse main")) != std::string::npos);
+}
