@@ -180,9 +180,9 @@ std::string boot_spec(const BuildSession& s, const KernelBuild& b, const fs::pat
 std::string config_changes_line(const KernelBuild& b) {
     const std::string head = b.label + "'s .config against " + b.changes_against + "'s: ";
     if (b.config_changes.empty()) return head + "the same";
-    return head + std::to_string(b.config_changes.size()) + " option" +
-           (b.config_changes.size() == 1 ? "" : "s") +
-           " differ: " + join(b.config_changes, ", ", change_text);
+    const std::size_t n = b.config_changes.size();
+    return head + std::to_string(n) + (n == 1 ? " option differs: " : " options differ: ") +
+           join(b.config_changes, ", ", change_text);
 }
 
 std::vector<std::optional<BuiltKernel>> build_kernel_refs(const std::vector<KernelSpec>& specs,
@@ -236,8 +236,10 @@ std::vector<std::optional<BuiltKernel>> build_kernel_refs(const std::vector<Kern
         KernelBuild& record = built->record;
         if (!record.changes_against.empty())
             progress.note("contest: " + config_changes_line(record));
+        // Not .json: a results folder's .json files are its result files,
+        // and `contest report results/LABEL` reads every one.
         const fs::path beside =
-            settings.results_dir / record.label / ("build-" + record.key.substr(0, 16) + ".json");
+            settings.results_dir / record.label / ("build-" + record.key.substr(0, 16) + ".record");
         std::error_code ec;
         fs::create_directories(beside.parent_path(), ec);
         write_file_atomically(beside, record.to_json().dump(2) + "\n");
