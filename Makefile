@@ -8,7 +8,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build and test dependencies (Debian package names). libssl-dev is
 # libcrypto's headers, for contest's SHA-256.
-DEPS := cmake make g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
+DEPS := cmake make ninja-build g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
         nlohmann-json3-dev catch2 time tar zlib1g-dev libssl-dev
 # What a kernel build needs besides the source (contest checks for each);
 # libssl-dev again, as a kernel build's own need (certificates, signing),
@@ -70,8 +70,10 @@ deps-bench:
 deps-vm:
 	@./scripts/install-deps $(VM_DEPS)
 
+# Ninja: the tests' objects compile beside the core's last batches, where
+# Make's targets wait for the library (a fresh build 200 s against 207 s).
 configure: deps
-	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
 
 run: all
 	./$(BUILD)/contest run --config $(CONFIG)

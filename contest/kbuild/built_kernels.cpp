@@ -20,17 +20,12 @@
 #include "contest/sys/text.h"
 #include "contest/sys/text_file.h"
 #include "contest/sys/workdir.h"
+#include "contest/sys/number_text.h"
 
 namespace contest::kbuild {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string seconds_text(double s) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", s);
-    return text;
-}
 
 // What every label's build shares: the config, the compiler, the cache, a
 // checkout per tree.

@@ -12,18 +12,13 @@
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/text_file.h"
+#include "contest/sys/number_text.h"
 
 namespace contest::kbuild {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-std::string seconds_text(double s) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.0f s", s);
-    return text;
-}
 
 // The log's last lines, on one line.
 std::string log_tail_line(const fs::path& log, int lines) {
@@ -57,7 +52,7 @@ void run_make(const MakeSettings& s, const std::vector<std::string>& targets,
     WaitHooks hooks;
     hooks.tick = [&] {
         progress.tick(line + "  " +
-                      seconds_text(std::chrono::duration<double>(Clock::now() - started).count()));
+                      seconds_text(std::chrono::duration<double>(Clock::now() - started).count(), 0));
     };
     const ExitInfo info = wait_child(pid, started, hooks);
     guard.stop();

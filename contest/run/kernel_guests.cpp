@@ -17,6 +17,7 @@
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
+#include "contest/sys/number_text.h"
 
 namespace contest {
 namespace {
@@ -37,12 +38,6 @@ RunRecord failed_record(const std::string& load, unsigned round, const std::stri
     rec.status = RunStatus::guest_failed;
     rec.reason = reason;
     return rec;
-}
-
-std::string seconds_text(double s) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", s);
-    return text;
 }
 
 // vm/run-<pid> of contests that are gone: a killed run's disk and shares.

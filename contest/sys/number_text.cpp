@@ -51,4 +51,6 @@ std::string clock_duration(double seconds) {
     return buf;
 }
 
+std::string seconds_text(double seconds, int decimals) { return fixed(seconds, decimals) + " s"; }
+
 }  // namespace contest

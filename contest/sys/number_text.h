@@ -46,4 +46,7 @@ std::string svg_number(double v);
 // below zero).
 std::string clock_duration(double seconds);
 
+// A span of seconds as a progress line says it: "12.3 s" (`decimals` places).
+std::string seconds_text(double seconds, int decimals = 1);
+
 }  // namespace contest
