@@ -634,7 +634,7 @@ TEST_CASE(
     const GuestOutcome o =
         machine.run({"--boot", "a=" + image, "--boot", "c=" + image, "--boot-append",
                      "a=contest_label=a", "--boot-append", "c=contest_label=c rdinit=/no-such-init",
-                     "-n", "2", "--seed", "11", "no_load"});
+                     "-n", "1", "--seed", "11", "no_load"});
     const GuestBoot& boot = machine.boot;
     INFO(o.failure << "\nconsole: " << console_tail(boot.console_log, 30)
                    << "\nguest log: " << test::slurp(out / "guest.log"));
@@ -644,7 +644,9 @@ TEST_CASE(
     const fs::path host_results = out / "results";
     const BootState s = guest_boot_state(host_results / kBootStateName);
     CHECK(s.phase == BootPhase::done);
-    REQUIRE(s.turns.size() == 4);
+    // One round: a round after round, in its shuffled order, is the stand-in
+    // machine's test (-n 2 there); here each boot costs ~18 s of TCG.
+    REQUIRE(s.turns.size() == 2);
     // Every boot the machine made after the first: one a turn (c's are the
     // default kernel's, come back after c's panic), and the one back,
     // unless the last turn was c's, which left the machine in it already.
@@ -672,7 +674,7 @@ TEST_CASE(
         CHECK(s.boots.back().outcome == "back");
     }
     CHECK(s.boots.back().cmdline == s.start_cmdline);
-    CHECK(measured == std::map<std::string, std::set<unsigned>>{{"a", {1, 2}}});
+    CHECK(measured == std::map<std::string, std::set<unsigned>>{{"a", {1}}});
     std::set<std::string> boot_ids;
     for (const auto& seen : s.boots) boot_ids.insert(seen.boot_id);
     CHECK(boot_ids.size() == s.boots.size());
@@ -687,7 +689,7 @@ TEST_CASE(
         const ResultFile& f = files.front();
         CHECK(f.complete);
         groups.insert(f.config["vary"]["group"].get<std::string>());
-        REQUIRE(f.runs.size() == 2);
+        REQUIRE(f.runs.size() == 1);
         std::set<int> rounds;
         for (const auto& r : f.runs) {
             rounds.insert(r.round);
@@ -708,7 +710,7 @@ TEST_CASE(
         if (label != "c")
             CHECK(f.system["kernel"]["cmdline"].get<std::string>().find("contest_label=" + label) !=
                   std::string::npos);
-        CHECK(rounds == std::set<int>{1, 2});
+        CHECK(rounds == std::set<int>{1});
     }
     CHECK(groups.size() == 1);
     // The unit was removed from the machine's root (the scratch disk's),
