@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
@@ -218,7 +219,7 @@ TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload 
     // CPU takes a share of every CPU from it.
     const std::string work = "sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'";
     auto o = test::run_contest_binary(
-        run_args(dir, {"-w", "command", "--workload-cmd", work, "-n", "1", "--warmup", "0.5",
+        run_args(dir, {"-w", "command", "--workload-cmd", work, "-n", "3", "--warmup", "0.5",
                        "--load-cmd", spinners(online_cpus()), "no_load", "spin"}),
         dir.path());
     INFO(o.err);
@@ -227,11 +228,18 @@ TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload 
     CHECK(test::leftover_processes().empty());
     const json result = only_result(dir);
     const json& spin = run_of(result, "spin");
-    const json& base = run_of(result, "no_load");
     CHECK(spin["load_cpu_pct"].get<double>() > 1);
     CHECK(spin["load_not_counted"] == true);
     CHECK(result["loads"]["spin"]["command"][0] == "sh");
-    CHECK(spin["wall_s"].get<double>() / base["wall_s"].get<double>() > 1.1);
+    // Each load's fastest of 3: the tests' own guests beside (make test runs
+    // two at a time) slow a run now and then, but the spinners slow every one.
+    auto fastest = [&](const std::string& load) {
+        double best = INFINITY;
+        for (const auto& r : result["runs"])
+            if (r["load"] == load) best = std::min(best, r["wall_s"].get<double>());
+        return best;
+    };
+    CHECK(fastest("spin") / fastest("no_load") > 1.1);
     // No counter: Loads is "-" in the table, null in JSON, empty in CSV.
     CHECK_THAT(o.out, Catch::Contains("not counted (your command"));
     const std::string results = (dir / "results").string();
