@@ -214,7 +214,7 @@ TEST_CASE("a guest's results share is read as untrusted: no link followed, no FI
         fs::create_symlink(a_result_file(), out / "results" / "a" / "link.json");
         fs::create_directory_symlink(a_result_file().parent_path(), out / "results" / "b");
         REQUIRE(::mkfifo((out / "results" / "a" / "fifo.json").c_str(), 0600) == 0);
-        const GuestResultRead got = read_guest_result(out);
+        const ResultBroughtBack got = read_result_brought_back(out / "results");
         CHECK_FALSE(got.result);
         INFO(got.problem);
         CHECK_THAT(got.problem, Catch::Contains("link.json") && Catch::Contains("symbolic link"));
@@ -225,25 +225,26 @@ TEST_CASE("a guest's results share is read as untrusted: no link followed, no FI
         fs::create_directories(out / "results" / "a");
         fs::copy_file(a_result_file(), out / "results" / "a" / "real.json");
         fs::create_symlink(secret, out / "results" / "a" / "z.json");
-        const GuestResultRead got = read_guest_result(out);
+        const ResultBroughtBack got = read_result_brought_back(out / "results");
         REQUIRE(got.result);
         CHECK(got.result->path.filename() == "real.json");
     }
     SECTION("a malformed or oversized result file: the reader's reason") {
         write_text(out / "results" / "a" / "x.json", "{\n  \"schema_version\":\n");
-        GuestResultRead got = read_guest_result(out);
+        ResultBroughtBack got = read_result_brought_back(out / "results");
         CHECK_FALSE(got.result);
         CHECK_THAT(got.problem, Catch::Contains("x.json:3: malformed JSON"));
         fs::remove(out / "results" / "a" / "x.json");
         write_text(out / "results" / "a" / "big.json", "");
         fs::resize_file(out / "results" / "a" / "big.json", kMaxResultFileBytes + 1);
-        got = read_guest_result(out);
+        got = read_result_brought_back(out / "results");
         CHECK_FALSE(got.result);
         CHECK_THAT(got.problem, Catch::Contains("big.json: larger than"));
     }
     SECTION("no result file at all") {
         fs::create_directories(out);
-        CHECK_THAT(read_guest_result(out).problem, Catch::Contains("no result file"));
+        CHECK_THAT(read_result_brought_back(out / "results").problem,
+                   Catch::Contains("no result file"));
     }
     SECTION("guest.log as a link is not read through") {
         fs::create_directories(out);

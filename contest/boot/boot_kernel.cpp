@@ -13,12 +13,14 @@
 
 #include "contest/boot/boot_entry.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/text_file.h"
 #include "contest/sys/unique_fd.h"
 #include "contest/sys/words.h"
+#include "contest/vm/kernel_image.h"
 
 namespace contest {
 namespace {
@@ -145,6 +147,10 @@ std::string resolve_entry_kernel(const EntryLookup& found, BootLabel& label) {
     return "";
 }
 
+std::string first_word(const std::string& s) {
+    return s.substr(0, s.find(' '));
+}
+
 }  // namespace
 
 RunningKernel running_kernel() {
@@ -253,6 +259,72 @@ std::string reboot_default(BootMethod method) {
     ::sync();
     if (::reboot(RB_AUTOBOOT) != 0) return std::string("reboot: ") + std::strerror(errno);
     return "";
+}
+
+void resolve_kexec_kernel(BootLabel& label) {
+    std::error_code ec;
+    const std::string& k = label.kernel;
+    // IMAGE:INITRD split where IMAGE is a file: a path may hold ':' itself
+    // (a workdir's, where contest puts the kernels it builds).
+    auto colon = std::string::npos;
+    if (!fs::is_regular_file(k, ec))
+        for (auto at = k.find(':'); at != std::string::npos; at = k.find(':', at + 1))
+            if (colon == std::string::npos || fs::is_regular_file(k.substr(0, at), ec)) {
+                colon = at;
+                if (fs::is_regular_file(k.substr(0, at), ec)) break;
+            }
+    if (colon != std::string::npos) {
+        label.image = k.substr(0, colon);
+        label.initrd = k.substr(colon + 1);
+    } else if (k.find('/') != std::string::npos) {
+        label.image = k;
+    } else {
+        label.image = "/boot/vmlinuz-" + k;
+    }
+    if (!fs::is_regular_file(label.image, ec))
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": no kernel image " +
+                         printable(label.image));
+    label.image = fs::absolute(label.image).string();
+    label.release = first_word(bzimage_version(label.image));
+    if (label.release.empty())
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": " +
+                         printable(label.image) + " is no bzImage (no version in its header)");
+    if (auto why = bzimage_truncated(label.image))
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": " + *why);
+    if (colon == std::string::npos) {
+        const std::string initrd = "/boot/initrd.img-" + label.release;
+        if (fs::is_regular_file(initrd, ec)) label.initrd = initrd;
+    } else if (!fs::is_regular_file(label.initrd, ec)) {
+        throw UsageError("--boot " + label.label + "=" + printable(k) + ": no initrd " +
+                         printable(label.initrd));
+    } else {
+        label.initrd = fs::absolute(label.initrd).string();
+    }
+}
+
+std::string previous_boot_tail() {
+    if (find_on_path("journalctl")) {
+        const std::string out = command_output(
+            {"journalctl", "-b", "-1", "-k", "-n", "8", "--no-pager", "-o", "cat", "-q"});
+        if (!out.empty())
+            return "the previous boot's kernel log ends: " + join(split_lines(out), " | ");
+    }
+    std::error_code ec;
+    std::vector<std::string> kept;
+    for (const auto& e : fs::directory_iterator("/sys/fs/pstore", ec))
+        kept.push_back(e.path().filename().string());
+    if (!kept.empty()) return "pstore kept " + join(kept, ", ") + " (/sys/fs/pstore)";
+    return "no journal of the previous boot, nothing in pstore";
+}
+
+void disarm_next_boot(const BootState& state) {
+    if (state.method == BootMethod::kexec) kexec_unload();
+    if (auto why = clear_one_shot(state.method); !why.empty())
+        say("the one-shot boot entry may still be set: " + why);
+}
+
+bool in_start_kernel(const BootState& state, const RunningKernel& k) {
+    return k.release == state.start_release && k.cmdline == state.start_cmdline;
 }
 
 }  // namespace contest

@@ -72,4 +72,21 @@ std::string clear_one_shot(BootMethod method);
 // A kernel loaded for kexec and not booted, unloaded (--boot-abort).
 void kexec_unload();
 
+// KERNEL of --boot LABEL=KERNEL for kexec, into the label's image, initrd
+// and release: IMAGE:INITRD, an image (its initrd /boot/initrd.img-<release>
+// when there is one) or a release (/boot/vmlinuz-<release>). UsageError
+// naming it when there is no such file, or it is no whole bzImage.
+void resolve_kexec_kernel(BootLabel& label);
+
+// Whether the running kernel is the one the run started from.
+bool in_start_kernel(const BootState& state, const RunningKernel& k);
+
+// What the previous boot left of why it ended: its kernel log's tail
+// (journalctl -b -1 -k) or what pstore kept.
+std::string previous_boot_tail();
+
+// Nothing left that would boot a label's kernel at the next reboot: a
+// kernel loaded for kexec unloaded, a one-shot entry cleared.
+void disarm_next_boot(const BootState& state);
+
 }  // namespace contest

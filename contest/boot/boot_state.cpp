@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <optional>
@@ -344,6 +345,13 @@ BootState read_boot_state(const std::filesystem::path& path_in) {
 
 void write_boot_state(const std::filesystem::path& path, const BootState& state) {
     write_file_atomically(path, boot_state_text(state));
+}
+
+BootPhase end_phase(const BootState& state) {
+    const bool left = std::any_of(state.turns.begin(), state.turns.end(), [](const BootTurn& t) {
+        return t.status == BootTurnStatus::pending;
+    });
+    return left ? BootPhase::stopped : BootPhase::done;
 }
 
 }  // namespace contest

@@ -132,6 +132,10 @@ struct BootState {
     }
 };
 
+// How a run ends once no more turns will be taken: done when every turn
+// was (measured or failed), stopped when some were left (the bound).
+BootPhase end_phase(const BootState& state);
+
 // Both directions are driven by one table of fields per record
 // (boot_state.cpp), so a field is named once.
 std::string boot_state_text(const BootState& state);

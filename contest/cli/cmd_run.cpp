@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "contest/boot/boot_run.h"
+#include "contest/boot/boot_status.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
@@ -13,6 +13,7 @@
 #include "contest/latency/latency_why.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
+#include "contest/run/boot_run.h"
 #include "contest/run/places.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/summary.h"

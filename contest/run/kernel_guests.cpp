@@ -10,14 +10,15 @@
 #include <cstring>
 #include <fstream>
 
+#include "contest/run/delegated_turn.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/own_binary.h"
 #include "contest/sys/process.h"
 #include "contest/sys/regular_file.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
-#include "contest/sys/number_text.h"
 
 namespace contest {
 namespace {
@@ -30,15 +31,6 @@ const std::string kGuestScratch = "/mnt";
 const std::string kGuestBinary = kGuestScratch + "/contest-bin/contest";
 const std::string kGuestWorkdir = kGuestScratch + "/work";
 const std::string kGuestResults = kGuestScratch + "/out/results";
-
-RunRecord failed_record(const std::string& load, unsigned round, const std::string& reason) {
-    RunRecord rec;
-    rec.load = load;
-    rec.index = rec.round = static_cast<int>(round);
-    rec.status = RunStatus::guest_failed;
-    rec.reason = reason;
-    return rec;
-}
 
 // vm/run-<pid> of contests that are gone: a killed run's disk and shares.
 void remove_dead_runs_folders(const Workdir& workdir) {
@@ -54,87 +46,6 @@ void remove_dead_runs_folders(const Workdir& workdir) {
 }
 
 }  // namespace
-
-// The guest's root writes its results share, so what is read there is
-// untrusted: every step opened under its folder's descriptor with no link
-// followed, regular files only, non-blocking (a FIFO never blocks) and
-// bounded. The share's model keeps what the guest makes as plain files, but
-// nothing here counts on it.
-class GuestShareReader {
-  public:
-    GuestShareReader(std::vector<ResultFile>& files, std::vector<std::string>& bad)
-        : files_(files), bad_(bad) {}
-
-    void walk(int dirfd, const fs::path& shown, int depth) {
-        DIR* d = ::fdopendir(::fcntl(dirfd, F_DUPFD_CLOEXEC, 3));
-        if (!d) return skip(shown, std::strerror(errno));
-        std::vector<std::string> names;
-        while (const dirent* e = ::readdir(d)) {
-            const std::string name = e->d_name;
-            // QEMU's own metadata of the share (mapped-file), which the guest
-            // cannot see.
-            if (name != "." && name != ".." && name != ".virtfs_metadata") names.push_back(name);
-        }
-        ::closedir(d);
-        std::sort(names.begin(), names.end());
-        for (const auto& name : names) entry(dirfd, name, shown / name, depth);
-    }
-
-  private:
-    void entry(int dirfd, const std::string& name, const fs::path& shown, int depth) {
-        struct stat st {};
-        if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-            return skip(shown, std::strerror(errno));
-        if (S_ISLNK(st.st_mode)) return skip(shown, "a symbolic link, not followed");
-        if (S_ISDIR(st.st_mode)) {
-            // The guest's contest writes results/LABEL/FILE.json.
-            if (depth >= kDepth) return skip(shown, "too deep, not read");
-            UniqueFd sub(::openat(dirfd, name.c_str(),
-                                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-            if (sub.get() < 0) return skip(shown, std::strerror(errno));
-            return walk(sub.get(), shown, depth + 1);
-        }
-        if (!name.ends_with(".json")) return;
-        RegularFileRead got = read_regular_file_at(dirfd, name.c_str(), kMaxResultFileBytes, false);
-        if (got.refusal == RegularFileRead::Refusal::too_large)
-            return skip(shown, "larger than " + std::to_string(kMaxResultFileBytes >> 20) + " MiB");
-        if (got.refusal != RegularFileRead::Refusal::none) return skip(shown, got.why());
-        try {
-            files_.push_back(result_from_text(got.text, printable(shown.string())));
-            files_.back().path = shown;
-        } catch (const UsageError& e) {
-            bad_.push_back(e.what());
-        }
-    }
-
-    void skip(const fs::path& path, const std::string& why) {
-        bad_.push_back(printable(path.string()) + ": " + why);
-    }
-
-    static constexpr int kDepth = 4;
-    std::vector<ResultFile>& files_;
-    std::vector<std::string>& bad_;
-};
-
-GuestResultRead read_guest_result(const fs::path& out) {
-    GuestResultRead got;
-    const fs::path results = out / "results";
-    std::vector<ResultFile> files;
-    std::vector<std::string> bad;
-    UniqueFd dir(::open(results.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (dir.get() >= 0)
-        GuestShareReader(files, bad).walk(dir.get(), results, 0);
-    else if (errno != ENOENT)
-        bad.push_back(printable(results.string()) + ": " +
-                      (errno == ENOTDIR || errno == ELOOP ? "not a folder (a link is not followed)"
-                                                          : std::strerror(errno)));
-    if (!files.empty())
-        got.result = std::move(files.front());
-    else
-        got.problem =
-            bad.empty() ? "no result file in " + printable(results.string()) : join(bad, "; ");
-    return got;
-}
 
 std::string guest_log_tail(const fs::path& out, int lines) {
     // tail_of_file follows no link and waits on no FIFO.
@@ -262,23 +173,16 @@ void KernelGuests::make_scratch_disk(const KernelImage& kernel, const fs::path& 
                 "making the guest's scratch disk (mkfs.ext4)");
 }
 
-std::string KernelGuests::guest_argv(const std::string& label,
-                                     const std::vector<std::string>& loads,
-                                     std::uint64_t seed) const {
+std::string KernelGuests::guest_argv(const DelegatedTurn& turn) const {
     const char* path = std::getenv("PATH");
-    // The loads come in the order the host planned and records, and the
-    // guest's contest takes them as given: --order rounds (its seed is the
-    // round's own, for whatever else it seeds).
     std::vector<std::string> argv = {
-        "env", "-i", "HOME=" + kGuestScratch, "TMPDIR=" + kGuestScratch + "/tmp",
-        std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"), kGuestBinary, "run",
-        // One word each, --name=value: a label (or a load) starting with
-        // '-' stays a value, never read as an option.
-        "--label=" + label, "--runs=1", std::string("--order=") + run_order_name(RunOrder::rounds),
-        "--seed=" + std::to_string(seed), "--workdir=" + kGuestWorkdir,
-        "--results=" + kGuestResults};
-    argv.insert(argv.end(), config_.guest_arguments.begin(), config_.guest_arguments.end());
-    for (const auto& load : loads) argv.push_back("--load=" + load);
+        "env",
+        "-i",
+        "HOME=" + kGuestScratch,
+        "TMPDIR=" + kGuestScratch + "/tmp",
+        std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
+        kGuestBinary};
+    for (auto& word : delegated_run_words(turn)) argv.push_back(std::move(word));
     std::string text;
     for (const auto& word : argv) text += word + '\0';
     return text;
@@ -296,7 +200,9 @@ GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
     workdir_.remove_tree(run_folder_ + "/out");
     workdir_.make_dir(run_folder_ + "/out");
     const fs::path out = folder_ / "out";
-    std::ofstream(out / "argv", std::ios::binary) << guest_argv(label, loads, seed);
+    const DelegatedTurn turn{
+        label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.guest_arguments};
+    std::ofstream(out / "argv", std::ios::binary) << guest_argv(turn);
 
     GuestBoot boot;
     boot.kernel = kernel.resolved.image;
@@ -319,7 +225,7 @@ GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
     GuestRound got;
     got.up_s = o.up_s;
     got.total_s = o.total_s;
-    GuestResultRead read = read_guest_result(out);
+    ResultBroughtBack read = read_result_brought_back(out / "results");
     got.result = std::move(read.result);
     std::string why;
     if (!o.finished) {
@@ -331,23 +237,9 @@ GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
               read.problem + "); its contest's last lines: " + guest_log_tail(out, 6);
     }
     got.failure = why;
-    for (const auto& load : loads) {
-        const RunRecord* found = nullptr;
-        if (got.result)
-            for (const auto& r : got.result->runs)
-                if (r.load == load) found = &r;
-        if (found) {
-            RunRecord rec = *found;
-            rec.index = rec.round = static_cast<int>(round);
-            got.runs.push_back(rec);
-        } else {
-            got.runs.push_back(failed_record(
-                load, round,
-                why.empty() ? "guest of kernel " + label + " did not run " + load +
-                                  "; its contest's last lines: " + guest_log_tail(out, 6)
-                            : why));
-        }
-    }
+    got.runs = runs_brought_back(turn, got.result, why, RunStatus::guest_failed,
+                                 "guest of kernel " + label,
+                                 "; its contest's last lines: " + guest_log_tail(out, 6));
     return got;
 }
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/result/result_file.h"
+#include "contest/run/delegated_turn.h"
 #include "contest/run/label_run.h"
 #include "contest/run/run_config.h"
 #include "contest/sys/progress.h"
@@ -49,13 +50,6 @@ AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
                          const Initramfs& initramfs, const std::filesystem::path& folder,
                          Progress& progress);
 
-// What a guest left on its results share (the folder out): its result file,
-// or why there is none usable.
-struct GuestResultRead {
-    std::optional<ResultFile> result;
-    std::string problem;  // why result is empty: what the reader found ("" when it has one)
-};
-GuestResultRead read_guest_result(const std::filesystem::path& out);
 // The last lines of the guest's contest's output (out/guest.log), joined with " | ".
 std::string guest_log_tail(const std::filesystem::path& out, int lines);
 
@@ -85,9 +79,9 @@ class KernelGuests {
     // what it lacks.
     void prepare_kernel(LabelRun& label, Progress& progress);
     void make_scratch_disk(const KernelImage& kernel, const std::filesystem::path& disk);
-    // The guest's command, its words NUL-separated.
-    std::string guest_argv(const std::string& label, const std::vector<std::string>& loads,
-                           std::uint64_t seed) const;
+    // The guest's command, its words NUL-separated: the turn's
+    // (delegated_turn.h) in a clean environment.
+    std::string guest_argv(const DelegatedTurn& turn) const;
 
     const RunConfig& config_;
     Workdir workdir_;

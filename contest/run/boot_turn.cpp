@@ -1,0 +1,171 @@
+#include "contest/run/boot_turn.h"
+
+#include <algorithm>
+
+#include "contest/observe/sysinfo.h"
+#include "contest/run/config_record.h"
+#include "contest/run/leftovers.h"
+#include "contest/run/places.h"
+#include "contest/run/run_loop.h"
+#include "contest/run/run_outcome.h"
+#include "contest/run/run_plan.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+#include "contest/sys/workdir.h"
+
+namespace contest {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The labels' files of the run: each one's own when it has runs already,
+// else a new one (the run's group, so report pairs their rounds) with
+// this boot's fingerprint, `system`.
+std::vector<LabelRun> open_labels(const RunConfig& config, RunPlan& plan, const BootState& state,
+                                  const nlohmann::json& record, const nlohmann::json& system) {
+    std::vector<ResultFile> fresh = new_results(config, plan, record, state.started_at, system);
+    std::vector<LabelRun> labels = std::move(plan.labels);
+    std::error_code ec;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const fs::path path = state.labels[i].result;
+        labels[i].writer = ResultWriter(path);
+        labels[i].result = fs::exists(path, ec) ? read_result_file(path) : std::move(fresh[i]);
+        labels[i].result.config["boot"] = boot_record(state, i);
+    }
+    return labels;
+}
+
+nlohmann::json booted_record(const RunningKernel& k, const nlohmann::json& system) {
+    return {{"release", valid_utf8(k.release)},
+            {"cmdline", valid_utf8(k.cmdline)},
+            {"boot_id", valid_utf8(k.boot_id)},
+            {"system", system}};
+}
+
+struct RunOfState {
+    RunConfig config;
+    RunPlan plan;
+};
+
+// The run's config from its recorded words, in the folder they were given
+// in, and its plan; for a turn to take (`clean_up`), once what a contest
+// killed hard left is put right (plan_after_clean_up: a power cut mid-turn
+// leaves its loads' folders and half-written files to the next turn).
+RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of, bool clean_up) {
+    std::error_code ec;
+    fs::current_path(state.cwd, ec);
+    if (ec)
+        throw EnvironmentError("the boot run's folder " + printable(state.cwd) + ": " +
+                               ec.message());
+    std::vector<std::string> words = state.argv;
+    if (!words.empty() && words.front() == "run") words.erase(words.begin());
+    RunOfState r{config_of(words), {}};
+    r.config.seed = state.seed;
+    // The workdir the start parsed (whatever the words spelled, or the
+    // start's environment gave: the unit's has no HOME).
+    r.config.workload.workdir = r.config.load.workdir = state.workdir;
+    if (clean_up) {
+        r.config.workload.opened_workdir = r.config.load.opened_workdir =
+            Workdir::open(r.config.workload.workdir);
+        r.plan = plan_after_clean_up(r.config);
+    } else {
+        r.plan = make_run_plan(r.config);
+    }
+    return r;
+}
+
+// The probes' calibration a label's turn reuses: its file's, made in its
+// first measured boot, so that every run of the file asks for the work the
+// file records (a resumed file's is reused the same way); nullopt when the
+// file has none yet.
+std::optional<ResultFile> calibrated_file(const BootState& state, std::size_t label) {
+    std::error_code ec;
+    if (!fs::exists(state.labels[label].result, ec)) return std::nullopt;
+    ResultFile file = read_result_file(state.labels[label].result);
+    if (!file.config.contains("latency") || !file.config["latency"].contains("calibration"))
+        return std::nullopt;
+    return file;
+}
+
+}  // namespace
+
+nlohmann::json boot_record(const BootState& state, std::size_t i) {
+    const BootLabel& l = state.labels[i];
+    nlohmann::json j = {{"method", boot_method_name(state.method)},
+                        {"kernel", valid_utf8(l.kernel)},
+                        {"image", valid_utf8(l.image)},
+                        {"initrd", valid_utf8(l.initrd)},
+                        {"cmdline", valid_utf8(l.cmdline)},
+                        {"release", valid_utf8(l.release)}};
+    if (!l.cannot_boot_next.empty()) j["cannot_boot_next"] = valid_utf8(l.cannot_boot_next);
+    return j;
+}
+
+void record_boot_failed(const BootState& state, const BootTurn& turn, const std::string& why,
+                        const RunningKernel& k, const ConfigOf& config_of) {
+    RunOfState r = plan_of_state(state, config_of, false);
+    const nlohmann::json record = config_record(r.config, r.plan, std::nullopt);
+    // The machine as this boot has it (each boot has its own kernel and settings).
+    const nlohmann::json system = system_fingerprint(r.config.workload.workdir.string());
+    std::vector<LabelRun> labels = open_labels(r.config, r.plan, state, record, system);
+    LabelRun& label = labels[turn.label];
+    for (const auto& load : turn.loads) {
+        RunRecord rec;
+        rec.load = load;
+        rec.index = rec.round = static_cast<int>(turn.round);
+        rec.status = RunStatus::boot_failed;
+        rec.reason = valid_utf8(why);
+        rec.booted = booted_record(k, system);
+        label.result.runs.push_back(rec);
+    }
+    label.save();
+}
+
+void take_boot_turn(const BootState& state, const BootTurn& turn, const RunningKernel& k,
+                    const ConfigOf& config_of, Progress& progress) {
+    RunOfState r = plan_of_state(state, config_of, true);
+    RunConfig& config = r.config;
+    r.plan.resumed = calibrated_file(state, turn.label);
+    if (r.plan.resumed && !config.latency_probes.empty())
+        progress.note("contest: the probes' work as " + state.labels[turn.label].label +
+                      "'s file records it (calibrated in its first measured boot)");
+    LabelTurn taken{turn.label, {}};
+    for (const auto& name : turn.loads) {
+        const auto it = std::find(r.plan.load_names.begin(), r.plan.load_names.end(), name);
+        if (it == r.plan.load_names.end())
+            throw UsageError("the boot run's state names a load '" + printable(name) +
+                             "' its options do not plan");
+        taken.loads.push_back(static_cast<std::size_t>(it - r.plan.load_names.begin()));
+    }
+    r.plan.rounds = {PlannedRound{turn.round, {taken}}};
+    std::optional<KnobGuard> no_knobs;
+    auto backend = place_info(config.place).backend(config, r.plan, no_knobs, progress);
+    const nlohmann::json system = system_fingerprint(config.workload.workdir.string());
+    std::size_t before = 0;
+    const LabelFiles files{
+        [&](RunPlan& plan, const RoundBackend&, const nlohmann::json& record, RunOutcome& out) {
+            out.labels = open_labels(config, plan, state, record, system);
+            LabelRun& label = out.labels[turn.label];
+            before = label.result.runs.size();
+            // The file's fingerprint is its label's kernel's: the first
+            // boot's that measures under it (its file may have been made in
+            // the machine's own kernel, by a turn that failed to boot).
+            if (std::none_of(label.result.runs.begin(), label.result.runs.end(),
+                             [](const RunRecord& run) { return run.ok(); })) {
+                label.result.system = system;
+                // And its calibration, which a file made by a failed boot lacks.
+                if (record.contains("latency")) label.result.config["latency"] = record["latency"];
+            }
+        },
+        false};
+    RunOutcome out = run_rounds(config, r.plan, std::move(backend), no_knobs, files, progress);
+    if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
+    LabelRun& label = out.labels[turn.label];
+    for (std::size_t i = before; i < label.result.runs.size(); ++i)
+        label.result.runs[i].booted = booted_record(k, system);
+    label.result.finished_at = utc_timestamp();
+    label.save();
+}
+
+}  // namespace contest
