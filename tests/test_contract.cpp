@@ -14,6 +14,7 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/run_options.h"
+#include "contest/run/places.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -277,4 +278,64 @@ TEST_CASE(
         ++checked;
     }
     CHECK(checked >= 20);
+}
+
+TEST_CASE(
+    "every place's exclusions, read from the place table, are refused in one line naming both, "
+    "and --help, the manual and the contract say them",
+    "[contract][e2e]") {
+    test::ScratchDir dir("place-excludes");
+    // The words each excluded option takes, good enough to reach the
+    // place's check (--latency-raw needs --latency).
+    const std::map<std::string, std::vector<std::string>> value = {
+        {"vary", {"vm.swappiness=10,60"}},
+        {"resume", {(dir / "old.json").string()}},
+        {"label", {"x"}},
+        {"latency-raw", {"raw", "--latency", "audio"}},
+    };
+    auto flat = [](const std::string& text) {
+        std::string out;
+        for (char c : text)
+            if (!std::isspace(static_cast<unsigned char>(c)) || (!out.empty() && out.back() != ' '))
+                out += std::isspace(static_cast<unsigned char>(c)) ? ' ' : c;
+        return out;
+    };
+    const std::string help = flat(help_of(dir, {"run", "--help"}));
+    const std::string man = help_of(dir, {"help", "man"});
+    const std::string contract = test::slurp(kSource / "docs/contract.md");
+    int checked = 0;
+    for (const PlaceInfo* place : place_table()) {
+        if (place->option.empty()) continue;
+        const std::string option(place->option);
+        INFO("--" << option);
+        const auto row_at = contract.find("\n| `--" + option + " ");
+        REQUIRE(row_at != std::string::npos);
+        const std::string row = contract.substr(row_at, contract.find('\n', row_at + 1) - row_at);
+        CHECK_THAT(help, Catch::Contains(exclusions_help(*place)));
+        for (const PlaceExclusion& e : place->excludes) {
+            const std::string named =
+                "--" + std::string(e.option) + (e.value.empty() ? "" : " " + std::string(e.value));
+            INFO(named);
+            CHECK_THAT(row, Catch::Contains("`" + named + "`"));
+            std::vector<std::string> args = {"run", "--" + option, "a=x", "--" + option, "b=y"};
+            args.push_back("--" + std::string(e.option));
+            if (e.value.empty()) {
+                const auto& words = value.at(std::string(e.option));
+                args.insert(args.end(), words.begin(), words.end());
+            } else {
+                args.emplace_back(e.value);
+            }
+            args.push_back("no_load");
+            const auto o = test::run_contest_binary(args, dir.path());
+            CHECK(o.exit_code == 2);
+            CHECK(o.err == "contest: " + exclusion_text(*place, e) + "\n");
+            ++checked;
+        }
+        // The manual's line for the option carries the same words (roff's '-' is "\-").
+        std::string in_roff;
+        for (char c : exclusions_help(*place))
+            in_roff += c == '-' ? std::string("\\-") : std::string(1, c);
+        CHECK_THAT(flat(man), Catch::Contains(in_roff));
+    }
+    CHECK(checked >= 8);
 }

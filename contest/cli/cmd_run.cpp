@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <map>
 
 #include "contest/boot/boot_status.h"
 #include "contest/cli/cli_common.h"
@@ -131,9 +132,12 @@ struct RunArguments {
     std::int64_t latency_why_us = 0;
     latency::ProbeSettings latency_settings;
     std::vector<std::string> vary;
-    std::vector<std::string> kernels;  // --kernel LABEL=IMAGE
-    // --boot LABEL=KERNEL, --boot-append LABEL=ARGS and the run's others
-    std::vector<std::string> boots, boot_appends;
+    // Each place's LABEL=VALUE words, by its option (--kernel LABEL=IMAGE,
+    // --boot LABEL=KERNEL): a std::map, whose values stay where the option
+    // table binds them.
+    std::map<std::string, std::vector<std::string>> place_values;
+    // --boot-append LABEL=ARGS and --boot's other options
+    std::vector<std::string> boot_appends;
     std::string boot_method = "kexec", boot_on_failure = "continue", boot_continue, boot_root = "/";
     unsigned boot_max = 0;
     bool boot_status = false, boot_abort = false;
@@ -173,9 +177,9 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
     VmOptions& vm = a.config.vm;
     // clang-format off
     return {
-        {"kernel", host, checked(&a.kernels, [](const std::vector<std::string>& s) { check_label_spec("kernel", "IMAGE", s, false); })->value_name("LABEL=IMAGE"),
+        {"kernel", host, checked(&a.place_values["kernel"], [](const std::vector<std::string>& s) { check_label_spec("kernel", "IMAGE", s, false); })->value_name("LABEL=IMAGE"),
          "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
-         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md), or TREE@REF[+PATCH], built by contest (docs/kernel-builds.md)"},
+         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md), or TREE@REF[+PATCH], built by contest (docs/kernel-builds.md); " + exclusions_help(place_info(RunPlace::guests))},
         {"build-config", host, Needs{{"kernel", "boot"}}, po::value(&a.config.build_config)->value_name("FILE"),
          "the .config every TREE@REF kernel is built from, through olddefconfig (default: --kernel, tinyconfig + "
          "kvm_guest.config + the guests' needs; --boot, the running kernel's; docs/kernel-builds.md)"},
@@ -198,9 +202,9 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
 std::vector<TableOption> boot_options(RunArguments& a) {
     // clang-format off
     return {
-        {"boot", host, checked(&a.boots, [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
+        {"boot", host, checked(&a.place_values["boot"], [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
          "twice or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
-         "(/boot/vmlinuz-R), an image, IMAGE:INITRD, or a grub / systemd-boot entry (docs/boot.md)"},
+         "(/boot/vmlinuz-R), an image, IMAGE:INITRD, or a grub / systemd-boot entry (docs/boot.md); " + exclusions_help(place_info(RunPlace::boot))},
         {"boot-append", host, Needs{{"boot", "kernel"}}, checked(&a.boot_appends, [](const std::vector<std::string>& s) { check_label_spec("boot-append", "ARGS", s, true); })->value_name("LABEL=ARGS"),
          "kernel parameters of that label's boots, after the others"},
         {"boot-method", host, Needs{{"boot"}}, checked(&a.boot_method, [](const std::string& m) { parse_boot_method(m); })->default_value(a.boot_method)->value_name("M"),
@@ -223,8 +227,7 @@ void set_place(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
     rc.place = choose_place(
         [&](std::string_view option) { return option_given(vm, std::string(option)); });
     const PlaceInfo& place = place_info(rc.place);
-    if (rc.place == RunPlace::guests) rc.kernels = label_specs(a.kernels);
-    if (rc.place == RunPlace::boot) rc.kernels = label_specs(a.boots);
+    if (!place.option.empty()) rc.kernels = label_specs(a.place_values[std::string(place.option)]);
     for (const PlaceExclusion& e : place.excludes)
         if (option_given(vm, std::string(e.option), std::string(e.value)))
             throw UsageError(exclusion_text(place, e));

@@ -29,7 +29,7 @@ nlohmann::json config_record(const RunConfig& config, const RunPlan& plan,
 nlohmann::json vary_record(const std::string& group, const std::vector<Knob>& knobs,
                            const std::vector<std::size_t>& combination);
 
-// --kernel: the kernels recorded as the values of one knob, "kernel", so
+// --kernel and --boot: the kernels recorded as the values of one knob, "kernel", so
 // that report and compare pair their rounds as they pair --vary's; this
 // file's value is the label of kernel `kernel`.
 nlohmann::json kernels_vary_record(const std::string& group, const std::vector<LabelRun>& labels,
@@ -37,7 +37,8 @@ nlohmann::json kernels_vary_record(const std::string& group, const std::vector<L
 
 // The result files of a new run, one per label (in the labels' order),
 // with no runs yet: label, version, start, the machine's fingerprint
-// (system_fingerprint), the config record and --vary's or --kernel's group.
+// (system_fingerprint), the config record and the group of --vary's
+// values or of --kernel's or --boot's kernels.
 std::vector<ResultFile> new_results(const RunConfig& config, const RunPlan& plan,
                                     const nlohmann::json& config_record,
                                     const std::string& started_at, const nlohmann::json& system);

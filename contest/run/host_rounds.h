@@ -2,7 +2,7 @@
 // The rounds taken on this host: the workload prepared here, every load
 // prepared before the first run (under --order blocks one at a time, its
 // files gone before the next's), --vary's knobs set for each run's label,
-// and each run measured by SuiteRunner.
+// and each run measured by RunMeasurer.
 #include <memory>
 #include <optional>
 #include <vector>
@@ -12,7 +12,7 @@
 #include "contest/run/round_backend.h"
 #include "contest/run/run_config.h"
 #include "contest/run/run_plan.h"
-#include "contest/run/suite_runner.h"
+#include "contest/run/run_measurer.h"
 #include "contest/sys/progress.h"
 
 namespace contest {
@@ -39,7 +39,7 @@ class HostRounds : public RoundBackend {
     Progress& progress_;
     LoadOptions load_options_;
     std::optional<latency::LatencyPlan> latency_plan_;
-    std::optional<SuiteRunner> runner_;                   // from begin on
+    std::optional<RunMeasurer> runner_;                   // from begin on
     std::vector<std::unique_ptr<LoadSession>> prepared_;  // per plan load
 };
 

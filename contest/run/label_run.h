@@ -1,6 +1,6 @@
 #pragma once
 // One label of `contest run`: a value (or combination of values) of --vary,
-// a --kernel, or the -k label alone. Each owns what its runs are taken
+// a kernel of --kernel or --boot, or the -k label alone. Each owns what its runs are taken
 // under (the knobs' values, or the kernel), its result file and where that
 // is saved.
 #include <cstddef>

@@ -7,6 +7,12 @@
 #include "contest/sys/text.h"
 
 namespace contest {
+
+// The entries, one in each place's file.
+extern const PlaceInfo kHostPlace;
+extern const PlaceInfo kGuestsPlace;
+extern const PlaceInfo kBootPlace;
+
 namespace {
 
 // Whether the config has what an exclusion names; nullopt for what a
@@ -50,6 +56,14 @@ std::string exclusion_text(const PlaceInfo& place, const PlaceExclusion& e) {
     text += " does not go with --" + std::string(place.option);
     if (!e.why.empty()) text += ": " + std::string(e.why);
     return text;
+}
+
+std::string exclusions_help(const PlaceInfo& place) {
+    std::vector<std::string> options;
+    for (const PlaceExclusion& e : place.excludes)
+        options.push_back("--" + std::string(e.option) +
+                          (e.value.empty() ? "" : " " + std::string(e.value)));
+    return options.empty() ? "" : "not with " + join(options, ", ");
 }
 
 void check_place(const RunConfig& config) {

@@ -7,7 +7,9 @@
 // (round_backend.h). The run's mode (RunConfig::place) is chosen from this
 // table once; the plan, the loop, the CLI's checks and --help read it.
 //
-// Adding a place: its file with its entry, and its line in places.cpp.
+// Adding a place: its file with its entry; in places.cpp the entry declared
+// and listed; its value in run_place.h; its own options, if any, in
+// cmd_run.cpp's table, each with Needs{{"its option"}}.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -75,6 +77,10 @@ void check_place(const RunConfig& config);
 // "--vary does not go with --kernel: why" (why may be empty).
 std::string exclusion_text(const PlaceInfo& place, const PlaceExclusion& exclusion);
 
+// What --help and the manual say of the place's option: "not with
+// --order blocks, --vary, ..." (its exclusions in the table's order).
+std::string exclusions_help(const PlaceInfo& place);
+
 // The labels of a place of kernels (config.kernels), each checked as -k's.
 std::vector<LabelRun> kernel_labels(const RunConfig& config, const RunPlan& plan);
 
@@ -82,10 +88,5 @@ std::vector<LabelRun> kernel_labels(const RunConfig& config, const RunPlan& plan
 std::unique_ptr<RoundBackend> host_round_backend(const RunConfig& config, RunPlan& plan,
                                                  std::optional<KnobGuard>& knob_guard,
                                                  Progress& progress);
-
-// The entries, one in each place's file.
-extern const PlaceInfo kHostPlace;
-extern const PlaceInfo kGuestsPlace;
-extern const PlaceInfo kBootPlace;
 
 }  // namespace contest

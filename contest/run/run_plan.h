@@ -1,6 +1,7 @@
 #pragma once
 // What `contest run` works out before it measures anything: the loads, the
-// workload, the labels (--vary's combinations, --kernel's kernels) and
+// workload, the labels (--vary's combinations, --kernel's or --boot's
+// kernels) and
 // where their results go, the seed, and every run still to take, round by
 // round (under --resume, those the file does not hold). Whatever is
 // refused is refused here, before a load starts or a file is written.
@@ -44,7 +45,8 @@ struct RunPlan {
     std::unique_ptr<Workload> workload;
     std::optional<ResultFile> resumed;  // --resume: the interrupted file, checked
     std::vector<Knob> knobs;            // --vary: each resolved, its original value read
-    // One per combination of --vary's values, or per --kernel; the -k
+    // One per combination of --vary's values, or per kernel of --kernel
+    // or --boot; the -k
     // label alone otherwise. Their files are opened once the config is
     // recorded.
     std::vector<LabelRun> labels;

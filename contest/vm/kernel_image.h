@@ -21,7 +21,8 @@
 
 namespace contest {
 
-// --kernel LABEL=IMAGE as given.
+// A kernel as given, LABEL=VALUE: --kernel's image, --boot's kernel,
+// --boot-append's ARGS.
 struct KernelSpec {
     std::string label, image;
 };

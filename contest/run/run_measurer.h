@@ -25,9 +25,9 @@ namespace contest {
 // The state the host's runs of one suite share: the cache warning, the
 // longest finished run (for the hang warning), the probes' plan, the
 // recorder (and its ETA).
-class SuiteRunner {
+class RunMeasurer {
   public:
-    SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress,
+    RunMeasurer(const RunConfig& config, Workload& workload, Progress& progress,
                 RunRecorder& recorder, std::optional<latency::LatencyPlan> latency_plan);
 
     // A load made ready for its runs: its private folder and its prepare

@@ -1,4 +1,4 @@
-#include "contest/run/suite_runner.h"
+#include "contest/run/run_measurer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,7 +46,7 @@ RunRecord new_record(const LoadInfo& info, unsigned i) {
 
 }  // namespace
 
-SuiteRunner::SuiteRunner(const RunConfig& config, Workload& workload, Progress& progress,
+RunMeasurer::RunMeasurer(const RunConfig& config, Workload& workload, Progress& progress,
                          RunRecorder& recorder, std::optional<latency::LatencyPlan> latency_plan)
     : config_(config),
       workload_(workload),
@@ -56,7 +56,7 @@ SuiteRunner::SuiteRunner(const RunConfig& config, Workload& workload, Progress& 
       caches_(config.drop_caches),
       latency_plan_(std::move(latency_plan)) {}
 
-std::unique_ptr<LoadSession> SuiteRunner::prepare(const LoadInfo& info,
+std::unique_ptr<LoadSession> RunMeasurer::prepare(const LoadInfo& info,
                                                   const LoadOptions& load_options) {
     if (info.does_work()) progress_.status(std::string(info.name) + ": preparing");
     auto session = std::make_unique<LoadSession>(info, load_options);
@@ -66,7 +66,7 @@ std::unique_ptr<LoadSession> SuiteRunner::prepare(const LoadInfo& info,
     return session;
 }
 
-void SuiteRunner::record_run(LoadSession& load, unsigned i, LabelRun& label) {
+void RunMeasurer::record_run(LoadSession& load, unsigned i, LabelRun& label) {
     auto run_started = Clock::now();
     RunRecord rec = measure_run(load, i, label);
     if (config_.order != RunOrder::blocks) rec.round = static_cast<int>(i);
@@ -75,7 +75,7 @@ void SuiteRunner::record_run(LoadSession& load, unsigned i, LabelRun& label) {
                      std::chrono::duration<double>(Clock::now() - run_started).count());
 }
 
-RunRecord SuiteRunner::measure_run(LoadSession& load, unsigned i, const LabelRun& label) {
+RunRecord RunMeasurer::measure_run(LoadSession& load, unsigned i, const LabelRun& label) {
     const LoadInfo& info = load.info();
     std::string head =
         std::string(info.name) + "  run " + std::to_string(i) + "/" + std::to_string(config_.runs);
@@ -103,7 +103,7 @@ RunRecord SuiteRunner::measure_run(LoadSession& load, unsigned i, const LabelRun
 
 // False when the user's clean (or make clean) failed: this run cannot be
 // timed, the next may be; rec says why.
-bool SuiteRunner::clean_workload(const LoadInfo& info, unsigned i, RunRecord& rec) {
+bool RunMeasurer::clean_workload(const LoadInfo& info, unsigned i, RunRecord& rec) {
     try {
         workload_.clean();
         return true;
@@ -118,7 +118,7 @@ bool SuiteRunner::clean_workload(const LoadInfo& info, unsigned i, RunRecord& re
 
 // False, with the load stopped and rec saying why, when it did not get
 // going within its warm-up.
-bool SuiteRunner::start_load(LoadSession& load, unsigned i, RunRecord& rec) {
+bool RunMeasurer::start_load(LoadSession& load, unsigned i, RunRecord& rec) {
     load.start();
     auto why = load.warm_up(config_.warmup_s);
     if (!why) return true;
@@ -131,7 +131,7 @@ bool SuiteRunner::start_load(LoadSession& load, unsigned i, RunRecord& rec) {
 
 // The timed workload, then the load stopped; rec records a workload that
 // failed or a load that died during it.
-void SuiteRunner::run_workload(const std::string& head, LoadSession& load, unsigned i,
+void RunMeasurer::run_workload(const std::string& head, LoadSession& load, unsigned i,
                                RunRecord& rec) {
     // --latency: the probes start with the load (after its warm-up) and
     // count over the workload's window; stopped and reaped with the load.
@@ -169,7 +169,7 @@ void SuiteRunner::run_workload(const std::string& head, LoadSession& load, unsig
 // load and the machine's CPU are sampled the moment before it starts and
 // the moment it is seen to exit, so Loads, the probes' figures and the
 // others' CPU cover exactly its window.
-ExitInfo SuiteRunner::time_workload(const std::string& head, LoadSession& load, RunRecord& rec,
+ExitInfo RunMeasurer::time_workload(const std::string& head, LoadSession& load, RunRecord& rec,
                                     latency::LatencyProbes* probes) {
     Command cmd = workload_.timed_command();
     SpawnOptions so;
@@ -219,7 +219,7 @@ ExitInfo SuiteRunner::time_workload(const std::string& head, LoadSession& load, 
 }
 
 // " after 5 s (--timeout 5)"
-std::string SuiteRunner::timeout_text() const {
+std::string RunMeasurer::timeout_text() const {
     char text[64];
     std::snprintf(text, sizeof text, " after %g s (--timeout %g)", *config_.timeout_s,
                   *config_.timeout_s);
@@ -229,7 +229,7 @@ std::string SuiteRunner::timeout_text() const {
 // With no --timeout, a run going past 3x the longest finished run says so
 // once, on a terminal and off it: a hung workload must not look like a
 // slow one for an hour.
-void SuiteRunner::warn_if_hung(const std::string& head, double elapsed_s) {
+void RunMeasurer::warn_if_hung(const std::string& head, double elapsed_s) {
     if (config_.timeout_s || hang_warned_ || longest_ok_s_ <= 0 || elapsed_s <= 3 * longest_ok_s_)
         return;
     hang_warned_ = true;
@@ -237,7 +237,7 @@ void SuiteRunner::warn_if_hung(const std::string& head, double elapsed_s) {
          fixed(longest_ok_s_, 1) + " s): is the workload hung? (--timeout S stops such runs)");
 }
 
-void SuiteRunner::report_failure(const LoadInfo& info, unsigned i, const std::string& why) {
+void RunMeasurer::report_failure(const LoadInfo& info, unsigned i, const std::string& why) {
     say(std::string(info.name) + " run " + std::to_string(i) + ": " + why);
 }
 
