@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "loads/registry.h"
+#include "loads/load_info.h"
 
 namespace contest {
 

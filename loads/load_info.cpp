@@ -7,7 +7,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
-#include "loads/registry.h"
+#include "loads/load_info.h"
 
 namespace contest {
 

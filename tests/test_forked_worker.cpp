@@ -10,6 +10,7 @@
 #include <functional>
 #include <thread>
 
+#include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_options.h"
 #include "contest/latency/running_probe.h"
 #include "contest/run/load_runner.h"

@@ -13,6 +13,7 @@
 #include "contest/sys/spawn.h"
 #include "test_helpers.h"
 #include "workloads/workload.h"
+#include "workloads/workload_registry.h"
 
 using contest::test::ScratchDir;
 using contest::test::slurp;

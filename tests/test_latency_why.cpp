@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/latency/latency_why.h"
+#include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_options.h"
 #include "contest/latency/probe_table.h"
 #include "contest/latency/task_census.h"

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
 #include "report_fixtures.h"

@@ -12,6 +12,7 @@
 #include "contest/sys/progress.h"
 #include "test_helpers.h"
 #include "workloads/workload.h"
+#include "workloads/workload_registry.h"
 
 using namespace contest;
 namespace fs = std::filesystem;

@@ -51,10 +51,9 @@ class Workload {
     virtual nlohmann::json describe() const = 0;
 };
 
-// Makes the workload named by options.kind; UsageError for an unknown kind.
-std::unique_ptr<Workload> make_workload(const WorkloadOptions& options);
-// UsageError unless kind is synthetic, kernel or command.
-void check_workload_kind(const std::string& kind);
+// Empties (or creates) a log before a run, so that the log always holds the
+// latest run's output and its tail is that run's failure, never an older one.
+void reset_log(const std::filesystem::path& log);
 // UsageError unless config is tinyconfig, allnoconfig, defconfig or a file.
 void check_kernel_config(const std::string& config);
 

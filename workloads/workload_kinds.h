@@ -1,5 +1,5 @@
 #pragma once
-// The workload kinds make_workload knows, and the log helper they share.
+// The workload kinds make_workload knows (workload_registry.h).
 // Each kind lives in its own file: synthetic.cpp, command.cpp, kernel.cpp.
 #include <filesystem>
 #include <memory>
@@ -11,9 +11,5 @@ namespace contest {
 std::unique_ptr<Workload> make_synthetic_workload(const WorkloadOptions& options);
 std::unique_ptr<Workload> make_command_workload(const WorkloadOptions& options);
 std::unique_ptr<Workload> make_kernel_workload(const WorkloadOptions& options);
-
-// Empties (or creates) a log before a run, so that the log always holds the
-// latest run's output and its tail is that run's failure, never an older one.
-void reset_log(const std::filesystem::path& log);
 
 }  // namespace contest

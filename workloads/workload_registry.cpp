@@ -1,5 +1,6 @@
 #include "workloads/workload_registry.h"
 
+#include "contest/sys/errors.h"
 #include "workloads/workload_kinds.h"
 
 namespace contest {
@@ -35,6 +36,21 @@ std::string workload_names(std::string_view separator, std::string_view last) {
         names += kWorkloads[i].name;
     }
     return names;
+}
+
+std::unique_ptr<Workload> make_workload(const WorkloadOptions& options) {
+    check_workload_kind(options.kind);
+    return find_workload(options.kind)->make(options);
+}
+
+void check_workload_kind(const std::string& kind) {
+    if (find_workload(kind)) return;
+    std::string text = "--workload: unknown workload '";  // appended: GCC 12 -O3 warns on + temp
+    text += kind;
+    text += "' (";
+    text += workload_names(", ", " or ");
+    text += ")";
+    throw UsageError(text);
 }
 
 }  // namespace contest

@@ -22,6 +22,11 @@ std::span<const WorkloadInfo> workload_registry();
 // The kind called `name`, or nullptr.
 const WorkloadInfo* find_workload(std::string_view name);
 
+// Makes the workload named by options.kind; UsageError for an unknown kind.
+std::unique_ptr<Workload> make_workload(const WorkloadOptions& options);
+// UsageError unless kind is synthetic, kernel or command.
+void check_workload_kind(const std::string& kind);
+
 // The kinds' names, `last` before the last one and `separator` between the
 // others: "synthetic | kernel | command", "synthetic, kernel or command".
 std::string workload_names(std::string_view separator, std::string_view last);

@@ -12,6 +12,7 @@
 #include "contest/cli/load_cli.h"
 #include "contest/latency/latency_probes.h"
 #include "contest/latency/latency_why.h"
+#include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/latency_tables.h"
 #include "contest/run/load_runner.h"

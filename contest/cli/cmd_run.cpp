@@ -12,6 +12,7 @@
 #include "contest/cli/load_cli.h"
 #include "contest/cli/run_options.h"
 #include "contest/latency/latency_why.h"
+#include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
 #include "contest/run/boot_run.h"

@@ -1,8 +1,8 @@
 #pragma once
 // What a latency probe is asked to do: which probe (its entry in the probe
-// table, probe_table.h), how it sleeps, at what scheduling policy, and where
-// its raw samples go. The names are SPEC's option values; parse_* throw
-// UsageError naming the option for anything else.
+// table, probe_table.h; chosen by probe_choice.h), how it sleeps, at what scheduling policy, and
+// where its raw samples go. The names are SPEC's option values; parse_* throw UsageError naming the
+// option for anything else.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,8 +35,6 @@ inline constexpr double kDefaultExecMissedMs = 100, kMinExecMissedMs = 0.001,
 
 std::string_view name_of(SleepMethod m);
 std::string_view name_of(SchedPolicy p);
-// The probe table's entry named s (--probe's value).
-const ProbeInfo& parse_probe(const std::string& s);
 SleepMethod parse_sleep_method(const std::string& s);
 SchedPolicy parse_sched_policy(const std::string& s);
 
@@ -59,7 +57,8 @@ struct ProbeOptions {
     // for the trace to say what held them.
     std::int64_t why_threshold_ns = 0;
 
-    std::string_view name() const;  // the probe's: "cyclic"
+    // The probe's: "cyclic" (defined with the table, probe_choice.cpp).
+    std::string_view name() const;
 };
 
 // What the command line sets for the probes, whichever run: each probe takes
@@ -73,18 +72,5 @@ struct ProbeSettings {
     std::string exec_command = kDefaultExecCommand;  // split into words, no shell
     double exec_missed_ms = kDefaultExecMissedMs;
 };
-
-// The probe's options: the sleep and the policy of the settings, the rest
-// as the probe's entry configures them (cyclic wakes every interval_us;
-// audio is interbench's, 50 ms and 5% of a CPU, video too, 16.7 ms and 40%;
-// exec starts its command every 200 ms). Throws UsageError for a priority
-// out of the policy's range and for what the entry refuses (a bad
-// interval, an exec command that is empty or not found on PATH).
-ProbeOptions make_probe_options(const ProbeInfo& probe, const ProbeSettings& settings);
-
-// `contest run --latency PROBES`'s list ("cyclic", "audio,video"): one
-// options set per probe, each named once; the other settings as above.
-// Throws UsageError naming --latency for an empty or repeated name.
-std::vector<ProbeOptions> make_probe_list(const std::string& probes, const ProbeSettings& settings);
 
 }  // namespace contest::latency

@@ -8,6 +8,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "loads/registry.h"
+#include "workloads/workload_registry.h"
 
 namespace contest {
 namespace {
