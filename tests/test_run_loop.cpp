@@ -17,9 +17,11 @@
 #include <catch2/catch.hpp>
 
 #include "contest/result/result_file.h"
+#include "contest/run/knobs.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/knob_file.h"
 #include "contest/sys/progress.h"
 #include "test_helpers.h"
 
@@ -237,4 +239,51 @@ TEST_CASE("the run loop over one turn (a --boot step's) leaves the file open for
     CHECK_FALSE(saved[0].complete);
     CHECK(saved[0].runs.size() == 2);
     CHECK(out.labels.front().result.runs.size() == 2);
+}
+
+TEST_CASE(
+    "the run loop puts --vary's knobs back on every way out: done, interrupted, a failed save",
+    "[run_loop]") {
+    LoopBench b;
+    // A knob as KnobGuard sees one: a file, its original value, the value
+    // set; below the stand-in root a test may name (as the --vary tests do).
+    ::setenv(kTestKnobRootVariable, b.dir.path().c_str(), 1);
+    const std::shared_ptr<void> unset(nullptr, [](void*) { ::unsetenv(kTestKnobRootVariable); });
+    const fs::path file = b.dir / "knob";
+    std::ofstream(file) << "0\n";
+    const std::vector<Knob> knobs{Knob{"knob", file, {"1", "2"}, "0"}};
+    std::string left;  // the knob's value as the loop left it
+    const auto run_with_knob = [&](const std::function<void(FakeBackend&)>& set) {
+        RunPlan plan = make_run_plan(b.config);
+        auto backend = std::make_unique<FakeBackend>(plan, b.log);
+        if (set) set(*backend);
+        std::optional<KnobGuard> guard;
+        guard.emplace(knobs, b.config.workload.workdir);
+        guard->set({1});
+        REQUIRE(test::slurp(file) == "2\n");
+        LabelFiles files = run_label_files(b.config, "2026-12-03T00:00:00Z", {}, b.progress);
+        try {
+            run_rounds(b.config, plan, std::move(backend), guard, files, b.progress);
+        } catch (const Interrupted&) {
+        }
+        CHECK(b.log.let_go);
+        left = test::slurp(file);
+        // Put back by the loop when it ended by itself (before the files are
+        // saved complete), else by the guard's end, its owner's way out.
+        guard.reset();
+        return test::slurp(file);
+    };
+    SECTION("done") {
+        CHECK(run_with_knob(nullptr) == "0\n");
+        CHECK(left == "0\n");
+    }
+    SECTION("interrupted") {
+        CHECK(run_with_knob([](FakeBackend& f) { f.interrupt_in_round = 2; }) == "0\n");
+    }
+    SECTION("a failed save") {
+        std::ofstream(b.dir / "not-a-folder") << "x";
+        b.config.results_dir = b.dir / "not-a-folder" / "results";
+        CHECK(run_with_knob(nullptr) == "0\n");
+    }
+    CHECK_FALSE(fs::exists(knob_note_path(b.config.workload.workdir)));
 }

@@ -30,13 +30,12 @@ namespace fs = std::filesystem;
 namespace {
 
 // The tests' switch, spelled as docs/vary.md gives it.
-constexpr const char* kStandInRootVariable = "CONTEST_TEST_KNOB_ROOT";
 
 // The folder whose plain files stand in for kernel settings in the binary
 // the test starts, for as long as this lives.
 struct StandInRoot {
-    explicit StandInRoot(const fs::path& root) { ::setenv(kStandInRootVariable, root.c_str(), 1); }
-    ~StandInRoot() { ::unsetenv(kStandInRootVariable); }
+    explicit StandInRoot(const fs::path& root) { ::setenv(kTestKnobRootVariable, root.c_str(), 1); }
+    ~StandInRoot() { ::unsetenv(kTestKnobRootVariable); }
     StandInRoot(const StandInRoot&) = delete;
     StandInRoot& operator=(const StandInRoot&) = delete;
 };
@@ -434,7 +433,7 @@ TEST_CASE("vary refuses a file outside /proc/sys and /sys and leaves it as it wa
     fs::remove(f.note());  // kept for a next try, which would warn again
 
     // Without the tests' switch, the stand-in folder is outside too.
-    ::unsetenv(kStandInRootVariable);
+    ::unsetenv(kTestKnobRootVariable);
     o = test::run_contest_binary(f.args("", {"--vary", f.knob.string() + "=a,b", "no_load"}),
                                  f.dir.path());
     check_refused(o, f.knob, "outside /proc/sys and /sys");
