@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/distributions/non_central_t.hpp>
 #include <boost/math/distributions/normal.hpp>
@@ -101,6 +102,11 @@ double f_test_p(double f, double df1, double df2) {
     if (f <= 0) return 1;
     if (std::isinf(f)) return 0;
     return boost::math::cdf(boost::math::complement(boost::math::fisher_f(df1, df2), f));
+}
+
+double chi_squared_quantile(double p, double df) {
+    if (!(df > 0) || !std::isfinite(df) || !(p > 0 && p < 1)) return kNaN;
+    return boost::math::quantile(boost::math::chi_squared(df), p);
 }
 
 double t_quantile(double p, double df) {

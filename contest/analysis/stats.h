@@ -26,6 +26,9 @@ Summary summarize(std::span<const double> sample);
 // fractional, as Welch's is).
 double t_quantile(double p, double df);
 
+// The p-quantile of the chi-squared distribution with df degrees of freedom.
+double chi_squared_quantile(double p, double df);
+
 // The two-sided p of Student's t with df degrees of freedom; NaN where
 // either is unusable, 0 for an infinite t.
 double t_test_p(double t, double df);

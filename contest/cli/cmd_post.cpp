@@ -1,14 +1,17 @@
 // `contest post LABEL|PATH...`: a plain-text mail body for a kernel list.
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "contest/bisect/bisection.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
 #include "contest/report/format_post.h"
+#include "contest/report/post_parts.h"
 #include "contest/report/report_options.h"
 #include "contest/sys/errors.h"
 
@@ -25,7 +28,8 @@ int cmd_post(int argc, char** argv) {
         "line is wider than 76 columns; --style lkp and normalized give the same verdicts in the "
         "shapes of the 0-day robot's mails and of scheduler series on LKML. Each argument is a "
         "label (looked up under --results) or "
-        "a result file or folder.";
+        "a result file or folder; a bisection's folder (contest bisect --results) posts its "
+        "answer.";
     cl.accepts_config = true;
     std::vector<std::string> sides;
     std::string results_dir = "results", baseline, style = "contest";
@@ -51,6 +55,20 @@ int cmd_post(int argc, char** argv) {
     if (sides.empty()) throw UsageError("contest post: give the labels or result files to post");
     check_judging_options(options, correction);
 
+    // A bisection's folder (contest bisect --results): its answer as a mail.
+    if (sides.size() == 1 &&
+        std::filesystem::is_regular_file(std::filesystem::path(sides.front()) / "bisect.json")) {
+        const bisect::BisectState state =
+            bisect::read_bisect_state(std::filesystem::path(sides.front()) / "bisect.json");
+        std::cout << "Subject: [contest] bisect " << state.measure << ": "
+                  << (state.first_bad.empty()
+                          ? "no single first bad commit"
+                          : state.first_bad.substr(0, 12) + " " + state.first_bad_subject)
+                  << "\n\n"
+                  << post_lines(bisect::bisection_text(state), false) << post_signature()
+                  << std::flush;
+        return kExitOk;
+    }
     const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);
     options.baseline = baseline.empty() ? files.front().label : baseline;
     std::cout << format_post(files, options, parse_post_style(style)) << std::flush;

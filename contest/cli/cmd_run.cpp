@@ -414,6 +414,20 @@ bool RunOptions::parse(int argc, char** argv) {
     return parse_command_line(cl_, argc, argv, vm_);
 }
 
+RunConfig run_config_of(const std::vector<std::string>& words) {
+    RunOptions options;
+    std::vector<std::string> argv = {"run"};
+    argv.insert(argv.end(), words.begin(), words.end());
+    std::vector<char*> pointers;
+    for (auto& w : argv) pointers.push_back(w.data());
+    if (!options.parse(static_cast<int>(pointers.size()), pointers.data()))
+        throw UsageError("contest run: --help is no run");
+    RunConfig config = checked_run_config(options.arguments(), options.table(), options.values());
+    config.command_line = argv;
+    if (config.place == RunPlace::guests) config.guest_arguments = options.guest_arguments();
+    return config;
+}
+
 namespace {
 
 // The table of a run that ended, as `contest run` prints it.
@@ -451,15 +465,7 @@ std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
         // The run's own words, as recorded in the state: this boot takes
         // one turn of that run.
         const ConfigOf config_of = [&](const std::vector<std::string>& words) {
-            RunOptions recorded;
-            std::vector<std::string> argv = {"run"};
-            argv.insert(argv.end(), words.begin(), words.end());
-            std::vector<char*> pointers;
-            for (auto& w : argv) pointers.push_back(w.data());
-            recorded.parse(static_cast<int>(pointers.size()), pointers.data());
-            RunConfig config =
-                checked_run_config(recorded.arguments(), recorded.table(), recorded.values());
-            config.command_line = argv;
+            RunConfig config = run_config_of(words);
             config.containment = containment;
             return config;
         };

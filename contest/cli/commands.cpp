@@ -8,6 +8,7 @@ constexpr Subcommand kSubcommands[] = {
     {"run", cmd_run, "time the workload under each load, --runs times each; save results"},
     {"report", cmd_report, "tables from result files or folders (default: results/)"},
     {"compare", cmd_compare, "two labels (or files) side by side, with significance"},
+    {"bisect", cmd_bisect, "the commit between --good and --bad that changed a measure, how sure"},
     {"post", cmd_post, "a plain-text mail body of labels (or files) for a kernel list"},
     {"export", cmd_export, "labels (or files) as one KCIDB submission, for KernelCI"},
     {"latency", cmd_latency, "one latency probe for --duration seconds; its wake-up latency"},

@@ -9,6 +9,7 @@ int cmd_run(int argc, char** argv);
 int cmd_report(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_post(int argc, char** argv);
+int cmd_bisect(int argc, char** argv);
 int cmd_export(int argc, char** argv);
 int cmd_loads(int argc, char** argv);
 int cmd_load(int argc, char** argv);

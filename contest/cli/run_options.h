@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contest/cli/cli_common.h"
+#include "contest/run/run_config.h"
 
 namespace contest {
 
@@ -42,5 +43,11 @@ class RunOptions {
     std::vector<TableOption> table_;
     po::variables_map vm_;
 };
+
+// A `contest run` of these words (those after "run"), parsed and checked as
+// its command line would be, with its command line and, for --kernel, the
+// guests' words: what a --boot step makes of the words its state recorded,
+// and contest bisect of each batch's. UsageError as `contest run` says it.
+RunConfig run_config_of(const std::vector<std::string>& words);
 
 }  // namespace contest

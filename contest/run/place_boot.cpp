@@ -6,7 +6,7 @@
 
 namespace contest {
 
-const PlaceInfo kBootPlace{
+extern const PlaceInfo kBootPlace{
     .place = RunPlace::boot,
     .option = "boot",
     .value_name = "KERNEL",

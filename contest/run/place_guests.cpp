@@ -33,7 +33,7 @@ std::unique_ptr<RoundBackend> guest_backend(const RunConfig& config, RunPlan& pl
 
 }  // namespace
 
-const PlaceInfo kGuestsPlace{
+extern const PlaceInfo kGuestsPlace{
     .place = RunPlace::guests,
     .option = "kernel",
     .value_name = "IMAGE",

@@ -39,7 +39,7 @@ std::unique_ptr<RoundBackend> host_round_backend(const RunConfig& config, RunPla
     return std::make_unique<HostRounds>(config, plan, knob_guard, progress);
 }
 
-const PlaceInfo kHostPlace{
+extern const PlaceInfo kHostPlace{
     .place = RunPlace::host,
     .option = "",
     .value_name = "",

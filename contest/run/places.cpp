@@ -8,7 +8,8 @@
 
 namespace contest {
 
-// The entries, one in each place's file.
+// The entries, one in each place's file (defined there `extern const`: a
+// const at namespace scope is the file's alone otherwise).
 extern const PlaceInfo kHostPlace;
 extern const PlaceInfo kGuestsPlace;
 extern const PlaceInfo kBootPlace;

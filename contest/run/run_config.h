@@ -6,11 +6,13 @@
 // plans, takes or records a run, so it stands below them all.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "contest/latency/probe_options.h"
+#include "contest/result/result_file.h"
 #include "contest/run/auto_runs.h"
 #include "contest/run/knobs.h"
 #include "contest/run/run_order.h"
@@ -35,6 +37,11 @@ struct RunConfig {
     RunOrder order = RunOrder::shuffled;
     std::optional<std::uint64_t> seed;  // of the shuffle; unset: a random one, recorded
     std::optional<AutoRuns> auto_runs;  // --runs auto (runs is then its max_runs)
+    // A caller's own rule for when the rounds have told enough (contest
+    // bisect's step: its sequential test), asked after every round with the
+    // labels' files as they stand; "" to go on, else why they stop (each
+    // file's stopped_because). Not recorded: the caller records its own.
+    std::function<std::string(unsigned round, const std::vector<ResultFile>& files)> stop_rule;
     // Why a kernel is slower: perf counters on the workload's
     // tree (--perf), and the machine sampled over its window (0: off).
     bool perf = false;

@@ -75,8 +75,21 @@ bool auto_runs_done(const RunConfig& config, const RunPlan& plan, unsigned round
     return done;
 }
 
+// After round `round`, whether the caller's stop rule (RunConfig::stop_rule)
+// says the rounds have told enough; each file's stopped_because says why.
+bool stop_rule_done(const RunConfig& config, unsigned round, RunRecorder& recorder) {
+    if (!config.stop_rule) return false;
+    std::vector<ResultFile> files;
+    for (const auto& label : recorder.labels()) files.push_back(label.result);
+    const std::string why = config.stop_rule(round, files);
+    if (why.empty()) return false;
+    for (auto& label : recorder.labels()) label.result.stopped_because = why;
+    return true;
+}
+
 // Takes the plan's rounds in order, each label's turn where the backend
-// takes its runs; stops early when --runs auto has enough after a round.
+// takes its runs; stops early when --runs auto has enough after a round,
+// or the caller's stop rule says so.
 // The backend goes with the rounds: what it holds (the prepared loads) is
 // let go, on every way out, before the files are saved for the last time.
 void take_rounds(std::unique_ptr<RoundBackend> backend, const RunConfig& config,
@@ -91,6 +104,7 @@ void take_rounds(std::unique_ptr<RoundBackend> backend, const RunConfig& config,
             taken += turn.loads.size();
         }
         if (auto_runs_done(config, plan, round.index, taken, started, recorder, progress)) break;
+        if (stop_rule_done(config, round.index, recorder)) break;
     }
 }
 

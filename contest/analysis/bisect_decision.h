@@ -1,0 +1,101 @@
+#pragma once
+// What a bisection of a responsiveness change decides, from the figures
+// alone (no process, no git): whether its two ends differ beyond noise, and
+// whether a commit between them is like the good end or like the bad one.
+//
+// Every step measures the commit tested in the same rounds as both ends
+// (good, bad and tested, their order shuffled in each round), so that a
+// round's drift (the machine warming, TCG's host busy) moves all three
+// alike. A round gives y = tested - (good + bad) / 2: about -shift/2 when
+// the commit is like good, +shift/2 when like bad, where shift is the mean
+// of bad - good over every round of the ends so far (the ends' own rounds
+// and every step's). Its spread follows from the same pairs: with each
+// figure's noise s, var(bad - good) = 2 s^2 and var(y) = 1.5 s^2.
+//
+// A step is Wald's sequential probability ratio test between those two
+// normal hypotheses: after each round, the log-likelihood ratio of "like
+// bad" over "like good" is shift * sum(y) / var(y); at +-ln((1 - e) / e)
+// the step is decided with error rate e (each way), in between another
+// round is taken, and past max_rounds it is undecided (the commit skipped,
+// as `git bisect skip`). Each y is clipped to +-shift first: a round far
+// beyond the bad end is no more "bad" than the bad end, and one spike of an
+// emulated guest cannot decide a step alone. With equal priors a step's
+// sureness is 1 / (1 + e^-|llr|), and the whole answer's is the product of
+// its steps' (every step must be right for the first bad commit to be).
+// tests/simulations/sim_bisect.cpp checks that the stated sureness holds,
+// on noise like this machine's, against a fixed number of rounds.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "contest/sys/enum_names.h"
+
+namespace contest {
+
+// A round of the ends: the measure's figure under each.
+struct EndsRound {
+    double good = 0, bad = 0;
+};
+
+// A round of a step: the ends' and the tested commit's figures.
+struct StepRound {
+    double good = 0, bad = 0, tested = 0;
+};
+
+struct BisectRule {
+    double error_rate = 0.01;      // each step's chance of the wrong class, each way
+    unsigned step_min_rounds = 2;  // a step decides after at least these
+    unsigned step_max_rounds = 8;  // undecided after these: skipped
+    double ends_level = 0.01;      // the ends differ at a paired test's p below this
+    unsigned ends_min_rounds = 3;
+    unsigned ends_max_rounds = 10;
+};
+
+enum class EndsState { differ, same, unknown };
+
+// What the ends' rounds say.
+struct EndsVerdict {
+    EndsState state = EndsState::unknown;  // unknown: another round
+    unsigned rounds = 0;
+    double shift = 0;  // mean of bad - good, paired by round
+    double sd = 0;     // of bad - good (NaN below two rounds)
+    double p = 1;      // the paired t-test's, two-sided
+    // The smallest shift these rounds could tell from noise (at ends_level,
+    // 80% power): what a refusal says it could see.
+    double could_see = 0;
+    std::string why;  // a sentence for the user
+};
+
+// After each round of the ends: differ once ends_min_rounds are taken and
+// the paired t-test's p is below ends_level; same once ends_max_rounds are
+// taken without; unknown before.
+EndsVerdict judge_ends(const std::vector<EndsRound>& rounds, const BisectRule& rule);
+
+enum class StepClass { like_good, like_bad, unknown };
+
+// In messages, the state file and the report.
+inline constexpr std::array<EnumName<StepClass>, 3> kStepClassNames{{
+    {StepClass::like_good, "like good"},
+    {StepClass::like_bad, "like bad"},
+    {StepClass::unknown, "cannot tell"},
+}};
+
+struct StepVerdict {
+    StepClass state = StepClass::unknown;
+    unsigned rounds = 0;
+    double llr = 0;         // log-likelihood ratio, like bad over like good
+    double sureness = 0.5;  // that the class is right, 1 / (1 + e^-|llr|)
+    bool at_bound = false;  // unknown with step_max_rounds taken: skip it
+    double position = 0.5;  // where the tested commit's mean lies, 0 good .. 1 bad
+};
+
+// After each round of a step; `ends` are every round of the ends so far
+// (this step's among them), from which the shift and the spread are taken.
+// unknown (not at_bound) while more rounds may tell.
+StepVerdict judge_step(const std::vector<StepRound>& step, const std::vector<EndsRound>& ends,
+                       const BisectRule& rule);
+
+// The whole answer's sureness: the product of its decided steps'.
+double answer_sureness(const std::vector<StepVerdict>& steps);
+
+}  // namespace contest

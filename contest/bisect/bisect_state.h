@@ -1,0 +1,54 @@
+#pragma once
+// A bisection's state (bisect.json in its results folder): the question
+// (tree, ends, measure, rule), the ends' verdict, every step's evidence and
+// the answer. Written after every step (atomically), read back by a rerun
+// that resumes it and by `contest post`; read as untrusted text: a field
+// of the wrong type or out of its range is one line naming it (exit 2).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "contest/analysis/bisect_decision.h"
+
+namespace contest::bisect {
+
+struct BisectStep {
+    std::string commit, subject;
+    StepClass state = StepClass::unknown;
+    std::string word;                     // what git was told: good, bad or skip
+    unsigned rounds = 0, incomplete = 0;  // incomplete: rounds without a figure of each label
+    double llr = 0, sureness = 0.5, position = 0.5;
+    double seconds = 0;  // the step's wall time, builds and runs
+    std::string folder;  // its result files, below the bisection's folder
+    std::string why;     // a skip's reason ("does not build: ...")
+};
+
+struct BisectState {
+    int version = 1;
+    std::string tree, good, bad;  // the commits, full hashes
+    std::string measure;          // WHAT:LOAD
+    std::string place;            // kernel (guests) or boot
+    bool emulated = false;
+    double error_rate = 0.01;
+    unsigned step_max_rounds = 8;
+    // The ends.
+    std::string ends_state = "unknown";  // differ, same, unknown
+    unsigned ends_rounds = 0;
+    double shift = 0, shift_sd = 0, ends_p = 1, could_see = 0;
+    std::string ends_why;
+    std::vector<BisectStep> steps;
+    // The answer: the first bad commit, or the commits it could be.
+    std::string first_bad, first_bad_subject, first_bad_author;
+    std::vector<std::string> could_be;
+    double sureness = 0;
+    bool finished = false;
+    double seconds = 0;  // the whole bisection's wall time so far
+};
+
+BisectState read_bisect_state(const std::filesystem::path& path);
+// From text, for the fuzz target: UsageError naming `where` and the field.
+BisectState bisect_state_from_text(const std::string& text, const std::string& where);
+std::string bisect_state_text(const BisectState& state);
+void write_bisect_state(const std::filesystem::path& path, const BisectState& state);
+
+}  // namespace contest::bisect

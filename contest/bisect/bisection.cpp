@@ -1,0 +1,345 @@
+#include "contest/bisect/bisection.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <fstream>
+#include <system_error>
+
+#include "contest/bisect/git_bisect.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
+#include "contest/sys/sha256.h"
+#include "contest/sys/text.h"
+
+namespace contest::bisect {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// 0.97 as "97.0%", 0.9996 as "99.96%", and anything surer than 99.99% as
+// "> 99.99%": a sureness is never 100%, and the plug-in figures behind it
+// are not good to more places.
+std::string sureness_text(double p) {
+    if (1 - p < 1e-4) return "> 99.99%";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, 1 - p < 0.005 ? "%.2f%%" : "%.1f%%", 100 * p);
+    return buf;
+}
+
+std::string short_hash(const std::string& commit) {
+    return commit.substr(0, 12);
+}
+
+// A label's file among a batch's, by label.
+const ResultFile* file_of(const std::vector<ResultFile>& files, const std::string& label) {
+    for (const auto& f : files)
+        if (f.label == label) return &f;
+    return nullptr;
+}
+
+class Bisection {
+  public:
+    Bisection(const BisectOptions& o, const TakeRounds& take, Progress& progress)
+        : o_(o),
+          take_(take),
+          progress_(progress),
+          git_(o.workdir / "bisect" / sha256_hex(fs::absolute(o.tree).string()).substr(0, 16),
+               o.tree, scratch()) {}
+
+    BisectState run() {
+        const auto started = Clock::now();
+        resume_or_start();
+        if (s_.finished) return s_;
+        if (s_.ends_state != "differ") {
+            measure_ends();
+            save();
+            if (s_.ends_state != "differ") return finish(started);
+        }
+        if (s_.steps.empty()) {
+            next_ = git_.start(s_.bad, s_.good);
+        } else {
+            // Resumed: the ends' rounds of every batch so far, as their files hold them.
+            reload_ends();
+            next_ = git_.replay(log_path());
+        }
+        BisectNext next = next_;
+        keep_log();
+        while (!next.commit.empty()) {
+            progress_.note("contest bisect: " + next.said);
+            const BisectStep step = take_step(next.commit);
+            s_.steps.push_back(step);
+            save();
+            next = git_.mark(step.word, step.commit);
+            keep_log();
+        }
+        s_.first_bad = next.first_bad;
+        s_.could_be = next.could_be;
+        if (!s_.first_bad.empty()) {
+            s_.first_bad_subject = git_.subject(s_.first_bad);
+            s_.first_bad_author = git_.author(s_.first_bad);
+        }
+        return finish(started);
+    }
+
+  private:
+    fs::path scratch() const {
+        std::error_code ec;
+        fs::create_directories(o_.results / ".git-output", ec);
+        return o_.results / ".git-output";
+    }
+    fs::path state_path() const { return o_.results / "bisect.json"; }
+    fs::path log_path() const { return o_.results / "bisect.log"; }
+    void save() { write_bisect_state(state_path(), s_); }
+    void keep_log() { std::ofstream(log_path(), std::ios::trunc) << git_.log() << "\n"; }
+
+    // A state of the same question is resumed; any other is refused, as
+    // is a results folder holding something else's.
+    void resume_or_start() {
+        std::error_code ec;
+        if (fs::exists(state_path(), ec)) {
+            BisectState old = read_bisect_state(state_path());
+            if (old.tree != o_.tree.string() || old.good != o_.good || old.bad != o_.bad ||
+                old.measure != o_.measure.text())
+                throw UsageError("contest bisect: " + printable(o_.results.string()) +
+                                 " holds another bisection's state (" + short_hash(old.good) +
+                                 ".." + short_hash(old.bad) + " on " + old.measure +
+                                 "): give another --results");
+            s_ = std::move(old);
+            if (!s_.finished)
+                progress_.note("contest bisect: resuming after " + std::to_string(s_.steps.size()) +
+                               " steps (" + printable(state_path().string()) + ")");
+            return;
+        }
+        s_.tree = o_.tree.string();
+        s_.good = o_.good;
+        s_.bad = o_.bad;
+        s_.measure = o_.measure.text();
+        s_.place = o_.place;
+        s_.emulated = o_.emulated;
+        s_.error_rate = o_.rule.error_rate;
+        s_.step_max_rounds = o_.rule.step_max_rounds;
+        save();
+    }
+
+    std::vector<KernelSpec> ends_kernels() const {
+        return {{"good", s_.tree + "@" + s_.good}, {"bad", s_.tree + "@" + s_.bad}};
+    }
+
+    // Every round of the ends so far: the ends' own and every step's.
+    std::vector<EndsRound> all_ends(const std::vector<ResultFile>* current = nullptr) const {
+        std::vector<EndsRound> all = ends_;
+        if (current) {
+            const ResultFile *g = file_of(*current, "good"), *b = file_of(*current, "bad");
+            unsigned incomplete = 0;
+            if (g && b)
+                for (const auto& r : ends_rounds(*g, *b, o_.measure, incomplete)) all.push_back(r);
+        }
+        return all;
+    }
+
+    // A batch's folder, fresh: one a rerun left half-done is set aside.
+    fs::path batch_folder(const std::string& name) const {
+        const fs::path folder = o_.results / name;
+        std::error_code ec;
+        if (fs::exists(folder, ec))
+            for (int i = 1;; ++i) {
+                const fs::path aside = o_.results / (name + ".interrupted-" + std::to_string(i));
+                if (fs::exists(aside, ec)) continue;
+                fs::rename(folder, aside, ec);
+                break;
+            }
+        return folder;
+    }
+
+    void measure_ends() {
+        progress_.note("contest bisect: the ends first (" + short_hash(s_.good) + " good, " +
+                       short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
+        EndsVerdict verdict;
+        const auto files =
+            take_(ends_kernels(), batch_folder("ends"), o_.rule.ends_max_rounds,
+                  [&](unsigned, const std::vector<ResultFile>& f) {
+                      const ResultFile *g = file_of(f, "good"), *b = file_of(f, "bad");
+                      if (!g || !b) return std::string();
+                      unsigned incomplete = 0;
+                      verdict = judge_ends(ends_rounds(*g, *b, o_.measure, incomplete), o_.rule);
+                      return verdict.state == EndsState::unknown ? std::string() : verdict.why;
+                  });
+        const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad");
+        unsigned incomplete = 0;
+        if (g && b) ends_ = ends_rounds(*g, *b, o_.measure, incomplete);
+        // --kernel under TCG records config.vm.emulated in every file.
+        for (const auto& f : files)
+            if (const auto vm = f.config.find("vm"); vm != f.config.end() && vm->is_object())
+                s_.emulated = s_.emulated || vm->value("emulated", false);
+        verdict = judge_ends(ends_, o_.rule);
+        // Fewer rounds than the bound came back (runs failed): what they say.
+        if (verdict.state == EndsState::unknown) {
+            verdict.state = EndsState::same;
+            verdict.why = "cannot tell the ends apart: " + verdict.why +
+                          (incomplete ? " (" + std::to_string(incomplete) +
+                                            " rounds without a figure of each end)"
+                                      : "");
+        }
+        s_.ends_state = verdict.state == EndsState::differ ? "differ" : "same";
+        s_.ends_rounds = verdict.rounds;
+        s_.shift = verdict.shift;
+        s_.shift_sd = std::isfinite(verdict.sd) ? verdict.sd : 0;
+        s_.ends_p = std::isfinite(verdict.p) ? verdict.p : 1;
+        s_.could_see = std::isfinite(verdict.could_see) ? verdict.could_see : 0;
+        s_.ends_why = verdict.why;
+        say(verdict.why);
+    }
+
+    // The batch in `folder`'s files of good and bad.
+    std::vector<ResultFile> batch_files(const std::string& folder) const {
+        std::vector<std::string> refused;
+        return read_result_paths({o_.results / folder / "good", o_.results / folder / "bad"},
+                                 refused);
+    }
+
+    void reload_ends() {
+        ends_.clear();
+        const auto add = [&](const std::string& folder) {
+            const auto files = batch_files(folder);
+            const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad");
+            unsigned incomplete = 0;
+            if (g && b)
+                for (const auto& r : ends_rounds(*g, *b, o_.measure, incomplete))
+                    ends_.push_back(r);
+        };
+        add("ends");
+        for (const auto& step : s_.steps)
+            if (step.why.rfind("does not build", 0) != 0) add(step.folder);
+    }
+
+    BisectStep take_step(const std::string& commit) {
+        const auto started = Clock::now();
+        BisectStep step;
+        step.commit = commit;
+        step.subject = git_.subject(commit);
+        step.folder = "step-" + std::to_string(s_.steps.size() + 1) + "-" + short_hash(commit);
+        std::vector<KernelSpec> kernels = ends_kernels();
+        kernels.push_back({"tested", s_.tree + "@" + commit});
+        StepVerdict verdict;
+        std::vector<ResultFile> files;
+        try {
+            files = take_(kernels, batch_folder(step.folder), o_.rule.step_max_rounds,
+                          [&](unsigned, const std::vector<ResultFile>& f) {
+                              verdict = judge(f, step.incomplete);
+                              if (verdict.state != StepClass::unknown)
+                                  return std::string(name_in(kStepClassNames, verdict.state));
+                              return std::string();
+                          });
+        } catch (const StepFailed& e) {
+            // An end built before; the tested one did not: skipped, as
+            // `git bisect run` skips at exit 125.
+            step.word = "skip";
+            step.why = std::string("does not build: ") + e.what();
+            step.seconds = seconds_since(started);
+            say("step " + short_hash(commit) + ": skipped, " + step.why);
+            return step;
+        }
+        verdict = judge(files, step.incomplete);
+        // This step's rounds of the ends count for every later step.
+        ends_ = all_ends(&files);
+        step.state = verdict.state;
+        step.rounds = verdict.rounds;
+        step.llr = verdict.llr;
+        step.sureness = verdict.sureness;
+        step.position = verdict.position;
+        step.seconds = seconds_since(started);
+        step.word = verdict.state == StepClass::like_bad    ? "bad"
+                    : verdict.state == StepClass::like_good ? "good"
+                                                            : "skip";
+        if (verdict.state == StepClass::unknown)
+            step.why = verdict.rounds == 0
+                           ? "no round with a figure of each label"
+                           : "undecided after " + std::to_string(verdict.rounds) + " rounds";
+        say("step " + short_hash(commit) + " (" + printable(step.subject) +
+            "): " + std::string(name_in(kStepClassNames, step.state)) +
+            (step.state == StepClass::unknown
+                 ? ", skipped: " + step.why
+                 : ", " + sureness_text(step.sureness) + " sure after " +
+                       std::to_string(step.rounds) + " rounds"));
+        return step;
+    }
+
+    StepVerdict judge(const std::vector<ResultFile>& files, unsigned& incomplete) const {
+        const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad"),
+                         *x = file_of(files, "tested");
+        incomplete = 0;
+        if (!g || !b || !x) return {};
+        return judge_step(step_rounds(*g, *b, *x, o_.measure, incomplete), all_ends(&files),
+                          o_.rule);
+    }
+
+    BisectState finish(Clock::time_point started) {
+        std::vector<StepVerdict> decided;
+        for (const auto& step : s_.steps) {
+            StepVerdict v;
+            v.state = step.state;
+            v.sureness = step.sureness;
+            decided.push_back(v);
+        }
+        s_.sureness = s_.ends_state == "differ" ? answer_sureness(decided) : 0;
+        s_.finished = true;
+        s_.seconds += seconds_since(started);
+        save();
+        git_.reset();
+        return s_;
+    }
+
+    const BisectOptions& o_;
+    const TakeRounds& take_;
+    Progress& progress_;
+    GitBisect git_;
+    BisectState s_;
+    std::vector<EndsRound> ends_;
+    BisectNext next_;
+};
+
+}  // namespace
+
+BisectState run_bisection(const BisectOptions& options, const TakeRounds& take,
+                          Progress& progress) {
+    return Bisection(options, take, progress).run();
+}
+
+std::string bisection_text(const BisectState& s) {
+    std::string out = "contest bisect: " + short_hash(s.good) + " (good) .. " + short_hash(s.bad) +
+                      " (bad) on " + s.measure + (s.emulated ? ", in emulated (TCG) guests" : "") +
+                      "\n";
+    out += "ends: " + s.ends_why + "\n";
+    for (std::size_t i = 0; i < s.steps.size(); ++i) {
+        const BisectStep& step = s.steps[i];
+        out += "step " + std::to_string(i + 1) + ": " + short_hash(step.commit) + " " +
+               step.subject + ": " + std::string(name_in(kStepClassNames, step.state));
+        if (step.state != StepClass::unknown)
+            out += " (" + sureness_text(step.sureness) + " sure, " +
+                   std::to_string(step.rounds) + " rounds, at " + six_digits(step.position) +
+                   " of the way from good to bad)";
+        else
+            out += ", skipped: " + step.why;
+        out += ", " + seconds_text(step.seconds) + "\n";
+    }
+    if (!s.first_bad.empty())
+        out += "first bad commit: " + s.first_bad + " " + s.first_bad_subject + " (" +
+               s.first_bad_author + "), the whole answer " + sureness_text(s.sureness) +
+               " sure\n";
+    else if (!s.could_be.empty())
+        out += "only skipped commits left: the first bad commit is one of " +
+               join(s.could_be, ", ") + "\n";
+    else if (s.ends_state != "differ")
+        out += "no bisection: the ends cannot be told apart on " + s.measure + "\n";
+    out += "the whole bisection took " + seconds_text(s.seconds) + "\n";
+    return out;
+}
+
+}  // namespace contest::bisect

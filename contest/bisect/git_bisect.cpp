@@ -1,0 +1,110 @@
+#include "contest/bisect/git_bisect.h"
+
+#include <system_error>
+
+#include "contest/kbuild/git.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+
+namespace contest::bisect {
+
+namespace fs = std::filesystem;
+using kbuild::git_output;
+using kbuild::run_git;
+
+namespace {
+
+bool is_hash(const std::string& word) {
+    if (word.size() < 7 || word.size() > 64) return false;
+    for (char c : word)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
+}  // namespace
+
+GitBisect::GitBisect(const fs::path& folder, const fs::path& tree, const fs::path& scratch)
+    : repo_(folder / "repo.git"), scratch_(scratch) {
+    std::error_code ec;
+    if (fs::exists(repo_ / "HEAD", ec)) return;
+    fs::create_directories(folder, ec);
+    const auto r =
+        run_git(folder, {"clone", "--bare", "--shared", "--quiet", tree.string(), repo_.string()},
+                scratch_);
+    if (!r.ok)
+        throw EnvironmentError("contest bisect: cannot clone " + printable(tree.string()) + ": " +
+                               r.first_error_line());
+}
+
+BisectNext GitBisect::next(const std::string& said) const {
+    BisectNext n;
+    const auto lines = split_lines(said);
+    n.said = lines.empty() ? "" : lines.front();
+    for (const auto& line : lines) {
+        const auto at = line.find(" is the first bad commit");
+        if (at != std::string::npos && is_hash(line.substr(0, at)))
+            n.first_bad = line.substr(0, at);
+    }
+    if (said.find("only 'skip'ped commits left to test") != std::string::npos) {
+        for (const auto& line : lines)
+            if (is_hash(line)) n.could_be.push_back(line);
+        return n;
+    }
+    if (n.first_bad.empty())
+        n.commit = git_output(repo_, {"rev-parse", "--verify", "BISECT_HEAD"}, scratch_,
+                              "contest bisect: the next commit");
+    return n;
+}
+
+BisectNext GitBisect::start(const std::string& bad, const std::string& good) {
+    run_git(repo_, {"bisect", "reset"}, scratch_);
+    const auto r = run_git(repo_, {"bisect", "start", "--no-checkout", bad, good}, scratch_);
+    if (!r.ok) throw EnvironmentError("contest bisect: git bisect start: " + r.first_error_line());
+    return next(r.out);
+}
+
+BisectNext GitBisect::mark(const std::string& word, const std::string& commit) {
+    const auto r = run_git(repo_, {"bisect", word, commit}, scratch_);
+    // `git bisect skip` of the last candidates exits 2 with its list of them.
+    if (!r.ok && r.out.find("only 'skip'ped commits") == std::string::npos)
+        throw EnvironmentError("contest bisect: git bisect " + word + ": " + r.first_error_line());
+    return next(r.out);
+}
+
+BisectNext GitBisect::replay(const fs::path& kept_log) {
+    run_git(repo_, {"bisect", "reset"}, scratch_);
+    const auto r = run_git(repo_, {"bisect", "replay", kept_log.string()}, scratch_);
+    if (!r.ok) throw EnvironmentError("contest bisect: git bisect replay: " + r.first_error_line());
+    // What git says now: the log's answer once it has one, else the next commit.
+    BisectNext n;
+    const std::string kept = log();
+    const std::string mark = "# first bad commit: [";
+    if (const auto at = kept.rfind(mark); at != std::string::npos) {
+        const auto from = at + mark.size();
+        n.first_bad = kept.substr(from, kept.find(']', from) - from);
+        return n;
+    }
+    n.commit = git_output(repo_, {"rev-parse", "--verify", "BISECT_HEAD"}, scratch_,
+                          "contest bisect: the next commit");
+    return n;
+}
+
+std::string GitBisect::log() const {
+    return git_output(repo_, {"bisect", "log"}, scratch_, "contest bisect: git bisect log");
+}
+
+void GitBisect::reset() {
+    run_git(repo_, {"bisect", "reset"}, scratch_);
+}
+
+std::string GitBisect::subject(const std::string& commit) const {
+    return git_output(repo_, {"log", "-1", "--format=%s", commit}, scratch_,
+                      "contest bisect: the subject of " + commit);
+}
+
+std::string GitBisect::author(const std::string& commit) const {
+    return git_output(repo_, {"log", "-1", "--format=%an <%ae>", commit}, scratch_,
+                      "contest bisect: the author of " + commit);
+}
+
+}  // namespace contest::bisect

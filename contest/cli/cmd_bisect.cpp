@@ -1,0 +1,151 @@
+// `contest bisect --good TREE@REF --bad TREE@REF [options] [-- RUN-OPTIONS... LOAD...]`
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "contest/bisect/bisection.h"
+#include "contest/cli/cli_common.h"
+#include "contest/cli/commands.h"
+#include "contest/cli/run_options.h"
+#include "contest/kbuild/kernel_ref.h"
+#include "contest/run/label_run.h"
+#include "contest/run/result_writer.h"
+#include "contest/run/run_loop.h"
+#include "contest/sys/cgroup.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+#include "contest/sys/workdir.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What a batch's words set themselves: a run's words that would fight them.
+void refuse_batch_options(const std::vector<std::string>& words) {
+    for (const auto& w : words)
+        for (const char* own : {"--kernel", "--boot", "--runs", "--results", "--order", "--label",
+                                "--vary", "--resume", "-n", "-k"})
+            if (w == own || w.starts_with(std::string(own) + "=") ||
+                (std::string(own).size() == 2 && w.starts_with(own) && w.size() > 2 && w[2] != '-'))
+                throw UsageError("contest bisect: " + std::string(own) +
+                                 " is the bisection's to set (each batch is a run of its own "
+                                 "labels good, bad and tested): leave it out after --");
+}
+
+kbuild::KernelRef end_ref(const std::string& spec, const std::string& option,
+                          const fs::path& scratch) {
+    if (spec.empty()) throw UsageError("contest bisect: give " + option + " TREE@REF");
+    if (!kbuild::looks_like_kernel_ref(spec))
+        throw UsageError("contest bisect: " + option + " '" + printable(spec) +
+                         "': expected TREE@REF (a git tree and a commit of it)");
+    kbuild::KernelRef ref = kbuild::read_kernel_ref(spec, option, scratch);
+    if (!ref.patches.empty())
+        throw UsageError("contest bisect: " + option +
+                         ": a bisection walks the tree's own commits; no +PATCH");
+    return ref;
+}
+
+}  // namespace
+
+int cmd_bisect(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "bisect";
+    cl.usage =
+        "contest bisect --good TREE@REF --bad TREE@REF [options] [-- RUN-OPTIONS... LOAD...]";
+    cl.summary =
+        "Finds the commit between --good and --bad that changed --measure: the ends measured in "
+        "interleaved rounds of QEMU guests until they differ beyond noise, then git bisect, each "
+        "step's commit built and measured with both ends until a sequential test classes it like "
+        "good or like bad at --error-rate (or it is skipped); the answer with every step's "
+        "evidence and how sure it is. After --, the words of `contest run` for each batch (the "
+        "workload, the loads, the guests' options; not --kernel, --runs, --results). "
+        "docs/bisect.md.";
+    std::string good, bad, measure, results = "results/bisect";
+    BisectRule rule;
+    std::vector<std::string> run_words;
+    // clang-format off
+    cl.options.add_options()
+        ("good", po::value(&good)->value_name("TREE@REF"), "the commit whose kernel is good")
+        ("bad", po::value(&bad)->value_name("TREE@REF"), "the later commit whose kernel is bad (same TREE)")
+        ("measure", po::value(&measure)->value_name("WHAT:LOAD"),
+         "what the ends differ in: time, ratio, loads (LOAD's work done) or a measure a run records "
+         "(latency_cyclic_p99_us, ...), under LOAD (default: time under the first load but no_load)")
+        ("error-rate", bounded(&rule.error_rate, 0.0001, 0.2)->default_value(rule.error_rate)->value_name("E"),
+         "each step's chance of classing its commit wrong, each way")
+        ("step-max-rounds", bounded(&rule.step_max_rounds, 2u, 50u)->default_value(rule.step_max_rounds)->value_name("N"),
+         "a step still undecided after N rounds is skipped")
+        ("ends-max-rounds", bounded(&rule.ends_max_rounds, 3u, 50u)->default_value(rule.ends_max_rounds)->value_name("N"),
+         "the ends not told apart after N rounds: no bisection")
+        ("results", po::value(&results)->default_value(results)->value_name("D"),
+         "the bisection's folder: its state, git's log and every batch's result files")
+        ("run-word", po::value(&run_words)->value_name("WORD"), "a word of each batch's `contest run`");
+    // clang-format on
+    cl.positional.add("run-word", -1);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    refuse_batch_options(run_words);
+
+    const fs::path folder = fs::absolute(results).lexically_normal();
+    fs::create_directories(folder);
+    const kbuild::KernelRef g = end_ref(good, "--good", folder);
+    const kbuild::KernelRef b = end_ref(bad, "--bad", folder);
+    if (g.tree != b.tree)
+        throw UsageError("contest bisect: --good and --bad name two trees (" +
+                         printable(g.tree.string()) + ", " + printable(b.tree.string()) + ")");
+    if (g.commit == b.commit)
+        throw UsageError("contest bisect: --good and --bad are one commit (" + g.commit + ")");
+
+    // Each batch's words: the user's, its labels' kernels, its rounds and folder.
+    const auto batch_words = [&](const std::vector<KernelSpec>& kernels, const fs::path& into,
+                                 unsigned rounds) {
+        std::vector<std::string> words = run_words;
+        for (const auto& k : kernels) words.push_back("--kernel=" + k.label + "=" + k.image);
+        words.push_back("--runs=" + std::to_string(rounds));
+        words.push_back("--results=" + into.string());
+        return words;
+    };
+    // Checked now, as the first batch will be: a bad word is refused before anything is built.
+    const RunConfig first = run_config_of(
+        batch_words({{"good", g.spec}, {"bad", b.spec}}, folder / "ends", rule.ends_max_rounds));
+    std::vector<std::string> loads;
+    for (const auto& l : first.loads) loads.push_back(l);
+    if (measure.empty()) {
+        for (const auto& l : loads)
+            if (l != "no_load") {
+                measure = "time:" + l;
+                break;
+            }
+        if (measure.empty())
+            throw UsageError("contest bisect: give --measure, or a load besides no_load");
+    }
+    bisect::BisectOptions options;
+    options.tree = g.tree;
+    options.good = g.commit;
+    options.bad = b.commit;
+    options.measure = bisect::parse_bisect_measure(measure, loads);
+    options.rule = rule;
+    options.results = folder;
+    options.workdir = first.workload.workdir;
+
+    const auto containment = RunContainment::set_up();
+    Progress progress = Progress::for_stderr(false);
+    const bisect::TakeRounds take = [&](const std::vector<KernelSpec>& kernels,
+                                        const fs::path& into, unsigned rounds,
+                                        const bisect::StopRule& stop) {
+        RunConfig rc = run_config_of(batch_words(kernels, into, rounds));
+        rc.containment = containment->description();
+        rc.stop_rule = stop;
+        rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
+        RunOutcome out = run_suite(rc, progress);
+        if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
+        return label_results(out.labels);
+    };
+    const bisect::BisectState state = bisect::run_bisection(options, take, progress);
+    progress.clear();
+    std::cout << bisect::bisection_text(state) << std::flush;
+    return state.first_bad.empty() ? kExitSomeRunsFailed : kExitOk;
+}
+
+}  // namespace contest

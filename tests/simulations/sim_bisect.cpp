@@ -1,0 +1,188 @@
+// The bisection's decision (contest/analysis/bisect_decision.h) checked by
+// simulation: whole bisections of 32 commits, the first bad one drawn at
+// random, each round's figures drawn with a known shift between good and
+// bad, a drift shared by the round's three figures, and noise with heavy
+// tails (Student's t with 3 degrees of freedom: the spikes of an emulated
+// guest). What is checked: the answer is wrong no more often than the
+// sureness it states says (with room for the draw), a step takes few
+// rounds when the shift is clear, and a fixed three rounds a step (LKP's
+// floor, each step classed by the nearer end's mean) is wrong far more
+// often where the shift is near the noise. The figures are printed for
+// docs/bisect.md.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "contest/analysis/bisect_decision.h"
+
+using namespace contest;
+
+namespace {
+
+constexpr int kCommits = 32;  // the bad end is commit 32, the good end commit 0
+constexpr int kBisections = 400;
+
+struct World {
+    std::mt19937_64 rng;
+    double shift;  // bad - good, in units of one figure's noise
+    int first_bad = 1;
+    std::student_t_distribution<double> noise{3};
+    std::normal_distribution<double> drift{0, 0.5};
+
+    // t(3) has variance 3: scaled to 1.
+    double draw(int commit, double round_drift) {
+        return 10 + (commit >= first_bad ? shift : 0) + round_drift + noise(rng) / std::sqrt(3.0);
+    }
+};
+
+struct Outcome {
+    bool ends_differ = false;
+    bool answered = false;  // one commit, not a range of skipped ones
+    bool right = false;
+    double sureness = 0;
+    int rounds = 0;  // every round taken, the ends' and the steps'
+    int steps = 0;
+};
+
+// One whole bisection: the ends, then steps until one commit is left.
+// fixed_rounds > 0: every step takes that many rounds and is classed by the
+// nearer end's mean (no sequential test).
+Outcome bisect(World& w, const BisectRule& rule, int fixed_rounds) {
+    Outcome out;
+    std::vector<EndsRound> ends;
+    EndsVerdict e;
+    while ((e = judge_ends(ends, rule)).state == EndsState::unknown) {
+        const double d = w.drift(w.rng);
+        ends.push_back({w.draw(0, d), w.draw(kCommits, d)});
+        ++out.rounds;
+    }
+    if (e.state != EndsState::differ) return out;
+    out.ends_differ = true;
+    int good = 0, bad = kCommits;
+    std::vector<bool> skipped(kCommits + 1, false);
+    std::vector<StepVerdict> verdicts;
+    while (bad - good > 1) {
+        // The untested commit nearest the middle, as git bisect skip does.
+        int tested = -1;
+        for (int off = 0; off <= kCommits && tested < 0; ++off)
+            for (int c : {(good + bad) / 2 - off, (good + bad) / 2 + off})
+                if (c > good && c < bad && !skipped[c]) {
+                    tested = c;
+                    break;
+                }
+        if (tested < 0) return out;  // only skipped commits left: a range
+        ++out.steps;
+        std::vector<StepRound> step;
+        StepVerdict v;
+        for (;;) {
+            const double d = w.drift(w.rng);
+            step.push_back({w.draw(0, d), w.draw(kCommits, d), w.draw(tested, d)});
+            ends.push_back({step.back().good, step.back().bad});
+            ++out.rounds;
+            if (fixed_rounds > 0) {
+                if (static_cast<int>(step.size()) < fixed_rounds) continue;
+                double g = 0, b = 0, x = 0;
+                for (const auto& r : step) g += r.good, b += r.bad, x += r.tested;
+                v.state =
+                    std::abs(x - b) < std::abs(x - g) ? StepClass::like_bad : StepClass::like_good;
+                v.sureness = 1;
+                break;
+            }
+            v = judge_step(step, ends, rule);
+            if (v.state != StepClass::unknown || v.at_bound) break;
+        }
+        if (v.state == StepClass::unknown) {
+            skipped[tested] = true;
+            continue;
+        }
+        verdicts.push_back(v);
+        (v.state == StepClass::like_bad ? bad : good) = tested;
+    }
+    out.answered = true;
+    out.right = bad == w.first_bad;
+    out.sureness = answer_sureness(verdicts);
+    return out;
+}
+
+struct Tally {
+    int bisections = 0, differ = 0, answered = 0, wrong = 0, rounds = 0, steps = 0;
+    double stated_wrong = 0;  // sum of 1 - sureness over the answers
+};
+
+Tally run(double shift, const BisectRule& rule, int fixed_rounds, std::uint64_t seed) {
+    World w{std::mt19937_64(seed), shift};
+    std::uniform_int_distribution<int> first_bad(1, kCommits);
+    Tally t;
+    for (int i = 0; i < kBisections; ++i) {
+        w.first_bad = first_bad(w.rng);
+        const Outcome o = bisect(w, rule, fixed_rounds);
+        ++t.bisections;
+        t.rounds += o.rounds;
+        t.steps += o.steps;
+        if (!o.ends_differ) continue;
+        ++t.differ;
+        if (!o.answered) continue;
+        ++t.answered;
+        if (!o.right) ++t.wrong;
+        t.stated_wrong += 1 - o.sureness;
+    }
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a bisection's answer is wrong no more often than its stated sureness says, and a "
+    "fixed three rounds a step is wrong more often near the noise",
+    "[simulation][bisect]") {
+    const BisectRule rule;
+    std::printf(
+        "shift/noise  rule        ends differ  answered  wrong  stated wrong  "
+        "rounds/bisection  rounds/step (ends' too)\n");
+    for (double shift : {1.0, 2.0, 3.0, 4.0, 6.0}) {
+        const Tally s = run(shift, rule, 0, 42);
+        const Tally f = run(shift, rule, 3, 42);
+        for (const auto* t : {&s, &f})
+            std::printf("%11.1f  %-10s  %11d  %8d  %5d  %12.1f  %16.1f  %11.2f\n", shift,
+                        t == &s ? "sequential" : "fixed 3", t->differ, t->answered, t->wrong,
+                        t->stated_wrong, double(t->rounds) / t->bisections,
+                        double(t->rounds) / std::max(1, t->steps));
+        INFO("shift " << shift << " noise: " << s.wrong << " wrong of " << s.answered << ", stated "
+                      << s.stated_wrong << "; fixed 3: " << f.wrong << " of " << f.answered);
+        // Near the noise the sequential test mostly says it cannot tell
+        // (skips), where three rounds a step answer wrong most of the time.
+        if (shift <= 2) CHECK(s.wrong * 10 < f.wrong);
+        if (shift < 2) continue;
+        CHECK(s.answered > kBisections / 2);
+        // Wrong no more often than stated, with three binomial SDs of room.
+        const double stated = s.stated_wrong;
+        CHECK(s.wrong <= stated + 3 * std::sqrt(std::max(stated, 1.0)) + 1);
+        CHECK(double(s.wrong) / s.answered <= 0.02);
+        // A clear shift: fewer rounds than three a step.
+        if (shift >= 4) CHECK(double(s.rounds) / s.bisections < double(f.rounds) / f.bisections);
+    }
+}
+
+TEST_CASE("a bisection with no shift between its ends is refused, saying what it could see",
+          "[simulation][bisect]") {
+    const BisectRule rule;
+    const Tally none = run(0, rule, 0, 7);
+    // The ends' test holds its level: about 1% of bisections go on.
+    CHECK(none.differ <= kBisections * 5 / 100);
+    World w{std::mt19937_64(3), 0};
+    std::vector<EndsRound> ends;
+    EndsVerdict e;
+    while ((e = judge_ends(ends, rule)).state == EndsState::unknown) {
+        const double d = w.drift(w.rng);
+        ends.push_back({w.draw(0, d), w.draw(kCommits, d)});
+    }
+    if (e.state == EndsState::same) {
+        CHECK(e.rounds == rule.ends_max_rounds);
+        CHECK(e.could_see > 0);
+        CHECK(e.why.find("could see") != std::string::npos);
+    }
+}

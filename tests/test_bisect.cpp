@@ -1,0 +1,294 @@
+// `contest bisect` without building or booting: a real git repository of
+// small commits and real `git bisect`, each batch of rounds taken by the run
+// loop (run_rounds) through a fake backend whose figures depend on the
+// label's commit: a known effect from one commit on, noise of a given
+// spread. What is checked: the first bad commit is found, every step's
+// evidence recorded and the user's tree left as it was; a resumed
+// bisection takes no step twice; an effect below the noise is "cannot
+// tell" with what the rounds could see; the state is read as untrusted.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "contest/bisect/bisect_measure.h"
+#include "contest/bisect/bisect_state.h"
+#include "contest/bisect/bisection.h"
+#include "contest/result/result_file.h"
+#include "contest/run/run_loop.h"
+#include "contest/run/run_plan.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
+#include "test_helpers.h"
+
+using namespace contest;
+using namespace contest::bisect;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sh(const fs::path& dir, const std::string& cmd) {
+    return test::shell_output("cd '" + dir.string() + "' && " + cmd);
+}
+
+// A tree of `commits` commits after its base, each changing one file.
+struct Tree {
+    test::ScratchDir scratch{"bisect"};
+    fs::path tree = scratch / "linux";
+    std::vector<std::string> commits;  // [0] the base (good), then one per change
+
+    explicit Tree(int changes) {
+        fs::create_directories(tree);
+        sh(tree,
+           "git init -q -b main && echo 0 > file && git add file && "
+           "git -c user.name=t -c user.email=t@t commit -qm base");
+        commits.push_back(sh(tree, "git rev-parse HEAD"));
+        for (int i = 1; i <= changes; ++i) {
+            sh(tree, "echo " + std::to_string(i) +
+                         " > file && git -c user.name=Ann -c user.email=ann@example.org "
+                         "commit -qam 'change " +
+                         std::to_string(i) + "'");
+            commits.push_back(sh(tree, "git rev-parse HEAD"));
+        }
+    }
+    // The user's tree as a user sees it: status, HEAD, branches, bisect state.
+    std::string state() const {
+        return sh(tree,
+                  "git status --porcelain; git rev-parse HEAD; git branch -a; "
+                  "ls .git | grep -ci bisect");
+    }
+    int index_of(const std::string& commit) const {
+        for (std::size_t i = 0; i < commits.size(); ++i)
+            if (commits[i] == commit) return static_cast<int>(i);
+        return -1;
+    }
+};
+
+// Each run's Time: 10 s, plus `effect` from commit first_bad on, plus noise.
+class CommitBackend : public RoundBackend {
+  public:
+    CommitBackend(const RunPlan& plan, const Tree& tree, int first_bad, double effect, double noise,
+                  std::mt19937_64& rng, std::map<std::string, int>& turns)
+        : plan_(plan),
+          tree_(tree),
+          first_bad_(first_bad),
+          effect_(effect),
+          noise_(0, noise),
+          rng_(rng),
+          turns_(turns) {}
+    std::optional<latency::LatencyPlan> plan_probes() override { return std::nullopt; }
+    void describe(ResultFile&, const LabelRun&) const override {}
+    void begin(RunRecorder&) override {}
+    void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
+                   RunRecorder& recorder) override {
+        const std::string image = label.kernel->image;
+        const int commit = tree_.index_of(image.substr(image.rfind('@') + 1));
+        REQUIRE(commit >= 0);
+        ++turns_[label.label];
+        std::vector<RunRecord> runs;
+        for (std::size_t k : loads) {
+            RunRecord r;
+            r.load = std::string(plan_.load_names[k]);
+            r.index = r.round = static_cast<int>(index);
+            r.wall_s = 10 + (commit >= first_bad_ ? effect_ : 0) + noise_(rng_);
+            r.cpu_pct = 90;
+            runs.push_back(r);
+        }
+        recorder.record(label, runs, 0.01);
+    }
+
+  private:
+    const RunPlan& plan_;
+    const Tree& tree_;
+    int first_bad_;
+    double effect_;
+    std::normal_distribution<double> noise_;
+    std::mt19937_64& rng_;
+    std::map<std::string, int>& turns_;
+};
+
+struct FakeBisection {
+    Tree t;
+    int first_bad;
+    double effect, noise;
+    std::mt19937_64 rng{11};
+    std::map<std::string, int> turns;  // turns taken, by label
+    int batches = 0;
+    Progress progress = Progress::for_stderr(true);
+
+    FakeBisection(int changes, int first_bad_in, double effect_in, double noise_in)
+        : t(changes), first_bad(first_bad_in), effect(effect_in), noise(noise_in) {}
+
+    BisectOptions options() const {
+        BisectOptions o;
+        o.tree = t.tree;
+        o.good = t.commits.front();
+        o.bad = t.commits.back();
+        o.measure = parse_bisect_measure("time:cpu_load", {"no_load", "cpu_load"});
+        o.results = t.scratch / "results";
+        o.workdir = t.scratch / "work";
+        return o;
+    }
+
+    // A batch as contest bisect's is, but through the fake backend: a
+    // --kernel run's config and plan, the loop itself.
+    TakeRounds take() {
+        return [this](const std::vector<KernelSpec>& kernels, const fs::path& folder,
+                      unsigned rounds, const StopRule& stop) {
+            ++batches;
+            RunConfig config;
+            config.place = RunPlace::guests;
+            config.kernels = kernels;
+            config.loads = {"no_load", "cpu_load"};
+            config.runs = rounds;
+            config.workload.kind = "command";
+            config.workload.workload_cmd = "true";
+            config.workload.workdir = config.load.workdir = t.scratch / "work";
+            config.results_dir = folder;
+            config.seed = 5 + batches;
+            config.stop_rule = stop;
+            fs::create_directories(config.workload.workdir);
+            RunPlan plan = make_run_plan(config);
+            auto backend =
+                std::make_unique<CommitBackend>(plan, t, first_bad, effect, noise, rng, turns);
+            std::optional<KnobGuard> no_knobs;
+            const LabelFiles files = run_label_files(
+                config, "2026-12-04T00:00:0" + std::to_string(batches % 10) + "Z", {}, progress);
+            RunOutcome out =
+                run_rounds(config, plan, std::move(backend), no_knobs, files, progress);
+            return label_results(out.labels);
+        };
+    }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a bisection finds the commit that added a delay, says how sure, and leaves the "
+    "user's tree as it was",
+    "[bisect]") {
+    FakeBisection b(8, 5, 1.0, 0.1);
+    const std::string before = b.t.state();
+    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    INFO(bisection_text(s));
+    CHECK(s.ends_state == "differ");
+    REQUIRE(s.first_bad == b.t.commits[5]);
+    CHECK(s.first_bad_subject == "change 5");
+    CHECK(s.first_bad_author == "Ann <ann@example.org>");
+    CHECK(s.sureness > 0.9);
+    CHECK(s.finished);
+    // 8 commits: three steps, each decided, each with its evidence.
+    REQUIRE(s.steps.size() == 3);
+    for (const auto& step : s.steps) {
+        CHECK(step.state != StepClass::unknown);
+        CHECK(step.rounds >= 2);
+        CHECK(step.sureness > 0.99);
+        CHECK(fs::exists(b.t.scratch / "results" / step.folder / "tested"));
+        const bool bad = b.t.index_of(step.commit) >= 5;
+        CHECK(step.word == (bad ? "bad" : "good"));
+    }
+    // Both ends measured in every batch, in the same rounds as the tested commit.
+    CHECK(b.turns["good"] == b.turns["bad"]);
+    const std::string log = test::slurp(b.t.scratch / "results" / "bisect.log");
+    CHECK_THAT(log, Catch::Contains("# first bad commit: [" + b.t.commits[5] + "]"));
+    CHECK(b.t.state() == before);
+    const std::string text = bisection_text(s);
+    CHECK_THAT(text, Catch::Contains("first bad commit: " + b.t.commits[5] + " change 5"));
+
+    SECTION("a rerun of the finished bisection takes no round") {
+        const int batches = b.batches;
+        const BisectState again = run_bisection(b.options(), b.take(), b.progress);
+        CHECK(b.batches == batches);
+        CHECK(again.first_bad == s.first_bad);
+    }
+}
+
+TEST_CASE("a bisection cut after its second step resumes from its state and git's log",
+          "[bisect]") {
+    FakeBisection b(8, 3, 1.0, 0.1);
+    // The first run stops (as an interrupt would) when its third batch starts.
+    const TakeRounds whole = b.take();
+    const TakeRounds cut = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
+                               const StopRule& stop) {
+        if (b.batches == 3) throw Interrupted();
+        return whole(k, f, r, stop);
+    };
+    CHECK_THROWS_AS(run_bisection(b.options(), cut, b.progress), Interrupted);
+    const BisectState half = read_bisect_state(b.t.scratch / "results" / "bisect.json");
+    CHECK_FALSE(half.finished);
+    REQUIRE(half.steps.size() == 2);
+    const int batches = b.batches;
+    const BisectState s = run_bisection(b.options(), whole, b.progress);
+    INFO(bisection_text(s));
+    CHECK(s.first_bad == b.t.commits[3]);
+    REQUIRE(s.steps.size() == 3);
+    CHECK(s.steps[0].commit == half.steps[0].commit);
+    CHECK(b.batches == batches + 1);  // the third step alone
+}
+
+TEST_CASE("ends within the noise are not bisected: cannot tell, with what the rounds could see",
+          "[bisect]") {
+    FakeBisection b(8, 5, 0.01, 0.5);
+    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    CHECK(s.ends_state == "same");
+    CHECK(s.first_bad.empty());
+    CHECK(s.steps.empty());
+    CHECK(s.ends_rounds == BisectRule{}.ends_max_rounds);
+    CHECK(s.could_see > 0.1);
+    CHECK_THAT(s.ends_why, Catch::Contains("could see"));
+    CHECK_THAT(bisection_text(s), Catch::Contains("cannot be told apart"));
+}
+
+TEST_CASE("a bisection's state is read as untrusted: each wrong field one line naming it",
+          "[bisect]") {
+    BisectState s;
+    s.tree = "/t";
+    s.good = "a";
+    s.bad = "b";
+    s.steps.push_back({});
+    const std::string text = bisect_state_text(s);
+    CHECK(bisect_state_text(bisect_state_from_text(text, "x")) == text);
+    for (const auto& [bad, field] : std::vector<std::pair<std::string, std::string>>{
+             {"[]", "no JSON object"},
+             {"{\"version\": 2}", "version"},
+             {R"({"version": 1, "tree": 3})", "tree"},
+         }) {
+        INFO(bad);
+        try {
+            bisect_state_from_text(bad, "bisect.json");
+            FAIL("accepted");
+        } catch (const UsageError& e) {
+            CHECK_THAT(std::string(e.what()), Catch::Contains(field));
+            CHECK(std::string(e.what()).find('\n') == std::string::npos);
+        }
+    }
+    // The fuzz target's seeds are states this reader takes.
+    for (const auto& e :
+         fs::directory_iterator(fs::path(CONTEST_SOURCE_DIR) / "tests/fuzz/seeds/bisect")) {
+        INFO(e.path());
+        const BisectState seed = read_bisect_state(e.path());
+        CHECK(seed.measure == "loads:process_load");
+    }
+    std::string wrong_class = text;
+    wrong_class.replace(wrong_class.find("\"cannot tell\""), 13, "\"maybe\"");
+    CHECK_THROWS_WITH(bisect_state_from_text(wrong_class, "bisect.json"),
+                      Catch::Contains("steps[0]: class"));
+}
+
+TEST_CASE(
+    "a bisection's --measure names a measure and one of the run's loads, or is one line saying why",
+    "[bisect]") {
+    const std::vector<std::string> loads{"no_load", "process_load"};
+    CHECK(parse_bisect_measure("loads:process_load", loads).what == "loads");
+    CHECK(parse_bisect_measure("latency_cyclic_p99_us:process_load", loads).load == "process_load");
+    CHECK_THROWS_WITH(parse_bisect_measure("time", loads), Catch::Contains("WHAT:LOAD"));
+    CHECK_THROWS_WITH(parse_bisect_measure("speed:process_load", loads),
+                      Catch::Contains("no measure"));
+    CHECK_THROWS_WITH(parse_bisect_measure("time:io_load", loads),
+                      Catch::Contains("does not take the load 'io_load'"));
+    CHECK_THROWS_WITH(parse_bisect_measure("loads:no_load", loads), Catch::Contains("no work"));
+}
