@@ -15,79 +15,18 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/vm/kernel_image.h"
+#include "kbuild_stand_in.h"
 #include "test_helpers.h"
 
 using namespace contest;
 using namespace contest::kbuild;
+using contest::test::kStandInMakefile;
+using contest::test::sh;
+using contest::test::StandIn;
+using contest::test::write_file;
 namespace fs = std::filesystem;
 
-namespace {
-
-const char* const kStandInMakefile = R"MAKE(O ?= .
-tinyconfig:
-	mkdir -p $(O) && echo CONFIG_TINY=y > $(O)/.config
-kvm_guest.config:
-	echo CONFIG_KVM_GUEST=y >> $(O)/.config
-olddefconfig:
-	cat options >> $(O)/.config
-bzImage:
-	@if [ -f fail ]; then echo "error: the stand-in fails here"; exit 1; fi
-	mkdir -p $(O)/arch/x86/boot && cp image.bin $(O)/arch/x86/boot/bzImage
-	env | grep KBUILD_ > $(O)/build-env; echo "O=$(O)" >> $(O)/build-env
-	echo built >> $(O)/builds
-)MAKE";
-
-void write_file(const fs::path& p, const std::string& text) {
-    std::ofstream(p, std::ios::binary) << text;
-}
-
-std::string sh(const fs::path& dir, const std::string& cmd) {
-    return test::shell_output("cd '" + dir.string() + "' && " + cmd);
-}
-
-struct StandIn {
-    test::ScratchDir scratch{"kbuild"};
-    fs::path tree = scratch / "linux";
-    std::string base, next;  // two commits
-
-    StandIn() {
-        fs::create_directories(tree);
-        write_file(tree / "Makefile", kStandInMakefile);
-        write_file(tree / "options", "CONFIG_BASE=y\n");
-        write_file(tree / "image.bin",
-                   test::fake_bzimage("6.1.0-standin (contest@contest) #1", 64));
-        sh(tree,
-           "git init -q -b main && git add . && git -c user.name=t -c user.email=t@t "
-           "commit -qm base");
-        base = sh(tree, "git rev-parse HEAD");
-        write_file(tree / "options", "CONFIG_BASE=y\nCONFIG_NEW=y\n");
-        sh(tree, "git -c user.name=t -c user.email=t@t commit -qam 'add CONFIG_NEW'");
-        next = sh(tree, "git rev-parse HEAD");
-        sh(tree, "git branch side " + base);
-    }
-    // The user's tree as a user sees it: status, HEAD, branches, worktrees.
-    std::string state() const {
-        return sh(tree,
-                  "git status --porcelain; git rev-parse HEAD; git branch -a; "
-                  "git worktree list --porcelain | grep -c worktree");
-    }
-    BuildSettings settings() const {
-        BuildSettings s;
-        s.workdir = scratch / "work";
-        s.results_dir = scratch / "results";
-        s.jobs = 1;
-        return s;
-    }
-    std::vector<std::optional<BuiltKernel>> build(const std::vector<KernelSpec>& specs) const {
-        Progress quiet(Progress::Mode::kQuiet);
-        return build_kernel_refs(specs, settings(), quiet);
-    }
-    std::string builds_count() const {
-        return sh(scratch.path(), "cat work/kbuild/trees/*/build/builds | wc -l");
-    }
-};
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("a ref builds from contest's own clone and records its commit", "[kbuild]") {
     StandIn s;
@@ -247,22 +186,11 @@ TEST_CASE("boot releases (--boot): installed only where contest made them, and r
 // and modules are Debian's kernel package's, two refs of it as two labels.
 TEST_CASE("contest run --kernel A=TREE@REF1 --kernel B=TREE@REF2 boots what it built",
           "[vm][vm-kbuild]") {
-    Progress quiet(Progress::Mode::kQuiet);
-    const KernelImage debian = resolve_kernel_image(test::debian_kernel_package(),
-                                                    test::vm_test_workdir() / "vm/cache", quiet);
     StandIn s;
-    write_file(
-        s.tree / "Makefile",
-        std::string(kStandInMakefile) +
-            "modules:\n\t@true\nmodules_install:\n\tmkdir -p $(INSTALL_MOD_PATH)/lib/modules "
-            "&& cp -r " +
-            debian.modules_folder.string() + " $(INSTALL_MOD_PATH)/lib/modules/\n");
-    fs::copy_file(debian.image, s.tree / "image.bin", fs::copy_options::overwrite_existing);
-    write_file(s.tree / "options", "CONFIG_MODULES=y\nCONFIG_BASE=y\n");
+    s.use_real_image();
     sh(s.tree,
-       "git -c user.name=t -c user.email=t@t commit -qam 'the real image' && git branch one "
-       "&& echo CONFIG_TWO=y >> options && git -c user.name=t -c user.email=t@t commit "
-       "-qam two");
+       "git branch one && echo CONFIG_TWO=y >> options && git -c user.name=t -c user.email=t@t "
+       "commit -qam two");
     const auto o = test::run_contest_binary(
         {"run", "--kernel", "A=" + s.tree.string() + "@one", "--kernel",
          "B=" + s.tree.string() + "@main", "--vm-accel", "tcg", "-w", "command", "--workload-cmd",

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <system_error>
 
@@ -158,6 +158,13 @@ class Bisection {
         return folder;
     }
 
+    // --kernel under TCG records config.vm.emulated in every file.
+    void note_emulated(const std::vector<ResultFile>& files) {
+        for (const auto& f : files)
+            if (const auto vm = f.config.find("vm"); vm != f.config.end() && vm->is_object())
+                s_.emulated = s_.emulated || vm->value("emulated", false);
+    }
+
     void measure_ends() {
         progress_.note("contest bisect: the ends first (" + short_hash(s_.good) + " good, " +
                        short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
@@ -174,10 +181,7 @@ class Bisection {
         const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad");
         unsigned incomplete = 0;
         if (g && b) ends_ = ends_rounds(*g, *b, o_.measure, incomplete);
-        // --kernel under TCG records config.vm.emulated in every file.
-        for (const auto& f : files)
-            if (const auto vm = f.config.find("vm"); vm != f.config.end() && vm->is_object())
-                s_.emulated = s_.emulated || vm->value("emulated", false);
+        note_emulated(files);
         verdict = judge_ends(ends_, o_.rule);
         // Fewer rounds than the bound came back (runs failed): what they say.
         if (verdict.state == EndsState::unknown) {
@@ -247,6 +251,7 @@ class Bisection {
             return step;
         }
         verdict = judge(files, step.incomplete);
+        note_emulated(files);
         // This step's rounds of the ends count for every later step.
         ends_ = all_ends(&files);
         step.state = verdict.state;
@@ -322,17 +327,15 @@ std::string bisection_text(const BisectState& s) {
         out += "step " + std::to_string(i + 1) + ": " + short_hash(step.commit) + " " +
                step.subject + ": " + std::string(name_in(kStepClassNames, step.state));
         if (step.state != StepClass::unknown)
-            out += " (" + sureness_text(step.sureness) + " sure, " +
-                   std::to_string(step.rounds) + " rounds, at " + six_digits(step.position) +
-                   " of the way from good to bad)";
+            out += " (" + sureness_text(step.sureness) + " sure, " + std::to_string(step.rounds) +
+                   " rounds, at " + six_digits(step.position) + " of the way from good to bad)";
         else
             out += ", skipped: " + step.why;
         out += ", " + seconds_text(step.seconds) + "\n";
     }
     if (!s.first_bad.empty())
         out += "first bad commit: " + s.first_bad + " " + s.first_bad_subject + " (" +
-               s.first_bad_author + "), the whole answer " + sureness_text(s.sureness) +
-               " sure\n";
+               s.first_bad_author + "), the whole answer " + sureness_text(s.sureness) + " sure\n";
     else if (!s.could_be.empty())
         out += "only skipped commits left: the first bad commit is one of " +
                join(s.could_be, ", ") + "\n";

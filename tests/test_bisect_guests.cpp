@@ -1,0 +1,134 @@
+// `contest bisect` through real guests (TCG): one whole step. The tree is
+// the kbuild stand-in whose bzImage and modules are Debian's kernel
+// package's, so every commit boots the same kernel; its ends' verdict is
+// the state's (as a resumed bisection's is: the ends' rounds from its
+// ends/ folder), so the step is what is tested: the tested commit built
+// from the tree, booted in guests in the same rounds as both ends, judged
+// after each round, and, the same kernel as both ends, skipped when the
+// rounds cannot class it; git then has only skipped commits left and says
+// which the first bad one could be.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "contest/bisect/bisect_state.h"
+#include "contest/result/result_file.h"
+#include "contest/run/result_writer.h"
+#include "kbuild_stand_in.h"
+#include "test_helpers.h"
+
+using namespace contest;
+using namespace contest::bisect;
+namespace fs = std::filesystem;
+
+namespace {
+
+// An ends' file: three rounds of no_load, Time `base` +- a hair.
+void write_ends_file(const fs::path& folder, const std::string& label, double base) {
+    ResultFile f;
+    f.label = label;
+    f.contest_version = "test";
+    f.started_at = f.finished_at = "2026-12-04T00:00:00Z";
+    f.complete = true;
+    for (int round = 1; round <= 3; ++round) {
+        RunRecord r;
+        r.load = "no_load";
+        r.index = r.round = round;
+        r.wall_s = base + 0.1 * (round - 2) * (label == "bad" ? 1 : -1);
+        r.cpu_pct = 90;
+        f.runs.push_back(r);
+    }
+    fs::create_directories(folder / label);
+    ResultWriter(folder / label / "ends.json").save(f);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "contest bisect takes a whole step through real guests: built, booted with both ends, "
+    "judged, skipped",
+    "[vm][vm-bisect]") {
+    test::StandIn s;
+    s.use_real_image();
+    const std::string good = test::sh(s.tree, "git rev-parse HEAD");
+    test::sh(s.tree,
+             "echo CONFIG_TWO=y >> options && git -c user.name=t -c user.email=t@t commit "
+             "-qam two && echo CONFIG_THREE=y >> options && git -c user.name=t -c "
+             "user.email=t@t commit -qam three");
+    const std::string middle = test::sh(s.tree, "git rev-parse HEAD~1");
+    const std::string bad = test::sh(s.tree, "git rev-parse HEAD");
+    const std::string before = s.state();
+    const fs::path results = s.scratch / "bisect";
+    // The ends told apart already, as a resumed bisection has them.
+    BisectState state;
+    state.tree = test::sh(s.tree, "git rev-parse --show-toplevel");
+    state.good = good;
+    state.bad = bad;
+    state.measure = "time:no_load";
+    state.place = "kernel";
+    state.ends_state = "differ";
+    state.ends_rounds = 3;
+    state.shift = 1;
+    state.shift_sd = 0.2;
+    state.ends_p = 0.001;
+    state.ends_why = "the ends differ (made by the test)";
+    fs::create_directories(results);
+    write_bisect_state(results / "bisect.json", state);
+    write_ends_file(results / "ends", "good", 1.0);
+    write_ends_file(results / "ends", "bad", 2.0);
+
+    const auto o = test::run_contest_binary({"bisect",
+                                             "--good",
+                                             s.tree.string() + "@" + good,
+                                             "--bad",
+                                             s.tree.string() + "@" + bad,
+                                             "--measure",
+                                             "time:no_load",
+                                             "--step-max-rounds",
+                                             "2",
+                                             "--results",
+                                             results.string(),
+                                             "--",
+                                             "--vm-accel",
+                                             "tcg",
+                                             "-w",
+                                             "command",
+                                             "--workload-cmd",
+                                             "true",
+                                             "--workdir",
+                                             (s.scratch / "work").string(),
+                                             "no_load"},
+                                            s.scratch.path());
+    INFO(o.err);
+    INFO(o.out);
+    // Only the skipped commit left: the first bad one is it or the bad end.
+    CHECK(o.exit_code == 1);
+    const BisectState after = read_bisect_state(results / "bisect.json");
+    CHECK(after.finished);
+    REQUIRE(after.steps.size() == 1);
+    const BisectStep& step = after.steps.front();
+    CHECK(step.commit == middle);
+    CHECK(step.subject == "two");
+    CHECK(step.word == "skip");
+    CHECK(step.rounds == 2);
+    CHECK(step.seconds > 0);
+    CHECK(after.first_bad.empty());
+    CHECK(after.could_be.size() == 2);
+    CHECK(after.emulated);
+    // The step's files: each label booted in both rounds, the tested commit built.
+    for (const char* label : {"good", "bad", "tested"}) {
+        INFO(label);
+        const auto files = test::result_files(results / step.folder / label);
+        REQUIRE(files.size() == 1);
+        const ResultFile f = read_result_file(files.front());
+        CHECK(f.runs.size() == 2);
+        for (const auto& r : f.runs) CHECK(r.ok());
+    }
+    const std::string tested = test::slurp(test::result_files(results / step.folder / "tested")[0]);
+    CHECK(tested.find(middle) != std::string::npos);
+    CHECK_THAT(test::slurp(results / "bisect.log"), Catch::Contains("git bisect skip " + middle));
+    CHECK_THAT(o.out, Catch::Contains("only skipped commits left"));
+    CHECK_THAT(o.out, Catch::Contains("emulated (TCG)"));
+    CHECK(s.state() == before);
+    CHECK(test::leftover_processes().empty());
+}
