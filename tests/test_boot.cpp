@@ -18,6 +18,7 @@
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_state.h"
 #include "contest/boot/boot_unit.h"
+#include "contest/kbuild/boot_install.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
@@ -1201,4 +1202,53 @@ TEST_CASE("copies into .boot never follow a link planted in their place", "[boot
     fs::create_directories(dir / "results/.boot");
     REQUIRE(::chown((dir / "results/.boot").c_str(), 65534, 65534) == 0);
     CHECK_THROWS_AS(open_copy_folder(dir / "results"), EnvironmentError);
+}
+
+TEST_CASE(
+    "run --boot's built releases are removed when the run ends, only those contest made; "
+    "a planted release name is refused",
+    "[boot][e2e]") {
+    StandInMachine machine("built");
+    const fs::path results = machine.dir / "results";
+    REQUIRE(machine.contest(machine.grub_start(results)).exit_code == 0);
+    // As a start of TREE@REF kernels leaves them: one release contest built
+    // (its mark), and one named in the state that contest did not make.
+    const fs::path modules = machine.root / "lib/modules";
+    write_file(modules / "6.1.0-contest-aaaa1111" / kbuild::kContestMadeMark, "key\n");
+    write_file(modules / "6.1.0-theirs" / "modules.dep", "");
+    BootState s = read_boot_state(results / kBootStateName);
+    s.labels.at(0).built_release = "6.1.0-contest-aaaa1111";
+    s.labels.at(0).build = R"({"commit": "abc", "release": "6.1.0-contest-aaaa1111"})";
+    s.labels.at(1).built_release = "6.1.0-theirs";
+    SECTION("the run aborted: contest's release removed, the other left") {
+        write_boot_state(results / kBootStateName, s);
+        const auto o = machine.contest({"run", "--boot-abort", "--results", results.string(),
+                                        "--boot-root", machine.root.string()});
+        INFO(o.err);
+        CHECK(o.exit_code == 0);
+        CHECK_FALSE(fs::exists(modules / "6.1.0-contest-aaaa1111"));
+        CHECK(fs::exists(modules / "6.1.0-theirs"));
+        CHECK(o.err.find("removed the release contest built for " + s.labels[0].label +
+                         " (lib/modules/6.1.0-contest-aaaa1111)") != std::string::npos);
+    }
+    SECTION("--boot-keep-built: left installed") {
+        s.keep_built = true;
+        write_boot_state(results / kBootStateName, s);
+        const auto o = machine.contest({"run", "--boot-abort", "--results", results.string(),
+                                        "--boot-root", machine.root.string()});
+        CHECK(o.exit_code == 0);
+        CHECK(fs::exists(modules / "6.1.0-contest-aaaa1111"));
+    }
+    SECTION("a release naming a folder above lib/modules: the state refused, nothing removed") {
+        s.labels.at(0).built_release = "../../etc";
+        write_boot_state(results / kBootStateName, s);
+        const auto o = machine.contest({"run", "--boot-status", "--results", results.string()});
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find("labels[0]: built_release: not a release name") != std::string::npos);
+        CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+        CHECK(fs::exists(modules / "6.1.0-contest-aaaa1111"));
+        machine.contest({"run", "--boot-abort", "--results", results.string(), "--boot-root",
+                         machine.root.string()});
+    }
+    CHECK(test::leftover_processes().empty());
 }

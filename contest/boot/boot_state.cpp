@@ -51,10 +51,23 @@ struct Field {
     // Why the value read cannot be, given the state's fields read before
     // it (a table's order is the order of reading); nothing when it can.
     std::optional<std::string> (*problem)(const Record&, const BootState&) = nullptr;
+    // A field later contests added: absent from the file when it holds its
+    // default (so an earlier contest's state is written back as it was),
+    // and its default when absent.
+    bool optional = false;
 };
 
 std::optional<std::string> bad_label_name(const BootLabel& l, const BootState&) {
     return label_problem(l.label);
+}
+
+// A release names a folder in lib/modules/: one name, nothing above it.
+std::optional<std::string> bad_built_release(const BootLabel& l, const BootState&) {
+    const std::string& r = l.built_release;
+    if (r.find('/') == std::string::npos && r != "." && r != ".." &&
+        r.find('\0') == std::string::npos)
+        return std::nullopt;
+    return "not a release name (a '/', '.' or '..')";
 }
 
 std::optional<std::string> no_such_label(const BootTurn& t, const BootState& s) {
@@ -77,6 +90,8 @@ const Field<BootLabel> kLabelFields[] = {
     {"release",          &BootLabel::release},
     {"result",           &BootLabel::result},
     {"cannot_boot_next", &BootLabel::cannot_boot_next},
+    {"built_release",    &BootLabel::built_release, bad_built_release, true},
+    {"build",            &BootLabel::build, nullptr, true},
 };
 
 const Field<BootTurn> kTurnFields[] = {
@@ -119,6 +134,7 @@ const Field<BootState> kStateFields[] = {
     {"stop_on_failure", &BootState::stop_on_failure},
     {"boots",           &BootState::boots},
     {"note",            &BootState::note},
+    {"keep_built",      &BootState::keep_built, nullptr, true},
 };
 // clang-format on
 
@@ -170,7 +186,15 @@ json value_to_json(const T& v) {
     } else if constexpr (StateRecord<T>) {
         json out = json::object();
         for (const auto& f : fields_of(v))
-            std::visit([&](auto member) { out[f.name] = value_to_json(v.*member); }, f.member);
+            std::visit(
+                [&](auto member) {
+                    using M = std::remove_cvref_t<decltype(v.*member)>;
+                    // Optional fields are texts and switches.
+                    if constexpr (std::is_same_v<M, std::string> || std::is_same_v<M, bool>)
+                        if (f.optional && v.*member == M{}) return;
+                    out[f.name] = value_to_json(v.*member);
+                },
+                f.member);
         return out;
     } else if constexpr (std::is_arithmetic_v<T>) {
         return v;
@@ -245,6 +269,7 @@ template <typename Record>
 void read_fields(const json& in, const std::string& where, Record& record, const BootState& state) {
     if (!in.is_object()) refuse(where, "", "not an object");
     for (const auto& f : fields_of(record)) {
+        if (f.optional && !in.contains(f.name)) continue;
         const json& v = field_in(in, where, f.name);
         std::visit(
             [&](auto member) {

@@ -43,6 +43,11 @@ struct BootLabel {
     // Why this label's kernel could not boot the next turn's (the first
     // time): its later turns go on to the next through the firmware.
     std::string cannot_boot_next;
+    // KERNEL was TREE@REF: the release contest built and installed for it
+    // (its lib/modules/ folder, removed at the run's end unless kept), and
+    // its build's record (kbuild's KernelBuild, as JSON text). Both "" for
+    // a kernel contest did not build; absent from the file then.
+    std::string built_release, build;
 };
 
 // Where a turn is. The names are the state file's words.
@@ -123,6 +128,7 @@ struct BootState {
     unsigned boots_asked = 0;  // reboots contest asked for, counted before each
     unsigned boot_max = 0;     // at most this many
     bool stop_on_failure = false;
+    bool keep_built = false;  // --boot-keep-built: the releases contest built stay installed
     std::vector<BootSeen> boots;
     std::string note;  // why it stopped, when it did
 

@@ -141,7 +141,7 @@ struct RunArguments {
     std::vector<std::string> boot_appends;
     std::string boot_method = "kexec", boot_on_failure = "continue", boot_continue, boot_root = "/";
     unsigned boot_max = 0;
-    bool boot_status = false, boot_abort = false;
+    bool boot_status = false, boot_abort = false, boot_keep_built = false;
 };
 
 namespace {
@@ -213,6 +213,7 @@ std::vector<TableOption> boot_options(RunArguments& a) {
         {"boot-max", host, Needs{{"boot"}}, bounded(&a.boot_max, 1u, 100000u)->value_name("N"), "at most N reboots (default: two a turn: one a turn, a detour through the firmware after each but the last, one back)"},
         {"boot-on-failure", host, Needs{{"boot"}}, checked(&a.boot_on_failure, [](const std::string& w) { if (w != "continue" && w != "stop") throw UsageError("--boot-on-failure '" + printable(w) + "': expected continue or stop"); })->default_value(a.boot_on_failure)->value_name("W"),
          "after a kernel that did not boot, continue (its runs boot_failed) or stop"},
+        {"boot-keep-built", host, Needs{{"boot"}}, po::bool_switch(&a.boot_keep_built), "keep the releases contest built for TREE@REF kernels installed after the run (default: removed)"},
         {"boot-root", host, Needs{{"boot", "boot-abort"}}, po::value(&a.boot_root)->default_value(a.boot_root)->value_name("D"), "the root the resuming unit is installed under"},
         {"boot-status", host, po::bool_switch(&a.boot_status), "say how the --boot run in --results stands"},
         {"boot-abort", host, po::bool_switch(&a.boot_abort), "stop the --boot run in --results: its unit removed, no further reboot"},
@@ -441,6 +442,7 @@ BootRunOptions boot_run_options(const RunArguments& a) {
     o.method = parse_boot_method(a.boot_method);
     o.boot_max = a.boot_max;
     o.stop_on_failure = a.boot_on_failure == "stop";
+    o.keep_built = a.boot_keep_built;
     o.root = a.boot_root;
     return o;
 }

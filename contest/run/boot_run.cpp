@@ -10,6 +10,7 @@
 #include "contest/boot/boot_guard.h"
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_unit.h"
+#include "contest/kbuild/boot_install.h"
 #include "contest/kbuild/built_kernels.h"
 #include "contest/run/boot_turn.h"
 #include "contest/run/config_record.h"
@@ -37,11 +38,26 @@ std::string minutes_text(double s) {
 
 // The end of the run: the unit and contest's copy removed, the files
 // marked complete, the state kept (--boot-status).
+// The releases contest built and installed for the run's labels, removed
+// (unless --boot-keep-built): only a folder with contest's mark, and never
+// the release the machine runs now (an abort from a label's kernel).
+void remove_built_releases(const BootState& state) {
+    if (state.keep_built) return;
+    const std::string running = running_kernel().release;
+    for (const auto& label : state.labels) {
+        if (label.built_release.empty() || label.built_release == running) continue;
+        if (kbuild::remove_release(label.built_release, state.unit_root))
+            say("removed the release contest built for " + label.label + " (lib/modules/" +
+                label.built_release + ")");
+    }
+}
+
 BootStep finish_run(const fs::path& path, BootState& state, BootPhase phase,
                     const std::string& note) {
     state.phase = phase;
     if (!note.empty()) state.note = note;
     remove_run_files(path, state);
+    remove_built_releases(state);
     std::error_code ec;
     BootStep step;
     for (std::size_t i = 0; i < state.labels.size(); ++i) {
@@ -310,6 +326,7 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
     state.start_cmdline = k.cmdline;
     state.unit_root = fs::absolute(options.root).lexically_normal().string();
     state.stop_on_failure = options.stop_on_failure;
+    state.keep_built = options.keep_built;
     state.argv = config.command_line;
     if (!config.seed) state.argv.push_back("--seed=" + std::to_string(plan.seed));
     // The unit runs with another environment (no HOME, XDG_CACHE_HOME) and
@@ -384,6 +401,10 @@ BootStep start_boot_run(const RunConfig& given, const BootRunOptions& options, P
     build.config_file = config.build_config;
     build.target = kbuild::BuildTarget::boot;
     build.option = "--boot";
+    // The modules go under the root the unit goes under; the initramfs is
+    // made with the machine's own tool, for the machine's own root alone.
+    build.install_root = options.root;
+    build.make_initramfs = fs::absolute(options.root).lexically_normal() == "/";
     const auto built = kbuild::build_kernel_refs(config.kernels, build, progress);
     for (std::size_t i = 0; i < built.size(); ++i)
         if (built[i]) config.kernels[i].image = built[i]->image;
@@ -392,6 +413,11 @@ BootStep start_boot_run(const RunConfig& given, const BootRunOptions& options, P
     const RunningKernel k = running_kernel();
     // The user's words first (UsageError), then the machine: nothing made yet.
     BootState state = planned_state(config, options, plan, k, folder);
+    for (std::size_t i = 0; i < built.size() && i < state.labels.size(); ++i)
+        if (built[i]) {
+            state.labels[i].built_release = built[i]->record.release;
+            state.labels[i].build = built[i]->record.to_json().dump();
+        }
     const BootPlaces places{folder, state.cwd, state.workdir, state.unit_root};
     check_boot_place_names(places);
     check_boot_places(places);

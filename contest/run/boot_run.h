@@ -24,6 +24,7 @@ struct BootRunOptions {
     BootMethod method = BootMethod::kexec;
     unsigned boot_max = 0;  // 0: one a turn and one back
     bool stop_on_failure = false;
+    bool keep_built = false;           // --boot-keep-built
     std::filesystem::path root = "/";  // where the unit is installed
 };
 

@@ -99,6 +99,12 @@ nlohmann::json boot_record(const BootState& state, std::size_t i) {
                         {"cmdline", valid_utf8(l.cmdline)},
                         {"release", valid_utf8(l.release)}};
     if (!l.cannot_boot_next.empty()) j["cannot_boot_next"] = valid_utf8(l.cannot_boot_next);
+    // What contest built the kernel from (the state's copy of its record,
+    // read as untrusted text: kept only when it is a JSON object).
+    if (!l.build.empty())
+        if (auto build = nlohmann::json::parse(l.build, nullptr, false);
+            !build.is_discarded() && build.is_object())
+            j["build"] = build;
     return j;
 }
 
