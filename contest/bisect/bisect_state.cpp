@@ -33,7 +33,15 @@ struct Field {
     const char* name;
     std::function<json(const R&)> put;
     std::function<void(R&, const json&, const std::string& where)> get;
+    // Added after the first states were written: its default when absent.
+    bool optional = false;
 };
+
+template <typename R>
+Field<R> added_later(Field<R> f) {
+    f.optional = true;
+    return f;
+}
 
 template <typename R>
 Field<R> text(const char* name, std::string R::*m) {
@@ -102,6 +110,8 @@ const std::vector<Field<BisectStep>>& step_fields() {
         number("sureness", &BisectStep::sureness, 0, 1),
         number("position", &BisectStep::position, -kBig, kBig),
         number("seconds", &BisectStep::seconds, 0, kBig),
+        added_later(number("build_s", &BisectStep::build_s, 0, kBig)),
+        added_later(flag("cache_hit", &BisectStep::cache_hit)),
         text("folder", &BisectStep::folder),
         text("why", &BisectStep::why),
     };
@@ -149,6 +159,7 @@ const std::vector<Field<BisectState>>& state_fields() {
                  if (!j[i].is_object()) refuse(at, "", "not an object");
                  BisectStep step;
                  for (const auto& f : step_fields()) {
+                     if (!j[i].contains(f.name) && f.optional) continue;
                      if (!j[i].contains(f.name)) refuse(at, f.name, "missing");
                      f.get(step, j[i][f.name], at);
                  }
@@ -187,6 +198,7 @@ BisectState bisect_state_from_text(const std::string& text_in, const std::string
         throw UsageError(where + ": not a bisection's state (no JSON object)");
     BisectState s;
     for (const auto& f : state_fields()) {
+        if (!j.contains(f.name) && f.optional) continue;
         if (!j.contains(f.name)) refuse(where, f.name, "missing");
         f.get(s, j[f.name], where);
     }

@@ -19,6 +19,8 @@ struct BisectStep {
     unsigned rounds = 0, incomplete = 0;  // incomplete: rounds without a figure of each label
     double llr = 0, sureness = 0.5, position = 0.5;
     double seconds = 0;  // the step's wall time, builds and runs
+    double build_s = 0;  // of it, the tested commit's build (0 on a cache hit)
+    bool cache_hit = false;
     std::string folder;  // its result files, below the bisection's folder
     std::string why;     // a skip's reason ("does not build: ...")
 };

@@ -165,6 +165,20 @@ class Bisection {
                 s_.emulated = s_.emulated || vm->value("emulated", false);
     }
 
+    // What the tested commit's build took, from its file's build record
+    // (config.kernel.build, as kbuild recorded it).
+    static void note_build(const std::vector<ResultFile>& files, BisectStep& step) {
+        const ResultFile* x = file_of(files, "tested");
+        if (!x) return;
+        const auto kernel = x->config.find("kernel");
+        if (kernel == x->config.end() || !kernel->is_object()) return;
+        const auto build = kernel->find("build");
+        if (build == kernel->end() || !build->is_object()) return;
+        step.cache_hit = build->value("cache_hit", false);
+        const auto s = build->find("build_s");
+        if (!step.cache_hit && s != build->end() && s->is_number()) step.build_s = s->get<double>();
+    }
+
     void measure_ends() {
         progress_.note("contest bisect: the ends first (" + short_hash(s_.good) + " good, " +
                        short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
@@ -252,6 +266,7 @@ class Bisection {
         }
         verdict = judge(files, step.incomplete);
         note_emulated(files);
+        note_build(files, step);
         // This step's rounds of the ends count for every later step.
         ends_ = all_ends(&files);
         step.state = verdict.state;
@@ -331,7 +346,11 @@ std::string bisection_text(const BisectState& s) {
                    " rounds, at " + six_digits(step.position) + " of the way from good to bad)";
         else
             out += ", skipped: " + step.why;
-        out += ", " + seconds_text(step.seconds) + "\n";
+        out += ", " + seconds_text(step.seconds) +
+               (step.cache_hit     ? " (built before: the cache's)"
+                : step.build_s > 0 ? " (its build " + seconds_text(step.build_s) + ")"
+                                   : "") +
+               "\n";
     }
     if (!s.first_bad.empty())
         out += "first bad commit: " + s.first_bad + " " + s.first_bad_subject + " (" +
