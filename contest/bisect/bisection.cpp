@@ -33,6 +33,13 @@ std::string sureness_text(double p) {
     return buf;
 }
 
+// 0.894369 as "0.89": where a figure lies between the ends.
+std::string fraction_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+}
+
 std::string short_hash(const std::string& commit) {
     return commit.substr(0, 12);
 }
@@ -343,7 +350,7 @@ std::string bisection_text(const BisectState& s) {
                step.subject + ": " + std::string(name_in(kStepClassNames, step.state));
         if (step.state != StepClass::unknown)
             out += " (" + sureness_text(step.sureness) + " sure, " + std::to_string(step.rounds) +
-                   " rounds, at " + six_digits(step.position) + " of the way from good to bad)";
+                   " rounds, at " + fraction_text(step.position) + " of the way from good to bad)";
         else
             out += ", skipped: " + step.why;
         out += ", " + seconds_text(step.seconds) +

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "contest/analysis/build_report_model.h"
+#include "contest/analysis/over_hosts.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
 #include "contest/report/exporters.h"
+#include "contest/report/format_over_hosts.h"
 #include "contest/report/formats.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/plot_svg.h"
@@ -66,6 +68,7 @@ int cmd_compare(int argc, char** argv) {
     cl.accepts_config = true;
     std::vector<std::string> sides;
     std::string results_dir = "results", plot, format = "text";
+    bool over_hosts = false;
     JudgingNames correction;
     ReportOptions options;
     const std::string formats = exporter_names(ExporterUse::compare);
@@ -75,7 +78,11 @@ int cmd_compare(int argc, char** argv) {
         "format,f", checked(&format, check_compare_format)->value_name("F")->default_value("text"),
         formats.c_str())("plot", po::value(&plot)->value_name("FILE.svg"),
                          "also draw Ratio per load for both, with 95% CI error bars, as SVG")(
-        "side", po::value(&sides)->value_name("BASE NEW"), "the two labels or files");
+        "side", po::value(&sides)->value_name("BASE NEW"), "the two labels or files")(
+        "over-hosts", po::bool_switch(&over_hosts),
+        "a fleet's runs: NEW against BASE on every host that ran both (each judged on its own), "
+        "then each load's effect combined over the hosts (random effects: the spread between "
+        "hosts, how many agree); --format text, markdown or json");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("side", 2);
     po::variables_map vm;
@@ -87,6 +94,13 @@ int cmd_compare(int argc, char** argv) {
     ResultSides resolver(results_dir);
     auto base = one_label(resolver, sides[0]);
     auto fresh = one_label(resolver, sides[1]);
+    if (over_hosts) {
+        if (format != "text" && format != "markdown" && format != "json")
+            throw UsageError("contest compare --over-hosts: --format text, markdown or json");
+        const OverHosts over = compare_over_hosts(base, fresh, options);
+        std::cout << format_over_hosts(over, format, options.alpha) << std::flush;
+        return kExitOk;
+    }
     tell_apart(base, fresh);
     std::vector<ResultFile> files = base;
     files.insert(files.end(), fresh.begin(), fresh.end());
