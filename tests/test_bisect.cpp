@@ -292,3 +292,44 @@ TEST_CASE(
                       Catch::Contains("does not take the load 'io_load'"));
     CHECK_THROWS_WITH(parse_bisect_measure("loads:no_load", loads), Catch::Contains("no work"));
 }
+
+TEST_CASE(
+    "contest bisect refuses what it cannot bisect in one line, exit 2, before anything is "
+    "built",
+    "[bisect][e2e]") {
+    Tree t(3);
+    const std::string tree = t.tree.string();
+    const fs::path results = t.scratch / "results";
+    const auto run = [&](std::vector<std::string> words) {
+        words.insert(words.begin(), "bisect");
+        return test::run_contest_binary(words, t.scratch.path());
+    };
+    const std::string good = "--good=" + tree + "@" + t.commits[0],
+                      bad = "--bad=" + tree + "@" + t.commits[3];
+    const std::string res = "--results=" + results.string();
+    const std::string before = t.state();
+    for (const auto& [words, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{bad, res}, "give --good TREE@REF"},
+             {{"--good=" + tree, bad, res}, "expected TREE@REF"},
+             {{good, "--bad=" + tree + "@" + t.commits[0], res}, "one commit"},
+             {{"--good=" + tree + "@" + t.commits[3], "--bad=" + tree + "@" + t.commits[0], res},
+              "is not an ancestor of --bad"},
+             {{good, bad, res, "--", "--runs", "5", "no_load"}, "--runs is the bisection's"},
+             {{good, bad, res, "--", "-n5", "no_load"}, "-n is the bisection's"},
+             {{good, bad, res, "--measure", "loads:io_load", "--", "-w", "command",
+               "--workload-cmd", "true", "no_load", "cpu_load"},
+              "does not take the load 'io_load'"},
+             {{good, bad, res, "--error-rate", "0.7"}, "--error-rate"},
+         }) {
+        std::string line;
+        for (const auto& w : words) line += w + " ";
+        INFO(line);
+        const auto o = run(words);
+        CHECK(o.exit_code == 2);
+        CHECK_THAT(o.err, Catch::Contains(says));
+        CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    }
+    // The user's tree as it was, and no bisection begun.
+    CHECK(t.state() == before);
+    CHECK_FALSE(fs::exists(results / "bisect.json"));
+}

@@ -8,6 +8,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/run_options.h"
+#include "contest/kbuild/git.h"
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/run/label_run.h"
 #include "contest/run/result_writer.h"
@@ -96,6 +97,10 @@ int cmd_bisect(int argc, char** argv) {
                          printable(g.tree.string()) + ", " + printable(b.tree.string()) + ")");
     if (g.commit == b.commit)
         throw UsageError("contest bisect: --good and --bad are one commit (" + g.commit + ")");
+    if (!kbuild::run_git(g.tree, {"merge-base", "--is-ancestor", g.commit, b.commit}, folder).ok)
+        throw UsageError("contest bisect: --good " + g.commit.substr(0, 12) +
+                         " is not an ancestor of --bad " + b.commit.substr(0, 12) +
+                         " (the two the other way round?)");
 
     // Each batch's words: the user's, its labels' kernels, its rounds and folder.
     const auto batch_words = [&](const std::vector<KernelSpec>& kernels, const fs::path& into,
