@@ -149,11 +149,14 @@ OverHosts compare_over_hosts(const std::vector<ResultFile>& base,
         const ReportModel model = build_report_model(both, o);
         for (const auto& block : model.blocks)
             for (const auto& cell : block.cells) {
-                if (cell.label != out.fresh || !cell.versus || !cell.versus->time_test) continue;
+                if (cell.label != out.fresh || !cell.versus) continue;
                 HostEffect e;
                 e.host = host;
                 e.change_pct = cell.versus->change_pct;
-                e.p_adjusted = cell.versus->time_test->p_adjusted;
+                // Too few runs for this host's own test: its effect still
+                // weighs in over the hosts, with its own spread.
+                e.judged = cell.versus->time_test.has_value();
+                if (e.judged) e.p_adjusted = cell.versus->time_test->p_adjusted;
                 e.significant = cell.versus->significant;
                 if (!log_effect(b, n, block.load, e)) continue;
                 if (!by_load.count(block.load)) load_order.push_back(block.load);

@@ -24,7 +24,8 @@ struct HostEffect {
     double log_effect = 0;  // ln(NEW / BASE): what is combined
     double log_se = 0;
     unsigned pairs = 0;     // rounds paired (0: unpaired, each side's mean)
-    double p_adjusted = 1;  // this host's test, corrected over its loads
+    bool judged = false;    // this host had runs enough for its own test
+    double p_adjusted = 1;  // that test's, corrected over its loads
     bool significant = false;
 };
 

@@ -28,6 +28,7 @@ std::string p_text(double p) {
 }
 
 std::string host_verdict(const HostEffect& e) {
+    if (!e.judged) return "too few runs to judge alone";
     if (!e.significant) return "no difference";
     return e.change_pct > 0 ? "slower" : "faster";
 }
@@ -60,12 +61,13 @@ std::string text(const OverHosts& o, double alpha, bool markdown) {
         for (const auto& e : l.hosts) {
             if (markdown) {
                 out += "| " + e.host + " | " + signed_pct(e.change_pct) + " | " +
-                       p_text(e.p_adjusted) + " | " + host_verdict(e) + " |\n";
+                       (e.judged ? p_text(e.p_adjusted) : "-") + " | " + host_verdict(e) + " |\n";
             } else {
                 char row[256];
                 std::snprintf(row, sizeof row, "  %-20s %9s  adj. p %-7s  %s\n",
                               printable(e.host).c_str(), signed_pct(e.change_pct).c_str(),
-                              p_text(e.p_adjusted).c_str(), host_verdict(e).c_str());
+                              e.judged ? p_text(e.p_adjusted).c_str() : "-",
+                              host_verdict(e).c_str());
                 out += row;
             }
         }
@@ -85,13 +87,14 @@ nlohmann::json json_of(const OverHosts& o, double alpha) {
     for (const auto& l : o.loads) {
         nlohmann::json hosts = nlohmann::json::array();
         for (const auto& e : l.hosts)
-            hosts.push_back({{"host", valid_utf8(e.host)},
-                             {"change_pct", e.change_pct},
-                             {"log_effect", e.log_effect},
-                             {"log_se", e.log_se},
-                             {"paired_rounds", e.pairs},
-                             {"p_adjusted", e.p_adjusted},
-                             {"significant", e.significant}});
+            hosts.push_back(
+                {{"host", valid_utf8(e.host)},
+                 {"change_pct", e.change_pct},
+                 {"log_effect", e.log_effect},
+                 {"log_se", e.log_se},
+                 {"paired_rounds", e.pairs},
+                 {"p_adjusted", e.judged ? nlohmann::json(e.p_adjusted) : nlohmann::json()},
+                 {"significant", e.significant}});
         nlohmann::json load = {{"load", l.load}, {"hosts", hosts}};
         if (l.change_pct) {
             load["combined"] = {{"change_pct", *l.change_pct},

@@ -175,4 +175,143 @@ grep -q '"fleet-given: ok, ' "$scratch/second.log" || { show second; fail "the h
 set -- "$scratch/ctl/results/$kernel"/fleet-given-*.json
 [ -f "$1" ] || { show second; fail "the result of the host given a binary did not come back"; }
 grep -q "^$kernel " "$scratch/ctl/report.txt" || fail "no report over the reachable host"
+# 3. Boot rounds on every host (contest_boot): three hosts, each a machine
+# that "reboots" through stand-ins (grub-reboot, reboot and systemctl on its
+# PATH record what they are asked; its kernel is made up:
+# CONTEST_TEST_RUNNING_KERNEL), the same two labels on each. The machine
+# itself (hypervise) sees a reboot asked, waits for the contest that asked
+# to end (as a machine going down would end it), and boots: into the entry
+# grub-reboot named (or the default one), then runs what its unit would,
+# `contest run --boot-continue`. fleet-hangs is never booted after its first
+# reboot: the play gives up on it after its bound and names it with its last
+# status; the other two finish, their files are fetched into results/<label>/
+# and `contest compare --over-hosts` lines them up. Under /var/tmp: a --boot
+# run refuses /tmp, which a boot empties.
+boot_scratch=$(mktemp -d /var/tmp/contest-fleet-boot.XXXXXX)
+trap 'rm -rf "$scratch" "$boot_scratch"' EXIT INT TERM
+# machine NAME BOUND: the host's folder, root, tools and made-up
+# kernel, and its line of the (YAML) inventory. Its contest runs in a UTS
+# namespace of its own named NAME, so each host's files carry their host's
+# name in their fingerprint, as a real fleet's do.
+machine() {
+    m=$boot_scratch/$1
+    mkdir -p "$m/root/boot/grub" "$m/bin" "$m/proc" "$m/host"
+    printf '%s\n' "menuentry 'Debian, with Linux 6.1-rt' --class debian {" \
+        "	linux /boot/vmlinuz-6.1-rt ro" "}" "menuentry 'Debian, with Linux 6.1' --class debian {" \
+        "	linux /boot/vmlinuz-6.1 ro" "}" >"$m/root/boot/grub/grub.cfg"
+    cat >"$m/bin/contest" <<SH
+#!/bin/sh
+exec unshare --uts sh -c 'hostname $1 && exec $contest "\$@"' contest "\$@"
+SH
+    # The kernel it runs: made up, a new boot_id each boot.
+    cat >"$m/bin/boot-into" <<SH
+#!/bin/sh
+echo "\$1" > $m/proc/osrelease
+echo "BOOT_IMAGE=/boot/vmlinuz-\$1 ro" > $m/proc/cmdline
+cat /proc/sys/kernel/random/uuid > $m/proc/boot_id
+echo "12.5 10.0" > $m/proc/uptime
+SH
+    # A reboot is asked: the machine (hypervise, below) does it.
+    printf '#!/bin/sh\necho "reboot $*" >> %s/asked\n' "$m" >"$m/bin/reboot"
+    cat >"$m/bin/grub-reboot" <<SH
+#!/bin/sh
+echo "grub-reboot \$*" >> $m/asked
+case "\$1" in *6.1-rt*) echo 6.1-rt > $m/next ;; *) echo 6.1 > $m/next ;; esac
+SH
+    printf '#!/bin/sh\necho "grub-editenv $*" >> %s/asked\n' "$m" >"$m/bin/grub-editenv"
+    printf '#!/bin/sh\necho "systemctl $*" >> %s/asked\ncase "$*" in *reboot*) exec %s/bin/reboot ;; esac\n' \
+        "$m" "$m" >"$m/bin/systemctl"
+    chmod 755 "$m/bin"/*
+    "$m/bin/boot-into" 6.1-default
+    cat <<YAML
+    $1:
+      ansible_connection: local
+      ansible_python_interpreter: /usr/bin/python3
+      contest_remote_dir: $m/host
+      contest_binary: $m/bin/contest
+      contest_boot_root: $m/root
+      contest_environment: {PATH: "$m/bin:$PATH", CONTEST_TEST_RUNNING_KERNEL: "$m/proc"}
+      contest_boot_timeout_s: $2
+YAML
+}
+{
+    printf 'fleet:\n  hosts:\n'
+    machine fleet-a 90
+    machine fleet-b 90
+    machine fleet-hangs 10
+} >"$scratch/boot.yml"
+# hypervise M: machine M's reboots, until M/stop is made.
+hypervise() {
+    m=$1 seen=0
+    while [ ! -e "$m/stop" ]; do
+        asked=$(grep -c '^reboot' "$m/asked" 2>/dev/null) || asked=0
+        if [ "$asked" -gt "$seen" ] && ! pgrep -f -- "$m/host/boot-results" >/dev/null; then
+            seen=$asked
+            next=6.1-default
+            if [ -s "$m/next" ]; then next=$(cat "$m/next"); : >"$m/next"; fi
+            "$m/bin/boot-into" "$next"
+            (cd "$m/host" && PATH="$m/bin:$PATH" CONTEST_TEST_RUNNING_KERNEL="$m/proc" \
+                "$m/bin/contest" run --boot-continue "$m/host/boot-results/.boot-state.json") \
+                >>"$m/steps.log" 2>&1 </dev/null
+        fi
+        sleep 0.3
+    done
+}
+hypervise "$boot_scratch/fleet-a" &
+machines=$!
+hypervise "$boot_scratch/fleet-b" &
+machines="$machines $!"
+stop_machines() {
+    for h in fleet-a fleet-b fleet-hangs; do : >"$boot_scratch/$h/stop"; done
+    wait $machines 2>/dev/null || true
+}
+trap 'stop_machines; rm -rf "$scratch" "$boot_scratch"' EXIT INT TERM
+start=$(date +%s)
+# Its own variables (the steps' above name one host folder for all): each
+# host's folder, binary and environment are its inventory's.
+cat >"$scratch/boot-vars.json" <<JSON
+{
+  "contest_source_dir": "$src",
+  "contest_git_ref": "$ref",
+  "contest_controller_binary": "$contest",
+  "contest_extra_packages": [],
+  "contest_become": false,
+  "contest_boot": true,
+  "contest_boot_poll_s": 1,
+  "contest_args": "--boot \\"rt=Debian, with Linux 6.1-rt\\" --boot \\"std=Debian, with Linux 6.1\\" --boot-method grub --boot-root {{ contest_boot_root }} -n 2 -w command --workload-cmd true --warmup 0 --timeline-hz 0 no_load",
+  "contest_results_dir": "$scratch/ctl-boot/results",
+  "contest_summaries_dir": "$scratch/ctl-boot/summaries",
+  "contest_report_file": "$scratch/ctl-boot/report.txt",
+  "contest_controller_cache_dir": "$scratch/cache"
+}
+JSON
+status=0
+ansible-playbook -i "$scratch/boot.yml" "$src/deploy/ansible/site.yml" -e "@$scratch/boot-vars.json" \
+    >"$scratch/boot.log" 2>&1 || status=$?
+echo "test-ansible: boot: ansible-playbook exited $status after $(($(date +%s) - start)) s"
+[ "$status" != 0 ] || { show boot; fail "the boot play passed though a host never came back"; }
+grep -q 'contest did not finish on: fleet-hangs"' "$scratch/boot.log" || { show boot; fail "the host that hung is not named"; }
+grep -q '"fleet-hangs: failed at .*did not end within 10 s; its last status: boot run [^ ]*: running' "$scratch/boot.log" ||
+    { show boot; fail "the host that hung is not reported with its last status"; }
+for h in fleet-a fleet-b; do
+    grep -q "\"$h: boot run [^ ]*: done" "$scratch/boot.log" || { show boot; cat "$boot_scratch/$h/steps.log" >&2; fail "$h's boot run did not end done"; }
+    for label in rt std; do
+        set -- "$scratch/ctl-boot/results/$label/$h"-*.json
+        [ -f "$1" ] || { show boot; fail "$h's $label results were not fetched"; }
+        grep -q '"status": "ok"' "$1" || fail "$h's $label file has no run that passed"
+    done
+    # Each turn a reboot, and one back: 2 labels x 2 rounds + 1.
+    [ "$(grep -c '^reboot' "$boot_scratch/$h/asked")" = 5 ] ||
+        { cat "$boot_scratch/$h/asked" >&2; fail "$h was not rebooted once a turn and once back"; }
+done
+"$contest" compare --over-hosts --results "$scratch/ctl-boot/results" std rt >"$scratch/over.txt" 2>&1 ||
+    { cat "$scratch/over.txt" >&2; fail "contest compare --over-hosts failed on the fetched results"; }
+grep -q '^rt against std over 2 hosts' "$scratch/over.txt" || { cat "$scratch/over.txt" >&2; fail "no comparison over the two hosts"; }
+grep -q '^  over 2 hosts: [-+]' "$scratch/over.txt" || { cat "$scratch/over.txt" >&2; fail "no line over the hosts"; }
+echo "test-ansible: boot rounds on 3 hosts, one hung: $(($(date +%s) - start)) s"
+sed 's/^/  | /' "$scratch/over.txt"
+# Nothing left running of the hosts' steps.
+stop_machines
+if pgrep -f -- "--boot-continue $boot_scratch" >/dev/null; then fail "a host's step outlived the play"; fi
+
 echo "test-ansible: all checks passed"
