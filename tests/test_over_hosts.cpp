@@ -11,8 +11,10 @@
 
 #include "contest/analysis/over_hosts.h"
 #include "contest/report/format_over_hosts.h"
+#include "contest/run/result_writer.h"
 #include "contest/sys/errors.h"
 #include "report_fixtures.h"
+#include "test_helpers.h"
 
 using namespace contest;
 using namespace contest::report_test;
@@ -95,6 +97,42 @@ TEST_CASE(
     const auto j = nlohmann::json::parse(format_over_hosts(o, "json", 0.05));
     CHECK(j["loads"][0]["combined"]["hosts_agreeing"] == 2);
     CHECK(j["loads"][0]["hosts"].size() == 3);
+    const std::string page = format_over_hosts(o, "html", 0.05);
+    CHECK_THAT(page, Catch::StartsWith("<!DOCTYPE html>"));
+    CHECK_THAT(page, Catch::Contains("<td>box1</td><td>+"));
+    CHECK_THAT(page, Catch::Contains("2 of 3 hosts slower, 2 beyond noise"));
     // No host ran both: refused.
     CHECK_THROWS_AS(compare_over_hosts(base, {more_base.back()}, options), UsageError);
+}
+
+TEST_CASE("post --over-hosts: a fleet's verdicts as a mail, a host's name escaped in HTML",
+          "[compare][e2e]") {
+    test::ScratchDir dir("over-hosts");
+    std::vector<ResultFile> base, fresh;
+    add_host(base, fresh, "box1", 1.05, 1);
+    add_host(base, fresh, "<b>box2</b>", 1.04, 2);
+    int n = 0;
+    for (const auto* side : {&base, &fresh})
+        for (const auto& f : *side)
+            ResultWriter(dir / "results" / f.label / ("h" + std::to_string(++n) + ".json")).save(f);
+    const auto o = test::run_contest_binary(
+        {"post", "--over-hosts", "--results", (dir / "results").string(), "base", "new"},
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::StartsWith("Subject: [contest] new against base over 2 hosts\n"));
+    CHECK_THAT(o.out, Catch::Contains("over 2 hosts: +"));
+    check_mail_lines(o.out);
+    const auto page =
+        test::run_contest_binary({"compare", "--over-hosts", "--format", "html", "--results",
+                                  (dir / "results").string(), "base", "new"},
+                                 dir.path());
+    CHECK(page.exit_code == 0);
+    CHECK_THAT(page.out, Catch::Contains("&lt;b&gt;box2&lt;/b&gt;"));
+    CHECK(page.out.find("<b>box2") == std::string::npos);
+    const auto bad =
+        test::run_contest_binary({"compare", "--over-hosts", "--format", "csv", "--results",
+                                  (dir / "results").string(), "base", "new"},
+                                 dir.path());
+    CHECK(bad.exit_code == 2);
 }

@@ -82,7 +82,7 @@ int cmd_compare(int argc, char** argv) {
         "over-hosts", po::bool_switch(&over_hosts),
         "a fleet's runs: NEW against BASE on every host that ran both (each judged on its own), "
         "then each load's effect combined over the hosts (random effects: the spread between "
-        "hosts, how many agree); --format text, markdown or json");
+        "hosts, how many agree); --format text, markdown, json or html");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("side", 2);
     po::variables_map vm;
@@ -95,8 +95,8 @@ int cmd_compare(int argc, char** argv) {
     auto base = one_label(resolver, sides[0]);
     auto fresh = one_label(resolver, sides[1]);
     if (over_hosts) {
-        if (format != "text" && format != "markdown" && format != "json")
-            throw UsageError("contest compare --over-hosts: --format text, markdown or json");
+        if (format != "text" && format != "markdown" && format != "json" && format != "html")
+            throw UsageError("contest compare --over-hosts: --format text, markdown, json or html");
         const OverHosts over = compare_over_hosts(base, fresh, options);
         std::cout << format_over_hosts(over, format, options.alpha) << std::flush;
         return kExitOk;

@@ -5,11 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "contest/analysis/over_hosts.h"
 #include "contest/bisect/bisection.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
+#include "contest/report/format_over_hosts.h"
 #include "contest/report/format_post.h"
 #include "contest/report/post_parts.h"
 #include "contest/report/report_options.h"
@@ -33,6 +35,7 @@ int cmd_post(int argc, char** argv) {
     cl.accepts_config = true;
     std::vector<std::string> sides;
     std::string results_dir = "results", baseline, style = "contest";
+    bool over_hosts = false;
     JudgingNames correction;
     ReportOptions options;
     cl.options.add_options()("results",
@@ -47,7 +50,10 @@ int cmd_post(int argc, char** argv) {
         "the mail's shape: contest (its own), lkp (the 0-day robot's columns: base "
         "+-%stddev, %change, new +-%stddev a measure) or normalized (a block a test, each "
         "label normalised to the baseline, as scheduler series on LKML show them)")(
-        "side", po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder");
+        "side", po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder")(
+        "over-hosts", po::bool_switch(&over_hosts),
+        "a fleet's runs of two labels (BASE NEW): each host's verdict and the one over the hosts, "
+        "as contest compare --over-hosts gives them");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("side", -1);
     po::variables_map vm;
@@ -67,6 +73,18 @@ int cmd_post(int argc, char** argv) {
                   << "\n\n"
                   << post_lines(bisect::bisection_text(state), false) << post_signature()
                   << std::flush;
+        return kExitOk;
+    }
+    if (over_hosts) {
+        if (sides.size() != 2)
+            throw UsageError("contest post --over-hosts: give BASE and NEW (labels or folders)");
+        ResultSides resolver(results_dir);
+        const OverHosts over =
+            compare_over_hosts(resolver.resolve(sides[0]), resolver.resolve(sides[1]), options);
+        std::cout << "Subject: [contest] " << over.fresh << " against " << over.base << " over "
+                  << over.hosts.size() << " hosts\n\n"
+                  << post_lines(format_over_hosts(over, "text", options.alpha), false)
+                  << post_signature() << std::flush;
         return kExitOk;
     }
     const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);

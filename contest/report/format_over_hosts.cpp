@@ -76,6 +76,51 @@ std::string text(const OverHosts& o, double alpha, bool markdown) {
     return out;
 }
 
+// <, > and & as entities: host names and labels are the files' words.
+std::string html_text(const std::string& s) {
+    std::string out;
+    for (char c : printable(s)) {
+        if (c == '<')
+            out += "&lt;";
+        else if (c == '>')
+            out += "&gt;";
+        else if (c == '&')
+            out += "&amp;";
+        else if (c == '"')
+            out += "&quot;";
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::string html(const OverHosts& o, double alpha) {
+    std::string out =
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + html_text(o.fresh) +
+        " against " + html_text(o.base) +
+        " over the hosts</title><style>body{font-family:sans-serif}table{border-collapse:"
+        "collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child,"
+        "td:last-child{text-align:left}</style></head><body>\n<h1>" +
+        html_text(o.fresh) + " against " + html_text(o.base) + " over " +
+        std::to_string(o.hosts.size()) +
+        " hosts</h1>\n<p>Each host's rounds paired and judged on its own; the hosts' effects "
+        "combined (random effects, Hartung-Knapp).</p>\n";
+    if (!o.only_one_side.empty())
+        out += "<p>Left out (ran one of the two only): " + html_text(join(o.only_one_side, ", ")) +
+               "</p>\n";
+    for (const auto& l : o.loads) {
+        out +=
+            "<h2>" + html_text(l.load) +
+            "</h2>\n<table><tr><th>Host</th><th>Change</th><th>adj. p</th><th>Verdict</th></tr>\n";
+        for (const auto& e : l.hosts)
+            out += "<tr><td>" + html_text(e.host) + "</td><td>" + signed_pct(e.change_pct) +
+                   "</td><td>" + (e.judged ? p_text(e.p_adjusted) : "-") + "</td><td>" +
+                   host_verdict(e) + "</td></tr>\n";
+        out += "</table>\n<p>" + html_text(combined_line(l, alpha)) + "</p>\n";
+    }
+    return out + "</body></html>\n";
+}
+
 nlohmann::json json_of(const OverHosts& o, double alpha) {
     nlohmann::json j = {{"base", o.base},
                         {"new", o.fresh},
@@ -115,6 +160,7 @@ nlohmann::json json_of(const OverHosts& o, double alpha) {
 
 std::string format_over_hosts(const OverHosts& over, const std::string& format, double alpha) {
     if (format == "json") return json_of(over, alpha).dump(2) + "\n";
+    if (format == "html") return html(over, alpha);
     return text(over, alpha, format == "markdown");
 }
 

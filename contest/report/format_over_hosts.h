@@ -8,7 +8,7 @@
 
 namespace contest {
 
-// format: text, markdown or json. alpha: the level the line over the
+// format: text, markdown, json or html. alpha: the level the line over the
 // hosts is judged at.
 std::string format_over_hosts(const OverHosts& over, const std::string& format, double alpha);
 
