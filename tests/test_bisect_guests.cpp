@@ -112,6 +112,13 @@ TEST_CASE(
     CHECK(step.word == "skip");
     CHECK(step.rounds == 2);
     CHECK(step.seconds > 0);
+    // Its time split: the commit's build (the stand-in's, quick but made
+    // here), the guests' (6 of them) and their boots within that.
+    CHECK_FALSE(step.cache_hit);
+    CHECK(step.build_s > 0);
+    CHECK(step.boots_s > 0);
+    CHECK(step.guests_s > step.boots_s);
+    CHECK(step.seconds > step.guests_s / 2);
     CHECK(after.first_bad.empty());
     CHECK(after.could_be.size() == 2);
     CHECK(after.emulated);
@@ -129,6 +136,7 @@ TEST_CASE(
     CHECK_THAT(test::slurp(results / "bisect.log"), Catch::Contains("git bisect skip " + middle));
     CHECK_THAT(o.out, Catch::Contains("only skipped commits left"));
     CHECK_THAT(o.out, Catch::Contains("emulated (TCG)"));
+    CHECK_THAT(o.out, Catch::Contains(", of it booting "));
     CHECK(s.state() == before);
     CHECK(test::leftover_processes().empty());
 }

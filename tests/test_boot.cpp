@@ -51,10 +51,11 @@ BootState sample_boot_state() {
     s.start_cmdline = "BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro";
     s.binary = "/r/.boot/contest";
     s.unit_root = "/";
-    s.labels = {{"a", "/boot/vmlinuz-x", "/boot/vmlinuz-x", "", "root=/dev/sda1 ro panic=10",
-                 "6.1.0-57-amd64", "/r/a/x.json", ""},
-                {"b", "/boot/vmlinuz-y", "/boot/vmlinuz-y", "/boot/initrd.img-y", "q", "6.2",
-                 "/r/b/x.json", ""}};
+    s.labels = {
+        {"a", "/boot/vmlinuz-x", "/boot/vmlinuz-x", "", "root=/dev/sda1 ro panic=10",
+         "6.1.0-57-amd64", "/r/a/x.json", "", "6.1.0-contest-abcd1234", R"({"commit": "abc"})"},
+        {"b", "/boot/vmlinuz-y", "/boot/vmlinuz-y", "/boot/initrd.img-y", "q", "6.2", "/r/b/x.json",
+         "", "", ""}};
     s.turns = {{1, 1, {"no_load"}, BootTurnStatus::done},
                {1, 0, {"no_load"}, BootTurnStatus::pending}};
     s.next_turn = 1;

@@ -112,6 +112,8 @@ const std::vector<Field<BisectStep>>& step_fields() {
         number("seconds", &BisectStep::seconds, 0, kBig),
         added_later(number("build_s", &BisectStep::build_s, 0, kBig)),
         added_later(flag("cache_hit", &BisectStep::cache_hit)),
+        added_later(number("boots_s", &BisectStep::boots_s, 0, kBig)),
+        added_later(number("guests_s", &BisectStep::guests_s, 0, kBig)),
         text("folder", &BisectStep::folder),
         text("why", &BisectStep::why),
     };

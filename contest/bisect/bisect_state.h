@@ -20,6 +20,9 @@ struct BisectStep {
     double llr = 0, sureness = 0.5, position = 0.5;
     double seconds = 0;  // the step's wall time, builds and runs
     double build_s = 0;  // of it, the tested commit's build (0 on a cache hit)
+    // Of it, the guests' (every label's, every round's): booting (to
+    // their init) and in all (boot, runs, power-off); 0 where not recorded.
+    double boots_s = 0, guests_s = 0;
     bool cache_hit = false;
     std::string folder;  // its result files, below the bisection's folder
     std::string why;     // a skip's reason ("does not build: ...")

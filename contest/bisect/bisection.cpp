@@ -186,6 +186,24 @@ class Bisection {
         if (!step.cache_hit && s != build->end() && s->is_number()) step.build_s = s->get<double>();
     }
 
+    // The guests' boots of the step's files (config.vm.boots: each boot's
+    // up_s and total_s, as the guests' place records them).
+    static void note_boots(const std::vector<ResultFile>& files, BisectStep& step) {
+        for (const auto& f : files) {
+            const auto vm = f.config.find("vm");
+            if (vm == f.config.end() || !vm->is_object()) continue;
+            const auto boots = vm->find("boots");
+            if (boots == vm->end() || !boots->is_array()) continue;
+            for (const auto& b : *boots) {
+                if (!b.is_object()) continue;
+                if (b.contains("up_s") && b["up_s"].is_number())
+                    step.boots_s += b["up_s"].get<double>();
+                if (b.contains("total_s") && b["total_s"].is_number())
+                    step.guests_s += b["total_s"].get<double>();
+            }
+        }
+    }
+
     void measure_ends() {
         progress_.note("contest bisect: the ends first (" + short_hash(s_.good) + " good, " +
                        short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
@@ -274,6 +292,7 @@ class Bisection {
         verdict = judge(files, step.incomplete);
         note_emulated(files);
         note_build(files, step);
+        note_boots(files, step);
         // This step's rounds of the ends count for every later step.
         ends_ = all_ends(&files);
         step.state = verdict.state;
@@ -353,11 +372,16 @@ std::string bisection_text(const BisectState& s) {
                    " rounds, at " + fraction_text(step.position) + " of the way from good to bad)";
         else
             out += ", skipped: " + step.why;
+        std::vector<std::string> parts;
+        if (step.cache_hit)
+            parts.push_back("built before: the cache's");
+        else if (step.build_s > 0)
+            parts.push_back("build " + seconds_text(step.build_s));
+        if (step.guests_s > 0)
+            parts.push_back("guests " + seconds_text(step.guests_s) + ", of it booting " +
+                            seconds_text(step.boots_s));
         out += ", " + seconds_text(step.seconds) +
-               (step.cache_hit     ? " (built before: the cache's)"
-                : step.build_s > 0 ? " (its build " + seconds_text(step.build_s) + ")"
-                                   : "") +
-               "\n";
+               (parts.empty() ? "" : " (" + join(parts, "; ") + ")") + "\n";
     }
     if (!s.first_bad.empty())
         out += "first bad commit: " + s.first_bad + " " + s.first_bad_subject + " (" +
