@@ -77,28 +77,15 @@ TEST_CASE(
     write_ends_file(results / "ends", "good", 1.0);
     write_ends_file(results / "ends", "bad", 2.0);
 
-    const auto o = test::run_contest_binary({"bisect",
-                                             "--good",
-                                             s.tree.string() + "@" + good,
-                                             "--bad",
-                                             s.tree.string() + "@" + bad,
-                                             "--measure",
-                                             "time:no_load",
-                                             "--step-max-rounds",
-                                             "2",
-                                             "--results",
-                                             results.string(),
-                                             "--",
-                                             "--vm-accel",
-                                             "tcg",
-                                             "-w",
-                                             "command",
-                                             "--workload-cmd",
-                                             "true",
-                                             "--workdir",
-                                             (s.scratch / "work").string(),
-                                             "no_load"},
-                                            s.scratch.path());
+    const auto o = test::run_contest_binary(
+        {"bisect", "--good", s.tree.string() + "@" + good, "--bad", s.tree.string() + "@" + bad,
+         "--measure", "time:no_load", "--step-max-rounds", "2", "--results", results.string(), "--",
+         "--vm-accel", "tcg",
+         // A second vCPU under TCG is a second host
+         // thread taken from the tests beside.
+         "--vm-cpus", "1", "-w", "command", "--workload-cmd", "true", "--workdir",
+         (s.scratch / "work").string(), "no_load"},
+        s.scratch.path());
     INFO(o.err);
     INFO(o.out);
     // Only the skipped commit left: the first bad one is it or the bad end.
