@@ -37,7 +37,6 @@ void refuse_batch_options(const std::vector<std::string>& words) {
 
 kbuild::KernelRef end_ref(const std::string& spec, const std::string& option,
                           const fs::path& scratch) {
-    if (spec.empty()) throw UsageError("contest bisect: give " + option + " TREE@REF");
     if (!kbuild::looks_like_kernel_ref(spec))
         throw UsageError("contest bisect: " + option + " '" + printable(spec) +
                          "': expected TREE@REF (a git tree and a commit of it)");
@@ -89,18 +88,9 @@ int cmd_bisect(int argc, char** argv) {
     refuse_batch_options(run_words);
 
     const fs::path folder = fs::absolute(results).lexically_normal();
-    fs::create_directories(folder);
-    const kbuild::KernelRef g = end_ref(good, "--good", folder);
-    const kbuild::KernelRef b = end_ref(bad, "--bad", folder);
-    if (g.tree != b.tree)
-        throw UsageError("contest bisect: --good and --bad name two trees (" +
-                         printable(g.tree.string()) + ", " + printable(b.tree.string()) + ")");
-    if (g.commit == b.commit)
-        throw UsageError("contest bisect: --good and --bad are one commit (" + g.commit + ")");
-    if (!kbuild::run_git(g.tree, {"merge-base", "--is-ancestor", g.commit, b.commit}, folder).ok)
-        throw UsageError("contest bisect: --good " + g.commit.substr(0, 12) +
-                         " is not an ancestor of --bad " + b.commit.substr(0, 12) +
-                         " (the two the other way round?)");
+    for (const auto& [spec, option] : {std::pair{good, "--good"}, std::pair{bad, "--bad"}})
+        if (spec.empty())
+            throw UsageError("contest bisect: give " + std::string(option) + " TREE@REF");
 
     // Each batch's words: the user's, its labels' kernels, its rounds and folder.
     const auto batch_words = [&](const std::vector<KernelSpec>& kernels, const fs::path& into,
@@ -111,9 +101,25 @@ int cmd_bisect(int argc, char** argv) {
         words.push_back("--results=" + into.string());
         return words;
     };
-    // Checked now, as the first batch will be: a bad word is refused before anything is built.
+    // Checked now, as the first batch will be: a bad word is refused before
+    // anything is made; nothing is written before every check but in the
+    // workdir (git's output, in its kbuild/), the results folder last.
     const RunConfig first = run_config_of(
-        batch_words({{"good", g.spec}, {"bad", b.spec}}, folder / "ends", rule.ends_max_rounds));
+        batch_words({{"good", good}, {"bad", bad}}, folder / "ends", rule.ends_max_rounds));
+    const Workdir workdir = Workdir::open(first.workload.workdir);
+    workdir.make_dir("kbuild");
+    const fs::path scratch = workdir.real_dir("kbuild");
+    const kbuild::KernelRef g = end_ref(good, "--good", scratch);
+    const kbuild::KernelRef b = end_ref(bad, "--bad", scratch);
+    if (g.tree != b.tree)
+        throw UsageError("contest bisect: --good and --bad name two trees (" +
+                         printable(g.tree.string()) + ", " + printable(b.tree.string()) + ")");
+    if (g.commit == b.commit)
+        throw UsageError("contest bisect: --good and --bad are one commit (" + g.commit + ")");
+    if (!kbuild::run_git(g.tree, {"merge-base", "--is-ancestor", g.commit, b.commit}, scratch).ok)
+        throw UsageError("contest bisect: --good " + g.commit.substr(0, 12) +
+                         " is not an ancestor of --bad " + b.commit.substr(0, 12) +
+                         " (the two the other way round?)");
     std::vector<std::string> loads;
     for (const auto& l : first.loads) loads.push_back(l);
     if (measure.empty()) {
@@ -131,6 +137,7 @@ int cmd_bisect(int argc, char** argv) {
     options.bad = b.commit;
     options.measure = bisect::parse_bisect_measure(measure, loads);
     options.rule = rule;
+    fs::create_directories(folder);
     options.results = folder;
     options.workdir = first.workload.workdir;
 
