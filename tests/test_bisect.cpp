@@ -316,6 +316,7 @@ TEST_CASE(
               "is not an ancestor of --bad"},
              {{good, bad, res, "--", "--runs", "5", "no_load"}, "--runs is the bisection's"},
              {{good, bad, res, "--", "-n5", "no_load"}, "-n is the bisection's"},
+             {{good, bad, res, "--", "--boot", "a=x", "no_load"}, "across reboots"},
              {{good, bad, res, "--measure", "loads:io_load", "--", "-w", "command",
                "--workload-cmd", "true", "no_load", "cpu_load"},
               "does not take the load 'io_load'"},
