@@ -165,9 +165,7 @@ double capacity_of(const ResultFile& file) {
 
 std::string row_label(const ResultFile& file, bool by_host) {
     if (!by_host) return file.label;
-    const auto host = file.system.find("hostname");
-    return file.label + "@" +
-           (host != file.system.end() && host->is_string() ? host->get<std::string>() : "?");
+    return file.label + "@" + host_of(file);
 }
 
 PooledRuns pool_runs(const std::vector<ResultFile>& files, bool by_host, ReportModel& model) {

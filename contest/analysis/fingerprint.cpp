@@ -105,6 +105,11 @@ void warn_about_fingerprints(ReportModel& model) {
     }
 }
 
+std::string host_of(const ResultFile& file) {
+    const auto host = file.system.find("hostname");
+    return host != file.system.end() && host->is_string() ? host->get<std::string>() : "?";
+}
+
 void warn_about_mixed_machines(ReportModel& model, bool by_host) {
     // What makes one machine another for a compile's time.
     static const std::vector<std::string> machine_fields = {

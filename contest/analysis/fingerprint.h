@@ -12,6 +12,9 @@ namespace contest {
 // "dotted.path" names; each is skipped when either side lacks it.
 const std::vector<std::string>& fingerprint_fields();
 
+// The host a file ran on: its fingerprint's hostname; "?" where it does not say.
+std::string host_of(const ResultFile& file);
+
 // The machines (or workloads) of two labels differ in more than the kernel.
 void warn_about_fingerprints(ReportModel& model);
 // One label's files from different machines (CPU model, CPU count, RAM,

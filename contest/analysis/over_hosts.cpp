@@ -5,16 +5,13 @@
 #include <set>
 
 #include "contest/analysis/build_report_model.h"
+#include "contest/analysis/fingerprint.h"
+#include "contest/analysis/ratio.h"
 #include "contest/analysis/stats.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
 namespace {
-
-std::string host_of(const ResultFile& f) {
-    const auto h = f.system.find("hostname");
-    return h != f.system.end() && h->is_string() ? h->get<std::string>() : "?";
-}
 
 std::vector<ResultFile> on_host(const std::vector<ResultFile>& files, const std::string& host) {
     std::vector<ResultFile> out;
@@ -23,57 +20,33 @@ std::vector<ResultFile> on_host(const std::vector<ResultFile>& files, const std:
     return out;
 }
 
-// The run's group (--vary, --kernel, --boot: one run of several labels),
-// whose labels' rounds pair; "" for none.
-std::string group_of(const ResultFile& f) {
-    const auto vary = f.config.find("vary");
-    if (vary == f.config.end() || !vary->is_object()) return "";
-    const auto g = vary->find("group");
-    return g != vary->end() && g->is_string() ? g->get<std::string>() : "";
-}
-
-// Mean ln(Time) of a side's ok runs under `load`, by round.
-std::map<int, double> log_times(const std::vector<ResultFile>& files, const std::string& load) {
-    std::map<int, std::pair<double, int>> sum;
-    for (const auto& f : files)
-        for (const auto& r : f.runs)
-            if (r.load == load && r.ok() && r.wall_s > 0) {
-                auto& s = sum[r.round];
-                s.first += std::log(r.wall_s);
-                ++s.second;
-            }
-    std::map<int, double> out;
-    for (const auto& [round, s] : sum) out[round] = s.first / s.second;
-    return out;
-}
-
-// ln(NEW / BASE) and its standard error: the rounds' paired differences
-// when both sides ran in one group, else the difference of the means.
-bool log_effect(const std::vector<ResultFile>& base, const std::vector<ResultFile>& fresh,
-                const std::string& load, HostEffect& e) {
-    const auto b = log_times(base, load), n = log_times(fresh, load);
-    const bool paired = !base.empty() && !fresh.empty() && !group_of(base.front()).empty() &&
-                        group_of(base.front()) == group_of(fresh.front());
-    if (paired) {
-        std::vector<double> d;
-        for (const auto& [round, v] : n)
-            if (const auto it = b.find(round); it != b.end()) d.push_back(v - it->second);
-        const stats::Summary s = stats::summarize(d);
-        if (d.size() < 2 || !std::isfinite(s.sd)) return false;
-        e.log_effect = s.mean;
-        e.log_se = s.sd / std::sqrt(static_cast<double>(d.size()));
-        e.pairs = static_cast<unsigned>(d.size());
+// ln(NEW / BASE) under one load on one host, with its standard error, from
+// the host's model: the paired t on the rounds' log differences the
+// comparison itself uses, when both labels ran in one group (--vary,
+// --kernel, --boot); else the log of the means' ratio, its error by the
+// delta method (each side's CV over the root of its runs). False when the
+// host cannot weigh in (fewer than two runs a side, or no spread at all).
+bool host_effect(const Cell& fresh, const Cell& base, HostEffect& e) {
+    if (const auto paired =
+            paired_between_labels(fresh.round_log_times(), base.round_log_times(), "Time");
+        paired && paired->resolution) {
+        e.log_effect = std::log1p(paired->effect_pct / 100);
+        e.log_se = paired->resolution->se;
+        e.pairs = static_cast<unsigned>(paired->df + 1);
     } else {
-        std::vector<double> lb, ln;
-        for (const auto& [round, v] : b) lb.push_back(v);
-        for (const auto& [round, v] : n) ln.push_back(v);
-        const stats::Summary sb = stats::summarize(lb), sn = stats::summarize(ln);
-        if (lb.size() < 2 || ln.size() < 2) return false;
-        e.log_effect = sn.mean - sb.mean;
-        e.log_se = std::sqrt(sb.sd * sb.sd / lb.size() + sn.sd * sn.sd / ln.size());
+        if (fresh.time.n < 2 || base.time.n < 2 || !(base.time.mean > 0) || !(fresh.time.mean > 0))
+            return false;
+        e.log_effect = std::log(fresh.time.mean / base.time.mean);
+        e.log_se = std::sqrt(fresh.time.cv * fresh.time.cv / static_cast<double>(fresh.time.n) +
+                             base.time.cv * base.time.cv / static_cast<double>(base.time.n));
     }
-    // No spread at all: a host that cannot weigh in.
     return e.log_se > 0 && std::isfinite(e.log_se);
+}
+
+const Cell* cell_of(const LoadBlock& block, const std::string& label) {
+    for (const auto& cell : block.cells)
+        if (cell.label == label) return &cell;
+    return nullptr;
 }
 
 double pct(double log_ratio) {
@@ -140,30 +113,29 @@ OverHosts compare_over_hosts(const std::vector<ResultFile>& base,
     std::map<std::string, LoadOverHosts> by_load;
     std::vector<std::string> load_order;
     for (const auto& host : out.hosts) {
-        const auto b = on_host(base, host), n = on_host(fresh, host);
-        std::vector<ResultFile> both = b;
-        both.insert(both.end(), n.begin(), n.end());
+        std::vector<ResultFile> both = on_host(base, host);
+        for (auto& f : on_host(fresh, host)) both.push_back(std::move(f));
         ModelOptions o = options;
         o.baseline = out.base;
         o.by_host = false;
         const ReportModel model = build_report_model(both, o);
-        for (const auto& block : model.blocks)
-            for (const auto& cell : block.cells) {
-                if (cell.label != out.fresh || !cell.versus) continue;
-                HostEffect e;
-                e.host = host;
-                e.change_pct = cell.versus->change_pct;
-                // Too few runs for this host's own test: its effect still
-                // weighs in over the hosts, with its own spread.
-                e.judged = cell.versus->time_test.has_value();
-                if (e.judged) e.p_adjusted = cell.versus->time_test->p_adjusted;
-                e.significant = cell.versus->significant;
-                if (!log_effect(b, n, block.load, e)) continue;
-                if (!by_load.count(block.load)) load_order.push_back(block.load);
-                LoadOverHosts& l = by_load[block.load];
-                l.load = block.load;
-                l.hosts.push_back(e);
-            }
+        for (const auto& block : model.blocks) {
+            const Cell *cell = cell_of(block, out.fresh), *base_cell = cell_of(block, out.base);
+            if (!cell || !base_cell || !cell->versus) continue;
+            HostEffect e;
+            e.host = host;
+            e.change_pct = cell->versus->change_pct;
+            // Too few runs for this host's own test: its effect still
+            // weighs in over the hosts, with its own spread.
+            e.judged = cell->versus->time_test.has_value();
+            if (e.judged) e.p_adjusted = cell->versus->time_test->p_adjusted;
+            e.significant = cell->versus->significant;
+            if (!host_effect(*cell, *base_cell, e)) continue;
+            if (!by_load.count(block.load)) load_order.push_back(block.load);
+            LoadOverHosts& l = by_load[block.load];
+            l.load = block.load;
+            l.hosts.push_back(e);
+        }
     }
     for (const auto& name : load_order) {
         LoadOverHosts l = by_load[name];

@@ -9,6 +9,7 @@
 // how many hosts agree in direction and how many of those beyond noise. A
 // scheduler change can help one machine and hurt another: tau says how much
 // the hosts differ, not only how much they moved on average.
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,9 +24,10 @@ struct HostEffect {
     double change_pct = 0;  // NEW's Time against BASE's on this host
     double log_effect = 0;  // ln(NEW / BASE): what is combined
     double log_se = 0;
-    unsigned pairs = 0;     // rounds paired (0: unpaired, each side's mean)
-    bool judged = false;    // this host had runs enough for its own test
-    double p_adjusted = 1;  // that test's, corrected over its loads
+    unsigned pairs = 0;   // rounds paired (0: unpaired, each side's mean)
+    bool judged = false;  // this host had runs enough for its own test
+    // That test's, corrected over its loads; NaN when not judged.
+    double p_adjusted = std::numeric_limits<double>::quiet_NaN();
     bool significant = false;
 };
 

@@ -4,28 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/report/formats.h"
+#include "contest/report/svg_common.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
 
 namespace contest {
 namespace {
-
-std::string signed_pct(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.2f%%", v);
-    return buf;
-}
-
-std::string pct_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f%%", v);
-    return buf;
-}
-
-std::string p_text(double p) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, p < 0.001 ? "%.1e" : "%.3f", p);
-    return buf;
-}
 
 std::string host_verdict(const HostEffect& e) {
     if (!e.judged) return "too few runs to judge alone";
@@ -40,11 +25,11 @@ std::string combined_line(const LoadOverHosts& l, double alpha) {
         return "over the hosts: fewer than two hosts with this load's effect, none combined";
     const bool beyond = *l.p < alpha;
     const std::string way = *l.change_pct > 0 ? "slower" : "faster";
-    return "over " + std::to_string(l.hosts.size()) + " hosts: " + signed_pct(*l.change_pct) +
-           " (95% CI " + signed_pct(*l.ci_low_pct) + " .. " + signed_pct(*l.ci_high_pct) + "), p " +
-           p_text(*l.p) + " on " + std::to_string(static_cast<int>(l.df)) +
+    return "over " + std::to_string(l.hosts.size()) + " hosts: " + signed_percent(*l.change_pct) +
+           " (95% CI " + signed_percent(*l.ci_low_pct) + " .. " + signed_percent(*l.ci_high_pct) +
+           "), p " + format_p(*l.p) + " on " + std::to_string(static_cast<int>(l.df)) +
            " df: " + (beyond ? way : "no difference") + "; between hosts tau " +
-           pct_text(*l.tau_pct) + "; " + std::to_string(l.agree) + " of " +
+           fixed(*l.tau_pct, 1) + "%" + "; " + std::to_string(l.agree) + " of " +
            std::to_string(l.hosts.size()) + " hosts " + way + ", " +
            std::to_string(l.agree_beyond) + " beyond noise";
 }
@@ -60,14 +45,13 @@ std::string text(const OverHosts& o, double alpha, bool markdown) {
         if (markdown) out += "\n| Host | Change | adj. p | Verdict |\n|---|---|---|---|\n";
         for (const auto& e : l.hosts) {
             if (markdown) {
-                out += "| " + e.host + " | " + signed_pct(e.change_pct) + " | " +
-                       (e.judged ? p_text(e.p_adjusted) : "-") + " | " + host_verdict(e) + " |\n";
+                out += "| " + e.host + " | " + signed_percent(e.change_pct) + " | " +
+                       format_p(e.p_adjusted) + " | " + host_verdict(e) + " |\n";
             } else {
                 char row[256];
                 std::snprintf(row, sizeof row, "  %-20s %9s  adj. p %-7s  %s\n",
-                              printable(e.host).c_str(), signed_pct(e.change_pct).c_str(),
-                              e.judged ? p_text(e.p_adjusted).c_str() : "-",
-                              host_verdict(e).c_str());
+                              printable(e.host).c_str(), signed_percent(e.change_pct).c_str(),
+                              format_p(e.p_adjusted).c_str(), host_verdict(e).c_str());
                 out += row;
             }
         }
@@ -76,22 +60,10 @@ std::string text(const OverHosts& o, double alpha, bool markdown) {
     return out;
 }
 
-// <, > and & as entities: host names and labels are the files' words.
+// The files' words (labels, hosts) as HTML text: control characters
+// shown, the markup characters as entities.
 std::string html_text(const std::string& s) {
-    std::string out;
-    for (char c : printable(s)) {
-        if (c == '<')
-            out += "&lt;";
-        else if (c == '>')
-            out += "&gt;";
-        else if (c == '&')
-            out += "&amp;";
-        else if (c == '"')
-            out += "&quot;";
-        else
-            out += c;
-    }
-    return out;
+    return escape_xml(printable(s));
 }
 
 std::string html(const OverHosts& o, double alpha) {
@@ -113,9 +85,9 @@ std::string html(const OverHosts& o, double alpha) {
             "<h2>" + html_text(l.load) +
             "</h2>\n<table><tr><th>Host</th><th>Change</th><th>adj. p</th><th>Verdict</th></tr>\n";
         for (const auto& e : l.hosts)
-            out += "<tr><td>" + html_text(e.host) + "</td><td>" + signed_pct(e.change_pct) +
-                   "</td><td>" + (e.judged ? p_text(e.p_adjusted) : "-") + "</td><td>" +
-                   host_verdict(e) + "</td></tr>\n";
+            out += "<tr><td>" + html_text(e.host) + "</td><td>" + signed_percent(e.change_pct) +
+                   "</td><td>" + format_p(e.p_adjusted) + "</td><td>" + host_verdict(e) +
+                   "</td></tr>\n";
         out += "</table>\n<p>" + html_text(combined_line(l, alpha)) + "</p>\n";
     }
     return out + "</body></html>\n";
@@ -132,14 +104,13 @@ nlohmann::json json_of(const OverHosts& o, double alpha) {
     for (const auto& l : o.loads) {
         nlohmann::json hosts = nlohmann::json::array();
         for (const auto& e : l.hosts)
-            hosts.push_back(
-                {{"host", valid_utf8(e.host)},
-                 {"change_pct", e.change_pct},
-                 {"log_effect", e.log_effect},
-                 {"log_se", e.log_se},
-                 {"paired_rounds", e.pairs},
-                 {"p_adjusted", e.judged ? nlohmann::json(e.p_adjusted) : nlohmann::json()},
-                 {"significant", e.significant}});
+            hosts.push_back({{"host", valid_utf8(e.host)},
+                             {"change_pct", e.change_pct},
+                             {"log_effect", e.log_effect},
+                             {"log_se", e.log_se},
+                             {"paired_rounds", e.pairs},
+                             {"p_adjusted", e.p_adjusted},  // null when not judged (NaN)
+                             {"significant", e.significant}});
         nlohmann::json load = {{"load", l.load}, {"hosts", hosts}};
         if (l.change_pct) {
             load["combined"] = {{"change_pct", *l.change_pct},
