@@ -175,7 +175,7 @@ TEST_CASE(
     const std::string before = b.t.state();
     const BisectState s = run_bisection(b.options(), b.take(), b.progress);
     INFO(bisection_text(s));
-    CHECK(s.ends_state == "differ");
+    CHECK(s.ends_state == EndsState::differ);
     REQUIRE(s.first_bad == b.t.commits[5]);
     CHECK(s.first_bad_subject == "change 5");
     CHECK(s.first_bad_author == "Ann <ann@example.org>");
@@ -234,7 +234,7 @@ TEST_CASE("ends within the noise are not bisected: cannot tell, with what the ro
           "[bisect]") {
     FakeBisection b(8, 5, 0.01, 0.5);
     const BisectState s = run_bisection(b.options(), b.take(), b.progress);
-    CHECK(s.ends_state == "same");
+    CHECK(s.ends_state == EndsState::same);
     CHECK(s.first_bad.empty());
     CHECK(s.steps.empty());
     CHECK(s.ends_rounds == BisectRule{}.ends_max_rounds);

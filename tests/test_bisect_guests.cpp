@@ -66,7 +66,7 @@ TEST_CASE(
     state.bad = bad;
     state.measure = "time:no_load";
     state.place = "kernel";
-    state.ends_state = "differ";
+    state.ends_state = EndsState::differ;
     state.ends_rounds = 3;
     state.shift = 1;
     state.shift_sd = 0.2;

@@ -53,6 +53,13 @@ struct BisectRule {
 
 enum class EndsState { differ, same, unknown };
 
+// In messages and the state file.
+inline constexpr std::array<EnumName<EndsState>, 3> kEndsStateNames{{
+    {EndsState::differ, "differ"},
+    {EndsState::same, "same"},
+    {EndsState::unknown, "unknown"},
+}};
+
 // What the ends' rounds say.
 struct EndsVerdict {
     EndsState state = EndsState::unknown;  // unknown: another round

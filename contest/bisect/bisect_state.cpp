@@ -136,7 +136,16 @@ const std::vector<Field<BisectState>>& state_fields() {
         flag("emulated", &BisectState::emulated),
         number("error_rate", &BisectState::error_rate, 1e-9, 0.5),
         count("step_max_rounds", &BisectState::step_max_rounds),
-        text("ends_state", &BisectState::ends_state),
+        {"ends_state",
+         [](const BisectState& s) {
+             return json(std::string(name_in(kEndsStateNames, s.ends_state)));
+         },
+         [](BisectState& s, const json& j, const std::string& where) {
+             const auto v =
+                 j.is_string() ? value_in(kEndsStateNames, j.get<std::string>()) : std::nullopt;
+             if (!v) refuse(where, "ends_state", "not " + names_in(kEndsStateNames, ", ", " or "));
+             s.ends_state = *v;
+         }},
         count("ends_rounds", &BisectState::ends_rounds),
         number("shift", &BisectState::shift, -kBig, kBig),
         number("shift_sd", &BisectState::shift_sd, 0, kBig),

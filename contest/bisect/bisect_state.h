@@ -37,7 +37,7 @@ struct BisectState {
     double error_rate = 0.01;
     unsigned step_max_rounds = 8;
     // The ends.
-    std::string ends_state = "unknown";  // differ, same, unknown
+    EndsState ends_state = EndsState::unknown;
     unsigned ends_rounds = 0;
     double shift = 0, shift_sd = 0, ends_p = 1, could_see = 0;
     std::string ends_why;

@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <system_error>
 
 #include "contest/bisect/git_bisect.h"
+#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/sha256.h"
@@ -33,13 +33,6 @@ std::string sureness_text(double p) {
     return buf;
 }
 
-// 0.894369 as "0.89": where a figure lies between the ends.
-std::string fraction_text(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", v);
-    return buf;
-}
-
 std::string short_hash(const std::string& commit) {
     return commit.substr(0, 12);
 }
@@ -49,6 +42,15 @@ const ResultFile* file_of(const std::vector<ResultFile>& files, const std::strin
     for (const auto& f : files)
         if (f.label == label) return &f;
     return nullptr;
+}
+
+// The ends' rounds of a batch's files (good's and bad's, paired by round);
+// none when either file is missing. `incomplete`: rounds without both.
+std::vector<EndsRound> batch_ends(const std::vector<ResultFile>& files, const BisectMeasure& m,
+                                  unsigned& incomplete) {
+    incomplete = 0;
+    const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad");
+    return g && b ? ends_rounds(*g, *b, m, incomplete) : std::vector<EndsRound>{};
 }
 
 class Bisection {
@@ -64,19 +66,19 @@ class Bisection {
         const auto started = Clock::now();
         resume_or_start();
         if (s_.finished) return s_;
-        if (s_.ends_state != "differ") {
+        if (s_.ends_state != EndsState::differ) {
             measure_ends();
             save();
-            if (s_.ends_state != "differ") return finish(started);
+            if (s_.ends_state != EndsState::differ) return finish(started);
         }
+        BisectNext next;
         if (s_.steps.empty()) {
-            next_ = git_.start(s_.bad, s_.good);
+            next = git_.start(s_.bad, s_.good);
         } else {
             // Resumed: the ends' rounds of every batch so far, as their files hold them.
             reload_ends();
-            next_ = git_.replay(log_path());
+            next = git_.replay(log_path());
         }
-        BisectNext next = next_;
         keep_log();
         while (!next.commit.empty()) {
             progress_.note("contest bisect: " + next.said);
@@ -104,7 +106,7 @@ class Bisection {
     fs::path state_path() const { return o_.results / "bisect.json"; }
     fs::path log_path() const { return o_.results / "bisect.log"; }
     void save() { write_bisect_state(state_path(), s_); }
-    void keep_log() { std::ofstream(log_path(), std::ios::trunc) << git_.log() << "\n"; }
+    void keep_log() { write_file_atomically(log_path(), git_.log() + "\n"); }
 
     // A state of the same question is resumed; any other is refused, as
     // is a results folder holding something else's.
@@ -129,7 +131,6 @@ class Bisection {
         s_.bad = o_.bad;
         s_.measure = o_.measure.text();
         s_.place = o_.place;
-        s_.emulated = o_.emulated;
         s_.error_rate = o_.rule.error_rate;
         s_.step_max_rounds = o_.rule.step_max_rounds;
         save();
@@ -142,12 +143,9 @@ class Bisection {
     // Every round of the ends so far: the ends' own and every step's.
     std::vector<EndsRound> all_ends(const std::vector<ResultFile>* current = nullptr) const {
         std::vector<EndsRound> all = ends_;
-        if (current) {
-            const ResultFile *g = file_of(*current, "good"), *b = file_of(*current, "bad");
-            unsigned incomplete = 0;
-            if (g && b)
-                for (const auto& r : ends_rounds(*g, *b, o_.measure, incomplete)) all.push_back(r);
-        }
+        unsigned incomplete = 0;
+        if (current)
+            for (const auto& r : batch_ends(*current, o_.measure, incomplete)) all.push_back(r);
         return all;
     }
 
@@ -211,15 +209,12 @@ class Bisection {
         const auto files =
             take_(ends_kernels(), batch_folder("ends"), o_.rule.ends_max_rounds,
                   [&](unsigned, const std::vector<ResultFile>& f) {
-                      const ResultFile *g = file_of(f, "good"), *b = file_of(f, "bad");
-                      if (!g || !b) return std::string();
                       unsigned incomplete = 0;
-                      verdict = judge_ends(ends_rounds(*g, *b, o_.measure, incomplete), o_.rule);
+                      verdict = judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule);
                       return verdict.state == EndsState::unknown ? std::string() : verdict.why;
                   });
-        const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad");
         unsigned incomplete = 0;
-        if (g && b) ends_ = ends_rounds(*g, *b, o_.measure, incomplete);
+        ends_ = batch_ends(files, o_.measure, incomplete);
         note_emulated(files);
         verdict = judge_ends(ends_, o_.rule);
         // Fewer rounds than the bound came back (runs failed): what they say.
@@ -230,7 +225,7 @@ class Bisection {
                                             " rounds without a figure of each end)"
                                       : "");
         }
-        s_.ends_state = verdict.state == EndsState::differ ? "differ" : "same";
+        s_.ends_state = verdict.state;
         s_.ends_rounds = verdict.rounds;
         s_.shift = verdict.shift;
         s_.shift_sd = std::isfinite(verdict.sd) ? verdict.sd : 0;
@@ -249,17 +244,14 @@ class Bisection {
 
     void reload_ends() {
         ends_.clear();
+        // A step whose commit did not build has no files: it adds nothing.
         const auto add = [&](const std::string& folder) {
-            const auto files = batch_files(folder);
-            const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad");
             unsigned incomplete = 0;
-            if (g && b)
-                for (const auto& r : ends_rounds(*g, *b, o_.measure, incomplete))
-                    ends_.push_back(r);
+            for (const auto& r : batch_ends(batch_files(folder), o_.measure, incomplete))
+                ends_.push_back(r);
         };
         add("ends");
-        for (const auto& step : s_.steps)
-            if (step.why.rfind("does not build", 0) != 0) add(step.folder);
+        for (const auto& step : s_.steps) add(step.folder);
     }
 
     BisectStep take_step(const std::string& commit) {
@@ -334,7 +326,7 @@ class Bisection {
             v.sureness = step.sureness;
             decided.push_back(v);
         }
-        s_.sureness = s_.ends_state == "differ" ? answer_sureness(decided) : 0;
+        s_.sureness = s_.ends_state == EndsState::differ ? answer_sureness(decided) : 0;
         s_.finished = true;
         s_.seconds += seconds_since(started);
         save();
@@ -348,7 +340,6 @@ class Bisection {
     GitBisect git_;
     BisectState s_;
     std::vector<EndsRound> ends_;
-    BisectNext next_;
 };
 
 }  // namespace
@@ -369,7 +360,7 @@ std::string bisection_text(const BisectState& s) {
                step.subject + ": " + std::string(name_in(kStepClassNames, step.state));
         if (step.state != StepClass::unknown)
             out += " (" + sureness_text(step.sureness) + " sure, " + std::to_string(step.rounds) +
-                   " rounds, at " + fraction_text(step.position) + " of the way from good to bad)";
+                   " rounds, at " + fixed(step.position, 2) + " of the way from good to bad)";
         else
             out += ", skipped: " + step.why;
         std::vector<std::string> parts;
@@ -389,7 +380,7 @@ std::string bisection_text(const BisectState& s) {
     else if (!s.could_be.empty())
         out += "only skipped commits left: the first bad commit is one of " +
                join(s.could_be, ", ") + "\n";
-    else if (s.ends_state != "differ")
+    else if (s.ends_state != EndsState::differ)
         out += "no bisection: the ends cannot be told apart on " + s.measure + "\n";
     out += "the whole bisection took " + seconds_text(s.seconds) + "\n";
     return out;

@@ -42,7 +42,6 @@ struct BisectOptions {
     std::filesystem::path results;  // the bisection's folder
     std::filesystem::path workdir;  // contest's: bisect/ in it holds the clone
     std::string place = "kernel";   // where the rounds run, as the record says it
-    bool emulated = false;          // the guests' times are TCG's
 };
 
 using StopRule = std::function<std::string(unsigned round, const std::vector<ResultFile>& files)>;
