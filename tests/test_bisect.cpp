@@ -321,6 +321,10 @@ TEST_CASE(
                "--workload-cmd", "true", "no_load", "cpu_load"},
               "does not take the load 'io_load'"},
              {{good, bad, res, "--error-rate", "0.7"}, "--error-rate"},
+             // `default` is the loads it names, not a load of its own.
+             {{good, bad, res, "--measure", "time:default", "--", "-w", "command", "--workload-cmd",
+               "true", "default"},
+              "does not take the load 'default'"},
          }) {
         std::string line;
         for (const auto& w : words) line += w + " ";

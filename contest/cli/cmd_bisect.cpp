@@ -17,6 +17,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/workdir.h"
+#include "loads/registry.h"
 
 namespace contest {
 namespace {
@@ -126,8 +127,10 @@ int cmd_bisect(int argc, char** argv) {
         throw UsageError("contest bisect: --good " + g.commit.substr(0, 12) +
                          " is not an ancestor of --bad " + b.commit.substr(0, 12) +
                          " (the two the other way round?)");
+    // The loads as the batches' runs take them: `default` and `all` expanded.
     std::vector<std::string> loads;
-    for (const auto& l : first.loads) loads.push_back(l);
+    for (const LoadInfo* info : resolve_loads(first.loads, first.load))
+        loads.emplace_back(info->name);
     if (measure.empty()) {
         for (const auto& l : loads)
             if (l != "no_load") {
