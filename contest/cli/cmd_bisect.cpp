@@ -24,22 +24,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What a batch's words set themselves: a run's words that would fight them.
+// What a batch's words set themselves: refused among the user's, as the
+// run's own parser reads them (an abbreviation, -n5, a --config file's
+// line all count).
 void refuse_batch_options(const std::vector<std::string>& words) {
-    for (const auto& w : words) {
-        if (w == "--boot" || w.starts_with("--boot="))
-            throw UsageError(
-                "contest bisect: its batches run in QEMU guests (--kernel); a "
-                "bisection across reboots of this machine (--boot) is not there yet "
-                "(docs/bisect.md)");
-        for (const char* own : {"--kernel", "--runs", "--results", "--order", "--label", "--vary",
-                                "--resume", "-n", "-k"})
-            if (w == own || w.starts_with(std::string(own) + "=") ||
-                (std::string(own).size() == 2 && w.starts_with(own) && w.size() > 2 && w[2] != '-'))
-                throw UsageError("contest bisect: " + std::string(own) +
-                                 " is the bisection's to set (each batch is a run of its own "
-                                 "labels good, bad and tested): leave it out after --");
-    }
+    RunOptions given;
+    if (!given.parse_words(words)) return;
+    if (option_given(given.values(), "boot"))
+        throw UsageError(
+            "contest bisect: its batches run in QEMU guests (--kernel); a "
+            "bisection across reboots of this machine (--boot) is not there yet "
+            "(docs/bisect.md)");
+    for (const char* own : {"kernel", "runs", "results", "order", "label", "vary", "resume"})
+        if (option_given(given.values(), own))
+            throw UsageError("contest bisect: --" + std::string(own) +
+                             " is the bisection's to set (each batch is a run of its own "
+                             "labels good, bad and tested): leave it out after --");
 }
 
 kbuild::KernelRef end_ref(const std::string& spec, const std::string& option,

@@ -415,16 +415,20 @@ bool RunOptions::parse(int argc, char** argv) {
     return parse_command_line(cl_, argc, argv, vm_);
 }
 
-RunConfig run_config_of(const std::vector<std::string>& words) {
-    RunOptions options;
+bool RunOptions::parse_words(const std::vector<std::string>& words) {
     std::vector<std::string> argv = {"run"};
     argv.insert(argv.end(), words.begin(), words.end());
     std::vector<char*> pointers;
     for (auto& w : argv) pointers.push_back(w.data());
-    if (!options.parse(static_cast<int>(pointers.size()), pointers.data()))
-        throw UsageError("contest run: --help is no run");
+    return parse(static_cast<int>(pointers.size()), pointers.data());
+}
+
+RunConfig run_config_of(const std::vector<std::string>& words) {
+    RunOptions options;
+    if (!options.parse_words(words)) throw UsageError("contest run: --help is no run");
     RunConfig config = checked_run_config(options.arguments(), options.table(), options.values());
-    config.command_line = argv;
+    config.command_line = {"run"};
+    config.command_line.insert(config.command_line.end(), words.begin(), words.end());
     if (config.place == RunPlace::guests) config.guest_arguments = options.guest_arguments();
     return config;
 }

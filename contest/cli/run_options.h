@@ -26,6 +26,8 @@ class RunOptions {
     // Parses a `contest run` argv (argv[0] is "run"; then --config, under
     // the command line). False when --help was printed. Throws UsageError.
     bool parse(int argc, char** argv);
+    // The same of the words after "run".
+    bool parse_words(const std::vector<std::string>& words);
 
     const std::vector<TableOption>& table() const { return table_; }
     // The values as the host holds them: the command line's and the config
