@@ -29,7 +29,8 @@ BOOT_DEPS := systemd
 # tests/fleet deploys contest as the package `make deb` makes.
 # `make deb` reads the binary's library dependencies with dpkg-shlibdeps.
 PKG_DEPS := dpkg-dev
-TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt python3-jsonschema chromium $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
+# tests/fleet's stand-in hosts: pgrep (procps) watches their steps.
+TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics.
