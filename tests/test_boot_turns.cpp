@@ -30,12 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void put(const fs::path& path, const std::string& text, bool executable = false) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-    if (executable) fs::permissions(path, fs::perms::owner_all | fs::perms::group_read);
-}
-
 const std::string kStd = "6.1.0-57-amd64", kRt = "6.1.0-57-rt-amd64";
 const std::string kStdArgs = "root=UUID=1 ro quiet", kRtArgs = "root=UUID=1 ro quiet threadirqs";
 
@@ -97,16 +91,14 @@ struct BootBench {
             "')\" = \"$(cat '" + (dir / "refuse-in").string() +
             "')\" ]; then echo 'cannot here' >&2; exit 1; fi\n";
         for (const char* tool : {"grub-reboot", "bootctl"})
-            put(bin / tool, "#!/bin/sh\n" + arm_tool, true);
-        for (const char* tool : {"grub-editenv", "reboot", "systemctl"})
-            put(bin / tool,
-                std::string("#!/bin/sh\necho \"") + tool + " $*\" >> '" + asked.string() + "'\n",
-                true);
-        put(root / "boot/grub/grub.cfg", kGrubCfg);
-        put(root / "boot/loader/entries/std.conf", "title Debian\nversion " + kStd +
-                                                       "\nlinux /vmlinuz-" + kStd + "\noptions " +
-                                                       kStdArgs + "\n");
-        put(root / "boot/loader/entries/rt.conf",
+            test::put_file(bin / tool, "#!/bin/sh\n" + arm_tool, true);
+        test::put_recording_tools(bin, {"grub-editenv", "reboot", "systemctl"}, asked);
+        test::put_file(root / "boot/grub/grub.cfg", kGrubCfg);
+        test::put_file(root / "boot/loader/entries/std.conf", "title Debian\nversion " + kStd +
+                                                                  "\nlinux /vmlinuz-" + kStd +
+                                                                  "\noptions " + kStdArgs + "\n");
+        test::put_file(
+            root / "boot/loader/entries/rt.conf",
             "title Debian rt\n# kernel-install's layout: the release is the entry's version\n"
             "version " +
                 kRt + "\nlinux /" + kRt + "/linux\ninitrd /" + kRt +
@@ -127,11 +119,11 @@ struct BootBench {
     void boot_in(const std::string& release, const std::string& args) {
         const std::string loader =
             method == "grub" ? "BOOT_IMAGE=/boot/vmlinuz-" + release + " " : "";
-        put(proc / "osrelease", release + "\n");
-        put(proc / "cmdline",
-            loader + args + (method == "grub" ? "" : " initrd=\\" + release) + "\n");
-        put(proc / "boot_id", "boot-" + std::to_string(++boots) + "\n");
-        put(proc / "uptime", "12.5 10.0\n");
+        test::put_file(proc / "osrelease", release + "\n");
+        test::put_file(proc / "cmdline",
+                       loader + args + (method == "grub" ? "" : " initrd=\\" + release) + "\n");
+        test::put_file(proc / "boot_id", "boot-" + std::to_string(++boots) + "\n");
+        test::put_file(proc / "uptime", "12.5 10.0\n");
     }
     void boot_in_label(const BootState& s, std::size_t turn) {
         const bool rt = s.labels.at(s.turns.at(turn).label).label == "rt";
@@ -239,7 +231,7 @@ TEST_CASE(
     CHECK_FALSE(grub_entry_named(menu[1], "Advanced options for Debian GNU/Linux"));
 
     test::ScratchDir dir("grub-menu");
-    put(dir / "boot/grub/grub.cfg", kGrubCfg);
+    test::put_file(dir / "boot/grub/grub.cfg", kGrubCfg);
     const EntryLookup rt = grub_entry_kernel(dir.path().string(), kRtEntry);
     REQUIRE(rt.kernel);
     CHECK(rt.kernel->release == kRt);  // from the image's name: no image under the root
@@ -352,7 +344,7 @@ TEST_CASE(
             DYNAMIC_SECTION(method << " " << sig) {
                 BootBench b("interrupt-" + method + "-" + std::to_string(sig));
                 b.method = method;
-                put(b.dir / "hold", "");
+                test::put_file(b.dir / "hold", "");
                 const pid_t pid = test::start_contest(b.run_args({"-n", "1", "no_load"}),
                                                       b.dir.path(), b.dir.path());
                 for (int i = 0; i < 1000 && !fs::exists(b.dir / "holding"); ++i)
@@ -391,7 +383,7 @@ TEST_CASE(
     "[boot][e2e]") {
     BootBench b("detour");
     // rt's kernel cannot arm the next one (as one without kexec cannot load it).
-    put(b.dir / "refuse-in", kRt);
+    test::put_file(b.dir / "refuse-in", kRt);
     auto o = b.start({"-n", "2", "no_load"});
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
@@ -484,9 +476,9 @@ TEST_CASE(
     const std::string first = s.labels.at(s.turns[0].label).label;
     // What a turn cut by a power cut leaves: a load's folder, a file half-written.
     const std::string gone = std::to_string(test::a_gone_pid());
-    put(b.work / "loads" / ("cpu_load." + gone) / "data", "x");
+    test::put_file(b.work / "loads" / ("cpu_load." + gone) / "data", "x");
     const fs::path half = b.results / first / ("x.json.tmp." + gone);
-    put(half, "{");
+    test::put_file(half, "{");
     // The file's calibration, set apart from any this machine would measure.
     ResultFile file = b.file_of(first);
     REQUIRE(file.config["latency"].contains("calibration"));

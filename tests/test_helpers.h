@@ -50,6 +50,26 @@ struct Outcome {
     std::string out, err;
 };
 
+// Writes text to path, its folders made; executable: the owner's to run
+// (a stand-in tool), readable by the group.
+inline void put_file(const std::filesystem::path& path, const std::string& text,
+                     bool executable = false) {
+    namespace fs = std::filesystem;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    if (executable) fs::permissions(path, fs::perms::owner_all | fs::perms::group_read);
+}
+
+// Stand-ins in bin for a machine's tools (reboot, kexec, ...): each appends
+// its name and words as one line to `asked` and succeeds.
+inline void put_recording_tools(const std::filesystem::path& bin,
+                                const std::vector<std::string>& tools,
+                                const std::filesystem::path& asked) {
+    for (const auto& tool : tools)
+        put_file(bin / tool, "#!/bin/sh\necho \"" + tool + " $*\" >> '" + asked.string() + "'\n",
+                 true);
+}
+
 inline std::string slurp(const std::filesystem::path& p) {
     std::ifstream in(p);
     std::stringstream ss;

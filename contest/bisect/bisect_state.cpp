@@ -89,6 +89,25 @@ Field<R> flag(const char* name, bool R::*m) {
             }};
 }
 
+// A list of strings, at most kMaxSteps of them (`what` they are, for the refusal).
+template <typename R>
+Field<R> texts(const char* name, std::vector<std::string> R::*m, const char* what) {
+    return {name,
+            [m](const R& r) {
+                json a = json::array();
+                for (const auto& t : r.*m) a.push_back(valid_utf8(t));
+                return a;
+            },
+            [name, m, what](R& r, const json& j, const std::string& where) {
+                if (!j.is_array() || j.size() > kMaxSteps)
+                    refuse(where, name, std::string("not a list of at most 1000 ") + what);
+                for (const auto& t : j) {
+                    if (!t.is_string()) refuse(where, name, "an item that is not a string");
+                    (r.*m).push_back(t.get<std::string>());
+                }
+            }};
+}
+
 constexpr double kBig = 1e300;
 
 const std::vector<Field<BisectStep>>& step_fields() {
@@ -136,6 +155,10 @@ const std::vector<Field<BisectState>>& state_fields() {
         flag("emulated", &BisectState::emulated),
         number("error_rate", &BisectState::error_rate, 1e-9, 0.5),
         count("step_max_rounds", &BisectState::step_max_rounds),
+        added_later(count("ends_max_rounds", &BisectState::ends_max_rounds)),
+        added_later(texts("run_words", &BisectState::run_words, "words")),
+        added_later(number("batch_started", &BisectState::batch_started, 0, kBig)),
+        added_later(number("started", &BisectState::started, 0, kBig)),
         {"ends_state",
          [](const BisectState& s) {
              return json(std::string(name_in(kEndsStateNames, s.ends_state)));
@@ -180,20 +203,7 @@ const std::vector<Field<BisectState>>& state_fields() {
         text("first_bad", &BisectState::first_bad),
         text("first_bad_subject", &BisectState::first_bad_subject),
         text("first_bad_author", &BisectState::first_bad_author),
-        {"could_be",
-         [](const BisectState& s) {
-             json a = json::array();
-             for (const auto& c : s.could_be) a.push_back(valid_utf8(c));
-             return a;
-         },
-         [](BisectState& s, const json& j, const std::string& where) {
-             if (!j.is_array() || j.size() > kMaxSteps)
-                 refuse(where, "could_be", "not a list of at most 1000 commits");
-             for (const auto& c : j) {
-                 if (!c.is_string()) refuse(where, "could_be", "a commit that is not a string");
-                 s.could_be.push_back(c.get<std::string>());
-             }
-         }},
+        texts("could_be", &BisectState::could_be, "commits"),
         number("sureness", &BisectState::sureness, 0, 1),
         flag("finished", &BisectState::finished),
         number("seconds", &BisectState::seconds, 0, kBig),

@@ -32,10 +32,18 @@ struct BisectState {
     int version = 1;
     std::string tree, good, bad;  // the commits, full hashes
     std::string measure;          // WHAT:LOAD
-    std::string place;            // kernel (guests) or boot
+    std::string place;            // kernel (guests) or boot (this machine, across reboots)
     bool emulated = false;
     double error_rate = 0.01;
     unsigned step_max_rounds = 8;
+    unsigned ends_max_rounds = 0;  // 0 in a state written before it was kept
+    // Each batch's `contest run` words after its own (the workload, the
+    // loads, ...): what `contest bisect --continue` runs the next batch with.
+    std::vector<std::string> run_words;
+    // When the batch under way began (seconds since the epoch; 0: none):
+    // under --boot a batch spans reboots and the contests that take them.
+    double batch_started = 0;
+    double started = 0;  // the bisection's start, the same way (0: not kept)
     // The ends.
     EndsState ends_state = EndsState::unknown;
     unsigned ends_rounds = 0;

@@ -23,6 +23,13 @@ double seconds_since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// Wall-clock seconds since the epoch: a batch under --boot begins in one
+// contest and ends in another, after reboots.
+double epoch_now() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
 // 0.97 as "97.0%", 0.9996 as "99.96%", and anything surer than 99.99% as
 // "> 99.99%": a sureness is never 100%, and the plug-in figures behind it
 // are not good to more places.
@@ -81,7 +88,11 @@ class Bisection {
         }
         keep_log();
         while (!next.commit.empty()) {
-            progress_.note("contest bisect: " + next.said);
+            // (git says nothing when its log is replayed, resumed.)
+            progress_.note("contest bisect: " +
+                           (next.said.empty() ? "testing " + short_hash(next.commit) + " (" +
+                                                    printable(git_.subject(next.commit)) + ")"
+                                              : next.said));
             const BisectStep step = take_step(next.commit);
             s_.steps.push_back(step);
             save();
@@ -133,6 +144,9 @@ class Bisection {
         s_.place = o_.place;
         s_.error_rate = o_.rule.error_rate;
         s_.step_max_rounds = o_.rule.step_max_rounds;
+        s_.ends_max_rounds = o_.rule.ends_max_rounds;
+        s_.run_words = o_.run_words;
+        s_.started = epoch_now();
         save();
     }
 
@@ -149,9 +163,14 @@ class Bisection {
         return all;
     }
 
-    // A batch's folder, fresh: one a rerun left half-done is set aside.
-    fs::path batch_folder(const std::string& name) const {
+    // A batch's folder, fresh: one a rerun left half-done is set aside
+    // (across reboots, its parts are taken up instead). The batch's start
+    // kept in the state, for its time when it ends in a later contest.
+    fs::path batch_folder(const std::string& name) {
         const fs::path folder = o_.results / name;
+        if (!(o_.across_reboots && s_.batch_started > 0)) s_.batch_started = epoch_now();
+        save();
+        if (o_.across_reboots) return folder;
         std::error_code ec;
         if (fs::exists(folder, ec))
             for (int i = 1;; ++i) {
@@ -171,11 +190,12 @@ class Bisection {
     }
 
     // What the tested commit's build took, from its file's build record
-    // (config.kernel.build, as kbuild recorded it).
+    // (config.kernel.build, or config.boot.build across reboots, as kbuild recorded it).
     static void note_build(const std::vector<ResultFile>& files, BisectStep& step) {
         const ResultFile* x = file_of(files, "tested");
         if (!x) return;
-        const auto kernel = x->config.find("kernel");
+        auto kernel = x->config.find("kernel");
+        if (kernel == x->config.end() || !kernel->is_object()) kernel = x->config.find("boot");
         if (kernel == x->config.end() || !kernel->is_object()) return;
         const auto build = kernel->find("build");
         if (build == kernel->end() || !build->is_object()) return;
@@ -215,6 +235,7 @@ class Bisection {
                   });
         unsigned incomplete = 0;
         ends_ = batch_ends(files, o_.measure, incomplete);
+        batch_seconds();
         note_emulated(files);
         verdict = judge_ends(ends_, o_.rule);
         // Fewer rounds than the bound came back (runs failed): what they say.
@@ -254,8 +275,14 @@ class Bisection {
         for (const auto& step : s_.steps) add(step.folder);
     }
 
+    // The batch under way's seconds, start to now; none under way after.
+    double batch_seconds() {
+        const double s = std::max(0.0, epoch_now() - s_.batch_started);
+        s_.batch_started = 0;
+        return s;
+    }
+
     BisectStep take_step(const std::string& commit) {
-        const auto started = Clock::now();
         BisectStep step;
         step.commit = commit;
         step.subject = git_.subject(commit);
@@ -277,7 +304,7 @@ class Bisection {
             // `git bisect run` skips at exit 125.
             step.word = "skip";
             step.why = std::string("does not build: ") + e.what();
-            step.seconds = seconds_since(started);
+            step.seconds = batch_seconds();
             say("step " + short_hash(commit) + ": skipped, " + step.why);
             return step;
         }
@@ -292,7 +319,7 @@ class Bisection {
         step.llr = verdict.llr;
         step.sureness = verdict.sureness;
         step.position = verdict.position;
-        step.seconds = seconds_since(started);
+        step.seconds = batch_seconds();
         step.word = verdict.state == StepClass::like_bad    ? "bad"
                     : verdict.state == StepClass::like_good ? "good"
                                                             : "skip";
@@ -328,7 +355,9 @@ class Bisection {
         }
         s_.sureness = s_.ends_state == EndsState::differ ? answer_sureness(decided) : 0;
         s_.finished = true;
-        s_.seconds += seconds_since(started);
+        // Across reboots, from the start: the reboots are the bisection's time too.
+        s_.seconds = o_.across_reboots && s_.started > 0 ? epoch_now() - s_.started
+                                                         : s_.seconds + seconds_since(started);
         save();
         git_.reset();
         return s_;

@@ -42,6 +42,11 @@ struct BisectOptions {
     std::filesystem::path results;  // the bisection's folder
     std::filesystem::path workdir;  // contest's: bisect/ in it holds the clone
     std::string place = "kernel";   // where the rounds run, as the record says it
+    // --boot: a batch spans reboots and the contests that take them
+    // (boot_batches.h), so a batch's folder is taken up where it was left,
+    // not set aside as a guests' batch cut short is.
+    bool across_reboots = false;
+    std::vector<std::string> run_words;  // recorded for contest bisect --continue
 };
 
 using StopRule = std::function<std::string(unsigned round, const std::vector<ResultFile>& files)>;

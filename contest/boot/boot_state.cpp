@@ -75,6 +75,18 @@ std::optional<std::string> no_such_label(const BootTurn& t, const BootState& s) 
     return "no such label";
 }
 
+// Root runs `then` at the run's end: nothing but the one command contest
+// bisect --boot gives, naming a bisection's folder above this run's.
+std::optional<std::string> bad_then(const BootState& s, const BootState&) {
+    if (s.then.empty()) return std::nullopt;
+    if (s.then.size() != 3 || s.then[0] != "bisect" || s.then[1] != "--continue")
+        return "not 'bisect --continue FOLDER'";
+    const std::filesystem::path folder = s.then[2];
+    if (!folder.is_absolute() || folder != folder.lexically_normal())
+        return "'" + printable(s.then[2]) + "' is not an absolute path";
+    return std::nullopt;
+}
+
 std::optional<std::string> past_last_turn(const BootState& s, const BootState&) {
     if (s.next_turn <= s.turns.size()) return std::nullopt;
     return "past the last turn";
@@ -135,6 +147,7 @@ const Field<BootState> kStateFields[] = {
     {"boots",           &BootState::boots},
     {"note",            &BootState::note},
     {"keep_built",      &BootState::keep_built, nullptr, true},
+    {"then",            &BootState::then, bad_then, true},
 };
 // clang-format on
 
@@ -189,8 +202,9 @@ json value_to_json(const T& v) {
             std::visit(
                 [&](auto member) {
                     using M = std::remove_cvref_t<decltype(v.*member)>;
-                    // Optional fields are texts and switches.
-                    if constexpr (std::is_same_v<M, std::string> || std::is_same_v<M, bool>)
+                    // Optional fields are texts, switches and lists of texts.
+                    if constexpr (std::is_same_v<M, std::string> || std::is_same_v<M, bool> ||
+                                  std::is_same_v<M, std::vector<std::string>>)
                         if (f.optional && v.*member == M{}) return;
                     out[f.name] = value_to_json(v.*member);
                 },
@@ -325,6 +339,8 @@ void check_state_paths(const BootState& s, const std::filesystem::path& folder,
     auto bad = [&](const std::string& field, const std::string& why) {
         throw UsageError(where + ": " + field + ": " + why);
     };
+    if (!s.then.empty() && !path_below(folder, s.then[2]))
+        bad("then", "'" + printable(s.then[2]) + "' is not a folder above " + folder.string());
     if (s.binary != boot_binary_path(folder).string())
         bad("binary", "'" + printable(s.binary) + "' is not " + boot_binary_path(folder).string() +
                           ", this run's copy of contest");

@@ -131,6 +131,11 @@ struct BootState {
     bool keep_built = false;  // --boot-keep-built: the releases contest built stay installed
     std::vector<BootSeen> boots;
     std::string note;  // why it stopped, when it did
+    // What the run's last step starts once the run is done or stopped
+    // (never after --boot-abort): contest's words, only ever `bisect
+    // --continue FOLDER` with FOLDER a folder above the state's (contest
+    // bisect --boot's next batch). Empty: nothing. Absent from the file then.
+    std::vector<std::string> then;
 
     bool finished() const {
         return phase == BootPhase::done || phase == BootPhase::stopped ||

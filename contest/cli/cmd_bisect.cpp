@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "contest/bisect/bisection.h"
+#include "contest/bisect/boot_batches.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/run_options.h"
@@ -16,6 +17,7 @@
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
+#include "contest/sys/trusted_folder.h"
 #include "contest/sys/workdir.h"
 #include "loads/registry.h"
 
@@ -32,10 +34,10 @@ void refuse_batch_options(const std::vector<std::string>& words) {
     if (!given.parse_words(words)) return;
     if (option_given(given.values(), "boot"))
         throw UsageError(
-            "contest bisect: its batches run in QEMU guests (--kernel); a "
-            "bisection across reboots of this machine (--boot) is not there yet "
-            "(docs/bisect.md)");
-    for (const char* own : {"kernel", "runs", "results", "order", "label", "vary", "resume"})
+            "contest bisect: for batches across reboots of this machine give contest bisect "
+            "--boot, not --boot after --");
+    for (const char* own : {"kernel", "runs", "results", "order", "label", "vary", "resume",
+                            "boot-status", "boot-abort", "boot-continue"})
         if (option_given(given.values(), own))
             throw UsageError("contest bisect: --" + std::string(own) +
                              " is the bisection's to set (each batch is a run of its own "
@@ -54,6 +56,116 @@ kbuild::KernelRef end_ref(const std::string& spec, const std::string& option,
     return ref;
 }
 
+// The bisection's words after --, for each batch: under --boot with the
+// workdir as an absolute path when the user gave none (each later batch is
+// started by the unit, with another HOME and folder).
+std::vector<std::string> recorded_run_words(std::vector<std::string> words, bool boot,
+                                            const fs::path& workdir) {
+    RunOptions given;
+    if (boot && given.parse_words(words) && !option_given(given.values(), "workdir"))
+        words.push_back("--workdir=" + fs::absolute(workdir).lexically_normal().string());
+    return words;
+}
+
+// Each batch's words: the user's, its labels' kernels, its rounds and folder.
+std::vector<std::string> batch_words(const std::vector<std::string>& run_words, bool boot,
+                                     const std::vector<KernelSpec>& kernels, const fs::path& into,
+                                     unsigned rounds) {
+    std::vector<std::string> words = run_words;
+    for (const auto& k : kernels)
+        words.push_back((boot ? "--boot=" : "--kernel=") + k.label + "=" + k.image);
+    words.push_back("--runs=" + std::to_string(rounds));
+    words.push_back("--results=" + into.string());
+    return words;
+}
+
+// The loads as the batches' runs take them: `default` and `all` expanded.
+std::vector<std::string> batch_loads(const RunConfig& first) {
+    std::vector<std::string> loads;
+    for (const LoadInfo* info : resolve_loads(first.loads, first.load))
+        loads.emplace_back(info->name);
+    return loads;
+}
+
+// Runs (or takes on) the bisection and prints where it is: its answer, or
+// under --boot the part a batch just started.
+int run_and_print(const bisect::BisectOptions& options) {
+    Progress progress = Progress::for_stderr(false);
+    bisect::TakeRounds take;
+    std::unique_ptr<RunContainment> containment;
+    if (options.across_reboots) {
+        const std::vector<std::string> then = {"bisect", "--continue", options.results.string()};
+        take = bisect::rounds_across_reboots([&, then](const std::vector<KernelSpec>& kernels,
+                                                       const fs::path& part, unsigned rounds) {
+            start_boot_run_of(batch_words(options.run_words, true, kernels, part, rounds), then,
+                              progress);
+        });
+    } else {
+        containment = RunContainment::set_up();
+        take = [&](const std::vector<KernelSpec>& kernels, const fs::path& into, unsigned rounds,
+                   const bisect::StopRule& stop) {
+            RunConfig rc =
+                run_config_of(batch_words(options.run_words, false, kernels, into, rounds));
+            rc.containment = containment->description();
+            rc.stop_rule = stop;
+            rc.workload.opened_workdir = rc.load.opened_workdir =
+                Workdir::open(rc.workload.workdir);
+            RunOutcome out = run_suite(rc, progress);
+            if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
+            return label_results(out.labels);
+        };
+    }
+    try {
+        const bisect::BisectState state = bisect::run_bisection(options, take, progress);
+        progress.clear();
+        std::cout << bisect::bisection_text(state) << std::flush;
+        return state.first_bad.empty() ? kExitSomeRunsFailed : kExitOk;
+    } catch (const bisect::PartStarted& started) {
+        progress.clear();
+        std::cout << "contest bisect: " << started.rounds
+                  << (started.rounds == 1 ? " round" : " rounds") << " started in "
+                  << started.part.string()
+                  << ": this machine reboots through their turns, and the bisection goes on by "
+                     "itself after them (contest run --boot-status --results "
+                  << started.part.string() << "; contest post " << options.results.string()
+                  << " for where it stands)\n"
+                  << std::flush;
+        return kExitOk;
+    }
+}
+
+// --continue D: the bisection across reboots in D, as its state has it
+// (root runs this at the end of each batch, so the state is read only from
+// a folder nobody else can change).
+int continue_bisection(const fs::path& folder_in) {
+    const fs::path folder = fs::absolute(folder_in).lexically_normal();
+    const fs::path path = folder / "bisect.json";
+    if (auto why = file_open_to_others(path))
+        throw EnvironmentError("contest bisect --continue: " + printable(path.string()) + ": " +
+                               *why + ": refusing it, root runs what it names at every batch");
+    const bisect::BisectState s = bisect::read_bisect_state(path);
+    if (s.place != "boot")
+        throw UsageError(
+            "contest bisect --continue: " + printable(folder.string()) +
+            " is a bisection in guests: run the same contest bisect again to resume it");
+    bisect::BisectOptions options;
+    options.tree = s.tree;
+    options.good = s.good;
+    options.bad = s.bad;
+    options.results = folder;
+    options.place = s.place;
+    options.across_reboots = true;
+    options.run_words = s.run_words;
+    options.rule.error_rate = s.error_rate;
+    options.rule.step_max_rounds = s.step_max_rounds;
+    if (s.ends_max_rounds) options.rule.ends_max_rounds = s.ends_max_rounds;
+    const RunConfig first = run_config_of(
+        batch_words(s.run_words, true, {{"good", s.tree + "@" + s.good}}, folder / "ends", 1));
+    options.workdir = first.workload.workdir;
+    options.measure = bisect::parse_bisect_measure(s.measure, batch_loads(first));
+    return run_and_print(options);
+}
+
 }  // namespace
 
 int cmd_bisect(int argc, char** argv) {
@@ -63,13 +175,14 @@ int cmd_bisect(int argc, char** argv) {
         "contest bisect --good TREE@REF --bad TREE@REF [options] [-- RUN-OPTIONS... LOAD...]";
     cl.summary =
         "Finds the commit between --good and --bad that changed --measure: the ends measured in "
-        "interleaved rounds of QEMU guests until they differ beyond noise, then git bisect, each "
-        "step's commit built and measured with both ends until a sequential test classes it like "
-        "good or like bad at --error-rate (or it is skipped); the answer with every step's "
-        "evidence and how sure it is. After --, the words of `contest run` for each batch (the "
-        "workload, the loads, the guests' options; not --kernel, --runs, --results). "
-        "docs/bisect.md.";
-    std::string good, bad, measure, results = "results/bisect";
+        "interleaved rounds (of QEMU guests, or with --boot of this machine across reboots) until "
+        "they differ beyond noise, then git bisect, each step's commit built and measured with "
+        "both ends until a sequential test classes it like good or like bad at --error-rate (or "
+        "it is skipped); the answer with every step's evidence and how sure it is. After --, the "
+        "words of `contest run` for each batch (the workload, the loads, the guests' or --boot's "
+        "options; not --kernel, --boot, --runs, --results). docs/bisect.md.";
+    std::string good, bad, measure, results = "results/bisect", continue_from;
+    bool boot = false;
     BisectRule rule;
     std::vector<std::string> run_words;
     // clang-format off
@@ -87,11 +200,25 @@ int cmd_bisect(int argc, char** argv) {
          "the ends not told apart after N rounds: no bisection")
         ("results", po::value(&results)->default_value(results)->value_name("D"),
          "the bisection's folder: its state, git's log and every batch's result files")
+        ("boot", po::bool_switch(&boot),
+         "each batch a `contest run --boot` of this machine (kexec; root): the bisection goes on "
+         "across the reboots by itself")
+        ("continue", po::value(&continue_from)->value_name("D"),
+         "(started at the end of each --boot batch) the bisection in D, on from where it stands")
         ("run-word", po::value(&run_words)->value_name("WORD"), "a word of each batch's `contest run`");
     // clang-format on
     cl.positional.add("run-word", -1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    if (!continue_from.empty()) {
+        for (const auto& [name, value] : vm)
+            if (name != "continue" && !value.defaulted())
+                throw UsageError(
+                    "contest bisect --continue: the bisection's state says the rest; "
+                    "give no --" +
+                    name);
+        return continue_bisection(continue_from);
+    }
     refuse_batch_options(run_words);
 
     const fs::path folder = fs::absolute(results).lexically_normal();
@@ -99,20 +226,11 @@ int cmd_bisect(int argc, char** argv) {
         if (spec.empty())
             throw UsageError("contest bisect: give " + std::string(option) + " TREE@REF");
 
-    // Each batch's words: the user's, its labels' kernels, its rounds and folder.
-    const auto batch_words = [&](const std::vector<KernelSpec>& kernels, const fs::path& into,
-                                 unsigned rounds) {
-        std::vector<std::string> words = run_words;
-        for (const auto& k : kernels) words.push_back("--kernel=" + k.label + "=" + k.image);
-        words.push_back("--runs=" + std::to_string(rounds));
-        words.push_back("--results=" + into.string());
-        return words;
-    };
     // Checked now, as the first batch will be: a bad word is refused before
     // anything is made; nothing is written before every check but in the
     // workdir (git's output, in its kbuild/), the results folder last.
-    const RunConfig first = run_config_of(
-        batch_words({{"good", good}, {"bad", bad}}, folder / "ends", rule.ends_max_rounds));
+    const RunConfig first = run_config_of(batch_words(
+        run_words, boot, {{"good", good}, {"bad", bad}}, folder / "ends", rule.ends_max_rounds));
     const Workdir workdir = Workdir::open(first.workload.workdir);
     workdir.make_dir("kbuild");
     const fs::path scratch = workdir.real_dir("kbuild");
@@ -127,10 +245,7 @@ int cmd_bisect(int argc, char** argv) {
         throw UsageError("contest bisect: --good " + g.commit.substr(0, 12) +
                          " is not an ancestor of --bad " + b.commit.substr(0, 12) +
                          " (the two the other way round?)");
-    // The loads as the batches' runs take them: `default` and `all` expanded.
-    std::vector<std::string> loads;
-    for (const LoadInfo* info : resolve_loads(first.loads, first.load))
-        loads.emplace_back(info->name);
+    const std::vector<std::string> loads = batch_loads(first);
     if (measure.empty()) {
         for (const auto& l : loads)
             if (l != "no_load") {
@@ -146,27 +261,13 @@ int cmd_bisect(int argc, char** argv) {
     options.bad = b.commit;
     options.measure = bisect::parse_bisect_measure(measure, loads);
     options.rule = rule;
+    options.across_reboots = boot;
+    options.place = boot ? "boot" : "kernel";
+    options.run_words = recorded_run_words(run_words, boot, first.workload.workdir);
     fs::create_directories(folder);
     options.results = folder;
     options.workdir = first.workload.workdir;
-
-    const auto containment = RunContainment::set_up();
-    Progress progress = Progress::for_stderr(false);
-    const bisect::TakeRounds take = [&](const std::vector<KernelSpec>& kernels,
-                                        const fs::path& into, unsigned rounds,
-                                        const bisect::StopRule& stop) {
-        RunConfig rc = run_config_of(batch_words(kernels, into, rounds));
-        rc.containment = containment->description();
-        rc.stop_rule = stop;
-        rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
-        RunOutcome out = run_suite(rc, progress);
-        if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
-        return label_results(out.labels);
-    };
-    const bisect::BisectState state = bisect::run_bisection(options, take, progress);
-    progress.clear();
-    std::cout << bisect::bisection_text(state) << std::flush;
-    return state.first_bad.empty() ? kExitSomeRunsFailed : kExitOk;
+    return run_and_print(options);
 }
 
 }  // namespace contest

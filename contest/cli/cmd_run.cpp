@@ -486,6 +486,21 @@ std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
 
 }  // namespace
 
+BootStep start_boot_run_of(const std::vector<std::string>& words,
+                           const std::vector<std::string>& then, Progress& progress) {
+    RunOptions options;
+    if (!options.parse_words(words)) throw UsageError("contest run: --help is no run");
+    RunConfig rc = checked_run_config(options.arguments(), options.table(), options.values());
+    rc.command_line = {"run"};
+    rc.command_line.insert(rc.command_line.end(), words.begin(), words.end());
+    if (rc.place != RunPlace::boot) throw UsageError("contest run: these words are no --boot run");
+    const auto containment = RunContainment::set_up();
+    rc.containment = containment->description();
+    BootRunOptions boot = boot_run_options(options.arguments());
+    boot.then = then;
+    return start_boot_run(rc, boot, progress);
+}
+
 int cmd_run(int argc, char** argv) {
     RunOptions options;
     if (!options.parse(argc, argv)) return kExitOk;

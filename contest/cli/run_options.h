@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "contest/cli/cli_common.h"
+#include "contest/run/boot_run.h"
 #include "contest/run/run_config.h"
+#include "contest/sys/progress.h"
 
 namespace contest {
 
@@ -51,5 +53,12 @@ class RunOptions {
 // guests' words: what a --boot step makes of the words its state recorded,
 // and contest bisect of each batch's. UsageError as `contest run` says it.
 RunConfig run_config_of(const std::vector<std::string>& words);
+
+// A `contest run --boot` of these words started as its command line would
+// start it (contained, checked, its first reboot asked), its state told to
+// start `then` (contest's words) once the run is over: contest bisect
+// --boot's batches.
+BootStep start_boot_run_of(const std::vector<std::string>& words,
+                           const std::vector<std::string>& then, Progress& progress);
 
 }  // namespace contest

@@ -19,7 +19,9 @@
 #include "contest/run/settle.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/process.h"
 #include "contest/sys/signals.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/workdir.h"
 
@@ -79,6 +81,27 @@ BootStep finish_run(const fs::path& path, BootState& state, BootPhase phase,
     return step;
 }
 
+// The run's `then`, once it is over: contest's words, run by this very
+// binary (its copy in .boot was just removed: /proc/self/exe still names
+// it) from the folder the run was started in, and waited for. It asks for
+// the next reboot itself, when there is one; a failure is the unit's log's.
+void start_then(const BootState& state) {
+    if (state.then.empty()) return;
+    say("the boot run goes on with: contest " + join(state.then, " "));
+    std::vector<std::string> argv = {"/proc/self/exe"};
+    argv.insert(argv.end(), state.then.begin(), state.then.end());
+    SpawnOptions options;
+    options.cwd = state.cwd;
+    options.ties.own_group = false;
+    try {
+        const int status = wait_for_exit(spawn(argv, options));
+        if (status != 0)
+            warn("contest " + join(state.then, " ") + ": " + describe_wait_status(status));
+    } catch (const std::exception& e) {
+        warn("contest " + join(state.then, " ") + ": " + e.what());
+    }
+}
+
 // Where a step asks for the next boot from: whether in the machine's own
 // kernel (the one the run started in, or the one the firmware gave back
 // after a detour), and the label whose kernel runs when it is a turn's.
@@ -128,6 +151,7 @@ class BootSteps {
     // the way back, a detour or a run with no turn left ended; and the next
     // boot asked.
     BootStep after_boot() {
+        after_a_boot_ = true;
         BootSeen& seen = record_boot();
         if (state_.phase == BootPhase::returning) return came_back(seen);
         if (state_.phase == BootPhase::detour) return detour_came_back(seen);
@@ -149,8 +173,14 @@ class BootSteps {
         return boot_next({home(), turn.label});
     }
 
+    // The run's end; what it says to start then (contest bisect --boot's
+    // next batch) once it is done or stopped, never when it was aborted.
     BootStep finish(BootPhase phase, const std::string& note) {
-        return finish_run(path_, state_, phase, note);
+        BootStep step = finish_run(path_, state_, phase, note);
+        // Not in the start's own contest (its first reboot refused): what
+        // started the run is there to say so.
+        if (phase != BootPhase::aborted && after_a_boot_) start_then(state_);
+        return step;
     }
 
   private:
@@ -310,6 +340,7 @@ class BootSteps {
     const RunningKernel k_;
     const ConfigOf& config_of_;
     Progress& progress_;
+    bool after_a_boot_ = false;
 };
 
 // The run's state as its options plan it, in the results folder `folder`
@@ -327,6 +358,7 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
     state.unit_root = fs::absolute(options.root).lexically_normal().string();
     state.stop_on_failure = options.stop_on_failure;
     state.keep_built = options.keep_built;
+    state.then = options.then;
     state.argv = config.command_line;
     if (!config.seed) state.argv.push_back("--seed=" + std::to_string(plan.seed));
     // The unit runs with another environment (no HOME, XDG_CACHE_HOME) and

@@ -26,6 +26,9 @@ struct BootRunOptions {
     bool stop_on_failure = false;
     bool keep_built = false;           // --boot-keep-built
     std::filesystem::path root = "/";  // where the unit is installed
+    // Started once the run is over (BootState::then): contest bisect
+    // --boot's next batch. Not an option of contest run.
+    std::vector<std::string> then;
 };
 
 // What one step of the run leaves: contest's exit code, and the labels'
