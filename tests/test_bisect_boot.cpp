@@ -200,6 +200,12 @@ TEST_CASE(
     REQUIRE(o.exit_code == 0);
     CHECK(o.out.find("3 rounds started in " + (bench.results / "ends/part-1").string()) !=
           std::string::npos);
+    // While it runs, its post says so (not "cannot tell the ends apart").
+    const auto under_way = test::run_contest_binary({"post", bench.results.string()},
+                                                    bench.dir.path(), bench.dir.path());
+    CHECK(under_way.out.find("Subject: [contest] bisect time:no_load: under way") !=
+          std::string::npos);
+    CHECK(under_way.out.find("ends: being measured") != std::string::npos);
     // The machine: each boot's step, as contest's unit would start it, until
     // no unit is left and nothing more is asked.
     int steps = 0;

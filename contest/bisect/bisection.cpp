@@ -382,7 +382,7 @@ std::string bisection_text(const BisectState& s) {
     std::string out = "contest bisect: " + short_hash(s.good) + " (good) .. " + short_hash(s.bad) +
                       " (bad) on " + s.measure + (s.emulated ? ", in emulated (TCG) guests" : "") +
                       "\n";
-    out += "ends: " + s.ends_why + "\n";
+    out += "ends: " + (s.ends_state == EndsState::unknown ? "being measured" : s.ends_why) + "\n";
     for (std::size_t i = 0; i < s.steps.size(); ++i) {
         const BisectStep& step = s.steps[i];
         out += "step " + std::to_string(i + 1) + ": " + short_hash(step.commit) + " " +
@@ -402,6 +402,12 @@ std::string bisection_text(const BisectState& s) {
                             seconds_text(step.boots_s));
         out += ", " + seconds_text(step.seconds) +
                (parts.empty() ? "" : " (" + join(parts, "; ") + ")") + "\n";
+    }
+    if (!s.finished) {
+        out += "under way: " + std::to_string(s.steps.size()) +
+               (s.steps.size() == 1 ? " step" : " steps") + " taken so far" +
+               (s.place == "boot" ? ", across reboots of this machine" : "") + "\n";
+        return out;
     }
     if (!s.first_bad.empty())
         out += "first bad commit: " + s.first_bad + " " + s.first_bad_subject + " (" +

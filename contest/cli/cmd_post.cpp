@@ -67,7 +67,8 @@ int cmd_post(int argc, char** argv) {
         const bisect::BisectState state =
             bisect::read_bisect_state(std::filesystem::path(sides.front()) / "bisect.json");
         std::cout << "Subject: [contest] bisect " << state.measure << ": "
-                  << (state.first_bad.empty()
+                  << (!state.finished ? "under way"
+                      : state.first_bad.empty()
                           ? "no single first bad commit"
                           : state.first_bad.substr(0, 12) + " " + state.first_bad_subject)
                   << "\n\n"
