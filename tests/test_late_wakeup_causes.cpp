@@ -429,6 +429,9 @@ struct SleeperRun {
     pid_t sleeper = -1, culprit = -1;
     int late_wakeups = 0, attributed = 0, caused = 0, bursts = 0;
     std::int64_t caused_late_ns = 0, culprit_ns = 0;
+    // Of caused_late_ns, what other work on the machine ran (neither the
+    // culprit nor the sleeper: a test or a guest beside this one).
+    std::int64_t others_ns = 0;
     std::size_t skipped_lines = 0, events = 0;
     std::string stats;  // the CPU buffer's per_cpu stats at the end
     latency::LateTimeByCause total;
@@ -485,13 +488,18 @@ SleeperRun traced_sleeper_run(TraceInstance& trace, int cpu, bool with_culprit) 
             CHECK(split.parts_ns() == split.window_ns);
             check_timeline(split);
             run.total.add(split);
-            std::int64_t by_culprit = 0;
-            for (const auto& task : split.tasks)
-                if (task.pid == culprit_pid && task.comm == "trace-culprit") by_culprit += task.ns;
+            std::int64_t by_culprit = 0, by_others = 0;
+            for (const auto& task : split.tasks) {
+                if (task.pid == culprit_pid && task.comm == "trace-culprit")
+                    by_culprit += task.ns;
+                else if (task.pid != sleeper_pid && task.pid != 0)
+                    by_others += task.ns;
+            }
             if (by_culprit > 0) {
                 ++run.caused;
                 run.caused_late_ns += split.window_ns;
                 run.culprit_ns += by_culprit;
+                run.others_ns += by_others;
             }
         }
     }  // the workers stopped and reaped
@@ -561,6 +569,14 @@ TEST_CASE("a real culprit is given most of the late time it causes", "[trace]") 
     // wide floor, since a busy VM can merge or hide some.
     CHECK(with.caused >= 10);
     REQUIRE(with.caused_late_ns > 0);
-    CHECK(static_cast<double>(with.culprit_ns) / static_cast<double>(with.caused_late_ns) > 0.6);
+    // Most of the late time the machine's other work did not take: on a
+    // CPU a guest or a test beside this one also runs on, the late time is
+    // rightly split between it and the culprit (seen: a TCG guest's thread
+    // 110 ms beside the culprit's 103 ms).
+    CAPTURE(with.others_ns);
+    REQUIRE(with.caused_late_ns > with.others_ns);
+    CHECK(static_cast<double>(with.culprit_ns) /
+              static_cast<double>(with.caused_late_ns - with.others_ns) >
+          0.6);
     for (const auto& task : without.total.tasks_by_time()) CHECK(task.comm != "trace-culprit");
 }
