@@ -73,7 +73,7 @@ struct BootBisectBench {
             commits.push_back(git_in(tree, "rev-parse HEAD"));
         }
         test::put_file(dir / "work.sh", "case \"$(cat '" + (proc / "osrelease").string() +
-                                            "')\" in *slow*) sleep 0.3 ;; *) sleep 0.05 ;; esac\n");
+                                            "')\" in *slow*) sleep 0.6 ;; *) sleep 0.05 ;; esac\n");
         test::put_file(dir / "config", "CONFIG_BASE=y\n");
         const char* path = std::getenv("PATH");
         saved_path = path ? path : "/usr/bin:/bin";
@@ -221,6 +221,8 @@ TEST_CASE(
         REQUIRE(step.exit_code <= 1);
     }
     INFO(log);
+    CAPTURE(steps);
+    CHECK(steps < 80);  // the machine went idle: no reboot left asked
     const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
     CHECK(s.place == "boot");
     CHECK(s.finished);
