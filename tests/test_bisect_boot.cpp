@@ -55,7 +55,15 @@ struct BootBisectBench {
     std::string loaded_image, loaded_cmdline;
 
     BootBisectBench() {
-        test::put_recording_tools(bin, {"kexec", "reboot", "systemctl"}, asked);
+        test::put_recording_tools(bin, {"reboot", "systemctl"}, asked);
+        // kexec refuses every kernel while refuse-kexec is there (a machine
+        // whose kexec is off), else records its words as the others do.
+        test::put_file(bin / "kexec",
+                       "#!/bin/sh\n[ -e '" + (dir / "refuse-kexec").string() +
+                           "' ] && { echo 'kexec: refused here' >&2; exit 1; }\necho \"kexec $*\" "
+                           ">> '" +
+                           asked.string() + "'\n",
+                       true);
         test::put_file(tree / "Makefile", kSlowTreeMakefile);
         test::put_file(tree / "options", "CONFIG_BASE=y\n");
         test::put_file(tree / "image.bin", test::fake_bzimage("6.1.0-placeholder", 64));
@@ -195,6 +203,15 @@ TEST_CASE(
     "installed or running",
     "[bisect][boot][e2e]") {
     BootBisectBench bench;
+    // A first start the machine refuses (its kexec off) leaves no part: the
+    // same command again starts the ends' first part in the same folder.
+    test::put_file(bench.dir / "refuse-kexec", "");
+    const auto refused =
+        test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
+    CHECK(refused.exit_code == 3);
+    CHECK(refused.err.find("--boot: cannot boot") != std::string::npos);
+    CHECK_FALSE(fs::exists(bench.results / "ends/part-1" / kBootStateName));
+    fs::remove(bench.dir / "refuse-kexec");
     auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
     INFO(o.out << o.err);
     REQUIRE(o.exit_code == 0);

@@ -68,10 +68,13 @@ TakeRounds rounds_across_reboots(StartPart start) {
         std::vector<std::vector<ResultFile>> parts;
         unsigned n = 1;
         for (;; ++n) {
+            // A folder without a run's state is a start that was refused or
+            // cut before it wrote one (its build logs, at most): no part, and
+            // the next start goes into it.
             const fs::path part = part_folder(batch, n);
-            std::error_code ec;
-            if (!fs::exists(part, ec)) break;
-            if (const auto state = part_state(part); state && !state->finished())
+            const auto state = part_state(part);
+            if (!state) break;
+            if (!state->finished())
                 throw UsageError("contest bisect: " + printable(part.string()) +
                                  " is a --boot run under way (" + boot_phase_name(state->phase) +
                                  "): it goes on by itself and then the bisection does; see "
