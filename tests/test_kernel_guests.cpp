@@ -202,6 +202,31 @@ TEST_CASE("qemu_argv: a path holding commas or file= is one value of QEMU's opti
           std::vector<std::string>{(fs::current_path() / boot.scratch_disk).string()});
 }
 
+TEST_CASE("qemu_argv: a forwarded SSH port is a user network on a virtio NIC, on the loopback only",
+          "[vm]") {
+    GuestBoot boot;
+    boot.kernel = "/vm/vmlinuz";
+    boot.initramfs = "/vm/initramfs.cpio";
+    boot.console_log = "/vm/console.log";
+    // None asked: no network at all (-nodefaults gives no default NIC).
+    CHECK(arguments_of(qemu_argv(boot), "-netdev").empty());
+    CHECK(arguments_of(qemu_argv(boot), "-device").empty());
+
+    boot.ssh_forward_port = 10022;
+    const auto argv = qemu_argv(boot);
+    const auto netdevs = arguments_of(argv, "-netdev");
+    REQUIRE(netdevs.size() == 1);
+    INFO(netdevs[0]);
+    // "user", the backend, is the first item: a bare word.
+    const auto netdev = qemu_option_items(netdevs[0]);
+    REQUIRE(netdev.size() == 3);
+    CHECK(netdev[0] == std::pair<std::string, std::string>{"user", ""});
+    CHECK(values_of(netdev, "id") == std::vector<std::string>{"n0"});
+    // Bound to 127.0.0.1, not every address of this machine.
+    CHECK(values_of(netdev, "hostfwd") == std::vector<std::string>{"tcp:127.0.0.1:10022-:22"});
+    CHECK(arguments_of(argv, "-device") == std::vector<std::string>{"virtio-net-pci,netdev=n0"});
+}
+
 TEST_CASE("a guest's results share is read as untrusted: no link followed, no FIFO waited on",
           "[vm]") {
     test::ScratchDir dir("guest-share");

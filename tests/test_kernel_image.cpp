@@ -118,6 +118,26 @@ TEST_CASE("compressed modules (.ko.xz, .ko.zst, .ko.gz) go into the initramfs de
     CHECK(left == std::vector<std::string>{"i.cpio"});
 }
 
+TEST_CASE(
+    "the systemd machine's initramfs loads the virtio NIC after what it depends on; --kernel's "
+    "guests have no network and no NIC module",
+    "[vm]") {
+    test::ScratchDir dir("nic-modules");
+    Progress quiet(Progress::Mode::kQuiet);
+    const fs::path tree = dir / "linux";
+    write(tree / "arch/x86/boot/bzImage", test::fake_bzimage("6.99.0-fake (t@h) #1 SMP"));
+    // As Debian's 6.1 builds them: virtio_net over net_failover over failover.
+    for (const auto& [name, depends] : std::vector<std::pair<std::string, std::string>>{
+             {"failover", ""}, {"net_failover", "failover"}, {"virtio_net", "net_failover"}})
+        write(tree / "drivers" / (name + ".ko"), fake_module(name, depends));
+    const KernelImage k = resolve_kernel_image(tree.string(), dir / "cache", quiet);
+    const Initramfs systemd = build_initramfs(k, dir / "systemd.cpio", InitMode::systemd_machine);
+    CHECK(systemd.modules == std::vector<std::string>{"failover", "net_failover", "virtio_net"});
+    const fs::path got = unpacked_cpio(dir / "systemd.cpio", dir / "x");
+    CHECK(split_words(test::slurp(got / "modules/order")) == systemd.modules);
+    CHECK(build_initramfs(k, dir / "once.cpio").modules.empty());
+}
+
 TEST_CASE("a rebuilt .deb of the same file name is unpacked again, not taken from the cache",
           "[vm]") {
     test::ScratchDir dir("deb-cache");

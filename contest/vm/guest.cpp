@@ -103,6 +103,15 @@ std::vector<std::string> qemu_argv(const GuestBoot& b) {
         argv.push_back("local,path=" + option_list_path(b.out_dir) +
                        ",mount_tag=out,security_model=mapped-file,multidevs=remap");
     }
+    if (b.ssh_forward_port) {
+        // On the loopback only: the guest's SSH server is this machine's
+        // to reach, not the network's.
+        argv.push_back("-netdev");
+        argv.push_back("user,id=n0,hostfwd=tcp:127.0.0.1:" + std::to_string(*b.ssh_forward_port) +
+                       "-:22");
+        argv.push_back("-device");
+        argv.push_back("virtio-net-pci,netdev=n0");
+    }
     return argv;
 }
 

@@ -62,6 +62,11 @@ struct GuestBoot {
     // QEMU without -no-reboot: a reboot resets the guest into its -kernel
     // (a --boot run's machine, which ends by powering off).
     bool reboot_resets = false;
+    // A network (QEMU's user network on a virtio NIC; the guest is
+    // 10.0.2.15 behind it) whose TCP port 22 is reachable from this machine
+    // at 127.0.0.1:PORT: an SSH server in the guest is then a host an
+    // Ansible controller can reach. None: the guest has no network.
+    std::optional<unsigned> ssh_forward_port;
 };
 
 struct GuestOutcome {

@@ -205,8 +205,12 @@ Initramfs build_initramfs(const KernelImage& kernel, const std::filesystem::path
         return it->second;
     };
     std::vector<std::string> wanted = kWantedModules;
-    // The overlay, and the automounter systemd asks for at its start.
-    if (mode == InitMode::systemd_machine) wanted.insert(wanted.end(), {"overlay", "autofs4"});
+    // The overlay, the automounter systemd asks for at its start, and the
+    // NIC of a guest given a network (GuestBoot::ssh_forward_port: a host an
+    // Ansible controller reaches over SSH). Loaded before systemd starts:
+    // the host's /lib/modules is another kernel's, so udev finds none.
+    if (mode == InitMode::systemd_machine)
+        wanted.insert(wanted.end(), {"overlay", "autofs4", "virtio_net"});
     out.modules = modules_to_load(kernel, wanted, bytes_of, &out.assumed_builtin);
     CpioArchive cpio;
     for (const char* dir : {"bin", "dev", "proc", "sys", "host", "out", "modules", "disk", "root"})
