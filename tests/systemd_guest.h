@@ -1,7 +1,7 @@
 #pragma once
 // What the tests that boot the host's own systemd in a TCG guest
 // (InitMode::systemd_machine) share: the units masked on its command line,
-// and the clock of its console's lines.
+// the clock of its console's lines, and its kernel and initramfs.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -10,7 +10,33 @@
 #include <utility>
 #include <vector>
 
+#include "contest/sys/progress.h"
+#include "contest/vm/initramfs.h"
+#include "contest/vm/kernel_image.h"
+#include "test_helpers.h"
+
 namespace contest::test {
+
+// Debian's kernel (fetched into the shared workdir's cache once) and the
+// systemd machine's initramfs for it, under the shared workdir, not /tmp:
+// the guest's /tmp is a tmpfs of its own, and a --boot run reads its
+// labels' IMAGE:INITRD in the guest when it starts.
+struct SystemdMachineImages {
+    explicit SystemdMachineImages(const std::string& tag)
+        : kernel(resolve_kernel_image(debian_kernel_package(), vm_test_workdir() / "vm" / "cache",
+                                      quiet)),
+          keep(tag, vm_test_workdir()),
+          initramfs(build_initramfs(kernel, keep / "initramfs.cpio", InitMode::systemd_machine)) {}
+    // IMAGE:INITRD, a kexec label's kernel as --boot takes it.
+    std::string boot_kernel() const {
+        return kernel.image.string() + ":" + initramfs.path.string();
+    }
+
+    Progress quiet{Progress::Mode::kQuiet};
+    KernelImage kernel;
+    ScratchDir keep;
+    Initramfs initramfs;
+};
 
 // What the host itself enabled (its /etc/systemd/system/*.wants: its
 // database, timers, agents, getty) and what waits for a terminal or the

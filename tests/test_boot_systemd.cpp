@@ -19,7 +19,6 @@
 #include "contest/boot/boot_state.h"
 #include "contest/boot/boot_unit.h"
 #include "contest/result/result_file.h"
-#include "contest/sys/progress.h"
 #include "contest/vm/guest.h"
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
@@ -66,14 +65,9 @@ TEST_CASE(
     // Not under /tmp: the state is read back here, and a folder under a
     // sticky /tmp is refused as one others could change.
     test::ScratchDir dir("boot-systemd", test::scratch_kept_at_boot());
-    Progress quiet(Progress::Mode::kQuiet);
-    const KernelImage kernel = resolve_kernel_image(
-        test::debian_kernel_package(), test::vm_test_workdir() / "vm" / "cache", quiet);
-    // Not under /tmp: the guest's /tmp is a tmpfs of its own, and the
-    // labels' IMAGE:INITRD must be read there when the run starts.
-    const test::ScratchDir keep("boot-systemd-images", test::vm_test_workdir());
-    const Initramfs initramfs =
-        build_initramfs(kernel, keep / "initramfs.cpio", InitMode::systemd_machine);
+    const test::SystemdMachineImages images("boot-systemd-images");
+    const KernelImage& kernel = images.kernel;
+    const Initramfs& initramfs = images.initramfs;
     const fs::path disk = dir / "disk.img", out = dir / "out";
     REQUIRE(std::system(("truncate -s 1G " + disk.string() + " && mkfs.ext4 -q -F " + disk.string())
                             .c_str()) == 0);
@@ -81,7 +75,7 @@ TEST_CASE(
 
     // The guest's paths: the share is its /mnt/out, the workdir on the
     // overlay (so on the disk).
-    const std::string image = kernel.image.string() + ":" + initramfs.path.string();
+    const std::string image = images.boot_kernel();
     std::vector<std::string> argv = {CONTEST_BINARY,
                                      "run",
                                      "--boot",
