@@ -163,10 +163,10 @@ class Bisection {
         return all;
     }
 
-    // A batch's folder, fresh: one a rerun left half-done is set aside
-    // (across reboots, its parts are taken up instead). The batch's start
-    // kept in the state, for its time when it ends in a later contest.
-    fs::path batch_folder(const std::string& name) {
+    // A batch begun: its start kept in the state (for its time when it ends
+    // in a later contest), and its folder, fresh: one a rerun left half-done
+    // is set aside (across reboots, its parts are taken up instead).
+    fs::path begin_batch(const std::string& name) {
         const fs::path folder = o_.results / name;
         if (!(o_.across_reboots && s_.batch_started > 0)) s_.batch_started = epoch_now();
         save();
@@ -227,7 +227,7 @@ class Bisection {
                        short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
         EndsVerdict verdict;
         const auto files =
-            take_(ends_kernels(), batch_folder("ends"), o_.rule.ends_max_rounds,
+            take_(ends_kernels(), begin_batch("ends"), o_.rule.ends_max_rounds,
                   [&](unsigned, const std::vector<ResultFile>& f) {
                       unsigned incomplete = 0;
                       verdict = judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule);
@@ -235,7 +235,7 @@ class Bisection {
                   });
         unsigned incomplete = 0;
         ends_ = batch_ends(files, o_.measure, incomplete);
-        batch_seconds();
+        end_batch();
         note_emulated(files);
         verdict = judge_ends(ends_, o_.rule);
         // Fewer rounds than the bound came back (runs failed): what they say.
@@ -275,8 +275,8 @@ class Bisection {
         for (const auto& step : s_.steps) add(step.folder);
     }
 
-    // The batch under way's seconds, start to now; none under way after.
-    double batch_seconds() {
+    // The batch under way ended: its seconds, start to now.
+    double end_batch() {
         const double s = std::max(0.0, epoch_now() - s_.batch_started);
         s_.batch_started = 0;
         return s;
@@ -292,7 +292,7 @@ class Bisection {
         StepVerdict verdict;
         std::vector<ResultFile> files;
         try {
-            files = take_(kernels, batch_folder(step.folder), o_.rule.step_max_rounds,
+            files = take_(kernels, begin_batch(step.folder), o_.rule.step_max_rounds,
                           [&](unsigned, const std::vector<ResultFile>& f) {
                               verdict = judge(f, step.incomplete);
                               if (verdict.state != StepClass::unknown)
@@ -304,7 +304,7 @@ class Bisection {
             // `git bisect run` skips at exit 125.
             step.word = "skip";
             step.why = std::string("does not build: ") + e.what();
-            step.seconds = batch_seconds();
+            step.seconds = end_batch();
             say("step " + short_hash(commit) + ": skipped, " + step.why);
             return step;
         }
@@ -319,7 +319,7 @@ class Bisection {
         step.llr = verdict.llr;
         step.sureness = verdict.sureness;
         step.position = verdict.position;
-        step.seconds = batch_seconds();
+        step.seconds = end_batch();
         step.word = verdict.state == StepClass::like_bad    ? "bad"
                     : verdict.state == StepClass::like_good ? "good"
                                                             : "skip";
