@@ -159,8 +159,9 @@ int continue_bisection(const fs::path& folder_in) {
     options.rule.error_rate = s.error_rate;
     options.rule.step_max_rounds = s.step_max_rounds;
     if (s.ends_max_rounds) options.rule.ends_max_rounds = s.ends_max_rounds;
-    const RunConfig first = run_config_of(
-        batch_words(s.run_words, true, {{"good", s.tree + "@" + s.good}}, folder / "ends", 1));
+    const RunConfig first = run_config_of(batch_words(
+        s.run_words, true, {{"good", s.tree + "@" + s.good}, {"bad", s.tree + "@" + s.bad}},
+        folder / "ends", options.rule.ends_max_rounds));
     options.workdir = first.workload.workdir;
     options.measure = bisect::parse_bisect_measure(s.measure, batch_loads(first));
     return run_and_print(options);
