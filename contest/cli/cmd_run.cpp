@@ -423,12 +423,23 @@ bool RunOptions::parse_words(const std::vector<std::string>& words) {
     return parse(static_cast<int>(pointers.size()), pointers.data());
 }
 
-RunConfig run_config_of(const std::vector<std::string>& words) {
-    RunOptions options;
+namespace {
+
+// Words after "run" parsed into options and checked as its command line
+// would be, the config carrying them as its command line.
+RunConfig parsed_run_config(RunOptions& options, const std::vector<std::string>& words) {
     if (!options.parse_words(words)) throw UsageError("contest run: --help is no run");
     RunConfig config = checked_run_config(options.arguments(), options.table(), options.values());
     config.command_line = {"run"};
     config.command_line.insert(config.command_line.end(), words.begin(), words.end());
+    return config;
+}
+
+}  // namespace
+
+RunConfig run_config_of(const std::vector<std::string>& words) {
+    RunOptions options;
+    RunConfig config = parsed_run_config(options, words);
     if (config.place == RunPlace::guests) config.guest_arguments = options.guest_arguments();
     return config;
 }
@@ -489,10 +500,7 @@ std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
 BootStep start_boot_run_of(const std::vector<std::string>& words,
                            const std::vector<std::string>& then, Progress& progress) {
     RunOptions options;
-    if (!options.parse_words(words)) throw UsageError("contest run: --help is no run");
-    RunConfig rc = checked_run_config(options.arguments(), options.table(), options.values());
-    rc.command_line = {"run"};
-    rc.command_line.insert(rc.command_line.end(), words.begin(), words.end());
+    RunConfig rc = parsed_run_config(options, words);
     if (rc.place != RunPlace::boot) throw UsageError("contest run: these words are no --boot run");
     const auto containment = RunContainment::set_up();
     rc.containment = containment->description();
