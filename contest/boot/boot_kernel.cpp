@@ -80,9 +80,13 @@ std::string kexec_tools_load(const BootLabel& label) {
 // A test's made-up machine (kTestRunningKernelVariable): its kexec and its
 // reboots are the tools on PATH (stand-ins), never a system call, which
 // would load a kernel into the real machine or reboot it.
-bool stand_in_machine() {
+// Its folder of /proc's stand-ins; empty on a real machine.
+fs::path stand_in_proc() {
     const char* v = std::getenv(kTestRunningKernelVariable);
-    return v && *v;
+    return v && *v ? fs::path(v) : fs::path();
+}
+bool stand_in_machine() {
+    return !stand_in_proc().empty();
 }
 
 // The label's kernel loaded for the next kexec, or why not.
@@ -164,8 +168,7 @@ std::string first_word(const std::string& s) {
 
 RunningKernel running_kernel() {
     RunningKernel k;
-    const char* stand_in = std::getenv(kTestRunningKernelVariable);
-    const fs::path proc = stand_in && *stand_in ? fs::path(stand_in) : fs::path();
+    const fs::path proc = stand_in_proc();
     auto read = [&](const char* name, const char* real) {
         return proc_text(proc.empty() ? real : (proc / name).c_str());
     };
