@@ -151,7 +151,6 @@ class BootSteps {
     // the way back, a detour or a run with no turn left ended; and the next
     // boot asked.
     BootStep after_boot() {
-        after_a_boot_ = true;
         BootSeen& seen = record_boot();
         if (state_.phase == BootPhase::returning) return came_back(seen);
         if (state_.phase == BootPhase::detour) return detour_came_back(seen);
@@ -177,9 +176,10 @@ class BootSteps {
     // next batch) once it is done or stopped, never when it was aborted.
     BootStep finish(BootPhase phase, const std::string& note) {
         BootStep step = finish_run(path_, state_, phase, note);
-        // Not in the start's own contest (its first reboot refused): what
-        // started the run is there to say so.
-        if (phase != BootPhase::aborted && after_a_boot_) start_then(state_);
+        // Only in a step after a boot (one is recorded), not in the start's
+        // own contest (its first reboot refused): what started the run is
+        // there to say so.
+        if (phase != BootPhase::aborted && !state_.boots.empty()) start_then(state_);
         return step;
     }
 
@@ -340,7 +340,6 @@ class BootSteps {
     const RunningKernel k_;
     const ConfigOf& config_of_;
     Progress& progress_;
-    bool after_a_boot_ = false;
 };
 
 // The run's state as its options plan it, in the results folder `folder`
