@@ -127,6 +127,12 @@ ProgramLog::ProgramLog(const Workdir& workdir, const std::string& name)
       path_(workdir.path() / name) {
     if (fd_.get() < 0)
         throw EnvironmentError("cannot write " + path_.string() + ": " + errno_text());
+    // Reopened through the descriptor, not the name: the same file even if
+    // something else took the name in between.
+    const std::string self = "/proc/self/fd/" + std::to_string(fd_.get());
+    cut_fd_ = UniqueFd(::open(self.c_str(), O_WRONLY | O_CLOEXEC));
+    if (cut_fd_.get() < 0)
+        throw EnvironmentError("cannot write " + path_.string() + ": " + errno_text());
 }
 
 void ProgramLog::empty() const {
@@ -138,13 +144,16 @@ void ProgramLog::keep_bounded() const {
     if (::fstat(fd_.get(), &st) != 0 || st.st_size <= kLogCap) return;
     std::string kept = end_of_file(fd_.get(), kLogKept);
     kept.erase(0, kept.find('\n') + 1);  // from the first whole line
-    // What the program writes between the read and the cut is lost: a log
-    // that grows this fast has said what it had to say many times over.
-    ::ftruncate(fd_.get(), 0);
-    const std::string head = "contest: the lines before these were cut, to keep this log small\n";
-    if (::write(fd_.get(), head.data(), head.size()) < 0 ||
-        ::write(fd_.get(), kept.data(), kept.size()) < 0)
+    kept.insert(0, "contest: the lines before these were cut, to keep this log small\n");
+    // Written over the start (the file is far longer than kept: no overlap
+    // with where kept was read), then cut after it. What the program appends
+    // between the read and the cut is lost: a log that grows this fast has
+    // said what it had to say many times over. What it appends after the cut
+    // lands behind the kept lines (its descriptor appends).
+    const auto written = ::pwrite(cut_fd_.get(), kept.data(), kept.size(), 0);
+    if (written != static_cast<ssize_t>(kept.size()))
         return;  // a log that cannot be written is no reason to stop the load
+    ::ftruncate(cut_fd_.get(), static_cast<off_t>(kept.size()));
 }
 
 std::string ProgramLog::last_line() const {

@@ -87,6 +87,10 @@ class ProgramLog {
 
   private:
     UniqueFd fd_;
+    // The same file without O_APPEND, for the cut: its notice and kept lines
+    // are written over the file's start before the file is cut short, so the
+    // program's appends can never land ahead of the notice.
+    UniqueFd cut_fd_;
     std::filesystem::path path_;
 };
 
