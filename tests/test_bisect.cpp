@@ -6,6 +6,9 @@
 // evidence recorded and the user's tree left as it was; a resumed
 // bisection takes no step twice; an effect below the noise is "cannot
 // tell" with what the rounds could see; the state is read as untrusted.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -68,14 +71,18 @@ struct Tree {
     }
 };
 
-// Each run's Time: 10 s, plus `effect` from commit first_bad on, plus noise.
+// Each run's Time: 10 s, plus `effect` from commit first_bad on, plus noise;
+// with a second culprit, half the effect from first_bad on and the other
+// half from second_bad on.
 class CommitBackend : public RoundBackend {
   public:
-    CommitBackend(const RunPlan& plan, const Tree& tree, int first_bad, double effect, double noise,
-                  std::mt19937_64& rng, std::map<std::string, int>& turns)
+    CommitBackend(const RunPlan& plan, const Tree& tree, int first_bad, int second_bad,
+                  double effect, double noise, std::mt19937_64& rng,
+                  std::map<std::string, int>& turns)
         : plan_(plan),
           tree_(tree),
           first_bad_(first_bad),
+          second_bad_(second_bad),
           effect_(effect),
           noise_(0, noise),
           rng_(rng),
@@ -94,7 +101,9 @@ class CommitBackend : public RoundBackend {
             RunRecord r;
             r.load = std::string(plan_.load_names[k]);
             r.index = r.round = static_cast<int>(index);
-            r.wall_s = 10 + (commit >= first_bad_ ? effect_ : 0) + noise_(rng_);
+            const double part = second_bad_ ? effect_ / 2 : effect_;
+            r.wall_s = 10 + (commit >= first_bad_ ? part : 0) +
+                       (second_bad_ && commit >= second_bad_ ? part : 0) + noise_(rng_);
             r.cpu_pct = 90;
             runs.push_back(r);
         }
@@ -104,7 +113,7 @@ class CommitBackend : public RoundBackend {
   private:
     const RunPlan& plan_;
     const Tree& tree_;
-    int first_bad_;
+    int first_bad_, second_bad_;
     double effect_;
     std::normal_distribution<double> noise_;
     std::mt19937_64& rng_;
@@ -113,7 +122,7 @@ class CommitBackend : public RoundBackend {
 
 struct FakeBisection {
     Tree t;
-    int first_bad;
+    int first_bad, second_bad = 0;
     double effect, noise;
     std::mt19937_64 rng{11};
     std::map<std::string, int> turns;  // turns taken, by label
@@ -153,8 +162,8 @@ struct FakeBisection {
             config.stop_rule = stop;
             fs::create_directories(config.workload.workdir);
             RunPlan plan = make_run_plan(config);
-            auto backend =
-                std::make_unique<CommitBackend>(plan, t, first_bad, effect, noise, rng, turns);
+            auto backend = std::make_unique<CommitBackend>(plan, t, first_bad, second_bad, effect,
+                                                           noise, rng, turns);
             std::optional<KnobGuard> no_knobs;
             const LabelFiles files = run_label_files(
                 config, "2026-12-04T00:00:0" + std::to_string(batches % 10) + "Z", {}, progress);
@@ -198,6 +207,8 @@ TEST_CASE(
     CHECK(b.t.state() == before);
     const std::string text = bisection_text(s);
     CHECK_THAT(text, Catch::Contains("first bad commit: " + b.t.commits[5] + " change 5"));
+    // The shift with its unit: Time is in seconds.
+    CHECK_THAT(s.ends_why, Catch::Contains(" s over 3 rounds"));
 
     SECTION("a rerun of the finished bisection takes no round") {
         const int batches = b.batches;
@@ -205,6 +216,65 @@ TEST_CASE(
         CHECK(b.batches == batches);
         CHECK(again.first_bad == s.first_bad);
     }
+}
+
+TEST_CASE(
+    "adjacent ends: the answer is as sure as the ends' test, whose real level with a look after "
+    "every round is above its nominal p",
+    "[bisect]") {
+    // One look is the nominal level; a look after each of rounds 3 to 10 more.
+    BisectRule one_look;
+    one_look.ends_max_rounds = one_look.ends_min_rounds;
+    CHECK(ends_false_differ_rate(one_look) == Approx(one_look.ends_level).margin(0.002));
+    const double ends_error = ends_false_differ_rate(BisectRule{});
+    CHECK(ends_error > 2 * BisectRule{}.ends_level);
+    CHECK(ends_error < 0.1);
+
+    FakeBisection b(1, 1, 1.0, 0.1);
+    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    const std::string text = bisection_text(s);
+    INFO(text);
+    REQUIRE(s.first_bad == b.t.commits[1]);
+    CHECK(s.steps.empty());
+    // Not "> 99.99% sure": no step, so as sure as the ends' test, and never more.
+    CHECK_THAT(text, !Catch::Contains("> 99.99%"));
+    char says[64];
+    std::snprintf(says, sizeof says, "%.1f%% of the time", 100 * ends_error);
+    CHECK_THAT(text, Catch::Contains(says));
+    std::snprintf(says, sizeof says, "%.1f%% sure", 100 * (1 - ends_error));
+    CHECK_THAT(text, Catch::Contains(says));
+}
+
+TEST_CASE(
+    "two culprits, each half the change: the commits between them are between the ends, "
+    "skipped, and the answer is the range the change spreads over",
+    "[bisect]") {
+    FakeBisection b(8, 3, 1.0, 0.05);
+    b.second_bad = 6;  // commits 3, 4 and 5 lie halfway
+    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    const std::string text = bisection_text(s);
+    INFO(text);
+    CHECK(s.ends_state == EndsState::differ);
+    int between = 0;
+    for (const auto& step : s.steps) {
+        const int at = b.t.index_of(step.commit);
+        INFO("commit " << at);
+        if (at >= 3 && at < 6) {
+            CHECK(step.state == StepClass::between);
+            CHECK(step.word == "skip");
+            CHECK(step.position == Approx(0.5).margin(0.2));
+            ++between;
+        } else {
+            CHECK(step.state == (at >= 6 ? StepClass::like_bad : StepClass::like_good));
+        }
+    }
+    CHECK(between > 0);
+    // No single first bad commit: the range, from the first culprit to the second.
+    CHECK(s.first_bad.empty());
+    CHECK(std::find(s.could_be.begin(), s.could_be.end(), b.t.commits[6]) != s.could_be.end());
+    CHECK(std::find(s.could_be.begin(), s.could_be.end(), b.t.commits[2]) == s.could_be.end());
+    CHECK_THAT(text, Catch::Contains("the change spreads over more than one commit"));
+    CHECK_THAT(text, Catch::Contains("between the ends"));
 }
 
 TEST_CASE("a bisection cut after its second step resumes from its state and git's log",
@@ -217,17 +287,71 @@ TEST_CASE("a bisection cut after its second step resumes from its state and git'
         if (b.batches == 3) throw Interrupted();
         return whole(k, f, r, stop);
     };
-    CHECK_THROWS_AS(run_bisection(b.options(), cut, b.progress), Interrupted);
+    const auto wall = [](const auto& f) {
+        const auto t = std::chrono::steady_clock::now();
+        f();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    const double first_s =
+        wall([&] { CHECK_THROWS_AS(run_bisection(b.options(), cut, b.progress), Interrupted); });
     const BisectState half = read_bisect_state(b.t.scratch / "results" / "bisect.json");
     CHECK_FALSE(half.finished);
     REQUIRE(half.steps.size() == 2);
     const int batches = b.batches;
-    const BisectState s = run_bisection(b.options(), whole, b.progress);
+    BisectState s;
+    const double second_s = wall([&] { s = run_bisection(b.options(), whole, b.progress); });
     INFO(bisection_text(s));
     CHECK(s.first_bad == b.t.commits[3]);
     REQUIRE(s.steps.size() == 3);
     CHECK(s.steps[0].commit == half.steps[0].commit);
     CHECK(b.batches == batches + 1);  // the third step alone
+    // The whole bisection's time holds the first contest's (its two steps
+    // and the ends, most of it) besides the second's.
+    CHECK(half.seconds > first_s / 2);
+    CHECK(s.seconds > second_s + first_s / 2);
+    CHECK(s.seconds <= first_s + second_s);
+}
+
+TEST_CASE(
+    "a bisection's answer and its mail escape the tree's text, and the mail names the machine "
+    "and the command",
+    "[bisect][e2e]") {
+    FakeBisection b(4, 2, 1.0, 0.1);
+    BisectOptions o = b.options();
+    o.run_words = {"-w", "command", "--workload-cmd", "sh -c 'exit 0'", "no_load", "cpu_load"};
+    run_bisection(o, b.take(), b.progress);
+    const fs::path state = b.t.scratch / "results" / "bisect.json";
+    BisectState s = read_bisect_state(state);
+    REQUIRE(s.finished);
+    // A tree whose commits carry a terminal's escapes and a line break.
+    const std::string evil = "fix \x1b]0;owned\x07 it\nfirst bad commit: forged";
+    s.first_bad_subject = evil;
+    s.first_bad_author = "Eve \x1b[2J <eve@example.org>";
+    for (auto& step : s.steps) step.subject = evil;
+    write_bisect_state(state, s);
+    const auto no_escapes = [](const std::string& text) {
+        INFO(text);
+        CHECK(text.find('\x1b') == std::string::npos);
+        CHECK(text.find('\x07') == std::string::npos);
+        CHECK(text.find("\nfirst bad commit: forged") == std::string::npos);
+    };
+    no_escapes(bisection_text(s));
+    const auto post =
+        test::run_contest_binary({"post", (b.t.scratch / "results").string()}, b.t.scratch.path());
+    INFO(post.out << post.err);
+    REQUIRE(post.exit_code == 0);
+    no_escapes(post.out);
+    // One header, the Subject, then the body.
+    CHECK(post.out.rfind("Subject: ", 0) == 0);
+    CHECK(post.out.find("\n\n") == post.out.find('\n'));
+    // The facts the ends' files recorded (this fake run's: no machine's),
+    // and the command that ran it, its words quoted for a shell.
+    CHECK_THAT(post.out, Catch::Contains("The machine and the ends"));
+    CHECK_THAT(post.out, Catch::Contains("Workload:  command"));
+    CHECK_THAT(post.out, Catch::Contains("How it was run:"));
+    CHECK_THAT(post.out, Catch::Contains("--measure=time:cpu_load"));
+    CHECK_THAT(post.out, Catch::Contains("--workload-cmd"));
+    CHECK_THAT(post.out, Catch::Contains("\"sh -c 'exit 0'\""));
 }
 
 TEST_CASE("ends within the noise are not bisected: cannot tell, with what the rounds could see",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "contest/analysis/stats.h"
 #include "contest/sys/number_text.h"
@@ -27,7 +28,8 @@ double spread_inflation(double n) {
 
 }  // namespace
 
-EndsVerdict judge_ends(const std::vector<EndsRound>& rounds, const BisectRule& rule) {
+EndsVerdict judge_ends(const std::vector<EndsRound>& rounds, const BisectRule& rule,
+                       const std::string& unit) {
     EndsVerdict v;
     v.rounds = static_cast<unsigned>(rounds.size());
     const std::vector<double> d = shifts_of(rounds);
@@ -41,9 +43,9 @@ EndsVerdict judge_ends(const std::vector<EndsRound>& rounds, const BisectRule& r
     } else {
         v.could_see = std::numeric_limits<double>::quiet_NaN();
     }
-    const std::string seen = "bad - good = " + six_digits(v.shift) + " over " +
+    const std::string seen = "bad - good = " + six_digits(v.shift) + unit + " over " +
                              std::to_string(v.rounds) + " rounds, p = " + six_digits(v.p) +
-                             ", these rounds could see " + six_digits(v.could_see);
+                             ", these rounds could see " + six_digits(v.could_see) + unit;
     if (v.rounds >= rule.ends_min_rounds && v.p < rule.ends_level) {
         v.state = EndsState::differ;
         v.why = "the ends differ: " + seen;
@@ -54,6 +56,33 @@ EndsVerdict judge_ends(const std::vector<EndsRound>& rounds, const BisectRule& r
         v.why = seen;
     }
     return v;
+}
+
+double ends_false_differ_rate(const BisectRule& rule) {
+    constexpr int kSequences = 100000;
+    // |t| beyond these is p < ends_level, two-sided, as judge_ends asks it,
+    // after each round n (indexed by n).
+    std::vector<double> critical(rule.ends_max_rounds + 1, 0);
+    for (unsigned n = std::max(2u, rule.ends_min_rounds); n <= rule.ends_max_rounds; ++n)
+        critical[n] = stats::t_quantile(1 - rule.ends_level / 2, n - 1);
+    std::mt19937_64 rng(55);
+    std::normal_distribution<double> noise;
+    int differ = 0;
+    for (int i = 0; i < kSequences; ++i) {
+        double sum = 0, sum_sq = 0;
+        for (unsigned n = 1; n <= rule.ends_max_rounds; ++n) {
+            const double d = noise(rng);
+            sum += d;
+            sum_sq += d * d;
+            if (n < rule.ends_min_rounds || n < 2) continue;
+            const double mean = sum / n, var = (sum_sq - n * mean * mean) / (n - 1);
+            if (var > 0 && mean * mean > critical[n] * critical[n] * var / n) {
+                ++differ;
+                break;
+            }
+        }
+    }
+    return static_cast<double>(differ) / kSequences;
 }
 
 StepVerdict judge_step(const std::vector<StepRound>& step, const std::vector<EndsRound>& ends,
@@ -83,14 +112,30 @@ StepVerdict judge_step(const std::vector<StepRound>& step, const std::vector<End
         sum_y += std::clamp(y, -std::abs(shift), std::abs(shift));
         sum_position += y / s.mean + 0.5;
     }
-    v.position = sum_position / static_cast<double>(step.size());
-    v.llr = shift * sum_y / var_y;
-    v.sureness = 1 / (1 + std::exp(-std::abs(v.llr)));
+    const double k = static_cast<double>(step.size());
+    v.position = sum_position / k;
+    // Three hypotheses, the tested commit's y at -shift/2 (like good), 0
+    // (halfway: neither end) or +shift/2 (like bad); the log-likelihood
+    // ratios of each pair, all from sum(y).
+    v.llr = shift * sum_y / var_y;  // bad over good
+    const double bad_over_half = shift / 2 * (sum_y - k * shift / 4) / var_y;
+    const double good_over_half = -shift / 2 * (sum_y + k * shift / 4) / var_y;
     const double bound = std::log((1 - rule.error_rate) / rule.error_rate);
-    if (v.rounds >= rule.step_min_rounds && std::abs(v.llr) >= bound)
+    const double halfway_bound = std::log((1 - rule.halfway_error) / rule.halfway_error);
+    const bool enough = v.rounds >= rule.step_min_rounds;
+    const double toward = v.llr > 0 ? bad_over_half : good_over_half;
+    v.sureness = 1 / (1 + std::exp(-std::abs(v.llr)));
+    v.over_halfway = 1 / (1 + std::exp(-toward));
+    if (enough && good_over_half <= -bound && bad_over_half <= -bound) {
+        v.state = StepClass::between;
+        // Halfway over either end: its posterior among the three, equal priors.
+        v.sureness = 1 / (1 + std::exp(good_over_half) + std::exp(bad_over_half));
+        v.over_halfway = 0;
+    } else if (enough && std::abs(v.llr) >= bound && toward >= halfway_bound) {
         v.state = v.llr > 0 ? StepClass::like_bad : StepClass::like_good;
-    else
+    } else {
         v.at_bound = v.rounds >= rule.step_max_rounds;
+    }
     return v;
 }
 

@@ -19,9 +19,20 @@
 // round is taken, and past max_rounds it is undecided (the commit skipped,
 // as `git bisect skip`). Each y is clipped to +-shift first: a round far
 // beyond the bad end is no more "bad" than the bad end, and one spike of an
-// emulated guest cannot decide a step alone. With equal priors a step's
-// sureness is 1 / (1 + e^-|llr|), and the whole answer's is the product of
-// its steps' (every step must be right for the first bad commit to be).
+// emulated guest cannot decide a step alone.
+//
+// A commit may be like neither end: two commits that each make part of the
+// change, or a gradual one, leave the commits between them halfway (y
+// about 0), and the test above then crosses one way or the other by chance.
+// So a third hypothesis, halfway, is tested too, Sobel and Wald's way: each
+// end against halfway, a test of its own. A step is like bad only once
+// "like bad over halfway" also reaches ln((1 - h) / h) (h = halfway_error),
+// and between the ends once both ends' tests against halfway reach
+// -ln((1 - e) / e). With equal priors, a step's sureness is its class's
+// posterior over the other end (and, like an end, apart its posterior over
+// halfway), and the whole answer's is the product of its steps' (every
+// step must be right for the first bad commit to be), given that the ends
+// differ (ends_false_differ_rate says how often they seem to).
 // tests/simulations/sim_bisect.cpp checks that the stated sureness holds,
 // on noise like this machine's, against a fixed number of rounds.
 #include <array>
@@ -43,7 +54,12 @@ struct StepRound {
 };
 
 struct BisectRule {
-    double error_rate = 0.01;      // each step's chance of the wrong class, each way
+    double error_rate = 0.01;  // each step's chance of the wrong class, each way
+    // A step is classed like an end only once a commit halfway between the
+    // ends is also ruled out at this error rate (Wald's test of that end
+    // against halfway): a halfway commit crosses the test between the ends
+    // by chance as often as not when the shift is clear (docs/bisect.md).
+    double halfway_error = 0.1;
     unsigned step_min_rounds = 2;  // a step decides after at least these
     unsigned step_max_rounds = 8;  // undecided after these: skipped
     double ends_level = 0.01;      // the ends differ at a paired test's p below this
@@ -76,22 +92,42 @@ struct EndsVerdict {
 // After each round of the ends: differ once ends_min_rounds are taken and
 // the paired t-test's p is below ends_level; same once ends_max_rounds are
 // taken without; unknown before.
-EndsVerdict judge_ends(const std::vector<EndsRound>& rounds, const BisectRule& rule);
+// `unit` follows each figure in `why` (" s").
+EndsVerdict judge_ends(const std::vector<EndsRound>& rounds, const BisectRule& rule,
+                       const std::string& unit = "");
 
-enum class StepClass { like_good, like_bad, unknown };
+// How often judge_ends says "differ" of ends that do not: its real level.
+// A look after every round from ends_min_rounds to ends_max_rounds gives
+// more chances than one test at ends_level (about 4% for the defaults, not
+// 1%), and no formula gives the level of such looks at a t-test, so it is
+// simulated: 100 000 sequences of normal noise, a fixed seed (the same
+// figure every time for the same rule). A bisection's answer is only as
+// sure as this test: its steps' sureness is given that the ends differ.
+double ends_false_differ_rate(const BisectRule& rule);
+
+// between: the tested commit is neither like good nor like bad, its mean
+// clearly apart from both ends' (two commits that each make part of the
+// change, or a gradual one): git is not told good or bad of it (skip), and
+// the answer is the range the change spreads over.
+enum class StepClass { like_good, like_bad, unknown, between };
 
 // In messages, the state file and the report.
-inline constexpr std::array<EnumName<StepClass>, 3> kStepClassNames{{
+inline constexpr std::array<EnumName<StepClass>, 4> kStepClassNames{{
     {StepClass::like_good, "like good"},
     {StepClass::like_bad, "like bad"},
     {StepClass::unknown, "cannot tell"},
+    {StepClass::between, "between the ends"},
 }};
 
 struct StepVerdict {
     StepClass state = StepClass::unknown;
     unsigned rounds = 0;
-    double llr = 0;         // log-likelihood ratio, like bad over like good
-    double sureness = 0.5;  // that the class is right, 1 / (1 + e^-|llr|)
+    double llr = 0;  // log-likelihood ratio, like bad over like good
+    // That the class is right: like an end, over the other end, 1 / (1 +
+    // e^-|llr|); between, halfway's posterior over both ends.
+    double sureness = 0.5;
+    // Like an end: that end's over halfway, the same way (0 when between).
+    double over_halfway = 0.5;
     bool at_bound = false;  // unknown with step_max_rounds taken: skip it
     double position = 0.5;  // where the tested commit's mean lies, 0 good .. 1 bad
 };

@@ -47,6 +47,14 @@ BisectMeasure parse_bisect_measure(const std::string& text, const std::vector<st
     return m;
 }
 
+std::string unit_of(const BisectMeasure& m) {
+    if (m.what == "time") return " s";
+    if (m.what == "ratio") return " (of no_load's time)";
+    if (m.what == "loads") return " of " + m.load + "'s work";
+    const Measure* measure = find_measure(m.what);
+    return measure && !measure->unit.empty() ? " " + std::string(measure->unit) : "";
+}
+
 std::optional<double> figure_of(const ResultFile& file, int round, const BisectMeasure& m) {
     const RunRecord* run = run_in(file, round, m.load);
     if (!run) return std::nullopt;

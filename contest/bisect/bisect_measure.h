@@ -26,6 +26,11 @@ struct BisectMeasure {
 // run's, which must hold LOAD (and no_load for ratio).
 BisectMeasure parse_bisect_measure(const std::string& text, const std::vector<std::string>& loads);
 
+// The unit of the measure's figures, as a shift of them is written after
+// its number: " s", " us", " %", " of process_load's work"; "" for a bare
+// ratio or count.
+std::string unit_of(const BisectMeasure& m);
+
 // The measure's figure of one label's round; nullopt when the round has no
 // ok run of what it needs (a failed run: data, but no figure).
 std::optional<double> figure_of(const ResultFile& file, int round, const BisectMeasure& m);

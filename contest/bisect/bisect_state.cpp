@@ -128,6 +128,7 @@ const std::vector<Field<BisectStep>>& step_fields() {
         number("llr", &BisectStep::llr, -kBig, kBig),
         number("sureness", &BisectStep::sureness, 0, 1),
         number("position", &BisectStep::position, -kBig, kBig),
+        added_later(number("over_halfway", &BisectStep::over_halfway, 0, 1)),
         number("seconds", &BisectStep::seconds, 0, kBig),
         added_later(number("build_s", &BisectStep::build_s, 0, kBig)),
         added_later(flag("cache_hit", &BisectStep::cache_hit)),

@@ -4,6 +4,7 @@
 // the answer. Written after every step (atomically), read back by a rerun
 // that resumes it and by `contest post`; read as untrusted text: a field
 // of the wrong type or out of its range is one line naming it (exit 2).
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct BisectStep {
     std::string word;                     // what git was told: good, bad or skip
     unsigned rounds = 0, incomplete = 0;  // incomplete: rounds without a figure of each label
     double llr = 0, sureness = 0.5, position = 0.5;
+    // Like an end: that end's sureness over halfway (NaN: not kept, a state
+    // of before halfway was tested).
+    double over_halfway = std::nan("");
     double seconds = 0;  // the step's wall time, builds and runs
     double build_s = 0;  // of it, the tested commit's build (0 on a cache hit)
     // Of it, the guests' (every label's, every round's): booting (to

@@ -40,6 +40,31 @@ std::string sureness_text(double p) {
     return buf;
 }
 
+// How sure the whole answer is: its steps' sureness holds if the ends
+// differ, and the ends' test, looking after every round, says they differ
+// when they do not at its real level (simulated), not at its nominal p.
+// In all, at least 1 minus both chances of error.
+std::string answer_sureness_text(const BisectState& s) {
+    BisectRule rule;
+    if (s.ends_max_rounds) rule.ends_max_rounds = s.ends_max_rounds;
+    const double ends_error = ends_false_differ_rate(rule);
+    char test[160];
+    std::snprintf(test, sizeof test,
+                  "the ends' test (a look after each of rounds %u to %u at p < %g) says they "
+                  "differ when they do not %.1f%% of the time",
+                  rule.ends_min_rounds, rule.ends_max_rounds, rule.ends_level, 100 * ends_error);
+    const double in_all = std::max(0.0, s.sureness - ends_error);
+    const bool any_step = std::any_of(s.steps.begin(), s.steps.end(), [](const BisectStep& step) {
+        return step.state != StepClass::unknown;
+    });
+    if (!any_step)
+        return "how sure: as the ends' test alone (no step decided between them): " +
+               std::string(test) + ": " + sureness_text(in_all) + " sure\n";
+    return "how sure: " + sureness_text(s.sureness) +
+           " that every step is right, if the ends differ; " + test + ": at least " +
+           sureness_text(in_all) + " in all\n";
+}
+
 std::string short_hash(const std::string& commit) {
     return commit.substr(0, 12);
 }
@@ -70,13 +95,12 @@ class Bisection {
                o.tree, scratch()) {}
 
     BisectState run() {
-        const auto started = Clock::now();
         resume_or_start();
         if (s_.finished) return s_;
         if (s_.ends_state != EndsState::differ) {
             measure_ends();
             save();
-            if (s_.ends_state != EndsState::differ) return finish(started);
+            if (s_.ends_state != EndsState::differ) return finish();
         }
         BisectNext next;
         if (s_.steps.empty()) {
@@ -105,7 +129,7 @@ class Bisection {
             s_.first_bad_subject = git_.subject(s_.first_bad);
             s_.first_bad_author = git_.author(s_.first_bad);
         }
-        return finish(started);
+        return finish();
     }
 
   private:
@@ -116,7 +140,14 @@ class Bisection {
     }
     fs::path state_path() const { return o_.results / "bisect.json"; }
     fs::path log_path() const { return o_.results / "bisect.log"; }
-    void save() { write_bisect_state(state_path(), s_); }
+    // The state, with the time so far: the earlier contests' (a resumed
+    // bisection's) and this one's; across reboots, from the start.
+    void save() {
+        s_.seconds = o_.across_reboots && s_.started > 0
+                         ? epoch_now() - s_.started
+                         : seconds_before_ + seconds_since(started_);
+        write_bisect_state(state_path(), s_);
+    }
     void keep_log() { write_file_atomically(log_path(), git_.log() + "\n"); }
 
     // A state of the same question is resumed; any other is refused, as
@@ -132,6 +163,7 @@ class Bisection {
                                  ".." + short_hash(old.bad) + " on " + old.measure +
                                  "): give another --results");
             s_ = std::move(old);
+            seconds_before_ = s_.seconds;
             if (!s_.finished)
                 progress_.note("contest bisect: resuming after " + std::to_string(s_.steps.size()) +
                                " steps (" + printable(state_path().string()) + ")");
@@ -230,14 +262,15 @@ class Bisection {
             take_(ends_kernels(), begin_batch("ends"), o_.rule.ends_max_rounds,
                   [&](unsigned, const std::vector<ResultFile>& f) {
                       unsigned incomplete = 0;
-                      verdict = judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule);
+                      verdict = judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule,
+                                           unit_of(o_.measure));
                       return verdict.state == EndsState::unknown ? std::string() : verdict.why;
                   });
         unsigned incomplete = 0;
         ends_ = batch_ends(files, o_.measure, incomplete);
         end_batch();
         note_emulated(files);
-        verdict = judge_ends(ends_, o_.rule);
+        verdict = judge_ends(ends_, o_.rule, unit_of(o_.measure));
         // Fewer rounds than the bound came back (runs failed): what they say.
         if (verdict.state == EndsState::unknown) {
             verdict.state = EndsState::same;
@@ -318,8 +351,10 @@ class Bisection {
         step.rounds = verdict.rounds;
         step.llr = verdict.llr;
         step.sureness = verdict.sureness;
+        step.over_halfway = verdict.over_halfway;
         step.position = verdict.position;
         step.seconds = end_batch();
+        // Between the ends: git is told neither good nor bad of it.
         step.word = verdict.state == StepClass::like_bad    ? "bad"
                     : verdict.state == StepClass::like_good ? "good"
                                                             : "skip";
@@ -332,7 +367,8 @@ class Bisection {
             (step.state == StepClass::unknown
                  ? ", skipped: " + step.why
                  : ", " + sureness_text(step.sureness) + " sure after " +
-                       std::to_string(step.rounds) + " rounds"));
+                       std::to_string(step.rounds) + " rounds" +
+                       (step.state == StepClass::between ? ", skipped" : "")));
         return step;
     }
 
@@ -345,7 +381,7 @@ class Bisection {
                           o_.rule);
     }
 
-    BisectState finish(Clock::time_point started) {
+    BisectState finish() {
         std::vector<StepVerdict> decided;
         for (const auto& step : s_.steps) {
             StepVerdict v;
@@ -355,9 +391,6 @@ class Bisection {
         }
         s_.sureness = s_.ends_state == EndsState::differ ? answer_sureness(decided) : 0;
         s_.finished = true;
-        // Across reboots, from the start: the reboots are the bisection's time too.
-        s_.seconds = o_.across_reboots && s_.started > 0 ? epoch_now() - s_.started
-                                                         : s_.seconds + seconds_since(started);
         save();
         git_.reset();
         return s_;
@@ -369,6 +402,8 @@ class Bisection {
     GitBisect git_;
     BisectState s_;
     std::vector<EndsRound> ends_;
+    const Clock::time_point started_ = Clock::now();
+    double seconds_before_ = 0;  // a resumed bisection's, in the contests before
 };
 
 }  // namespace
@@ -379,19 +414,32 @@ BisectState run_bisection(const BisectOptions& options, const TakeRounds& take,
 }
 
 std::string bisection_text(const BisectState& s) {
-    std::string out = "contest bisect: " + short_hash(s.good) + " (good) .. " + short_hash(s.bad) +
-                      " (bad) on " + s.measure + (s.emulated ? ", in emulated (TCG) guests" : "") +
-                      "\n";
-    out += "ends: " + (s.ends_state == EndsState::unknown ? "being measured" : s.ends_why) + "\n";
+    // Every text of the state through printable(): a commit's subject and
+    // author are the tree's, and may hold a terminal's escapes.
+    const auto hash = [](const std::string& commit) { return printable(short_hash(commit)); };
+    std::string out = "contest bisect: " + hash(s.good) + " (good) .. " + hash(s.bad) +
+                      " (bad) on " + printable(s.measure) +
+                      (s.emulated ? ", in emulated (TCG) guests" : "") + "\n";
+    out +=
+        "ends: " + (s.ends_state == EndsState::unknown ? "being measured" : printable(s.ends_why)) +
+        "\n";
     for (std::size_t i = 0; i < s.steps.size(); ++i) {
         const BisectStep& step = s.steps[i];
-        out += "step " + std::to_string(i + 1) + ": " + short_hash(step.commit) + " " +
-               step.subject + ": " + std::string(name_in(kStepClassNames, step.state));
-        if (step.state != StepClass::unknown)
+        out += "step " + std::to_string(i + 1) + ": " + hash(step.commit) + " " +
+               printable(step.subject) + ": " + std::string(name_in(kStepClassNames, step.state));
+        if (step.state == StepClass::like_good || step.state == StepClass::like_bad)
+            out += " (" + sureness_text(step.sureness) + " sure over the other end, " +
+                   (std::isfinite(step.over_halfway)
+                        ? sureness_text(step.over_halfway) + " over halfway, "
+                        : "") +
+                   std::to_string(step.rounds) + " rounds, at " + fixed(step.position, 2) +
+                   " of the way from good to bad)";
+        else if (step.state == StepClass::between)
             out += " (" + sureness_text(step.sureness) + " sure, " + std::to_string(step.rounds) +
-                   " rounds, at " + fixed(step.position, 2) + " of the way from good to bad)";
+                   " rounds, at " + fixed(step.position, 2) +
+                   " of the way from good to bad): neither end, skipped";
         else
-            out += ", skipped: " + step.why;
+            out += ", skipped: " + printable(step.why);
         std::vector<std::string> parts;
         if (step.cache_hit)
             parts.push_back("built before: the cache's");
@@ -409,16 +457,42 @@ std::string bisection_text(const BisectState& s) {
                (s.place == "boot" ? ", across reboots of this machine" : "") + "\n";
         return out;
     }
+    std::vector<std::string> between;
+    for (const auto& step : s.steps)
+        if (step.state == StepClass::between) between.push_back(hash(step.commit));
+    const std::string spread =
+        between.empty() ? ""
+                        : "the change spreads over more than one commit: " + join(between, ", ") +
+                              " lie between the ends";
     if (!s.first_bad.empty())
-        out += "first bad commit: " + s.first_bad + " " + s.first_bad_subject + " (" +
-               s.first_bad_author + "), the whole answer " + sureness_text(s.sureness) + " sure\n";
+        out += "first bad commit: " + printable(s.first_bad) + " " +
+               printable(s.first_bad_subject) + " (" + printable(s.first_bad_author) + ")\n" +
+               answer_sureness_text(s) + (spread.empty() ? "" : "but " + spread + "\n");
+    else if (!s.could_be.empty() && !spread.empty())
+        out +=
+            spread + "; it lies within these commits: " + join(s.could_be, ", ", printable) + "\n";
     else if (!s.could_be.empty())
         out += "only skipped commits left: the first bad commit is one of " +
-               join(s.could_be, ", ") + "\n";
+               join(s.could_be, ", ", printable) + "\n";
     else if (s.ends_state != EndsState::differ)
-        out += "no bisection: the ends cannot be told apart on " + s.measure + "\n";
+        out += "no bisection: the ends cannot be told apart on " + printable(s.measure) + "\n";
     out += "the whole bisection took " + seconds_text(s.seconds) + "\n";
     return out;
+}
+
+std::vector<std::string> bisection_command(const BisectState& s) {
+    std::vector<std::string> words = {"contest", "bisect"};
+    if (s.place == "boot") words.push_back("--boot");
+    for (const auto& [option, value] :
+         {std::pair{"--good", s.tree + "@" + s.good}, std::pair{"--bad", s.tree + "@" + s.bad},
+          std::pair{"--measure", s.measure}, std::pair{"--error-rate", six_digits(s.error_rate)},
+          std::pair{"--step-max-rounds", std::to_string(s.step_max_rounds)}})
+        words.push_back(std::string(option) + "=" + value);
+    if (s.ends_max_rounds)
+        words.push_back("--ends-max-rounds=" + std::to_string(s.ends_max_rounds));
+    if (!s.run_words.empty()) words.push_back("--");
+    words.insert(words.end(), s.run_words.begin(), s.run_words.end());
+    return words;
 }
 
 }  // namespace contest::bisect

@@ -68,4 +68,9 @@ BisectState run_bisection(const BisectOptions& options, const TakeRounds& take, 
 // the question, every step's evidence, the first bad commit and how sure.
 std::string bisection_text(const BisectState& state);
 
+// The words of the `contest bisect` that asked the state's question: the
+// tree, the ends, the measure, the rule and each batch's run words (as the
+// state holds them, not quoted for a shell); the results folder left out.
+std::vector<std::string> bisection_command(const BisectState& state);
+
 }  // namespace contest::bisect

@@ -178,8 +178,10 @@ int cmd_bisect(int argc, char** argv) {
         "Finds the commit between --good and --bad that changed --measure: the ends measured in "
         "interleaved rounds (of QEMU guests, or with --boot of this machine across reboots) until "
         "they differ beyond noise, then git bisect, each step's commit built and measured with "
-        "both ends until a sequential test classes it like good or like bad at --error-rate (or "
-        "it is skipped); the answer with every step's evidence and how sure it is. After --, the "
+        "both ends until a sequential test classes it like good or like bad at --error-rate, or "
+        "between the ends (neither: skipped, the answer then the range the change spreads over), "
+        "or it is skipped; the answer with every step's evidence and how sure it is, beside how "
+        "often the ends' test errs. After --, the "
         "words of `contest run` for each batch (the workload, the loads, the guests' or --boot's "
         "options; not --kernel, --boot, --runs, --results). docs/bisect.md.";
     std::string good, bad, measure, results = "results/bisect", continue_from;

@@ -1,10 +1,12 @@
 // `contest post LABEL|PATH...`: a plain-text mail body for a kernel list.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "contest/analysis/build_report_model.h"
 #include "contest/analysis/over_hosts.h"
 #include "contest/bisect/bisection.h"
 #include "contest/cli/cli_common.h"
@@ -15,9 +17,44 @@
 #include "contest/report/format_post.h"
 #include "contest/report/post_parts.h"
 #include "contest/report/report_options.h"
+#include "contest/report/run_facts.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 
 namespace contest {
+namespace {
+
+// A bisection's folder as a mail: its answer; the machine and the ends'
+// kernels as the ends' first batch recorded them; and the command that asked
+// it (tree, ends, measure, rule and each batch's run words). Every text of
+// the state and the files escaped (post_lines), the Subject's too: a commit's
+// subject is the tree's, and a line break in it would start a header.
+std::string bisection_post(const std::filesystem::path& folder) {
+    const bisect::BisectState state = bisect::read_bisect_state(folder / "bisect.json");
+    const std::string answer = !state.finished ? "under way"
+                               : state.first_bad.empty()
+                                   ? "no single first bad commit"
+                                   : state.first_bad.substr(0, 12) + " " + state.first_bad_subject;
+    std::string body = bisect::bisection_text(state);
+    // The ends' files: ends/good and ends/bad, or each --boot part's.
+    std::vector<std::string> unread;
+    std::vector<ResultFile> ends;
+    for (auto& f : read_result_paths({folder / "ends"}, unread))
+        if ((f.label == "good" || f.label == "bad") &&
+            std::none_of(ends.begin(), ends.end(),
+                         [&](const auto& e) { return e.label == f.label; }))
+            ends.push_back(std::move(f));
+    if (!ends.empty())
+        body += "\nThe machine and the ends (their first batch):\n" +
+                post_facts(build_report_model(ends, ModelOptions{}));
+    std::vector<std::string> words;
+    for (const auto& w : bisect::bisection_command(state)) words.push_back(shell_quoted(w));
+    body += "\nHow it was run:\n" + post_command_lines(words);
+    return "Subject: [contest] bisect " + printable(state.measure + ": " + answer) + "\n\n" +
+           post_lines(body, false) + post_signature();
+}
+
+}  // namespace
 
 int cmd_post(int argc, char** argv) {
     CommandLine cl;
@@ -64,16 +101,7 @@ int cmd_post(int argc, char** argv) {
     // A bisection's folder (contest bisect --results): its answer as a mail.
     if (sides.size() == 1 &&
         std::filesystem::is_regular_file(std::filesystem::path(sides.front()) / "bisect.json")) {
-        const bisect::BisectState state =
-            bisect::read_bisect_state(std::filesystem::path(sides.front()) / "bisect.json");
-        std::cout << "Subject: [contest] bisect " << state.measure << ": "
-                  << (!state.finished ? "under way"
-                      : state.first_bad.empty()
-                          ? "no single first bad commit"
-                          : state.first_bad.substr(0, 12) + " " + state.first_bad_subject)
-                  << "\n\n"
-                  << post_lines(bisect::bisection_text(state), false) << post_signature()
-                  << std::flush;
+        std::cout << bisection_post(sides.front()) << std::flush;
         return kExitOk;
     }
     if (over_hosts) {

@@ -314,30 +314,35 @@ std::string post_command(const ReportModel& model) {
             out += "  not recorded (result files from before contest recorded its command line)\n";
             continue;
         }
-        const std::size_t room = kPostColumns - 2;  // for the " \" at the end
-        std::string line = "  $";
-        bool has_word = false;
-        for (const auto& word : words) {
-            if (has_word && display_width(line + " " + word) > room) {
-                out += line + " \\\n";
-                line = "   ";
-            }
-            line += " ";
-            std::string rest = word;
-            // Longer than a line: broken inside, where a backslash-newline is
-            // dropped by the shell (unquoted and in double quotes alike).
-            while (display_width(line + rest) > room) {
-                const std::size_t cut = fitting_prefix(rest, room - display_width(line));
-                out += line + rest.substr(0, cut) + "\\\n";
-                line.clear();
-                rest = rest.substr(cut);
-            }
-            line += rest;
-            has_word = true;
-        }
-        out += line + "\n";
+        out += post_command_lines(words);
     }
     return out;
+}
+
+std::string post_command_lines(const std::vector<std::string>& words) {
+    std::string out;
+    const std::size_t room = kPostColumns - 2;  // for the " \" at the end
+    std::string line = "  $";
+    bool has_word = false;
+    for (const auto& word : words) {
+        if (has_word && display_width(line + " " + word) > room) {
+            out += line + " \\\n";
+            line = "   ";
+        }
+        line += " ";
+        std::string rest = word;
+        // Longer than a line: broken inside, where a backslash-newline is
+        // dropped by the shell (unquoted and in double quotes alike).
+        while (display_width(line + rest) > room) {
+            const std::size_t cut = fitting_prefix(rest, room - display_width(line));
+            out += line + rest.substr(0, cut) + "\\\n";
+            line.clear();
+            rest = rest.substr(cut);
+        }
+        line += rest;
+        has_word = true;
+    }
+    return out + line + "\n";
 }
 
 std::string post_legend(const PostNames& names, const ReportModel& model) {

@@ -56,6 +56,9 @@ std::string post_legend(const PostNames& names, const ReportModel& model);
 std::string post_warnings(const ReportModel& model);
 // "\nHow it was run:\n  $ contest run ... \\\n": pasteable back into a shell.
 std::string post_command(const ReportModel& model);
+// "  $ contest ... \\\n    ...\n": words already quoted for a shell, broken
+// into lines that paste back into one.
+std::string post_command_lines(const std::vector<std::string>& words);
 // "\n-- \ncontest VERSION\n".
 std::string post_signature();
 

@@ -125,8 +125,8 @@ bool needs_quotes(const std::string& word) {
     });
 }
 
-// In double quotes, where only \ $ ` " stay special (and a backslash before
-// a line break is dropped, so a long word can be broken there).
+}  // namespace
+
 std::string shell_quoted(const std::string& word) {
     if (!needs_quotes(word)) return word;
     std::string out = "\"";
@@ -136,8 +136,6 @@ std::string shell_quoted(const std::string& word) {
     }
     return out + "\"";
 }
-
-}  // namespace
 
 bool RunFact::same() const {
     return std::all_of(values.begin(), values.end(),
