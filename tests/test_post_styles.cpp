@@ -18,6 +18,7 @@
 #include "contest/report/format_compare.h"
 #include "contest/report/format_post.h"
 #include "contest/report/formats.h"
+#include "contest/report/kcidb_export.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/text.h"
 #include "report_fixtures.h"
@@ -103,8 +104,8 @@ TEST_CASE("snapshot: post --style normalized of the committed --kernel example",
     check_same_verdicts(files, styled_against("generic"), post, true);
     CHECK(post.find("Test          : Time (the workload's wall time)\n"
                     "Units         : Normalized seconds (the baseline's = 1.00)\n"
-                    "Interpretation: Lower is better\nStatistic     : AMean\n") !=
-          std::string::npos);
+                    "Interpretation: Lower is better\nStatistic     : GMean of the per-round "
+                    "ratios\n") != std::string::npos);
     CHECK(post.find("Interpretation: Higher is better") != std::string::npos);  // Loads
     CHECK(
         std::regex_search(post, std::regex(R"(\nno_load +1\.00 \[ -0\.00\]\( *[0-9.]+\) +\| )"
@@ -131,6 +132,28 @@ TEST_CASE("post styles keep the marks: beyond noise and not judged", "[post][lkp
         normalized, std::regex(R"(\nprocess_load +1\.00 \[ -0\.00\].*1\.07 \[ -6\.91\].* \*\n)")));
     // Three labels: the third gets its own columns beside the baseline again.
     CHECK(normalized.find("6.1.0-rt[pct imp](CV)") != std::string::npos);
+}
+
+TEST_CASE("post --style normalized: a label without a probe the others ran gets '-' there",
+          "[post][normalized]") {
+    // Three labels, the third's runs without their latency: its columns in
+    // the probe's blocks are empty, the others' are whole.
+    auto files = kernels_example();
+    ResultFile third = files.back();
+    third.label = "rt_nolat";
+    for (auto& run : third.runs) run.latency = nullptr;
+    files.push_back(third);
+    const std::string post = format_post(files, styled_against("generic"), PostStyle::normalized);
+    check_mail_lines(post);
+    CHECK(post.find("rt_nolat[pct imp](CV)") != std::string::npos);
+    CHECK(std::regex_search(post, std::regex(R"(\ncpu_load rt: 50\.0th: [0-9]+ \| 90\.0th: )")));
+    CHECK(std::regex_search(post, std::regex(R"(\ncpu_load generic: 50\.0th: [0-9]+ \| )")));
+    CHECK(post.find("cpu_load rt_nolat:") == std::string::npos);
+    // Also when the label without the probe comes first after the baseline.
+    std::swap(files[1], files[2]);
+    const std::string swapped =
+        format_post(files, styled_against("generic"), PostStyle::normalized);
+    CHECK(std::regex_search(swapped, std::regex(R"(\ncpu_load generic: 50\.0th: [0-9]+ \| )")));
 }
 
 TEST_CASE("post styles: labels of 40 characters are shortened, lines stay within 76",
@@ -227,4 +250,118 @@ TEST_CASE("compare --format lkp and normalized; report refuses them; a bad --sty
     CHECK(o.err.find("--style") != std::string::npos);
     CHECK(o.err.find("contest, lkp or normalized") != std::string::npos);
     CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+}
+
+namespace {
+
+// lkp's %change column of the row ending in `path`: "+27.5%", "-3.3".
+std::string lkp_change(const std::string& post, const std::string& path) {
+    for (const auto& line : split_lines(post))
+        if (line.ends_with(" " + path)) {
+            std::string cell = line.substr(17, 11);
+            return cell.substr(cell.find_first_not_of(' '));
+        }
+    return "no row " + path;
+}
+
+// normalized's cell of `label`'s column on the row of `case_name` in the
+// block whose Test line starts with `test`: "1.28 [-27.51](22.13) *".
+std::string normalized_cell(const std::string& post, const std::string& test,
+                            const std::string& case_name, std::size_t column) {
+    const auto block = post.find("Test          : " + test);
+    if (block == std::string::npos) return "no block " + test;
+    const auto row = post.find("\n" + case_name + " ", block);
+    if (row == std::string::npos) return "no row " + case_name;
+    std::string line = post.substr(row + 1, post.find('\n', row + 1) - row - 1);
+    for (std::size_t i = 0; i < column; ++i) line = line.substr(line.find(" | ") + 3);
+    line = line.substr(0, line.find(" | "));
+    return line.substr(line.find_first_not_of(' '));
+}
+
+std::string kcidb_change(const std::vector<ResultFile>& files, const std::string& baseline,
+                         const std::string& label, const std::string& path) {
+    ReportOptions o = styled_against(baseline);
+    KcidbOptions k;
+    k.origin = "contest_ci";
+    k.judged = true;
+    const auto submission = kcidb_submission(files, build_report_model(files, o), k);
+    for (const auto& t : submission["tests"])
+        if (t["misc"]["label"] == label && t["path"] == path)
+            return fixed(t["misc"]["against"]["change_pct"].get<double>(), 2);
+    return "no test " + path;
+}
+
+}  // namespace
+
+TEST_CASE("post shapes and KCIDB state one change of a figure, the test's where it has one",
+          "[post][lkp][normalized][kcidb]") {
+    // The --kernel example, paired by round: Time's change is its paired
+    // test's (the per-round ratios' geometric mean), +27.51%, not the means'
+    // +29.39%; missed% in points in every shape.
+    const auto files = kernels_example();
+    const ReportOptions o = styled_against("generic");
+    const ReportModel model = build_report_model(files, o);
+    const Cell* rt = model.find_cell("no_load", "rt");
+    REQUIRE(rt);
+    REQUIRE(rt->versus->time_test);
+    const double time_effect = rt->versus->time_test->effect_pct;
+    REQUIRE(time_effect == Approx(27.51).margin(0.01));
+    const LatencyRow* missed = nullptr;
+    for (const auto& row : model.blocks.front().latency)
+        if (row.label == "rt") missed = &row;
+    REQUIRE(missed);
+    REQUIRE(missed->missed_test);
+    const double missed_effect = missed->missed_test->effect_pct;
+
+    const std::string lkp = format_post(files, o, PostStyle::lkp);
+    const std::string normalized = format_post(files, o, PostStyle::normalized);
+    CHECK(lkp_change(lkp, "no_load.time_s") == signed_percent(time_effect));
+    CHECK(kcidb_change(files, "generic", "rt", "contest.no_load.time_s") == fixed(time_effect, 2));
+    const std::string time_cell = normalized_cell(normalized, "Time", "no_load", 1);
+    CHECK(time_cell.starts_with(fixed(1 + time_effect / 100, 2) + " [" + fixed(-time_effect, 2) +
+                                "]"));
+    // missed%: a difference in points, the same in each.
+    CHECK(lkp_change(lkp, "no_load.cyclic.missed_pct") ==
+          (missed_effect >= 0 ? "+" : "") + fixed(missed_effect, 1));
+    CHECK(kcidb_change(files, "generic", "rt", "contest.no_load.cyclic.missed_pct") ==
+          fixed(missed_effect, 2));
+    const std::string missed_cell =
+        normalized_cell(normalized, "cyclic latency, missed periods", "no_load", 1);
+    INFO(missed_cell);
+    CHECK(missed_cell.find(
+              "[" + right_aligned((missed_effect <= 0 ? "+" : "") + fixed(-missed_effect, 2), 6) +
+              "]") != std::string::npos);
+    CHECK(missed_cell.starts_with(fixed(missed->missed_pct, 2) + " "));
+}
+
+TEST_CASE("post --style normalized keeps the mark of a change from a 0% baseline",
+          "[post][normalized]") {
+    // No period missed on base; about 5% on new, every run: beyond noise.
+    std::vector<ResultFile> files;
+    for (const std::string label : {"base", "new"}) {
+        ResultFile f = make_result(label, {{"no_load", {10, 10.1, 9.9, 10.05}}});
+        int i = 0;
+        for (auto& r : f.runs) {
+            const std::uint64_t missed = label == "base" ? 0 : 50 + 2 * static_cast<unsigned>(i++);
+            r.latency = {
+                {"cyclic",
+                 {{"missed_pct", 100.0 * static_cast<double>(missed) / 1000},
+                  {"latency",
+                   {{"samples", 1000},
+                    {"periods", 1000},
+                    {"missed", missed},
+                    {"min_ns", 1000},
+                    {"max_ns", 90000},
+                    {"percentiles_ns", {{"50.00", 2000}, {"99.00", 30000}, {"99.90", 60000}}}}}}}};
+        }
+        files.push_back(f);
+    }
+    const std::string normalized =
+        format_post(files, styled_against("base"), PostStyle::normalized);
+    const std::string cell =
+        normalized_cell(normalized, "cyclic latency, missed periods", "no_load", 1);
+    INFO(normalized);
+    CHECK(cell.ends_with(" *"));
+    CHECK(lkp_change(format_post(files, styled_against("base"), PostStyle::lkp),
+                     "no_load.cyclic.missed_pct") == "+5.3");
 }

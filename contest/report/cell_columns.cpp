@@ -1,5 +1,6 @@
 #include "contest/report/cell_columns.h"
 
+#include "contest/report/comparison_rows.h"
 #include "contest/report/formats.h"
 
 namespace contest {
@@ -62,7 +63,7 @@ std::string load_effect_p(const Cell& c, const CellDigits&) {
 
 std::string change(const Cell& c, const CellDigits&) {
     if (c.is_baseline) return "base";
-    return c.versus ? signed_percent(c.versus->change_pct) : "-";
+    return c.versus ? signed_percent(time_change_pct(*c.versus)) : "-";
 }
 
 std::string change_markdown(const Cell& c, const CellDigits& d) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "contest/analysis/min_runs.h"
+#include "contest/report/comparison_rows.h"
 #include "contest/report/formats.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
@@ -96,9 +97,8 @@ void find(LoadFinding& f, const ReportModel& model, Findings& found) {
         found.unjudged.push_back(f.load);
     } else if (v.significant) {
         f.time_finding = "significant";
-        // Under --adjust outside the change of record is the net one.
-        const double change =
-            v.time_test && v.time_test->net_of_outside ? v.time_test->effect_pct : v.change_pct;
+        // The test's own change (under --adjust outside, the net one).
+        const double change = time_change_pct(v);
         (change > 0 ? found.slower : found.faster)
             .push_back(f.load + " (" + signed_percent(change) + ")");
         (change > 0 ? found.slower_loads : found.faster_loads).push_back(f.load);
@@ -294,9 +294,8 @@ std::string test_finding(const Test& t, const ReportModel& model) {
 }
 
 std::string change_text(const VersusBaseline& v) {
-    if (v.time_test && v.time_test->net_of_outside)
-        return signed_percent(v.time_test->effect_pct) + " net";
-    return signed_percent(v.change_pct);
+    const std::string change = signed_percent(time_change_pct(v));
+    return v.time_test && v.time_test->net_of_outside ? change + " net" : change;
 }
 
 std::string ratio_pair(const LoadFinding& f) {

@@ -28,10 +28,6 @@ double cv_pct_of(const std::vector<double>& sample) {
     return cv_pct(stats::summarize(std::span<const double>(sample)));
 }
 
-double plain_change_pct(double base, double fresh) {
-    return base != 0 ? (fresh / base - 1) * 100 : kNaN;
-}
-
 const Test* test_of(const std::optional<Test>& t) {
     return t ? &*t : nullptr;
 }
@@ -45,20 +41,21 @@ MeasureRow row_of(const std::string& load, const std::string& probe, RowKind kin
     row.base = base;
     row.fresh = fresh;
     row.base_cv_pct = row.fresh_cv_pct = kNaN;
-    row.change_pct = row.kind.in_points ? fresh - base : plain_change_pct(base, fresh);
+    row.change_pct = plain_change_pct(base, fresh, row.kind.in_points);
     return row;
 }
 
 void add_cell_rows(const LoadBlock& block, const Cell& base, const Cell& fresh,
                    std::vector<MeasureRow>& rows) {
     const VersusBaseline& v = *fresh.versus;
-    MeasureRow time =
-        row_of(block.load, "",
-               {"time_s", "Time (the workload's wall time)", "seconds", "AMean", true, false},
-               base.time.mean, fresh.time.mean);
+    // The figure normalised by the test's change: for a test paired by round, a GMean.
+    const bool time_paired = v.time_test && v.time_test->method.starts_with("paired");
+    MeasureRow time = row_of(block.load, "",
+                             {"time_s", "Time (the workload's wall time)", "seconds",
+                              time_paired ? "GMean of the per-round ratios" : "AMean", true, false},
+                             base.time.mean, fresh.time.mean);
     time.base_cv_pct = cv_pct(base.time);
     time.fresh_cv_pct = cv_pct(fresh.time);
-    time.change_pct = v.change_pct;
     time.test = test_of(v.time_test);
     time.judged = v.judged;
     time.significant = v.significant;
@@ -131,6 +128,19 @@ void add_latency_rows(const std::string& load, const LatencyRow& base, const Lat
 
 }  // namespace
 
+double change_of_record(const Test* test, double plain_pct) {
+    return test && std::isfinite(test->effect_pct) ? test->effect_pct : plain_pct;
+}
+
+double plain_change_pct(double base, double fresh, bool in_points) {
+    if (in_points) return fresh - base;
+    return base != 0 ? (fresh / base - 1) * 100 : kNaN;
+}
+
+double time_change_pct(const VersusBaseline& v) {
+    return change_of_record(v.time_test ? &*v.time_test : nullptr, v.change_pct);
+}
+
 double pooled_p90_ns(const LatencyRow& r) {
     if (!r.pooled || r.bins.empty()) return kNaN;
     return pooled_percentile_ns(r.bins, 90, static_cast<double>(r.bins.front().lower_ns), r.max_ns);
@@ -160,6 +170,7 @@ std::vector<MeasureRow> comparison_rows(const ReportModel& model, const std::str
                     add_latency_rows(block.load, other, row, rows);
         }
     }
+    for (auto& row : rows) row.change_pct = change_of_record(row.test, row.change_pct);
     return rows;
 }
 

@@ -33,7 +33,7 @@ struct MeasureRow {
     // The spread of each side's runs, sd over mean in %; NaN where the
     // model keeps no per-run figures of it (Ratio, pooled percentiles).
     double base_cv_pct = 0, fresh_cv_pct = 0;
-    double change_pct = 0;       // new against base, in % (in points where in_points)
+    double change_pct = 0;       // new against base: change_of_record (in points where in_points)
     const Test* test = nullptr;  // the test behind the row's mark; null: none
     bool judged = true;          // false: too few runs on a side to test
     bool significant = false;    // as the model's marks have it (the test of record)
@@ -44,6 +44,19 @@ struct MeasureRow {
     // cpu_load.cyclic.99.0th_us.
     std::string path() const;
 };
+
+// The change of a figure, new against base, as every shape states it
+// (docs/report.md, "The change of a figure"): where a test stands behind the
+// figure, that test's own effect, which its mark and what it could see are
+// about (Time paired by round: the geometric mean of the per-round ratios;
+// otherwise the means' ratio; missed%: the difference of the runs' means,
+// in points); else `plain_pct`, the figures' own change (plain_change_pct).
+double change_of_record(const Test* test, double plain_pct);
+// The figures' own change: relative in %, or in points for a percentage;
+// NaN for a relative change from 0.
+double plain_change_pct(double base, double fresh, bool in_points);
+// Time's change against the baseline (change_of_record of its test).
+double time_change_pct(const VersusBaseline& v);
 
 // `fresh` against the model's baseline `base`, in the model's load order,
 // the latency rows after each load's own.

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/report/compare_view.h"
+#include "contest/report/comparison_rows.h"
 #include "contest/report/formats.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/measure_changes_text.h"
@@ -183,7 +184,7 @@ std::string as_csv(const CompareView& view, const ReportModel& model) {
         }
         const Test* t = v && v->time_test ? &*v->time_test : nullptr;
         const Test* r = v && v->ratio_test ? &*v->ratio_test : nullptr;
-        row.push_back(v ? six_digits(v->change_pct) : "");
+        row.push_back(v ? six_digits(time_change_pct(*v)) : "");
         row.push_back(t ? t->method : "");
         row.push_back(t ? six_digits(t->p) : "");
         row.push_back(t ? six_digits(t->p_adjusted) : "");
@@ -255,7 +256,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
         nlohmann::json tests = nlohmann::json::array();
         if (f.fresh && f.fresh->versus) {
             const auto& v = *f.fresh->versus;
-            l["change_pct"] = json_number(v.change_pct);
+            l["change_pct"] = json_number(time_change_pct(v));
             l["time_mde_pct"] = v.time_test ? json_number(v.time_test->mde_pct) : nullptr;
             if (v.time_test) tests.push_back(test_json(*v.time_test));
             if (v.ratio_test) tests.push_back(test_json(*v.ratio_test));

@@ -73,8 +73,9 @@ std::string one_comparison(const ReportModel& model, const CompareView& view) {
     out += "\n  " + row_marks_legend(model) + "\n";
     out +=
         "  %stddev: the runs' standard deviation over their mean; blank where one figure "
-        "stands for every run (Ratio, the pooled percentiles but the 99th); a percentage's "
-        "%change in points.\n";
+        "stands for every run (Ratio, the pooled percentiles but the 99th). %change: its "
+        "test's where it has one (for Time paired by round, the per-round ratios' geometric "
+        "mean), else the figures'; a percentage's in points.\n";
     if (const std::string d = directions(rows); !d.empty()) out += "  " + d + "\n";
     if (const std::string c = rows_could_see(rows); !c.empty())
         out += "  These runs could see: " + c + "\n";

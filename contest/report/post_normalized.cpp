@@ -26,17 +26,24 @@ std::string cv_text(double cv_pct) {
     return "(" + right_aligned(std::isfinite(cv_pct) ? fixed(cv_pct, 2) : "-", 5) + ")";
 }
 
+// A percentage (missed%) is shown as it is, its change in points: a share
+// of 0 normalises to nothing, and its test is on the points.
 std::string baseline_cell(const MeasureRow& row) {
-    return "1.00 [ -0.00]" + cv_text(row.base_cv_pct) + "  ";
+    return (row.kind.in_points ? fixed(row.base, 2) : "1.00") + " [ -0.00]" +
+           cv_text(row.base_cv_pct) + "  ";
 }
 
+// The figure normalised by the row's change (change_of_record, so its test's
+// where it has one) and that change as an improvement; the mark whatever
+// the figure.
 std::string cell(const MeasureRow& row) {
-    const double norm = row.base != 0 ? row.fresh / row.base : std::nan("");
-    if (!std::isfinite(norm)) return "-";
-    const double imp = (norm - 1) * 100 * (row.kind.lower_is_better ? -1 : 1);
+    const std::string mark = row.mark().empty() ? " " : row.mark();
+    if (!std::isfinite(row.change_pct)) return "- " + mark;
+    const double figure = row.kind.in_points ? row.fresh : 1 + row.change_pct / 100;
+    const double imp = row.change_pct * (row.kind.lower_is_better ? -1 : 1);
     std::string sign = imp >= 0 ? "+" : "";
-    return fixed(norm, 2) + " [" + right_aligned(sign + fixed(imp, 2), 6) + "]" +
-           cv_text(row.fresh_cv_pct) + " " + (row.mark().empty() ? " " : row.mark());
+    return fixed(figure, 2) + " [" + right_aligned(sign + fixed(imp, 2), 6) + "]" +
+           cv_text(row.fresh_cv_pct) + " " + mark;
 }
 
 // The rows of one test: one kind of figure (Time, Ratio, Loads) or one
@@ -137,7 +144,25 @@ std::string rule() {
 }
 
 std::string units_line(const Block& b) {
+    if (b.kind.in_points) return join(b.units, ", ") + " (as they are; [pct imp] in points)";
     return "Normalized " + join(b.units, ", ") + " (the baseline's = 1.00)";
+}
+
+// `label`'s row at `path`; null where the label has none (it did not run
+// the probe, or not under that load).
+const MeasureRow* row_at(const Block& b, const std::string& label, const std::string& path) {
+    const auto rows = b.by_label.find(label);
+    if (rows == b.by_label.end()) return nullptr;
+    const auto it = rows->second.find(path);
+    return it == rows->second.end() ? nullptr : &it->second;
+}
+
+// A row at `path` that holds the baseline's figures: the first judged
+// label's that has one.
+const MeasureRow* baseline_row(const Layout& layout, const Block& b, const std::string& path) {
+    for (const auto& label : layout.others)
+        if (const MeasureRow* row = row_at(b, label, path)) return row;
+    return nullptr;
 }
 
 // Each label's percentiles under each load, as schbench prints them.
@@ -155,11 +180,12 @@ std::string schbench_lines(const ReportModel& model, const Layout& layout, const
             std::vector<std::string> parts;
             for (const auto& path : b.paths) {
                 if (path.substr(0, path.find('.')) != load) continue;
-                // The baseline's figures ride on every label's rows; the first has them.
-                const auto& rows = b.by_label.at(i == 0 ? layout.others.front() : labels[i]);
-                const auto it = rows.find(path);
-                if (it == rows.end()) continue;
-                const double us = i == 0 ? it->second.base : it->second.fresh;
+                // The baseline's figures ride on every label's rows, but a
+                // label that did not run the probe has none: the first that did.
+                const MeasureRow* row =
+                    i == 0 ? baseline_row(layout, b, path) : row_at(b, labels[i], path);
+                if (!row) continue;
+                const double us = i == 0 ? row->base : row->fresh;
                 parts.push_back(b.cases.at(path).substr(load.size() + 1) + " " +
                                 fixed(us, us >= 100 ? 0 : 1));
             }
@@ -196,19 +222,14 @@ std::string one_block(const ReportModel& model, const Layout& layout, const Bloc
     for (const auto& label : group) head += std::string(kSeparator) + header(label);
     out += trimmed(head) + "\n";
     for (const auto& path : b.paths) {
-        const MeasureRow* base_row = nullptr;
-        for (const auto& label : layout.others)
-            if (auto it = b.by_label.find(label); it != b.by_label.end())
-                if (auto r = it->second.find(path); r != it->second.end() && !base_row)
-                    base_row = &r->second;
+        const MeasureRow* base_row = baseline_row(layout, b, path);
         std::string line =
             left_aligned(b.cases.at(path), cw) +
             right_aligned(base_row ? baseline_cell(*base_row) : "-", column_width(model.baseline));
         for (const auto& label : group) {
-            std::string text = "-";
-            if (auto it = b.by_label.find(label); it != b.by_label.end())
-                if (auto r = it->second.find(path); r != it->second.end()) text = cell(r->second);
-            line += std::string(kSeparator) + right_aligned(text, column_width(label));
+            const MeasureRow* row = row_at(b, label, path);
+            line += std::string(kSeparator) +
+                    right_aligned(row ? cell(*row) : "-", column_width(label));
         }
         out += trimmed(line) + "\n";
     }
@@ -241,8 +262,10 @@ std::string normalized_blocks(const ReportModel& model, std::size_t columns) {
         }
     out += "\n" + row_marks_legend(model) + "\n";
     out +=
-        "[pct imp]: the change against the baseline in %, + where it is better (a lower Time, a "
-        "higher Loads); CV: the runs' standard deviation over their mean in %, - where one "
+        "[pct imp]: the change against the baseline in % (in points for a percentage), + "
+        "where it is better (a lower Time, a higher Loads): its test's where it has one (for "
+        "Time paired by round, the per-round ratios' geometric mean), which the figure is "
+        "normalised by; CV: the runs' standard deviation over their mean in %, - where one "
         "figure stands for every run (Ratio, the pooled percentiles but the 99th).\n";
     for (const auto& label : layout.others) {
         const CompareView view = compare_view(model, model.baseline, label);
