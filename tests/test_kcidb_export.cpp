@@ -105,12 +105,94 @@ TEST_CASE("kcidb export: PASS or FAIL only against a named baseline, where a ver
     // Slower beyond noise under process_load; no difference under cpu_load.
     CHECK(hz1000.at("contest.process_load.time_s")["status"] == "FAIL");
     CHECK(hz1000.at("contest.process_load.time_s")["misc"]["against"]["significant"] == true);
-    CHECK(hz1000.at("contest.cpu_load.time_s")["status"] == "PASS");
+    // No difference beyond noise where the test could see 5% (the default
+    // --target-mde): PASS; where it could see only 21.7%: no verdict (DONE).
+    CHECK(hz1000.at("contest.no_load.time_s")["status"] == "PASS");
+    CHECK(hz1000.at("contest.cpu_load.time_s")["status"] == "DONE");
     CHECK(hz1000.at("contest.cpu_load.time_s")["misc"]["against"]["could_see"] == "±21.7%");
     CHECK_FALSE(hz1000.at("contest.process_load.loads").contains("status"));  // no test of it
     // 6.1.0-rt: two runs a load, not judged; the baseline: nothing to judge.
     CHECK_FALSE(tests.at("6.1.0-rt").at("contest.process_load.time_s").contains("status"));
     for (const auto& [path, t] : tests.at("6.1.0-hz100")) CHECK_FALSE(t.contains("status"));
+}
+
+TEST_CASE("kcidb export: a test that could not see the change asked for is DONE, not PASS",
+          "[kcidb]") {
+    // The committed --kernel example under TCG: rt's no_load is +27.5% by
+    // its test, which could see only a change over 1000%.
+    std::vector<std::string> bad;
+    const auto files = read_result_paths(
+        {std::filesystem::path(CONTEST_SOURCE_DIR) / "results" / "examples" / "kernels-tcg"}, bad);
+    REQUIRE(files.size() == 2);
+    const auto tests = tests_of(exported(files, "generic", true));
+    int judged = 0;
+    for (const auto& [path, t] : tests.at("rt")) {
+        if (!t.contains("status")) continue;
+        INFO(path << ": " << t.dump());
+        ++judged;
+        CHECK(t["status"] == "DONE");
+        CHECK(t["misc"]["against"]["no_verdict"].get<std::string>().find("could see only") !=
+              std::string::npos);
+    }
+    CHECK(judged == 7);
+    const auto& time = tests.at("rt").at("contest.no_load.time_s");
+    CHECK(time["misc"]["against"]["no_verdict"] ==
+          "these runs could see only a change over ±1000%, not one of 5% (--target-mde): no "
+          "PASS or FAIL");
+    // The ids carry the level a PASS needs: another level, other claims.
+    ReportOptions o;
+    o.baseline = "generic";
+    o.print_warnings = false;
+    KcidbOptions k;
+    k.origin = "contest_ci";
+    k.judged = true;
+    k.target_mde_pct = 2000;
+    const auto loose = tests_of(kcidb_submission(files, build_report_model(files, o), k));
+    CHECK(loose.at("rt").at("contest.no_load.time_s")["status"] == "PASS");
+    CHECK(loose.at("rt").at("contest.no_load.time_s")["id"] != time["id"]);
+}
+
+namespace {
+
+// A label of a --vary run, its runs paired round by round with the others'.
+ResultFile paired_file(const std::string& label, const std::vector<double>& walls) {
+    ResultFile f = make_result(label, {{"no_load", walls}});
+    f.config = {{"order", "shuffled"}, {"vary", {{"group", "g1"}}}};
+    for (auto& r : f.runs) r.round = r.index;
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("kcidb export: FAIL follows the test's effect, not the means", "[kcidb]") {
+    // In most rounds new is 5% slower (short rounds); in two long rounds it
+    // is 4% faster. The paired test (per-round log differences) finds it
+    // slower beyond noise, while its arithmetic mean is lower.
+    std::vector<double> base, fresh;
+    for (int i = 0; i < 12; ++i) {
+        const bool long_round = i % 6 == 5;
+        const double b = long_round ? 100 : 1 + 0.01 * i;
+        base.push_back(b);
+        fresh.push_back(b * (long_round ? 0.96 : 1.05 + 0.002 * (i % 3)));
+    }
+    const std::vector<ResultFile> files = {paired_file("base", base), paired_file("new", fresh)};
+    ReportOptions o;
+    o.baseline = "base";
+    o.print_warnings = false;
+    o.min_effect_pct = 0;
+    const ReportModel model = build_report_model(files, o);
+    const Cell* cell = model.find_cell("no_load", "new");
+    REQUIRE(cell);
+    REQUIRE(cell->versus);
+    REQUIRE(cell->versus->time_test);
+    REQUIRE(cell->versus->significant);
+    REQUIRE(cell->versus->time_test->effect_pct > 0);
+    REQUIRE(cell->time.mean < model.find_cell("no_load", "base")->time.mean);
+    KcidbOptions k;
+    k.origin = "contest_ci";
+    k.judged = true;
+    const auto tests = tests_of(kcidb_submission(files, model, k));
+    CHECK(tests.at("new").at("contest.no_load.time_s")["status"] == "FAIL");
 }
 
 TEST_CASE("kcidb export: the tree and commit a label records, else its release", "[kcidb]") {

@@ -1,5 +1,6 @@
 // `contest export --origin NAME LABEL|PATH...`: result files as one KCIDB
 // submission (docs/kcidb.md), for kcidb-submit.
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -25,12 +26,13 @@ int cmd_export(int argc, char** argv) {
         "Prints the result files as one submission to KernelCI's results database (KCIDB, "
         "kcidb-io schema v4.4), for kcidb-submit: a checkout and a build per label, a test per "
         "load and measure (contest.LOAD.MEASURE, the latency probes' percentiles), each with its "
-        "number and unit and the machine as its environment; PASS or FAIL only against a "
+        "number and unit and the machine as its environment; PASS, FAIL or DONE only against a "
         "--baseline named here. The same files give the same ids. Each argument is a label "
         "(looked up under --results) or a result file or folder.";
     cl.accepts_config = true;
     std::vector<std::string> sides;
     std::string results_dir = "results", baseline, origin, format = "kcidb";
+    double target_mde = 5;
     JudgingNames correction;
     ReportOptions options;
     cl.options.add_options()(
@@ -49,8 +51,12 @@ int cmd_export(int argc, char** argv) {
                                 "where labels are looked up")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "judge every other label against L: a test of record gets FAIL where the label is worse "
-        "beyond noise, PASS where it is not (without it, no status)")(
-        "side", po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder");
+        "beyond noise, PASS where it is better or where nothing differs and the test could see "
+        "a change of --target-mde, DONE where it could not (without it, no status)")(
+        "target-mde", po::value(&target_mde)->value_name("PCT")->default_value(5),
+        "with --baseline: the largest change, in % (points for missed_pct), a test may be unable "
+        "to see and still PASS")("side", po::value(&sides)->value_name("LABEL|PATH"),
+                                 "a label, result file or folder");
     add_judging_options(cl.options, options, correction);
     cl.positional.add("side", -1);
     po::variables_map vm;
@@ -58,6 +64,8 @@ int cmd_export(int argc, char** argv) {
     if (origin.empty())
         throw UsageError("contest export: give --origin NAME (your CI system's name in KCIDB)");
     if (sides.empty()) throw UsageError("contest export: give the labels or result files");
+    if (!(target_mde > 0) || !std::isfinite(target_mde))
+        throw UsageError("--target-mde must be a percentage above 0");
     check_judging_options(options, correction);
 
     const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);
@@ -67,6 +75,7 @@ int cmd_export(int argc, char** argv) {
     KcidbOptions o;
     o.origin = origin;
     o.judged = !baseline.empty();
+    o.target_mde_pct = target_mde;
     std::cout << kcidb_submission(files, model, o).dump(2) << "\n" << std::flush;
     return kExitOk;
 }

@@ -85,18 +85,30 @@ std::map<std::string, std::string> label_keys(const std::vector<ResultFile>& fil
     return keys;
 }
 
+// What contest built the label's kernel from, as kbuild recorded it
+// (build_record.h): under --kernel in config.kernel.build, under --boot in
+// config.boot.build; an empty object for a kernel contest did not build.
+const nlohmann::json& build_record_of(const LabelInfo& l) {
+    const nlohmann::json& guest = object_at(object_at(l.config, "kernel"), "build");
+    return guest.empty() ? object_at(object_at(l.config, "boot"), "build") : guest;
+}
+
 ojson checkout_of(const LabelInfo& l, const std::string& key, const std::string& origin) {
     const nlohmann::json& kernel = object_at(l.config, "kernel");
+    const nlohmann::json& build = build_record_of(l);
     const std::string release = text_at(l.system, "kernel_release");
     ojson c = {{"id", object_id(origin, "checkout\n" + key)}, {"origin", origin}};
-    // A label built from a git ref records its tree and commit there; KCIDB
-    // takes only a full hash and a remote URL.
+    // A label built from a git ref: its commit as kbuild recorded it (the
+    // tree's commit the patches, if any, went on), or as an older or a
+    // hand-made file has it in config.kernel; KCIDB takes only a full hash
+    // and a remote URL (kbuild's tree is a local folder).
     if (const std::string tree = text_at(kernel, "tree_name"); !tree.empty()) c["tree_name"] = tree;
-    if (const std::string url = text_at(kernel, "repository");
-        std::regex_match(url, kRepositoryUrl))
-        c["git_repository_url"] = url;
-    if (const std::string commit = text_at(kernel, "commit"); std::regex_match(commit, kCommitHash))
-        c["git_commit_hash"] = commit;
+    for (const std::string& url : {text_at(kernel, "repository"), text_at(build, "tree")})
+        if (std::regex_match(url, kRepositoryUrl) && !c.contains("git_repository_url"))
+            c["git_repository_url"] = url;
+    for (const std::string& commit : {text_at(build, "commit"), text_at(kernel, "commit")})
+        if (std::regex_match(commit, kCommitHash) && !c.contains("git_commit_hash"))
+            c["git_commit_hash"] = commit;
     if (const std::string branch = text_at(kernel, "branch"); !branch.empty())
         c["git_repository_branch"] = branch;
     const std::string described = text_at(kernel, "describe");
@@ -109,12 +121,43 @@ ojson checkout_of(const LabelInfo& l, const std::string& key, const std::string&
         misc["kernel_version"] = v;
     if (const std::string image = text_at(kernel, "image"); !image.empty())
         misc["kernel_image"] = image;
+    // The ref it was given and the patches put on it: the commit alone is
+    // not the source of a patched kernel.
+    if (const std::string ref = text_at(build, "ref"); !ref.empty()) misc["build_ref"] = ref;
+    if (const std::string subject = text_at(build, "subject"); !subject.empty())
+        misc["build_subject"] = subject;
+    if (build.contains("patches") && build["patches"].is_array() && !build["patches"].empty())
+        misc["build_patches"] = as_ordered(build["patches"]);
     c["misc"] = misc;
     return c;
 }
 
-ojson build_of(const LabelInfo& l, const std::string& key, const std::string& checkout_id,
-               const std::string& origin) {
+// A --boot label's boots: the turns whose runs were recorded boot_failed,
+// and why; whether any of its runs ran in its kernel.
+struct Boots {
+    bool any_booted = false;
+    std::set<int> failed_rounds;
+    std::vector<std::string> why;  // each reason once, in the order met
+};
+
+std::map<std::string, Boots> boots_of(const std::vector<ResultFile>& files) {
+    std::map<std::string, Boots> out;
+    for (const auto& f : files)
+        for (const auto& r : f.runs) {
+            Boots& b = out[f.label];
+            if (r.status != RunStatus::boot_failed) {
+                b.any_booted = true;
+                continue;
+            }
+            b.failed_rounds.insert(r.round);
+            if (std::find(b.why.begin(), b.why.end(), r.reason) == b.why.end())
+                b.why.push_back(r.reason);
+        }
+    return out;
+}
+
+ojson build_of(const LabelInfo& l, const Boots& boots, const std::string& key,
+               const std::string& checkout_id, const std::string& origin) {
     const nlohmann::json& kernel = object_at(l.system, "kernel");
     const nlohmann::json& config = object_at(kernel, "config");
     ojson b = {{"checkout_id", checkout_id},
@@ -128,8 +171,14 @@ ojson build_of(const LabelInfo& l, const std::string& key, const std::string& ch
     const std::string source = text_at(config, "source");
     if (!source.empty()) b["config_name"] = std::filesystem::path(source).filename().string();
     b["comment"] = "the kernel label " + l.label + "'s runs ran under";
-    b["valid"] = true;  // it booted and ran the runs
     ojson misc = ojson::object();
+    // Valid: it booted and ran the runs. One that never booted is left
+    // unsaid (contest cannot tell a bad build from a bad boot); its boots
+    // are a failed test of their own (boot_test_of).
+    if (boots.any_booted || boots.failed_rounds.empty())
+        b["valid"] = true;
+    else
+        misc["never_booted"] = join(boots.why, "; ");
     if (const std::string sha = text_at(config, "sha256"); !sha.empty())
         misc["config_sha256"] = sha;
     if (!source.empty()) misc["config_source"] = source;
@@ -137,6 +186,20 @@ ojson build_of(const LabelInfo& l, const std::string& key, const std::string& ch
     if (kernel.contains("config_hz")) misc["config_hz"] = as_ordered(kernel["config_hz"]);
     if (!misc.empty()) b["misc"] = misc;
     return b;
+}
+
+// contest.boot: a --boot label's turns whose kernel did not boot, FAIL.
+ojson boot_test_of(const LabelInfo& l, const Boots& boots, const std::string& key,
+                   const std::string& build_id, const std::string& origin) {
+    const std::size_t failed = boots.failed_rounds.size();
+    return {{"build_id", build_id},
+            {"id", object_id(origin, "test\n" + key + "\ncontest.boot")},
+            {"origin", origin},
+            {"path", "contest.boot"},
+            {"comment", "the turns of --boot in which label " + l.label + "'s kernel did not boot"},
+            {"number", {{"value", failed}, {"unit", failed == 1 ? "boot" : "boots"}}},
+            {"status", "FAIL"},
+            {"misc", {{"label", l.label}, {"why", join(boots.why, "; ")}}}};
 }
 
 ojson environment_of(const LabelInfo& l, const std::string& contest_version) {
@@ -162,7 +225,6 @@ struct Judgement {
     const Test* test = nullptr;
     bool judged = false;
     bool significant = false;
-    bool worse = false;  // the label's figure is worse than the baseline's
     std::string baseline;
 };
 
@@ -183,9 +245,9 @@ struct Measured {
 };
 
 std::optional<Judgement> judgement_of(const std::optional<Test>& t, bool judged, bool significant,
-                                      bool worse, const std::string& baseline) {
+                                      const std::string& baseline) {
     if (!t) return std::nullopt;
-    return Judgement{&*t, judged, significant, worse, baseline};
+    return Judgement{&*t, judged, significant, baseline};
 }
 
 void add_cell(const LoadBlock& block, const Cell& cell, const Cell* base,
@@ -197,9 +259,7 @@ void add_cell(const LoadBlock& block, const Cell& cell, const Cell* base,
     Measured time{load + ".time_s", cell.time.mean, "s",
                   load + ": the workload's mean wall time" + over, summary_misc(cell.time)};
     if (cell.failed) time.misc["failed_runs"] = cell.failed;
-    if (v && base)
-        time.judgement = judgement_of(v->time_test, v->judged, v->significant,
-                                      cell.time.mean > base->time.mean, baseline);
+    if (v && base) time.judgement = judgement_of(v->time_test, v->judged, v->significant, baseline);
     out.push_back(time);
     if (cell.ratio && cell.ratio_estimate) {
         const RatioEstimate& r = *cell.ratio_estimate;
@@ -211,8 +271,7 @@ void add_cell(const LoadBlock& block, const Cell& cell, const Cell* base,
                         {"ci95_high", misc_number(r.ci95_high)},
                         {"paired_by_round", r.paired}}};
         if (v && base && base->ratio)
-            ratio.judgement = judgement_of(v->ratio_test, true, v->ratio_significant,
-                                           *cell.ratio > *base->ratio, baseline);
+            ratio.judgement = judgement_of(v->ratio_test, true, v->ratio_significant, baseline);
         out.push_back(ratio);
     }
     out.push_back({load + ".cpu_pct", cell.cpu_pct.mean, "%",
@@ -252,16 +311,14 @@ void add_latency(const std::string& load, const LatencyRow& row, const LatencyRo
                    of + p.words + " percentile wake-up latency" + how, misc};
         if (std::string(p.name) == "max_us") m.comment = of + "largest wake-up latency";
         if (std::string(p.name) == "p99_us" && base)
-            m.judgement = judgement_of(row.p99_test, true, row.p99_significant(),
-                                       row.p99_ns > base->p99_ns, baseline);
+            m.judgement = judgement_of(row.p99_test, true, row.p99_significant(), baseline);
         out.push_back(m);
     }
     if (std::isfinite(row.missed_pct)) {
         Measured m{at + "missed_pct", row.missed_pct, "%",
                    of + "periods whose deadline passed, over all its periods", misc};
         if (base)
-            m.judgement = judgement_of(row.missed_test, true, row.missed_significant(),
-                                       row.missed_pct > base->missed_pct, baseline);
+            m.judgement = judgement_of(row.missed_test, true, row.missed_significant(), baseline);
         out.push_back(m);
     }
 }
@@ -317,10 +374,35 @@ std::string path_part(const std::string& name) {
     return out;
 }
 
-std::optional<std::string> status_of(const Judgement& j) {
-    if (!j.judged || !j.test->withheld.empty() || !std::isfinite(j.test->p_adjusted))
-        return std::nullopt;
-    return j.significant && j.worse ? "FAIL" : "PASS";
+// A judged test's status, and why a test that ran has no verdict.
+struct Status {
+    std::optional<std::string> status;  // none: the data to judge is missing
+    std::string no_verdict;             // DONE: why neither PASS nor FAIL
+};
+
+// FAIL where the label is worse beyond noise, by the test's own effect
+// (every test of record is lower-is-better); PASS where it is better
+// beyond noise, or where nothing differs and the test could have seen a
+// change of the --target-mde the user asked for; DONE otherwise: a test
+// that could not see such a change claims nothing about it.
+Status status_of(const Judgement& j, double target_mde_pct) {
+    const Test& t = *j.test;
+    if (!j.judged || !t.withheld.empty() || !std::isfinite(t.p_adjusted)) return {};
+    if (j.significant) return {t.effect_pct > 0 ? "FAIL" : "PASS", ""};
+    if (std::isfinite(t.mde_pct) && t.mde_pct <= target_mde_pct) return {"PASS", ""};
+    const bool points = t.resolution && t.resolution->in_points;
+    const std::string target = six_digits(target_mde_pct) + (points ? " points" : "%");
+    const std::string seen = detectable_text(t);
+    std::string why;
+    if (std::isnan(t.mde_pct))
+        why = "what these runs could see is not known";
+    else if (std::isinf(t.mde_pct))
+        why = "these runs could see no change at this level";
+    else
+        why = "these runs could see only a change " +
+              (seen.starts_with("over ") ? seen : "of " + seen + " or more") + ", not one of " +
+              target + " (--target-mde)";
+    return {"DONE", why + ": no PASS or FAIL"};
 }
 
 }  // namespace
@@ -360,14 +442,19 @@ nlohmann::ordered_json kcidb_submission(const std::vector<ResultFile>& files,
     const std::string judging =
         "\nagainst " + keys.at(model.baseline) + " alpha " + six_digits(model.alpha) + " " +
         stats::correction_name(model.correction) + " min-effect " +
-        six_digits(model.min_effect_pct) + (model.adjust_outside ? " adjust outside" : "");
+        six_digits(model.min_effect_pct) + (model.adjust_outside ? " adjust outside" : "") +
+        " target-mde " + six_digits(options.target_mde_pct);
+    const auto boots = boots_of(files);
     ojson checkouts = ojson::array(), builds = ojson::array(), tests = ojson::array();
     for (const auto& l : model.labels) {
         const std::string& key = keys.at(l.label);
         const ojson checkout = checkout_of(l, key, origin);
-        const ojson build = build_of(l, key, checkout["id"].get<std::string>(), origin);
+        const Boots& booted = boots.count(l.label) ? boots.at(l.label) : Boots{};
+        const ojson build = build_of(l, booted, key, checkout["id"].get<std::string>(), origin);
         checkouts.push_back(checkout);
         builds.push_back(build);
+        if (!booted.failed_rounds.empty())
+            tests.push_back(boot_test_of(l, booted, key, build["id"].get<std::string>(), origin));
         const ojson environment = environment_of(l, versions.at(l.label));
         std::set<std::string> seen;
         for (const auto& m : by_label[l.label]) {
@@ -378,9 +465,10 @@ nlohmann::ordered_json kcidb_submission(const std::vector<ResultFile>& files,
                 parts.push_back(path_part(m.path.substr(at, dot - at)));
             }
             const std::string path = "contest." + join(parts, ".");
-            std::optional<std::string> status;
+            Status judged;
             if (options.judged && m.judgement && l.label != model.baseline)
-                status = status_of(*m.judgement);
+                judged = status_of(*m.judgement, options.target_mde_pct);
+            const std::optional<std::string>& status = judged.status;
             ojson t = {{"build_id", build["id"]},
                        {"id", object_id(origin, "test\n" + key + "\n" + path +
                                                     (status ? judging : std::string()))},
@@ -397,15 +485,17 @@ nlohmann::ordered_json kcidb_submission(const std::vector<ResultFile>& files,
             misc["label"] = l.label;
             if (m.judgement && l.label != model.baseline) {
                 const Test& test = *m.judgement->test;
-                misc["against"] = {{"baseline", m.judgement->baseline},
-                                   {"method", test.method},
-                                   {"change_pct", misc_number(test.effect_pct)},
-                                   {"p_adjusted", misc_number(test.p_adjusted)},
-                                   {"significant", m.judgement->significant},
-                                   {"could_see", detectable_text(test)},
-                                   {"correction", correction_summary(model)},
-                                   {"alpha", model.alpha}};
+                misc["against"] = {
+                    {"baseline", m.judgement->baseline},
+                    {"method", test.method},
+                    {"change_pct", misc_number(change_of_record(&test, std::nan("")))},
+                    {"p_adjusted", misc_number(test.p_adjusted)},
+                    {"significant", m.judgement->significant},
+                    {"could_see", detectable_text(test)},
+                    {"correction", correction_summary(model)},
+                    {"alpha", model.alpha}};
                 if (!test.withheld.empty()) misc["against"]["withheld"] = test.withheld;
+                if (!judged.no_verdict.empty()) misc["against"]["no_verdict"] = judged.no_verdict;
                 if (!m.judgement->judged) misc["against"]["judged"] = false;
             }
             t["misc"] = misc;

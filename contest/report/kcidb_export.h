@@ -17,8 +17,11 @@
 //
 // Status, only with a baseline the user named and only on a test of record
 // that was judged: FAIL where the label is worse than the baseline beyond
-// noise, PASS where it is not (better, or no difference beyond noise, the
-// minimum detectable effect under misc); no status anywhere else.
+// noise (by the test's effect), PASS where it is better beyond noise or
+// where nothing differs and the test could see a change of target_mde_pct,
+// DONE where it could not (why under misc.against.no_verdict); no status
+// anywhere else. A --boot label's turns that did not boot are a test
+// contest.boot, FAIL, and its build is then not said valid.
 //
 // Ids are the origin and a hash of the label's result files' content (and,
 // for a judged test, of the baseline's and the judging options): the same
@@ -43,6 +46,9 @@ void check_kcidb_origin(const std::string& origin);
 struct KcidbOptions {
     std::string origin;
     bool judged = false;  // a baseline was named: statuses where a verdict was reached
+    // A PASS needs the test to have been able to see a change this large,
+    // in % (points for a percentage): --target-mde, as `contest run`'s.
+    double target_mde_pct = 5;
 };
 
 // The submission of `files`, whose model (the same files) is `model`.
