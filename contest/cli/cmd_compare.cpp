@@ -98,7 +98,7 @@ int cmd_compare(int argc, char** argv) {
         if (format != "text" && format != "markdown" && format != "json" && format != "html")
             throw UsageError("contest compare --over-hosts: --format text, markdown, json or html");
         const OverHosts over = compare_over_hosts(base, fresh, options);
-        std::cout << format_over_hosts(over, format, options.alpha) << std::flush;
+        std::cout << format_over_hosts(over, format) << std::flush;
         return kExitOk;
     }
     tell_apart(base, fresh);

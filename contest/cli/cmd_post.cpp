@@ -112,8 +112,8 @@ int cmd_post(int argc, char** argv) {
             compare_over_hosts(resolver.resolve(sides[0]), resolver.resolve(sides[1]), options);
         std::cout << "Subject: [contest] " << over.fresh << " against " << over.base << " over "
                   << over.hosts.size() << " hosts\n\n"
-                  << post_lines(format_over_hosts(over, "text", options.alpha), false)
-                  << post_signature() << std::flush;
+                  << post_lines(format_over_hosts(over, "text"), false) << post_signature()
+                  << std::flush;
         return kExitOk;
     }
     const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);

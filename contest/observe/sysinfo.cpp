@@ -10,6 +10,7 @@
 #include "contest/observe/kernel_facts.h"
 #include "contest/sys/machine.h"
 #include "contest/sys/proc_files.h"
+#include "contest/sys/sha256.h"
 #include "contest/sys/spawn.h"
 
 namespace contest {
@@ -22,6 +23,17 @@ std::string first_line_of_file(const std::string& path) {
     return line;
 }
 
+// What tells this machine from another of the same name (a fleet's hosts
+// cloned from one image): a digest of its machine id, never the id itself,
+// which systemd asks be kept private. Null where there is none.
+nlohmann::json machine_key() {
+    for (const char* path : {"/etc/machine-id", "/var/lib/dbus/machine-id"}) {
+        const std::string id = first_line_of_file(path);
+        if (!id.empty()) return sha256_hex("contest machine key\n" + id).substr(0, 16);
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 nlohmann::json system_fingerprint(const std::string& workdir) {
@@ -32,6 +44,7 @@ nlohmann::json system_fingerprint(const std::string& workdir) {
     j["kernel_version"] = u.version;
     j["machine"] = u.machine;
     j["hostname"] = u.nodename;
+    j["machine_key"] = machine_key();
 
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line, model;

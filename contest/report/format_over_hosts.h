@@ -8,8 +8,8 @@
 
 namespace contest {
 
-// format: text, markdown, json or html. alpha: the level the line over the
-// hosts is judged at.
-std::string format_over_hosts(const OverHosts& over, const std::string& format, double alpha);
+// format: text, markdown, json or html. The level the lines over the hosts
+// are judged at, and their intervals', are the comparison's (over.alpha).
+std::string format_over_hosts(const OverHosts& over, const std::string& format);
 
 }  // namespace contest
