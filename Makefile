@@ -7,9 +7,11 @@ CONFIG   ?= configs/quick.conf
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # Build and test dependencies (Debian package names). libssl-dev is
-# libcrypto's headers, for contest's SHA-256.
+# libcrypto's headers, for contest's SHA-256. libsoci-dev: the results
+# database's one interface to SQLite and PostgreSQL (contest/history), both
+# backends with it.
 DEPS := cmake make ninja-build g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
-        nlohmann-json3-dev catch2 time tar zlib1g-dev libssl-dev
+        nlohmann-json3-dev catch2 time tar zlib1g-dev libssl-dev libsoci-dev
 # What a kernel build needs besides the source (contest checks for each);
 # libssl-dev again, as a kernel build's own need (certificates, signing),
 # so deps-kernel alone is enough for a machine that only builds kernels.
@@ -30,7 +32,8 @@ BOOT_DEPS := systemd
 # `make deb` reads the binary's library dependencies with dpkg-shlibdeps.
 PKG_DEPS := dpkg-dev
 # tests/fleet's stand-in hosts: pgrep (procps) watches their steps.
-TEST_DEPS := dbench $(KERNEL_TOOLS) ansible-core git python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
+# tests/test_history_postgresql starts its own PostgreSQL server (postgresql).
+TEST_DEPS := postgresql dbench $(KERNEL_TOOLS) ansible-core git python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics.

@@ -10,6 +10,8 @@ constexpr Subcommand kSubcommands[] = {
     {"compare", cmd_compare, "two labels (or files) side by side, with significance"},
     {"bisect", cmd_bisect, "the commit between --good and --bad that changed a measure, how sure"},
     {"post", cmd_post, "a plain-text mail body of labels (or files) for a kernel list"},
+    {"history", cmd_history,
+     "every run in a results database (SQLite or PostgreSQL): its series, their change points"},
     {"export", cmd_export, "labels (or files) as one KCIDB submission, for KernelCI"},
     {"latency", cmd_latency, "one latency probe for --duration seconds; its wake-up latency"},
     {"loads", cmd_loads, "every load: name, what it does, its unit of work"},

@@ -11,6 +11,7 @@ int cmd_compare(int argc, char** argv);
 int cmd_post(int argc, char** argv);
 int cmd_bisect(int argc, char** argv);
 int cmd_export(int argc, char** argv);
+int cmd_history(int argc, char** argv);
 int cmd_loads(int argc, char** argv);
 int cmd_load(int argc, char** argv);
 int cmd_latency(int argc, char** argv);

@@ -1,4 +1,5 @@
 #include "contest/result/result_file.h"
+#include "contest/result/result_paths.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -270,9 +271,11 @@ std::string cause(int error) {
     return error == ELOOP ? "a symlink loop" : std::strerror(error);
 }
 
+}  // namespace
+
 // The whole of a regular file, or a UsageError naming the file and the real
 // cause (permission denied, a symlink loop, a folder or a FIFO, too large).
-std::string read_regular_file(const fs::path& path) {
+std::string read_result_text(const fs::path& path) {
     const std::string name = printable(path.string());
     // Non-blocking: a FIFO named x.json must not hang the report.
     RegularFileRead got = read_regular_file_at(AT_FDCWD, path.c_str(), kMaxResultFileBytes, true);
@@ -288,6 +291,8 @@ std::string read_regular_file(const fs::path& path) {
             throw UsageError("cannot read result file " + name + ": " + got.why());
     }
 }
+
+namespace {
 
 // Collects the *.json files under a folder, walking it depth first. A
 // sub-folder that cannot be listed, a symlink loop or a link back to a
@@ -353,7 +358,7 @@ class ResultFolderWalker {
 }  // namespace
 
 ResultFile read_result_file(const std::filesystem::path& path) {
-    ResultFile f = result_from_text(read_regular_file(path), printable(path.string()));
+    ResultFile f = result_from_text(read_result_text(path), printable(path.string()));
     f.path = path;
     return f;
 }
@@ -374,8 +379,8 @@ ResultFile result_from_text(const std::string& text, const std::string& name) {
     return result_from_json(j, name);
 }
 
-std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,
-                                          std::vector<std::string>& bad) {
+std::vector<fs::path> result_file_paths(const std::vector<fs::path>& paths,
+                                        std::vector<std::string>& bad) {
     std::vector<fs::path> files;
     ResultFolderWalker walker(files, bad);
     for (const auto& p : paths) {
@@ -392,8 +397,13 @@ std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::pat
     }
     std::sort(files.begin(), files.end());
     files.erase(std::unique(files.begin(), files.end()), files.end());
+    return files;
+}
+
+std::vector<ResultFile> read_result_paths(const std::vector<std::filesystem::path>& paths,
+                                          std::vector<std::string>& bad) {
     std::vector<ResultFile> out;
-    for (const auto& f : files) {
+    for (const auto& f : result_file_paths(paths, bad)) {
         try {
             out.push_back(read_result_file(f));
         } catch (const UsageError& e) {

@@ -1,0 +1,218 @@
+// `contest history [import PATH... | show SERIES | changes [SERIES...]]`:
+// every run in a results database (docs/history.md).
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "contest/analysis/change_points.h"
+#include "contest/cli/cli_common.h"
+#include "contest/cli/commands.h"
+#include "contest/history/history_db.h"
+#include "contest/history/import.h"
+#include "contest/history/series.h"
+#include "contest/run/config_record.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/number_text.h"
+#include "contest/sys/progress.h"
+#include "contest/sys/text.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace contest::history;
+
+constexpr const char* kActions[] = {"list", "import", "show", "changes"};
+
+struct HistoryArgs {
+    std::string action = "list";
+    std::vector<std::string> words;  // after the action
+    std::string db, results_dir = "results", measure;
+    ChangePointOptions changes;
+};
+
+SeriesKey series_word(const std::string& action, const std::string& word) {
+    const auto key = parse_series_key(word);
+    if (!key)
+        throw UsageError("contest history " + action + ": '" + printable(word) +
+                         "' is not a series (mM/wW/LOAD/MEASURE, as contest history lists them)");
+    return *key;
+}
+
+std::string kernel_name(const KernelPoint& p) {
+    std::string name = p.release.empty() ? "?" : p.release;
+    if (!p.commit.empty()) name += " @" + p.commit.substr(0, 12);
+    return name;
+}
+
+std::string signed_percent(double fraction) {
+    return (fraction >= 0 ? "+" : "") + fixed(100 * fraction, 1) + "%";
+}
+
+// The command that looks at a change closer: compare of the two kernels'
+// labels, and bisect between their commits where both are builds of one tree.
+void print_next_steps(const HistoryArgs& a, const KernelPoint& before, const KernelPoint& after) {
+    const std::string results = a.results_dir == "results" ? "" : " --results " + a.results_dir;
+    if (!before.labels.empty() && !after.labels.empty())
+        std::cout << "    contest compare" << printable(results) << " "
+                  << printable(before.labels.front()) << " " << printable(after.labels.front())
+                  << "\n";
+    if (!before.commit.empty() && !after.commit.empty() && before.tree == after.tree)
+        std::cout << "    contest bisect --good " << printable(before.tree) << "@"
+                  << printable(before.commit) << " --bad " << printable(after.tree) << "@"
+                  << printable(after.commit) << " -- LOADS...\n";
+}
+
+int changes_action(const HistoryArgs& a) {
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+    std::vector<SeriesKey> keys;
+    for (const auto& w : a.words) keys.push_back(series_word("changes", w));
+    if (keys.empty())
+        for (const auto& s : list_series(db, a.measure)) keys.push_back(s.key);
+    int found = 0;
+    for (const auto& key : keys) {
+        const SeriesPoints s = series_points(db, key);
+        std::vector<std::vector<double>> values;
+        for (const auto& p : s.points) values.push_back(p.values);
+        for (const ChangePoint& c : find_change_points(values, a.changes)) {
+            const KernelPoint& before = s.points[c.index - 1];
+            const KernelPoint& after = s.points[c.index];
+            std::cout << printable(key.text()) << ": " << signed_percent(c.change) << " ("
+                      << number_text(100 * a.changes.level) << "%: " << signed_percent(c.low)
+                      << " to " << signed_percent(c.high) << "), p " << number_text(c.p) << " over "
+                      << s.points.size() << " kernels (" << kernel_order_name(s.order)
+                      << "), between " << printable(kernel_name(before)) << " (the last of "
+                      << c.before << ") and " << printable(kernel_name(after)) << " (the first of "
+                      << c.after << ")\n";
+            print_next_steps(a, before, after);
+            ++found;
+        }
+    }
+    if (found == 0)
+        std::cout << "no change in " << keys.size() << " series (alpha "
+                  << number_text(a.changes.alpha) << ", at least " << a.changes.min_segment
+                  << " kernels a side, at least " << number_text(100 * a.changes.min_change)
+                  << "%)\n";
+    return kExitOk;
+}
+
+int list_action(const HistoryArgs& a) {
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+    const auto series = list_series(db, a.measure);
+    if (series.empty()) {
+        std::cout << "no series in " << db.target().shown << "\n";
+        return kExitOk;
+    }
+    std::printf("%-40s %7s %5s  %s\n", "series", "kernels", "runs", "machine, workload");
+    for (const auto& s : series)
+        std::printf("%-40s %7d %5d  %s, %s\n", printable(s.key.text()).c_str(), s.kernels, s.runs,
+                    printable(s.machine).c_str(), printable(s.workload).c_str());
+    return kExitOk;
+}
+
+int import_action(const HistoryArgs& a) {
+    if (a.words.empty())
+        throw UsageError("contest history import: give the result files or folders to import");
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::writing);
+    const std::vector<fs::path> paths(a.words.begin(), a.words.end());
+    const ImportTally t = import_paths(db, paths, utc_timestamp());
+    if (t.added == 0 && t.already_in == 0) {
+        if (t.skipped.size() == 1) throw UsageError(t.skipped.front());
+        for (const auto& s : t.skipped) say(s);
+        throw UsageError(t.skipped.empty() ? "no result files (*.json) in " + join(a.words, ", ")
+                                           : "no readable result file in " + join(a.words, ", "));
+    }
+    for (const auto& s : t.skipped) say("skipping " + s);
+    std::cout << "imported " << t.added << " file(s) (" << t.runs << " runs) into "
+              << db.target().shown << "; " << t.already_in << " already in\n";
+    return kExitOk;
+}
+
+int show_action(const HistoryArgs& a) {
+    if (a.words.size() != 1)
+        throw UsageError("contest history show: give one series (contest history lists them)");
+    const SeriesKey key = series_word("show", a.words.front());
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+    const SeriesPoints s = series_points(db, key);
+    std::cout << printable(key.text()) << ": " << printable(s.info.machine) << ", "
+              << printable(s.info.workload) << "; " << s.points.size() << " kernels in "
+              << kernel_order_name(s.order) << "\n";
+    std::printf("%-32s %5s %12s %12s %12s  %s\n", "kernel", "runs", "median", "min", "max",
+                "labels");
+    for (const auto& p : s.points) {
+        std::vector<double> v = p.values;
+        std::sort(v.begin(), v.end());
+        const double median =
+            v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+        std::printf("%-32s %5zu %12s %12s %12s  %s\n", printable(kernel_name(p)).c_str(), v.size(),
+                    four_digits(median).c_str(), four_digits(v.front()).c_str(),
+                    four_digits(v.back()).c_str(), printable(join(p.labels, ",")).c_str());
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+int cmd_history(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "history";
+    cl.usage =
+        "contest history [list | import PATH... | show SERIES | changes [SERIES...]] [options]";
+    cl.summary =
+        "Every run in a results database (SQLite by default, a file beside the results; "
+        "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
+        "workload, load and measure over kernels. import PATH...: result files and folders into "
+        "the database; a file already in (the same bytes) is not counted again. show SERIES: "
+        "the series' kernels in kernel order (commit order for builds of one tree, else version "
+        "order, else the order of their runs), each with its runs' median and range. changes: "
+        "where a series moved and stayed (every run of each kernel; binary segmentation by a "
+        "t-test on the kernels' medians, corrected for the splits tried), each with the kernels "
+        "either side, the change and its interval, its p, and the contest compare and contest "
+        "bisect commands that look closer.";
+    // A lab's shared database is a line of its config file (db = postgresql://...).
+    cl.accepts_config = true;
+    HistoryArgs a;
+    // clang-format off
+    cl.options.add_options()
+        ("db", po::value(&a.db)->value_name("FILE|URI"),
+         "the database: a SQLite file, or postgresql://USER@HOST/NAME (libpq's URI) "
+         "(default: history.sqlite in --results)")
+        ("results", po::value(&a.results_dir)->value_name("D")->default_value("results"),
+         "where the default database file is")
+        ("measure", po::value(&a.measure)->value_name("M"),
+         "list: only the series of this measure (wall_s, latency_cyclic_p99_us, ...)")
+        ("alpha", bounded(&a.changes.alpha, kMinAlpha, kMaxAlpha)->value_name("P")
+             ->default_value(a.changes.alpha),
+         "changes: the p (corrected for the splits tried) a change must be below; the default "
+         "keeps false alarms under 0.05 a series of 10 to 200 kernels (docs/history.md)")
+        ("min-segment", bounded<std::size_t>(&a.changes.min_segment, 1, 1000)->value_name("N")
+             ->default_value(a.changes.min_segment),
+         "changes: kernels on each side of a change, at least")
+        ("min-change", bounded(&a.changes.min_change, 0.0, 10.0)->value_name("F")
+             ->default_value(a.changes.min_change),
+         "changes: the smallest change reported, as a fraction (0.01: 1%)")
+        ("word", po::value(&a.words)->value_name("ARG"), "the action's arguments");
+    // clang-format on
+    cl.positional.add("word", -1);
+    // The action comes first: `contest history import [options] PATH...`.
+    int skip = 0;
+    if (argc > 1 && argv[1][0] != '-') {
+        a.action = argv[1];
+        if (std::find(std::begin(kActions), std::end(kActions), a.action) == std::end(kActions))
+            throw UsageError("contest history: unknown action '" + printable(a.action) +
+                             "' (expected list, import, show or changes)");
+        skip = 1;
+    }
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc - skip, argv + skip, vm)) return kExitOk;
+    if (a.action == "import") return import_action(a);
+    if (a.action == "show") return show_action(a);
+    if (a.action == "changes") return changes_action(a);
+    if (!a.words.empty())
+        throw UsageError("contest history list: takes no arguments (" + printable(a.words.front()) +
+                         ")");
+    return list_action(a);
+}
+
+}  // namespace contest

@@ -1,0 +1,199 @@
+#include "contest/history/history_db.h"
+
+#include <soci/soci.h>
+
+#include <regex>
+
+#include "contest/history/schema.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/text.h"
+
+// The two backends' factories, as libsoci_sqlite3 and libsoci_postgresql
+// export them (soci-sqlite3.h and soci-postgresql.h declare the same). Their
+// headers are not included: they include sqlite3.h and libpq-fe.h, which
+// libsoci-dev does not bring, and contest needs nothing else of them.
+extern "C" {
+soci::backend_factory const* factory_sqlite3();
+soci::backend_factory const* factory_postgresql();
+}
+
+namespace contest::history {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has_prefix(const std::string& s, const char* prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+
+// SOCI's text of a database error, as one line: its prefix naming the
+// backend's function and its suffix quoting the statement dropped, the lines
+// of libpq's messages joined.
+std::string db_error_line(std::string text) {
+    for (const char* cut : {" while preparing \"", " while executing \"", " while fetching"})
+        if (auto at = text.find(cut); at != std::string::npos) text.erase(at);
+    if (auto at = text.find("_backend::"); at != std::string::npos)
+        if (auto colon = text.find(": ", at); colon != std::string::npos) text.erase(0, colon + 2);
+    std::string line;
+    for (char c : text) {
+        const bool blank = c == '\n' || c == '\t' || c == '\r' || c == ' ';
+        if (!blank)
+            line += c;
+        else if (!line.empty() && line.back() != ' ')
+            line += ' ';
+    }
+    while (!line.empty() && (line.back() == ' ' || line.back() == '.')) line.pop_back();
+    return printable(line);
+}
+
+// What the machine did, not what the file holds: waited too long for
+// another writer, a full disk, a file it may not open or write.
+bool sqlite_environment_error(const std::string& why) {
+    for (const char* e : {"locked", "busy", "disk is full", "unable to open", "readonly",
+                          "I/O error", "Permission denied", "out of memory"})
+        if (why.find(e) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+DbTarget db_target(const std::string& given, const fs::path& results_dir) {
+    DbTarget t;
+    if (has_prefix(given, "postgresql://") || has_prefix(given, "postgres://")) {
+        t.kind = DbKind::postgresql;
+        t.where = given;
+        t.shown = printable(without_password(given));
+        return t;
+    }
+    t.where = given.empty() ? (results_dir / kDefaultDbFile).string() : given;
+    t.shown = printable(t.where);
+    return t;
+}
+
+std::string without_password(const std::string& uri) {
+    static const std::regex in_authority(R"(^([a-z]+://[^:/@?]*):[^@/?]*@)");
+    static const std::regex in_query(R"(([?&]password=)[^&]*)");
+    return std::regex_replace(std::regex_replace(uri, in_authority, "$1:***@"), in_query, "$1***");
+}
+
+HistoryDb::HistoryDb(const DbTarget& target, OpenFor mode) : target_(target) {
+    connect(mode);
+    const int known = current_schema_version();
+    const auto read_version = [&] {
+        int count = 0;
+        if (postgresql())
+            *sql_ << "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = "
+                     "'schema_version' AND table_schema = current_schema()",
+                soci::into(count);
+        else
+            *sql_ << "SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_version'",
+                soci::into(count);
+        if (count == 0) return 0;
+        int v = 0;
+        soci::indicator ind = soci::i_ok;
+        *sql_ << "SELECT MAX(version) FROM schema_version", soci::into(v, ind);
+        return ind == soci::i_ok ? v : 0;
+    };
+    const auto refuse_newer = [&](int v) {
+        if (v > known)
+            throw UsageError(target_.shown + ": its schema is version " + std::to_string(v) +
+                             ", newer than this contest's (" + std::to_string(known) +
+                             "): a newer contest wrote it; use that one");
+    };
+    version_ = guarded("reading its schema version", read_version);
+    refuse_newer(version_);
+    if (version_ == known) return;
+    if (version_ == 0 && !postgresql()) {
+        int tables = 0;
+        guarded("reading its tables", [&] {
+            *sql_ << "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'", soci::into(tables);
+        });
+        if (tables > 0)
+            throw UsageError(target_.shown +
+                             ": a SQLite database of something else (tables without contest's "
+                             "schema_version): not a contest history database");
+    }
+    guarded("bringing its schema to version " + std::to_string(known),
+            [&] { in_transaction([&] { migrate(read_version, refuse_newer); }); });
+}
+
+HistoryDb::~HistoryDb() = default;
+
+void HistoryDb::migrate(const std::function<int()>& read_version,
+                        const std::function<void(int)>& refuse_newer) {
+    // Two contests starting on a new database: the second waits here
+    // (SQLite's write lock, PostgreSQL's lock on the key below), then finds
+    // the first's schema and applies nothing again.
+    if (postgresql()) *sql_ << "SELECT pg_advisory_xact_lock(5701057)";
+    *sql_ << "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)";
+    int v = read_version();
+    refuse_newer(v);
+    for (const Migration& m : migrations()) {
+        if (m.version <= v) continue;
+        for (const char* statement : m.statements)
+            *sql_ << schema_statement(statement, postgresql());
+        *sql_ << "INSERT INTO schema_version (version) VALUES (:v)", soci::use(m.version);
+        v = m.version;
+    }
+    version_ = v;
+}
+
+void HistoryDb::connect(OpenFor mode) {
+    guarded("cannot connect", [&] {
+        if (postgresql()) {
+            sql_ = std::make_unique<soci::session>(*factory_postgresql(), target_.where);
+            // Notices (a table that already exists) are not contest's to print.
+            *sql_ << "SET client_min_messages TO WARNING";
+            return;
+        }
+        const fs::path file = target_.where;
+        std::error_code ec;
+        if (!fs::exists(file, ec)) {
+            if (mode == OpenFor::reading)
+                throw UsageError("no history database at " + target_.shown +
+                                 " (contest history import PATH... makes one)");
+            if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
+        }
+        if (fs::is_directory(file, ec))
+            throw UsageError(target_.shown + ": a folder, not a history database file");
+        // SOCI's connection string quotes a value in double quotes; a path
+        // holding one cannot be said in it.
+        if (target_.where.find('"') != std::string::npos)
+            throw UsageError(target_.shown + ": a database path may not hold '\"'");
+        sql_ = std::make_unique<soci::session>(
+            *factory_sqlite3(),
+            "db=\"" + target_.where + "\" timeout=" + std::to_string(kBusyTimeoutS));
+        // WAL: readers go on while one contest writes, and a writer that
+        // dies leaves the database as its last commit had it.
+        *sql_ << "PRAGMA journal_mode = WAL";
+        *sql_ << "PRAGMA foreign_keys = ON";
+    });
+}
+
+void HistoryDb::in_transaction(const std::function<void()>& work) {
+    *sql_ << (postgresql() ? "BEGIN" : "BEGIN IMMEDIATE");
+    try {
+        work();
+        *sql_ << "COMMIT";
+    } catch (...) {
+        try {
+            *sql_ << "ROLLBACK";
+        } catch (...) {
+            // The connection is gone: the server rolls back on its own.
+        }
+        throw;
+    }
+}
+
+void HistoryDb::rethrow(const std::string& doing, const std::exception& e) const {
+    if (dynamic_cast<const UsageError*>(&e) || dynamic_cast<const EnvironmentError*>(&e) ||
+        dynamic_cast<const Interrupted*>(&e))
+        throw;
+    const std::string why = db_error_line(e.what());
+    const std::string line = target_.shown + ": " + doing + ": " + why;
+    if (postgresql() || sqlite_environment_error(why)) throw EnvironmentError(line);
+    throw UsageError(line);
+}
+
+}  // namespace contest::history

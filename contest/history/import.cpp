@@ -1,0 +1,164 @@
+#include "contest/history/import.h"
+
+#include <soci/soci.h>
+
+#include <cmath>
+
+#include "contest/analysis/measures.h"
+#include "contest/history/file_keys.h"
+#include "contest/result/result_paths.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/sha256.h"
+#include "contest/sys/text.h"
+
+namespace contest::history {
+
+using nlohmann::json;
+
+namespace {
+
+// The id of the row of `table` with this identity, made when missing. ON
+// CONFLICT DO NOTHING: on PostgreSQL another import may make the same row
+// at once; this one then waits for it and takes its id.
+long long keyed_row(soci::session& sql, const std::string& table, const Keyed& k) {
+    const std::string facts = k.facts.dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string other_column = table == "machines" ? "fingerprint" : "description";
+    sql << "INSERT INTO " + table + " (identity_sha256, name, " + other_column +
+               ") VALUES (:i, :n, :f) ON CONFLICT (identity_sha256) DO NOTHING",
+        soci::use(k.identity_sha256), soci::use(k.name), soci::use(facts);
+    long long id = 0;
+    sql << "SELECT id FROM " + table + " WHERE identity_sha256 = :i", soci::use(k.identity_sha256),
+        soci::into(id);
+    return id;
+}
+
+long long kernel_row(soci::session& sql, const KernelKey& k) {
+    sql << "INSERT INTO kernels (identity_sha256, release, tree, ref, commit_id, config_sha256, "
+           "build) VALUES (:i, :r, :t, :f, :c, :h, :b) ON CONFLICT (identity_sha256) DO NOTHING",
+        soci::use(k.identity_sha256), soci::use(k.release), soci::use(k.tree), soci::use(k.ref),
+        soci::use(k.commit), soci::use(k.config_sha256), soci::use(k.build);
+    long long id = 0;
+    sql << "SELECT id FROM kernels WHERE identity_sha256 = :i", soci::use(k.identity_sha256),
+        soci::into(id);
+    return id;
+}
+
+// Every latency probe's percentiles of one run: probe, "99.00", ns.
+struct ProbePercentile {
+    std::string probe, percentile;
+    double ns;
+};
+std::vector<ProbePercentile> percentiles_of(const RunRecord& run) {
+    std::vector<ProbePercentile> out;
+    if (!run.latency.is_object()) return out;
+    for (const auto& [probe, p] : run.latency.items()) {
+        if (!p.is_object() || !p.contains("latency") || !p["latency"].is_object()) continue;
+        const json& l = p["latency"];
+        if (!l.contains("percentiles_ns") || !l["percentiles_ns"].is_object()) continue;
+        for (const auto& [pct, v] : l["percentiles_ns"].items())
+            if (v.is_number() && std::isfinite(v.get<double>()))
+                out.push_back({valid_utf8(probe), valid_utf8(pct), v.get<double>()});
+    }
+    return out;
+}
+
+void insert_runs(soci::session& sql, long long file_id, const ResultFile& file) {
+    long long run_id = 0;
+    std::string measure, probe, percentile;
+    double value = 0;
+    soci::statement put_measure =
+        (sql.prepare << "INSERT INTO run_measures (run_id, measure, value) VALUES (:r, :m, :v)",
+         soci::use(run_id), soci::use(measure), soci::use(value));
+    soci::statement put_percentile =
+        (sql.prepare << "INSERT INTO probe_percentiles (run_id, probe, percentile, value_ns) "
+                        "VALUES (:r, :p, :c, :v)",
+         soci::use(run_id), soci::use(probe), soci::use(percentile), soci::use(value));
+    for (const RunRecord& run : file.runs) {
+        const std::string load = valid_utf8(run.load), status{run_status_name(run.status)},
+                          reason = valid_utf8(run.reason);
+        sql << "INSERT INTO runs (file_id, load, run_index, round, status, reason) VALUES (:f, :l, "
+               ":i, :o, :s, :w) RETURNING id",
+            soci::use(file_id), soci::use(load), soci::use(run.index), soci::use(run.round),
+            soci::use(status), soci::use(reason), soci::into(run_id);
+        std::map<std::string, double> measures = run_measures(run);
+        measures["wall_s"] = run.wall_s;
+        for (const auto& [name, v] : measures) {
+            if (!std::isfinite(v)) continue;
+            measure = valid_utf8(name);
+            value = v;
+            put_measure.execute(true);
+        }
+        for (const ProbePercentile& p : percentiles_of(run)) {
+            probe = p.probe;
+            percentile = p.percentile;
+            value = p.ns;
+            put_percentile.execute(true);
+        }
+    }
+}
+
+}  // namespace
+
+Imported import_result(HistoryDb& db, const ResultFile& file, const std::string& content_sha256,
+                       const std::string& imported_at) {
+    Imported outcome = Imported::already_in;
+    db.in_transaction([&] {
+        soci::session& sql = db.sql();
+        long long known = 0;
+        soci::indicator ind = soci::i_null;
+        sql << "SELECT id FROM files WHERE content_sha256 = :h", soci::use(content_sha256),
+            soci::into(known, ind);
+        if (sql.got_data()) return;
+        const long long machine = keyed_row(sql, "machines", machine_of(file));
+        const long long workload = keyed_row(sql, "workloads", workload_of(file));
+        const long long kernel = kernel_row(sql, kernel_of(file));
+        const std::string path = valid_utf8(file.path.string()), label = valid_utf8(file.label),
+                          started = valid_utf8(file.started_at),
+                          finished = valid_utf8(file.finished_at),
+                          version = valid_utf8(file.contest_version);
+        const int complete = file.complete ? 1 : 0;
+        long long file_id = 0;
+        // Another import of the same file at once (PostgreSQL): it waits
+        // here for the first, then finds the file in and adds nothing.
+        sql << "INSERT INTO files (content_sha256, path, label, started_at, finished_at, "
+               "complete, contest_version, machine_id, workload_id, kernel_id, imported_at) "
+               "VALUES (:h, :p, :l, :s, :f, :c, :v, :m, :w, :k, :t) "
+               "ON CONFLICT (content_sha256) DO NOTHING RETURNING id",
+            soci::use(content_sha256), soci::use(path), soci::use(label), soci::use(started),
+            soci::use(finished), soci::use(complete), soci::use(version), soci::use(machine),
+            soci::use(workload), soci::use(kernel), soci::use(imported_at), soci::into(file_id);
+        if (!sql.got_data()) return;
+        insert_runs(sql, file_id, file);
+        outcome = Imported::added;
+    });
+    return outcome;
+}
+
+ImportTally import_paths(HistoryDb& db, const std::vector<std::filesystem::path>& paths,
+                         const std::string& imported_at) {
+    ImportTally tally;
+    for (const auto& path : result_file_paths(paths, tally.skipped)) {
+        std::string text;
+        ResultFile file;
+        try {
+            text = read_result_text(path);
+            file = result_from_text(text, printable(path.string()));
+        } catch (const UsageError& e) {
+            tally.skipped.push_back(e.what());
+            continue;
+        }
+        file.path = path;
+        const auto outcome = db.guarded("importing " + printable(path.string()), [&] {
+            return import_result(db, file, sha256_hex(text), imported_at);
+        });
+        if (outcome == Imported::added) {
+            ++tally.added;
+            tally.runs += static_cast<int>(file.runs.size());
+        } else {
+            ++tally.already_in;
+        }
+    }
+    return tally;
+}
+
+}  // namespace contest::history

@@ -1,0 +1,67 @@
+#include "contest/history/schema.h"
+
+namespace contest::history {
+
+namespace {
+
+// Version 1. A result file is a row of files, known by the SHA-256 of its
+// bytes (an import of the same file again adds nothing), and points at the
+// machine, workload and kernel it ran on, each a row kept once by the
+// SHA-256 of its identity (file_keys.h). Each run of the file is a row of
+// runs; each of its measures (Time's wall_s and every measure of
+// contest/analysis/measures.h) a row of run_measures, each latency
+// probe's percentile a row of probe_percentiles.
+const Migration kMigrations[] = {
+    {1,
+     {
+         "CREATE TABLE machines (id {id}, identity_sha256 TEXT NOT NULL UNIQUE, "
+         "name TEXT NOT NULL, fingerprint TEXT NOT NULL)",
+         "CREATE TABLE workloads (id {id}, identity_sha256 TEXT NOT NULL UNIQUE, "
+         "name TEXT NOT NULL, description TEXT NOT NULL)",
+         "CREATE TABLE kernels (id {id}, identity_sha256 TEXT NOT NULL UNIQUE, "
+         "release TEXT NOT NULL, tree TEXT NOT NULL, ref TEXT NOT NULL, commit_id TEXT NOT NULL, "
+         "config_sha256 TEXT NOT NULL, build TEXT NOT NULL)",
+         "CREATE TABLE files (id {id}, content_sha256 TEXT NOT NULL UNIQUE, path TEXT NOT NULL, "
+         "label TEXT NOT NULL, started_at TEXT NOT NULL, finished_at TEXT NOT NULL, "
+         "complete INTEGER NOT NULL, contest_version TEXT NOT NULL, "
+         "machine_id BIGINT NOT NULL REFERENCES machines(id), "
+         "workload_id BIGINT NOT NULL REFERENCES workloads(id), "
+         "kernel_id BIGINT NOT NULL REFERENCES kernels(id), imported_at TEXT NOT NULL)",
+         "CREATE TABLE runs (id {id}, file_id BIGINT NOT NULL REFERENCES files(id), "
+         "load TEXT NOT NULL, run_index INTEGER NOT NULL, round INTEGER NOT NULL, "
+         "status TEXT NOT NULL, reason TEXT NOT NULL)",
+         "CREATE TABLE run_measures (run_id BIGINT NOT NULL REFERENCES runs(id), "
+         "measure TEXT NOT NULL, value {real} NOT NULL, PRIMARY KEY (run_id, measure))",
+         "CREATE TABLE probe_percentiles (run_id BIGINT NOT NULL REFERENCES runs(id), "
+         "probe TEXT NOT NULL, percentile TEXT NOT NULL, value_ns {real} NOT NULL, "
+         "PRIMARY KEY (run_id, probe, percentile))",
+         "CREATE INDEX files_by_series ON files (machine_id, workload_id)",
+         "CREATE INDEX runs_by_file ON runs (file_id)",
+     }},
+};
+
+void replace_every(std::string& s, const std::string& what, const std::string& with) {
+    for (std::size_t at = s.find(what); at != std::string::npos;
+         at = s.find(what, at + with.size()))
+        s.replace(at, what.size(), with);
+}
+
+}  // namespace
+
+std::span<const Migration> migrations() {
+    return kMigrations;
+}
+
+int current_schema_version() {
+    return migrations().back().version;
+}
+
+std::string schema_statement(const char* statement, bool postgresql) {
+    std::string s = statement;
+    // SQLite's INTEGER PRIMARY KEY is the row id, given on insert.
+    replace_every(s, "{id}", postgresql ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY");
+    replace_every(s, "{real}", postgresql ? "DOUBLE PRECISION" : "REAL");
+    return s;
+}
+
+}  // namespace contest::history

@@ -1,0 +1,248 @@
+// The results database on SQLite (contest/history; docs/history.md): the
+// import of the committed examples and its idempotence, the failures that
+// must be one line and leave nothing half-written (not a database, a
+// corrupt one, a newer schema, an import cut short), two contests writing
+// at once, the series in kernel order, and `contest history` end to end.
+#include <fstream>
+
+#include "contest/history/history_db.h"
+#include "contest/history/import.h"
+#include "contest/history/series.h"
+#include "contest/sys/errors.h"
+#include "history_support.h"
+
+using namespace contest;
+using namespace contest::history;
+using namespace contest::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string one_line_error(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("history: the committed examples imported into SQLite, again adds nothing", "[history]") {
+    ScratchDir dir("history-import");
+    const DbTarget target = db_target("", dir.path() / "results");
+    CHECK(target.where == (dir.path() / "results" / "history.sqlite").string());
+    check_import_is_idempotent(target, dir.path());
+    // WAL: two contests may read and write at once.
+    HistoryDb db(target, OpenFor::reading);
+    std::string mode;
+    db.sql() << "PRAGMA journal_mode", soci::into(mode);
+    CHECK(mode == "wal");
+}
+
+TEST_CASE("history: a file that is not a database is one line and left as it was", "[history]") {
+    ScratchDir dir("history-notdb");
+    const fs::path file = dir / "history.sqlite";
+    const std::string text = "these are notes, not a database\n";
+    put_file(file, text);
+    for (OpenFor mode : {OpenFor::reading, OpenFor::writing}) {
+        const std::string what =
+            one_line_error([&] { HistoryDb db(db_target(file.string(), {}), mode); });
+        INFO(what);
+        CHECK(what.find(file.string()) != std::string::npos);
+        CHECK(what.find("not a database") != std::string::npos);
+        CHECK(what.find('\n') == std::string::npos);
+    }
+    CHECK(slurp(file) == text);
+    // Another program's SQLite database is not made one of contest's.
+    const fs::path other = dir / "other.sqlite";
+    {
+        HistoryDb db(db_target(other.string(), {}), OpenFor::writing);
+        db.sql() << "DROP TABLE schema_version";
+    }
+    const std::string what =
+        one_line_error([&] { HistoryDb db(db_target(other.string(), {}), OpenFor::writing); });
+    CHECK(what.find("not a contest history database") != std::string::npos);
+}
+
+TEST_CASE("history: a missing database is made by import only", "[history]") {
+    ScratchDir dir("history-missing");
+    const std::string what = one_line_error(
+        [&] { HistoryDb db(db_target((dir / "none.sqlite").string(), {}), OpenFor::reading); });
+    CHECK(what.find("no history database at") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "none.sqlite"));
+}
+
+TEST_CASE("history: a schema newer than the binary's is refused", "[history]") {
+    ScratchDir dir("history-newer");
+    check_newer_schema_refused(db_target((dir / "h.sqlite").string(), {}));
+}
+
+TEST_CASE("history: an import that fails half-way leaves nothing of its file", "[history]") {
+    ScratchDir dir("history-half");
+    const DbTarget target = db_target((dir / "h.sqlite").string(), {});
+    put_example_as(dir / "in" / "a.json", "a", "6.1.1");
+    HistoryDb db(target, OpenFor::writing);
+    // The database refuses the file's tenth run: its runs, the file, its
+    // kernel and its machine all go with it.
+    db.sql() << "CREATE TRIGGER refuse BEFORE INSERT ON runs WHEN "
+                "(SELECT COUNT(*) FROM runs) >= 9 BEGIN SELECT RAISE(ABORT, 'refused'); END";
+    const std::string what =
+        one_line_error([&] { import_paths(db, {dir / "in"}, "2026-12-05T00:00:00Z"); });
+    INFO(what);
+    CHECK(what.find("refused") != std::string::npos);
+    CHECK(what.find("a.json") != std::string::npos);
+    for (const char* table : {"files", "runs", "run_measures", "kernels", "machines"})
+        CHECK(count_rows(db, table) == 0);
+    db.sql() << "DROP TRIGGER refuse";
+    const ImportTally t = import_paths(db, {dir / "in"}, "2026-12-05T00:00:01Z");
+    CHECK(t.added == 1);
+    CHECK(count_rows(db, "runs") == 25);
+}
+
+TEST_CASE("history: two contests importing into one SQLite file at once", "[history][e2e]") {
+    ScratchDir dir("history-two");
+    check_two_importers_at_once((dir / "h.sqlite").string(), dir.path());
+}
+
+TEST_CASE("history: a corrupt database is one line and exit 2", "[history][e2e]") {
+    ScratchDir dir("history-corrupt");
+    const fs::path db = dir / "h.sqlite";
+    put_example_as(dir / "in" / "a.json", "a", "6.1.1");
+    Outcome o = run_contest_binary(
+        {"history", "import", "--db", db.string(), "--", (dir / "in").string()}, dir.path());
+    REQUIRE(o.exit_code == 0);
+    // Its schema's page overwritten (the header kept: SQLite still opens it).
+    {
+        std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(100);
+        const std::string junk(4000, '\x5a');
+        f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    }
+    fs::remove(dir / "h.sqlite-wal");
+    fs::remove(dir / "h.sqlite-shm");
+    o = run_contest_binary({"history", "--db", db.string()}, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find(db.string()) != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+}
+
+TEST_CASE("history: contest history import, list and show end to end", "[history][e2e]") {
+    ScratchDir dir("history-cli");
+    for (auto [label, release, scale] : {std::tuple{"rc", "6.2-rc1", 1.0},
+                                         {"final", "6.2", 1.0},
+                                         {"old", "6.1.9", 1.0},
+                                         {"next", "6.10", 1.2}})
+        put_example_as(dir / "results" / label / "r.json", label, release, scale);
+    Outcome o = run_contest_binary({"history", "import", "results"}, dir.path(), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out.find("imported 4 file(s) (100 runs)") != std::string::npos);
+    CHECK(fs::exists(dir / "results" / "history.sqlite"));
+    o = run_contest_binary({"history", "import", "results"}, dir.path(), dir.path());
+    CHECK(o.out.find("imported 0 file(s) (0 runs)") != std::string::npos);
+    CHECK(o.out.find("4 already in") != std::string::npos);
+
+    o = run_contest_binary({"history", "--measure", "wall_s"}, dir.path(), dir.path());
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out.find("m1/w1/io_load/wall_s") != std::string::npos);
+    CHECK(o.out.find("m1/w1/io_load/user_s") == std::string::npos);
+
+    o = run_contest_binary({"history", "show", "m1/w1/io_load/wall_s"}, dir.path(), dir.path());
+    INFO(o.out);
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out.find("4 kernels in version order") != std::string::npos);
+    // 6.1.9 < 6.2-rc1 < 6.2 < 6.10
+    const auto at = [&](const char* s) { return o.out.find(std::string("\n") + s + " "); };
+    CHECK(at("6.1.9") < at("6.2-rc1"));
+    CHECK(at("6.2-rc1") < at("6.2"));
+    CHECK(at("6.2") < at("6.10"));
+    CHECK(at("6.10") != std::string::npos);
+
+    for (auto [args, wanted] :
+         {std::pair<std::vector<std::string>, const char*>{{"history", "bogus"}, "unknown action"},
+          {{"history", "show", "io_load"}, "not a series"},
+          {{"history", "show", "m9/w9/io_load/wall_s"}, "no series m9/w9/io_load/wall_s"},
+          {{"history", "import"}, "give the result files"},
+          {{"history", "--db", "elsewhere.sqlite"}, "no history database at elsewhere.sqlite"}}) {
+        o = run_contest_binary(args, dir.path(), dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find(wanted) != std::string::npos);
+        CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    }
+}
+
+TEST_CASE("history: kernel releases in version order", "[history]") {
+    CHECK(release_before("6.1.9", "6.2-rc1"));
+    CHECK(release_before("6.2-rc1", "6.2-rc2"));
+    CHECK(release_before("6.2-rc9", "6.2"));
+    CHECK(release_before("6.2", "6.2.1"));
+    CHECK(release_before("6.9", "6.10"));
+    CHECK(release_before("6.1.0-13-amd64", "6.1.0-27-amd64"));
+    CHECK_FALSE(release_before("6.2", "6.2"));
+    CHECK_FALSE(release_before("6.10", "6.9"));
+}
+
+TEST_CASE("history: a series is named mM/wW/LOAD/MEASURE", "[history]") {
+    const auto k = parse_series_key("m3/w12/io_load/latency_cyclic_p99_us");
+    REQUIRE(k);
+    CHECK(k->machine_id == 3);
+    CHECK(k->workload_id == 12);
+    CHECK(k->load == "io_load");
+    CHECK(k->text() == "m3/w12/io_load/latency_cyclic_p99_us");
+    CHECK_FALSE(parse_series_key("m3/w12/io_load"));
+    CHECK_FALSE(parse_series_key("3/12/io_load/wall_s"));
+}
+
+TEST_CASE("history: a PostgreSQL URI's password is never shown", "[history]") {
+    CHECK(without_password("postgresql://lab:s3cret@db.example/contest") ==
+          "postgresql://lab:***@db.example/contest");
+    CHECK(without_password("postgresql:///contest?host=/run&password=s3cret&user=x") ==
+          "postgresql:///contest?host=/run&password=***&user=x");
+    const DbTarget t = db_target("postgres://lab:s3cret@h/c", {});
+    CHECK(t.kind == DbKind::postgresql);
+    CHECK(t.shown.find("s3cret") == std::string::npos);
+}
+
+TEST_CASE("history changes: a planted step found, with the commands that look closer",
+          "[history][e2e]") {
+    ScratchDir dir("history-changes");
+    for (int i = 1; i <= 8; ++i)
+        put_example_as(dir / "results" / ("k" + std::to_string(i)) / "r.json",
+                       "k" + std::to_string(i), "6.1." + std::to_string(i), i <= 4 ? 1.0 : 1.3);
+    Outcome o = run_contest_binary({"history", "import", "results"}, dir.path(), dir.path());
+    REQUIRE(o.exit_code == 0);
+    o = run_contest_binary({"history", "changes", "m1/w1/io_load/wall_s"}, dir.path(), dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out.find("m1/w1/io_load/wall_s: +30.0%") != std::string::npos);
+    CHECK(o.out.find("between 6.1.4 (the last of 4) and 6.1.5 (the first of 4)") !=
+          std::string::npos);
+    CHECK(o.out.find("    contest compare k4 k5\n") != std::string::npos);
+    // Every series of Time moved the same: one change each, at the same kernel.
+    o = run_contest_binary({"history", "changes", "--measure", "wall_s"}, dir.path(), dir.path());
+    std::size_t lines = 0;
+    for (std::size_t at = o.out.find("/wall_s: +30.0%"); at != std::string::npos;
+         at = o.out.find("/wall_s: +30.0%", at + 1))
+        ++lines;
+    CHECK(lines == 5);  // the example's five loads
+    // --min-change above it: nothing.
+    o = run_contest_binary({"history", "changes", "--min-change", "0.5", "--measure", "wall_s"},
+                           dir.path(), dir.path());
+    CHECK(o.out.find("no change in 5 series") != std::string::npos);
+}
+
+TEST_CASE("history changes: the committed examples imported raise no alarm", "[history][e2e]") {
+    ScratchDir dir("history-examples");
+    Outcome o = run_contest_binary(
+        {"history", "import", "--db", (dir / "h.sqlite").string(), examples_folder().string()},
+        dir.path());
+    REQUIRE(o.exit_code == 0);
+    o = run_contest_binary({"history", "changes", "--db", (dir / "h.sqlite").string()}, dir.path());
+    INFO(o.out << o.err);
+    CHECK(o.exit_code == 0);
+    CHECK(o.out.rfind("no change in ", 0) == 0);
+}
