@@ -5,15 +5,17 @@
 // each step is one contest: the start plans and checks everything, writes
 // the state and asks for the first reboot; after every boot the unit
 // (boot/boot_unit.h) runs --boot-continue, whose step reads the state, takes
-// the turn this boot is for (boot_turn.h: the run's one loop over that
-// turn) and ends by asking for the next turn's reboot, or the machine's own
-// kernel after the last. docs/boot.md.
+// the turn this boot is for (boot_steps.h: the run's state machine;
+// boot_turn.h: the run's one loop over that turn) and ends by asking for the
+// next turn's reboot, or the machine's own kernel after the last.
+// docs/boot.md.
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "contest/boot/boot_state.h"
 #include "contest/result/result_file.h"
+#include "contest/run/boot_steps.h"
 #include "contest/run/boot_turn.h"
 #include "contest/run/run_config.h"
 #include "contest/sys/progress.h"
@@ -29,13 +31,6 @@ struct BootRunOptions {
     // Started once the run is over (BootState::then): contest bisect
     // --boot's next batch. Not an option of contest run.
     std::vector<std::string> then;
-};
-
-// What one step of the run leaves: contest's exit code, and the labels'
-// files when the run ended (for the table).
-struct BootStep {
-    int exit_code = 0;
-    std::vector<ResultFile> finished;
 };
 
 // Plans and checks everything (UsageError, EnvironmentError), writes the

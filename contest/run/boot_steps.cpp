@@ -1,0 +1,339 @@
+#include "contest/run/boot_steps.h"
+
+#include <optional>
+
+#include "contest/boot/boot_files.h"
+#include "contest/kbuild/boot_install.h"
+#include "contest/run/config_record.h"
+#include "contest/run/result_writer.h"
+#include "contest/run/settle.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/process.h"
+#include "contest/sys/signals.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The most a boot waits, once up, for the machine to settle (the services
+// started after it, their writeback) before its turn's runs.
+constexpr double kBootSettleS = 60;
+
+// The releases contest built and installed for the run's labels, removed
+// (unless --boot-keep-built): only a folder with contest's mark, and never
+// the release the machine runs now (an abort from a label's kernel).
+void remove_built_releases(const BootState& state) {
+    if (state.keep_built) return;
+    const std::string running = running_kernel().release;
+    for (const auto& label : state.labels) {
+        if (label.built_release.empty() || label.built_release == running) continue;
+        if (kbuild::remove_release(label.built_release, state.unit_root))
+            say("removed the release contest built for " + label.label + " (lib/modules/" +
+                label.built_release + ")");
+    }
+}
+
+// The run's `then`, once it is over: contest's words, run by this very
+// binary (its copy in .boot was just removed: /proc/self/exe still names
+// it) from the folder the run was started in, and waited for. It asks for
+// the next reboot itself, when there is one; a failure is the unit's log's.
+void start_then(const BootState& state) {
+    if (state.then.empty()) return;
+    say("the boot run goes on with: contest " + join(state.then, " "));
+    std::vector<std::string> argv = {"/proc/self/exe"};
+    argv.insert(argv.end(), state.then.begin(), state.then.end());
+    SpawnOptions options;
+    options.cwd = state.cwd;
+    options.ties.own_group = false;
+    try {
+        const int status = wait_for_exit(spawn(argv, options));
+        if (status != 0)
+            warn("contest " + join(state.then, " ") + ": " + describe_wait_status(status));
+    } catch (const std::exception& e) {
+        warn("contest " + join(state.then, " ") + ": " + e.what());
+    }
+}
+
+// Where a step asks for the next boot from: whether in the machine's own
+// kernel (the one the run started in, or the one the firmware gave back
+// after a detour), and the label whose kernel runs when it is a turn's.
+struct BootingFrom {
+    bool own_kernel = false;
+    std::optional<std::size_t> label;
+};
+
+// One step of the run, in the boot `k` it runs in: the run's state machine.
+// Each member is one way a step goes on from what the state says; each
+// writes the state before it asks the machine for a reboot, so that the
+// next step (or --boot-status) reads what this one did. The step holds the
+// state's path, the state and the boot, which every move reads.
+class BootSteps {
+  public:
+    BootSteps(fs::path path, BootState& state, RunningKernel k, const ConfigOf& config_of,
+              Progress& progress)
+        : path_(std::move(path)),
+          state_(state),
+          k_(std::move(k)),
+          config_of_(config_of),
+          progress_(progress) {}
+
+    // The first boot, asked from the kernel the run starts in. An
+    // interrupt before the reboot is asked (Ctrl-C, SIGHUP, SIGTERM:
+    // boot_label throws only then) leaves nothing armed: the kernel
+    // unloaded or the one-shot entry cleared, the unit and the copies
+    // removed, the state aborted.
+    BootStep first_boot() {
+        try {
+            return boot_next({true, std::nullopt});
+        } catch (const Interrupted&) {
+            try {
+                const InterruptSetAside undo_to_its_end;
+                disarm_next_boot(state_);
+                finish(BootPhase::aborted,
+                       "interrupted before the first reboot was asked: nothing left armed");
+            } catch (const std::exception& e) {
+                warn("--boot: undoing the interrupted start: " + std::string(e.what()));
+            }
+            throw;
+        }
+    }
+
+    // A step after a boot: the boot recorded, then its turn taken (or
+    // recorded boot_failed when the boot is not the label's kernel's), or
+    // the way back, a detour or a run with no turn left ended; and the next
+    // boot asked.
+    BootStep after_boot() {
+        BootSeen& seen = record_boot();
+        if (state_.phase == BootPhase::returning) return came_back(seen);
+        if (state_.phase == BootPhase::detour) return detour_came_back(seen);
+        if (state_.next_turn >= state_.turns.size()) {
+            // The step before ended (a power cut, a failed save) between
+            // the last turn and asking for the way back.
+            seen.expected = "start";
+            seen.outcome = "no turn left (the step before ended before asking for the way back)";
+            return boot_next({home(), std::nullopt});
+        }
+        BootTurn& turn = state_.turns[state_.next_turn];
+        const BootLabel& label = state_.labels[turn.label];
+        seen.expected = label.label;
+        std::string failure = turn.status == BootTurnStatus::started
+                                  ? "the machine rebooted during the turn's runs"
+                                  : not_the_labels_kernel(state_.method, label, k_);
+        if (!failure.empty()) return turn_not_booted(seen, turn, failure);
+        take_turn(seen, turn);
+        return boot_next({home(), turn.label});
+    }
+
+    // The run's end; what it says to start then (contest bisect --boot's
+    // next batch) once it is done or stopped, never when it was aborted.
+    BootStep finish(BootPhase phase, const std::string& note) {
+        BootStep step = finish_run(path_, state_, phase, note);
+        // Only in a step after a boot (one is recorded), not in the start's
+        // own contest (its first reboot refused): what started the run is
+        // there to say so.
+        if (phase != BootPhase::aborted && !state_.boots.empty()) start_then(state_);
+        return step;
+    }
+
+  private:
+    void save() { write_boot_state(path_, state_); }
+    bool home() const { return in_start_kernel(state_, k_); }
+
+    BootSeen& record_boot() {
+        BootSeen& seen = state_.boots.emplace_back();
+        seen.boot_id = k_.boot_id;
+        seen.release = k_.release;
+        seen.cmdline = k_.cmdline;
+        seen.at = utc_timestamp();
+        seen.up_s = k_.up_s;
+        return seen;
+    }
+
+    // "in RELEASE (CMDLINE), the machine's default, ..." when this boot is
+    // not in the kernel the run started in; "" when it is.
+    std::string where() const {
+        if (home()) return "";
+        return "in " + k_.release + " (" + k_.cmdline +
+               "), the machine's default, not the kernel the run started in (" +
+               state_.start_release + ")";
+    }
+
+    // The way back after the last turn: the run ends.
+    BootStep came_back(BootSeen& seen) {
+        seen.expected = "start";
+        seen.outcome = home() ? "back" : "back " + where();
+        return finish(end_phase(state_), home() ? state_.note : "came " + seen.outcome);
+    }
+
+    // Back through the firmware after a kernel that could not boot the
+    // next turn's: the machine's own kernel boots it.
+    BootStep detour_came_back(BootSeen& seen) {
+        seen.expected = "start";
+        seen.outcome = "through the firmware, for the next turn" + (home() ? "" : ", " + where());
+        state_.phase = BootPhase::running;
+        return boot_next({true, std::nullopt});
+    }
+
+    // This boot is not the turn's kernel's (or the machine rebooted during
+    // the turn): the turn's runs recorded boot_failed, and the next asked.
+    BootStep turn_not_booted(BootSeen& seen, BootTurn& turn, std::string failure) {
+        failure += "; " + previous_boot_tail();
+        seen.outcome = "boot_failed: " + failure;
+        say("round " + std::to_string(turn.round) + " " + state_.labels[turn.label].label + ": " +
+            failure);
+        // The state first: a failure to write the file is not a turn taken twice.
+        turn.status = BootTurnStatus::boot_failed;
+        ++state_.next_turn;
+        save();
+        record_boot_failed(state_, turn, failure, k_, config_of_);
+        if (state_.stop_on_failure) return finish(BootPhase::stopped, failure);
+        return boot_next({home(), std::nullopt});
+    }
+
+    // The turn's runs, once the machine settled; the state says `started`
+    // while they run (a reboot meanwhile is that turn's failure).
+    void take_turn(BootSeen& seen, BootTurn& turn) {
+        const std::string& label = state_.labels[turn.label].label;
+        const std::string up = std::to_string(static_cast<int>(k_.up_s)) + " s";
+        progress_.status("contest: " + label + " up after " + up + ": settling");
+        // A test's made-up boot (kTestRunningKernelVariable) has nothing to settle.
+        const Settled settled = settle_machine(k_.stand_in ? 0 : kBootSettleS);
+        seen.settled = settled.state;
+        turn.status = BootTurnStatus::started;
+        save();
+        progress_.note("contest: round " + std::to_string(turn.round) + " under " + label + " (" +
+                       k_.release + "), up " + up + ", " + settled.state);
+        take_boot_turn(state_, turn, k_, config_of_, progress_);
+        turn.status = BootTurnStatus::done;
+        seen.outcome = "measured";
+        ++state_.next_turn;
+        save();
+    }
+
+    // A kernel other than the machine's own that cannot boot the next
+    // turn's (a label's built without kexec, or without the loader's
+    // tools): not the next turn's fault. Recorded against the running label
+    // (once: its file and the state keep the first why) and this boot;
+    // then a reboot through the firmware, whose kernel boots the next turn.
+    BootStep detour(const BootingFrom& from, const std::string& why) {
+        if (from.label) {
+            BootLabel& running = state_.labels[*from.label];
+            if (running.cannot_boot_next.empty()) running.cannot_boot_next = why;
+        }
+        if (!state_.boots.empty()) state_.boots.back().outcome += "; " + why;
+        say(why + ": back through the firmware, whose kernel boots the next turn");
+        throw_if_interrupted();
+        state_.phase = BootPhase::detour;
+        ++state_.boots_asked;
+        save();
+        progress_.note("contest: rebooting through the firmware (boot " +
+                       std::to_string(state_.boots_asked) + " of at most " +
+                       std::to_string(state_.boot_max) + ")");
+        const std::string refused = reboot_default(state_.method);
+        if (!refused.empty())
+            return finish(end_phase(state_),
+                          "the reboot through the firmware was refused: " + refused);
+        return {};
+    }
+
+    // Boots the next turn's kernel, or the machine's own after the last
+    // turn (or at the bound). A turn whose kernel the machine's own cannot
+    // boot is recorded boot_failed and the next one tried; another kernel
+    // that cannot is blamed itself, and the machine's own tries again
+    // (detour).
+    BootStep boot_next(const BootingFrom& from) {
+        while (state_.next_turn < state_.turns.size()) {
+            if (state_.boots_asked + 1 >= state_.boot_max) {
+                state_.note = "stopped at --boot-max " + std::to_string(state_.boot_max) + " boots";
+                break;
+            }
+            BootTurn& turn = state_.turns[state_.next_turn];
+            const BootLabel& label = state_.labels[turn.label];
+            throw_if_interrupted();  // --boot-abort: no reboot after it
+            const std::string running =
+                from.label ? state_.labels[*from.label].label + "'s kernel (" + k_.release + ")"
+                           : "the running kernel " + k_.release;
+            if (!from.own_kernel && from.label &&
+                !state_.labels[*from.label].cannot_boot_next.empty())
+                return detour(from, running + " could not boot the next kernel before (" +
+                                        state_.labels[*from.label].cannot_boot_next + ")");
+            ++state_.boots_asked;
+            save();
+            progress_.note("contest: round " + std::to_string(turn.round) + ": booting " +
+                           label.label + " (" + boot_method_name(state_.method) + ", boot " +
+                           std::to_string(state_.boots_asked) + " of at most " +
+                           std::to_string(state_.boot_max) + ")");
+            const std::string why = boot_label(state_.method, booted_files(state_, turn.label));
+            if (why.empty()) return {};  // the reboot is under way
+            if (!from.own_kernel)
+                return detour(from, running + " cannot boot " + label.label + "'s: " + why);
+            const std::string reason = "cannot boot " + label.label + ": " + why;
+            say(reason);
+            record_boot_failed(state_, turn, reason, k_, config_of_);
+            turn.status = BootTurnStatus::boot_failed;
+            ++state_.next_turn;
+            if (state_.stop_on_failure) return finish(BootPhase::stopped, reason);
+            save();
+        }
+        // Already in the machine's own kernel: no reboot needed.
+        if (from.own_kernel) return finish(end_phase(state_), state_.note);
+        throw_if_interrupted();
+        state_.phase = BootPhase::returning;
+        ++state_.boots_asked;
+        save();
+        progress_.note("contest: every turn taken: rebooting into the machine's default kernel");
+        const std::string why = reboot_default(state_.method);
+        if (!why.empty()) return finish(end_phase(state_), "the reboot back was refused: " + why);
+        return {};
+    }
+
+    const fs::path path_;
+    BootState& state_;
+    const RunningKernel k_;
+    const ConfigOf& config_of_;
+    Progress& progress_;
+};
+
+}  // namespace
+
+BootStep finish_run(const fs::path& path, BootState& state, BootPhase phase,
+                    const std::string& note) {
+    state.phase = phase;
+    if (!note.empty()) state.note = note;
+    remove_run_files(path, state);
+    remove_built_releases(state);
+    std::error_code ec;
+    BootStep step;
+    for (std::size_t i = 0; i < state.labels.size(); ++i) {
+        const fs::path result = state.labels[i].result;
+        if (!fs::exists(result, ec)) continue;
+        ResultFile file = read_result_file(result);
+        file.config["boot"] = boot_record(state, i);
+        file.complete = phase == BootPhase::done;
+        if (file.finished_at.empty()) file.finished_at = utc_timestamp();
+        ResultWriter(result).save(file);
+        for (const auto& r : file.runs)
+            if (!r.ok()) step.exit_code = kExitSomeRunsFailed;
+        step.finished.push_back(std::move(file));
+    }
+    write_boot_state(path, state);
+    remove_lock_file(path);
+    say(std::string("the boot run is ") + boot_phase_name(phase) +
+        (note.empty() ? "" : ": " + note));
+    return step;
+}
+
+BootStep first_boot_step(const fs::path& state_path, BootState& state, const RunningKernel& k,
+                         const ConfigOf& config_of, Progress& progress) {
+    return BootSteps(state_path, state, k, config_of, progress).first_boot();
+}
+
+BootStep step_after_boot(const fs::path& state_path, BootState& state, const RunningKernel& k,
+                         const ConfigOf& config_of, Progress& progress) {
+    return BootSteps(state_path, state, k, config_of, progress).after_boot();
+}
+
+}  // namespace contest
