@@ -33,6 +33,31 @@ bzImage:
 	echo built >> $(O)/builds
 )MAKE";
 
+// A tree for --boot's builds: its bzImage a setup header (image.bin) whose
+// version is written at 0x300 from the commit's `flavour` and the
+// LOCALVERSION contest gives, as a real kernel's release carries both; a
+// commit with a file `fail` does not build.
+inline const char* const kBootTreeMakefile = R"MAKE(O ?= .
+olddefconfig:
+	mkdir -p $(O) && cp options $(O)/.config
+bzImage:
+	@if [ -f fail ]; then echo "error: the stand-in fails here"; exit 1; fi
+	mkdir -p $(O)/arch/x86/boot && cp image.bin $(O)/arch/x86/boot/bzImage
+	printf '6.1.0-%s%s (contest@contest) #1\000' "$$(cat flavour)" "$(LOCALVERSION)" | dd of=$(O)/arch/x86/boot/bzImage bs=1 seek=768 conv=notrunc status=none
+)MAKE";
+
+// A git repository at tree of kBootTreeMakefile's, its first commit's
+// flavour `flavour`; returns that commit.
+inline std::string make_boot_tree(const std::filesystem::path& tree, const std::string& flavour) {
+    put_file(tree / "Makefile", kBootTreeMakefile);
+    put_file(tree / "options", "CONFIG_BASE=y\n");
+    put_file(tree / "image.bin", fake_bzimage("6.1.0-placeholder", 64));
+    put_file(tree / "flavour", flavour);
+    return shell_output("cd '" + tree.string() +
+                        "' && git init -q -b main && git add . && git -c user.name=t -c "
+                        "user.email=t@t commit -qm base && git rev-parse HEAD");
+}
+
 inline void write_file(const std::filesystem::path& p, const std::string& text) {
     std::ofstream(p, std::ios::binary) << text;
 }

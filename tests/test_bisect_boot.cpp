@@ -21,6 +21,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/vm/kernel_image.h"
+#include "kbuild_stand_in.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -33,17 +34,6 @@ std::string git_in(const fs::path& tree, const std::string& words) {
                               "' && git -c user.name=t -c user.email=t@t " + words);
 }
 
-// The stand-in tree's build: its bzImage a setup header (image.bin) whose
-// version is written at 0x300 from the commit's `flavour` and the
-// LOCALVERSION contest gives, as a real kernel's release carries both.
-const char* const kSlowTreeMakefile = R"MAKE(O ?= .
-olddefconfig:
-	mkdir -p $(O) && cp options $(O)/.config
-bzImage:
-	mkdir -p $(O)/arch/x86/boot && cp image.bin $(O)/arch/x86/boot/bzImage
-	printf '6.1.0-%s%s (contest@contest) #1\000' "$$(cat flavour)" "$(LOCALVERSION)" | dd of=$(O)/arch/x86/boot/bzImage bs=1 seek=768 conv=notrunc status=none
-)MAKE";
-
 struct BootBisectBench {
     test::ScratchDir dir{"bisect-boot", test::scratch_kept_at_boot()};
     fs::path bin = dir / "bin", proc = dir / "proc", root = dir / "root", asked = dir / "asked",
@@ -55,23 +45,9 @@ struct BootBisectBench {
     std::string loaded_image, loaded_cmdline;
 
     BootBisectBench() {
-        test::put_recording_tools(bin, {"reboot", "systemctl"}, asked);
-        // kexec refuses every kernel while refuse-kexec is there (a machine
-        // whose kexec is off), else records its words as the others do.
-        test::put_file(bin / "kexec",
-                       "#!/bin/sh\n[ -e '" + (dir / "refuse-kexec").string() +
-                           "' ] && { echo 'kexec: refused here' >&2; exit 1; }\necho \"kexec $*\" "
-                           ">> '" +
-                           asked.string() + "'\n",
-                       true);
-        test::put_file(tree / "Makefile", kSlowTreeMakefile);
-        test::put_file(tree / "options", "CONFIG_BASE=y\n");
-        test::put_file(tree / "image.bin", test::fake_bzimage("6.1.0-placeholder", 64));
-        test::put_file(tree / "flavour", "fast");
-        git_in(tree,
-               "init -q -b main && git add . && git -c user.name=t -c user.email=t@t commit "
-               "-qm base");
-        commits.push_back(git_in(tree, "rev-parse HEAD"));
+        // kexec refuses every kernel while refuse-kexec is there.
+        test::put_stand_in_kexec(bin, asked, dir / "refuse-kexec");
+        commits.push_back(test::make_boot_tree(tree, "fast"));
         for (int i = 1; i <= 4; ++i) {
             // From the third on, the slow one: the commit to find.
             test::put_file(tree / "flavour", i >= 3 ? "slow" : "fast");

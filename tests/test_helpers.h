@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -258,5 +259,47 @@ inline std::string bash_completions(const std::filesystem::path& script, const s
                         "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _contest; echo "
                         "\"${COMPREPLY[*]}\"'");
 }
+
+// The words of a run whose workload is `true` and that waits for nothing
+// (no warm-up, no timeline), quiet, in the workdir `work`: for tests of
+// what comes around the runs.
+inline std::vector<std::string> quick_run_words(const std::filesystem::path& work) {
+    return {"-w", "command",   "--workload-cmd", "true", "--warmup", "0", "--timeline-hz",
+            "0",  "--workdir", work.string(),    "-q"};
+}
+
+// A made-up machine's boot tools for --boot's tests: reboot and systemctl
+// that record their words in `asked`, and a kexec that does too, or refuses
+// every kernel while `refuse` exists (a machine whose kexec is off).
+inline void put_stand_in_kexec(const std::filesystem::path& bin, const std::filesystem::path& asked,
+                               const std::filesystem::path& refuse) {
+    put_recording_tools(bin, {"reboot", "systemctl"}, asked);
+    put_file(bin / "kexec",
+             "#!/bin/sh\n[ -e '" + refuse.string() +
+                 "' ] && { echo 'kexec: refused here' >&2; exit 1; }\necho \"kexec $*\" >> '" +
+                 asked.string() + "'\n",
+             true);
+}
+
+// The stand-in tools in `bin` first on PATH and the running kernel read
+// from `proc` (the --boot steps' CONTEST_TEST_RUNNING_KERNEL), while it lives.
+class StandInBootEnvironment {
+  public:
+    StandInBootEnvironment(const std::filesystem::path& bin, const std::filesystem::path& proc) {
+        const char* path = std::getenv("PATH");
+        saved_path_ = path ? path : "/usr/bin:/bin";
+        ::setenv("PATH", (bin.string() + ":" + saved_path_).c_str(), 1);
+        ::setenv("CONTEST_TEST_RUNNING_KERNEL", proc.c_str(), 1);
+    }
+    ~StandInBootEnvironment() {
+        ::setenv("PATH", saved_path_.c_str(), 1);
+        ::unsetenv("CONTEST_TEST_RUNNING_KERNEL");
+    }
+    StandInBootEnvironment(const StandInBootEnvironment&) = delete;
+    StandInBootEnvironment& operator=(const StandInBootEnvironment&) = delete;
+
+  private:
+    std::string saved_path_;
+};
 
 }  // namespace contest::test

@@ -37,7 +37,7 @@ bool contest_made(const std::string& release, const fs::path& root) {
     return fs::is_directory(folder, ec) && !fs::is_symlink(folder, ec) && !mark_of(folder).empty();
 }
 
-void install_release(const fs::path& staged, const std::string& release, const std::string& key,
+bool install_release(const fs::path& staged, const std::string& release, const std::string& key,
                      const fs::path& root) {
     const fs::path folder = release_folder(release, root);
     std::error_code ec;
@@ -45,7 +45,7 @@ void install_release(const fs::path& staged, const std::string& release, const s
         if (!contest_made(release, root))
             throw EnvironmentError(folder.string() + " is there and contest did not make it (no " +
                                    kContestMadeMark + "): contest does not overwrite it");
-        if (mark_of(folder) == key) return;
+        if (mark_of(folder) == key) return false;
         fs::remove_all(folder, ec);
     }
     const fs::path partial = folder.string() + ".contest-partial";
@@ -66,6 +66,7 @@ void install_release(const fs::path& staged, const std::string& release, const s
     if (ec)
         throw EnvironmentError("cannot move " + partial.string() + " to " + folder.string() + ": " +
                                ec.message());
+    return true;
 }
 
 bool remove_release(const std::string& release, const fs::path& root) {

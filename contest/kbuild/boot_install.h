@@ -22,9 +22,10 @@ std::string boot_localversion(const std::string& key);
 // ROOT/lib/modules/<release>/ from `staged` (the staged modules' folder of
 // that release, or "" when the kernel has no modules: an empty folder, which
 // the initramfs tools still want), marked with key. Nothing is done when it
-// is there with contest's mark for the same key; EnvironmentError when it
-// is there without contest's mark (contest does not overwrite it).
-void install_release(const std::filesystem::path& staged, const std::string& release,
+// is there with contest's mark for the same key (false returned; true when
+// the folder was made); EnvironmentError when it is there without
+// contest's mark (contest does not overwrite it).
+bool install_release(const std::filesystem::path& staged, const std::string& release,
                      const std::string& key, const std::filesystem::path& root = "/");
 
 // Whether ROOT/lib/modules/<release>/ carries contest's mark.

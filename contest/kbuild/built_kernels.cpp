@@ -15,12 +15,12 @@
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
 #include "contest/sys/text_file.h"
 #include "contest/sys/workdir.h"
-#include "contest/sys/number_text.h"
 
 namespace contest::kbuild {
 namespace {
@@ -63,7 +63,8 @@ void copy_outputs(const fs::path& build, const fs::path& tree) {
 
 KernelBuild build_one(BuildSession& s, const KernelSpec& spec, const KernelRef& ref) {
     const std::string what = s.settings.option + " " + spec.label + "=" + printable(spec.image);
-    const std::string key = cache_key(ref, s.config.sha256(), s.compiler, s.settings.target);
+    const std::string key =
+        cache_key(ref, s.config.sha256(), s.compiler, s.settings.target);
     if (auto hit = s.cache.find(key)) {
         hit->label = spec.label;
         hit->spec = spec.image;
@@ -151,20 +152,23 @@ KernelBuild build_one(BuildSession& s, const KernelSpec& spec, const KernelRef& 
 }
 
 // --boot: the release's modules installed and its initramfs made, once;
-// the spec handed on is the image and that initramfs.
-std::string boot_spec(const BuildSession& s, const KernelBuild& b, const fs::path& tree) {
+// the spec handed on is the image and that initramfs. `made` says whether
+// this call made the release's folder (not when one of the same build was
+// there).
+std::string boot_spec(const BuildSettings& settings, Progress& progress, const KernelBuild& b,
+                      const fs::path& tree, bool& made) {
     const fs::path image = tree / "arch/x86/boot/bzImage";
     if (b.release.empty())
-        throw StepFailed(s.settings.option + " " + b.label + ": the built image " + image.string() +
+        throw StepFailed(settings.option + " " + b.label + ": the built image " + image.string() +
                              " names no release",
                          "reading the release", b.log);
-    install_release(tree / "staging/lib/modules" / b.release, b.release, b.key,
-                    s.settings.install_root);
-    if (!s.settings.make_initramfs) return image.string();
+    made = install_release(tree / "staging/lib/modules" / b.release, b.release, b.key,
+                           settings.install_root);
+    if (!settings.make_initramfs) return image.string();
     const fs::path initrd = tree.parent_path() / ("initrd.img-" + b.release);
     std::error_code ec;
     if (!fs::is_regular_file(initrd, ec)) {
-        s.progress.status("[" + b.label + "] making the initramfs of " + b.release);
+        progress.status("[" + b.label + "] making the initramfs of " + b.release);
         make_initramfs(b.release, initrd);
     }
     return image.string() + ":" + initrd.string();
@@ -214,7 +218,6 @@ std::vector<std::optional<BuiltKernel>> build_kernel_refs(const std::vector<Kern
         KernelBuild b = build_one(s, specs[i], *refs[i]);
         const fs::path tree = b.image;  // the entry's built tree
         const std::string dot_config = read_text_file((tree / ".config").string()).value_or("");
-        if (settings.target == BuildTarget::boot) b.image = boot_spec(s, b, tree);
         out[i] = BuiltKernel{b.image, std::move(b)};
         KernelBuild& record = out[i]->record;
         if (!first) {
@@ -240,6 +243,30 @@ std::vector<std::optional<BuiltKernel>> build_kernel_refs(const std::vector<Kern
         write_file_atomically(beside, record.to_json().dump(2) + "\n");
     }
     return out;
+}
+
+std::vector<std::string> install_for_boot(std::vector<std::optional<BuiltKernel>>& built,
+                                          const BuildSettings& settings, Progress& progress) {
+    std::vector<std::string> made;
+    try {
+        for (auto& kernel : built) {
+            if (!kernel) continue;
+            bool fresh = false;
+            kernel->image =
+                boot_spec(settings, progress, kernel->record, kernel->record.image, fresh);
+            kernel->record.image = kernel->image;
+            if (fresh) made.push_back(kernel->record.release);
+        }
+    } catch (...) {
+        remove_releases(made, settings.install_root);
+        throw;
+    }
+    progress.clear();
+    return made;
+}
+
+void remove_releases(const std::vector<std::string>& releases, const fs::path& root) {
+    for (const auto& release : releases) remove_release(release, root);
 }
 
 }  // namespace contest::kbuild

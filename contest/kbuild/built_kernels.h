@@ -5,8 +5,11 @@
 // ref built from contest's checkout of its tree (tree_checkout.h) with the
 // one config of the run (kernel_config.h), or found in the cache
 // (build_cache.h), and what each became is the spec handed on: a built
-// tree for --kernel (an IMAGE of kind tree), IMAGE:INITRD for --boot. The
-// .config differences between the labels are said and recorded.
+// tree (an IMAGE of kind tree). The .config differences between the labels
+// are said and recorded. For --boot, install_for_boot then makes each
+// build bootable on this machine (IMAGE:INITRD), once the run's start has
+// checked everything else: nothing is installed for a start that is
+// refused, or whose later label does not build.
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -44,6 +47,18 @@ struct BuiltKernel {
 std::vector<std::optional<BuiltKernel>> build_kernel_refs(const std::vector<KernelSpec>& specs,
                                                           const BuildSettings& settings,
                                                           Progress& progress);
+
+// --boot: each built kernel's release installed under settings.install_root
+// (its modules in lib/modules/, boot_install.h) and its initramfs made, the
+// spec handed on (and its record's image) IMAGE:INITRD. Returns the releases
+// this call made (one already installed by the same build is not among
+// them); when one fails, those it made are removed before the error goes on.
+std::vector<std::string> install_for_boot(std::vector<std::optional<BuiltKernel>>& built,
+                                          const BuildSettings& settings, Progress& progress);
+
+// Removes the releases install_for_boot made (remove_release: only a
+// folder with contest's mark).
+void remove_releases(const std::vector<std::string>& releases, const std::filesystem::path& root);
 
 // What build_kernel_refs says of the .config differences: one line a
 // label after the first, "B's .config against A's: 2 options differ:

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "contest/boot/boot_files.h"
@@ -12,6 +13,7 @@
 #include "contest/boot/boot_unit.h"
 #include "contest/kbuild/boot_install.h"
 #include "contest/kbuild/built_kernels.h"
+#include "contest/kbuild/kernel_ref.h"
 #include "contest/run/boot_turn.h"
 #include "contest/run/config_record.h"
 #include "contest/run/result_writer.h"
@@ -32,8 +34,9 @@ std::string minutes_text(double s) {
 
 // The run's state as its options plan it, in the results folder `folder`
 // (resolved): the labels' kernels resolved (UsageError naming one that is
-// not there, or no whole bzImage), every turn pending. Nothing of the
-// machine is checked or made.
+// not there, or no whole bzImage), but for a TREE@REF, which is once it is
+// built (built_labels); every turn pending. Nothing of the machine is
+// checked or made.
 BootState planned_state(const RunConfig& config, const BootRunOptions& options, const RunPlan& plan,
                         const RunningKernel& k, const fs::path& folder) {
     BootState state;
@@ -59,8 +62,14 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
         BootLabel& label = state.labels.emplace_back();
         label.label = spec.label;
         label.kernel = spec.image;
+        const bool built = kbuild::looks_like_kernel_ref(spec.image);
+        if (built && options.method != BootMethod::kexec)
+            throw UsageError("--boot " + spec.label + "=" + printable(spec.image) +
+                             ": a kernel contest builds boots by kexec only, not by " +
+                             boot_method_name(options.method));
         if (options.method == BootMethod::kexec) {
-            resolve_kexec_kernel(label);
+            // A kernel contest builds is resolved once it is built.
+            if (!built) resolve_kexec_kernel(label);
             label.cmdline = label_cmdline(base, config.append_of(spec.label));
         } else if (!config.append_of(spec.label).empty()) {
             throw UsageError("--boot-append " + spec.label + "=...: a " +
@@ -106,79 +115,93 @@ std::optional<std::pair<FileLock, BootState>> state_to_abort(const fs::path& pat
     }
 }
 
-}  // namespace
+// What a start holds while it builds and makes the run: one start at a
+// time on the machine (looking at its unit, the live run's, and installing
+// its own under this lock), and the run's step lock.
+struct StartLocks {
+    FileLock machine, step;
+};
 
-BootStep start_boot_run(const RunConfig& given, const BootRunOptions& options, Progress& progress) {
-    check_run_options(given);
-    RunPlan plan = make_run_plan(given);
-    // Every TREE@REF built, its modules installed and its initramfs made,
-    // before the first reboot; the state records IMAGE:INITRD.
-    RunConfig config = given;
-    kbuild::BuildSettings build;
-    build.workdir = config.workload.workdir;
-    build.results_dir = config.results_dir;
-    build.config_file = config.build_config;
-    build.target = kbuild::BuildTarget::boot;
-    build.option = "--boot";
-    // The modules go under the root the unit goes under; the initramfs is
-    // made with the machine's own tool, for the machine's own root alone.
-    build.install_root = options.root;
-    build.make_initramfs = fs::absolute(options.root).lexically_normal() == "/";
-    const auto built = kbuild::build_kernel_refs(config.kernels, build, progress);
-    for (std::size_t i = 0; i < built.size(); ++i)
-        if (built[i]) config.kernels[i].image = built[i]->image;
-    const fs::path folder = boot_run_folder(config.results_dir);
-    const fs::path path = folder / kBootStateName;
-    const RunningKernel k = running_kernel();
-    // The user's words first (UsageError), then the machine: nothing made yet.
-    BootState state = planned_state(config, options, plan, k, folder);
-    for (std::size_t i = 0; i < built.size() && i < state.labels.size(); ++i)
-        if (built[i]) {
-            state.labels[i].built_release = built[i]->record.release;
-            state.labels[i].build = built[i]->record.to_json().dump();
-        }
-    const BootPlaces places{folder, state.cwd, state.workdir, state.unit_root};
-    check_boot_place_names(places);
-    check_boot_places(places);
+// The locks taken, and the results folder made, once the places are
+// checked: a refused run leaves no lock file. The state is looked at under
+// the step's lock: two starts at once make one run.
+StartLocks take_start_locks(const BootState& state, const fs::path& path) {
     std::error_code ec;
-    // An existing workdir checked now, as each step will open it (one of
-    // another user's, or open to others, is refused); a missing one is
-    // made once everything is checked.
-    if (fs::exists(state.workdir, ec)) Workdir::open(state.workdir);
-    // Everything checked before the first reboot.
-    std::vector<std::string> problems;
-    for (auto& label : state.labels)
-        if (auto why = boot_check(options.method, label, state.unit_root); !why.empty())
-            problems.push_back(label.label + ": " + why);
-    if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
-    // One start at a time on the machine, looking at its unit (the live
-    // run's) and installing its own under this lock.
-    fs::create_directories(machine_boot_lock_path(state.unit_root).parent_path(), ec);
-    const std::optional<FileLock> machine =
-        FileLock::try_take(machine_boot_lock_path(state.unit_root));
+    const fs::path machine_lock = machine_boot_lock_path(state.unit_root);
+    fs::create_directories(machine_lock.parent_path(), ec);
+    std::optional<FileLock> machine = FileLock::try_take(machine_lock);
     if (!machine)
         throw UsageError("another contest run --boot is starting on this machine (pid " +
-                         std::to_string(FileLock::holder(machine_boot_lock_path(state.unit_root))) +
+                         std::to_string(FileLock::holder(machine_lock)) +
                          "): one --boot run at a time");
     refuse_another_live_run(state.unit_root, path);
-    // What root makes for the run (label folders, result files) must pass
-    // the next boot's checks: writable by root alone.
+    // What root makes for the run (label folders, result files, build
+    // logs) must pass the next boot's checks: writable by root alone.
     ::umask(022);
+    const fs::path folder = path.parent_path();
     make_results_folder(folder);
     check_results_folder(folder);
-    // Taken once everything is checked (a refused run leaves no lock file),
-    // and the state looked at under it: two starts at once make one run.
-    const std::optional<FileLock> lock = FileLock::try_take(boot_lock_path(path));
-    if (!lock)
+    std::optional<FileLock> step = FileLock::try_take(boot_lock_path(path));
+    if (!step)
         throw UsageError("a --boot run is under way in " + folder.string() + " (pid " +
                          std::to_string(FileLock::holder(boot_lock_path(path))) +
                          "): see it with --boot-status, stop it with --boot-abort");
     if (fs::exists(path, ec))
         if (const BootState old = read_boot_state(path); !old.finished())
             refuse_run_under_way(path, old.phase);
-    Workdir::open(state.workdir);
+    return {std::move(*machine), std::move(*step)};
+}
+
+// Every TREE@REF built, and only then, all built, their releases
+// installed and initramfs made (the machine's tool, for the machine's own
+// root alone), the labels' kernels resolved to IMAGE:INITRD and their
+// builds recorded. Returns the releases it made (for a start refused after
+// it to remove).
+std::vector<std::string> built_labels(const RunConfig& config, const BootRunOptions& options,
+                                      BootState& state, Progress& progress) {
+    kbuild::BuildSettings build;
+    build.workdir = config.workload.workdir;
+    build.results_dir = config.results_dir;
+    build.config_file = config.build_config;
+    build.target = kbuild::BuildTarget::boot;
+    build.option = "--boot";
+    build.install_root = options.root;
+    build.make_initramfs = fs::absolute(options.root).lexically_normal() == "/";
+    auto built = kbuild::build_kernel_refs(config.kernels, build, progress);
+    std::vector<std::string> made = kbuild::install_for_boot(built, build, progress);
     try {
-        const UniqueFd copies = open_copy_folder(folder);
+        for (std::size_t i = 0; i < built.size() && i < state.labels.size(); ++i) {
+            if (!built[i]) continue;
+            BootLabel& label = state.labels[i];
+            label.kernel = built[i]->image;
+            resolve_kexec_kernel(label);
+            label.built_release = built[i]->record.release;
+            label.build = built[i]->record.to_json().dump();
+        }
+    } catch (...) {
+        kbuild::remove_releases(made, options.root);
+        throw;
+    }
+    return made;
+}
+
+// EnvironmentError naming each of the labels `which` takes whose kernel
+// cannot be booted (boot_check: kexec's dry load, an entry's lookup).
+void check_kernels(BootState& state, const BootRunOptions& options,
+                   const std::function<bool(const BootLabel&)>& which) {
+    std::vector<std::string> problems;
+    for (auto& label : state.labels)
+        if (which(label))
+            if (auto why = boot_check(options.method, label, state.unit_root); !why.empty())
+                problems.push_back(label.label + ": " + why);
+    if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
+}
+
+// contest's copy and the kexec kernels' in results/.boot, the unit and the
+// state: the run made. On a failure, what of it was made is removed.
+void make_run_files(const BootState& state, const fs::path& path) {
+    try {
+        const UniqueFd copies = open_copy_folder(path.parent_path());
         copy_into(copies, "contest", "/proc/self/exe", state.binary, 0700);
         for (std::size_t i = 0; i < state.labels.size(); ++i) {
             const BootLabel& label = state.labels[i];
@@ -193,8 +216,47 @@ BootStep start_boot_run(const RunConfig& given, const BootRunOptions& options, P
                           {fs::path(state.workdir), fs::path(state.cwd)});
         write_boot_state(path, state);
     } catch (...) {
-        // A disk full, a root that cannot take the unit: nothing left of the run.
         remove_run_files(path, state);
+        throw;
+    }
+}
+
+}  // namespace
+
+BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
+                        Progress& progress) {
+    check_run_options(config);
+    const RunPlan plan = make_run_plan(config);
+    const fs::path folder = boot_run_folder(config.results_dir);
+    const fs::path path = folder / kBootStateName;
+    const RunningKernel k = running_kernel();
+    // The user's words first (UsageError), then the machine: nothing made
+    // yet, nothing built. A build may take an hour; every refusal that does
+    // not need it comes before it.
+    BootState state = planned_state(config, options, plan, k, folder);
+    const BootPlaces places{folder, state.cwd, state.workdir, state.unit_root};
+    check_boot_place_names(places);
+    check_boot_places(places);
+    std::error_code ec;
+    // An existing workdir checked now, as each step will open it (one of
+    // another user's, or open to others, is refused); a missing one is
+    // made once everything is checked.
+    if (fs::exists(state.workdir, ec)) Workdir::open(state.workdir);
+    // Everything checked before the first reboot: the kernels given, now;
+    // those contest builds, once built.
+    check_kernels(state, options,
+                  [](const BootLabel& l) { return !kbuild::looks_like_kernel_ref(l.kernel); });
+    const StartLocks locks = take_start_locks(state, path);
+    std::vector<std::string> made_releases;
+    try {
+        made_releases = built_labels(config, options, state, progress);
+        check_kernels(state, options, [](const BootLabel& l) { return !l.built_release.empty(); });
+        Workdir::open(state.workdir);
+        make_run_files(state, path);
+    } catch (...) {
+        // A refusal, a build that failed, a disk full, a root that cannot
+        // take the unit: nothing left of the run, no release installed.
+        kbuild::remove_releases(made_releases, state.unit_root);
         remove_lock_file(path);
         throw;
     }
