@@ -1098,8 +1098,10 @@ TEST_CASE("run --boot-abort removes the run's unit when its state cannot be read
     }
 }
 
-TEST_CASE("run --boot records the workdir it parsed: an abbreviated --workd= is each step's too",
-          "[boot][e2e]") {
+TEST_CASE(
+    "run --boot records the workdir it parsed: an abbreviated --workd= is each step's too, "
+    "recorded whole",
+    "[boot][e2e]") {
     StandInMachine machine("workd");
     const fs::path results = machine.dir / "results", work = machine.dir / "work two";
     auto o = machine.contest(machine.grub_start(results, {"--workd=" + work.string()}));
@@ -1107,14 +1109,15 @@ TEST_CASE("run --boot records the workdir it parsed: an abbreviated --workd= is 
     REQUIRE(o.exit_code == 0);
     const BootState s = read_boot_state(results / kBootStateName);
     CHECK(s.workdir == work.string());
-    CHECK(std::find(s.argv.begin(), s.argv.end(), "--workd=" + work.string()) != s.argv.end());
+    // The words as the start resolved them: each option by its whole name.
+    CHECK(std::find(s.argv.begin(), s.argv.end(), "--workdir=" + work.string()) != s.argv.end());
     CHECK(std::none_of(s.argv.begin(), s.argv.end(),
-                       [](const std::string& w) { return w.starts_with("--workdir"); }));
-    // The unit waits for the workdir's mount and the start's folder's (the
-    // machine's folder: contest runs there).
+                       [](const std::string& w) { return w.starts_with("--workd="); }));
+    // The unit waits for the results folder's mount and the workdir's; the
+    // folder the run was started in is no step's.
     const std::string unit = test::slurp(boot_unit_path(machine.root));
-    CHECK(unit.find("RequiresMountsFor=\"" + results.string() + "\" \"" + work.string() + "\" \"" +
-                    machine.dir.path().string() + "\"") != std::string::npos);
+    CHECK(unit.find("RequiresMountsFor=\"" + results.string() + "\" \"" + work.string() + "\"\n") !=
+          std::string::npos);
     // The next step (its boot another kernel than the entry: boot_failed)
     // records its turn in the label's file, with that workdir.
     auto step = machine.next_step(results);
@@ -1144,11 +1147,21 @@ TEST_CASE("run --boot: places every later step needs are checked before the firs
         return out;
     };
     test::ScratchDir tmp("boot-places", "/tmp");
-    SECTION("the current folder under /tmp") {
-        const std::string out = refused("cd '" + tmp.path().string() + "' &&", {});
-        CHECK(out.find("the current folder " + tmp.path().string() + " is under /tmp") !=
-              std::string::npos);
-        CHECK(out.find("rc=3") != std::string::npos);
+    SECTION("the current folder under /tmp is no refusal: no step reads in it") {
+        const std::string out =
+            test::shell_output("cd '" + tmp.path().string() + "' && " CONTEST_BINARY " " + [&] {
+                std::string words;
+                for (const auto& w : machine.grub_start(results)) words += " '" + w + "'";
+                return words;
+            }() + " 2>&1; echo rc=$?");
+        INFO(out);
+        CHECK(out.find("rc=0") != std::string::npos);
+        CHECK(read_boot_state(results / kBootStateName).cwd == tmp.path().string());
+        CHECK(machine
+                  .contest({"run", "--boot-abort", "--results", results.string(), "--boot-root",
+                            machine.root.string()})
+                  .exit_code == 0);
+        fs::remove_all(results);
     }
     SECTION("the workdir under /tmp") {
         const std::string out = refused("", {"--workdir", (tmp / "work").string()});

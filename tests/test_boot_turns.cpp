@@ -147,18 +147,8 @@ struct BootBench {
                                       "--results",
                                       results.string(),
                                       "--seed",
-                                      "3",
-                                      "-w",
-                                      "command",
-                                      "--workload-cmd",
-                                      "true",
-                                      "--warmup",
-                                      "0",
-                                      "--timeline-hz",
-                                      "0",
-                                      "--workdir",
-                                      work.string(),
-                                      "-q"};
+                                      "3"};
+        for (auto& w : test::quick_run_words(work)) a.push_back(std::move(w));
         a.insert(a.end(), more.begin(), more.end());
         return a;
     }
@@ -511,4 +501,142 @@ TEST_CASE(
     CHECK((*used)["ns_per_chunk"].get<double>() == 7777.25);
     CHECK(file.config["latency"]["calibration"]["ns_per_chunk"].get<double>() == 7777.25);
     CHECK(test::leftover_processes().empty());
+}
+
+namespace {
+
+// Runs a shell command as nobody (uid 65534), as a user of the machine would
+// change their own files; REQUIREs that it ran.
+void as_nobody(const std::string& command) {
+    const std::string out =
+        test::shell_output("setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '" + command +
+                           "' 2>&1; echo rc=$?");
+    INFO(out);
+    REQUIRE(out.ends_with("rc=0"));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "run --boot: root reads nothing of a user's after the start: the --config file, the folder "
+    "the run was started in and a workdir it names, changed by their owner between two boots, "
+    "are not read again (the words are resolved once, at the start, into root's state)",
+    "[boot][e2e]") {
+    BootBench b("resolved");
+    // A user's home (nobody's), the run started in a folder of it with a
+    // --config file of theirs, named relatively.
+    const fs::path home = b.dir / "home", start = home / "start", marks = b.dir / "marks";
+    fs::create_directories(start);
+    fs::create_directories(marks);
+    test::put_file(start / "c.ini", "workload-cmd = touch " + (marks / "first").string() +
+                                        "\nworkdir = " + b.work.string() + "\n");
+    for (const fs::path& p : {home, start, start / "c.ini"})
+        REQUIRE(::chown(p.c_str(), 65534, 65534) == 0);
+    const auto o = test::run_contest_binary({"run",
+                                             "--boot",
+                                             "rt=" + b.entry("rt"),
+                                             "--boot",
+                                             "std=" + b.entry("std"),
+                                             "--boot-method",
+                                             b.method,
+                                             "--boot-root",
+                                             b.root.string(),
+                                             "--results",
+                                             b.results.string(),
+                                             "--seed",
+                                             "3",
+                                             "-w",
+                                             "command",
+                                             "--warmup",
+                                             "0",
+                                             "--timeline-hz",
+                                             "0",
+                                             "-q",
+                                             "--config",
+                                             "c.ini",
+                                             "-n",
+                                             "1",
+                                             "no_load"},
+                                            b.dir.path(), start);
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    BootState s = b.state();
+    // The state's words: the file's values merged, no --config left to read.
+    CHECK(std::find(s.argv.begin(), s.argv.end(),
+                    "--workload-cmd=touch " + (marks / "first").string()) != s.argv.end());
+    CHECK(std::find(s.argv.begin(), s.argv.end(), "--workdir=" + b.work.string()) != s.argv.end());
+    CHECK(std::none_of(s.argv.begin(), s.argv.end(),
+                       [](const std::string& w) { return w.starts_with("--con"); }));
+    // The first turn measured as the file said at the start.
+    b.boot_in_label(s, 0);
+    auto step = b.step();
+    INFO(step.err);
+    REQUIRE(step.exit_code == 0);
+    REQUIRE(b.state().turns[0].status == BootTurnStatus::done);
+    CHECK(fs::exists(marks / "first"));
+    fs::remove(marks / "first");
+    // Between the boots the user changes their file, and their folder: the
+    // start folder renamed away, another in its place, each with a file
+    // naming another command and a workdir of theirs.
+    const fs::path theirs = home / "work";
+    const std::string evil = "workload-cmd = touch " + (marks / "second").string() +
+                             "\nworkdir = " + theirs.string() + "\n";
+    as_nobody("printf \"%s\" \"" + evil + "\" > " + (start / "c.ini").string() + " && mv " +
+              start.string() + " " + (home / "start.old").string() + " && mkdir " + start.string() +
+              " && printf \"%s\" \"" + evil + "\" > " + (start / "c.ini").string() + " && mkdir " +
+              theirs.string());
+    b.boot_in_label(s, 1);
+    step = b.step();
+    INFO(step.err);
+    CHECK(step.exit_code == 0);
+    s = b.state();
+    CHECK(s.turns[1].status == BootTurnStatus::done);
+    // Neither file's new command ran; the start's did, in root's workdir.
+    CHECK(fs::exists(marks / "first"));
+    CHECK_FALSE(fs::exists(marks / "second"));
+    CHECK(fs::is_empty(theirs));
+    for (const auto& label : {"rt", "std"}) {
+        const ResultFile file = b.file_of(label);
+        REQUIRE(file.runs.size() == 1);
+        CHECK(file.runs[0].ok());
+        CHECK(file.config["workdir"] == b.work.string());
+    }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --boot: a workdir, or a path a later step reads, that anyone but root could change is "
+    "refused at the start (exit 2, one line), nothing made",
+    "[boot][e2e]") {
+    BootBench b("untrusted-paths");
+    const fs::path home = b.dir / "home";
+    fs::create_directories(home);
+    // A .config of the user's (the kernel workload's own check reads it first).
+    test::put_file(home / "my.config", "CONFIG_X=y\n");
+    REQUIRE(::chown(home.c_str(), 65534, 65534) == 0);
+    const struct {
+        std::string option, value, said;
+    } cases[] = {
+        {"--workdir", (home / "work").string(), "--boot: the workdir " + (home / "work").string()},
+        {"--kernel-source", (home / "linux.tar.xz").string(),
+         "--kernel-source " + (home / "linux.tar.xz").string()},
+        {"--kernel-config", (home / "my.config").string(),
+         "--kernel-config " + (home / "my.config").string()},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> args = b.run_args({"-n", "1", "no_load"});
+        if (const auto at = std::find(args.begin(), args.end(), c.option); at != args.end())
+            *std::next(at) = c.value;
+        else
+            args.insert(args.end(), {c.option, c.value});
+        const auto o = test::run_contest_binary(args, b.dir.path(), b.dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find(c.said) != std::string::npos);
+        CHECK(o.err.find("owned by uid 65534") != std::string::npos);
+        CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+        CHECK_FALSE(fs::exists(b.results));
+        CHECK_FALSE(fs::exists(boot_unit_path(b.root)));
+        CHECK_FALSE(fs::exists(home / "work"));
+    }
 }

@@ -395,6 +395,10 @@ class KernelWorkload : public Workload {
 
 }  // namespace
 
+bool is_named_kernel_config(const std::string& config) {
+    return is_named_config(config);
+}
+
 std::vector<MissingTool> missing_kernel_tools(const std::string& search_path,
                                               const fs::path& include_dir) {
     std::vector<MissingTool> missing;

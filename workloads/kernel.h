@@ -38,4 +38,8 @@ struct SourceFingerprint {
 };
 SourceFingerprint fingerprint_source(const std::filesystem::path& source);
 
+// Whether --kernel-config's value names one of the kernel's own configs
+// (tinyconfig, allnoconfig, defconfig), not a .config file.
+bool is_named_kernel_config(const std::string& config);
+
 }  // namespace contest

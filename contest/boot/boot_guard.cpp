@@ -54,10 +54,8 @@ std::string emptied_at_boot(const fs::path& path) {
 }  // namespace
 
 void check_boot_place_names(const BootPlaces& p) {
-    const std::pair<const char*, const fs::path*> named[] = {{"--results", &p.results},
-                                                             {"the current folder", &p.cwd},
-                                                             {"--workdir", &p.workdir},
-                                                             {"--boot-root", &p.unit_root}};
+    const std::pair<const char*, const fs::path*> named[] = {
+        {"--results", &p.results}, {"--workdir", &p.workdir}, {"--boot-root", &p.unit_root}};
     for (const auto& [what, path] : named)
         if (const std::string why = unit_path_problem(*path); !why.empty())
             throw UsageError(std::string(what) + " " + why);
@@ -78,12 +76,6 @@ void check_boot_places(const BootPlaces& p) {
                ": refusing it, root runs contest's copy from it at every boot (give --results a "
                "folder that only root can write, and each folder above it too: chown root, "
                "chmod go-w)");
-    // "/" is in every boot: a step started there (a unit's, by default) has it.
-    if (p.cwd != "/")
-        if (const std::string why = emptied_at_boot(p.cwd); !why.empty())
-            refuse("the current folder " + printable(p.cwd.string()) + " " + why +
-                   ", and each boot's step reads the run's words in it: cd to a folder a reboot "
-                   "keeps (e.g. /)");
     if (const std::string why = emptied_at_boot(p.workdir); !why.empty())
         refuse("the workdir " + printable(p.workdir.string()) + " " + why +
                ", and each boot's step runs in it: give --workdir a folder a reboot keeps");
@@ -98,6 +90,17 @@ void check_boot_places(const BootPlaces& p) {
         refuse(
             "systemd is not running as PID 1 here (no /run/systemd/system), so nothing would "
             "start contest's unit after the reboot to take the next turn");
+}
+
+void check_boot_workdir(const fs::path& workdir) {
+    for (const fs::path& below : {workdir / "kbuild/cache", workdir / "kbuild/trees"})
+        if (auto why = folder_open_to_others(below))
+            throw UsageError("--boot: the workdir " + printable(workdir.string()) + ": " +
+                             printable(*why) +
+                             ": refusing it, root builds, installs and boots the kernels it keeps "
+                             "and runs the loads in it at every boot (give --workdir a folder "
+                             "that only root can change, and each folder above it: chown root, "
+                             "chmod go-w)");
 }
 
 void make_results_folder(const fs::path& results) {

@@ -16,7 +16,6 @@ namespace contest {
 // (absolute; results with its links resolved).
 struct BootPlaces {
     std::filesystem::path results;  // the results folder: the state, .boot/
-    std::filesystem::path cwd;      // where the run's words are re-read
     std::filesystem::path workdir;
     std::filesystem::path unit_root;  // where the unit goes ("/": the machine's)
 };
@@ -27,11 +26,17 @@ void check_boot_place_names(const BootPlaces& places);
 // EnvironmentError, one line, for the first place a later step could not
 // use, or that someone else could change: the results folder (or one
 // above it) writable by anyone but root, under /tmp, on a tmpfs, ramfs or
-// a noexec mount; the current folder or the workdir under /tmp or on a
-// tmpfs or ramfs; the unit's folders open to others; with the unit going
-// into the machine's own root, no systemd running to start it. Nothing is
-// made.
+// a noexec mount; the workdir under /tmp or on a tmpfs or ramfs; the unit's folders open to others;
+// with the unit going into the machine's own root, no systemd running to start it. Nothing is made.
 void check_boot_places(const BootPlaces& places);
+
+// UsageError, one line, when the workdir could be changed by anyone but
+// root: it, or a folder above it, another user's or writable by its group
+// or others (a sticky step aside), and so its kbuild/ (the trees the
+// kernels are built in, the cache whose builds root installs and boots)
+// and the folders each step runs the loads in. Its links resolved (a
+// link is refused).
+void check_boot_workdir(const std::filesystem::path& workdir);
 
 // The results folder and any folder of it missing, made 0755 whatever the
 // umask (a group-writable one would be refused at the next boot), then

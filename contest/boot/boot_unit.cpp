@@ -76,9 +76,8 @@ std::string boot_unit_text(const fs::path& binary, const fs::path& state,
            "Description=contest: the next turn of a run across reboots\n"
            // After the boot, whichever of the two is its default target.
            "After=multi-user.target graphical.target\n"
-           // The results folder (the state, contest's copy), the workdir and
-           // the folder the run's words were given in may each be a mount
-           // of its own.
+           // The results folder (the state, contest's copy) and the workdir
+           // may each be a mount of its own.
            + requires_mounts +
            "\n"
            "\n"

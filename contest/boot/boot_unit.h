@@ -15,7 +15,7 @@ inline constexpr const char* kBootUnitName = "contest-boot.service";
 
 std::filesystem::path boot_unit_path(const std::filesystem::path& root);
 // The unit's text: it waits for the mounts of the state's folder and of
-// each of `mounts` (the run's workdir and folder), and runs binary.
+// each of `mounts` (the run's workdir), and runs binary.
 std::string boot_unit_text(const std::filesystem::path& binary, const std::filesystem::path& state,
                            const std::vector<std::filesystem::path>& mounts = {});
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -370,6 +371,8 @@ std::vector<std::string> option_words(const po::option_description& o,
         values = {*text};
     else if (const auto* texts = boost::any_cast<std::vector<std::string>>(&value))
         values = *texts;
+    else if (const auto* path = boost::any_cast<std::filesystem::path>(&value))
+        values = {path->string()};
     else if (auto number = any_number_word<int, unsigned, long, unsigned long, long long,
                                            unsigned long long, double>(value))
         values = {*number};

@@ -6,6 +6,7 @@
 
 #include "contest/bisect/bisection.h"
 #include "contest/bisect/boot_batches.h"
+#include "contest/cli/boot_words.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/run_options.h"
@@ -56,13 +57,18 @@ kbuild::KernelRef end_ref(const std::string& spec, const std::string& option,
     return ref;
 }
 
-// The bisection's words after --, for each batch: under --boot with the
-// workdir as an absolute path when the user gave none (each later batch is
-// started by the unit, with another HOME and folder).
+// The bisection's words after --, for each batch: under --boot as
+// boot_run_words makes them (each later batch is started as root by the
+// unit, with another HOME and folder: its --config file merged, its paths
+// absolute, nothing of a user's read again), with the workdir as an
+// absolute path when the user gave none.
 std::vector<std::string> recorded_run_words(std::vector<std::string> words, bool boot,
                                             const fs::path& workdir) {
+    if (!boot) return words;
     RunOptions given;
-    if (boot && given.parse_words(words) && !option_given(given.values(), "workdir"))
+    if (!given.parse_words(words)) return words;
+    words = boot_run_words(given, true);
+    if (!option_given(given.values(), "workdir"))
         words.push_back("--workdir=" + fs::absolute(workdir).lexically_normal().string());
     return words;
 }

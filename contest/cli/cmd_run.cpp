@@ -6,6 +6,7 @@
 #include <map>
 
 #include "contest/boot/boot_status.h"
+#include "contest/cli/boot_words.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
@@ -466,8 +467,9 @@ BootRunOptions boot_run_options(const RunArguments& a) {
 // reboots (boot_run.h); nullopt for every other run. None opens the
 // workdir of its own words: a refused start makes nothing, and the unit's
 // step (no HOME: its default workdir would be in /tmp, where anyone can
-// make it first) uses the one its state recorded.
-std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
+// make it first) uses the one its state recorded. A start records its
+// words as boot_run_words makes them: each step reads nothing else.
+std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunConfig& rc) {
     const int asked = a.boot_status + a.boot_abort + !a.boot_continue.empty();
     if (asked > 1)
         throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
@@ -488,6 +490,8 @@ std::optional<int> boot_command(RunArguments& a, RunConfig& rc) {
         };
         step = continue_boot_run(a.boot_continue, config_of, progress);
     } else {
+        rc.command_line = {"run"};
+        for (auto& word : boot_run_words(options, false)) rc.command_line.push_back(word);
         step = start_boot_run(rc, boot_run_options(a), progress);
     }
     progress.clear();
@@ -502,6 +506,8 @@ BootStep start_boot_run_of(const std::vector<std::string>& words,
     RunOptions options;
     RunConfig rc = parsed_run_config(options, words);
     if (rc.place != RunPlace::boot) throw UsageError("contest run: these words are no --boot run");
+    rc.command_line = {"run"};
+    for (auto& word : boot_run_words(options, true)) rc.command_line.push_back(word);
     const auto containment = RunContainment::set_up();
     rc.containment = containment->description();
     BootRunOptions boot = boot_run_options(options.arguments());
@@ -516,7 +522,7 @@ int cmd_run(int argc, char** argv) {
     RunConfig rc = checked_run_config(arguments, options.table(), options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
     if (rc.place == RunPlace::guests) rc.guest_arguments = options.guest_arguments();
-    if (auto done = boot_command(arguments, rc)) return *done;
+    if (auto done = boot_command(options, arguments, rc)) return *done;
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();

@@ -51,10 +51,14 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
     state.then = options.then;
     state.argv = config.command_line;
     if (!config.seed) state.argv.push_back("--seed=" + std::to_string(plan.seed));
-    // The unit runs with another environment (no HOME, XDG_CACHE_HOME) and
-    // folder: the workdir as parsed and the folder the words were given in,
-    // recorded.
-    state.workdir = fs::absolute(config.workload.workdir).lexically_normal().string();
+    // The unit runs with another environment (no HOME, XDG_CACHE_HOME):
+    // the workdir as parsed (its links resolved), recorded. The folder the
+    // run was started in is recorded for the reader alone: the words hold
+    // no relative path, and no step reads in it.
+    std::error_code ec;
+    const fs::path workdir = fs::absolute(config.workload.workdir).lexically_normal();
+    const fs::path real_workdir = fs::weakly_canonical(workdir, ec);
+    state.workdir = (ec ? workdir : real_workdir).string();
     state.cwd = fs::current_path().string();
     state.binary = boot_binary_path(folder).string();
     const std::string base = base_cmdline(k.cmdline);
@@ -212,8 +216,7 @@ void make_run_files(const BootState& state, const fs::path& path) {
                 copy_into(copies, initrd_copy(state, i).filename().c_str(), label.initrd,
                           initrd_copy(state, i), 0600);
         }
-        install_boot_unit(state.unit_root, state.binary, path,
-                          {fs::path(state.workdir), fs::path(state.cwd)});
+        install_boot_unit(state.unit_root, state.binary, path, {fs::path(state.workdir)});
         write_boot_state(path, state);
     } catch (...) {
         remove_run_files(path, state);
@@ -234,9 +237,10 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     // yet, nothing built. A build may take an hour; every refusal that does
     // not need it comes before it.
     BootState state = planned_state(config, options, plan, k, folder);
-    const BootPlaces places{folder, state.cwd, state.workdir, state.unit_root};
+    const BootPlaces places{folder, state.workdir, state.unit_root};
     check_boot_place_names(places);
     check_boot_places(places);
+    check_boot_workdir(state.workdir);
     std::error_code ec;
     // An existing workdir checked now, as each step will open it (one of
     // another user's, or open to others, is refused); a missing one is

@@ -38,7 +38,8 @@ void remove_built_releases(const BootState& state) {
 
 // The run's `then`, once it is over: contest's words, run by this very
 // binary (its copy in .boot was just removed: /proc/self/exe still names
-// it) from the folder the run was started in, and waited for. It asks for
+// it) from "/" (no step reads in the folder the run was started in), and
+// waited for. It asks for
 // the next reboot itself, when there is one; a failure is the unit's log's.
 void start_then(const BootState& state) {
     if (state.then.empty()) return;
@@ -46,7 +47,7 @@ void start_then(const BootState& state) {
     std::vector<std::string> argv = {"/proc/self/exe"};
     argv.insert(argv.end(), state.then.begin(), state.then.end());
     SpawnOptions options;
-    options.cwd = state.cwd;
+    options.cwd = "/";
     options.ties.own_group = false;
     try {
         const int status = wait_for_exit(spawn(argv, options));

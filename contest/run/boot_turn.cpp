@@ -11,6 +11,7 @@
 #include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
+#include "contest/sys/trusted_folder.h"
 #include "contest/sys/workdir.h"
 
 namespace contest {
@@ -48,16 +49,20 @@ struct RunOfState {
     RunPlan plan;
 };
 
-// The run's config from its recorded words, in the folder they were given
-// in, and its plan; for a turn to take (`clean_up`), once what a contest
-// killed hard left is put right (plan_after_clean_up: a power cut mid-turn
-// leaves its loads' folders and half-written files to the next turn).
+// The run's config from its recorded words and its plan; for a turn to
+// take (`clean_up`), once what a contest killed hard left is put right
+// (plan_after_clean_up: a power cut mid-turn leaves its loads' folders and
+// half-written files to the next turn). The words are the start's
+// resolved ones (every path absolute, no --config): the step runs in "/",
+// so that nothing reads in the folder the run was started in, and uses
+// the workdir only while nobody but root could change it.
 RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of, bool clean_up) {
     std::error_code ec;
-    fs::current_path(state.cwd, ec);
-    if (ec)
-        throw EnvironmentError("the boot run's folder " + printable(state.cwd) + ": " +
-                               ec.message());
+    fs::current_path("/", ec);
+    if (ec) throw EnvironmentError("cannot change to /: " + ec.message());
+    if (auto why = folder_open_to_others(state.workdir))
+        throw EnvironmentError("the boot run's workdir " + printable(state.workdir) + ": " +
+                               printable(*why) + ": refusing it, root runs the turn in it");
     std::vector<std::string> words = state.argv;
     if (!words.empty() && words.front() == "run") words.erase(words.begin());
     RunOfState r{config_of(words), {}};

@@ -1,0 +1,27 @@
+#pragma once
+// The words a --boot run records for its later steps, made once at its
+// start. Root re-reads nothing of a user's after the start (docs/boot.md):
+// each boot's step, and each contest bisect --boot part, makes its run of
+// these words alone, so they carry every option the command line and its
+// --config file gave, merged (no --config left to read again), each path
+// made absolute and its links resolved (no relative path left to read in
+// a folder), and every path a later step reads or writes must be one that
+// only root can change (nor any folder above it).
+#include <string>
+#include <vector>
+
+#include "contest/cli/run_options.h"
+
+namespace contest {
+
+// The words after "run" of a parsed `contest run` (the table's options as
+// given, on the command line or in its --config file, none by default),
+// one word an option's value ("--name=value"), paths absolute and
+// resolved. UsageError, one line naming the option, when a path that a
+// later step reads or writes (the workload's source and config, the
+// latency probes' raw files, the summary, a load's folder, and with
+// `later_builds` --build-config, which each contest bisect --boot part
+// builds with) is one anyone but root could change.
+std::vector<std::string> boot_run_words(const RunOptions& options, bool later_builds);
+
+}  // namespace contest
