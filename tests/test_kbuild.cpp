@@ -222,3 +222,45 @@ TEST_CASE("contest run --kernel A=TREE@REF1 --kernel B=TREE@REF2 boots what it b
     CHECK(commit_of["A"] == sh(s.tree, "git rev-parse one"));
     CHECK(commit_of["B"] == sh(s.tree, "git rev-parse main"));
 }
+
+TEST_CASE(
+    "git as contest runs it on a user's tree runs no program the tree's config names: a signed "
+    "commit under log.showSignature, gpg.program, the pager, hooks",
+    "[kbuild]") {
+    StandIn s;
+    const fs::path mark = s.scratch / "ran";
+    const fs::path program = s.scratch / "program";
+    write_file(program, "#!/bin/sh\necho \"$0 $*\" >> '" + mark.string() + "'\nexit 1\n");
+    fs::permissions(program, fs::perms::owner_all);
+    // A commit that carries a signature (its header only: whoever verifies
+    // it runs gpg.program), on a branch of its own.
+    const std::string signed_commit =
+        sh(s.tree,
+           "printf 'tree %s\\nparent %s\\nauthor t <t@t> 1700000000 +0000\\ncommitter t <t@t> "
+           "1700000000 +0000\\ngpgsig -----BEGIN PGP SIGNATURE-----\\n \\n "
+           "iQEzBAABCAAdFiEEAAAA\\n -----END PGP SIGNATURE-----\\n\\nsigned\\n' "
+           "$(git rev-parse HEAD^{tree}) $(git rev-parse HEAD) | git hash-object -t commit -w "
+           "--stdin");
+    sh(s.tree, "git branch signed " + signed_commit);
+    for (const std::string& setting : std::vector<std::string>{
+             "log.showSignature true", "gpg.program " + program.string(),
+             "gpg.ssh.program " + program.string(), "gpg.x509.program " + program.string(),
+             "core.pager " + program.string(), "core.fsmonitor " + program.string(),
+             "core.hooksPath " + (s.scratch / "hooks").string()})
+        sh(s.tree, "git config " + setting);
+    fs::create_directories(s.scratch / "hooks");
+    for (const char* hook : {"post-checkout", "pre-commit", "post-commit", "post-applypatch"}) {
+        write_file(s.scratch / "hooks" / hook, "#!/bin/sh\necho hook >> '" + mark.string() + "'\n");
+        fs::permissions(s.scratch / "hooks" / hook, fs::perms::owner_all);
+    }
+    // The oracle: git itself, as a user runs it in the tree, runs it.
+    sh(s.tree, "git log -1 --format=%s signed >/dev/null 2>&1; true");
+    REQUIRE(fs::exists(mark));
+    fs::remove(mark);
+    // contest reads the ref (rev-parse, log), clones the tree and builds it.
+    const auto built = s.build({{"A", s.tree.string() + "@signed"}});
+    REQUIRE(built[0]);
+    CHECK(built[0]->record.commit == signed_commit);
+    CHECK(built[0]->record.subject == "signed");
+    CHECK_FALSE(fs::exists(mark));
+}

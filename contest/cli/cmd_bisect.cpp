@@ -211,7 +211,9 @@ int cmd_bisect(int argc, char** argv) {
          "the bisection's folder: its state, git's log and every batch's result files")
         ("boot", po::bool_switch(&boot),
          "each batch a `contest run --boot` of this machine (kexec; root): the bisection goes on "
-         "across the reboots by itself")
+         "across the reboots by itself; each step's commit is built as root (its Makefiles and "
+         "scripts run as root, no privilege dropped: give only a tree you would boot; "
+         "docs/kernel-builds.md)")
         ("continue", po::value(&continue_from)->value_name("D"),
          "(started at the end of each --boot batch) the bisection in D, on from where it stands")
         ("run-word", po::value(&run_words)->value_name("WORD"), "a word of each batch's `contest run`");

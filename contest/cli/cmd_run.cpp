@@ -206,7 +206,9 @@ std::vector<TableOption> boot_options(RunArguments& a) {
     return {
         {"boot", host, checked(&a.place_values["boot"], [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
          "twice or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
-         "(/boot/vmlinuz-R), an image, IMAGE:INITRD, or a grub / systemd-boot entry (docs/boot.md); " + exclusions_help(place_info(RunPlace::boot))},
+         "(/boot/vmlinuz-R), an image, IMAGE:INITRD, a grub / systemd-boot entry (docs/boot.md), or TREE@REF (kexec; built as the user contest runs "
+         "as, root: its Makefiles run as root; docs/kernel-builds.md); its words are resolved once, at the start (the --config file merged, "
+         "paths absolute): no later step reads a user's file; " + exclusions_help(place_info(RunPlace::boot))},
         {"boot-append", host, Needs{{"boot", "kernel"}}, checked(&a.boot_appends, [](const std::vector<std::string>& s) { check_label_spec("boot-append", "ARGS", s, true); })->value_name("LABEL=ARGS"),
          "kernel parameters of that label's boots, after the others"},
         {"boot-method", host, Needs{{"boot"}}, checked(&a.boot_method, [](const std::string& m) { parse_boot_method(m); })->default_value(a.boot_method)->value_name("M"),

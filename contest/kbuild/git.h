@@ -1,12 +1,16 @@
 #pragma once
 // git as contest runs it on a kernel tree: the user's tree only read
-// (rev-parse, log), contest's own clone of it written. Every call is one
-// process whose output and errors go through files in a folder of
-// contest's, so a long `git am` never fills a pipe, and whose
-// configuration cannot run anything of the tree's: hooks off, no
-// fsmonitor, no signing, an identity of contest's own for the commits it
-// makes, and the tree accepted whoever owns it (contest runs as root on a
-// user's tree, which git's safe.directory check refuses otherwise).
+// (rev-parse, log, merge-base, the clone's upload-pack), contest's own
+// clone of it written. Every call is one process whose output and errors
+// go through files in a folder of contest's, so a long `git am` never
+// fills a pipe. contest runs git as root on a user's tree (which git's
+// safe.directory check refuses otherwise), so nothing of the tree's
+// config may make git run a program: every setting that can (hooks,
+// fsmonitor, signing and its verification, pager, editors, external
+// diff, credential helpers, ssh, the ext transport) is given on git's
+// command line, over the tree's, as one of the machine's own that does
+// nothing or off; the system's and global config are not read; the
+// commits contest makes have an identity of its own.
 #include <filesystem>
 #include <string>
 #include <vector>
