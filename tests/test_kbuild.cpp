@@ -4,6 +4,8 @@
 // does to DIR (a .config from its inputs, a bzImage that is a real setup
 // header), counts its builds and records the environment it was given.
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/kbuild/boot_install.h"
+#include "contest/kbuild/build_cache.h"
 #include "contest/kbuild/built_kernels.h"
+#include "contest/kbuild/kernel_build.h"
 #include "contest/kbuild/kernel_config.h"
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/sys/errors.h"
@@ -263,4 +267,99 @@ TEST_CASE(
     CHECK(built[0]->record.commit == signed_commit);
     CHECK(built[0]->record.subject == "signed");
     CHECK_FALSE(fs::exists(mark));
+}
+
+TEST_CASE("the build cache's key: KCFLAGS, KCPPFLAGS and the toolchain's versions", "[kbuild]") {
+    const std::string before = toolchain_text();
+    CHECK(before.find("binutils: GNU ld") != std::string::npos);
+    CHECK(before.find("pahole: ") != std::string::npos);
+    StandIn s;
+    const std::string spec = s.tree.string() + "@main";
+    const auto first = s.build({{"A", spec}});
+    REQUIRE(first[0]);
+    CHECK(first[0]->record.toolchain == before);
+    ::setenv("KCFLAGS", "-O1", 1);
+    const auto kcflags = s.build({{"A", spec}});
+    ::unsetenv("KCFLAGS");
+    REQUIRE(kcflags[0]);
+    CHECK_FALSE(kcflags[0]->record.cache_hit);
+    CHECK(kcflags[0]->record.key != first[0]->record.key);
+    CHECK(kcflags[0]->record.toolchain.find("KCFLAGS: -O1") != std::string::npos);
+    ::setenv("KCPPFLAGS", "-DX", 1);
+    const auto kcppflags = s.build({{"A", spec}});
+    ::unsetenv("KCPPFLAGS");
+    REQUIRE(kcppflags[0]);
+    CHECK_FALSE(kcppflags[0]->record.cache_hit);
+    CHECK(s.builds_count() == "3");
+    // As it was: the first build met again.
+    const auto again = s.build({{"A", spec}});
+    CHECK(again[0]->record.cache_hit);
+    CHECK(again[0]->record.key == first[0]->record.key);
+}
+
+TEST_CASE(
+    "the build cache is bounded: the entries least recently used go first, never the run's own",
+    "[kbuild]") {
+    test::ScratchDir dir("kbuild-cache-bound");
+    BuildCache cache(dir / "cache");
+    // Four entries of 1 MiB each, used in the order d, a, c, b (b last).
+    const auto entry = [&](const std::string& key, int minutes_ago) {
+        const fs::path e = dir / "cache" / key;
+        fs::create_directories(e / "tree/arch/x86/boot");
+        write_file(e / "tree/arch/x86/boot/bzImage", std::string(1 << 20, 'x'));
+        write_file(e / "used", "");
+        fs::last_write_time(e / "used",
+                            fs::file_time_type::clock::now() - std::chrono::minutes(minutes_ago));
+    };
+    entry("a", 30);
+    entry("b", 10);
+    entry("c", 20);
+    entry("d", 40);
+    CHECK(BuildCache::entry_bytes(dir / "cache/a") == (1u << 20));
+    // A partial entry (a build under way) is no entry to evict.
+    fs::create_directories(dir / "cache/.partial-1/tree");
+    write_file(dir / "cache/.partial-1/tree/big", std::string(3 << 20, 'x'));
+    // Room for two: d (the oldest) is kept as the run's own; a and c go.
+    const auto removed = cache.evict(2u << 20, {"d"});
+    CHECK(removed == std::vector<std::string>{"a", "c"});
+    CHECK(fs::exists(dir / "cache/b"));
+    CHECK(fs::exists(dir / "cache/d"));
+    CHECK(fs::exists(dir / "cache/.partial-1"));
+    // Within the bound: nothing goes.
+    CHECK(cache.evict(2u << 20, {}).empty());
+    // A use makes an entry the most recent: d is met again, b goes.
+    cache.mark_used("d");
+    CHECK(cache.evict(1u << 20, {}) == std::vector<std::string>{"b"});
+}
+
+TEST_CASE("a run's builds keep the cache to --build-cache-max, its own kept", "[kbuild]") {
+    StandIn s;
+    auto settings = s.settings();
+    settings.cache_max_gib = 0;  // only the run's own
+    Progress quiet(Progress::Mode::kQuiet);
+    const auto base = build_kernel_refs({{"A", s.tree.string() + "@side"}}, settings, quiet);
+    const auto next = build_kernel_refs({{"B", s.tree.string() + "@main"}}, settings, quiet);
+    REQUIRE(base[0]);
+    REQUIRE(next[0]);
+    CHECK_FALSE(fs::exists(base[0]->image));  // the earlier run's, least recently used
+    CHECK(fs::exists(next[0]->image));
+}
+
+TEST_CASE("a --boot build's initramfs is made again once the machine's initramfs set-up changed",
+          "[kbuild]") {
+    test::ScratchDir root("kbuild-initramfs-setup");
+    const std::string empty = initramfs_setup_sha256(root.path());
+    write_file(root / "x", "");
+    fs::create_directories(root / "etc/initramfs-tools/hooks");
+    write_file(root / "etc/initramfs-tools/modules", "virtio_blk\n");
+    const std::string with_modules = initramfs_setup_sha256(root.path());
+    CHECK(with_modules != empty);
+    write_file(root / "etc/initramfs-tools/hooks/extra", "#!/bin/sh\n");
+    const std::string with_hook = initramfs_setup_sha256(root.path());
+    CHECK(with_hook != with_modules);
+    write_file(root / "etc/initramfs-tools/modules", "virtio_blk\nnvme\n");
+    CHECK(initramfs_setup_sha256(root.path()) != with_hook);
+    CHECK(initramfs_setup_sha256(root.path()) == initramfs_setup_sha256(root.path()));
+    CHECK(initramfs_name("6.1.0-x", with_hook) == "initrd.img-6.1.0-x-" + with_hook.substr(0, 12));
+    CHECK(initramfs_name("6.1.0-x", with_hook) != initramfs_name("6.1.0-x", with_modules));
 }

@@ -185,6 +185,9 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
         {"build-config", host, Needs{{"kernel", "boot"}}, po::value(&a.config.build_config)->value_name("FILE"),
          "the .config every TREE@REF kernel is built from, through olddefconfig (default: --kernel, tinyconfig + "
          "kvm_guest.config + the guests' needs; --boot, the running kernel's; docs/kernel-builds.md)"},
+        {"build-cache-max", host, Needs{{"kernel", "boot"}}, bounded(&a.config.build_cache_max_gib, 0.0, 1048576.0)->default_value(a.config.build_cache_max_gib)->value_name("GiB"),
+         "the workdir's cache of TREE@REF kernels contest built holds at most this: once a run's are built, the least recently used "
+         "others are removed (a --boot build with its modules is hundreds of MB; 0 keeps only the run's own)"},
         {"vm-accel", host, Needs{{"kernel"}}, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
          "kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
         {"vm-cpus", host, Needs{{"kernel"}}, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "the guests' CPUs"},

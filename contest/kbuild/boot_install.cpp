@@ -1,8 +1,11 @@
 #include "contest/kbuild/boot_install.h"
 
+#include <algorithm>
 #include <fstream>
+#include <vector>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/sha256.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/text_file.h"
@@ -29,6 +32,39 @@ std::string mark_of(const fs::path& folder) {
 
 std::string boot_localversion(const std::string& key) {
     return "-contest-" + key.substr(0, 8);
+}
+
+std::string initramfs_setup_sha256(const fs::path& root) {
+    std::string text = std::string("contest initramfs set-up 1\ntool ") +
+                       (find_on_path("mkinitramfs") ? "mkinitramfs"
+                        : find_on_path("dracut")    ? "dracut"
+                                                    : "none") +
+                       "\n";
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const char* place : {"etc/initramfs-tools", "usr/share/initramfs-tools", "etc/dracut.conf",
+                              "etc/dracut.conf.d", "usr/lib/dracut"}) {
+        const fs::path at = root / place;
+        if (fs::is_regular_file(at, ec)) files.push_back(at);
+        if (!fs::is_directory(at, ec)) continue;
+        for (auto it = fs::recursive_directory_iterator(at, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->is_regular_file(ec) || it->is_symlink(ec)) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+        text += "file " + file.lexically_relative(root).string() + " ";
+        if (fs::is_symlink(file, ec))
+            text += "-> " + fs::read_symlink(file, ec).string();
+        else
+            text += file_sha256_hex(file).value_or("unreadable");
+        text += "\n";
+    }
+    return sha256_hex(text);
+}
+
+std::string initramfs_name(const std::string& release, const std::string& setup_sha256) {
+    return "initrd.img-" + release + "-" + setup_sha256.substr(0, 12);
 }
 
 bool contest_made(const std::string& release, const fs::path& root) {

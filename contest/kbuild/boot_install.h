@@ -35,6 +35,18 @@ bool contest_made(const std::string& release, const std::filesystem::path& root 
 // nothing removed) when it is absent or not contest's.
 bool remove_release(const std::string& release, const std::filesystem::path& root = "/");
 
+// What of this machine decides the initramfs its tool makes for a release
+// (besides the release's modules, which contest's key decides): the tool
+// and its configuration, hooks and scripts (under root: etc/initramfs-tools/,
+// usr/share/initramfs-tools/, etc/dracut.conf, etc/dracut.conf.d/,
+// usr/lib/dracut/), their paths and bytes, as SHA-256 in hex. An initramfs
+// made before is reused only while this is the same.
+std::string initramfs_setup_sha256(const std::filesystem::path& root = "/");
+
+// The initramfs's name in a cache entry: "initrd.img-<release>-" and the
+// set-up's hash's first 12 digits.
+std::string initramfs_name(const std::string& release, const std::string& setup_sha256);
+
 // An initramfs for release at `out`, with the machine's tool: mkinitramfs
 // (initramfs-tools), else dracut. Refused (EnvironmentError) for a release
 // contest did not make; StepFailed when the tool fails, its log at

@@ -32,6 +32,7 @@ nlohmann::json KernelBuild::to_json() const {
                         {"log", valid_utf8(log)},
                         {"config_changes", changes}};
     if (!localversion.empty()) j["localversion"] = localversion;
+    if (!toolchain.empty()) j["toolchain"] = valid_utf8(toolchain);
     if (!changes_against.empty()) j["config_changes_against"] = changes_against;
     if (ccache_hits) j["ccache_hits"] = *ccache_hits;
     if (ccache_misses) j["ccache_misses"] = *ccache_misses;
@@ -57,6 +58,7 @@ std::optional<KernelBuild> KernelBuild::from_json(const nlohmann::json& j) {
         b.key = j.at("key");
         b.release = j.at("release");
         b.localversion = j.value("localversion", "");
+        b.toolchain = j.value("toolchain", "");
         b.cached = j.at("cached");
         b.build_s = j.at("build_s");
         b.image = j.at("image");

@@ -23,6 +23,7 @@ struct KernelBuild {
     std::string config_sha256;      // of the config chosen (the key's)
     std::string dot_config_sha256;  // of the .config olddefconfig made
     std::string compiler;           // `gcc --version`'s first line
+    std::string toolchain;          // toolchain_text(): binutils, pahole, KCFLAGS, KCPPFLAGS
     std::string key;                // the cache's
     std::string release;            // the image's (uname -r in it)
     std::string localversion;       // --boot: LOCALVERSION, which makes the release unique

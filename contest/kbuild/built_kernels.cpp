@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "contest/kbuild/boot_install.h"
 #include "contest/kbuild/build_cache.h"
@@ -34,7 +35,7 @@ struct BuildSession {
     Progress& progress;
     fs::path kbuild;
     ConfigChoice config;
-    std::string compiler, cc;
+    std::string compiler, toolchain, cc;
     unsigned jobs = 1;
     BuildCache cache;
     std::map<fs::path, std::unique_ptr<TreeCheckout>> checkouts;
@@ -64,7 +65,7 @@ void copy_outputs(const fs::path& build, const fs::path& tree) {
 KernelBuild build_one(BuildSession& s, const KernelSpec& spec, const KernelRef& ref) {
     const std::string what = s.settings.option + " " + spec.label + "=" + printable(spec.image);
     const std::string key =
-        cache_key(ref, s.config.sha256(), s.compiler, s.settings.target);
+        cache_key(ref, s.config.sha256(), s.compiler, s.toolchain, s.settings.target);
     if (auto hit = s.cache.find(key)) {
         hit->label = spec.label;
         hit->spec = spec.image;
@@ -119,6 +120,7 @@ KernelBuild build_one(BuildSession& s, const KernelSpec& spec, const KernelRef& 
     b.config_sha256 = s.config.sha256();
     b.dot_config_sha256 = sha256_hex(built.dot_config);
     b.compiler = s.compiler;
+    b.toolchain = s.toolchain;
     b.key = key;
     b.localversion = ms.localversion;
     b.release = bzimage_version(partial / "tree/arch/x86/boot/bzImage");
@@ -165,9 +167,16 @@ std::string boot_spec(const BuildSettings& settings, Progress& progress, const K
     made = install_release(tree / "staging/lib/modules" / b.release, b.release, b.key,
                            settings.install_root);
     if (!settings.make_initramfs) return image.string();
-    const fs::path initrd = tree.parent_path() / ("initrd.img-" + b.release);
+    // Made again once the machine's own initramfs set-up changed (a hook,
+    // a module list, the tool): the one made before is removed.
+    const std::string name = initramfs_name(b.release, initramfs_setup_sha256());
+    const fs::path initrd = tree.parent_path() / name;
     std::error_code ec;
     if (!fs::is_regular_file(initrd, ec)) {
+        for (const auto& e : fs::directory_iterator(tree.parent_path(), ec))
+            if (const std::string other = e.path().filename().string();
+                other.starts_with("initrd.img-" + b.release) && other != name)
+                fs::remove(e.path(), ec);
         progress.status("[" + b.label + "] making the initramfs of " + b.release);
         make_initramfs(b.release, initrd);
     }
@@ -207,6 +216,7 @@ std::vector<std::optional<BuiltKernel>> build_kernel_refs(const std::vector<Kern
                    kbuild,
                    choose_config(settings.config_file, settings.target),
                    compiler_version(),
+                   toolchain_text(),
                    ccache_installed() ? "ccache gcc" : "gcc",
                    settings.jobs ? settings.jobs : online_cpus(),
                    BuildCache(kbuild / "cache"),
@@ -229,6 +239,14 @@ std::vector<std::optional<BuiltKernel>> build_kernel_refs(const std::vector<Kern
         record.config_changes = config_differences(first_config, dot_config);
     }
     progress.clear();
+    std::set<std::string> used;
+    for (const auto& built : out)
+        if (built) used.insert(built->record.key);
+    const auto bound = static_cast<std::uintmax_t>(settings.cache_max_gib * (1ull << 30));
+    for (const auto& key : s.cache.evict(bound, used))
+        progress.note("contest: removed the build " + key.substr(0, 16) +
+                      " from the cache, the least recently used (--build-cache-max " +
+                      number_text(settings.cache_max_gib) + " GiB)");
     for (auto& built : out) {
         if (!built) continue;
         KernelBuild& record = built->record;

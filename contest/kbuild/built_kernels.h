@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/kbuild/build_cache.h"
 #include "contest/kbuild/build_record.h"
 #include "contest/kbuild/kernel_config.h"
 #include "contest/sys/progress.h"
@@ -34,6 +35,9 @@ struct BuildSettings {
     // initramfs is made (the machine's tool, for the real root only).
     std::filesystem::path install_root = "/";
     bool make_initramfs = true;
+    // The cache's bound (build_cache.h): once the run's kernels are built,
+    // the entries least recently used go until it holds at most this.
+    double cache_max_gib = kDefaultCacheMaxGiB;
 };
 
 struct BuiltKernel {

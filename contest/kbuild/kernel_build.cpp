@@ -2,17 +2,18 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "contest/observe/kernel_facts.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
+#include "contest/sys/number_text.h"
 #include "contest/sys/process.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/text_file.h"
-#include "contest/sys/number_text.h"
 
 namespace contest::kbuild {
 namespace {
@@ -51,8 +52,9 @@ void run_make(const MakeSettings& s, const std::vector<std::string>& targets,
     GroupGuard guard(pid);
     WaitHooks hooks;
     hooks.tick = [&] {
-        progress.tick(line + "  " +
-                      seconds_text(std::chrono::duration<double>(Clock::now() - started).count(), 0));
+        progress.tick(
+            line + "  " +
+            seconds_text(std::chrono::duration<double>(Clock::now() - started).count(), 0));
     };
     const ExitInfo info = wait_child(pid, started, hooks);
     guard.stop();
@@ -131,6 +133,23 @@ std::string compiler_version() {
     const std::string line = first_line(command_output({"gcc", "--version"}));
     if (line.empty()) throw EnvironmentError("gcc --version printed nothing");
     return line;
+}
+
+std::string toolchain_text() {
+    const auto first_line_of = [](const char* tool) -> std::string {
+        if (!find_on_path(tool)) return "none";
+        try {
+            return first_line(command_output({tool, "--version"}));
+        } catch (const std::exception& e) {
+            return std::string("unknown (") + e.what() + ")";
+        }
+    };
+    const auto variable = [](const char* name) {
+        const char* v = std::getenv(name);
+        return std::string(v ? v : "");
+    };
+    return "binutils: " + first_line_of("ld") + "\npahole: " + first_line_of("pahole") +
+           "\nKCFLAGS: " + variable("KCFLAGS") + "\nKCPPFLAGS: " + variable("KCPPFLAGS");
 }
 
 }  // namespace contest::kbuild

@@ -48,4 +48,11 @@ BuiltTree build_tree(const MakeSettings& settings, const ConfigChoice& config,
 // `gcc --version`'s first line; EnvironmentError when gcc is missing.
 std::string compiler_version();
 
+// What else of the machine decides a built image, one "what: value" a
+// line: binutils (`ld --version`'s first line), pahole (`pahole
+// --version`, which writes the BTF of a CONFIG_DEBUG_INFO_BTF kernel) and
+// the KCFLAGS and KCPPFLAGS make takes from the environment; "none" for a
+// tool that is not installed, "" for a variable not set.
+std::string toolchain_text();
+
 }  // namespace contest::kbuild

@@ -167,6 +167,7 @@ std::vector<std::string> built_labels(const RunConfig& config, const BootRunOpti
     build.workdir = config.workload.workdir;
     build.results_dir = config.results_dir;
     build.config_file = config.build_config;
+    build.cache_max_gib = config.build_cache_max_gib;
     build.target = kbuild::BuildTarget::boot;
     build.option = "--boot";
     build.install_root = options.root;

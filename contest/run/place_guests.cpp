@@ -22,6 +22,7 @@ std::unique_ptr<RoundBackend> guest_backend(const RunConfig& config, RunPlan& pl
     settings.workdir = config.workload.workdir;
     settings.results_dir = config.results_dir;
     settings.config_file = config.build_config;
+    settings.cache_max_gib = config.build_cache_max_gib;
     const auto built = kbuild::build_kernel_refs(config.kernels, settings, progress);
     for (std::size_t i = 0; i < built.size() && i < plan.labels.size(); ++i)
         if (built[i]) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/kbuild/build_cache.h"
 #include "contest/latency/probe_options.h"
 #include "contest/result/result_file.h"
 #include "contest/run/auto_runs.h"
@@ -67,6 +68,9 @@ struct RunConfig {
     // --build-config: the .config every kernel given as TREE@REF is built
     // from ("": the place's default, contest/kbuild/kernel_config.h).
     std::filesystem::path build_config;
+    // --build-cache-max: the bound of the workdir's cache of built kernels,
+    // in GiB.
+    double build_cache_max_gib = kbuild::kDefaultCacheMaxGiB;
     // --kernel: the guests' machine, and the options each guest's contest
     // is given (the workload's, the loads' and the probes', as given).
     VmOptions vm;
