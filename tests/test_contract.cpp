@@ -226,6 +226,7 @@ TEST_CASE(
         {"boot-method", "grub"},
         {"boot-max", "4"},
         {"build-config", "some.config"},
+        {"build-cache-max", "5"},
         {"boot-on-failure", "stop"},
         {"boot-root", "/"},
         {"latency-why-us", "500"},
