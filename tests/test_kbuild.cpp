@@ -8,10 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "contest/kbuild/boot_install.h"
 #include "contest/kbuild/build_cache.h"
@@ -215,16 +212,6 @@ TEST_CASE("contest run --kernel A=TREE@REF1 --kernel B=TREE@REF2 boots what it b
     const std::string text = test::slurp(files.front());
     CHECK(text.find("\"build\"") != std::string::npos);
     CHECK(text.find(sh(s.tree, "git rev-parse main")) != std::string::npos);
-    // Its KCIDB checkout names the commit built, read from the file as written.
-    const auto exported = test::run_contest_binary(
-        {"export", "--origin", "lab", "--results", (s.scratch / "results").string(), "A", "B"},
-        s.scratch.path());
-    REQUIRE(exported.exit_code == 0);
-    std::map<std::string, std::string> commit_of;
-    for (const auto& c : nlohmann::json::parse(exported.out)["checkouts"])
-        commit_of[c["misc"]["label"].get<std::string>()] = c.value("git_commit_hash", "");
-    CHECK(commit_of["A"] == sh(s.tree, "git rev-parse one"));
-    CHECK(commit_of["B"] == sh(s.tree, "git rev-parse main"));
 }
 
 TEST_CASE(
