@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@
 #include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
+#include "contest/sys/text.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -354,6 +357,128 @@ TEST_CASE(
     CHECK_THAT(post.out, Catch::Contains("\"sh -c 'exit 0'\""));
 }
 
+TEST_CASE(
+    "two bisections of one tree, one taken whole while the other is under way, each marks its "
+    "own git bisect; a second contest on the same bisection is refused while the first takes it",
+    "[bisect]") {
+    FakeBisection b(8, 5, 1.0, 0.1);
+    BisectOptions other = b.options();
+    other.results = b.t.scratch / "results-2";
+    const TakeRounds whole = b.take();
+    std::optional<BisectState> inner;
+    std::string busy;
+    const TakeRounds first = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
+                                 const StopRule& stop) {
+        // During the first's first step: the same tree bisected elsewhere,
+        // and the same bisection asked again.
+        if (k.size() == 3 && !inner) {
+            inner = run_bisection(other, whole, b.progress);
+            try {
+                run_bisection(b.options(), whole, b.progress);
+            } catch (const BisectionBusy& e) {
+                busy = e.what();
+            }
+        }
+        return whole(k, f, r, stop);
+    };
+    const BisectState s = run_bisection(b.options(), first, b.progress);
+    INFO(bisection_text(s));
+    REQUIRE(inner);
+    CHECK(inner->first_bad == b.t.commits[5]);
+    CHECK(s.first_bad == b.t.commits[5]);
+    CHECK(s.steps.size() == 3);
+    CHECK_THAT(busy, Catch::Contains("is being taken by another contest (pid " +
+                                     std::to_string(::getpid()) + ")"));
+}
+
+TEST_CASE(
+    "a bisection cut between saving a step and keeping git's log takes no commit twice: git is "
+    "told the marks the state holds",
+    "[bisect]") {
+    FakeBisection b(8, 3, 1.0, 0.1);
+    const TakeRounds whole = b.take();
+    const TakeRounds cut = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
+                               const StopRule& stop) {
+        if (b.batches == 3) throw Interrupted();
+        return whole(k, f, r, stop);
+    };
+    CHECK_THROWS_AS(run_bisection(b.options(), cut, b.progress), Interrupted);
+    REQUIRE(read_bisect_state(b.t.scratch / "results/bisect.json").steps.size() == 2);
+    // git's log as it was before its second mark: the crash came after the
+    // state was saved, before the log was kept.
+    const fs::path log = b.t.scratch / "results/bisect.log";
+    std::vector<std::string> lines = split_lines(test::slurp(log));
+    while (!lines.empty() && !lines.back().starts_with("git bisect good") &&
+           !lines.back().starts_with("git bisect bad"))
+        lines.pop_back();
+    REQUIRE(lines.size() >= 2);
+    lines.resize(lines.size() - 2);  // the mark and its comment
+    test::put_file(log, join(lines, "\n") + "\n");
+    const int batches = b.batches;
+    const BisectState s = run_bisection(b.options(), whole, b.progress);
+    INFO(bisection_text(s));
+    CHECK(s.first_bad == b.t.commits[3]);
+    std::set<std::string> commits;
+    for (const auto& step : s.steps) CHECK(commits.insert(step.commit).second);
+    CHECK(s.steps.size() == 3);
+    CHECK(b.batches == batches + 1);
+    // The log kept again holds every mark.
+    for (const auto& step : s.steps)
+        CHECK_THAT(test::slurp(log),
+                   Catch::Contains("git bisect " + step.word + " " + step.commit));
+}
+
+TEST_CASE(
+    "a bisection resumed with other run words or another rule is refused, naming what differs; "
+    "one that failed says so in its state until it is taken on",
+    "[bisect]") {
+    FakeBisection b(8, 5, 1.0, 0.1);
+    BisectOptions started = b.options();
+    started.run_words = {"-w", "command", "cpu_load"};
+    const TakeRounds whole = b.take();
+    // The second step's batch fails (a part the machine refused, say).
+    const TakeRounds failing = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
+                                   const StopRule& stop) {
+        if (b.batches == 2) throw EnvironmentError("the machine refused the part's kexec");
+        return whole(k, f, r, stop);
+    };
+    CHECK_THROWS_AS(run_bisection(started, failing, b.progress), EnvironmentError);
+    const BisectState failed = read_bisect_state(b.t.scratch / "results/bisect.json");
+    CHECK_FALSE(failed.finished);
+    CHECK(failed.failure == "the machine refused the part's kexec");
+    const std::string text = bisection_text(failed);
+    CHECK_THAT(text, Catch::Contains("ended without an answer after 1 step: the machine refused "
+                                     "the part's kexec"));
+    CHECK_THAT(text, !Catch::Contains("under way"));
+    const auto refusal = [&](const BisectOptions& o) {
+        try {
+            run_bisection(o, whole, b.progress);
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("taken");
+    };
+    BisectOptions other_words = started;
+    other_words.run_words = {"-w", "command", "--warmup=1", "cpu_load"};
+    const std::string words = refusal(other_words);
+    CHECK_THAT(words, Catch::Contains("other words after -- (`-w command cpu_load` there, `-w "
+                                      "command --warmup=1 cpu_load` now)"));
+    BisectOptions other_rate = started;
+    other_rate.rule.error_rate = 0.05;
+    CHECK_THAT(refusal(other_rate), Catch::Contains("other --error-rate (0.01 there, 0.05 now)"));
+    BisectOptions other_bound = started;
+    other_bound.rule.step_max_rounds = 12;
+    CHECK_THAT(refusal(other_bound), Catch::Contains("other --step-max-rounds (8 there, 12 now)"));
+    for (const auto& why : {words, refusal(other_rate)}) CHECK(why.find('\n') == std::string::npos);
+    // Nothing taken by the refusals; the same question takes it on, and the
+    // failure is gone from its state.
+    CHECK(read_bisect_state(b.t.scratch / "results/bisect.json").failure == failed.failure);
+    const BisectState s = run_bisection(started, whole, b.progress);
+    CHECK(s.first_bad == b.t.commits[5]);
+    CHECK(s.failure.empty());
+    CHECK(read_bisect_state(b.t.scratch / "results/bisect.json").failure.empty());
+}
+
 TEST_CASE("ends within the noise are not bisected: cannot tell, with what the rounds could see",
           "[bisect]") {
     FakeBisection b(8, 5, 0.01, 0.5);
@@ -432,7 +557,14 @@ TEST_CASE(
                       bad = "--bad=" + tree + "@" + t.commits[3];
     const std::string res = "--results=" + results.string();
     const std::string before = t.state();
+    const fs::path file = t.scratch / "a-file";
+    test::put_file(file, "not a folder\n");
     for (const auto& [words, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             // A file where the results folder should be (or above it).
+             {{good, bad, "--results=" + file.string()},
+              file.string() + " is a file: give a folder"},
+             {{good, bad, "--results=" + (file / "bisect").string()},
+              file.string() + " is a file: give a folder"},
              {{bad, res}, "give --good TREE@REF"},
              {{"--good=" + tree, bad, res}, "expected TREE@REF"},
              {{good, "--bad=" + tree + "@" + t.commits[0], res}, "one commit"},

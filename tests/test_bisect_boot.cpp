@@ -12,12 +12,17 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
+#include <set>
 
+#include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
 #include "contest/bisect/boot_batches.h"
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_state.h"
 #include "contest/boot/boot_unit.h"
+#include "contest/run/result_writer.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/vm/kernel_image.h"
@@ -43,14 +48,25 @@ struct BootBisectBench {
     int boots = 0;
     std::size_t asked_read = 0;  // the asked log's bytes seen at the last boot
     std::string loaded_image, loaded_cmdline;
+    std::string never_boots;  // a release with this in it panics at boot
 
     BootBisectBench() {
         // kexec refuses every kernel while refuse-kexec is there.
         test::put_stand_in_kexec(bin, asked, dir / "refuse-kexec");
-        commits.push_back(test::make_boot_tree(tree, "fast"));
+        // make fails while break-make is there (a machine whose compiler
+        // went away), else is the real one.
+        const auto make = find_on_path("make");
+        REQUIRE(make);
+        test::put_file(bin / "make",
+                       "#!/bin/sh\n[ -e '" + (dir / "break-make").string() +
+                           "' ] && { echo 'make: cc: not found' >&2; exit 2; }\nexec '" +
+                           make->string() + "' \"$@\"\n",
+                       true);
+        commits.push_back(test::make_boot_tree(tree, "c0-fast"));
         for (int i = 1; i <= 4; ++i) {
             // From the third on, the slow one: the commit to find.
-            test::put_file(tree / "flavour", i >= 3 ? "slow" : "fast");
+            test::put_file(tree / "flavour",
+                           "c" + std::to_string(i) + (i >= 3 ? "-slow" : "-fast"));
             test::put_file(tree / ("file" + std::to_string(i)), std::to_string(i));
             git_in(tree, "add . && git -c user.name=t -c user.email=t@t commit -qm 'change " +
                              std::to_string(i) + "'");
@@ -104,13 +120,76 @@ struct BootBisectBench {
                 how = firmware;
             }
         }
-        if (how == kexec && !loaded_image.empty()) {
-            const std::string version = bzimage_version(loaded_image);
+        const std::string version = loaded_image.empty() ? "" : bzimage_version(loaded_image);
+        // A kernel that never boots: it panics, and the firmware boots the
+        // machine's default.
+        const bool panics = !never_boots.empty() && version.find(never_boots) != std::string::npos;
+        if (how == kexec && !loaded_image.empty() && !panics) {
             boot_in(version.substr(0, version.find(' ')), loaded_cmdline);
         } else if (how != none) {
             boot_in("6.1.0-57-amd64", "root=UUID=1 ro quiet");
         }
         return how != none;
+    }
+
+    // The machine: each boot's step, as contest's unit would start it, until
+    // no unit is left and nothing more is asked (or max_boots). What the
+    // steps said; each must end 0 or 1.
+    std::string run_machine(int max_boots, int& steps) {
+        std::string log;
+        for (steps = 0; steps < max_boots; ++steps) {
+            if (!reboot()) break;
+            const auto state = boot_unit_state(root);
+            if (!state) break;
+            auto step = test::run_contest_binary({"run", "--boot-continue", state->string()},
+                                                 dir.path(), dir.path());
+            log += step.out + step.err;
+            INFO(log);
+            REQUIRE(step.exit_code <= 1);
+        }
+        return log;
+    }
+
+    // The workload's figure made noisy, and free of this machine's timing:
+    // the k-th run under commit i's kernel (its release names the commit,
+    // 6.1.0-cI-...) has dd hold the k-th of figures[i] KiB, each base +
+    // sd * N(0, 1), plus `effect` from the third commit on; measured as the
+    // run's largest resident memory (max_rss_kib), dd's own pages besides.
+    void memory_figures(double base, double effect, double sd, unsigned seed) {
+        std::mt19937_64 rng(seed);
+        std::normal_distribution<double> noise(0, sd);
+        figures.assign(commits.size(), {});
+        for (std::size_t i = 0; i < commits.size(); ++i) {
+            std::string lines;
+            for (int k = 0; k < 60; ++k) {
+                const double kib =
+                    std::round(std::max(base / 4, base + (i >= 3 ? effect : 0) + noise(rng)));
+                figures[i].push_back(kib);
+                lines += std::to_string(static_cast<long>(kib)) + "\n";
+            }
+            test::put_file(dir / ("figures-" + std::to_string(i)), lines);
+        }
+        const std::string d = dir.path().string();
+        test::put_file(dir / "work.sh",
+                       "r=$(cat '" + (proc / "osrelease").string() +
+                           "'); i=${r#6.1.0-c}; i=${i%%-*}\n"
+                           "n=$(cat '" +
+                           d +
+                           "/count-'$i 2>/dev/null || echo 0); n=$((n+1))\n"
+                           "echo $n > '" +
+                           d +
+                           "/count-'$i\n"
+                           "exec dd if=/dev/zero of=/dev/null count=1 status=none bs=$(sed -n "
+                           "${n}p '" +
+                           d + "/figures-'$i)K\n");
+    }
+    std::vector<std::vector<double>> figures;  // by commit, each run's KiB
+
+    int commit_index(const std::string& spec) const {
+        const std::string commit = spec.substr(spec.rfind('@') + 1);
+        for (std::size_t i = 0; i < commits.size(); ++i)
+            if (commits[i] == commit) return static_cast<int>(i);
+        return -1;
     }
 
     std::vector<std::string> bisect_words() const {
@@ -143,6 +222,41 @@ struct BootBisectBench {
                 "no_load"};
     }
 };
+
+// The same bisection in guests: each batch's rounds made up here, the k-th
+// run of a commit's kernel taking the k-th of its figures, as the machine's
+// workload holds them; the files where a guests' batch keeps them.
+bisect::TakeRounds figures_take(const BootBisectBench& bench, std::map<int, std::size_t>& taken) {
+    return [&bench, &taken](const std::vector<KernelSpec>& kernels, const fs::path& folder,
+                            unsigned max_rounds, const bisect::StopRule& stop) {
+        std::vector<ResultFile> files(kernels.size());
+        for (std::size_t i = 0; i < kernels.size(); ++i) {
+            files[i].label = kernels[i].label;
+            files[i].contest_version = "test";
+            files[i].started_at = files[i].finished_at = "2026-12-05T00:00:00Z";
+            files[i].complete = true;
+        }
+        for (unsigned round = 1; round <= max_rounds; ++round) {
+            for (std::size_t i = 0; i < kernels.size(); ++i) {
+                const int c = bench.commit_index(kernels[i].image);
+                REQUIRE(c >= 0);
+                RunRecord r;
+                r.load = "no_load";
+                r.index = r.round = static_cast<int>(round);
+                r.wall_s = 0.1;
+                r.cpu_pct = 1;
+                r.max_rss_kib = static_cast<std::int64_t>(bench.figures.at(c).at(taken[c]++));
+                files[i].runs.push_back(r);
+            }
+            if (!stop(round, files).empty()) break;
+        }
+        for (const auto& f : files) {
+            fs::create_directories(folder / f.label);
+            ResultWriter(folder / f.label / "run.json").save(f);
+        }
+        return files;
+    };
+}
 
 }  // namespace
 
@@ -199,20 +313,8 @@ TEST_CASE(
     CHECK(under_way.out.find("Subject: [contest] bisect time:no_load: under way") !=
           std::string::npos);
     CHECK(under_way.out.find("ends: being measured") != std::string::npos);
-    // The machine: each boot's step, as contest's unit would start it, until
-    // no unit is left and nothing more is asked.
     int steps = 0;
-    std::string log;
-    for (; steps < 80; ++steps) {
-        if (!bench.reboot()) break;
-        const auto state = boot_unit_state(bench.root);
-        if (!state) break;
-        auto step = test::run_contest_binary({"run", "--boot-continue", state->string()},
-                                             bench.dir.path(), bench.dir.path());
-        log += step.out + step.err;
-        INFO(log);
-        REQUIRE(step.exit_code <= 1);
-    }
+    const std::string log = bench.run_machine(80, steps);
     INFO(log);
     CAPTURE(steps);
     CHECK(steps < 80);  // the machine went idle: no reboot left asked
@@ -260,6 +362,196 @@ TEST_CASE(
         bench.dir.path());
     CHECK(more.exit_code == 2);
     CHECK(more.err.find("give no --error-rate") != std::string::npos);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "contest bisect --boot pools every round of the ends as in guests: a commit whose figure is "
+    "twice the noise higher found, each step decided as the same figures decide it in guests",
+    "[bisect][boot][e2e]") {
+    BootBisectBench bench;
+    bench.memory_figures(150000, 15000, 7500, 29);
+    std::vector<std::string> words = bench.bisect_words();
+    *(std::find(words.begin(), words.end(), "--measure") + 1) = "max_rss_kib:no_load";
+    // In guests first (each run's figure exactly its listed one).
+    Progress quiet = Progress::for_stderr(true);
+    std::map<int, std::size_t> taken;
+    bisect::BisectOptions in_guests;
+    in_guests.tree = bench.tree;
+    in_guests.good = bench.commits.front();
+    in_guests.bad = bench.commits.back();
+    in_guests.measure = bisect::parse_bisect_measure("max_rss_kib:no_load", {"no_load"});
+    in_guests.results = bench.dir / "guests";
+    in_guests.workdir = bench.dir / "guests-work";
+    const bisect::BisectState g =
+        bisect::run_bisection(in_guests, figures_take(bench, taken), quiet);
+    INFO(bisect::bisection_text(g));
+    REQUIRE(g.first_bad == bench.commits.at(3));
+    // Across reboots, the workload holding the same figures.
+    auto o = test::run_contest_binary(words, bench.dir.path(), bench.dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    int boots = 0;
+    const std::string log = bench.run_machine(200, boots);
+    INFO(log);
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    INFO(bisect::bisection_text(s));
+    CHECK(s.finished);
+    CHECK(s.ends_state == EndsState::differ);
+    CHECK(s.first_bad == bench.commits.at(3));
+    // The steps the guests' took, each decided the same way in about as
+    // many rounds: judged on every round of the ends so far, not on its own
+    // few (which leave a step undecided at a shift twice the noise).
+    CHECK(s.ends_rounds <= g.ends_rounds + 1);
+    REQUIRE(s.steps.size() == g.steps.size());
+    unsigned rounds = 0, guest_rounds = 0;
+    for (std::size_t i = 0; i < s.steps.size(); ++i) {
+        CHECK(s.steps[i].commit == g.steps[i].commit);
+        CHECK(s.steps[i].state == g.steps[i].state);
+        CHECK(s.steps[i].state != StepClass::unknown);
+        rounds += s.steps[i].rounds;
+        guest_rounds += g.steps[i].rounds;
+    }
+    // (dd's own pages vary by a few KiB: a step at the bound's edge may
+    // take another round or two.)
+    CHECK(rounds <= guest_rounds + 2);
+    CHECK(test::leftover_processes().empty());
+}
+
+// Each part's result file of `label`, across the bisection's batches.
+std::vector<ResultFile> part_files_of(const fs::path& results, const std::string& label) {
+    std::vector<ResultFile> files;
+    for (const auto& batch : fs::directory_iterator(results))
+        if (batch.is_directory())
+            for (const auto& part : fs::directory_iterator(batch.path()))
+                if (part.path().filename().string().starts_with("part-") &&
+                    fs::is_directory(part.path() / label)) {
+                    std::vector<std::string> refused;
+                    for (auto& f : read_result_paths({part.path() / label}, refused))
+                        files.push_back(std::move(f));
+                }
+    return files;
+}
+
+TEST_CASE(
+    "contest bisect --boot pins its build config at its start, and refuses a rerun measured "
+    "otherwise, naming what differs",
+    "[bisect][boot][e2e]") {
+    BootBisectBench bench;
+    auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    // The same command with another rule, or other run words: one line, exit 2.
+    const auto rerun = [&](std::vector<std::string> words) {
+        return test::run_contest_binary(words, bench.dir.path(), bench.dir.path());
+    };
+    std::vector<std::string> other_rate = bench.bisect_words();
+    other_rate.insert(other_rate.begin() + 1, {"--error-rate", "0.05"});
+    std::vector<std::string> other_words = bench.bisect_words();
+    *(std::find(other_words.begin(), other_words.end(), "--warmup") + 1) = "1";
+    for (const auto& [words, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {other_rate, "is a bisection with other --error-rate (0.01 there, 0.05 now)"},
+             {other_words, "is a bisection with other words after --"}}) {
+        const auto refused = rerun(words);
+        CHECK(refused.exit_code == 2);
+        CHECK_THAT(refused.err, Catch::Contains(says));
+        CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+    }
+    // The user's config changes while the machine reboots: no later build
+    // follows it.
+    test::put_file(bench.dir / "config", "CONFIG_BASE=y\nCONFIG_OTHER=y\n");
+    int boots = 0;
+    const std::string log = bench.run_machine(120, boots);
+    INFO(log);
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    CHECK(s.finished);
+    CHECK(s.first_bad == bench.commits.at(3));
+    CHECK(s.failure.empty());
+    // Every part's good end: one build config, every later batch the first
+    // one's build from the cache.
+    const std::vector<ResultFile> goods = part_files_of(bench.results, "good");
+    REQUIRE(goods.size() >= 3);
+    std::set<std::string> configs;
+    int rebuilt = 0;
+    for (const auto& f : goods) {
+        const auto& build = f.config.at("boot").at("build");
+        configs.insert(build.value("config_sha256", ""));
+        rebuilt += build.value("cache_hit", false) ? 0 : 1;
+    }
+    CHECK(configs.size() == 1);
+    CHECK(rebuilt == 1);
+    CHECK_THAT(test::slurp(bench.results / "build.config"), Catch::Contains("CONFIG_BASE=y"));
+    CHECK_THAT(test::slurp(bench.results / "build.config"), !Catch::Contains("CONFIG_OTHER"));
+}
+
+TEST_CASE(
+    "contest bisect --boot: an end that does not build ends the bisection, said in its state "
+    "and its post, and blames no commit",
+    "[bisect][boot][e2e]") {
+    BootBisectBench bench;
+    auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    // The ends were built at the start; their cache is gone and the
+    // compiler with it before the next batch builds them again.
+    fs::remove_all(bench.work / "kbuild/cache");
+    test::put_file(bench.dir / "break-make", "");
+    int boots = 0;
+    const std::string log = bench.run_machine(40, boots);
+    INFO(log);
+    CHECK(boots < 40);  // nothing more asked of the machine
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    CHECK_FALSE(s.finished);
+    CHECK(s.steps.empty());  // no commit blamed for the end's build
+    CHECK_THAT(s.failure, Catch::Contains("the good end does not build"));
+    CHECK_THAT(s.failure, Catch::Contains("cc: not found"));
+    const auto post = test::run_contest_binary({"post", bench.results.string()}, bench.dir.path(),
+                                               bench.dir.path());
+    CHECK_THAT(post.out, Catch::Contains("Subject: [contest] bisect time:no_load: ended without "
+                                         "an answer"));
+    CHECK_THAT(post.out, Catch::Contains("the good end does not build"));
+    CHECK_THAT(post.out, !Catch::Contains("under way"));
+    // Mended, the bisection goes on from there and clears its failure.
+    fs::remove(bench.dir / "break-make");
+    auto again = test::run_contest_binary({"bisect", "--continue", bench.results.string()},
+                                          bench.dir.path(), bench.dir.path());
+    INFO(again.out << again.err);
+    CHECK(again.exit_code == 0);
+    CHECK(bisect::read_bisect_state(bench.results / "bisect.json").failure.empty());
+    bench.run_machine(120, boots);
+    CHECK(bisect::read_bisect_state(bench.results / "bisect.json").first_bad ==
+          bench.commits.at(3));
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "contest bisect --boot: a tested kernel that never boots ends its step after one part, "
+    "skipped and said why",
+    "[bisect][boot][e2e]") {
+    BootBisectBench bench;
+    bench.never_boots = "6.1.0-c2-";
+    auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    int boots = 0;
+    const std::string log = bench.run_machine(120, boots);
+    INFO(log);
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    INFO(bisect::bisection_text(s));
+    CHECK(s.finished);
+    const auto c2 = std::find_if(s.steps.begin(), s.steps.end(), [&](const bisect::BisectStep& st) {
+        return st.commit == bench.commits.at(2);
+    });
+    REQUIRE(c2 != s.steps.end());
+    CHECK(c2->word == "skip");
+    CHECK_THAT(c2->why, Catch::Contains("the tested commit brought no figure back in round 2 "
+                                        "(boot_failed"));
+    CHECK(fs::exists(bench.results / c2->folder / "part-1"));
+    CHECK_FALSE(fs::exists(bench.results / c2->folder / "part-2"));
+    // The answer still holds what the other steps found.
+    CHECK(
+        (s.first_bad == bench.commits.at(3) ||
+         std::find(s.could_be.begin(), s.could_be.end(), bench.commits.at(3)) != s.could_be.end()));
     CHECK(test::leftover_processes().empty());
 }
 

@@ -208,6 +208,7 @@ const std::vector<Field<BisectState>>& state_fields() {
         number("sureness", &BisectState::sureness, 0, 1),
         flag("finished", &BisectState::finished),
         number("seconds", &BisectState::seconds, 0, kBig),
+        added_later(text("failure", &BisectState::failure)),
     };
     return fields;
 }

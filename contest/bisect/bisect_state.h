@@ -60,6 +60,10 @@ struct BisectState {
     double sureness = 0;
     bool finished = false;
     double seconds = 0;  // the whole bisection's wall time so far
+    // Why it stopped short of an answer (an end that does not build, a
+    // part the machine refused): "" while it goes on. A rerun (--continue)
+    // takes it on from where it stands and clears it.
+    std::string failure;
 };
 
 BisectState read_bisect_state(const std::filesystem::path& path);

@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <system_error>
 
+#include "contest/bisect/batch_files.h"
 #include "contest/bisect/git_bisect.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/file_lock.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
@@ -85,34 +87,133 @@ std::vector<EndsRound> batch_ends(const std::vector<ResultFile>& files, const Bi
     return g && b ? ends_rounds(*g, *b, m, incomplete) : std::vector<EndsRound>{};
 }
 
+// The bisection's own clone of the tree, keyed by its results folder: two
+// bisections of one tree each mark their own `git bisect`.
+fs::path clone_folder(const BisectOptions& o) {
+    const fs::path results = fs::weakly_canonical(fs::absolute(o.results));
+    return o.workdir / "bisect" / sha256_hex(results.string()).substr(0, 16);
+}
+
+// Held for the bisection's life: one contest at a time takes it (a second
+// command on the same folder, a --continue by hand beside the unit's).
+FileLock bisection_lock(const BisectOptions& o) {
+    const fs::path folder = clone_folder(o);
+    std::error_code ec;
+    fs::create_directories(folder, ec);
+    if (ec)
+        throw EnvironmentError("contest bisect: cannot make " + printable(folder.string()) + ": " +
+                               ec.message());
+    auto lock = FileLock::try_take(folder / "lock");
+    if (!lock) {
+        const pid_t holder = FileLock::holder(folder / "lock");
+        throw BisectionBusy("contest bisect: the bisection in " + printable(o.results.string()) +
+                            " is being taken by another contest" +
+                            (holder > 0 ? " (pid " + std::to_string(holder) + ")" : "") +
+                            ": wait for it, or give another --results");
+    }
+    return std::move(*lock);
+}
+
+// Which label's kernel a build failure is of: the build writes its log
+// in the batch's (or part's) folder of the label, and names the label's
+// option first (--kernel LABEL=..., --boot LABEL: ...); "" when neither says.
+std::string failed_label(const StepFailed& e, const std::vector<KernelSpec>& kernels) {
+    const std::string folder = fs::path(e.log()).parent_path().filename().string();
+    const std::string what = e.what();
+    for (const auto& k : kernels) {
+        if (!e.log().empty() && folder == k.label) return k.label;
+        for (const char* option : {"--kernel ", "--boot "})
+            for (const char* after : {"=", ":"})
+                if (what.starts_with(option + k.label + after)) return k.label;
+    }
+    return "";
+}
+
+// An end that does not build (or no longer: its cache gone, the machine's
+// compiler changed) is no commit's fault, and the bisection cannot go on
+// without it.
+[[noreturn]] void end_does_not_build(const std::string& label, const StepFailed& e) {
+    throw StepFailed("contest bisect: the " + label + " end does not build: " + e.what(), e.step(),
+                     e.log());
+}
+
+// The labels whose runs of the batch's last round all failed, as "the
+// tested commit brought no figure back in round 4 (boot_failed: why)";
+// "" when each has one that ran.
+std::string lacking_in_last_round(const std::vector<ResultFile>& files) {
+    int last = 0;
+    for (const auto& f : files)
+        for (const auto& r : f.runs) last = std::max(last, r.round);
+    std::vector<std::string> lacking;
+    for (const auto& f : files) {
+        const RunRecord* failed = nullptr;
+        bool figure = false;
+        for (const auto& r : f.runs)
+            if (r.round == last) {
+                figure = figure || r.ok();
+                if (!r.ok() && !failed) failed = &r;
+            }
+        if (figure) continue;
+        const std::string who =
+            f.label == "tested" ? "the tested commit" : "the " + f.label + " end";
+        lacking.push_back(
+            who + " brought no figure back in round " + std::to_string(last) +
+            (failed ? " (" + std::string(name_in(kRunStatusNames, failed->status)) +
+                          (failed->reason.empty() ? "" : ": " + printable(failed->reason)) + ")"
+                    : ""));
+    }
+    return join(lacking, "; ");
+}
+
 class Bisection {
   public:
     Bisection(const BisectOptions& o, const TakeRounds& take, Progress& progress)
         : o_(o),
           take_(take),
           progress_(progress),
-          git_(o.workdir / "bisect" / sha256_hex(fs::absolute(o.tree).string()).substr(0, 16),
-               o.tree, scratch()) {}
+          lock_(bisection_lock(o)),
+          git_(clone_folder(o), o.tree, scratch()) {}
 
+    // A bisection that fails once its state is its own (an end that no
+    // builds, a part the machine refused) says so in the state, where
+    // `contest post` reads it: under --boot nobody is there to see the error.
     BisectState run() {
         resume_or_start();
         if (s_.finished) return s_;
+        try {
+            return go_on();
+        } catch (const Interrupted&) {
+            throw;
+        } catch (const BisectionBusy&) {
+            throw;
+        } catch (const std::exception& e) {
+            s_.failure = e.what();
+            try {
+                save();
+            } catch (const std::exception&) {
+                // (the failure to say is the one above)
+            }
+            throw;
+        }
+    }
+
+  private:
+    BisectState go_on() {
         if (s_.ends_state != EndsState::differ) {
             measure_ends();
             save();
             if (s_.ends_state != EndsState::differ) return finish();
         }
-        BisectNext next;
-        if (s_.steps.empty()) {
-            next = git_.start(s_.bad, s_.good);
-        } else {
-            // Resumed: the ends' rounds of every batch so far, as their files hold them.
-            reload_ends();
-            next = git_.replay(log_path());
-        }
+        // The ends' rounds of every batch so far, as their files hold them:
+        // a resumed bisection's, and across reboots every contest's, which
+        // took the batches before it in other processes.
+        reload_ends();
+        // Resumed: git told every step's mark again from the state, which
+        // is saved before git is told (git's log may lack the last mark).
+        BisectNext next = git_.start(s_.bad, s_.good);
+        for (const auto& step : s_.steps) next = git_.mark(step.word, step.commit);
         keep_log();
         while (!next.commit.empty()) {
-            // (git says nothing when its log is replayed, resumed.)
             progress_.note("contest bisect: " +
                            (next.said.empty() ? "testing " + short_hash(next.commit) + " (" +
                                                     printable(git_.subject(next.commit)) + ")"
@@ -132,7 +233,6 @@ class Bisection {
         return finish();
     }
 
-  private:
     fs::path scratch() const {
         std::error_code ec;
         fs::create_directories(o_.results / ".git-output", ec);
@@ -162,8 +262,10 @@ class Bisection {
                                  " holds another bisection's state (" + short_hash(old.good) +
                                  ".." + short_hash(old.bad) + " on " + old.measure +
                                  "): give another --results");
+            refuse_other_measuring(old);
             s_ = std::move(old);
             seconds_before_ = s_.seconds;
+            s_.failure.clear();  // taken on: a failure it recorded is mended or retried
             if (!s_.finished)
                 progress_.note("contest bisect: resuming after " + std::to_string(s_.steps.size()) +
                                " steps (" + printable(state_path().string()) + ")");
@@ -180,6 +282,29 @@ class Bisection {
         s_.run_words = o_.run_words;
         s_.started = epoch_now();
         save();
+    }
+
+    // The same ends measured otherwise would pool rounds of two measures,
+    // or decide at a rule the state does not say: refused, naming what differs.
+    void refuse_other_measuring(const BisectState& old) const {
+        const auto refuse = [&](const std::string& what, const std::string& there,
+                                const std::string& now) {
+            throw UsageError("contest bisect: " + printable(o_.results.string()) +
+                             " is a bisection with other " + what + " (" + there + " there, " +
+                             now + " now): give them as it was started, or another --results");
+        };
+        if (old.run_words != o_.run_words)
+            refuse("words after --", "`" + printable(join(old.run_words, " ")) + "`",
+                   "`" + printable(join(o_.run_words, " ")) + "`");
+        if (old.error_rate != o_.rule.error_rate)
+            refuse("--error-rate", six_digits(old.error_rate), six_digits(o_.rule.error_rate));
+        if (old.step_max_rounds != o_.rule.step_max_rounds)
+            refuse("--step-max-rounds", std::to_string(old.step_max_rounds),
+                   std::to_string(o_.rule.step_max_rounds));
+        // (0: a state from before the bound was kept.)
+        if (old.ends_max_rounds != 0 && old.ends_max_rounds != o_.rule.ends_max_rounds)
+            refuse("--ends-max-rounds", std::to_string(old.ends_max_rounds),
+                   std::to_string(o_.rule.ends_max_rounds));
     }
 
     std::vector<KernelSpec> ends_kernels() const {
@@ -258,19 +383,25 @@ class Bisection {
         progress_.note("contest bisect: the ends first (" + short_hash(s_.good) + " good, " +
                        short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
         EndsVerdict verdict;
-        const auto files =
-            take_(ends_kernels(), begin_batch("ends"), o_.rule.ends_max_rounds,
-                  [&](unsigned, const std::vector<ResultFile>& f) {
-                      unsigned incomplete = 0;
-                      verdict = judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule,
-                                           unit_of(o_.measure));
-                      return verdict.state == EndsState::unknown ? std::string() : verdict.why;
-                  });
+        std::vector<ResultFile> files;
+        try {
+            files =
+                take_(ends_kernels(), begin_batch("ends"), o_.rule.ends_max_rounds,
+                      [&](unsigned, const std::vector<ResultFile>& f) {
+                          unsigned incomplete = 0;
+                          verdict = judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule,
+                                               unit_of(o_.measure));
+                          return verdict.state == EndsState::unknown ? std::string() : verdict.why;
+                      });
+        } catch (const StepFailed& e) {
+            const std::string label = failed_label(e, ends_kernels());
+            end_does_not_build(label.empty() ? "one" : label, e);
+        }
         unsigned incomplete = 0;
-        ends_ = batch_ends(files, o_.measure, incomplete);
+        const std::vector<EndsRound> rounds = batch_ends(files, o_.measure, incomplete);
         end_batch();
         note_emulated(files);
-        verdict = judge_ends(ends_, o_.rule, unit_of(o_.measure));
+        verdict = judge_ends(rounds, o_.rule, unit_of(o_.measure));
         // Fewer rounds than the bound came back (runs failed): what they say.
         if (verdict.state == EndsState::unknown) {
             verdict.state = EndsState::same;
@@ -289,20 +420,13 @@ class Bisection {
         say(verdict.why);
     }
 
-    // The batch in `folder`'s files of good and bad.
-    std::vector<ResultFile> batch_files(const std::string& folder) const {
-        std::vector<std::string> refused;
-        return read_result_paths({o_.results / folder / "good", o_.results / folder / "bad"},
-                                 refused);
-    }
-
     void reload_ends() {
         ends_.clear();
         // A step whose commit did not build has no files: it adds nothing.
         const auto add = [&](const std::string& folder) {
             unsigned incomplete = 0;
-            for (const auto& r : batch_ends(batch_files(folder), o_.measure, incomplete))
-                ends_.push_back(r);
+            const auto files = read_batch(o_.results / folder, {"good", "bad"}).files;
+            for (const auto& r : batch_ends(files, o_.measure, incomplete)) ends_.push_back(r);
         };
         add("ends");
         for (const auto& step : s_.steps) add(step.folder);
@@ -333,8 +457,11 @@ class Bisection {
                               return std::string();
                           });
         } catch (const StepFailed& e) {
-            // An end built before; the tested one did not: skipped, as
-            // `git bisect run` skips at exit 125.
+            // The tested commit that does not build is skipped, as `git
+            // bisect run` skips at exit 125; an end's failure is no fault of
+            // the commit's.
+            const std::string label = failed_label(e, kernels);
+            if (label == "good" || label == "bad") end_does_not_build(label, e);
             step.word = "skip";
             step.why = std::string("does not build: ") + e.what();
             step.seconds = end_batch();
@@ -358,7 +485,12 @@ class Bisection {
         step.word = verdict.state == StepClass::like_bad    ? "bad"
                     : verdict.state == StepClass::like_good ? "good"
                                                             : "skip";
-        if (verdict.state == StepClass::unknown)
+        // Undecided below the bound: the batch ended as a round (across
+        // reboots, a part) brought some label no figure, a kernel that never
+        // boots most likely; what would another round do but the same.
+        if (verdict.state == StepClass::unknown && !verdict.at_bound)
+            step.why = lacking_in_last_round(files);
+        if (verdict.state == StepClass::unknown && step.why.empty())
             step.why = verdict.rounds == 0
                            ? "no round with a figure of each label"
                            : "undecided after " + std::to_string(verdict.rounds) + " rounds";
@@ -399,6 +531,7 @@ class Bisection {
     const BisectOptions& o_;
     const TakeRounds& take_;
     Progress& progress_;
+    FileLock lock_;
     GitBisect git_;
     BisectState s_;
     std::vector<EndsRound> ends_;
@@ -411,6 +544,15 @@ class Bisection {
 BisectState run_bisection(const BisectOptions& options, const TakeRounds& take,
                           Progress& progress) {
     return Bisection(options, take, progress).run();
+}
+
+void record_bisection_failure(const fs::path& results, const std::string& why) {
+    const fs::path path = results / "bisect.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) return;
+    BisectState s = read_bisect_state(path);
+    s.failure = why;
+    write_bisect_state(path, s);
 }
 
 std::string bisection_text(const BisectState& s) {
@@ -450,6 +592,13 @@ std::string bisection_text(const BisectState& s) {
                             seconds_text(step.boots_s));
         out += ", " + seconds_text(step.seconds) +
                (parts.empty() ? "" : " (" + join(parts, "; ") + ")") + "\n";
+    }
+    if (!s.finished && !s.failure.empty()) {
+        out += "ended without an answer after " + std::to_string(s.steps.size()) +
+               (s.steps.size() == 1 ? " step: " : " steps: ") + printable(s.failure) +
+               "\n(once mended, the same contest bisect again, or contest bisect --continue of "
+               "its folder across reboots, takes it on from there)\n";
+        return out;
     }
     if (!s.finished) {
         out += "under way: " + std::to_string(s.steps.size()) +

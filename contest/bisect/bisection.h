@@ -29,6 +29,7 @@
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/vm/kernel_image.h"
 
@@ -63,6 +64,17 @@ using TakeRounds = std::function<std::vector<ResultFile>(
 // of the same question. Its exit code: 0 with a first bad commit, 1 when
 // the ends cannot be told apart or only skipped commits are left.
 BisectState run_bisection(const BisectOptions& options, const TakeRounds& take, Progress& progress);
+
+// The bisection is being taken by another contest (a part of it under way
+// across reboots, another command on its folder): no failure of its own.
+struct BisectionBusy : UsageError {
+    using UsageError::UsageError;
+};
+
+// `why` kept in the state in `results` as its failure (BisectState::failure),
+// when it holds one: what a --continue that failed before its bisection
+// could take its state says to `contest post`.
+void record_bisection_failure(const std::filesystem::path& results, const std::string& why);
 
 // The answer for a mail (`contest post` of a bisection, the end of a run):
 // the question, every step's evidence, the first bad commit and how sure.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/bisect/batch_files.h"
 #include "contest/bisect/bisection.h"
 
 namespace contest::bisect {
@@ -30,16 +31,10 @@ using StartPart = std::function<void(const std::vector<KernelSpec>& kernels,
                                      const std::filesystem::path& part, unsigned rounds)>;
 
 // The batch's take: its parts' files merged when the rule decided or the
-// bound is reached (or a part brought no round back); else the next part
+// bound is reached (or a part brought some label no figure); else the next part
 // started (PartStarted). UsageError while a part's run is still under way,
 // EnvironmentError when a part just started ended at once (its first reboot
 // refused: another part would end the same way).
 TakeRounds rounds_across_reboots(StartPart start);
-
-// The parts' files, label by label, one file each: every part's runs, its
-// rounds numbered on from the parts before (part 2's round 1 is the
-// batch's round 1 + the rounds of part 1). `rounds`: the batch's rounds.
-std::vector<ResultFile> merged_parts(const std::vector<std::vector<ResultFile>>& parts,
-                                     unsigned& rounds);
 
 }  // namespace contest::bisect

@@ -71,24 +71,6 @@ BisectNext GitBisect::mark(const std::string& word, const std::string& commit) {
     return next(r.out);
 }
 
-BisectNext GitBisect::replay(const fs::path& kept_log) {
-    run_git(repo_, {"bisect", "reset"}, scratch_);
-    const auto r = run_git(repo_, {"bisect", "replay", kept_log.string()}, scratch_);
-    if (!r.ok) throw EnvironmentError("contest bisect: git bisect replay: " + r.first_error_line());
-    // What git says now: the log's answer once it has one, else the next commit.
-    BisectNext n;
-    const std::string kept = log();
-    const std::string mark = "# first bad commit: [";
-    if (const auto at = kept.rfind(mark); at != std::string::npos) {
-        const auto from = at + mark.size();
-        n.first_bad = kept.substr(from, kept.find(']', from) - from);
-        return n;
-    }
-    n.commit = git_output(repo_, {"rev-parse", "--verify", "BISECT_HEAD"}, scratch_,
-                          "contest bisect: the next commit");
-    return n;
-}
-
 std::string GitBisect::log() const {
     return git_output(repo_, {"bisect", "log"}, scratch_, "contest bisect: git bisect log");
 }

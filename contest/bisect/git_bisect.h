@@ -1,6 +1,6 @@
 #pragma once
 // `git bisect` as a bisection of contest's runs it: in a bare clone of the
-// user's tree of contest's own (workdir/bisect/<tree's hash>/repo.git, its
+// user's tree of contest's own (workdir/bisect/<the bisection's hash>/repo.git, its
 // objects shared through git's alternates), with --no-checkout, so that the
 // user's working tree, index, HEAD and branches stay as they were, and git
 // only says which commit is next (BISECT_HEAD); contest builds that commit
@@ -32,9 +32,6 @@ class GitBisect {
     BisectNext start(const std::string& bad, const std::string& good);
     // Another `git bisect good|bad|skip COMMIT`.
     BisectNext mark(const std::string& word, const std::string& commit);
-    // The commands replayed from a kept log (a resumed bisection), and what
-    // git says next.
-    BisectNext replay(const std::filesystem::path& log);
     // `git bisect log`, and `git bisect reset` (the clone kept for the next).
     std::string log() const;
     void reset();

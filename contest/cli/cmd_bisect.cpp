@@ -1,4 +1,5 @@
 // `contest bisect --good TREE@REF --bad TREE@REF [options] [-- RUN-OPTIONS... LOAD...]`
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -11,10 +12,12 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/run_options.h"
 #include "contest/kbuild/git.h"
+#include "contest/kbuild/kernel_config.h"
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/run/label_run.h"
 #include "contest/run/result_writer.h"
 #include "contest/run/run_loop.h"
+#include "contest/sys/atomic_file.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -45,6 +48,20 @@ void refuse_batch_options(const std::vector<std::string>& words) {
                              "labels good, bad and tested): leave it out after --");
 }
 
+// --results names a folder, made when missing: a file there (or above it)
+// is the user's slip, said in one line before anything is made.
+void refuse_results_not_a_folder(const std::string& given, const fs::path& folder) {
+    std::error_code ec;
+    for (fs::path at = folder; !at.empty(); at = at.parent_path()) {
+        if (fs::exists(at, ec) && !fs::is_directory(at, ec))
+            throw UsageError("contest bisect: --results " + printable(given) + ": " +
+                             printable(at.string()) +
+                             " is a file: give a folder for the bisection's state and result "
+                             "files (made when missing)");
+        if (at == at.parent_path()) break;
+    }
+}
+
 kbuild::KernelRef end_ref(const std::string& spec, const std::string& option,
                           const fs::path& scratch) {
     if (!kbuild::looks_like_kernel_ref(spec))
@@ -71,6 +88,55 @@ std::vector<std::string> recorded_run_words(std::vector<std::string> words, bool
     if (!option_given(given.values(), "workdir"))
         words.push_back("--workdir=" + fs::absolute(workdir).lexically_normal().string());
     return words;
+}
+
+// The words without those that give the option `name`, as the run's parser
+// reads them (--name=V, --name V, an abbreviation).
+std::vector<std::string> words_without(const std::vector<std::string>& words,
+                                       const std::string& name) {
+    RunOptions run;
+    po::options_description described;
+    for (const auto& o : run.table()) described.add(o.description);
+    described.add_options()("help,h", "")("config", po::value<std::string>(), "");
+    po::positional_options_description positional;
+    positional.add("load", -1);
+    const po::parsed_options parsed = po::command_line_parser(words)
+                                          .options(described)
+                                          .positional(positional)
+                                          .style(po::command_line_style::unix_style)
+                                          .run();
+    std::vector<std::string> kept = words;
+    auto from = kept.begin();
+    for (const auto& option : parsed.options) {
+        const auto& tokens = option.original_tokens;
+        const auto at = std::search(from, kept.end(), tokens.begin(), tokens.end());
+        if (at == kept.end() || tokens.empty()) continue;
+        from = option.string_key == name ? kept.erase(at, at + static_cast<long>(tokens.size()))
+                                         : at + static_cast<long>(tokens.size());
+    }
+    return kept;
+}
+
+// --boot: the build config read once, at the start, into the bisection's
+// folder (root's, as the results of any --boot run), and every batch built
+// from that copy: the running kernel's may change before a later part (an
+// upgrade, a part that ends in a contest-built kernel), and the user's file
+// too, and with either the builds and their cache keys. A rerun of a
+// bisection under way keeps the copy its start made.
+std::vector<std::string> pinned_build_config(const std::vector<std::string>& words,
+                                             const RunConfig& first, const fs::path& folder) {
+    const fs::path pinned = folder / "build.config";
+    std::error_code ec;
+    if (!fs::exists(folder / "bisect.json", ec)) {
+        const kbuild::ConfigChoice chosen =
+            kbuild::choose_config(first.build_config, kbuild::BuildTarget::boot);
+        write_file_atomically(pinned, "# contest bisect --boot: every batch's build config, from " +
+                                          printable(chosen.source) + " at its start\n" +
+                                          chosen.text);
+    }
+    std::vector<std::string> pinned_words = words_without(words, "build-config");
+    pinned_words.push_back("--build-config=" + pinned.string());
+    return pinned_words;
 }
 
 // Each batch's words: the user's, its labels' kernels, its rounds and folder.
@@ -140,6 +206,8 @@ int run_and_print(const bisect::BisectOptions& options) {
     }
 }
 
+int continue_from_state(const bisect::BisectState& s, const fs::path& folder);
+
 // --continue D: the bisection across reboots in D, as its state has it
 // (root runs this at the end of each batch, so the state is read only from
 // a folder nobody else can change).
@@ -154,6 +222,25 @@ int continue_bisection(const fs::path& folder_in) {
         throw UsageError(
             "contest bisect --continue: " + printable(folder.string()) +
             " is a bisection in guests: run the same contest bisect again to resume it");
+    try {
+        return continue_from_state(s, folder);
+    } catch (const Interrupted&) {
+        throw;
+    } catch (const bisect::BisectionBusy&) {
+        throw;
+    } catch (const std::exception& e) {
+        // What failed before the bisection took its state (a run's words
+        // that no longer read) is its state's too: nobody watches the unit.
+        try {
+            bisect::record_bisection_failure(folder, e.what());
+        } catch (const std::exception&) {
+            // (the failure to say is the one above)
+        }
+        throw;
+    }
+}
+
+int continue_from_state(const bisect::BisectState& s, const fs::path& folder) {
     bisect::BisectOptions options;
     options.tree = s.tree;
     options.good = s.good;
@@ -233,6 +320,7 @@ int cmd_bisect(int argc, char** argv) {
     refuse_batch_options(run_words);
 
     const fs::path folder = fs::absolute(results).lexically_normal();
+    refuse_results_not_a_folder(results, folder);
     for (const auto& [spec, option] : {std::pair{good, "--good"}, std::pair{bad, "--bad"}})
         if (spec.empty())
             throw UsageError("contest bisect: give " + std::string(option) + " TREE@REF");
@@ -274,8 +362,9 @@ int cmd_bisect(int argc, char** argv) {
     options.rule = rule;
     options.across_reboots = boot;
     options.place = boot ? "boot" : "kernel";
-    options.run_words = recorded_run_words(run_words, boot, first.workload.workdir);
     fs::create_directories(folder);
+    options.run_words = recorded_run_words(run_words, boot, first.workload.workdir);
+    if (boot) options.run_words = pinned_build_config(options.run_words, first, folder);
     options.results = folder;
     options.workdir = first.workload.workdir;
     return run_and_print(options);

@@ -31,7 +31,8 @@ namespace {
 // subject is the tree's, and a line break in it would start a header.
 std::string bisection_post(const std::filesystem::path& folder) {
     const bisect::BisectState state = bisect::read_bisect_state(folder / "bisect.json");
-    const std::string answer = !state.finished ? "under way"
+    const std::string answer = !state.finished && !state.failure.empty() ? "ended without an answer"
+                               : !state.finished                         ? "under way"
                                : state.first_bad.empty()
                                    ? "no single first bad commit"
                                    : state.first_bad.substr(0, 12) + " " + state.first_bad_subject;

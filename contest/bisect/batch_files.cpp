@@ -1,0 +1,82 @@
+#include "contest/bisect/batch_files.h"
+
+#include <algorithm>
+#include <set>
+#include <system_error>
+
+#include "contest/boot/boot_state.h"
+
+namespace contest::bisect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The files of `labels` in `folder`, one folder a label.
+std::vector<ResultFile> label_files(const fs::path& folder,
+                                    const std::vector<std::string>& labels) {
+    std::vector<fs::path> folders;
+    std::error_code ec;
+    for (const auto& label : labels)
+        if (fs::is_directory(folder / label, ec)) folders.push_back(folder / label);
+    std::vector<std::string> refused;
+    return folders.empty() ? std::vector<ResultFile>{} : read_result_paths(folders, refused);
+}
+
+}  // namespace
+
+fs::path part_folder(const fs::path& batch, unsigned n) {
+    return batch / ("part-" + std::to_string(n));
+}
+
+std::vector<ResultFile> merged_parts(const std::vector<std::vector<ResultFile>>& parts,
+                                     unsigned& rounds) {
+    std::vector<ResultFile> merged;
+    int offset = 0;
+    for (const auto& files : parts) {
+        int last = 0;
+        for (const auto& f : files) {
+            auto into = std::find_if(merged.begin(), merged.end(),
+                                     [&](const ResultFile& m) { return m.label == f.label; });
+            if (into == merged.end()) {
+                into = merged.insert(merged.end(), f);
+                into->runs.clear();
+            }
+            for (RunRecord r : f.runs) {
+                last = std::max(last, r.round);
+                r.round += offset;
+                into->runs.push_back(std::move(r));
+            }
+            into->finished_at = f.finished_at;
+            into->complete = into->complete && f.complete;
+        }
+        offset += last;
+    }
+    rounds = static_cast<unsigned>(offset);
+    return merged;
+}
+
+BatchFiles read_batch(const fs::path& batch, const std::vector<std::string>& labels) {
+    BatchFiles out;
+    std::error_code ec;
+    // A part's folder without its run's state is a start that was refused or
+    // cut before it wrote one (its build logs, at most): no part, and the
+    // next start goes into it.
+    for (unsigned n = 1;; ++n) {
+        const fs::path part = part_folder(batch, n);
+        if (!fs::exists(part / kBootStateName, ec)) break;
+        out.parts.push_back(label_files(part, labels));
+    }
+    if (!out.parts.empty()) {
+        out.files = merged_parts(out.parts, out.rounds);
+        return out;
+    }
+    out.files = label_files(batch, labels);
+    std::set<int> rounds;
+    for (const auto& f : out.files)
+        for (const auto& r : f.runs) rounds.insert(r.round);
+    out.rounds = static_cast<unsigned>(rounds.size());
+    return out;
+}
+
+}  // namespace contest::bisect
