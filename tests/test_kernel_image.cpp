@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "contest/sys/progress.h"
 #include "contest/sys/sha256.h"
