@@ -173,7 +173,7 @@ bool answers_within(const fs::path& key, const FleetGuest& g, double timeout_s) 
 // a guest stopped mid-way leaves one).
 std::optional<BootState> state_off_disk(const fs::path& disk, const fs::path& to) {
     test::shell_output("e2fsck -fy " + disk.string() + " >/dev/null 2>&1");
-    test::shell_output("debugfs -R 'dump /upper/var/tmp/contest-fleet/boot-results/" +
+    test::shell_output("debugfs -R 'dump /upper/var/lib/contest-fleet/boot-results/demo/" +
                        std::string(kBootStateName) + " " + to.string() + "' " + disk.string() +
                        " 2>/dev/null");
     if (!fs::exists(to) || fs::file_size(to) == 0) return std::nullopt;
@@ -337,6 +337,8 @@ TEST_CASE(
         "  \"contest_become\": false,\n"
         "  \"contest_boot\": true,\n"
         "  \"contest_boot_poll_s\": 10,\n"
+        // The play's folder, named (on the hosts and the controller).
+        "  \"contest_play_id\": \"demo\",\n"
         "  \"contest_args\": \"--boot a=" +
             image + " --boot b=" + image +
             " --boot-append a=contest_label=a --boot-append 'b={{ contest_b_append }}' "
@@ -390,7 +392,7 @@ TEST_CASE(
 
     const std::string over =
         test::shell_output(std::string(CONTEST_BINARY) + " compare --over-hosts --results " +
-                           (controller / "results").string() + " a b 2>&1");
+                           (controller / "results" / "demo").string() + " a b 2>&1");
     // What the play took, per host: the boots the state recorded, the
     // console's steps, and what the report said.
     for (auto& g : guests) {
@@ -463,8 +465,8 @@ TEST_CASE(
         for (const std::string label : {"a", "b"}) {
             std::vector<std::string> bad;
             std::vector<fs::path> files;
-            REQUIRE(fs::is_directory(controller / "results" / label));
-            for (const auto& e : fs::directory_iterator(controller / "results" / label))
+            REQUIRE(fs::is_directory(controller / "results" / "demo" / label));
+            for (const auto& e : fs::directory_iterator(controller / "results" / "demo" / label))
                 if (e.path().filename().string().starts_with(name + "-")) files.push_back(e.path());
             INFO(label);
             REQUIRE(files.size() == 1);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Usage: tests/fleet/test-ansible.sh SOURCE_DIR CONTEST_BINARY
+# Usage: tests/fleet/test-ansible.sh SOURCE_DIR CONTEST_BINARY BECOME_ROOT
 #
 # deploy/ansible/site.yml for real, against this machine only, with the
 # package `make deb` makes of the contest already built (the role's build
@@ -14,7 +14,9 @@
 #  2. again, over two hosts one at a time, the first a closed port on
 #     127.0.0.2: the play finishes and names that host as failed; on the
 #     other the install steps report no change, and its new result comes back;
-#     a third is given the installed binary and installs nothing.
+#     a third is given the installed binary and installs nothing; each play's
+#     files are in a folder of its own and its report covers only them;
+#  3. boot rounds in sudo mode (below).
 # Exit 77 (ctest's SKIP_RETURN_CODE) with the reason when it cannot run here.
 set -eu
 if ! command -v ansible-playbook >/dev/null 2>&1; then
@@ -22,6 +24,7 @@ if ! command -v ansible-playbook >/dev/null 2>&1; then
     exit 77
 fi
 src=$(cd "$1" && pwd)
+become_root=$3
 case $2 in
     /*) contest=$2 ;;
     *) contest=$PWD/$2 ;;
@@ -41,6 +44,10 @@ host_dir=$scratch/host  # the "host"'s contest_remote_dir
 export ANSIBLE_LOCAL_TEMP="$scratch/ansible/local" ANSIBLE_REMOTE_TEMP="$scratch/ansible/remote"
 export ANSIBLE_ASYNC_DIR="$scratch/ansible/async" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 export ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False
+# Each module sent to its host on the command's input, not as a file made,
+# run and removed there: a third of the processes a task took (as many
+# fleets run it; the role does not depend on it).
+export ANSIBLE_PIPELINING=True
 export ANSIBLE_CONFIG="$scratch/ansible.cfg"
 : >"$ANSIBLE_CONFIG"
 
@@ -80,7 +87,6 @@ cat >"$scratch/vars.json" <<JSON
   "contest_package": "$deb",
   "contest_package_install": "unpack",
   "contest_controller_binary": "$contest",
-  "contest_remote_dir": "$host_dir",
   "contest_args": "-w command --workload-cmd 'sleep 0.2' -n 1 --warmup 0 no_load",
   "contest_extra_packages": [],
   "contest_apt_cache_valid_time_s": 315360000,
@@ -112,8 +118,19 @@ task_states() {
     ' "$1"
 }
 
+# report_runs REPORT LABEL LOAD: the [runs] of LABEL's row in LOAD's block of
+# a `contest report` table.
+report_runs() {
+    awk -v label="$2" -v load="$3:" '
+        $0 == load { on = 1; next }
+        /^[^ ]+:$/ { on = 0 }
+        on && $1 == label { print $2; exit }
+    ' "$1"
+}
+
 kernel=$(uname -r)
-printf '[fleet]\nfleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3\n' \
+# Each host's folder is its inventory's (an extra variable would be every host's).
+printf '[fleet]\nfleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_remote_dir=%s\n' "$host_dir" \
     >"$scratch/one.ini"
 
 # 1. The package path: copy, unpack, run, fetch, report.
@@ -122,8 +139,12 @@ run first "$scratch/one.ini" "$scratch/ctl"
 [ -x "$host_dir/bin/contest" ] || { show first; fail "no contest was installed on the host"; }
 "$host_dir/bin/contest" --version >/dev/null || fail "the host's contest (from the package) does not run"
 
-set -- "$scratch/ctl/results/$kernel"/fleet-local-*.json
-[ -f "$1" ] || { show first; fail "no result file fetched into results/$kernel/"; }
+# Each play's files in a folder of its own (its play id).
+set -- "$scratch/ctl/results"/*
+[ $# = 1 ] && [ -d "$1" ] || { show first; fail "the first play did not make one folder of its own in results/ ($*)"; }
+first_play=$1
+set -- "$first_play/$kernel"/fleet-local-*.json
+[ -f "$1" ] || { show first; fail "no result file fetched into results/<play>/$kernel/"; }
 grep -q '"label": "'"$kernel"'"' "$1" || fail "the fetched result's label is not $kernel"
 grep -q '"status": "ok"' "$1" || fail "the fetched result has no run that passed"
 [ -f "$scratch/ctl/summaries/fleet-local.json" ] || fail "no summary fetched"
@@ -141,14 +162,15 @@ done
 # over ssh. Its batch must not end the play before the other's; and on the
 # reachable host, installed by step 1, no install step does anything while
 # the suite runs again; a third host is given the binary installed above
-# (contest_binary), so nothing is installed for it. (One playbook run for both: each costs ~15 s of
+# (contest_binary), so nothing is installed for it; its folder is its own, as
+# another machine's would be. (One playbook run for both: each costs ~15 s of
 # Ansible's own start-up.)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.2", 0)); print(s.getsockname()[1])')
 cat >"$scratch/two.ini" <<INI
 [fleet]
 fleet-down ansible_host=127.0.0.2 ansible_port=$port ansible_connection=ssh ansible_user=nobody
-fleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3
-fleet-given ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_binary=$host_dir/bin/contest
+fleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_remote_dir=$host_dir
+fleet-given ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_binary=$host_dir/bin/contest contest_remote_dir=$scratch/given
 INI
 run second "$scratch/two.ini" "$scratch/ctl" -e contest_serial=1
 [ "$status" != 0 ] || { show second; fail "the play passed though a host was unreachable"; }
@@ -169,40 +191,93 @@ grep -q '"fleet-down: unreachable: ' "$scratch/second.log" ||
     { show second; fail "the unreachable host's outcome is not shown"; }
 grep -q '"fleet-local: ok, ' "$scratch/second.log" ||
     { show second; fail "the reachable host's outcome is not shown"; }
-set -- "$scratch/ctl/results/$kernel"/fleet-local-*.json
-[ $# = 2 ] || fail "the second run's result was not fetched next to the first ($# files)"
+# The second play's files in a folder of their own, beside the first's, and
+# its report over them only: fleet-local's and fleet-given's run, not the
+# first play's too.
+set -- "$scratch/ctl/results"/*
+[ $# = 2 ] || { show second; fail "the second play did not make a folder of its own in results/ ($*)"; }
+second_play=$1
+[ "$second_play" != "$first_play" ] || second_play=$2
+set -- "$first_play/$kernel"/*.json
+[ $# = 1 ] || fail "the first play's folder holds $# files, not its one"
+set -- "$second_play/$kernel"/fleet-local-*.json
+[ $# = 1 ] && [ -f "$1" ] || fail "the second play's folder holds $# files of fleet-local's, not its one run's"
 grep -q '"fleet-given: ok, ' "$scratch/second.log" || { show second; fail "the host given a binary did not finish"; }
-set -- "$scratch/ctl/results/$kernel"/fleet-given-*.json
+set -- "$second_play/$kernel"/fleet-given-*.json
 [ -f "$1" ] || { show second; fail "the result of the host given a binary did not come back"; }
-grep -q "^$kernel " "$scratch/ctl/report.txt" || fail "no report over the reachable host"
-# 3. Boot rounds on every host (contest_boot): three hosts, each a machine
-# that "reboots" through stand-ins (grub-reboot, reboot and systemctl on its
-# PATH record what they are asked; its kernel is made up:
-# CONTEST_TEST_RUNNING_KERNEL), the same two labels on each. The machine
-# itself (hypervise) sees a reboot asked, waits for the contest that asked
-# to end (as a machine going down would end it), and boots: into the entry
-# grub-reboot named (or the default one), then runs what its unit would,
-# `contest run --boot-continue`. fleet-hangs is never booted after its first
-# reboot: the play gives up on it after its bound and names it with its last
-# status; the other two finish, their files are fetched into results/<label>/
-# and `contest compare --over-hosts` lines them up. Under /var/tmp: a --boot
-# run refuses /tmp, which a boot empties.
+report_runs "$scratch/ctl/report.txt" "$kernel" no_load | grep -qx 2 ||
+    { cat "$scratch/ctl/report.txt" >&2; fail "the second report does not hold its own 2 runs only"; }
+# 3. Boot rounds on every host (contest_boot) in sudo mode: the login user
+# is not root (a uid of no account, the play run under setpriv) and becomes
+# root through a stand-in for sudo (BECOME_ROOT, made set-uid root here,
+# runnable by that login's group only). Four hosts, each a machine made of
+# stand-ins: grub-reboot, reboot and systemctl on its PATH record what they
+# are asked, its kernel is made up (CONTEST_TEST_RUNNING_KERNEL), its
+# /var/tmp a sticky folder anybody can write, where the host's folder
+# (contest_remote_dir) is. The machine itself (hypervise) sees a reboot
+# asked, waits for the contest that asked to end (as a machine going down
+# would end it), boots into the entry grub-reboot named (or the default one)
+# and does what systemd would: runs the ExecStart of the unit contest
+# installed, as root, with the host's name (a UTS namespace of its own, so
+# each file's fingerprint names its host). fleet-a and fleet-b take their 2
+# labels x 2 rounds; fleet-hangs is never booted after its first reboot and
+# is given up on after its bound, named with its last status; fleet-users's
+# folder was made by the login user before the play, and root must run
+# nothing from it. Then what root ran and read is checked root's alone, and
+# a second play over fleet-a (1 round) is reported on its own.
+[ "$(id -u)" = 0 ] || { echo "skipped: the boot plays need root (machines of stand-ins, a set-uid stand-in for sudo)"; exit 77; }
+login=60999
+while getent passwd "$login" >/dev/null || getent group "$login" >/dev/null; do login=$((login - 1)); done
 boot_scratch=$(mktemp -d /var/tmp/contest-fleet-boot.XXXXXX)
 trap 'rm -rf "$scratch" "$boot_scratch"' EXIT INT TERM
-# machine NAME BOUND: the host's folder, root, tools and made-up
-# kernel, and its line of the (YAML) inventory. Its contest runs in a UTS
-# namespace of its own named NAME, so each host's files carry their host's
-# name in their fingerprint, as a real fleet's do.
+chmod 0711 "$boot_scratch"
+# The controller's side, the login user's: the role and the package, the
+# report's contest, Ansible's own folders, the fetched results.
+ctl=$boot_scratch/ctl
+mkdir -p "$ctl/home" "$ctl/tmp" "$boot_scratch/async"
+chmod 0700 "$boot_scratch/async"
+cp -R "$src/deploy/ansible" "$ctl/ansible"
+cp "$deb" "$ctl/contest.deb"
+cp "$contest" "$ctl/contest"
+: >"$ctl/ansible.cfg"
+chown -R "$login:$login" "$ctl"
+chmod 0700 "$ctl"
+mkdir -m 0750 "$boot_scratch/sudo"
+chgrp "$login" "$boot_scratch/sudo"
+install -o root -g "$login" -m 4750 "$become_root" "$boot_scratch/sudo/sudo"
+# as_login CMD...: CMD as the login user, in its own environment. Its PATH is
+# the test's, each folder of it the login user cannot read replaced by a
+# copy of its entries.
+login_path=
+for dir in $(echo "$PATH" | tr ':' ' '); do
+    if setpriv --reuid="$login" --regid="$login" --clear-groups test -r "$dir" -a -x "$dir"; then
+        login_path=$login_path:$dir
+    else
+        copy=$ctl/path-$(printf '%s' "$dir" | cksum | cut -d' ' -f1)
+        mkdir -p "$copy" && cp -P "$dir"/* "$copy"/ 2>/dev/null || true
+        chown -R "$login:$login" "$copy"
+        login_path=$login_path:$copy
+    fi
+done
+as_login() {
+    setpriv --reuid="$login" --regid="$login" --clear-groups env -i HOME="$ctl/home" USER=fleet LOGNAME=fleet \
+        PATH="${login_path#:}" ANSIBLE_LOCAL_TEMP="$ctl/tmp/local" ANSIBLE_REMOTE_TEMP="$ctl/tmp/remote" \
+        ANSIBLE_ASYNC_DIR="$boot_scratch/async" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
+        ANSIBLE_HOST_KEY_CHECKING=False ANSIBLE_RETRY_FILES_ENABLED=False ANSIBLE_CONFIG="$ctl/ansible.cfg" \
+        ANSIBLE_PIPELINING=True "$@"
+}
+[ "$(as_login "$boot_scratch/sudo/sudo" -n -u root /usr/bin/id -u 2>&1)" = 0 ] ||
+    fail "the set-uid stand-in for sudo does not give root here (a nosuid mount?)"
+[ "$(as_login /usr/bin/id -u)" = "$login" ] || fail "the login user is not uid $login"
+# machine NAME BOUND: the host's folder, root, tools and made-up kernel, and
+# its line of the (YAML) inventory.
 machine() {
     m=$boot_scratch/$1
-    mkdir -p "$m/root/boot/grub" "$m/bin" "$m/proc" "$m/host"
+    mkdir -p "$m/root/boot/grub" "$m/bin" "$m/proc" "$m/var-tmp"
+    chmod 1777 "$m/var-tmp"
     printf '%s\n' "menuentry 'Debian, with Linux 6.1-rt' --class debian {" \
         "	linux /boot/vmlinuz-6.1-rt ro" "}" "menuentry 'Debian, with Linux 6.1' --class debian {" \
         "	linux /boot/vmlinuz-6.1 ro" "}" >"$m/root/boot/grub/grub.cfg"
-    cat >"$m/bin/contest" <<SH
-#!/bin/sh
-exec unshare --uts sh -c 'hostname $1 && exec $contest "\$@"' contest "\$@"
-SH
     # The kernel it runs: made up, a new boot_id each boot.
     cat >"$m/bin/boot-into" <<SH
 #!/bin/sh
@@ -227,8 +302,8 @@ SH
     $1:
       ansible_connection: local
       ansible_python_interpreter: /usr/bin/python3
-      contest_remote_dir: $m/host
-      contest_binary: $m/bin/contest
+      ansible_become_exe: $boot_scratch/sudo/sudo
+      contest_remote_dir: $m/var-tmp/contest-fleet
       contest_boot_root: $m/root
       contest_environment: {PATH: "$m/bin:$PATH", CONTEST_TEST_RUNNING_KERNEL: "$m/proc"}
       contest_boot_timeout_s: $2
@@ -239,20 +314,25 @@ YAML
     machine fleet-a 90
     machine fleet-b 90
     machine fleet-hangs 10
-} >"$scratch/boot.yml"
+    machine fleet-users 90
+} >"$ctl/boot.yml"
+as_login mkdir "$boot_scratch/fleet-users/var-tmp/contest-fleet"
 # hypervise M: machine M's reboots, until M/stop is made.
 hypervise() {
     m=$1 seen=0
+    unit=$m/root/etc/systemd/system/contest-boot.service
     while [ ! -e "$m/stop" ]; do
         asked=$(grep -c '^reboot' "$m/asked" 2>/dev/null) || asked=0
-        if [ "$asked" -gt "$seen" ] && ! pgrep -f -- "$m/host/boot-results" >/dev/null; then
+        if [ "$asked" -gt "$seen" ] && ! pgrep -f -- "$m/var-tmp/contest-fleet/boot-results" >/dev/null; then
             seen=$asked
             next=6.1-default
             if [ -s "$m/next" ]; then next=$(cat "$m/next"); : >"$m/next"; fi
             "$m/bin/boot-into" "$next"
-            (cd "$m/host" && PATH="$m/bin:$PATH" CONTEST_TEST_RUNNING_KERNEL="$m/proc" \
-                "$m/bin/contest" run --boot-continue "$m/host/boot-results/.boot-state.json") \
-                >>"$m/steps.log" 2>&1 </dev/null
+            if [ -f "$unit" ]; then
+                eval "set -- $(sed -n 's/^ExecStart=//p' "$unit")"
+                (cd / && PATH="$m/bin:$PATH" CONTEST_TEST_RUNNING_KERNEL="$m/proc" \
+                    unshare --uts sh -c 'hostname "$0" && exec "$@"' "${m##*/}" "$@") >>"$m/steps.log" 2>&1 </dev/null
+            fi
         fi
         sleep 0.3
     done
@@ -262,54 +342,102 @@ machines=$!
 hypervise "$boot_scratch/fleet-b" &
 machines="$machines $!"
 stop_machines() {
-    for h in fleet-a fleet-b fleet-hangs; do : >"$boot_scratch/$h/stop"; done
+    for h in fleet-a fleet-b fleet-hangs fleet-users; do : >"$boot_scratch/$h/stop"; done
     wait $machines 2>/dev/null || true
 }
 trap 'stop_machines; rm -rf "$scratch" "$boot_scratch"' EXIT INT TERM
-start=$(date +%s)
 # Its own variables (the steps' above name one host folder for all): each
-# host's folder, binary and environment are its inventory's.
-cat >"$scratch/boot-vars.json" <<JSON
+# host's folder and environment are its inventory's.
+cat >"$ctl/boot-vars.json" <<JSON
 {
-  "contest_source_dir": "$src",
-  "contest_git_ref": "$ref",
-  "contest_controller_binary": "$contest",
+  "contest_package": "$ctl/contest.deb",
+  "contest_package_install": "unpack",
+  "contest_controller_binary": "$ctl/contest",
   "contest_extra_packages": [],
-  "contest_become": false,
   "contest_boot": true,
-  "contest_boot_poll_s": 1,
-  "contest_args": "--boot \\"rt=Debian, with Linux 6.1-rt\\" --boot \\"std=Debian, with Linux 6.1\\" --boot-method grub --boot-root {{ contest_boot_root }} -n 2 -w command --workload-cmd true --warmup 0 --timeline-hz 0 no_load",
-  "contest_results_dir": "$scratch/ctl-boot/results",
-  "contest_summaries_dir": "$scratch/ctl-boot/summaries",
-  "contest_report_file": "$scratch/ctl-boot/report.txt",
-  "contest_controller_cache_dir": "$scratch/cache"
+  "contest_boot_poll_s": 2,
+  "contest_args": "--boot \\"rt=Debian, with Linux 6.1-rt\\" --boot \\"std=Debian, with Linux 6.1\\" --boot-method grub --boot-root {{ contest_boot_root }} -n {{ fleet_rounds | default(2) }} -w command --workload-cmd true --warmup 0 --timeline-hz 0 no_load",
+  "contest_results_dir": "$ctl/ctl-boot/results",
+  "contest_summaries_dir": "$ctl/ctl-boot/summaries",
+  "contest_report_file": "$ctl/ctl-boot/report.txt",
+  "contest_controller_cache_dir": "$ctl/cache"
 }
 JSON
-status=0
-ansible-playbook -i "$scratch/boot.yml" "$src/deploy/ansible/site.yml" -e "@$scratch/boot-vars.json" \
-    >"$scratch/boot.log" 2>&1 || status=$?
-echo "test-ansible: boot: ansible-playbook exited $status after $(($(date +%s) - start)) s"
+chown "$login:$login" "$ctl/boot.yml" "$ctl/boot-vars.json"
+# boot_play NAME [ansible-playbook args]: site.yml as the login user.
+boot_play() {
+    name=$1
+    shift
+    start=$(date +%s)
+    status=0
+    as_login ansible-playbook -i "$ctl/boot.yml" "$ctl/ansible/site.yml" -e "@$ctl/boot-vars.json" "$@" \
+        >"$scratch/$name.log" 2>&1 || status=$?
+    echo "test-ansible: $name: ansible-playbook exited $status after $(($(date +%s) - start)) s"
+}
+boot_start=$(date +%s)
+boot_play boot
 [ "$status" != 0 ] || { show boot; fail "the boot play passed though a host never came back"; }
-grep -q 'contest did not finish on: fleet-hangs"' "$scratch/boot.log" || { show boot; fail "the host that hung is not named"; }
+grep -q 'contest did not finish on: fleet-hangs, fleet-users"' "$scratch/boot.log" ||
+    { show boot; fail "the hosts that hung and that had the login user's folder are not named"; }
 grep -q '"fleet-hangs: failed at .*did not end within 10 s; its last status: boot run [^ ]*: running' "$scratch/boot.log" ||
     { show boot; fail "the host that hung is not reported with its last status"; }
+users_dir=$boot_scratch/fleet-users/var-tmp/contest-fleet
+grep -q "\"fleet-users: failed at 'Check that only root can change them': root would run contest from what others can change: $users_dir is owned by uid $login" "$scratch/boot.log" ||
+    { show boot; fail "fleet-users's folder, the login user's, is not named as what root must not run from"; }
+[ -z "$(ls -A "$users_dir")" ] || { ls -lR "$users_dir" >&2; fail "the role put something in the login user's folder on fleet-users"; }
+set -- "$ctl/ctl-boot/results"/*
+[ $# = 1 ] && [ -d "$1" ] || { show boot; fail "the boot play did not make one folder of its own in results/ ($*)"; }
+boot_play1=$1
 for h in fleet-a fleet-b; do
     grep -q "\"$h: boot run [^ ]*: done" "$scratch/boot.log" || { show boot; cat "$boot_scratch/$h/steps.log" >&2; fail "$h's boot run did not end done"; }
     for label in rt std; do
-        set -- "$scratch/ctl-boot/results/$label/$h"-*.json
-        [ -f "$1" ] || { show boot; fail "$h's $label results were not fetched"; }
+        set -- "$boot_play1/$label/$h"-*.json
+        [ $# = 1 ] && [ -f "$1" ] || { show boot; fail "$h's $label results were not fetched (one file)"; }
         grep -q '"status": "ok"' "$1" || fail "$h's $label file has no run that passed"
+        [ "$(stat -c %u "$1")" = "$login" ] || fail "$h's $label file was not fetched by the login user"
     done
     # Each turn a reboot, and one back: 2 labels x 2 rounds + 1.
     [ "$(grep -c '^reboot' "$boot_scratch/$h/asked")" = 5 ] ||
         { cat "$boot_scratch/$h/asked" >&2; fail "$h was not rebooted once a turn and once back"; }
 done
-"$contest" compare --over-hosts --results "$scratch/ctl-boot/results" std rt >"$scratch/over.txt" 2>&1 ||
+# What root ran and read on the hosts is root's alone: the host's folder and
+# everything in it (the package and what it unpacked, bin/contest, the
+# workdir, the results and contest's copy run at each boot), none of it
+# writable by others; the binary started is the package's, unpacked there.
+for h in fleet-a fleet-b fleet-hangs; do
+    d=$boot_scratch/$h/var-tmp/contest-fleet
+    open=$(find "$d" \( ! -uid 0 -o \( -perm /022 ! -type l \) \) -print)
+    [ -z "$open" ] || { ls -ld $open >&2; fail "on $h, root ran or read what is not root's alone"; }
+    case $(realpath -e "$d/bin/contest") in
+        "$d"/pkg/root-*/usr/bin/contest) ;;
+        *) fail "on $h, bin/contest is not the package's binary unpacked in the host's folder" ;;
+    esac
+done
+"$contest" compare --over-hosts --results "$boot_play1" std rt >"$scratch/over.txt" 2>&1 ||
     { cat "$scratch/over.txt" >&2; fail "contest compare --over-hosts failed on the fetched results"; }
 grep -q '^rt against std over 2 hosts' "$scratch/over.txt" || { cat "$scratch/over.txt" >&2; fail "no comparison over the two hosts"; }
 grep -q '^  over 2 hosts: [-+]' "$scratch/over.txt" || { cat "$scratch/over.txt" >&2; fail "no line over the hosts"; }
-echo "test-ansible: boot rounds on 3 hosts, one hung: $(($(date +%s) - start)) s"
 sed 's/^/  | /' "$scratch/over.txt"
+report_runs "$ctl/ctl-boot/report.txt" rt no_load | grep -qx 4 ||
+    { cat "$ctl/ctl-boot/report.txt" >&2; fail "the boot play's report does not hold rt's 4 runs"; }
+
+# Again over fleet-a, 1 round: its files in a folder of its own on the host
+# and the controller, and its report over them only.
+boot_play boot-again --limit fleet-a,localhost -e fleet_rounds=1
+[ "$status" = 0 ] || { show boot-again; fail "the second boot play failed"; }
+set -- "$ctl/ctl-boot/results"/*
+[ $# = 2 ] || { show boot-again; fail "the second boot play did not make a folder of its own in results/ ($*)"; }
+boot_play2=$1
+[ "$boot_play2" != "$boot_play1" ] || boot_play2=$2
+for label in rt std; do
+    set -- "$boot_play2/$label"/*.json
+    [ $# = 1 ] || { show boot-again; fail "the second boot play fetched $# $label files, not its own 1"; }
+    set -- "$boot_play1/$label"/*.json
+    [ $# = 2 ] || fail "the first boot play's folder holds $# $label files, not its 2"
+done
+report_runs "$ctl/ctl-boot/report.txt" rt no_load | grep -qx 1 ||
+    { cat "$ctl/ctl-boot/report.txt" >&2; fail "the second boot play's report does not hold its own run of rt only"; }
+echo "test-ansible: boot rounds in sudo mode, 4 hosts and 2 plays: $(($(date +%s) - boot_start)) s"
 # Nothing left running of the hosts' steps.
 stop_machines
 if pgrep -f -- "--boot-continue $boot_scratch" >/dev/null; then fail "a host's step outlived the play"; fi
