@@ -17,8 +17,10 @@ DEPS := cmake make ninja-build g++ libboost-dev libboost-program-options-dev lib
 # so deps-kernel alone is enough for a machine that only builds kernels.
 KERNEL_TOOLS := bc bison flex libelf-dev libssl-dev gcc make xz-utils
 # The tests run these for real: dbench_load's test runs dbench, and the
-# kernel workload's tests build a fake tree through the real tool check. The
-# kernel source itself (linux-source-6.1, 150 MB) is not needed by any test.
+# kernel workload's tests build a fake tree through the real tool check.
+# The kernel source (linux-source-6.1, 150 MB): the label options' test
+# builds the kernel's own kconfig tool (scripts/kconfig/conf) out of its
+# tarball, once, and runs olddefconfig with it on a small Kconfig tree.
 # tests/fleet runs deploy/ansible with ansible-core (24 MB; Debian's `ansible`
 # adds 250 MB of collections the role does not use), git archive and apt.
 # `contest run --kernel` boots kernels in QEMU guests: QEMU, a static
@@ -33,7 +35,7 @@ BOOT_DEPS := systemd
 PKG_DEPS := dpkg-dev
 # tests/fleet's stand-in hosts: pgrep (procps) watches their steps.
 # tests/test_history_postgresql starts its own PostgreSQL server (postgresql).
-TEST_DEPS := postgresql dbench $(KERNEL_TOOLS) ansible-core git python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
+TEST_DEPS := postgresql dbench linux-source-6.1 $(KERNEL_TOOLS) ansible-core git python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics.

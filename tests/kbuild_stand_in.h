@@ -3,8 +3,9 @@
 // of what builds kernels (contest bisect): a real git repository in a
 // scratch folder whose Makefile does what `make O=DIR
 // tinyconfig|kvm_guest.config|olddefconfig|bzImage` does to DIR (a .config
-// from its inputs, a bzImage that is a real setup header), counts its
-// builds and records the environment it was given. use_real_image() makes
+// from its inputs, which drops the options the tree has not, a bzImage
+// that is a real setup header whose release carries the .config's
+// checksum), counts its builds and records the environment it was given. use_real_image() makes
 // its bzImage and modules Debian's kernel package's, for real guests.
 #include <filesystem>
 #include <fstream>
@@ -25,10 +26,12 @@ tinyconfig:
 kvm_guest.config:
 	echo CONFIG_KVM_GUEST=y >> $(O)/.config
 olddefconfig:
-	cat options >> $(O)/.config
+	mkdir -p $(O) && touch $(O)/.config
+	awk -f olddefconfig.awk $(O)/.config options > $(O)/.config.new && mv $(O)/.config.new $(O)/.config
 bzImage:
 	@if [ -f fail ]; then echo "error: the stand-in fails here"; exit 1; fi
 	mkdir -p $(O)/arch/x86/boot && cp image.bin $(O)/arch/x86/boot/bzImage
+	[ -f keep-release ] || printf '6.1.0-standin-%s (contest@contest) #1\000' "$$(cksum < $(O)/.config | cut -d' ' -f1)" | dd of=$(O)/arch/x86/boot/bzImage bs=1 seek=768 conv=notrunc status=none
 	env | grep KBUILD_ > $(O)/build-env; echo "O=$(O)" >> $(O)/build-env
 	echo built >> $(O)/builds
 )MAKE";
@@ -57,6 +60,20 @@ inline std::string make_boot_tree(const std::filesystem::path& tree, const std::
                         "' && git init -q -b main && git add . && git -c user.name=t -c "
                         "user.email=t@t commit -qm base && git rev-parse HEAD");
 }
+// kconfig's olddefconfig in small: each option's last line in the .config
+// wins, the tree's defaults (its file `options`) fill in those it lacks,
+// and an option the tree does not have (its file `unknown`) is dropped.
+inline const char* const kStandInOlddefconfig =
+    R"AWK(BEGIN { while ((getline name < "unknown") > 0) unknown[name] = 1 }
+{ name = "" }
+/^CONFIG_[A-Za-z0-9_]*=/ { name = substr($0, 1, index($0, "=") - 1) }
+/^# CONFIG_[A-Za-z0-9_]* is not set$/ { name = $2 }
+name == "" || (name in unknown) { next }
+FILENAME == "options" && (name in value) { next }
+!(name in value) { order[++n] = name }
+{ value[name] = $0 }
+END { for (i = 1; i <= n; i++) print value[order[i]] }
+)AWK";
 
 inline void write_file(const std::filesystem::path& p, const std::string& text) {
     std::ofstream(p, std::ios::binary) << text;
@@ -75,6 +92,8 @@ struct StandIn {
         std::filesystem::create_directories(tree);
         write_file(tree / "Makefile", kStandInMakefile);
         write_file(tree / "options", "CONFIG_BASE=y\n");
+        write_file(tree / "olddefconfig.awk", kStandInOlddefconfig);
+        write_file(tree / "unknown", "CONFIG_PREEMPT_RT\n");
         write_file(tree / "image.bin", fake_bzimage("6.1.0-standin (contest@contest) #1", 64));
         sh(tree,
            "git init -q -b main && git add . && git -c user.name=t -c user.email=t@t "
@@ -105,7 +124,8 @@ struct StandIn {
         std::filesystem::copy_file(debian.image, tree / "image.bin",
                                    std::filesystem::copy_options::overwrite_existing);
         write_file(tree / "options", "CONFIG_MODULES=y\nCONFIG_BASE=y\n");
-        sh(tree, "git -c user.name=t -c user.email=t@t commit -qam 'the real image'");
+        write_file(tree / "keep-release", "");  // the image's own release, not the .config's
+        sh(tree, "git add -A && git -c user.name=t -c user.email=t@t commit -qm 'the real image'");
     }
     kbuild::BuildSettings settings() const {
         kbuild::BuildSettings s;
@@ -115,9 +135,11 @@ struct StandIn {
         return s;
     }
     std::vector<std::optional<kbuild::BuiltKernel>> build(
-        const std::vector<KernelSpec>& specs) const {
+        const std::vector<KernelSpec>& specs, const std::filesystem::path& config_file = {}) const {
         Progress quiet(Progress::Mode::kQuiet);
-        return kbuild::build_kernel_refs(specs, settings(), quiet);
+        kbuild::BuildSettings s = settings();
+        s.config_file = config_file;
+        return kbuild::build_kernel_refs(specs, s, quiet);
     }
     std::string builds_count() const {
         return sh(scratch.path(), "cat work/kbuild/trees/*/build/builds | wc -l");

@@ -95,8 +95,10 @@ class CommitBackend : public RoundBackend {
     void begin(RunRecorder&) override {}
     void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
                    RunRecorder& recorder) override {
+        // TREE@COMMIT, then the bisection's options (%CONFIG_X=V...) when it has any.
         const std::string image = label.kernel->image;
-        const int commit = tree_.index_of(image.substr(image.rfind('@') + 1));
+        const std::string ref = image.substr(image.rfind('@') + 1);
+        const int commit = tree_.index_of(ref.substr(0, ref.find('%')));
         REQUIRE(commit >= 0);
         ++turns_[label.label];
         std::vector<RunRecord> runs;
@@ -479,6 +481,39 @@ TEST_CASE(
     CHECK(read_bisect_state(b.t.scratch / "results/bisect.json").failure.empty());
 }
 
+TEST_CASE(
+    "a bisection with the ends' config options builds every batch's kernels with them; a state of "
+    "other options is another bisection's",
+    "[bisect][label-options]") {
+    FakeBisection b(4, 2, 1.0, 0.1);
+    BisectOptions o = b.options();
+    o.options = {"CONFIG_HZ_1000=y", "# CONFIG_HZ_250 is not set"};
+    std::vector<std::string> specs;
+    const TakeRounds whole = b.take();
+    const TakeRounds seen = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
+                                const StopRule& stop) {
+        for (const auto& kernel : k) specs.push_back(kernel.image);
+        return whole(k, f, r, stop);
+    };
+    const BisectState s = run_bisection(o, seen, b.progress);
+    CHECK(s.first_bad == b.t.commits[2]);
+    CHECK(s.options == o.options);
+    REQUIRE(specs.size() >= 5);  // the ends, then good, bad and tested a step
+    for (const auto& spec : specs)
+        CHECK(spec.ends_with("%CONFIG_HZ_1000=y%# CONFIG_HZ_250 is not set"));
+    CHECK(specs[0] == b.t.tree.string() + "@" + b.t.commits.front() +
+                          "%CONFIG_HZ_1000=y%# CONFIG_HZ_250 is not set");
+    // The same commits with other options: another question, refused.
+    BisectOptions other = o;
+    other.options = {"CONFIG_HZ_100=y"};
+    CHECK_THROWS_WITH(run_bisection(other, seen, b.progress),
+                      Catch::Contains("holds another bisection's state"));
+    // A state's option line that is none (a file's name) is refused, never read.
+    BisectState bad = s;
+    bad.options = {"/etc/shadow"};
+    CHECK_THROWS_WITH(commit_spec(bad, bad.good), Catch::Contains("is no option line"));
+}
+
 TEST_CASE("ends within the noise are not bisected: cannot tell, with what the rounds could see",
           "[bisect]") {
     FakeBisection b(8, 5, 0.01, 0.5);
@@ -578,6 +613,8 @@ TEST_CASE(
                "--workload-cmd", "true", "no_load", "cpu_load"},
               "does not take the load 'io_load'"},
              {{good, bad, res, "--error-rate", "0.7"}, "--error-rate"},
+             {{good + "%CONFIG_HZ_1000=y", bad, res}, "--good and --bad give different config"},
+             {{good + "%HZ_1000=y", bad + "%HZ_1000=y", res}, "is not a CONFIG_ option name"},
              // `default` is the loads it names, not a load of its own.
              {{good, bad, res, "--measure", "time:default", "--", "-w", "command", "--workload-cmd",
                "true", "default"},

@@ -151,6 +151,7 @@ const std::vector<Field<BisectState>>& state_fields() {
         text("tree", &BisectState::tree),
         text("good", &BisectState::good),
         text("bad", &BisectState::bad),
+        added_later(texts("options", &BisectState::options, "option lines")),
         text("measure", &BisectState::measure),
         text("place", &BisectState::place),
         flag("emulated", &BisectState::emulated),

@@ -35,8 +35,11 @@ struct BisectStep {
 struct BisectState {
     int version = 1;
     std::string tree, good, bad;  // the commits, full hashes
-    std::string measure;          // WHAT:LOAD
-    std::string place;            // kernel (guests) or boot (this machine, across reboots)
+    // The ends' own config options (.config lines, each checked to be one
+    // when the batches' specs are made of them), every commit built with them.
+    std::vector<std::string> options;
+    std::string measure;  // WHAT:LOAD
+    std::string place;    // kernel (guests) or boot (this machine, across reboots)
     bool emulated = false;
     double error_rate = 0.01;
     unsigned step_max_rounds = 8;

@@ -8,6 +8,7 @@
 
 #include "contest/bisect/batch_files.h"
 #include "contest/bisect/git_bisect.h"
+#include "contest/kbuild/label_options.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
@@ -257,7 +258,7 @@ class Bisection {
         if (fs::exists(state_path(), ec)) {
             BisectState old = read_bisect_state(state_path());
             if (old.tree != o_.tree.string() || old.good != o_.good || old.bad != o_.bad ||
-                old.measure != o_.measure.text())
+                old.options != o_.options || old.measure != o_.measure.text())
                 throw UsageError("contest bisect: " + printable(o_.results.string()) +
                                  " holds another bisection's state (" + short_hash(old.good) +
                                  ".." + short_hash(old.bad) + " on " + old.measure +
@@ -274,6 +275,7 @@ class Bisection {
         s_.tree = o_.tree.string();
         s_.good = o_.good;
         s_.bad = o_.bad;
+        s_.options = o_.options;
         s_.measure = o_.measure.text();
         s_.place = o_.place;
         s_.error_rate = o_.rule.error_rate;
@@ -308,7 +310,7 @@ class Bisection {
     }
 
     std::vector<KernelSpec> ends_kernels() const {
-        return {{"good", s_.tree + "@" + s_.good}, {"bad", s_.tree + "@" + s_.bad}};
+        return {{"good", commit_spec(s_, s_.good)}, {"bad", commit_spec(s_, s_.bad)}};
     }
 
     // Every round of the ends so far: the ends' own and every step's.
@@ -445,7 +447,7 @@ class Bisection {
         step.subject = git_.subject(commit);
         step.folder = "step-" + std::to_string(s_.steps.size() + 1) + "-" + short_hash(commit);
         std::vector<KernelSpec> kernels = ends_kernels();
-        kernels.push_back({"tested", s_.tree + "@" + commit});
+        kernels.push_back({"tested", commit_spec(s_, commit)});
         StepVerdict verdict;
         std::vector<ResultFile> files;
         try {
@@ -540,6 +542,12 @@ class Bisection {
 };
 
 }  // namespace
+
+std::string commit_spec(const BisectState& state, const std::string& commit) {
+    return state.tree + "@" + commit +
+           kbuild::label_options_of_lines(state.options, "contest bisect: the state's options: ")
+               .spec_tail();
+}
 
 BisectState run_bisection(const BisectOptions& options, const TakeRounds& take,
                           Progress& progress) {

@@ -38,6 +38,9 @@ namespace contest::bisect {
 struct BisectOptions {
     std::filesystem::path tree;  // the user's work tree
     std::string good, bad;       // the ends' commits, resolved
+    // The ends' own config options (.config lines), every commit of the
+    // bisection built with them (kernel_ref.h's %OPTIONS).
+    std::vector<std::string> options;
     BisectMeasure measure;
     BisectRule rule;
     std::filesystem::path results;  // the bisection's folder
@@ -75,6 +78,10 @@ struct BisectionBusy : UsageError {
 // when it holds one: what a --continue that failed before its bisection
 // could take its state says to `contest post`.
 void record_bisection_failure(const std::filesystem::path& results, const std::string& why);
+
+// A batch's kernel of `commit`: TREE@COMMIT and the state's options as the
+// spec's %OPTIONS (UsageError for a line of them that is no option).
+std::string commit_spec(const BisectState& state, const std::string& commit);
 
 // The answer for a mail (`contest post` of a bisection, the end of a run):
 // the question, every step's evidence, the first bad commit and how sure.

@@ -252,8 +252,10 @@ int continue_from_state(const bisect::BisectState& s, const fs::path& folder) {
     options.rule.error_rate = s.error_rate;
     options.rule.step_max_rounds = s.step_max_rounds;
     if (s.ends_max_rounds) options.rule.ends_max_rounds = s.ends_max_rounds;
+    options.options = s.options;
     const RunConfig first = run_config_of(batch_words(
-        s.run_words, true, {{"good", s.tree + "@" + s.good}, {"bad", s.tree + "@" + s.bad}},
+        s.run_words, true,
+        {{"good", bisect::commit_spec(s, s.good)}, {"bad", bisect::commit_spec(s, s.bad)}},
         folder / "ends", options.rule.ends_max_rounds));
     options.workdir = first.workload.workdir;
     options.measure = bisect::parse_bisect_measure(s.measure, batch_loads(first));
@@ -283,8 +285,8 @@ int cmd_bisect(int argc, char** argv) {
     std::vector<std::string> run_words;
     // clang-format off
     cl.options.add_options()
-        ("good", po::value(&good)->value_name("TREE@REF"), "the commit whose kernel is good")
-        ("bad", po::value(&bad)->value_name("TREE@REF"), "the later commit whose kernel is bad (same TREE)")
+        ("good", po::value(&good)->value_name("TREE@REF"), "the commit whose kernel is good (TREE@REF%CONFIG_X=V...: every commit built with those options)")
+        ("bad", po::value(&bad)->value_name("TREE@REF"), "the later commit whose kernel is bad (same TREE, same %OPTIONS)")
         ("measure", po::value(&measure)->value_name("WHAT:LOAD"),
          "what the ends differ in: time, ratio, loads (LOAD's work done) or a measure a run records "
          "(latency_cyclic_p99_us, ...), under LOAD (default: time under the first load but no_load)")
@@ -338,6 +340,11 @@ int cmd_bisect(int argc, char** argv) {
     if (g.tree != b.tree)
         throw UsageError("contest bisect: --good and --bad name two trees (" +
                          printable(g.tree.string()) + ", " + printable(b.tree.string()) + ")");
+    if (g.options.lines() != b.options.lines())
+        throw UsageError(
+            "contest bisect: --good and --bad give different config options (" +
+            printable(g.options.spec_tail()) + " against " + printable(b.options.spec_tail()) +
+            "): every commit of a bisection is built with the same, give them to both");
     if (g.commit == b.commit)
         throw UsageError("contest bisect: --good and --bad are one commit (" + g.commit + ")");
     if (!kbuild::run_git(g.tree, {"merge-base", "--is-ancestor", g.commit, b.commit}, scratch).ok)
@@ -358,6 +365,7 @@ int cmd_bisect(int argc, char** argv) {
     options.tree = g.tree;
     options.good = g.commit;
     options.bad = b.commit;
+    options.options = g.options.lines();
     options.measure = bisect::parse_bisect_measure(measure, loads);
     options.rule = rule;
     options.across_reboots = boot;

@@ -20,6 +20,7 @@ nlohmann::json KernelBuild::to_json() const {
                         {"patches", patches_json},
                         {"head", head},
                         {"config_source", valid_utf8(config_source)},
+                        {"options", options},
                         {"config_sha256", config_sha256},
                         {"dot_config_sha256", dot_config_sha256},
                         {"compiler", valid_utf8(compiler)},
@@ -52,6 +53,7 @@ std::optional<KernelBuild> KernelBuild::from_json(const nlohmann::json& j) {
             b.patches.push_back({p.at("file").get<std::string>(), p.at("sha256")});
         b.head = j.at("head");
         b.config_source = j.at("config_source");
+        if (j.contains("options")) b.options = j["options"].get<std::vector<std::string>>();
         b.config_sha256 = j.at("config_sha256");
         b.dot_config_sha256 = j.at("dot_config_sha256");
         b.compiler = j.at("compiler");

@@ -64,8 +64,9 @@ void copy_outputs(const fs::path& build, const fs::path& tree) {
 
 KernelBuild build_one(BuildSession& s, const KernelSpec& spec, const KernelRef& ref) {
     const std::string what = s.settings.option + " " + spec.label + "=" + printable(spec.image);
+    const std::string config_sha256 = label_config_sha256(s.config, ref.options);
     const std::string key =
-        cache_key(ref, s.config.sha256(), s.compiler, s.toolchain, s.settings.target);
+        cache_key(ref, config_sha256, s.compiler, s.toolchain, s.settings.target);
     if (auto hit = s.cache.find(key)) {
         hit->label = spec.label;
         hit->spec = spec.image;
@@ -102,7 +103,11 @@ KernelBuild build_one(BuildSession& s, const KernelSpec& spec, const KernelRef& 
     ms.head = head;
     ms.what = what;
     const auto ccache_before = ccache_counts();
-    const BuiltTree built = build_tree(ms, s.config, partial / "tree/staging", s.progress);
+    const BuiltTree built =
+        build_tree(ms, s.config, ref.options, partial / "tree/staging", s.progress);
+    if (!built.overridden.empty())
+        s.progress.note("contest: " + what + ": its options over the run's config: " +
+                        join(built.overridden, ", ", change_text));
     const auto ccache_after = ccache_counts();
     copy_outputs(checkout.build(), partial / "tree");
     fs::copy_file(log, partial / "build.log", fs::copy_options::overwrite_existing, ec);
@@ -117,7 +122,8 @@ KernelBuild build_one(BuildSession& s, const KernelSpec& spec, const KernelRef& 
     b.patches = ref.patches;
     b.head = checkout.head();
     b.config_source = s.config.source;
-    b.config_sha256 = s.config.sha256();
+    b.config_sha256 = config_sha256;
+    b.options = ref.options.lines();
     b.dot_config_sha256 = sha256_hex(built.dot_config);
     b.compiler = s.compiler;
     b.toolchain = s.toolchain;

@@ -70,6 +70,21 @@ std::string file_text(const fs::path& file) {
     return read_text_file(file.string()).value_or("");
 }
 
+// The label's options over the .config as merge_config.sh lays a fragment,
+// what they replaced said in the log.
+void merge_options(const MakeSettings& s, const LabelOptions& options, BuiltTree& built) {
+    const fs::path dot_config = s.build / ".config";
+    const std::string merged =
+        merge_label_options(file_text(dot_config), options, &built.overridden);
+    std::ofstream(dot_config, std::ios::trunc) << merged;
+    std::ofstream log(s.log, std::ios::app);
+    log << "contest: the label's options merged over the config (as merge_config.sh merges a "
+           "fragment):\n"
+        << options.text();
+    for (const auto& change : built.overridden)
+        log << "contest: the label's value replaced the config's: " << change_text(change) << "\n";
+}
+
 }  // namespace
 
 std::vector<std::string> make_argv(const MakeSettings& s, const std::vector<std::string>& targets) {
@@ -89,8 +104,8 @@ std::vector<std::string> make_environment(const MakeSettings& s) {
             "KBUILD_BUILD_HOST=contest", "KBUILD_BUILD_VERSION=1"};
 }
 
-BuiltTree build_tree(const MakeSettings& s, const ConfigChoice& config, const fs::path& staging,
-                     Progress& progress) {
+BuiltTree build_tree(const MakeSettings& s, const ConfigChoice& config, const LabelOptions& options,
+                     const fs::path& staging, Progress& progress) {
     const auto started = Clock::now();
     BuiltTree built;
     const fs::path dot_config = s.build / ".config";
@@ -102,12 +117,19 @@ BuiltTree build_tree(const MakeSettings& s, const ConfigChoice& config, const fs
     } else {
         std::ofstream(dot_config, std::ios::trunc) << config.text;
     }
+    if (!options.empty()) merge_options(s, options, built);
     run_make(s, {"olddefconfig"}, "config (olddefconfig)", progress);
     built.dot_config = file_text(dot_config);
     if (built.dot_config.empty())
         throw StepFailed(s.what + ": make olddefconfig left no " + dot_config.string() +
                              "; log: " + s.log.string(),
                          "make olddefconfig", s.log.string());
+    if (const auto lost = options_not_kept(options, built.dot_config); !lost.empty())
+        throw StepFailed(
+            s.what + ": make olddefconfig did not keep the label's " +
+                (lost.size() == 1 ? "option " : "options ") + join(lost, ", ") +
+                " (a dependency not met, or no such option in this tree); log: " + s.log.string(),
+            "make olddefconfig", s.log.string());
     const auto cfg = parse_kernel_config(built.dot_config);
     const auto modules = cfg.find("CONFIG_MODULES");
     built.modules = modules != cfg.end() && modules->second == "y";

@@ -4,7 +4,9 @@
 // (KBUILD_BUILD_TIMESTAMP from the commit's date, so that a rebuild and
 // ccache see the same inputs), ccache as the compiler when installed. The
 // stages: the config (tinyconfig and kvm_guest.config first, for the
-// guests' default; the config laid over; olddefconfig), the image (and the
+// guests' default; the config laid over; the label's own options merged
+// as merge_config.sh merges a fragment; olddefconfig; each of those
+// options checked in the .config it made), the image (and the
 // modules when the config has them), the modules staged. Each stage is a
 // progress line with its time; make's output goes to the log; a stage that
 // fails is StepFailed, one line with the log's last lines.
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "contest/kbuild/kernel_config.h"
+#include "contest/kbuild/label_options.h"
 #include "contest/sys/progress.h"
 
 namespace contest::kbuild {
@@ -32,6 +35,9 @@ struct BuiltTree {
     std::string dot_config;  // the .config olddefconfig made
     bool modules = false;    // CONFIG_MODULES=y: modules built and staged
     double seconds = 0;      // the whole build's
+    // The label's options that replaced another value of the config's:
+    // its value there ("" unset) against the option's.
+    std::vector<ConfigChange> overridden;
 };
 
 // The make command line of `targets` (for the log and the tests).
@@ -41,9 +47,12 @@ std::vector<std::string> make_argv(const MakeSettings& settings,
 std::vector<std::string> make_environment(const MakeSettings& settings);
 
 // Configures and builds; the modules, when there are any, staged by
-// modules_install into `staging` (INSTALL_MOD_PATH).
+// modules_install into `staging` (INSTALL_MOD_PATH). StepFailed, before
+// the image is built, when olddefconfig did not keep one of `options`
+// (a dependency not met, no such option in the tree): one line naming each.
 BuiltTree build_tree(const MakeSettings& settings, const ConfigChoice& config,
-                     const std::filesystem::path& staging, Progress& progress);
+                     const LabelOptions& options, const std::filesystem::path& staging,
+                     Progress& progress);
 
 // `gcc --version`'s first line; EnvironmentError when gcc is missing.
 std::string compiler_version();

@@ -57,7 +57,11 @@ KernelRef read_kernel_ref(const std::string& spec, const std::string& option,
     if (at == std::string::npos)
         throw UsageError(head + "no such file or folder, and no folder before an '@' (TREE@REF)");
     const std::string tree = spec.substr(0, at);
-    const std::string rest = spec.substr(at + 1);
+    std::string rest = spec.substr(at + 1);
+    if (const auto percent = rest.find('%'); percent != std::string::npos) {
+        r.options = read_label_options(rest.substr(percent + 1), head);
+        rest.resize(percent);
+    }
     const GitResult top = run_git(tree, {"rev-parse", "--show-toplevel"}, scratch);
     if (!top.ok)
         throw UsageError(head + printable(tree) + " is not a git work tree (" +

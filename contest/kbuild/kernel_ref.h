@@ -11,12 +11,17 @@
 //    applied with `git am`; a plain diff, applied with `git apply` and
 //    committed), or a folder of them, applied in name order (a
 //    cover letter, 0000-*, skipped). A '+' in REF stays REF's.
+//  - %OPTIONS: after the first '%' past TREE@: the label's own config
+//    options (label_options.h), `%CONFIG_HZ_1000=y%# CONFIG_X is not set`
+//    or `%FRAGMENT-FILE`; so a REF or PATCH with a '%' cannot be given.
 // A spec that names an existing file or folder whole keeps its old
 // meaning (an image, a tree); one with no '@' is no ref.
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "contest/kbuild/label_options.h"
 
 namespace contest::kbuild {
 
@@ -33,6 +38,7 @@ struct KernelRef {
     std::string subject;             // its subject line
     std::string commit_date;         // its committer date, RFC 2822 (KBUILD_BUILD_TIMESTAMP)
     std::vector<PatchFile> patches;  // in the order they are applied
+    LabelOptions options;            // laid over the run's config for this label alone
 };
 
 // Whether spec is to be read as TREE@REF: it has an '@' and names no
@@ -43,7 +49,7 @@ bool looks_like_kernel_ref(const std::string& spec);
 // the messages), resolving REF in TREE with git; `scratch` is a folder of
 // contest's for git's output. UsageError, one line naming what is wrong:
 // no folder before an '@', not a git tree, REF no commit, a patch folder
-// with no patch in it.
+// with no patch in it, a bad option (read_label_options).
 KernelRef read_kernel_ref(const std::string& spec, const std::string& option,
                           const std::filesystem::path& scratch);
 
