@@ -503,6 +503,9 @@ TEST_CASE(
         CHECK(spec.ends_with("%CONFIG_HZ_1000=y%# CONFIG_HZ_250 is not set"));
     CHECK(specs[0] == b.t.tree.string() + "@" + b.t.commits.front() +
                           "%CONFIG_HZ_1000=y%# CONFIG_HZ_250 is not set");
+    // The command that asked it (contest post's) gives the ends with them.
+    const std::vector<std::string> words = bisection_command(s);
+    CHECK(std::find(words.begin(), words.end(), "--good=" + specs[0]) != words.end());
     // The same commits with other options: another question, refused.
     BisectOptions other = o;
     other.options = {"CONFIG_HZ_100=y"};

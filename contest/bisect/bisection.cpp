@@ -641,7 +641,7 @@ std::vector<std::string> bisection_command(const BisectState& s) {
     std::vector<std::string> words = {"contest", "bisect"};
     if (s.place == "boot") words.push_back("--boot");
     for (const auto& [option, value] :
-         {std::pair{"--good", s.tree + "@" + s.good}, std::pair{"--bad", s.tree + "@" + s.bad},
+         {std::pair{"--good", commit_spec(s, s.good)}, std::pair{"--bad", commit_spec(s, s.bad)},
           std::pair{"--measure", s.measure}, std::pair{"--error-rate", six_digits(s.error_rate)},
           std::pair{"--step-max-rounds", std::to_string(s.step_max_rounds)}})
         words.push_back(std::string(option) + "=" + value);
