@@ -15,6 +15,7 @@
 #include "contest/analysis/build_report_model.h"
 #include "contest/boot/boot_state.h"
 #include "contest/report/kcidb_export.h"
+#include "contest/report/report_options.h"
 #include "contest/result/guest_fields.h"
 #include "contest/result/result_file.h"
 #include "contest/result/run_status.h"

@@ -53,7 +53,7 @@ int cmd_export(int argc, char** argv) {
         "judge every other label against L: a test of record gets FAIL where the label is worse "
         "beyond noise, PASS where it is better or where nothing differs and the test could see "
         "a change of --target-mde, DONE where it could not (without it, no status)")(
-        "target-mde", po::value(&target_mde)->value_name("PCT")->default_value(5),
+        "target-mde", bounded(&target_mde, 0.01, 1000.0)->value_name("PCT")->default_value(5),
         "with --baseline: the largest change, in % (points for missed_pct), a test may be unable "
         "to see and still PASS")("side", po::value(&sides)->value_name("LABEL|PATH"),
                                  "a label, result file or folder");
@@ -64,8 +64,6 @@ int cmd_export(int argc, char** argv) {
     if (origin.empty())
         throw UsageError("contest export: give --origin NAME (your CI system's name in KCIDB)");
     if (sides.empty()) throw UsageError("contest export: give the labels or result files");
-    if (!(target_mde > 0) || !std::isfinite(target_mde))
-        throw UsageError("--target-mde must be a percentage above 0");
     check_judging_options(options, correction);
 
     const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);
