@@ -195,9 +195,11 @@ TEST_CASE("--boot: the same words build each label's own release, installed side
     settings.install_root = s.scratch / "root";
     settings.make_initramfs = false;
     Progress quiet(Progress::Mode::kQuiet);
-    const auto built = build_kernel_refs({{"hz100", s.tree.string() + "@main%CONFIG_HZ=100"},
-                                          {"hz1000", s.tree.string() + "@main%CONFIG_HZ=1000"}},
-                                         settings, quiet);
+    auto built = build_kernel_refs({{"hz100", s.tree.string() + "@main%CONFIG_HZ=100"},
+                                    {"hz1000", s.tree.string() + "@main%CONFIG_HZ=1000"}},
+                                   settings, quiet);
+    // Installed as the --boot start does, once every label built.
+    CHECK(install_for_boot(built, settings, quiet).size() == 2);
     REQUIRE(built[0]);
     REQUIRE(built[1]);
     const KernelBuild &a = built[0]->record, &b = built[1]->record;
