@@ -72,6 +72,15 @@ TEST_CASE(
     state.shift_sd = 0.2;
     state.ends_p = 0.001;
     state.ends_why = "the ends differ (made by the test)";
+    // The words after -- as the bisection was started with them: a resume
+    // with other words is refused.
+    const std::vector<std::string> run_words{
+        "--vm-accel", "tcg",
+        // A second vCPU under TCG is a second host
+        // thread taken from the tests beside.
+        "--vm-cpus", "1", "-w", "command", "--workload-cmd", "true", "--workdir",
+        (s.scratch / "work").string(), "no_load"};
+    state.run_words = run_words;
     fs::create_directories(results);
     write_bisect_state(results / "bisect.json", state);
     write_ends_file(results / "ends", "good", 1.0);
@@ -80,11 +89,8 @@ TEST_CASE(
     const auto o = test::run_contest_binary(
         {"bisect", "--good", s.tree.string() + "@" + good, "--bad", s.tree.string() + "@" + bad,
          "--measure", "time:no_load", "--step-max-rounds", "2", "--results", results.string(), "--",
-         "--vm-accel", "tcg",
-         // A second vCPU under TCG is a second host
-         // thread taken from the tests beside.
-         "--vm-cpus", "1", "-w", "command", "--workload-cmd", "true", "--workdir",
-         (s.scratch / "work").string(), "no_load"},
+         run_words[0], run_words[1], run_words[2], run_words[3], run_words[4], run_words[5],
+         run_words[6], run_words[7], run_words[8], run_words[9], run_words[10]},
         s.scratch.path());
     INFO(o.err);
     INFO(o.out);
