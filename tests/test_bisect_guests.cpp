@@ -74,24 +74,44 @@ TEST_CASE(
     state.ends_why = "the ends differ (made by the test)";
     // The words after -- as the bisection was started with them: a resume
     // with other words is refused.
-    const std::vector<std::string> run_words{
-        "--vm-accel", "tcg",
-        // A second vCPU under TCG is a second host
-        // thread taken from the tests beside.
-        "--vm-cpus", "1", "-w", "command", "--workload-cmd", "true", "--workdir",
-        (s.scratch / "work").string(), "no_load"};
+    const std::vector<std::string> run_words{"--vm-accel", "tcg",
+                                             // A second vCPU under TCG is a second host
+                                             // thread taken from the tests beside.
+                                             "--vm-cpus", "1", "-w", "command", "--workload-cmd",
+                                             "true", "--workdir", (s.scratch / "work").string(),
+                                             "no_load"};
     state.run_words = run_words;
+    // As it was started: the resume below gives the same rule.
+    state.step_max_rounds = 2;
     fs::create_directories(results);
     write_bisect_state(results / "bisect.json", state);
     write_ends_file(results / "ends", "good", 1.0);
     write_ends_file(results / "ends", "bad", 2.0);
 
-    const auto o = test::run_contest_binary(
-        {"bisect", "--good", s.tree.string() + "@" + good, "--bad", s.tree.string() + "@" + bad,
-         "--measure", "time:no_load", "--step-max-rounds", "2", "--results", results.string(), "--",
-         run_words[0], run_words[1], run_words[2], run_words[3], run_words[4], run_words[5],
-         run_words[6], run_words[7], run_words[8], run_words[9], run_words[10]},
-        s.scratch.path());
+    const auto o = test::run_contest_binary({"bisect",
+                                             "--good",
+                                             s.tree.string() + "@" + good,
+                                             "--bad",
+                                             s.tree.string() + "@" + bad,
+                                             "--measure",
+                                             "time:no_load",
+                                             "--step-max-rounds",
+                                             "2",
+                                             "--results",
+                                             results.string(),
+                                             "--",
+                                             run_words[0],
+                                             run_words[1],
+                                             run_words[2],
+                                             run_words[3],
+                                             run_words[4],
+                                             run_words[5],
+                                             run_words[6],
+                                             run_words[7],
+                                             run_words[8],
+                                             run_words[9],
+                                             run_words[10]},
+                                            s.scratch.path());
     INFO(o.err);
     INFO(o.out);
     // Only the skipped commit left: the first bad one is it or the bad end.

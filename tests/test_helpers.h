@@ -198,6 +198,21 @@ inline void require_program(const std::string& program) {
     REQUIRE(find_on_path(program).has_value());
 }
 
+// The text with its wrapped lines joined again (a newline and the next
+// line's indent read as one space), to find a sentence in it.
+inline std::string unwrapped(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\n' && i + 1 < text.size() && text[i + 1] == ' ') {
+            while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+            out += ' ';
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
 // What a shell pipeline prints (trailing newlines dropped): an independent
 // oracle for tests (sha256sum, findmnt), run through contest's own spawn.
 inline std::string shell_output(const std::string& cmd) {

@@ -183,8 +183,9 @@ TEST_CASE(
     CHECK(s.builds_count() == "3");
 }
 
-TEST_CASE("--boot: the same words build each label's own release, installed side by side",
-          "[kbuild][label-options]") {
+TEST_CASE(
+    "contest run --boot: the same words build each label's own release, installed side by side",
+    "[kbuild][label-options]") {
     StandIn s;
     const fs::path config = s.scratch / "running.config";
     write_file(config, "CONFIG_BASE=y\nCONFIG_HZ=250\n");

@@ -49,11 +49,6 @@ ReportOptions styled_against(const std::string& baseline) {
     return o;
 }
 
-// The text with its wrapped lines joined again, to find a sentence in it.
-std::string unwrapped(const std::string& text) {
-    return std::regex_replace(text, std::regex("\n +"), " ");
-}
-
 // Every verdict contest's own post gives, given word for word.
 void check_same_verdicts(const std::vector<ResultFile>& files, const ReportOptions& o,
                          const std::string& shaped, bool ascii) {
@@ -64,9 +59,10 @@ void check_same_verdicts(const std::vector<ResultFile>& files, const ReportOptio
         const std::string verdict = compare_view(model, model.baseline, l.label).verdict;
         const std::string in_ascii = std::regex_replace(verdict, std::regex("±"), "+-");
         INFO(verdict);
-        CHECK(unwrapped(shaped).find("Verdict: " + (ascii ? in_ascii : verdict)) !=
+        CHECK(test::unwrapped(shaped).find("Verdict: " + (ascii ? in_ascii : verdict)) !=
               std::string::npos);
-        CHECK(unwrapped(format_post(files, o)).find("Verdict: " + in_ascii) != std::string::npos);
+        CHECK(test::unwrapped(format_post(files, o)).find("Verdict: " + in_ascii) !=
+              std::string::npos);
         ++verdicts;
     }
     CHECK(verdicts == static_cast<int>(model.labels.size()) - 1);
@@ -91,8 +87,8 @@ TEST_CASE("snapshot: post --style lkp of the committed --kernel example", "[post
     CHECK(at("cpu_load.cyclic.90.0th_us") < at("cpu_load.cyclic.99.0th_us"));
     CHECK(at("cpu_load.cyclic.99.0th_us") < at("cpu_load.cyclic.99.9th_us"));
     CHECK(at("cpu_load.cyclic.99.9th_us") < at("cpu_load.cyclic.missed_pct"));
-    CHECK(unwrapped(post).find("lower is better: time_s,") != std::string::npos);
-    CHECK(unwrapped(post).find("higher is better: loads") != std::string::npos);
+    CHECK(test::unwrapped(post).find("lower is better: time_s,") != std::string::npos);
+    CHECK(test::unwrapped(post).find("higher is better: loads") != std::string::npos);
 }
 
 TEST_CASE("snapshot: post --style normalized of the committed --kernel example",
