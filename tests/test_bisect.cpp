@@ -177,6 +177,18 @@ struct FakeBisection {
             return label_results(out.labels);
         };
     }
+
+    // take(), but `thrown` is thrown instead of the `batch`th batch (an
+    // interrupt, a part the machine refused).
+    template <typename Thrown>
+    TakeRounds take_failing_at(int batch, Thrown thrown) {
+        return [this, batch, thrown, whole = take()](const std::vector<KernelSpec>& k,
+                                                     const fs::path& f, unsigned r,
+                                                     const StopRule& stop) {
+            if (batches == batch - 1) throw thrown;
+            return whole(k, f, r, stop);
+        };
+    }
 };
 
 }  // namespace
@@ -287,11 +299,7 @@ TEST_CASE("a bisection cut after its second step resumes from its state and git'
     FakeBisection b(8, 3, 1.0, 0.1);
     // The first run stops (as an interrupt would) when its third batch starts.
     const TakeRounds whole = b.take();
-    const TakeRounds cut = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
-                               const StopRule& stop) {
-        if (b.batches == 3) throw Interrupted();
-        return whole(k, f, r, stop);
-    };
+    const TakeRounds cut = b.take_failing_at(4, Interrupted());
     const auto wall = [](const auto& f) {
         const auto t = std::chrono::steady_clock::now();
         f();
@@ -399,11 +407,7 @@ TEST_CASE(
     "[bisect]") {
     FakeBisection b(8, 3, 1.0, 0.1);
     const TakeRounds whole = b.take();
-    const TakeRounds cut = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
-                               const StopRule& stop) {
-        if (b.batches == 3) throw Interrupted();
-        return whole(k, f, r, stop);
-    };
+    const TakeRounds cut = b.take_failing_at(4, Interrupted());
     CHECK_THROWS_AS(run_bisection(b.options(), cut, b.progress), Interrupted);
     REQUIRE(read_bisect_state(b.t.scratch / "results/bisect.json").steps.size() == 2);
     // git's log as it was before its second mark: the crash came after the
@@ -439,11 +443,8 @@ TEST_CASE(
     started.run_words = {"-w", "command", "cpu_load"};
     const TakeRounds whole = b.take();
     // The second step's batch fails (a part the machine refused, say).
-    const TakeRounds failing = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
-                                   const StopRule& stop) {
-        if (b.batches == 2) throw EnvironmentError("the machine refused the part's kexec");
-        return whole(k, f, r, stop);
-    };
+    const TakeRounds failing =
+        b.take_failing_at(3, EnvironmentError("the machine refused the part's kexec"));
     CHECK_THROWS_AS(run_bisection(started, failing, b.progress), EnvironmentError);
     const BisectState failed = read_bisect_state(b.t.scratch / "results/bisect.json");
     CHECK_FALSE(failed.finished);

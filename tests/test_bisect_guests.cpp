@@ -9,6 +9,8 @@
 // which the first bad one could be.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "contest/bisect/bisect_state.h"
@@ -147,6 +149,19 @@ TEST_CASE(
     const std::string tested = test::slurp(test::result_files(results / step.folder / "tested")[0]);
     CHECK(tested.find(middle) != std::string::npos);
     CHECK_THAT(test::slurp(results / "bisect.log"), Catch::Contains("git bisect skip " + middle));
+    // The KCIDB export of the files these guests wrote names each label's
+    // commit (issue 55 finding 7: a test's hand-made field once hid that
+    // real files lacked it).
+    const auto exported = test::run_contest_binary(
+        {"export", "--origin", "test", (results / step.folder).string()}, s.scratch.path());
+    INFO(exported.err);
+    REQUIRE(exported.exit_code == 0);
+    std::map<std::string, std::string> commit_of;
+    for (const auto& c : nlohmann::json::parse(exported.out).at("checkouts"))
+        commit_of[c.at("misc").at("label")] = c.value("git_commit_hash", "");
+    CHECK(commit_of["good"] == good);
+    CHECK(commit_of["bad"] == bad);
+    CHECK(commit_of["tested"] == middle);
     CHECK_THAT(o.out, Catch::Contains("only skipped commits left"));
     CHECK_THAT(o.out, Catch::Contains("emulated (TCG)"));
     CHECK_THAT(o.out, Catch::Contains(", of it booting "));
