@@ -157,7 +157,10 @@ TEST_CASE(
     INFO(exported.err);
     REQUIRE(exported.exit_code == 0);
     std::map<std::string, std::string> commit_of;
-    for (const auto& c : nlohmann::json::parse(exported.out).at("checkouts"))
+    // (Held: a range-for over a member of parse()'s temporary reads freed
+    // memory, which once made this check fail on right output.)
+    const nlohmann::json submission = nlohmann::json::parse(exported.out);
+    for (const auto& c : submission.at("checkouts"))
         commit_of[c.at("misc").at("label")] = c.value("git_commit_hash", "");
     CHECK(commit_of["good"] == good);
     CHECK(commit_of["bad"] == bad);

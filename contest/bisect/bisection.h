@@ -28,6 +28,7 @@
 #include "contest/analysis/bisect_decision.h"
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
+#include "contest/bisect/bisection_text.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
@@ -78,18 +79,5 @@ struct BisectionBusy : UsageError {
 // when it holds one: what a --continue that failed before its bisection
 // could take its state says to `contest post`.
 void record_bisection_failure(const std::filesystem::path& results, const std::string& why);
-
-// A batch's kernel of `commit`: TREE@COMMIT and the state's options as the
-// spec's %OPTIONS (UsageError for a line of them that is no option).
-std::string commit_spec(const BisectState& state, const std::string& commit);
-
-// The answer for a mail (`contest post` of a bisection, the end of a run):
-// the question, every step's evidence, the first bad commit and how sure.
-std::string bisection_text(const BisectState& state);
-
-// The words of the `contest bisect` that asked the state's question: the
-// tree, the ends, the measure, the rule and each batch's run words (as the
-// state holds them, not quoted for a shell); the results folder left out.
-std::vector<std::string> bisection_command(const BisectState& state);
 
 }  // namespace contest::bisect
