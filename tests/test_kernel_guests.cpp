@@ -394,6 +394,9 @@ TEST_CASE(
          "-w", "command", "--workload-cmd", "sh -c '" + plant + "'", "--workdir", workdir.string(),
          "--results", results.string(), "-n", "2", "--seed", "7", "--boot-append",
          "second=contest_mark=2",
+         // One vCPU: under TCG a second is a second host thread taken from
+         // the tests beside (the default shape boots in the tests below).
+         "--vm-cpus", "1",
          // A kernel with no way to power off: its init reboots instead.
          "--vm-append", "acpi=off noapic", "-q", "no_load", "cpu_load"},
         dir.path());
@@ -695,7 +698,7 @@ TEST_CASE("run --kernel --runs auto: rounds stop as a --vary run's do, the reaso
     // label that is an option's name (-q) must stay a label in the guest.
     auto o = test::run_contest_binary(
         two_guests_run("-q", "b", "true", (dir / "results").string(),
-                       {"--runs", "auto", "--budget", "1s", "-q", "no_load"}),
+                       {"--runs", "auto", "--budget", "1s", "--vm-cpus", "1", "-q", "no_load"}),
         dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
