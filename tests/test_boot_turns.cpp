@@ -524,8 +524,11 @@ TEST_CASE(
     "[boot][e2e]") {
     BootBench b("resolved");
     // A user's home (nobody's), the run started in a folder of it with a
-    // --config file of theirs, named relatively.
-    const fs::path home = b.dir / "home", start = home / "start", marks = b.dir / "marks";
+    // --config file of theirs, named relatively. In /tmp, not beside the
+    // bench: nobody must reach it, and a checkout's scratch may sit below
+    // a folder only root can enter.
+    const test::ScratchDir user_dir("boot-turns-home", "/tmp");
+    const fs::path home = user_dir / "home", start = home / "start", marks = b.dir / "marks";
     fs::create_directories(start);
     fs::create_directories(marks);
     test::put_file(start / "c.ini", "workload-cmd = touch " + (marks / "first").string() +
