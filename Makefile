@@ -52,7 +52,7 @@ FUZZ_SECONDS ?= 60
 # target:seed-folder
 FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words fuzz_text:tests/fuzz/seeds/text fuzz_trace_events:tests/fuzz/seeds/trace fuzz_report:tests/fuzz/seeds/report fuzz_boot_state:tests/fuzz/seeds/boot fuzz_bisect_state:tests/fuzz/seeds/bisect
 
-.PHONY: all deps deps-test deps-kernel deps-bench deps-vm configure run test test-sanitized fuzz install deb clean format
+.PHONY: all deps deps-test deps-kernel deps-bench deps-vm configure run test test-build test-long test-sanitized fuzz install deb clean format
 
 # `make` builds the tool only; `make test` builds the test binaries too, on
 # the same core, which takes a minute or two more.
@@ -84,6 +84,14 @@ configure: deps
 run: all
 	./$(BUILD)/contest run --config $(CONFIG)
 
+# $(call run_ctest,SELECTION): ctest over SELECTION (-L/-LE labels) with
+# the dependency PATH, then why each skipped test was skipped.
+define run_ctest
+./scripts/dependency-path $(BUILD)/dependency-path $(DEPS) $(TEST_DEPS)
+cd $(BUILD) && PATH="$(abspath $(BUILD))/dependency-path" ctest --output-on-failure -j 2 --timeout 600 $(1); \
+    status=$$?; sed -n 's/^contest-test-skip: /skipped: /p' Testing/Temporary/LastTest.log; exit $$status
+endef
+
 # The tests run with a PATH of only what the lists above (and the base
 # system) install, so that a program nothing installs fails the tests here
 # and not first on a fresh machine (scripts/dependency-path). A test that
@@ -93,15 +101,24 @@ run: all
 # The test packages install (the network, dpkg) while the tests compile (the
 # CPUs): on a fresh machine each took about three minutes, one after the
 # other. A password sudo asks for is asked before the build starts.
-test: configure
+test: test-build
+	$(call run_ctest,-LE 'sanitized|long')
+
+# `make test-long` (CI runs it after `make test`): the tests that boot
+# kernels in QEMU guests under TCG, emulated, and the Ansible play against
+# this machine. On 2 CPUs they are about 9 minutes of CPU by themselves
+# (vm_guests 170 s, fleet_ansible 161 s, vm_guests_pair 97 s, vm_boot 57 s,
+# vm_boot_failures 54 s), more than make test's whole bound.
+test-long: test-build
+	$(call run_ctest,-L long)
+
+# The tests' build, the test packages installed beside it.
+test-build: configure
 	@[ "$$(id -u)" = 0 ] || ! ./scripts/install-deps --missing $(TEST_DEPS) >/dev/null || sudo -v
 	@./scripts/install-deps $(TEST_DEPS) & deps=$$!; \
 	    cmake --build $(BUILD) -j $(JOBS); built=$$?; \
 	    wait $$deps || { echo "make test: installing the test packages failed" >&2; exit 1; }; \
 	    exit $$built
-	./scripts/dependency-path $(BUILD)/dependency-path $(DEPS) $(TEST_DEPS)
-	cd $(BUILD) && PATH="$(abspath $(BUILD))/dependency-path" ctest --output-on-failure -j 2 --timeout 600 -LE sanitized; \
-	    status=$$?; sed -n 's/^contest-test-skip: /skipped: /p' Testing/Temporary/LastTest.log; exit $$status
 
 # `make test-sanitized` (CI runs it after `make test`): the unit tests again,
 # linked to a copy of the core built under ASan and UBSan, in one process;
