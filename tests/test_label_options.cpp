@@ -129,6 +129,20 @@ TEST_CASE("bad label options: one line each naming what is wrong", "[kbuild][lab
     }
 }
 
+// A bisection's state keeps its options as .config lines (bisect.json,
+// which others may write): read as a spec's are. fuzz_label_options found
+// two values of one option passed through to the build.
+TEST_CASE("a state's option lines: one option twice with two values refused, the same twice once",
+          "[kbuild][label-options]") {
+    CHECK_THROWS_WITH(label_options_of_lines({"CONFIG_X=1", "# CONFIG_X is not set"}, "state: "),
+                      "state: CONFIG_X is given twice with two values: 1 (inline) and unset "
+                      "(inline)");
+    const LabelOptions once = label_options_of_lines({"CONFIG_X=1", "CONFIG_X=1"}, "state: ");
+    CHECK(once.lines() == std::vector<std::string>{"CONFIG_X=1"});
+    CHECK_THROWS_WITH(label_options_of_lines({"my.config"}, "state: "),
+                      "state: 'my.config' is no option line");
+}
+
 TEST_CASE(
     "two labels of one commit: one config each, differing by exactly their options; the cache "
     "tells them apart and reuses them",

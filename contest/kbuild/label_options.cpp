@@ -159,21 +159,37 @@ std::string LabelOptions::spec_tail() const {
     return out;
 }
 
-LabelOptions read_label_options(const std::string& items, const std::string& head) {
-    LabelOptions out;
-    std::map<std::string, std::size_t> given;  // name -> its place in out
-    const auto add = [&](LabelOption o) {
-        const auto [it, fresh] = given.emplace(o.name, out.options.size());
+namespace {
+
+// Options in the order given, each name once: the same option again with
+// its value changes nothing, with another value is refused.
+class GivenOptions {
+  public:
+    explicit GivenOptions(const std::string& head) : head_(head) {}
+    void add(LabelOption o) {
+        const auto [it, fresh] = given_.emplace(o.name, out_.options.size());
         if (fresh) {
-            out.options.push_back(std::move(o));
+            out_.options.push_back(std::move(o));
             return;
         }
-        const LabelOption& before = out.options[it->second];
+        const LabelOption& before = out_.options[it->second];
         if (before.value != o.value)
-            throw UsageError(head + o.name + " is given twice with two values: " +
+            throw UsageError(head_ + o.name + " is given twice with two values: " +
                              printable(shown(before.value)) + " (" + before.from + ") and " +
                              printable(shown(o.value)) + " (" + o.from + ")");
-    };
+    }
+    LabelOptions options() && { return std::move(out_); }
+
+  private:
+    const std::string& head_;
+    LabelOptions out_;
+    std::map<std::string, std::size_t> given_;  // name -> its place in out_
+};
+
+}  // namespace
+
+LabelOptions read_label_options(const std::string& items, const std::string& head) {
+    GivenOptions given(head);
     for (const std::string& item : split_items(items)) {
         if (item.empty()) throw UsageError(head + "an empty option after a '%'");
         std::error_code ec;
@@ -182,24 +198,26 @@ LabelOptions read_label_options(const std::string& items, const std::string& hea
             !item.starts_with("CONFIG_") && !item.starts_with(kNotSetHead) && fs::exists(item, ec);
         if (auto o = file ? std::optional<LabelOption>() : option_of(item, head)) {
             o->from = "inline";
-            add(*o);
+            given.add(*o);
             continue;
         }
-        for (auto& o : fragment_options(item, head)) add(std::move(o));
+        for (auto& o : fragment_options(item, head)) given.add(std::move(o));
     }
-    return out;
+    return std::move(given).options();
 }
 
 LabelOptions label_options_of_lines(const std::vector<std::string>& lines,
                                     const std::string& head) {
-    LabelOptions out;
+    // (A state's lines are read as the spec's were: one option twice with
+    // two values is refused here too, not passed on to a build.)
+    GivenOptions given(head);
     for (const auto& line : lines) {
         auto o = option_of(line, head);
         if (!o) throw UsageError(head + "'" + printable(line) + "' is no option line");
         o->from = "inline";
-        out.options.push_back(*o);
+        given.add(*o);
     }
-    return out;
+    return std::move(given).options();
 }
 
 std::string label_config_sha256(const ConfigChoice& config, const LabelOptions& options) {
