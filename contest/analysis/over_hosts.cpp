@@ -10,6 +10,7 @@
 #include "contest/analysis/ratio.h"
 #include "contest/analysis/stats.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_fields.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -25,10 +26,6 @@ const nlohmann::json& host_system(const ResultFile& file) {
     return file.system;
 }
 
-std::string text_of(const nlohmann::json& j, const char* key) {
-    return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
 // What tells one host from another: its hostname and its machine key.
 struct HostId {
     std::string hostname, machine;
@@ -37,7 +34,7 @@ struct HostId {
 
 HostId host_id(const ResultFile& file) {
     const nlohmann::json& system = host_system(file);
-    HostId id{text_of(system, "hostname"), text_of(system, "machine_key")};
+    HostId id{string_at(system, "hostname"), string_at(system, "machine_key")};
     if (id.hostname.empty() && id.machine.empty())
         throw UsageError("contest compare --over-hosts: " + printable(file.path.string()) +
                          " records neither its host's name nor its machine: which host ran it "
@@ -71,7 +68,7 @@ std::vector<ResultFile> on_host(const std::vector<ResultFile>& files, const std:
 // What makes one machine another, for telling clones apart.
 std::string hardware_of(const ResultFile& file) {
     const nlohmann::json& s = host_system(file);
-    std::string out = text_of(s, "cpu_model");
+    std::string out = string_at(s, "cpu_model");
     if (s.is_object() && s.contains("cpus_online") && s["cpus_online"].is_number())
         out += ", " + std::to_string(s["cpus_online"].get<long>()) + " CPUs";
     // MemTotal moves by a few MiB between kernels: in GiB, rounded.
@@ -109,7 +106,7 @@ std::string built_commit(const ResultFile& file) {
     for (const char* place : {"kernel", "boot"})
         if (file.config.is_object() && file.config.contains(place) &&
             file.config[place].is_object() && file.config[place].contains("build"))
-            if (const std::string c = text_of(file.config[place]["build"], "commit"); !c.empty())
+            if (const std::string c = string_at(file.config[place]["build"], "commit"); !c.empty())
                 return c;
     return "";
 }
@@ -118,7 +115,7 @@ std::string config_sha_of(const ResultFile& file) {
     const nlohmann::json& s = file.system;
     if (s.is_object() && s.contains("kernel") && s["kernel"].is_object() &&
         s["kernel"].contains("config") && s["kernel"]["config"].is_object())
-        return text_of(s["kernel"]["config"], "sha256");
+        return string_at(s["kernel"]["config"], "sha256");
     return "";
 }
 
@@ -148,7 +145,7 @@ void check_label_kernels(const std::vector<ResultFile>& files,
         {"its kernel's .config (SHA-256)",
          [](const ResultFile& f) { return config_sha_of(f).substr(0, 12); }, false},
         {"its kernel's release",
-         [](const ResultFile& f) { return text_of(f.system, "kernel_release"); }, false}};
+         [](const ResultFile& f) { return string_at(f.system, "kernel_release"); }, false}};
     const std::string label = files.front().label;
     for (const Fact& fact : facts) {
         std::map<std::string, std::set<std::string>> hosts_of;

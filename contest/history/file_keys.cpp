@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "contest/sys/json_fields.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
 
@@ -18,9 +19,7 @@ const json* object_field(const json& j, const char* key) {
 }
 
 std::string text_field(const json* j, const char* key) {
-    if (!j || !j->is_object()) return "";
-    auto it = j->find(key);
-    return it != j->end() && it->is_string() ? valid_utf8(it->get<std::string>()) : "";
+    return j ? valid_utf8(string_at(*j, key)) : "";
 }
 
 json json_field(const json* j, const char* key) {

@@ -23,10 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has_prefix(const std::string& s, const char* prefix) {
-    return s.rfind(prefix, 0) == 0;
-}
-
 // SOCI's text of a database error, as one line: its prefix naming the
 // backend's function and its suffix quoting the statement dropped, the lines
 // of libpq's messages joined.
@@ -60,7 +56,7 @@ bool sqlite_environment_error(const std::string& why) {
 
 DbTarget db_target(const std::string& given, const fs::path& results_dir) {
     DbTarget t;
-    if (has_prefix(given, "postgresql://") || has_prefix(given, "postgres://")) {
+    if (given.starts_with("postgresql://") || given.starts_with("postgres://")) {
         t.kind = DbKind::postgresql;
         t.where = given;
         t.shown = printable(without_password(given));

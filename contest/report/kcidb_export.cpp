@@ -19,6 +19,7 @@
 #include "contest/report/comparison_rows.h"
 #include "contest/report/formats.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_fields.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
@@ -38,13 +39,6 @@ const std::regex kArchitecture("^[a-z0-9_]+$");
 // An id: the origin, then a digest of what the object is made of.
 std::string object_id(const std::string& origin, const std::string& made_of) {
     return origin + ":" + sha256_hex(made_of).substr(0, 32);
-}
-
-// The string at `key` of `j`, "" when there is none (a fact that could not
-// be read is an object with its reason).
-std::string text_at(const nlohmann::json& j, const char* key) {
-    if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return "";
-    return j[key].get<std::string>();
 }
 
 const nlohmann::json& object_at(const nlohmann::json& j, const char* key) {
@@ -96,35 +90,36 @@ const nlohmann::json& build_record_of(const LabelInfo& l) {
 ojson checkout_of(const LabelInfo& l, const std::string& key, const std::string& origin) {
     const nlohmann::json& kernel = object_at(l.config, "kernel");
     const nlohmann::json& build = build_record_of(l);
-    const std::string release = text_at(l.system, "kernel_release");
+    const std::string release = string_at(l.system, "kernel_release");
     ojson c = {{"id", object_id(origin, "checkout\n" + key)}, {"origin", origin}};
     // A label built from a git ref: its commit as kbuild recorded it (the
     // tree's commit the patches, if any, went on), or as an older or a
     // hand-made file has it in config.kernel; KCIDB takes only a full hash
     // and a remote URL (kbuild's tree is a local folder).
-    if (const std::string tree = text_at(kernel, "tree_name"); !tree.empty()) c["tree_name"] = tree;
-    for (const std::string& url : {text_at(kernel, "repository"), text_at(build, "tree")})
+    if (const std::string tree = string_at(kernel, "tree_name"); !tree.empty())
+        c["tree_name"] = tree;
+    for (const std::string& url : {string_at(kernel, "repository"), string_at(build, "tree")})
         if (std::regex_match(url, kRepositoryUrl) && !c.contains("git_repository_url"))
             c["git_repository_url"] = url;
-    for (const std::string& commit : {text_at(build, "commit"), text_at(kernel, "commit")})
+    for (const std::string& commit : {string_at(build, "commit"), string_at(kernel, "commit")})
         if (std::regex_match(commit, kCommitHash) && !c.contains("git_commit_hash"))
             c["git_commit_hash"] = commit;
-    if (const std::string branch = text_at(kernel, "branch"); !branch.empty())
+    if (const std::string branch = string_at(kernel, "branch"); !branch.empty())
         c["git_repository_branch"] = branch;
-    const std::string described = text_at(kernel, "describe");
+    const std::string described = string_at(kernel, "describe");
     if (!described.empty() || !release.empty())
         c["git_commit_name"] = described.empty() ? release : described;
     c["comment"] = "contest label " + l.label + (release.empty() ? "" : ": kernel " + release);
     ojson misc = {{"label", l.label}};
     if (!release.empty()) misc["kernel_release"] = release;
-    if (const std::string v = text_at(l.system, "kernel_version"); !v.empty())
+    if (const std::string v = string_at(l.system, "kernel_version"); !v.empty())
         misc["kernel_version"] = v;
-    if (const std::string image = text_at(kernel, "image"); !image.empty())
+    if (const std::string image = string_at(kernel, "image"); !image.empty())
         misc["kernel_image"] = image;
     // The ref it was given and the patches put on it: the commit alone is
     // not the source of a patched kernel.
-    if (const std::string ref = text_at(build, "ref"); !ref.empty()) misc["build_ref"] = ref;
-    if (const std::string subject = text_at(build, "subject"); !subject.empty())
+    if (const std::string ref = string_at(build, "ref"); !ref.empty()) misc["build_ref"] = ref;
+    if (const std::string subject = string_at(build, "subject"); !subject.empty())
         misc["build_subject"] = subject;
     if (build.contains("patches") && build["patches"].is_array() && !build["patches"].empty())
         misc["build_patches"] = as_ordered(build["patches"]);
@@ -163,12 +158,12 @@ ojson build_of(const LabelInfo& l, const Boots& boots, const std::string& key,
     ojson b = {{"checkout_id", checkout_id},
                {"id", object_id(origin, "build\n" + key)},
                {"origin", origin}};
-    if (const std::string arch = text_at(l.system, "machine");
+    if (const std::string arch = string_at(l.system, "machine");
         std::regex_match(arch, kArchitecture))
         b["architecture"] = arch;
-    if (const std::string compiler = text_at(kernel, "compiler"); !compiler.empty())
+    if (const std::string compiler = string_at(kernel, "compiler"); !compiler.empty())
         b["compiler"] = compiler;
-    const std::string source = text_at(config, "source");
+    const std::string source = string_at(config, "source");
     if (!source.empty()) b["config_name"] = std::filesystem::path(source).filename().string();
     b["comment"] = "the kernel label " + l.label + "'s runs ran under";
     ojson misc = ojson::object();
@@ -179,7 +174,7 @@ ojson build_of(const LabelInfo& l, const Boots& boots, const std::string& key,
         b["valid"] = true;
     else
         misc["never_booted"] = join(boots.why, "; ");
-    if (const std::string sha = text_at(config, "sha256"); !sha.empty())
+    if (const std::string sha = string_at(config, "sha256"); !sha.empty())
         misc["config_sha256"] = sha;
     if (!source.empty()) misc["config_source"] = source;
     if (kernel.contains("preemption")) misc["preemption"] = as_ordered(kernel["preemption"]);
@@ -203,8 +198,8 @@ ojson boot_test_of(const LabelInfo& l, const Boots& boots, const std::string& ke
 }
 
 ojson environment_of(const LabelInfo& l, const std::string& contest_version) {
-    const std::string host = text_at(l.system, "hostname");
-    const std::string cpu = text_at(l.system, "cpu_model");
+    const std::string host = string_at(l.system, "hostname");
+    const std::string cpu = string_at(l.system, "cpu_model");
     std::string comment = host.empty() ? "a machine" : host;
     if (!cpu.empty()) comment += ": " + cpu;
     if (l.system.contains("cpus_online") && l.system["cpus_online"].is_number())
@@ -216,7 +211,8 @@ ojson environment_of(const LabelInfo& l, const std::string& contest_version) {
         if (l.system.contains(key) && !l.system[key].is_null())
             misc[key] = as_ordered(l.system[key]);
     const nlohmann::json& workload = object_at(l.config, "workload");
-    if (const std::string kind = text_at(workload, "kind"); !kind.empty()) misc["workload"] = kind;
+    if (const std::string kind = string_at(workload, "kind"); !kind.empty())
+        misc["workload"] = kind;
     return {{"comment", comment}, {"misc", misc}};
 }
 
