@@ -27,12 +27,6 @@ double median_variance_factor(std::size_t n) {
     }
 }
 
-double median_of(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 struct Point {
     double level = 0;      // the runs' median (of logs, on the log scale)
     double floor_var = 0;  // the variance its median has from the runs' spread alone
@@ -72,8 +66,8 @@ LogSeries levels_of(const std::vector<std::vector<double>>& points) {
     const double sd = pooled_run_sd(runs);
     for (const auto& r : runs) {
         if (r.empty()) continue;
-        s.points.push_back(
-            {median_of(r), sd * sd * median_variance_factor(r.size()) / double(r.size())});
+        s.points.push_back({stats::summarize(r).median,
+                            sd * sd * median_variance_factor(r.size()) / double(r.size())});
     }
     return s;
 }
