@@ -11,6 +11,7 @@
 
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
+#include "contest/sys/errors.h"
 #include "contest/result/result_file.h"
 #include "test_helpers.h"
 

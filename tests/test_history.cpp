@@ -8,7 +8,9 @@
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/series.h"
+#include "contest/history/stored_files.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 #include "history_support.h"
 
 using namespace contest;
@@ -245,4 +247,106 @@ TEST_CASE("history changes: the committed examples imported raise no alarm", "[h
     INFO(o.out << o.err);
     CHECK(o.exit_code == 0);
     CHECK(o.out.rfind("no change in ", 0) == 0);
+}
+
+TEST_CASE("history: builds of one tree in its commits' order, read from the tree",
+          "[history][e2e]") {
+    ScratchDir dir("history-commits");
+    const fs::path tree = dir / "linux";
+    fs::create_directories(tree);
+    shell_output("cd '" + tree.string() + "' && git init -q -b main");
+    // Four commits, their releases in the other order: commit order is not
+    // version order, and a series says which it used.
+    const std::vector<std::string> releases = {"6.4", "6.3", "6.2", "6.1"};
+    std::vector<std::string> commits;
+    for (std::size_t i = 0; i < releases.size(); ++i)
+        commits.push_back(shell_output("cd '" + tree.string() +
+                                       "' && git -c user.name=t -c user.email=t@t commit -q "
+                                       "--allow-empty -m c" +
+                                       std::to_string(i) + " && git rev-parse HEAD"));
+    for (std::size_t i = 0; i < releases.size(); ++i) {
+        const std::string label = "c" + std::to_string(i);
+        const fs::path path = dir / "results" / label / "r.json";
+        put_example_as(path, label, releases[i]);
+        nlohmann::json j = nlohmann::json::parse(slurp(path));
+        j["config"]["kernel"] = {{"release", releases[i]},
+                                 {"build",
+                                  {{"tree", tree.string()},
+                                   {"ref", label},
+                                   {"commit", trim_blanks(commits[i])},
+                                   {"key", "k" + std::to_string(i)}}}};
+        put_file(path, j.dump(1));
+    }
+    Outcome o = run_contest_binary({"history", "import", "results"}, dir.path(), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    const std::vector<std::string> show = {"history", "show", "--workdir", (dir / "work").string(),
+                                           "m1/w1/io_load/wall_s"};
+    o = run_contest_binary(show, dir.path(), dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("4 kernels in commit order"));
+    const auto at = [&](const std::string& release) { return o.out.find("\n" + release + " @"); };
+    CHECK(at("6.4") < at("6.3"));
+    CHECK(at("6.3") < at("6.2"));
+    CHECK(at("6.2") < at("6.1"));
+    CHECK(at("6.1") != std::string::npos);
+    // The tree gone: version order, said.
+    fs::rename(tree, dir / "elsewhere");
+    o = run_contest_binary(show, dir.path(), dir.path());
+    REQUIRE(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("4 kernels in version order"));
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("history: the KCIDB export from the database is the export from the files",
+          "[history][kcidb][e2e]") {
+    ScratchDir dir("history-kcidb");
+    const fs::path fixtures = fs::path(CONTEST_TEST_DATA) / "results" / "kernels";
+    const std::string db = (dir / "lab.sqlite").string();
+    Outcome o =
+        run_contest_binary({"history", "import", "--db", db, fixtures.string()}, dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    const std::vector<std::string> labels = {"6.1.0-hz100", "6.1.0-hz1000", "6.1.0-rt"};
+    std::vector<std::string> from_files = {
+        "export", "--origin", "lab", "--baseline", "6.1.0-hz100", "--results", fixtures.string()};
+    std::vector<std::string> from_db = {"export",      "--origin", "lab", "--baseline",
+                                        "6.1.0-hz100", "--db",     db};
+    from_files.insert(from_files.end(), labels.begin(), labels.end());
+    from_db.insert(from_db.end(), labels.begin(), labels.end());
+    const Outcome files = run_contest_binary(from_files, dir.path());
+    const Outcome stored = run_contest_binary(from_db, dir.path());
+    INFO(stored.err);
+    REQUIRE(files.exit_code == 0);
+    REQUIRE(stored.exit_code == 0);
+    CHECK(stored.out.size() > 1000);
+    CHECK(stored.out == files.out);
+    // A label the database does not have: one line naming the ones it has.
+    o = run_contest_binary({"export", "--origin", "lab", "--db", db, "6.2"}, dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("'6.2' is not a label in") && Catch::Contains("6.1.0-rt"));
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+}
+
+TEST_CASE(
+    "history: a file imported before the database kept files gets its content when "
+    "imported again",
+    "[history]") {
+    ScratchDir dir("history-content");
+    const DbTarget target = db_target("", dir / "results");
+    {
+        HistoryDb db(target, OpenFor::writing);
+        import_paths(db, {small_example()}, "2026-12-05T00:00:00Z");
+        // As schema 2 left it.
+        db.sql() << "UPDATE files SET content = ''";
+        CHECK_THROWS_WITH(stored_files(db, {read_result_file(small_example()).label}),
+                          Catch::Contains("import it again"));
+    }
+    HistoryDb db(target, OpenFor::writing);
+    const ImportTally t = import_paths(db, {small_example()}, "2026-12-05T00:00:01Z");
+    CHECK(t.already_in == 1);
+    const auto files = stored_files(db, {read_result_file(small_example()).label});
+    REQUIRE(files.size() == 1);
+    CHECK(files.front().runs.size() == read_result_file(small_example()).runs.size());
 }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/history/history_db.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -30,7 +31,11 @@ std::vector<fs::path> other_files(const fs::path& dir) {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
          it.increment(ec))
-        if (it->is_regular_file() && it->path().extension() != ".json") out.push_back(it->path());
+        // The results database is meant to be there (its -wal and -shm files,
+        // left by a connection not closed, are not).
+        if (it->is_regular_file() && it->path().extension() != ".json" &&
+            it->path().filename() != contest::history::kDefaultDbFile)
+            out.push_back(it->path());
     return out;
 }
 

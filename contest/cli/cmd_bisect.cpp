@@ -148,6 +148,13 @@ std::vector<std::string> batch_words(const std::vector<std::string>& run_words, 
         words.push_back((boot ? "--boot=" : "--kernel=") + k.label + "=" + k.image);
     words.push_back("--runs=" + std::to_string(rounds));
     words.push_back("--results=" + into.string());
+    // A batch is the bisection's evidence, kept in its folder; the results
+    // database gets it when the run words name one (--db), or by `contest
+    // history import` of the folder later.
+    const bool names_db = std::any_of(run_words.begin(), run_words.end(), [](const auto& w) {
+        return w == "--db" || w.starts_with("--db=") || w == "--no-history";
+    });
+    if (!names_db) words.push_back("--no-history");
     return words;
 }
 

@@ -11,6 +11,8 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
+#include "contest/history/history_db.h"
+#include "contest/history/stored_files.h"
 #include "contest/report/kcidb_export.h"
 #include "contest/report/report.h"
 #include "contest/sys/errors.h"
@@ -28,10 +30,11 @@ int cmd_export(int argc, char** argv) {
         "load and measure (contest.LOAD.MEASURE, the latency probes' percentiles), each with its "
         "number and unit and the machine as its environment; PASS, FAIL or DONE only against a "
         "--baseline named here. The same files give the same ids. Each argument is a label "
-        "(looked up under --results) or a result file or folder.";
+        "(looked up under --results, or with --db in a results database) or a result file or "
+        "folder.";
     cl.accepts_config = true;
     std::vector<std::string> sides;
-    std::string results_dir = "results", baseline, origin, format = "kcidb";
+    std::string results_dir = "results", baseline, origin, format = "kcidb", db;
     double target_mde = 5;
     JudgingNames correction;
     ReportOptions options;
@@ -49,6 +52,9 @@ int cmd_export(int argc, char** argv) {
         "kcidb (the only one)")("results",
                                 po::value(&results_dir)->value_name("D")->default_value("results"),
                                 "where labels are looked up")(
+        "db", po::value(&db)->value_name("FILE|URI"),
+        "look the labels up in this results database instead (a SQLite file, or "
+        "postgresql://...; contest history): every file of each label, as it was saved")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "judge every other label against L: a test of record gets FAIL where the label is worse "
         "beyond noise, PASS where it is better or where nothing differs and the test could see "
@@ -66,7 +72,13 @@ int cmd_export(int argc, char** argv) {
     if (sides.empty()) throw UsageError("contest export: give the labels or result files");
     check_judging_options(options, correction);
 
-    const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);
+    std::vector<ResultFile> files;
+    if (vm.count("db")) {
+        history::HistoryDb store(history::db_target(db, results_dir), history::OpenFor::reading);
+        files = history::stored_files(store, sides);
+    } else {
+        files = ResultSides(results_dir).resolve_all(sides);
+    }
     if (!baseline.empty()) options.baseline = baseline;
     options.print_warnings = false;
     const ReportModel model = build_report_model(files, options);

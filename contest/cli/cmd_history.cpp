@@ -8,9 +8,11 @@
 #include "contest/analysis/change_points.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/cli/load_cli.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/series.h"
+#include "contest/kbuild/commit_order.h"
 #include "contest/run/config_record.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
@@ -28,9 +30,31 @@ constexpr const char* kActions[] = {"list", "import", "show", "changes"};
 struct HistoryArgs {
     std::string action = "list";
     std::vector<std::string> words;  // after the action
-    std::string db, results_dir = "results", measure;
+    std::string db, results_dir = "results", measure, workdir, points = "kernel";
     ChangePointOptions changes;
 };
+
+// Builds of one tree put in its commits' order, read from the tree where it
+// is a git repository here (only read; git's output in the workdir).
+CommitOrder tree_order(const HistoryArgs& a) {
+    return [workdir = a.workdir.empty() ? default_workdir() : fs::path(a.workdir)](
+               const std::string& tree, const std::vector<std::string>& commits) {
+        const fs::path scratch = workdir / "history";
+        std::error_code ec;
+        fs::create_directories(scratch, ec);
+        if (ec) return std::vector<std::string>{};
+        return kbuild::commits_in_tree_order(tree, commits, scratch);
+    };
+}
+
+PointsBy points_by(const HistoryArgs& a) {
+    return a.points == "file" ? PointsBy::file : PointsBy::kernel;
+}
+
+// What the points are called in what is printed.
+const char* points_word(const HistoryArgs& a) {
+    return points_by(a) == PointsBy::file ? " files" : " kernels";
+}
 
 SeriesKey series_word(const std::string& action, const std::string& word) {
     const auto key = parse_series_key(word);
@@ -40,9 +64,10 @@ SeriesKey series_word(const std::string& action, const std::string& word) {
     return *key;
 }
 
-std::string kernel_name(const KernelPoint& p) {
+std::string kernel_name(const KernelPoint& p, PointsBy by = PointsBy::kernel) {
     std::string name = p.release.empty() ? "?" : p.release;
     if (!p.commit.empty()) name += " @" + p.commit.substr(0, 12);
+    if (by == PointsBy::file) name += " " + p.first_run_at;
     return name;
 }
 
@@ -58,7 +83,8 @@ void print_next_steps(const HistoryArgs& a, const KernelPoint& before, const Ker
         std::cout << "    contest compare" << printable(results) << " "
                   << printable(before.labels.front()) << " " << printable(after.labels.front())
                   << "\n";
-    if (!before.commit.empty() && !after.commit.empty() && before.tree == after.tree)
+    if (!before.commit.empty() && !after.commit.empty() && before.tree == after.tree &&
+        before.commit != after.commit)
         std::cout << "    contest bisect --good " << printable(before.tree) << "@"
                   << printable(before.commit) << " --bad " << printable(after.tree) << "@"
                   << printable(after.commit) << " -- LOADS...\n";
@@ -72,7 +98,7 @@ int changes_action(const HistoryArgs& a) {
         for (const auto& s : list_series(db, a.measure)) keys.push_back(s.key);
     int found = 0;
     for (const auto& key : keys) {
-        const SeriesPoints s = series_points(db, key);
+        const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
         std::vector<std::vector<double>> values;
         for (const auto& p : s.points) values.push_back(p.values);
         for (const ChangePoint& c : find_change_points(values, a.changes)) {
@@ -81,10 +107,11 @@ int changes_action(const HistoryArgs& a) {
             std::cout << printable(key.text()) << ": " << signed_percent(c.change) << " ("
                       << number_text(100 * a.changes.level) << "%: " << signed_percent(c.low)
                       << " to " << signed_percent(c.high) << "), p " << number_text(c.p) << " over "
-                      << s.points.size() << " kernels (" << kernel_order_name(s.order)
-                      << "), between " << printable(kernel_name(before)) << " (the last of "
-                      << c.before << ") and " << printable(kernel_name(after)) << " (the first of "
-                      << c.after << ")\n";
+                      << s.points.size() << points_word(a) << " (" << kernel_order_name(s.order)
+                      << "), between " << printable(kernel_name(before, points_by(a)))
+                      << " (the last of " << c.before << ") and "
+                      << printable(kernel_name(after, points_by(a))) << " (the first of " << c.after
+                      << ")\n";
             print_next_steps(a, before, after);
             ++found;
         }
@@ -92,8 +119,8 @@ int changes_action(const HistoryArgs& a) {
     if (found == 0)
         std::cout << "no change in " << keys.size() << " series (alpha "
                   << number_text(a.changes.alpha) << ", at least " << a.changes.min_segment
-                  << " kernels a side, at least " << number_text(100 * a.changes.min_change)
-                  << "%)\n";
+                  << points_word(a) << " a side, at least "
+                  << number_text(100 * a.changes.min_change) << "%)\n";
     return kExitOk;
 }
 
@@ -134,9 +161,9 @@ int show_action(const HistoryArgs& a) {
         throw UsageError("contest history show: give one series (contest history lists them)");
     const SeriesKey key = series_word("show", a.words.front());
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
-    const SeriesPoints s = series_points(db, key);
+    const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
     std::cout << printable(key.text()) << ": " << printable(s.info.machine) << ", "
-              << printable(s.info.workload) << "; " << s.points.size() << " kernels in "
+              << printable(s.info.workload) << "; " << s.points.size() << points_word(a) << " in "
               << kernel_order_name(s.order) << "\n";
     std::printf("%-32s %5s %12s %12s %12s  %s\n", "kernel", "runs", "median", "min", "max",
                 "labels");
@@ -145,7 +172,8 @@ int show_action(const HistoryArgs& a) {
         std::sort(v.begin(), v.end());
         const double median =
             v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-        std::printf("%-32s %5zu %12s %12s %12s  %s\n", printable(kernel_name(p)).c_str(), v.size(),
+        std::printf("%-32s %5zu %12s %12s %12s  %s\n",
+                    printable(kernel_name(p, points_by(a))).c_str(), v.size(),
                     four_digits(median).c_str(), four_digits(v.front()).c_str(),
                     four_digits(v.back()).c_str(), printable(join(p.labels, ",")).c_str());
     }
@@ -164,8 +192,9 @@ int cmd_history(int argc, char** argv) {
         "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
         "workload, load and measure over kernels. import PATH...: result files and folders into "
         "the database; a file already in (the same bytes) is not counted again. show SERIES: "
-        "the series' kernels in kernel order (version order where each kernel's release "
-        "differs, else the order of their first runs), each with its runs' median and range. "
+        "the series' kernels in kernel order (commit order where they are builds of one "
+        "tree, a git repository here; else version order where each kernel's release "
+        "differs; else the order of their first runs), each with its runs' median and range. "
         "changes: "
         "where a series moved and stayed (every run of each kernel; binary segmentation by a "
         "t-test on the kernels' medians, corrected for the splits tried), each with the kernels "
@@ -181,6 +210,15 @@ int cmd_history(int argc, char** argv) {
          "(default: history.sqlite in --results)")
         ("results", po::value(&a.results_dir)->value_name("D")->default_value("results"),
          "where the default database file is")
+        ("points", checked(&a.points, [](const std::string& p) {
+             if (p != "kernel" && p != "file")
+                 throw UsageError("--points '" + printable(p) + "': expected kernel or file");
+         })->value_name("P")->default_value(a.points),
+         "show and changes: what a point of a series is: a kernel (every run of it), or a result "
+         "file (in time order: one kernel over days, an A/A series)")
+        ("workdir", po::value(&a.workdir)->value_name("D"),
+         "where git's output goes when a series' kernels are put in their tree's commit order "
+         "(default $XDG_CACHE_HOME/contest)")
         ("measure", po::value(&a.measure)->value_name("M"),
          "list: only the series of this measure (wall_s, latency_cyclic_p99_us, ...)")
         ("alpha", bounded(&a.changes.alpha, kMinAlpha, kMaxAlpha)->value_name("P")

@@ -126,7 +126,7 @@ struct RunArguments {
     std::vector<std::string> loads;
     std::string workdir, results = "results", order, summary_json;
     LoadOptionText load_text;
-    bool quiet = false, no_drop = false;
+    bool quiet = false, no_drop = false, no_history = false;
     std::string runs;
     AutoRuns auto_runs;
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
@@ -334,6 +334,10 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"clean-cmd", guests, po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)"},
         {"workdir", host, po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)"},
         {"results", host, po::value(&a.results)->value_name("D"), "where result files go (default results/)"},
+        {"db", host, po::value(&rc.history_db)->value_name("FILE|URI"),
+         "the results database each saved file also goes into: a SQLite file, or postgresql://USER@HOST/NAME "
+         "(default: history.sqlite in --results; docs/history.md)"},
+        {"no-history", host, po::bool_switch(&a.no_history), "save the runs in their result files only, not in the results database"},
         {"warmup", guests, bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts"},
         {"order", host, checked(&a.order, check_order)->default_value("shuffled")->value_name("O"),
@@ -386,6 +390,9 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     rc.load.workdir = rc.workload.workdir;
     rc.results_dir = a.results;
     rc.drop_caches = !a.no_drop;
+    if (a.no_history && vm.count("db"))
+        throw UsageError("--no-history and --db: give one (--db names the database runs go into)");
+    rc.history = !a.no_history;
     rc.order = parse_run_order(a.order);
     set_runs(rc, a.runs, a.auto_runs, vm);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();

@@ -8,11 +8,13 @@
 #include "contest/history/file_keys.h"
 #include "contest/result/result_paths.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/packed_text.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
 
 namespace contest::history {
 
+namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -97,10 +99,26 @@ void insert_runs(soci::session& sql, long long file_id, const ResultFile& file) 
     }
 }
 
+// Every row of the files at `path` of the run of `label` that started at
+// `started` (a file's earlier saves), with their runs, measures and percentiles.
+void remove_earlier_saves(soci::session& sql, const std::string& path, const std::string& label,
+                          const std::string& started) {
+    const std::string of_files =
+        "SELECT id FROM files WHERE path = :p AND label = :l AND started_at = :s";
+    const std::string of_runs = "SELECT id FROM runs WHERE file_id IN (" + of_files + ")";
+    for (const std::string& statement :
+         {"DELETE FROM probe_percentiles WHERE run_id IN (" + of_runs + ")",
+          "DELETE FROM run_measures WHERE run_id IN (" + of_runs + ")",
+          "DELETE FROM runs WHERE file_id IN (" + of_files + ")",
+          std::string("DELETE FROM files WHERE path = :p AND label = :l AND started_at = :s")})
+        sql << statement, soci::use(path), soci::use(label), soci::use(started);
+}
+
 }  // namespace
 
-Imported import_result(HistoryDb& db, const ResultFile& file, const std::string& content_sha256,
+Imported import_result(HistoryDb& db, const ResultFile& file, const std::string& text,
                        const std::string& imported_at) {
+    const std::string content_sha256 = sha256_hex(text);
     Imported outcome = Imported::already_in;
     db.in_transaction([&] {
         soci::session& sql = db.sql();
@@ -108,7 +126,15 @@ Imported import_result(HistoryDb& db, const ResultFile& file, const std::string&
         soci::indicator ind = soci::i_null;
         sql << "SELECT id FROM files WHERE content_sha256 = :h", soci::use(content_sha256),
             soci::into(known, ind);
-        if (sql.got_data()) return;
+        if (sql.got_data()) {
+            // Imported before the database kept files' content (schema 2).
+            // A named value: SOCI runs the statement as its temporary ends,
+            // after a temporary argument would have gone.
+            const std::string content = packed_text(text);
+            sql << "UPDATE files SET content = :c WHERE id = :i AND content = ''",
+                soci::use(content), soci::use(known);
+            return;
+        }
         const long long machine = keyed_row(sql, "machines", machine_of(file));
         const long long workload = keyed_row(sql, "workloads", workload_of(file));
         const long long kernel = kernel_row(sql, kernel_of(file));
@@ -117,16 +143,21 @@ Imported import_result(HistoryDb& db, const ResultFile& file, const std::string&
                           finished = valid_utf8(file.finished_at),
                           version = valid_utf8(file.contest_version);
         const int complete = file.complete ? 1 : 0;
+        // The same file as it stood before (its run had fewer runs then):
+        // its runs are all in this one, and would count twice.
+        remove_earlier_saves(sql, path, label, started);
         long long file_id = 0;
         // Another import of the same file at once (PostgreSQL): it waits
         // here for the first, then finds the file in and adds nothing.
+        const std::string content = packed_text(text);
         sql << "INSERT INTO files (content_sha256, path, label, started_at, finished_at, "
-               "complete, contest_version, machine_id, workload_id, kernel_id, imported_at) "
-               "VALUES (:h, :p, :l, :s, :f, :c, :v, :m, :w, :k, :t) "
+               "complete, contest_version, machine_id, workload_id, kernel_id, imported_at, "
+               "content) VALUES (:h, :p, :l, :s, :f, :c, :v, :m, :w, :k, :t, :x) "
                "ON CONFLICT (content_sha256) DO NOTHING RETURNING id",
             soci::use(content_sha256), soci::use(path), soci::use(label), soci::use(started),
             soci::use(finished), soci::use(complete), soci::use(version), soci::use(machine),
-            soci::use(workload), soci::use(kernel), soci::use(imported_at), soci::into(file_id);
+            soci::use(workload), soci::use(kernel), soci::use(imported_at), soci::use(content),
+            soci::into(file_id);
         if (!sql.got_data()) return;
         insert_runs(sql, file_id, file);
         outcome = Imported::added;
@@ -147,10 +178,9 @@ ImportTally import_paths(HistoryDb& db, const std::vector<std::filesystem::path>
             tally.skipped.push_back(e.what());
             continue;
         }
-        file.path = path;
-        const auto outcome = db.guarded("importing " + printable(path.string()), [&] {
-            return import_result(db, file, sha256_hex(text), imported_at);
-        });
+        file.path = fs::absolute(path).lexically_normal();
+        const auto outcome = db.guarded("importing " + printable(path.string()),
+                                        [&] { return import_result(db, file, text, imported_at); });
         if (outcome == Imported::added) {
             ++tally.added;
             tally.runs += static_cast<int>(file.runs.size());

@@ -13,10 +13,14 @@ namespace contest::history {
 
 enum class Imported { added, already_in };
 
-// One result file, its bytes' SHA-256 given, with its machine, workload and
+// One result file, `text` its bytes as read or written (kept packed, and
+// known by their SHA-256), with its machine, workload and
 // kernel (made once each), its runs, their measures and their probes'
-// percentiles. `imported_at` is recorded as given (ISO 8601 UTC).
-Imported import_result(HistoryDb& db, const ResultFile& file, const std::string& content_sha256,
+// percentiles. `imported_at` is recorded as given (ISO 8601 UTC). An earlier
+// save of the same file (the same path, label and start, other bytes: its
+// run went on since, or was resumed) is replaced, so no run counts twice;
+// file.path is best absolute, as import_paths and the run's sink give it.
+Imported import_result(HistoryDb& db, const ResultFile& file, const std::string& text,
                        const std::string& imported_at);
 
 struct ImportTally {

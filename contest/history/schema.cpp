@@ -38,6 +38,21 @@ const Migration kMigrations[] = {
          "CREATE INDEX files_by_series ON files (machine_id, workload_id)",
          "CREATE INDEX runs_by_file ON runs (file_id)",
      }},
+    // Version 2: a file's earlier saves found by where it is and when its run
+    // started: `contest run` saves a label's file after every turn, and each
+    // save replaces the one before it (import.h).
+    {2,
+     {
+         "CREATE INDEX files_by_place ON files (path, label, started_at)",
+     }},
+    // Version 3: each file itself, packed (contest/sys/packed_text.h), so what
+    // reads files can read them from the database (the KCIDB export); '' for
+    // a file imported before, until it is imported again.
+    {3,
+     {
+         "ALTER TABLE files ADD COLUMN content TEXT NOT NULL DEFAULT ''",
+         "CREATE INDEX files_by_label ON files (label)",
+     }},
 };
 
 void replace_every(std::string& s, const std::string& what, const std::string& with) {

@@ -129,15 +129,16 @@ std::vector<SeriesInfo> list_series(HistoryDb& db, const std::string& measure) {
     });
 }
 
-SeriesPoints series_points(HistoryDb& db, const SeriesKey& key, const CommitOrder& commit_order) {
+SeriesPoints series_points(HistoryDb& db, const SeriesKey& key, const CommitOrder& commit_order,
+                           PointsBy by) {
     SeriesPoints out;
     out.info.key = key;
-    std::map<long long, KernelPoint> by_kernel;
+    std::map<long long, KernelPoint> by_point;
     db.guarded("reading series " + printable(key.text()), [&] {
         soci::rowset<soci::row> rows =
             (db.sql().prepare
                  << std::string("SELECT k.id, k.release, k.tree, k.ref, k.commit_id, "
-                                "f.started_at, f.label, m.value, ma.name, w.name") +
+                                "f.started_at, f.label, m.value, ma.name, w.name, f.id") +
                         kMeasuresOfFiles +
                         "JOIN kernels k ON k.id = f.kernel_id WHERE r.status = 'ok' AND "
                         "f.machine_id = :m AND f.workload_id = :w "
@@ -145,10 +146,11 @@ SeriesPoints series_points(HistoryDb& db, const SeriesKey& key, const CommitOrde
              soci::use(key.machine_id), soci::use(key.workload_id), soci::use(key.load),
              soci::use(key.measure));
         for (const soci::row& row : rows) {
-            const long long id = integer_at(row, 0);
-            KernelPoint& p = by_kernel[id];
+            const long long id = integer_at(row, 0), file = integer_at(row, 10);
+            KernelPoint& p = by_point[by == PointsBy::file ? file : id];
             if (p.values.empty()) {
                 p.kernel_id = id;
+                p.file_id = file;
                 p.release = row.get<std::string>(1);
                 p.tree = row.get<std::string>(2);
                 p.ref = row.get<std::string>(3);
@@ -163,16 +165,17 @@ SeriesPoints series_points(HistoryDb& db, const SeriesKey& key, const CommitOrde
             out.info.workload = row.get<std::string>(9);
         }
     });
-    if (by_kernel.empty())
+    if (by_point.empty())
         throw UsageError("no series " + printable(key.text()) +
                          " in the history (contest history lists them)");
-    for (auto& [id, p] : by_kernel) {
+    for (auto& [id, p] : by_point) {
         out.info.runs += static_cast<int>(p.values.size());
         out.points.push_back(std::move(p));
     }
     out.info.kernels = static_cast<int>(out.points.size());
     std::stable_sort(out.points.begin(), out.points.end(),
                      [](const auto& a, const auto& b) { return a.first_run_at < b.first_run_at; });
+    if (by == PointsBy::file) return out;
     auto& pts = out.points;
     const bool one_tree = std::all_of(pts.begin(), pts.end(), [&](const KernelPoint& p) {
         return !p.commit.empty() && !p.tree.empty() && p.tree == pts.front().tree;

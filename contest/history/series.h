@@ -32,6 +32,7 @@ std::vector<SeriesInfo> list_series(HistoryDb& db, const std::string& measure);
 
 struct KernelPoint {
     long long kernel_id = 0;
+    long long file_id = 0;  // by file: the point's file
     std::string release, tree, ref, commit;
     std::string first_run_at;         // the earliest started_at of its files
     std::vector<std::string> labels;  // the files' labels, each once
@@ -52,12 +53,17 @@ struct SeriesPoints {
 using CommitOrder = std::function<std::vector<std::string>(
     const std::string& tree, const std::vector<std::string>& commits)>;
 
+// What a point of a series is: a kernel (every run of it, whichever file),
+// or one result file (one kernel watched over days: the machine's own drift,
+// an A/A series).
+enum class PointsBy { kernel, file };
+
 // The series' points in kernel order: commit order where every kernel is a
 // build of one tree whose commits commit_order orders, else version order
-// where every release differs, else the order of their first runs.
-// UsageError for a series not in the database.
+// where every release differs, else the order of their first runs (always,
+// by file). UsageError for a series not in the database.
 SeriesPoints series_points(HistoryDb& db, const SeriesKey& key,
-                           const CommitOrder& commit_order = {});
+                           const CommitOrder& commit_order = {}, PointsBy by = PointsBy::kernel);
 
 // Kernel releases compared as Debian compares versions: digits as numbers,
 // "-rc" before the release it leads to (6.2-rc1 < 6.2 < 6.2.1).

@@ -9,6 +9,7 @@
 #include "contest/run/run_loop.h"
 #include "contest/run/run_outcome.h"
 #include "contest/run/run_plan.h"
+#include "contest/run/run_sinks.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/trusted_folder.h"
@@ -28,9 +29,10 @@ std::vector<LabelRun> open_labels(const RunConfig& config, RunPlan& plan, const 
     std::vector<ResultFile> fresh = new_results(config, plan, record, state.started_at, system);
     std::vector<LabelRun> labels = std::move(plan.labels);
     std::error_code ec;
+    const ResultSinks sinks = run_result_sinks(config);
     for (std::size_t i = 0; i < labels.size(); ++i) {
         const fs::path path = state.labels[i].result;
-        labels[i].writer = ResultWriter(path);
+        labels[i].writer = ResultWriter(path, sinks);
         labels[i].result = fs::exists(path, ec) ? read_result_file(path) : std::move(fresh[i]);
         labels[i].result.config["boot"] = boot_record(state, i);
     }

@@ -1,21 +1,10 @@
 #include "contest/run/config_record.h"
 
-#include <ctime>
-
 #include "contest/observe/sysinfo.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/version.h"
 
 namespace contest {
-
-std::string utc_timestamp() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    ::gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 nlohmann::json config_record(const RunConfig& c, const RunPlan& plan,
                              const std::optional<latency::LatencyPlan>& latency_plan) {

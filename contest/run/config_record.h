@@ -13,11 +13,9 @@
 #include "contest/result/result_file.h"
 #include "contest/run/run_config.h"
 #include "contest/run/run_plan.h"
+#include "contest/sys/utc_timestamp.h"
 
 namespace contest {
-
-// "2026-11-30T00:31:10Z"
-std::string utc_timestamp();
 
 // The config as the result file holds it (valid UTF-8), so that a resumed
 // file's config compares equal to this run's.

@@ -20,13 +20,12 @@ namespace contest {
 namespace fs = std::filesystem;
 
 std::vector<std::string> delegated_run_words(const DelegatedTurn& turn) {
-    std::vector<std::string> words = {"run",
-                                      "--label=" + turn.label,
-                                      "--runs=1",
+    std::vector<std::string> words = {"run", "--label=" + turn.label, "--runs=1",
                                       std::string("--order=") + run_order_name(RunOrder::rounds),
                                       "--seed=" + std::to_string(turn.seed),
-                                      "--workdir=" + turn.workdir,
-                                      "--results=" + turn.results};
+                                      "--workdir=" + turn.workdir, "--results=" + turn.results,
+                                      // This host's recorder keeps what comes back.
+                                      "--no-history"};
     words.insert(words.end(), turn.arguments.begin(), turn.arguments.end());
     for (const auto& load : turn.loads) words.push_back("--load=" + load);
     return words;

@@ -15,11 +15,13 @@
 namespace contest {
 
 void ResultWriter::save(const ResultFile& result) const {
+    const std::string text = json_text(to_json(result)) + "\n";
     try {
-        write_file_atomically(path_, json_text(to_json(result)) + "\n");
+        write_file_atomically(path_, text);
     } catch (const EnvironmentError& e) {
         throw SaveFailed(e.what());
     }
+    for (const auto& sink : sinks_) sink->saved(result, path_, text);
 }
 
 void ResultWriter::save_interrupted(const ResultFile& result) const {

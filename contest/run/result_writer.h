@@ -7,6 +7,7 @@
 #include <string>
 
 #include "contest/result/result_file.h"
+#include "contest/result/result_sink.h"
 
 namespace contest {
 
@@ -16,10 +17,12 @@ struct SaveFailed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Saves a result file at its path, whole, each time it is asked to.
+// Saves a result file at its path, whole, each time it is asked to, then
+// hands what it wrote to the run's other sinks (the results database).
 class ResultWriter {
   public:
-    explicit ResultWriter(std::filesystem::path path) : path_(std::move(path)) {}
+    explicit ResultWriter(std::filesystem::path path, ResultSinks sinks = {})
+        : path_(std::move(path)), sinks_(std::move(sinks)) {}
     void save(const ResultFile& result) const;  // throws SaveFailed
     // Ctrl-C, SIGTERM, SIGHUP: what finished is saved (complete: false) and
     // said on stderr; with no finished run there is no file to save.
@@ -28,6 +31,7 @@ class ResultWriter {
 
   private:
     std::filesystem::path path_;
+    ResultSinks sinks_;
 };
 
 // Checks, before anything is prepared, that result files can be written in

@@ -32,6 +32,10 @@ struct RunConfig {
     WorkloadOptions workload;
     LoadOptions load;
     std::filesystem::path results_dir = "results";
+    // The results database every saved file also goes into (docs/history.md):
+    // --db as given ("": history.sqlite in results_dir); none under --no-history.
+    std::string history_db;
+    bool history = true;
     double warmup_s = 3.0;    // a load's time to get going before the workload starts
     bool drop_caches = true;  // before every run but cacherun's, where permitted
     double settle_s = 0;      // before every run, at most this long for the machine to settle

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 
+#include "contest/history/history_db.h"
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
 #include "contest/run/leftovers.h"
@@ -13,6 +14,7 @@
 #include "contest/run/round_backend.h"
 #include "contest/run/run_plan.h"
 #include "contest/run/run_recorder.h"
+#include "contest/run/run_sinks.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
@@ -26,10 +28,11 @@ using Clock = std::chrono::steady_clock;
 void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend& backend,
                       const nlohmann::json& record, const std::string& started_at,
                       const nlohmann::json& system, RunOutcome& out) {
+    const ResultSinks sinks = run_result_sinks(config);
     if (plan.resumed) {
         LabelRun& label = plan.labels.front();
         label.result = continued_result(config, std::move(*plan.resumed), record);
-        label.writer = ResultWriter(config.resume);
+        label.writer = ResultWriter(config.resume, sinks);
         for (const auto& r : label.result.runs)
             if (!r.ok()) ++out.failed_runs;
     } else {
@@ -39,7 +42,7 @@ void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend
             label.result = std::move(results[v]);
             backend.describe(label.result, label);
             label.writer =
-                ResultWriter(new_result_path(config.results_dir, label.label, started_at));
+                ResultWriter(new_result_path(config.results_dir, label.label, started_at), sinks);
         }
     }
     out.labels = std::move(plan.labels);
@@ -183,6 +186,9 @@ LabelFiles run_label_files(const RunConfig& config, const std::string& started_a
             // Each file is made with its first run: none ever holds 0 runs.
             for (const auto& label : out.labels)
                 progress.note("contest: results go to " + label.path().string());
+            if (config.history)
+                progress.note("contest: and into the results database " +
+                              history::db_target(config.history_db, config.results_dir).shown);
         },
         true};
 }

@@ -1,0 +1,181 @@
+// The results database as the recorder's second sink: every save of a
+// label's file goes to the sinks after the file, the database keeps the file
+// as it last stood (no run twice), and `contest run` fills it by default.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "contest/history/history_sink.h"
+#include "contest/history/import.h"
+#include "contest/run/result_writer.h"
+#include "history_support.h"
+#include "test_helpers.h"
+
+namespace fs = std::filesystem;
+using namespace contest;
+using namespace contest::history;
+
+namespace {
+
+// A sink that keeps what it was given.
+struct RecordingSink : ResultSink {
+    struct Given {
+        std::size_t runs;
+        fs::path path;
+        std::string text;
+    };
+    std::vector<Given> given;
+    void saved(const ResultFile& file, const fs::path& path,
+               const std::string& text) noexcept override {
+        given.push_back({file.runs.size(), path, text});
+    }
+};
+
+ResultFile example_with_runs(std::size_t runs) {
+    ResultFile f = read_result_file(test::small_example());
+    f.runs.resize(runs);
+    return f;
+}
+
+}  // namespace
+
+TEST_CASE("history sink: each save reaches the sinks after the file, with the bytes written",
+          "[history][sink]") {
+    test::ScratchDir dir("sink");
+    auto sink = std::make_shared<RecordingSink>();
+    const fs::path path = dir / "label" / "file.json";
+    fs::create_directories(path.parent_path());
+    const ResultWriter writer(path, {sink});
+    writer.save(example_with_runs(1));
+    CHECK(sink->given.size() == 1);
+    writer.save(example_with_runs(3));
+    REQUIRE(sink->given.size() == 2);
+    CHECK(sink->given[0].runs == 1);
+    CHECK(sink->given[1].runs == 3);
+    CHECK(sink->given[1].path == path);
+    // What the sink was given is what the file holds.
+    CHECK(sink->given[1].text == test::slurp(path));
+}
+
+TEST_CASE(
+    "history sink: the database holds the file as it last stood, and an import of it adds "
+    "nothing",
+    "[history][sink]") {
+    test::ScratchDir dir("sink-db");
+    const DbTarget target = db_target("", dir / "results");
+    const fs::path path = dir / "results" / "label" / "file.json";
+    fs::create_directories(path.parent_path());
+    const ResultWriter writer(path, {std::make_shared<HistorySink>(target)});
+    for (std::size_t runs : {1, 2, 7}) writer.save(example_with_runs(runs));
+    {
+        HistoryDb db(target, OpenFor::reading);
+        CHECK(test::count_rows(db, "files") == 1);
+        CHECK(test::count_rows(db, "runs") == 7);
+    }
+    HistoryDb db(target, OpenFor::writing);
+    const ImportTally t = import_paths(db, {dir / "results"}, "2026-12-05T00:00:00Z");
+    CHECK(t.added == 0);
+    CHECK(t.already_in == 1);
+    // A file resumed while the database was away, then imported: its
+    // earlier state is replaced, not counted beside it.
+    test::put_file(path, to_json(example_with_runs(9)).dump(1));
+    const ImportTally again = import_paths(db, {dir / "results"}, "2026-12-05T00:00:01Z");
+    CHECK(again.added == 1);
+    CHECK(test::count_rows(db, "files") == 1);
+    CHECK(test::count_rows(db, "runs") == 9);
+}
+
+TEST_CASE(
+    "history sink: a database that cannot be written is one warning, and the runs are in "
+    "their file",
+    "[history][sink]") {
+    test::ScratchDir dir("sink-bad");
+    test::put_file(dir / "not-a-db", "these are not the bytes of a database\n");
+    const fs::path path = dir / "label" / "file.json";
+    fs::create_directories(path.parent_path());
+    const ResultWriter writer(
+        path, {std::make_shared<HistorySink>(db_target((dir / "not-a-db").string(), dir.path()))});
+    writer.save(example_with_runs(1));
+    writer.save(example_with_runs(2));  // the sink gave up: no second warning, no throw
+    CHECK(read_result_file(path).runs.size() == 2);
+    CHECK(test::slurp(dir / "not-a-db") == "these are not the bytes of a database\n");
+}
+
+TEST_CASE(
+    "contest run: every run in the results database as well as its file, unless "
+    "--no-history",
+    "[history][sink][e2e]") {
+    test::ScratchDir dir("sink-run");
+    auto run = [&](const std::string& results, std::vector<std::string> more) {
+        std::vector<std::string> args = {"run",
+                                         "-k",
+                                         "db-kernel",
+                                         "-n",
+                                         "2",
+                                         "-w",
+                                         "synthetic",
+                                         "--synthetic-size",
+                                         "4",
+                                         "--warmup",
+                                         "0.2",
+                                         "--workdir",
+                                         (dir / "work").string(),
+                                         "--results",
+                                         (dir / results).string(),
+                                         "--quiet",
+                                         "no_load"};
+        args.insert(args.end(), more.begin(), more.end());
+        return test::run_contest_binary(args, dir.path());
+    };
+    auto o = run("results", {});
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::leftover_processes().empty());
+    {
+        HistoryDb db(db_target("", dir / "results"), OpenFor::reading);
+        CHECK(test::count_rows(db, "files") == 1);
+        CHECK(test::count_rows(db, "runs") == 2);
+    }
+    // The finished file is the one the database holds.
+    o = test::run_contest_binary(
+        {"history", "import", "--results", (dir / "results").string(), (dir / "results").string()},
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("imported 0 file(s)") && Catch::Contains("1 already in"));
+
+    o = run("quiet-results", {"--no-history"});
+    REQUIRE(o.exit_code == 0);
+    CHECK(test::result_files(dir / "quiet-results").size() == 1);
+    CHECK_FALSE(fs::exists(dir / "quiet-results" / kDefaultDbFile));
+
+    // --db elsewhere: the runs go there.
+    o = run("other-results", {"--db", (dir / "lab.sqlite").string()});
+    REQUIRE(o.exit_code == 0);
+    CHECK_FALSE(fs::exists(dir / "other-results" / kDefaultDbFile));
+    HistoryDb lab(db_target((dir / "lab.sqlite").string(), dir.path()), OpenFor::reading);
+    CHECK(test::count_rows(lab, "runs") == 2);
+
+    o = run("r", {"--db", "x.sqlite", "--no-history"});
+    CHECK(o.exit_code == 2);
+    CHECK_THAT(o.err, Catch::Contains("--no-history and --db"));
+}
+
+TEST_CASE("contest run: a results database that is not one is a warning; the run goes on",
+          "[history][sink][e2e]") {
+    test::ScratchDir dir("sink-run-bad");
+    test::put_file(dir / "results" / kDefaultDbFile, "not a database\n");
+    const auto o = test::run_contest_binary(
+        {"run", "-k", "db-kernel", "-n", "1", "-w", "synthetic", "--synthetic-size", "4",
+         "--warmup", "0.2", "--workdir", (dir / "work").string(), "--results",
+         (dir / "results").string(), "--quiet", "no_load"},
+        dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.err, Catch::Contains("warning") && Catch::Contains(kDefaultDbFile) &&
+                          Catch::Contains("history import"));
+    CHECK(test::result_files(dir / "results").size() == 1);
+    CHECK(test::slurp(dir / "results" / kDefaultDbFile) == "not a database\n");
+    CHECK(test::leftover_processes().empty());
+}
