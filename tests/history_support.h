@@ -12,6 +12,7 @@
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/errors.h"
 #include "test_helpers.h"
 
 namespace contest::test {
