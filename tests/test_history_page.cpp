@@ -1,15 +1,17 @@
 // The history's trend page (contest/report/trend_page.h; docs/history.md,
 // "Trend page"): a chart per series grouped by machine and measure, a
 // change marked at its kernel, hostile names as text, an empty database
-// said.
+// said; and `contest history page` end to end, as headless Chromium
+// renders it.
 #include <catch2/catch.hpp>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "chromium_support.h"
 #include "contest/report/trend_page.h"
 #include "contest/sys/text.h"
-#include "test_helpers.h"
+#include "history_support.h"
 
 using namespace contest;
 using namespace contest::test;
@@ -157,4 +159,73 @@ TEST_CASE("history page: a series of one kernel, of equal runs, of hundreds of k
     const std::string long_one = figure_of(html, "m1/w1/io_load/user_s");
     CHECK(count_of(long_one, "rotate(-40)") < 200);
     CHECK(count_of(long_one, "<circle") == 1200);
+}
+
+TEST_CASE(
+    "history page end to end: a chart per series, the planted step marked at its kernel, a "
+    "hostile kernel and label as text, in headless Chromium",
+    "[history][page][e2e]") {
+    ScratchDir dir("history-page");
+    const std::string hostile_release = "6.1.3<script>alert(1)</script>";
+    const std::string hostile_label = "<img src=x onerror=alert(2)>";
+    for (int i = 1; i <= 8; ++i) {
+        const std::string k = "k" + std::to_string(i);
+        put_example_as(dir / "results" / k / "r.json", i == 2 ? hostile_label : k,
+                       i == 3 ? hostile_release : "6.1." + std::to_string(i), i <= 4 ? 1.0 : 1.3);
+    }
+    Outcome o = run_contest_binary({"history", "import", "results"}, dir.path(), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    REQUIRE(o.out.find("imported 8 file(s)") != std::string::npos);
+    o = run_contest_binary({"history"}, dir.path(), dir.path());
+    REQUIRE(o.exit_code == 0);
+    const std::size_t series = split_lines(o.out).size() - 1;  // less the heading
+    REQUIRE(series > 5);
+
+    // The default: history.html here, and one line saying so.
+    o = run_contest_binary({"history", "page"}, dir.path(), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out == "the trend page of " + std::to_string(series) +
+                       " series (7 change(s)) written to history.html\n");
+    REQUIRE(fs::exists(dir / "history.html"));
+
+    require_console_seen(dir);
+    const Rendered page = render_in_chromium(dir / "history.html", dir);
+    INFO(join(page.console, "\n"));
+    CHECK(page.console.empty());
+    CHECK(count_of(page.dom, "<svg") == series);
+    CHECK(count_of(page.dom, "<figure") == series);
+    // Time moved 30% from 6.1.5 on under each of the example's five loads,
+    // and with it the work rate of the two loads that count their work
+    // (-23.1%): each marked after 6.1.4, and nothing else.
+    CHECK(count_of(page.dom, "class=\"change-mark\"") == 7);
+    CHECK(count_of(page.dom, "data-change-after=\"6.1.4\"") == 7);
+    CHECK(count_of(page.dom, ">-23.1%<") == 2);
+    for (const char* load : {"no_load", "cacherun", "process_load", "io_load", "mem_load"}) {
+        INFO(load);
+        const std::string figure = figure_of(page.dom, "m1/w1/" + std::string(load) + "/wall_s");
+        REQUIRE_FALSE(figure.empty());
+        CHECK(count_of(figure, "data-change-after=\"6.1.4\"") == 1);
+        CHECK(figure.find("data-index=\"4\"") != std::string::npos);
+        CHECK(figure.find("+30.0%") != std::string::npos);
+    }
+    // The hostile kernel and label are text: escaped in the DOM, no element made of them.
+    CHECK(page.dom.find("6.1.3&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+    CHECK(page.dom.find("&lt;img src=x onerror=alert(2)&gt;") != std::string::npos);
+    CHECK(page.dom.find("<script") == std::string::npos);
+    CHECK(page.dom.find("<img") == std::string::npos);
+
+    // --out and --measure; a series named; a word that is not one.
+    o = run_contest_binary({"history", "page", "--out", "io.html", "m1/w1/io_load/wall_s"},
+                           dir.path(), dir.path());
+    CHECK(o.out == "the trend page of 1 series (1 change(s)) written to io.html\n");
+    CHECK(count_of(slurp(dir / "io.html"), "<svg") == 1);
+    o = run_contest_binary({"history", "page", "--measure", "wall_s", "--out", "t.html"},
+                           dir.path(), dir.path());
+    CHECK(o.out == "the trend page of 5 series (5 change(s)) written to t.html\n");
+    o = run_contest_binary({"history", "page", "io_load"}, dir.path(), dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find("contest history page: 'io_load' is not a series") != std::string::npos);
+    CHECK(leftover_processes().empty());
 }
