@@ -13,6 +13,7 @@
 #include "contest/history/import.h"
 #include "contest/sys/errors.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/errors.h"
 #include "test_helpers.h"
 
 namespace contest::test {

@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "chromium_support.h"
 #include "contest/analysis/build_report_model.h"
 #include "contest/report/exporters.h"
 #include "contest/report/format_post.h"
@@ -258,49 +259,12 @@ TEST_CASE("html: a run's timeline is one click away, a run without one says so",
     CHECK(page.find("<p>no timeline recorded") != std::string::npos);  // the fixtures' other runs
 }
 
-namespace {
-
-struct Rendered {
-    std::string dom;
-    std::vector<std::string> console;  // what the page said on its console, one line each
-};
-
-// `page` as headless Chromium renders it: the DOM after loading, and every
-// console message (script errors and Content-Security-Policy violations
-// are logged there).
-Rendered render_in_chromium(const fs::path& page, const ScratchDir& dir) {
-    const fs::path out = dir / "chromium";
-    fs::create_directories(out);
-    const Outcome o =
-        finish_contest(start_command({"chromium", "--headless=new", "--disable-gpu", "--no-sandbox",
-                                      "--no-first-run", "--enable-logging=stderr", "--v=0",
-                                      "--user-data-dir=" + (dir / "profile").string(), "--dump-dom",
-                                      "file://" + page.string()},
-                                     out),
-                       out);
-    leftover_processes();  // its helpers, which we adopted, reaped
-    INFO(o.err);
-    REQUIRE(o.exit_code == 0);
-    Rendered r{o.out, {}};
-    for (const auto& line : split_lines(o.err))
-        if (line.find(":CONSOLE") != std::string::npos) r.console.push_back(line);
-    return r;
-}
-
-}  // namespace
-
 TEST_CASE(
     "html: headless Chromium renders the page without a console error, a drawing per load, "
     "a hostile label as text",
     "[html][e2e]") {
     ScratchDir dir("html");
-    // Sees a console message at all: a page whose script logs one.
-    std::ofstream(dir / "probe.html")
-        << "<!DOCTYPE "
-           "html><html><body><script>console.error('contest-probe')</script></body></html>";
-    const Rendered probe = render_in_chromium(dir / "probe.html", dir);
-    REQUIRE(probe.console.size() == 1);
-    CHECK(probe.console.front().find("contest-probe") != std::string::npos);
+    require_console_seen(dir);
 
     // The fixtures, one label made hostile.
     const std::string hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>";

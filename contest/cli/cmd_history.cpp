@@ -1,5 +1,5 @@
-// `contest history [import PATH... | show SERIES | changes [SERIES...]]`:
-// every run in a results database (docs/history.md).
+// `contest history [import PATH... | show SERIES | changes [SERIES...] | page
+// [SERIES...]]`: every run in a results database (docs/history.md).
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -13,7 +13,9 @@
 #include "contest/history/import.h"
 #include "contest/history/series.h"
 #include "contest/kbuild/commit_order.h"
+#include "contest/report/trend_page.h"
 #include "contest/run/config_record.h"
+#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/progress.h"
@@ -25,12 +27,13 @@ namespace {
 namespace fs = std::filesystem;
 using namespace contest::history;
 
-constexpr const char* kActions[] = {"list", "import", "show", "changes"};
+constexpr const char* kActions[] = {"list", "import", "show", "changes", "page"};
 
 struct HistoryArgs {
     std::string action = "list";
     std::vector<std::string> words;  // after the action
     std::string db, results_dir = "results", measure, workdir, points = "kernel";
+    std::string out = "history.html";  // page's
     ChangePointOptions changes;
 };
 
@@ -90,18 +93,29 @@ void print_next_steps(const HistoryArgs& a, const KernelPoint& before, const Ker
                   << printable(after.commit) << " -- LOADS...\n";
 }
 
-int changes_action(const HistoryArgs& a) {
-    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+// The series an action's words name, else every series (of --measure).
+std::vector<SeriesKey> chosen_series(const HistoryArgs& a, HistoryDb& db) {
     std::vector<SeriesKey> keys;
-    for (const auto& w : a.words) keys.push_back(series_word("changes", w));
+    for (const auto& w : a.words) keys.push_back(series_word(a.action, w));
     if (keys.empty())
         for (const auto& s : list_series(db, a.measure)) keys.push_back(s.key);
+    return keys;
+}
+
+// Where the series moved and stayed: every run of each kernel, in kernel order.
+std::vector<ChangePoint> changes_of(const SeriesPoints& s, const ChangePointOptions& options) {
+    std::vector<std::vector<double>> values;
+    for (const auto& p : s.points) values.push_back(p.values);
+    return find_change_points(values, options);
+}
+
+int changes_action(const HistoryArgs& a) {
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+    const std::vector<SeriesKey> keys = chosen_series(a, db);
     int found = 0;
     for (const auto& key : keys) {
         const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
-        std::vector<std::vector<double>> values;
-        for (const auto& p : s.points) values.push_back(p.values);
-        for (const ChangePoint& c : find_change_points(values, a.changes)) {
+        for (const ChangePoint& c : changes_of(s, a.changes)) {
             const KernelPoint& before = s.points[c.index - 1];
             const KernelPoint& after = s.points[c.index];
             std::cout << printable(key.text()) << ": " << signed_percent(c.change) << " ("
@@ -121,6 +135,35 @@ int changes_action(const HistoryArgs& a) {
                   << number_text(a.changes.alpha) << ", at least " << a.changes.min_segment
                   << points_word(a) << " a side, at least "
                   << number_text(100 * a.changes.min_change) << "%)\n";
+    return kExitOk;
+}
+
+// The trend page (contest/report/trend_page.h) of the chosen series, each
+// with its change points as changes finds them, written to --out.
+int page_action(const HistoryArgs& a) {
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+    TrendPage page;
+    page.database = db.target().shown;
+    page.options = a.changes;
+    std::size_t changes = 0;
+    for (const auto& key : chosen_series(a, db)) {
+        const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
+        TrendSeries t;
+        t.name = key.text();
+        t.machine = "m" + std::to_string(key.machine_id) + ": " + s.info.machine;
+        t.workload = s.info.workload;
+        t.load = key.load;
+        t.measure = key.measure;
+        t.order = kernel_order_name(s.order);
+        t.changes = changes_of(s, a.changes);
+        for (const auto& p : s.points)
+            t.points.push_back({kernel_name(p, points_by(a)), p.labels, p.values});
+        changes += t.changes.size();
+        page.series.push_back(std::move(t));
+    }
+    write_file_atomically(a.out, trend_page_html(page));
+    std::cout << "the trend page of " << page.series.size() << " series (" << changes
+              << " change(s)) written to " << printable(a.out) << "\n";
     return kExitOk;
 }
 
@@ -186,7 +229,8 @@ int cmd_history(int argc, char** argv) {
     CommandLine cl;
     cl.name = "history";
     cl.usage =
-        "contest history [list | import PATH... | show SERIES | changes [SERIES...]] [options]";
+        "contest history [list | import PATH... | show SERIES | changes [SERIES...] | page "
+        "[SERIES...]] [options]";
     cl.summary =
         "Every run in a results database (SQLite by default, a file beside the results; "
         "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
@@ -199,7 +243,9 @@ int cmd_history(int argc, char** argv) {
         "where a series moved and stayed (every run of each kernel; binary segmentation by a "
         "t-test on the kernels' medians, corrected for the splits tried), each with the kernels "
         "either side, the change and its interval, its p, and the contest compare and contest "
-        "bisect commands that look closer.";
+        "bisect commands that look closer. page: one self-contained HTML page (no script, nothing "
+        "fetched: it works offline and as a mail attachment) with a chart per series, every "
+        "run of every kernel in kernel order and its changes marked, written to --out.";
     // A lab's shared database is a line of its config file (db = postgresql://...).
     cl.accepts_config = true;
     HistoryArgs a;
@@ -220,17 +266,21 @@ int cmd_history(int argc, char** argv) {
          "where git's output goes when a series' kernels are put in their tree's commit order "
          "(default $XDG_CACHE_HOME/contest)")
         ("measure", po::value(&a.measure)->value_name("M"),
-         "list: only the series of this measure (wall_s, latency_cyclic_p99_us, ...)")
+         "list, changes and page: only the series of this measure (wall_s, "
+         "latency_cyclic_p99_us, ...)")
+        ("out", po::value(&a.out)->value_name("FILE")->default_value(a.out),
+         "page: the HTML file written")
         ("alpha", bounded(&a.changes.alpha, kMinAlpha, kMaxAlpha)->value_name("P")
              ->default_value(a.changes.alpha),
-         "changes: the p (corrected for the splits tried) a change must be below; the default "
-         "keeps false alarms under 0.05 a series of 10 to 200 kernels (docs/history.md)")
+         "changes and page: the p (corrected for the splits tried) a change must be below; "
+         "the default keeps false alarms under 0.05 a series of 10 to 200 kernels "
+         "(docs/history.md)")
         ("min-segment", bounded<std::size_t>(&a.changes.min_segment, 1, 1000)->value_name("N")
              ->default_value(a.changes.min_segment),
-         "changes: kernels on each side of a change, at least")
+         "changes and page: kernels on each side of a change, at least")
         ("min-change", bounded(&a.changes.min_change, 0.0, 10.0)->value_name("F")
              ->default_value(a.changes.min_change),
-         "changes: the smallest change reported, as a fraction (0.01: 1%)")
+         "changes and page: the smallest change reported, as a fraction (0.01: 1%)")
         ("word", po::value(&a.words)->value_name("ARG"), "the action's arguments");
     // clang-format on
     cl.positional.add("word", -1);
@@ -240,7 +290,7 @@ int cmd_history(int argc, char** argv) {
         a.action = argv[1];
         if (std::find(std::begin(kActions), std::end(kActions), a.action) == std::end(kActions))
             throw UsageError("contest history: unknown action '" + printable(a.action) +
-                             "' (expected list, import, show or changes)");
+                             "' (expected list, import, show, changes or page)");
         skip = 1;
     }
     po::variables_map vm;
@@ -248,6 +298,7 @@ int cmd_history(int argc, char** argv) {
     if (a.action == "import") return import_action(a);
     if (a.action == "show") return show_action(a);
     if (a.action == "changes") return changes_action(a);
+    if (a.action == "page") return page_action(a);
     if (!a.words.empty())
         throw UsageError("contest history list: takes no arguments (" + printable(a.words.front()) +
                          ")");

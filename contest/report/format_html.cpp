@@ -11,6 +11,7 @@
 #include "contest/report/cell_columns.h"
 #include "contest/report/compare_view.h"
 #include "contest/report/formats.h"
+#include "contest/report/html_page.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/latency_tables.h"
 #include "contest/report/measure_changes_text.h"
@@ -19,7 +20,6 @@
 #include "contest/report/report_options.h"
 #include "contest/report/run_facts.h"
 #include "contest/report/spike_timeline.h"
-#include "contest/report/svg_common.h"
 #include "contest/report/timeline_svg.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/number_text.h"
@@ -30,36 +30,8 @@ namespace contest {
 
 namespace {
 
-// Every text from a result file goes through here (and the SVG drawings
-// escape theirs the same way).
-std::string esc(const std::string& text) {
-    return escape_xml(valid_utf8(text));
-}
-
-constexpr const char* kStyle =
-    R"(body{font-family:sans-serif;margin:1.5em auto;max-width:80em;color:#111;padding:0 1em}
-h1{font-size:1.5em}h2{border-bottom:1px solid #ccc;margin-top:2em}
-table{border-collapse:collapse;margin:.5em 0}
-th,td{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}
-th{background:#f2f2f2;text-align:left}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-tr.load th{background:#e4ecf5}
-.verdict{background:#f7f7e8;border-left:4px solid #b8b83a;padding:.4em .8em}
-.warning{background:#fbeaea;border-left:4px solid #c33;padding:.4em .8em}
-pre{background:#f6f6f6;padding:.5em;overflow-x:auto}
-svg{max-width:100%;height:auto;display:block;margin:.5em 0;overflow:visible}
-details{margin:.3em 0}summary{cursor:pointer}
-)";
-
-// A drawing as an element of the page: without the XML declaration that
-// begins the standalone file.
-std::string inline_svg(const std::string& svg) {
-    if (svg.starts_with("<?xml")) return svg.substr(svg.find('\n') + 1);
-    return svg;
-}
-
 std::string cell(const std::string& text, bool number = false) {
-    return (number ? "<td class=\"n\">" : "<td>") + esc(text) + "</td>";
+    return (number ? "<td class=\"n\">" : "<td>") + escape_html(text) + "</td>";
 }
 
 std::string table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
@@ -68,34 +40,22 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
     for (std::size_t r = 0; r < rows.size(); ++r) {
         out += "<tr>";
         for (std::size_t c = 0; c < rows[r].size(); ++c)
-            out += r == 0 ? "<th>" + esc(rows[r][c]) + "</th>"
+            out += r == 0 ? "<th>" + escape_html(rows[r][c]) + "</th>"
                           : cell(rows[r][c], c < right.size() && right[c]);
         out += "</tr>\n";
     }
     return out + "</table>\n";
 }
 
-std::string paragraph(const std::string& text, const char* cls = nullptr) {
-    std::string out = cls ? "<p class=\"" + std::string(cls) + "\">" : "<p>";
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t end = std::min(text.find('\n', start), text.size());
-        if (start) out += "<br>";
-        out += esc(text.substr(start, end - start));
-        start = end + 1;
-    }
-    return out + "</p>\n";
-}
-
 std::string facts_table(const ReportModel& model) {
     std::string out = "<table id=\"facts\">\n<tr><th></th>";
-    for (const auto& l : model.labels) out += "<th>" + esc(l.label) + "</th>";
+    for (const auto& l : model.labels) out += "<th>" + escape_html(l.label) + "</th>";
     out += "</tr>\n";
     for (const auto& f : run_facts(model)) {
-        out += "<tr><th>" + esc(f.name) + "</th>";
+        out += "<tr><th>" + escape_html(f.name) + "</th>";
         if (f.same())
             out += "<td colspan=\"" + std::to_string(f.values.size()) + "\">" +
-                   esc(f.values.front()) + "</td>";
+                   escape_html(f.values.front()) + "</td>";
         else
             for (const auto& v : f.values) out += cell(v);
         out += "</tr>\n";
@@ -107,10 +67,10 @@ std::string commands(const ReportModel& model) {
     std::string out = "<h2 id=\"commands\">How it was run</h2>\n";
     for (const auto& l : model.labels) {
         const auto words = command_words(l.config);
-        out += "<p>" + esc(l.label) + ":</p>\n<pre>" +
+        out += "<p>" + escape_html(l.label) + ":</p>\n<pre>" +
                (words.empty() ? std::string("not recorded (result files from before contest "
                                             "recorded its command line)")
-                              : esc(join(words, " "))) +
+                              : escape_html(join(words, " "))) +
                "</pre>\n";
     }
     return out;
@@ -120,13 +80,13 @@ std::string commands(const ReportModel& model) {
 std::string classic_table(const ReportModel& model) {
     std::string out = "<table id=\"contest-table\">\n<tr>";
     for (const auto& column : cell_columns())
-        out += "<th>" + esc(std::string(column.text_heading)) + "</th>";
+        out += "<th>" + escape_html(std::string(column.text_heading)) + "</th>";
     out += "<th></th></tr>\n";
     const std::size_t span = cell_columns().size() + 1;
     for (const auto& block : model.blocks) {
         out += "<tr class=\"load\"><th colspan=\"" + std::to_string(span) + "\">" +
-               esc(block.load) + " <small>(Loads in " + esc(unit_description(block)) +
-               ")</small></th></tr>\n";
+               escape_html(block.load) + " <small>(Loads in " +
+               escape_html(unit_description(block)) + ")</small></th></tr>\n";
         const CellDigits digits{time_decimals(model), loads_decimals(block)};
         for (const auto& c : block.cells) {
             out += "<tr>";
@@ -156,7 +116,8 @@ std::string latency_table(const LoadBlock& block) {
 }
 
 std::string changes_table(const LoadMeasureChanges& c) {
-    std::string out = "<p><b>" + esc(c.load) + ":</b> " + esc(measure_changes_count(c)) + "</p>\n";
+    std::string out = "<p><b>" + escape_html(c.load) + ":</b> " +
+                      escape_html(measure_changes_count(c)) + "</p>\n";
     if (!c.changed.empty()) {
         std::vector<std::vector<std::string>> rows = {
             {"Measure", "Base", "New", "Change", "p-adj", "Meaning"}};
@@ -166,13 +127,16 @@ std::string changes_table(const LoadMeasureChanges& c) {
                             measure_change_line(m)});
         out += table(rows, {false, true, true, true, true, false});
     }
-    if (!c.only_base.empty()) out += paragraph("Recorded only on base: " + join(c.only_base, ", "));
-    if (!c.only_new.empty()) out += paragraph("Recorded only on new: " + join(c.only_new, ", "));
+    if (!c.only_base.empty())
+        out += html_paragraph("Recorded only on base: " + join(c.only_base, ", "));
+    if (!c.only_new.empty())
+        out += html_paragraph("Recorded only on new: " + join(c.only_new, ", "));
     return out;
 }
 
 std::string verdict_section(const CompareView& view, const ReportModel& model) {
-    std::string out = "<h3>" + esc(view.fresh) + " against " + esc(view.base) + "</h3>\n";
+    std::string out =
+        "<h3>" + escape_html(view.fresh) + " against " + escape_html(view.base) + "</h3>\n";
     std::vector<std::vector<std::string>> rows = {{"Load", "Base Time", "New Time", "Change",
                                                    "p-adj", "Time", "Ratio base -> new", "p-adj",
                                                    "Ratio"}};
@@ -189,15 +153,15 @@ std::string verdict_section(const CompareView& view, const ReportModel& model) {
                         f.ratio_finding});
     }
     out += table(rows, {false, true, true, true, true, false, true, true, false});
-    if (const std::string g = geometric_line(view); !g.empty()) out += paragraph(g);
+    if (const std::string g = geometric_line(view); !g.empty()) out += html_paragraph(g);
     if (const auto lat = latency_comparison_rows(model, view.base, view.fresh); lat.size() > 1)
         out += "<p>Latency, base -> new:</p>\n" +
                table(lat,
                      {false, false, true, true, true, true, false, true, true, true, true, false});
-    out += paragraph("Verdict: " + view.verdict, "verdict");
+    out += html_paragraph("Verdict: " + view.verdict, "verdict");
     if (!view.changes.empty()) {
         out += "<h4>What else changed</h4>\n" +
-               paragraph(measure_changes_heading(view.changes, model));
+               html_paragraph(measure_changes_heading(view.changes, model));
         for (const auto& c : view.changes) out += changes_table(c);
     }
     return out;
@@ -224,7 +188,7 @@ std::string run_details(const Cell& c) {
                               fixed(run.wall_s, 1) + " s, " +
                               std::string(run_status_name(run.status));
         if (sr.round) summary += ", round " + std::to_string(sr.round);
-        out += "<details><summary>" + esc(summary) + "</summary>\n";
+        out += "<details><summary>" + escape_html(summary) + "</summary>\n";
         out +=
             run.timeline.is_null()
                 ? "<p>no timeline recorded (--timeline-hz 0, or a contest before timelines)</p>\n"
@@ -236,8 +200,8 @@ std::string run_details(const Cell& c) {
 }
 
 std::string load_section(const ReportModel& model, const LoadBlock& block) {
-    std::string out = "<section id=\"" + esc(anchor(block.load)) + "\" class=\"load\">\n<h3>" +
-                      esc(block.load) + "</h3>\n";
+    std::string out = "<section id=\"" + escape_html(anchor(block.load)) +
+                      "\" class=\"load\">\n<h3>" + escape_html(block.load) + "</h3>\n";
     const ReportModel alone = one_load(model, block);
     out += inline_svg(plot_svg(alone));
     if (!block.latency.empty()) {
@@ -252,10 +216,12 @@ std::string load_section(const ReportModel& model, const LoadBlock& block) {
 std::string fingerprints(const ReportModel& model) {
     std::string out = "<h2 id=\"fingerprint\">Fingerprint</h2>\n";
     for (const auto& l : model.labels) {
-        out += "<details><summary>" + esc(l.label) + ": the machine and the run's config, as " +
-               "recorded in " + esc(join(l.files, ", ")) + "</summary>\n<pre>" +
-               esc(json_text(nlohmann::json{{"system", l.system}, {"config", l.config}}, 2)) +
-               "</pre>\n</details>\n";
+        out +=
+            "<details><summary>" + escape_html(l.label) +
+            ": the machine and the run's config, as " + "recorded in " +
+            escape_html(join(l.files, ", ")) + "</summary>\n<pre>" +
+            escape_html(json_text(nlohmann::json{{"system", l.system}, {"config", l.config}}, 2)) +
+            "</pre>\n</details>\n";
     }
     return out;
 }
@@ -266,30 +232,26 @@ std::string page(const ReportModel& model) {
         if (l.label != model.baseline) others.push_back(l.label);
     const std::string title =
         "contest: " + model.baseline + (others.empty() ? "" : " vs " + join(others, ", "));
-    std::string out =
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'\">\n<meta name=\"viewport\" content=\"width=device-width\">\n"
-        "<title>" +
-        esc(title) + "</title>\n<style>\n" + kStyle + "</style>\n</head>\n<body>\n<h1>" +
-        esc(title) + "</h1>\n";
-    out += paragraph("contest " + std::string(kVersion) + "; baseline " + model.baseline +
-                     "; p-values adjusted: " + correction_summary(model) + ", alpha " +
-                     six_digits(model.alpha));
-    for (const auto& w : model.warnings) out += paragraph("Warning: " + w, "warning");
+    std::string out = html_page_head(title);
+    out += html_paragraph("contest " + std::string(kVersion) + "; baseline " + model.baseline +
+                          "; p-values adjusted: " + correction_summary(model) + ", alpha " +
+                          six_digits(model.alpha));
+    for (const auto& w : model.warnings) out += html_paragraph("Warning: " + w, "warning");
     out += "<h2 id=\"machine\">Machine and kernels</h2>\n" + facts_table(model);
     out += commands(model);
     out += "<h2 id=\"table\">The contest table</h2>\n" + classic_table(model);
-    for (const auto& note : model.notes) out += paragraph(note);
-    if (const auto legend = significance_legend(model); !legend.empty()) out += paragraph(legend);
-    if (model.has_latency()) out += paragraph(latency_legend(model));
-    for (const auto& line : latency_why_lines(model)) out += paragraph("why: " + line);
+    for (const auto& note : model.notes) out += html_paragraph(note);
+    if (const auto legend = significance_legend(model); !legend.empty())
+        out += html_paragraph(legend);
+    if (model.has_latency()) out += html_paragraph(latency_legend(model));
+    for (const auto& line : latency_why_lines(model)) out += html_paragraph("why: " + line);
     for (const auto& spike : worst_spikes(model)) out += inline_svg(spike_timeline_svg(spike));
     if (const auto rows = outside_rows(model, "", true); !outside_text(model, rows, true).empty()) {
         std::vector<std::vector<std::string>> cells = {
             {"Load", "Label", "Test", "Change [95% CI]", "p-adj", "Finding", "Fit"}};
         for (const auto& r : rows) cells.push_back(outside_cells(r, model));
-        out += "<h2 id=\"outside\">Net of outside work</h2>\n" + paragraph(outside_heading(model)) +
+        out += "<h2 id=\"outside\">Net of outside work</h2>\n" +
+               html_paragraph(outside_heading(model)) +
                table(cells, {false, false, false, true, true, false, false});
     }
     if (!others.empty()) {
@@ -302,7 +264,7 @@ std::string page(const ReportModel& model) {
     out += "<h2 id=\"loads\">Load by load</h2>\n";
     for (const auto& block : model.blocks) out += load_section(model, block);
     out += fingerprints(model);
-    return out + "</body>\n</html>\n";
+    return out + kHtmlPageEnd;
 }
 
 }  // namespace
