@@ -38,8 +38,8 @@ PKG_DEPS := dpkg-dev
 TEST_DEPS := postgresql dbench linux-source-6.1 $(KERNEL_TOOLS) ansible-core git python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
-# python3 for the statistics.
-BENCH_DEPS := rt-tests jq stress-ng python3 hyperfine
+# python3 for the statistics, postgresql and time (max RSS) for history_scale.sh.
+BENCH_DEPS := rt-tests jq stress-ng python3 hyperfine postgresql time
 # For --workload kernel: the source tarball and the tools.
 KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 
