@@ -90,72 +90,22 @@ fi
 mkdir -p "$parent"
 scratch=$(mktemp -d "$parent/contest-history-scale.XXXXXX")
 pg_dir=$scratch/pg
-pg_pid=
-watchdog=
+# shellcheck source=scripts/scratch-postgres.sh
+. "$(dirname "$0")/../scripts/scratch-postgres.sh"
 
-# The server's postmaster, from its pid file (the first line) once it wrote it.
-postmaster() { head -n 1 "$pg_dir/data/postmaster.pid" 2>/dev/null || true; }
-
-stop_postgres() {
-    if [ -n "$watchdog" ]; then
-        kill -- "-$watchdog" 2>/dev/null || true  # its group: its sleep too
-        wait "$watchdog" 2>/dev/null || true
-        watchdog=
-    fi
-    [ -n "$pg_pid" ] || return 0
-    local pm
-    pm=$(postmaster)
-    pm=${pm:-$pg_pid}
-    kill -INT "$pm" 2>/dev/null || true  # a fast shutdown
-    local until=$((SECONDS + 30))
-    while kill -0 "$pm" 2>/dev/null && [ "$SECONDS" -lt "$until" ]; do sleep 0.1; done
-    kill -KILL -- "-$pm" 2>/dev/null || true  # its group, anything left of it
-    wait "$pg_pid" 2>/dev/null || true
-    pg_pid=
-}
 cleanup() {
-    stop_postgres
+    scratch_postgres_stop
     rm -rf "$scratch"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$@"; }
-
 start_postgres() {
     chmod 755 "$scratch"  # nobody reaches its folder inside
-    mkdir -p "$pg_dir/sock"
-    chown -R nobody:"$(id -g nobody)" "$pg_dir"
-    as_nobody test -w "$pg_dir/sock" ||
-        { say "nobody cannot reach $pg_dir: give --scratch a folder every user can enter (/var/tmp)"; exit 3; }
-    as_nobody "$pg_bin/initdb" -D "$pg_dir/data" -U contest --auth=trust -E UTF8 --no-sync \
-        >"$pg_dir/initdb.log" 2>&1 || { cat "$pg_dir/initdb.log" >&2; say "initdb failed"; exit 1; }
-    printf 'local all contest trust\nlocal all all reject\n' >"$pg_dir/data/pg_hba.conf"
-    # Its own session and process group: one kill of the group stops it and
-    # its backends, and ^C at the terminal reaches it only through the trap.
-    setsid setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- \
-        "$pg_bin/postgres" -D "$pg_dir/data" -k "$pg_dir/sock" -c listen_addresses= \
-        </dev/null >"$pg_dir/server.log" 2>&1 &
-    pg_pid=$!
-    # Should this script be killed outright (no trap runs), the watchdog, in
-    # a session of its own, sees it gone and stops the server.
-    # shellcheck disable=SC2016  # the watchdog's own words, with its own $1 and $2
-    setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done
-        pm=$(head -n 1 "$2/data/postmaster.pid" 2>/dev/null) || exit 0
-        kill -QUIT "$pm" 2>/dev/null; sleep 5; kill -KILL -- "-$pm" 2>/dev/null' \
-        watchdog $$ "$pg_dir" </dev/null >/dev/null 2>&1 &
-    watchdog=$!
-    # The pid file's eighth line starts with "ready" once it takes connections.
-    local until=$((SECONDS + 120))
-    while [ "$SECONDS" -lt "$until" ]; do
-        kill -0 "$pg_pid" 2>/dev/null || { cat "$pg_dir/server.log" >&2; say "postgres ended at its start"; exit 1; }
-        case $(sed -n 8p "$pg_dir/data/postmaster.pid" 2>/dev/null) in ready*) return 0 ;; esac
-        sleep 0.1
-    done
-    say "postgres not ready after 120 s; see $pg_dir/server.log"
-    exit 1
+    scratch_postgres_start
 }
+stop_postgres() { scratch_postgres_stop; }
 
 psql_do() { "$pg_bin/psql" -X -q -At -v ON_ERROR_STOP=1 "host=$pg_dir/sock user=contest dbname=postgres" -c "$1"; }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "contest/analysis/change_points.h"
+#include "contest/analysis/stats.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
@@ -211,14 +212,11 @@ int show_action(const HistoryArgs& a) {
     std::printf("%-32s %5s %12s %12s %12s  %s\n", "kernel", "runs", "median", "min", "max",
                 "labels");
     for (const auto& p : s.points) {
-        std::vector<double> v = p.values;
-        std::sort(v.begin(), v.end());
-        const double median =
-            v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+        const stats::Summary v = stats::summarize(p.values);
         std::printf("%-32s %5zu %12s %12s %12s  %s\n",
-                    printable(kernel_name(p, points_by(a))).c_str(), v.size(),
-                    four_digits(median).c_str(), four_digits(v.front()).c_str(),
-                    four_digits(v.back()).c_str(), printable(join(p.labels, ",")).c_str());
+                    printable(kernel_name(p, points_by(a))).c_str(), v.n,
+                    four_digits(v.median).c_str(), four_digits(v.min).c_str(),
+                    four_digits(v.max).c_str(), printable(join(p.labels, ",")).c_str());
     }
     return kExitOk;
 }

@@ -2,6 +2,7 @@
 
 #include <soci/soci.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "contest/analysis/measures.h"
@@ -64,39 +65,64 @@ std::vector<ProbePercentile> percentiles_of(const RunRecord& run) {
     return out;
 }
 
+// A measure's or a percentile's row; `detail` is the percentile's name
+// (unused for a measure).
+struct ValueRow {
+    long long run_id;
+    std::string name, detail;
+    double value;
+};
+
+// Rows a statement takes at most: one statement per row is a round trip to
+// a PostgreSQL server each (a file has hundreds of rows), and both
+// databases take this many values a statement (PostgreSQL 65,535, SQLite
+// 32,766 since 3.32).
+constexpr std::size_t kRowsPerStatement = 500;
+
+// rows into `table`, kRowsPerStatement a statement: "INSERT INTO table
+// (columns) VALUES (...), (...)", every value bound.
+void insert_value_rows(soci::session& sql, const std::string& table, const std::string& columns,
+                       bool with_detail, std::vector<ValueRow>& rows) {
+    for (std::size_t first = 0; first < rows.size(); first += kRowsPerStatement) {
+        const std::size_t last = std::min(rows.size(), first + kRowsPerStatement);
+        std::string text = "INSERT INTO " + table + " (" + columns + ") VALUES ";
+        soci::statement st(sql);
+        for (std::size_t i = first; i < last; ++i) {
+            const std::string n = std::to_string(i - first);
+            text += (i == first ? "" : ", ") + std::string("(:r") + n + ", :n" + n +
+                    (with_detail ? ", :d" + n : "") + ", :v" + n + ")";
+            st.exchange(soci::use(rows[i].run_id));
+            st.exchange(soci::use(rows[i].name));
+            if (with_detail) st.exchange(soci::use(rows[i].detail));
+            st.exchange(soci::use(rows[i].value));
+        }
+        st.alloc();
+        st.prepare(text);
+        st.define_and_bind();
+        st.execute(true);
+    }
+}
+
 void insert_runs(soci::session& sql, long long file_id, const ResultFile& file) {
-    long long run_id = 0;
-    std::string measure, probe, percentile;
-    double value = 0;
-    soci::statement put_measure =
-        (sql.prepare << "INSERT INTO run_measures (run_id, measure, value) VALUES (:r, :m, :v)",
-         soci::use(run_id), soci::use(measure), soci::use(value));
-    soci::statement put_percentile =
-        (sql.prepare << "INSERT INTO probe_percentiles (run_id, probe, percentile, value_ns) "
-                        "VALUES (:r, :p, :c, :v)",
-         soci::use(run_id), soci::use(probe), soci::use(percentile), soci::use(value));
+    std::vector<ValueRow> measures, percentiles;
     for (const RunRecord& run : file.runs) {
         const std::string load = valid_utf8(run.load), status{run_status_name(run.status)},
                           reason = valid_utf8(run.reason);
+        long long run_id = 0;
         sql << "INSERT INTO runs (file_id, load, run_index, round, status, reason) VALUES (:f, :l, "
                ":i, :o, :s, :w) RETURNING id",
             soci::use(file_id), soci::use(load), soci::use(run.index), soci::use(run.round),
             soci::use(status), soci::use(reason), soci::into(run_id);
-        std::map<std::string, double> measures = run_measures(run);
-        measures["wall_s"] = run.wall_s;
-        for (const auto& [name, v] : measures) {
-            if (!std::isfinite(v)) continue;
-            measure = valid_utf8(name);
-            value = v;
-            put_measure.execute(true);
-        }
-        for (const ProbePercentile& p : percentiles_of(run)) {
-            probe = p.probe;
-            percentile = p.percentile;
-            value = p.ns;
-            put_percentile.execute(true);
-        }
+        std::map<std::string, double> values = run_measures(run);
+        values["wall_s"] = run.wall_s;
+        for (const auto& [name, v] : values)
+            if (std::isfinite(v)) measures.push_back({run_id, valid_utf8(name), "", v});
+        for (const ProbePercentile& p : percentiles_of(run))
+            percentiles.push_back({run_id, p.probe, p.percentile, p.ns});
     }
+    insert_value_rows(sql, "run_measures", "run_id, measure, value", false, measures);
+    insert_value_rows(sql, "probe_percentiles", "run_id, probe, percentile, value_ns", true,
+                      percentiles);
 }
 
 // Every row of the files at `path` of the run of `label` that started at

@@ -38,7 +38,16 @@ fi
 # pass for a change of source between its runs.
 ref=$(git -C "$src" rev-parse --verify HEAD)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/contest-fleet-test.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT INT TERM
+# The lab's results database: a PostgreSQL server of the test's own, as
+# nobody, in a folder nobody can enter (TMPDIR may be a 0700 one).
+pg_parent=$(mktemp -d /tmp/contest-fleet-pg.XXXXXX)
+chmod 755 "$pg_parent"
+pg_dir=$pg_parent/pg
+# shellcheck source=scripts/scratch-postgres.sh
+. "$src/scripts/scratch-postgres.sh"
+trap 'scratch_postgres_stop; rm -rf "$scratch" "$pg_parent"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 host_dir=$scratch/host  # the "host"'s contest_remote_dir
 # Ansible's own state stays in the scratch folder, and its output plain.
 export ANSIBLE_LOCAL_TEMP="$scratch/ansible/local" ANSIBLE_REMOTE_TEMP="$scratch/ansible/remote"
@@ -78,6 +87,8 @@ dpkg-deb -c "$deb" | grep ' \./usr/bin/contest$' >/dev/null || fail "the package
 # apt resolves its Depends here (a simulation: nothing is installed).
 apt-get install -s "$deb" >"$scratch/apt-sim.log" 2>&1 || { show apt-sim; fail "apt could not install the package"; }
 
+scratch_postgres_start
+
 # The tiny suite; the apt lists are never refreshed (every package is here,
 # so no network is needed), and as root there is no sudo to become through.
 cat >"$scratch/vars.json" <<JSON
@@ -91,7 +102,8 @@ cat >"$scratch/vars.json" <<JSON
   "contest_extra_packages": [],
   "contest_apt_cache_valid_time_s": 315360000,
   "contest_become": false,
-  "contest_poll_interval_s": 1
+  "contest_poll_interval_s": 1,
+  "contest_db": "$pg_uri"
 }
 JSON
 
@@ -140,7 +152,7 @@ run first "$scratch/one.ini" "$scratch/ctl"
 "$host_dir/bin/contest" --version >/dev/null || fail "the host's contest (from the package) does not run"
 
 # Each play's files in a folder of its own (its play id).
-set -- "$scratch/ctl/results"/*
+set -- "$scratch/ctl/results"/*/
 [ $# = 1 ] && [ -d "$1" ] || { show first; fail "the first play did not make one folder of its own in results/ ($*)"; }
 first_play=$1
 set -- "$first_play/$kernel"/fleet-local-*.json
@@ -156,6 +168,14 @@ grep -q "$kernel" "$scratch/first.log" || fail "the playbook did not show the re
 for task in "Copy the contest package" "Unpack the contest package" "Link bin/contest to the package's binary"; do
     task_states "$scratch/first.log" "$task" | grep -qx changed || { show first; fail "'$task' did not run the first time"; }
 done
+# The lab's database holds the host's run, saved by the host as it ran: the
+# controller's import of the fetched file finds it already in.
+"$contest" history --db "$pg_uri" --measure wall_s >"$scratch/pg-series.log" 2>&1 ||
+    { cat "$scratch/pg-series.log" >&2; fail "contest history cannot read the lab's database"; }
+grep -q '/no_load/wall_s ' "$scratch/pg-series.log" ||
+    { cat "$scratch/pg-series.log" >&2; fail "the host's run is not in the lab's database"; }
+grep -q 'imported 0 file(s) (0 runs) into postgresql:.*; 1 already in' "$scratch/first.log" ||
+    { show first; fail "the controller's import did not find the host's file already in the lab's database"; }
 
 # 2. Again, over two hosts one at a time (serial 1), the first unreachable:
 # a port on 127.0.0.2 that nothing listens on (bound and released just now),
@@ -172,7 +192,7 @@ fleet-down ansible_host=127.0.0.2 ansible_port=$port ansible_connection=ssh ansi
 fleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_remote_dir=$host_dir
 fleet-given ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_binary=$host_dir/bin/contest contest_remote_dir=$scratch/given
 INI
-run second "$scratch/two.ini" "$scratch/ctl" -e contest_serial=1
+run second "$scratch/two.ini" "$scratch/ctl" -e contest_serial=1 -e contest_db=
 [ "$status" != 0 ] || { show second; fail "the play passed though a host was unreachable"; }
 for task in "Checksum the given package" "Make the package folder" "Copy the contest package" \
     "Unpack the contest package" "Make the bin folder" "Link bin/contest to the package's binary"; do
@@ -194,10 +214,16 @@ grep -q '"fleet-local: ok, ' "$scratch/second.log" ||
 # The second play's files in a folder of their own, beside the first's, and
 # its report over them only: fleet-local's and fleet-given's run, not the
 # first play's too.
-set -- "$scratch/ctl/results"/*
+set -- "$scratch/ctl/results"/*/
 [ $# = 2 ] || { show second; fail "the second play did not make a folder of its own in results/ ($*)"; }
 second_play=$1
 [ "$second_play" != "$first_play" ] || second_play=$2
+# Without contest_db, the controller keeps a database of its own beside the
+# results, with this play's files.
+"$contest" history --db "$scratch/ctl/results/history.sqlite" --measure wall_s >"$scratch/ctl-series.log" 2>&1 ||
+    { cat "$scratch/ctl-series.log" >&2; show second; fail "no results database on the controller"; }
+grep -q '/no_load/wall_s ' "$scratch/ctl-series.log" ||
+    { cat "$scratch/ctl-series.log" >&2; fail "the second play's runs are not in the controller's database"; }
 set -- "$first_play/$kernel"/*.json
 [ $# = 1 ] || fail "the first play's folder holds $# files, not its one"
 set -- "$second_play/$kernel"/fleet-local-*.json
@@ -385,7 +411,7 @@ users_dir=$boot_scratch/fleet-users/var-tmp/contest-fleet
 grep -q "\"fleet-users: failed at 'Check that only root can change them': root would run contest from what others can change: $users_dir is owned by uid $login" "$scratch/boot.log" ||
     { show boot; fail "fleet-users's folder, the login user's, is not named as what root must not run from"; }
 [ -z "$(ls -A "$users_dir")" ] || { ls -lR "$users_dir" >&2; fail "the role put something in the login user's folder on fleet-users"; }
-set -- "$ctl/ctl-boot/results"/*
+set -- "$ctl/ctl-boot/results"/*/
 [ $# = 1 ] && [ -d "$1" ] || { show boot; fail "the boot play did not make one folder of its own in results/ ($*)"; }
 boot_play1=$1
 for h in fleet-a fleet-b; do
@@ -425,7 +451,7 @@ report_runs "$ctl/ctl-boot/report.txt" rt no_load | grep -qx 4 ||
 # and the controller, and its report over them only.
 boot_play boot-again --limit fleet-a,localhost -e fleet_rounds=1
 [ "$status" = 0 ] || { show boot-again; fail "the second boot play failed"; }
-set -- "$ctl/ctl-boot/results"/*
+set -- "$ctl/ctl-boot/results"/*/
 [ $# = 2 ] || { show boot-again; fail "the second boot play did not make a folder of its own in results/ ($*)"; }
 boot_play2=$1
 [ "$boot_play2" != "$boot_play1" ] || boot_play2=$2
