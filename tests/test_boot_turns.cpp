@@ -608,7 +608,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "run --boot: a workdir, or a path a later step reads, that anyone but root could change is "
+    "run --boot: a workdir, or a path a later step reads or writes, that anyone but root could "
+    "change is "
     "refused at the start (exit 2, one line), nothing made",
     "[boot][e2e]") {
     BootBench b("untrusted-paths");
@@ -625,6 +626,8 @@ TEST_CASE(
          "--kernel-source " + (home / "linux.tar.xz").string()},
         {"--kernel-config", (home / "my.config").string(),
          "--kernel-config " + (home / "my.config").string()},
+        // The results database every later step writes, in the user's folder.
+        {"--db", (home / "history.sqlite").string(), "--db " + (home / "history.sqlite").string()},
     };
     for (const auto& c : cases) {
         std::vector<std::string> args = b.run_args({"-n", "1", "no_load"});

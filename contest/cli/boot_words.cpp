@@ -30,6 +30,12 @@ PathOption path_option(const std::string& name, const std::string& value, bool l
     static const std::set<std::string> loads = load_path_options();
     if (name == "kernel-config") return {!is_named_kernel_config(value), true};
     if (name == "build-config") return {true, later_builds};
+    // The results database every step writes: a SQLite file is a path; a
+    // PostgreSQL URI is not.
+    if (name == "db")
+        return value.starts_with("postgresql://") || value.starts_with("postgres://")
+                   ? PathOption{}
+                   : PathOption{true, true};
     if (read_later.contains(name) || loads.contains(name)) return {true, true};
     return {start_own.contains(name), false};
 }
