@@ -10,6 +10,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
+#include "contest/cli/probe_setting_options.h"
 #include "contest/latency/latency_probes.h"
 #include "contest/latency/latency_why.h"
 #include "contest/latency/probe_choice.h"
@@ -152,20 +153,17 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     cl.options.add_options()
         ("duration,d", bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
         ("probe", checked(&probe, [](const std::string& p) { parse_probe(p); })->default_value(default_probe)->value_name("P"), probe_names(" | ").c_str())
-        ("interval-us", bounded(&settings.interval_us, kMinIntervalUs, kMaxIntervalUs)->default_value(1000)->value_name("N"), own_option_help("interval-us").c_str())
-        ("method", checked(&method, [](const std::string& m) { parse_sleep_method(m); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll")
-        ("policy", checked(&policy, [](const std::string& p) { parse_sched_policy(p); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)")
-        ("priority", bounded(&settings.priority, kMinPriority, kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority")
-        ("dist", bounded(&request.dist_ns, kMinDistNs, kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the printed distribution (multiple of 1000)")
         ("format", checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
-        ("exec-cmd", po::value(&settings.exec_command)->default_value(kDefaultExecCommand)->value_name("CMD"), own_option_help("exec-cmd").c_str())
-        ("exec-missed-ms", bounded(&settings.exec_missed_ms, kMinExecMissedMs, kMaxExecMissedMs)->default_value(kDefaultExecMissedMs)->value_name("MS"), own_option_help("exec-missed-ms").c_str())
         ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
         ("load", po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)")
         ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)")
         ("why", po::bool_switch(&request.why), "say what held the probe's CPU each time it woke late: tasks, interrupts, softirqs, the timer (a tracing instance of contest's own; root, tracefs)")
         ("why-us", bounded(&why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "--why: explain the wake-ups at least N us late (default: one period, the missed-period limit)");
     // clang-format on
+    for (const ProbeSettingOption& o :
+         probe_setting_options({&settings, &method, &policy, &request.dist_ns}, ""))
+        cl.options.add(
+            boost::make_shared<po::option_description>(o.name.c_str(), o.value, o.help.c_str()));
     add_load_options(cl.options, request.load_options, text);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return std::nullopt;

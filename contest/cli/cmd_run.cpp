@@ -11,6 +11,7 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
 #include "contest/cli/load_cli.h"
+#include "contest/cli/probe_setting_options.h"
 #include "contest/cli/run_options.h"
 #include "contest/latency/latency_why.h"
 #include "contest/latency/probe_choice.h"
@@ -246,21 +247,19 @@ void set_place(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
 std::vector<TableOption> latency_options(RunArguments& a) {
     const std::string default_probe(latency::probe_table().front()->name);
     // clang-format off
-    return {
+    std::vector<TableOption> table = {
         {"latency", guests, po::value(&a.latency)->implicit_value(default_probe)->value_name("PROBES"),
          "latency probes during every workload run: " + latency::probe_names(",") + " (bare: " + default_probe + ")"},
-        {"latency-interval-us", guests, Needs{{"latency"}}, bounded(&a.latency_settings.interval_us, latency::kMinIntervalUs, latency::kMaxIntervalUs)->default_value(1000)->value_name("N"), latency::own_option_help("interval-us")},
-        {"latency-method", guests, Needs{{"latency"}}, checked(&a.latency_method, [](const std::string& m) { as_latency_option([&] { latency::parse_sleep_method(m); }); })->default_value("clock_ns")->value_name("M"), "clock_ns | posix_ns | itimer | poll"},
-        {"latency-policy", guests, Needs{{"latency"}}, checked(&a.latency_policy, [](const std::string& p) { as_latency_option([&] { latency::parse_sched_policy(p); }); })->default_value("other")->value_name("P"), "other | fifo | rr (no privilege: other, recorded)"},
-        {"latency-priority", guests, Needs{{"latency"}}, bounded(&a.latency_settings.priority, latency::kMinPriority, latency::kMaxPriority)->default_value(50)->value_name("N"), "fifo, rr: the real-time priority"},
-        {"latency-dist", guests, Needs{{"latency"}}, bounded(&a.config.latency_dist_ns, latency::kMinDistNs, latency::kMaxDistNs)->default_value(1000)->value_name("NS"), "bucket width of the latency distribution drawn (multiple of 1000)"},
         {"latency-raw", host, Needs{{"latency"}}, po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE"},
         {"latency-why", host, Needs{{"latency"}}, po::bool_switch(&a.latency_why), "say what held each probe's CPU when it woke late (a tracing instance of contest's own; root, tracefs; docs/latency.md)"},
         {"latency-why-us", host, Needs{{"latency-why"}}, bounded(&a.latency_why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "explain the wake-ups at least N us late (default: one period)"},
-        {"latency-exec-cmd", guests, Needs{{"latency"}}, po::value(&a.latency_settings.exec_command)->default_value(latency::kDefaultExecCommand)->value_name("CMD"), latency::own_option_help("exec-cmd")},
-        {"latency-exec-missed-ms", guests, Needs{{"latency"}}, bounded(&a.latency_settings.exec_missed_ms, latency::kMinExecMissedMs, latency::kMaxExecMissedMs)->default_value(latency::kDefaultExecMissedMs)->value_name("MS"), latency::own_option_help("exec-missed-ms")},
     };
     // clang-format on
+    const ProbeSettingTargets to{&a.latency_settings, &a.latency_method, &a.latency_policy,
+                                 &a.config.latency_dist_ns};
+    for (const ProbeSettingOption& o : probe_setting_options(to, "latency-"))
+        table.emplace_back(o.name.c_str(), guests, Needs{{"latency"}}, o.value, o.help);
+    return table;
 }
 
 // UsageError for an option that needs its probe (the probe table's own
