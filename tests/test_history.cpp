@@ -247,6 +247,28 @@ TEST_CASE("history changes: the committed examples imported raise no alarm", "[h
     INFO(o.out << o.err);
     CHECK(o.exit_code == 0);
     CHECK(o.out.rfind("no change in ", 0) == 0);
+    // The A/A series (results/examples/aa): this machine's kernel, the same
+    // run twelve times at different moments, each file a point.
+    long long machine = 0, workload = 0;
+    {
+        HistoryDb db(db_target((dir / "h.sqlite").string(), dir.path()), OpenFor::reading);
+        db.sql() << "SELECT machine_id, workload_id FROM files WHERE label = 'aa'",
+            soci::into(machine), soci::into(workload);
+    }
+    const std::string aa_series =
+        "m" + std::to_string(machine) + "/w" + std::to_string(workload) + "/no_load/wall_s";
+    o = run_contest_binary(
+        {"history", "show", "--db", (dir / "h.sqlite").string(), "--points", "file", aa_series},
+        dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("12 files in"));
+    o = run_contest_binary(
+        {"history", "changes", "--db", (dir / "h.sqlite").string(), "--points", "file"},
+        dir.path());
+    INFO(o.out << o.err);
+    CHECK(o.exit_code == 0);
+    CHECK(o.out.rfind("no change in ", 0) == 0);
 }
 
 TEST_CASE("history: builds of one tree in its commits' order, read from the tree",

@@ -14,6 +14,7 @@
 #include "contest/history/import.h"
 #include "contest/history/series.h"
 #include "contest/kbuild/commit_order.h"
+#include "contest/report/formats.h"
 #include "contest/report/trend_page.h"
 #include "contest/run/config_record.h"
 #include "contest/sys/atomic_file.h"
@@ -75,10 +76,6 @@ std::string kernel_name(const KernelPoint& p, PointsBy by = PointsBy::kernel) {
     return name;
 }
 
-std::string signed_percent(double fraction) {
-    return (fraction >= 0 ? "+" : "") + fixed(100 * fraction, 1) + "%";
-}
-
 // The command that looks at a change closer: compare of the two kernels'
 // labels, and bisect between their commits where both are builds of one tree.
 void print_next_steps(const HistoryArgs& a, const KernelPoint& before, const KernelPoint& after) {
@@ -119,14 +116,14 @@ int changes_action(const HistoryArgs& a) {
         for (const ChangePoint& c : changes_of(s, a.changes)) {
             const KernelPoint& before = s.points[c.index - 1];
             const KernelPoint& after = s.points[c.index];
-            std::cout << printable(key.text()) << ": " << signed_percent(c.change) << " ("
-                      << number_text(100 * a.changes.level) << "%: " << signed_percent(c.low)
-                      << " to " << signed_percent(c.high) << "), p " << number_text(c.p) << " over "
-                      << s.points.size() << points_word(a) << " (" << kernel_order_name(s.order)
-                      << "), between " << printable(kernel_name(before, points_by(a)))
-                      << " (the last of " << c.before << ") and "
-                      << printable(kernel_name(after, points_by(a))) << " (the first of " << c.after
-                      << ")\n";
+            std::cout << printable(key.text()) << ": " << signed_percent(100 * c.change) << " ("
+                      << number_text(100 * a.changes.level) << "%: " << signed_percent(100 * c.low)
+                      << " to " << signed_percent(100 * c.high) << "), p " << format_p(c.p)
+                      << " over " << s.points.size() << points_word(a) << " ("
+                      << kernel_order_name(s.order) << "), between "
+                      << printable(kernel_name(before, points_by(a))) << " (the last of "
+                      << c.before << ") and " << printable(kernel_name(after, points_by(a)))
+                      << " (the first of " << c.after << ")\n";
             print_next_steps(a, before, after);
             ++found;
         }

@@ -105,10 +105,16 @@ HistoryDb::HistoryDb(const DbTarget& target, OpenFor mode) : target_(target) {
         guarded("reading its tables", [&] {
             *sql_ << "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'", soci::into(tables);
         });
-        if (tables > 0)
+        // Another contest may have made the schema since the version was
+        // read (two opening a new file at once): its tables and its version
+        // come in one commit, so a second look tells the two apart.
+        if (tables > 0) version_ = guarded("reading its schema version", read_version);
+        if (tables > 0 && version_ == 0)
             throw UsageError(target_.shown +
                              ": a SQLite database of something else (tables without contest's "
                              "schema_version): not a contest history database");
+        refuse_newer(version_);
+        if (version_ == known) return;
     }
     guarded("bringing its schema to version " + std::to_string(known),
             [&] { in_transaction([&] { migrate(read_version, refuse_newer); }); });
