@@ -140,6 +140,17 @@ void remove_earlier_saves(soci::session& sql, const std::string& path, const std
         sql << statement, soci::use(path), soci::use(label), soci::use(started);
 }
 
+// Whether the database holds the file of these bytes with its content.
+bool kept_already(HistoryDb& db, const std::string& text) {
+    const std::string sha = sha256_hex(text);
+    int kept = 0;
+    db.guarded("looking a file up", [&] {
+        db.sql() << "SELECT COUNT(*) FROM files WHERE content_sha256 = :h AND content <> ''",
+            soci::use(sha), soci::into(kept);
+    });
+    return kept > 0;
+}
+
 }  // namespace
 
 Imported import_result(HistoryDb& db, const ResultFile& file, const std::string& text,
@@ -199,6 +210,12 @@ ImportTally import_paths(HistoryDb& db, const std::vector<std::filesystem::path>
         ResultFile file;
         try {
             text = read_result_text(path);
+            // A file known by its bytes, its content kept, is in already:
+            // no need to read it as a result file again.
+            if (kept_already(db, text)) {
+                ++tally.already_in;
+                continue;
+            }
             file = result_from_text(text, printable(path.string()));
         } catch (const UsageError& e) {
             tally.skipped.push_back(e.what());
