@@ -120,3 +120,39 @@ TEST_CASE("history on PostgreSQL: the server goes when the test is killed",
     CHECK(gone);
     CHECK(leftover_processes().empty());
 }
+
+TEST_CASE(
+    "history on PostgreSQL: contest run saves every run into a lab's server, and goes on "
+    "without it when it is down",
+    "[history][postgresql][sink][e2e]") {
+    const auto bin = postgres_bin_dir();
+    if (!bin) CONTEST_SKIP(kNoServer);
+    ScratchDir dir("history-pg-run");
+    PostgresServer server(*bin, dir / "pg");
+    auto run = [&](const std::string& results) {
+        return run_contest_binary(
+            {"run", "-k", "lab-kernel", "-n", "2", "-w", "synthetic", "--synthetic-size", "4",
+             "--warmup", "0.2", "--workdir", (dir / "work").string(), "--results",
+             (dir / results).string(), "--quiet", "--db", server.uri(), "no_load"},
+            dir.path());
+    };
+    Outcome o = run("results");
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    {
+        HistoryDb db(db_target(server.uri(), {}), OpenFor::reading);
+        CHECK(count_rows(db, "files") == 1);
+        CHECK(count_rows(db, "runs") == 2);
+    }
+    CHECK_FALSE(fs::exists(dir / "results" / kDefaultDbFile));
+    // The server down: one warning, the run done, its runs in its file.
+    server.stop();
+    o = run("later");
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.err, Catch::Contains("warning") && Catch::Contains("cannot connect") &&
+                          Catch::Contains("history import"));
+    CHECK(result_files(dir / "later").size() == 1);
+    server.shut();
+    CHECK(leftover_processes().empty());
+}
