@@ -255,8 +255,8 @@ int cmd_history(int argc, char** argv) {
              if (p != "kernel" && p != "file")
                  throw UsageError("--points '" + printable(p) + "': expected kernel or file");
          })->value_name("P")->default_value(a.points),
-         "show and changes: what a point of a series is: a kernel (every run of it), or a result "
-         "file (in time order: one kernel over days, an A/A series)")
+         "show, changes and page: what a point of a series is: a kernel (every run of it), or a "
+         "result file (in time order: one kernel over days, an A/A series)")
         ("workdir", po::value(&a.workdir)->value_name("D"),
          "where git's output goes when a series' kernels are put in their tree's commit order "
          "(default $XDG_CACHE_HOME/contest)")
