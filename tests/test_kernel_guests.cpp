@@ -643,7 +643,7 @@ TEST_CASE("run --kernel: every option the host took reaches the guests with the 
     REQUIRE(h["load-cmd"].as<std::vector<std::string>>().size() == 2);
 
     std::vector<std::string> guest_words = {"run"};
-    for (const auto& w : host.guest_arguments()) {
+    for (const auto& w : host.delegated_arguments()) {
         INFO(w);
         // A value never stands alone, where it could be read as an option;
         // an empty one may: it is no option.
@@ -660,7 +660,7 @@ TEST_CASE("run --kernel: every option the host took reaches the guests with the 
         const std::string name = o.description->long_name();
         INFO("--" << name);
         const bool guest_has = g.count(name) && !g[name].defaulted();
-        if (!reaches_guests(o.scope)) {
+        if (!reaches_delegated(o.scope)) {
             CHECK_FALSE(guest_has);
             continue;
         }

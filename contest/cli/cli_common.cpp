@@ -388,11 +388,11 @@ std::vector<std::string> option_words(const po::option_description& o,
     return words;
 }
 
-std::vector<std::string> guest_words(const std::vector<TableOption>& table,
-                                     const po::variables_map& vm) {
+std::vector<std::string> delegated_words(const std::vector<TableOption>& table,
+                                         const po::variables_map& vm) {
     std::vector<std::string> words;
     for (const auto& o : table) {
-        if (!reaches_guests(o.scope)) continue;
+        if (!reaches_delegated(o.scope)) continue;
         const auto it = vm.find(o.description->long_name());
         if (it == vm.end() || it->second.defaulted() || it->second.empty()) continue;
         for (auto& w : option_words(*o.description, it->second)) words.push_back(std::move(w));

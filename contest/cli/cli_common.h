@@ -35,17 +35,18 @@ struct CommandLine {
 // Where an option of a command's table takes effect. `contest run --kernel`
 // gives each guest's own `contest run` the options that reach the guests.
 enum class OptionScope {
-    host,    // the host's contest only: the plan, the results, the VMs
-    guests,  // the host's and each --kernel guest's contest run
+    host,       // the host's contest only: the plan, the results, the VMs
+    delegated,  // the host's and each delegated place's contest run (a --kernel guest's)
     // Room for a scope further in: an option a booted kernel takes too.
 };
 
-// Whether an option of that scope is given to every --kernel guest.
-constexpr bool reaches_guests(OptionScope scope) {
+// Whether an option of that scope is given to the contest of every place a
+// turn is delegated to (each --kernel guest today).
+constexpr bool reaches_delegated(OptionScope scope) {
     switch (scope) {  // no default: a new scope must say
         case OptionScope::host:
             return false;
-        case OptionScope::guests:
+        case OptionScope::delegated:
             return true;
     }
     return false;
@@ -108,11 +109,11 @@ void add_options(CommandLine& cl, const std::vector<TableOption>& table);
 // std::logic_error for a value of a type it cannot write.
 std::vector<std::string> option_words(const po::option_description& o, const po::variable_value& v);
 
-// The options of the table that reach the guests and that vm holds, given
-// or from the config file but not by default, as option_words: what `contest
-// run --kernel` appends to each guest's `contest run`.
-std::vector<std::string> guest_words(const std::vector<TableOption>& table,
-                                     const po::variables_map& vm);
+// The options of the table that reach a delegated place and that vm holds,
+// given or from the config file but not by default, as option_words: what
+// `contest run --kernel` appends to each guest's `contest run`.
+std::vector<std::string> delegated_words(const std::vector<TableOption>& table,
+                                         const po::variables_map& vm);
 
 // A command's options as its parser has them: what the manual page and the
 // bash completion are made of, so that neither is kept by hand.

@@ -248,7 +248,7 @@ std::vector<TableOption> latency_options(RunArguments& a) {
     const std::string default_probe(latency::probe_table().front()->name);
     // clang-format off
     std::vector<TableOption> table = {
-        {"latency", guests, po::value(&a.latency)->implicit_value(default_probe)->value_name("PROBES"),
+        {"latency", delegated, po::value(&a.latency)->implicit_value(default_probe)->value_name("PROBES"),
          "latency probes during every workload run: " + latency::probe_names(",") + " (bare: " + default_probe + ")"},
         {"latency-raw", host, Needs{{"latency"}}, po::value(&a.latency_raw)->value_name("FILE"), "every sample, to FILE.LOAD.RUN.PROBE"},
         {"latency-why", host, Needs{{"latency"}}, po::bool_switch(&a.latency_why), "say what held each probe's CPU when it woke late (a tracing instance of contest's own; root, tracefs; docs/latency.md)"},
@@ -258,7 +258,7 @@ std::vector<TableOption> latency_options(RunArguments& a) {
     const ProbeSettingTargets to{&a.latency_settings, &a.latency_method, &a.latency_policy,
                                  &a.config.latency_dist_ns};
     for (const ProbeSettingOption& o : probe_setting_options(to, "latency-"))
-        table.emplace_back(o.name.c_str(), guests, Needs{{"latency"}}, o.value, o.help);
+        table.emplace_back(o.name.c_str(), delegated, Needs{{"latency"}}, o.value, o.help);
     return table;
 }
 
@@ -319,45 +319,45 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
          "no round that would end past TIME of runs (90s, 45m, 1.5h)"},
         {"adjust", host, Needs{{"runs=auto"}}, checked<std::string>(nullptr, [](const std::string& w) { parse_adjust(w); })->default_value("none")->value_name("WHAT"),
          "two or more labels: outside aims --target-mde at Time net of other processes' CPU, steal and the machine's speed (docs/noise.md)"},
-        {"workload,w", guests, checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
+        {"workload,w", delegated, checked(&rc.workload.kind, check_workload_kind)->value_name("W"),
          (workload_names(" | ", " | ") + " (default: kernel when a source is found, else synthetic)")},
-        {"jobs,j", guests, bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)"},
-        {"synthetic-size", guests, bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
+        {"jobs,j", delegated, bounded(&rc.workload.jobs, 1u, kMaxJobs)->value_name("N"), "parallel jobs of the compile (default 4 x online CPUs)"},
+        {"synthetic-size", delegated, bounded(&rc.workload.synthetic_size, 1u, kMaxSyntheticSize)->default_value(rc.workload.synthetic_size)->value_name("N"),
          "synthetic: translation units in the generated project"},
-        {"kernel-source", guests, po::value<std::string>()->value_name("P"),
+        {"kernel-source", delegated, po::value<std::string>()->value_name("P"),
          "kernel: tarball or tree (default: newest /usr/src/linux-source-*.tar.*)"},
-        {"kernel-config", guests, checked(&rc.workload.kernel_config, check_kernel_config)->default_value("tinyconfig")->value_name("C"),
+        {"kernel-config", delegated, checked(&rc.workload.kernel_config, check_kernel_config)->default_value("tinyconfig")->value_name("C"),
          "kernel: tinyconfig | allnoconfig | defconfig | a .config file"},
-        {"workload-cmd", guests, po::value(&rc.workload.workload_cmd)->value_name("CMD"), "command: the timed command"},
-        {"prepare-cmd", guests, po::value(&rc.workload.prepare_cmd)->value_name("CMD"), "command: run once before all runs"},
-        {"clean-cmd", guests, po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)"},
+        {"workload-cmd", delegated, po::value(&rc.workload.workload_cmd)->value_name("CMD"), "command: the timed command"},
+        {"prepare-cmd", delegated, po::value(&rc.workload.prepare_cmd)->value_name("CMD"), "command: run once before all runs"},
+        {"clean-cmd", delegated, po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)"},
         {"workdir", host, po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)"},
         {"results", host, po::value(&a.results)->value_name("D"), "where result files go (default results/)"},
         {"db", host, po::value(&rc.history_db)->value_name("FILE|URI"),
          "the results database each saved file also goes into: a SQLite file, or postgresql://USER@HOST/NAME "
          "(default: history.sqlite in --results; docs/history.md)"},
         {"no-history", host, po::bool_switch(&a.no_history), "save the runs in their result files only, not in the results database"},
-        {"warmup", guests, bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
+        {"warmup", delegated, bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts"},
         {"order", host, checked(&a.order, check_order)->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next"},
-        {"timeout", guests, bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)"},
+        {"timeout", delegated, bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)"},
         {"resume", host, po::value<std::string>()->value_name("FILE"),
          "continue the interrupted result file FILE (same options), skipping its finished runs"},
         {"seed", host, bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)"},
-        {"no-drop-caches", guests, po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)"},
-        {"settle", guests, bounded(&rc.settle_s, 0.0, 600.0)->default_value(rc.settle_s)->value_name("S"),
+        {"no-drop-caches", delegated, po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)"},
+        {"settle", delegated, bounded(&rc.settle_s, 0.0, 600.0)->default_value(rc.settle_s)->value_name("S"),
          "before every run, wait at most S seconds for writeback to finish and the run queue to calm (recorded); 0: no wait"},
         {"summary-json", host, po::value(&a.summary_json)->value_name("FILE"),
          "also write a small stable JSON summary per load for engines (docs/fleet.md)"},
-        {"perf", guests, po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)"},
-        {"timeline-hz", guests, bounded(&rc.timeline_hz, 0.0, 1000.0)->default_value(rc.timeline_hz)->value_name("HZ"),
+        {"perf", delegated, po::bool_switch(&rc.perf), "perf counters on the workload (docs/observe.md)"},
+        {"timeline-hz", delegated, bounded(&rc.timeline_hz, 0.0, 1000.0)->default_value(rc.timeline_hz)->value_name("HZ"),
          "samples per second of the machine over each run (docs/observe.md); 0: none"},
-        {"vary", guests, po::value(&a.vary)->value_name("KNOB=V1,V2"),
+        {"vary", delegated, po::value(&a.vary)->value_name("KNOB=V1,V2"),
          ("run every round under each value of a kernel setting (a path under /proc/sys or /sys, or " + knob_short_names() +
           "); twice: every combination (docs/vary.md)")},
-        {"vary-label", guests, Needs{{"vary"}}, po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
+        {"vary-label", delegated, Needs{{"vary"}}, po::value(&rc.vary_label)->default_value(rc.vary_label)->value_name("FMT"),
          "each value's label, from {label} {vary} {knob} {value} {knob2} {value2}"},
         {"quiet,q", host, po::bool_switch(&a.quiet), "no progress on stderr"},
         {"load", host, checked(&a.loads, check_load_names)->value_name("LOAD"), "loads to run (also positional)"},
@@ -366,7 +366,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
     // The loads' options (their values and --load-cmd's) are the guests' too.
     po::options_description loads;
     add_load_options(loads, rc.load, a.load_text);
-    for (const auto& o : loads.options()) table.emplace_back(o, guests);
+    for (const auto& o : loads.options()) table.emplace_back(o, delegated);
     for (auto* more : {latency_options, kernel_options, boot_options})
         for (auto& o : more(a)) table.push_back(std::move(o));
     return table;
@@ -452,7 +452,8 @@ RunConfig parsed_run_config(RunOptions& options, const std::vector<std::string>&
 RunConfig run_config_of(const std::vector<std::string>& words) {
     RunOptions options;
     RunConfig config = parsed_run_config(options, words);
-    if (config.place == RunPlace::guests) config.guest_arguments = options.guest_arguments();
+    if (config.place == RunPlace::guests)
+        config.delegated_arguments = options.delegated_arguments();
     return config;
 }
 
@@ -532,7 +533,7 @@ int cmd_run(int argc, char** argv) {
     RunArguments& arguments = options.arguments();
     RunConfig rc = checked_run_config(arguments, options.table(), options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
-    if (rc.place == RunPlace::guests) rc.guest_arguments = options.guest_arguments();
+    if (rc.place == RunPlace::guests) rc.delegated_arguments = options.delegated_arguments();
     if (auto done = boot_command(options, arguments, rc)) return *done;
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);

@@ -36,8 +36,8 @@ class RunOptions {
     // file's merged (a composing option has the values of both).
     const po::variables_map& values() const { return vm_; }
     // What each --kernel guest's `contest run` is given after the options
-    // the host sets per guest (RunConfig::guest_arguments).
-    std::vector<std::string> guest_arguments() const { return guest_words(table_, vm_); }
+    // the host sets per guest (RunConfig::delegated_arguments).
+    std::vector<std::string> delegated_arguments() const { return delegated_words(table_, vm_); }
 
     RunArguments& arguments() { return *arguments_; }
 

@@ -30,7 +30,7 @@ struct DelegatedTurn {
     // Where the other contest works and writes, as it sees them.
     std::string workdir, results;
     // The run's own options that the other contest takes too (the
-    // workload, probes, ...: RunConfig::guest_arguments).
+    // workload, probes, ...: RunConfig::delegated_arguments).
     std::vector<std::string> arguments;
 };
 

@@ -201,7 +201,7 @@ GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
     workdir_.make_dir(run_folder_ + "/out");
     const fs::path out = folder_ / "out";
     const DelegatedTurn turn{
-        label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.guest_arguments};
+        label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.delegated_arguments};
     std::ofstream(out / "argv", std::ios::binary) << guest_argv(turn);
 
     GuestBoot boot;

@@ -78,7 +78,7 @@ struct RunConfig {
     // --kernel: the guests' machine, and the options each guest's contest
     // is given (the workload's, the loads' and the probes', as given).
     VmOptions vm;
-    std::vector<std::string> guest_arguments;
+    std::vector<std::string> delegated_arguments;
     // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
     // and --kernel alike (KernelSpec's image holds the ARGS).
     std::vector<KernelSpec> boot_appends;
