@@ -561,8 +561,7 @@ TEST_CASE(
 TEST_CASE("a boot state's `then` is only ever contest bisect --continue of a folder above its own",
           "[bisect][boot]") {
     BootState s;
-    s.argv = {"run", "--boot", "a=/boot/vmlinuz-x", "--boot", "b=/boot/vmlinuz-y", "no_load"};
-    s.cwd = s.workdir = s.unit_root = "/";
+    s.workdir = s.unit_root = "/";
     const fs::path folder = "/var/lib/contest/bisect/step-1-abc/part-1";
     s.binary = boot_binary_path(folder).string();
     s.then = {"bisect", "--continue", "/var/lib/contest/bisect"};

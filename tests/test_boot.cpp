@@ -20,6 +20,7 @@
 #include "contest/boot/boot_unit.h"
 #include "contest/kbuild/boot_install.h"
 #include "contest/result/result_file.h"
+#include "contest/run/run_journal.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/trusted_folder.h"
@@ -42,9 +43,6 @@ void write_file(const fs::path& path, const std::string& text, bool executable =
 
 BootState sample_boot_state() {
     BootState s;
-    s.argv = {"run", "--boot", "a=/boot/vmlinuz-x", "--boot", "b=/boot/vmlinuz-y", "no_load"};
-    s.seed = 7;
-    s.cwd = "/";
     s.workdir = "/r/work";
     s.started_at = "2026-12-02T12:00:00Z";
     s.start_release = "6.1.0-57-amd64";
@@ -100,10 +98,11 @@ TEST_CASE("the boot state: written and read back the same; a malformed one names
           std::string::npos);
     CHECK(refused("\"next_turn\": 1", "\"next_turn\": 9").find("next_turn") != std::string::npos);
     CHECK(refused("\"label\": 1", "\"label\": 5").find("turns[0]: label") != std::string::npos);
-    CHECK(refused("\"seed\": 7", "\"seed\": -7").find("seed") != std::string::npos);
+    CHECK(refused("\"boots_asked\": 1", "\"boots_asked\": -7").find("boots_asked") !=
+          std::string::npos);
     CHECK(refused("\"label\": \"a\"", "\"label\": \"../a\"").find("labels[0]: label") !=
           std::string::npos);
-    CHECK(refused("\"schema\": 1", "\"schema\": 2").find("schema") != std::string::npos);
+    CHECK(refused("\"schema\": 2", "\"schema\": 1").find("schema") != std::string::npos);
     CHECK_THROWS_AS(boot_state_from_text("{\"schema\": 1", "state"), UsageError);
     CHECK_THROWS_AS(boot_state_from_text("[]", "state"), UsageError);
 }
@@ -113,17 +112,17 @@ TEST_CASE("the boot state: written and read back the same; a malformed one names
 const char* const kPhaseWords[] = {"running", "detour", "returning", "done", "stopped", "aborted"};
 const char* const kTurnStatusWords[] = {"pending", "started", "done", "boot_failed", "interrupted"};
 
-TEST_CASE("a boot state written by an earlier contest reads, and is written back to the same bytes",
-          "[boot]") {
+TEST_CASE("a boot state file reads, and is written back to the same bytes", "[boot]") {
     // tests/data/boot-state.json: written by contest before its phases and
-    // statuses were enums read and written from one field table; every kind
-    // of field, every turn status, each method's word.
+    // statuses were enums read and written from one field table (its words
+    // and seed since moved to the run's journal, schema 2); every kind of
+    // field, every turn status, each method's word.
     const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-state.json");
     const BootState s = boot_state_from_text(text, "state");
     CHECK(boot_state_text(s) == text);
     CHECK(s.phase == BootPhase::detour);
     CHECK(s.method == BootMethod::systemd_boot);
-    CHECK(s.seed == 18446744073709551615ull);
+    CHECK(s.workdir == "/srv/contest/work");
     CHECK(s.stop_on_failure);
     REQUIRE(s.turns.size() == 5);
     CHECK(s.turns[1].status == BootTurnStatus::boot_failed);
@@ -336,7 +335,7 @@ TEST_CASE("run --boot --boot-max 2 of 3 boots: one turn, the bound, the rest lef
 TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited on", "[boot]") {
     test::ScratchDir dir("boot-state-read", test::scratch_kept_at_boot());
     write_boot_state(dir / "state.json", boot_state_in(dir.path()));
-    CHECK(read_boot_state(dir / "state.json").seed == 7);
+    CHECK(read_boot_state(dir / "state.json").started_at == "2026-12-02T12:00:00Z");
     fs::create_symlink(dir / "state.json", dir / "link.json");
     CHECK_THROWS_AS(read_boot_state(dir / "link.json"), EnvironmentError);
     REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
@@ -1109,9 +1108,13 @@ TEST_CASE(
     REQUIRE(o.exit_code == 0);
     const BootState s = read_boot_state(results / kBootStateName);
     CHECK(s.workdir == work.string());
-    // The words as the start resolved them: each option by its whole name.
-    CHECK(std::find(s.argv.begin(), s.argv.end(), "--workdir=" + work.string()) != s.argv.end());
-    CHECK(std::none_of(s.argv.begin(), s.argv.end(),
+    // The run's config as the start resolved it, in its journal: the
+    // workdir whole, the words each option by its whole name.
+    const RunJournal journal = read_run_journal(results / kRunJournalName);
+    CHECK(journal.config.workload.workdir == work);
+    const auto& words = journal.config.command_line;
+    CHECK(std::find(words.begin(), words.end(), "--workdir=" + work.string()) != words.end());
+    CHECK(std::none_of(words.begin(), words.end(),
                        [](const std::string& w) { return w.starts_with("--workd="); }));
     // The unit waits for the results folder's mount and the workdir's; the
     // folder the run was started in is no step's.
@@ -1156,7 +1159,10 @@ TEST_CASE("run --boot: places every later step needs are checked before the firs
             }() + " 2>&1; echo rc=$?");
         INFO(out);
         CHECK(out.find("rc=0") != std::string::npos);
-        CHECK(read_boot_state(results / kBootStateName).cwd == tmp.path().string());
+        // Nothing in the journal names that folder: every path is absolute.
+        const RunJournal journal = read_run_journal(results / kRunJournalName);
+        CHECK(journal.config.results_dir == results);
+        CHECK(run_journal_text(journal).find(tmp.path().string()) == std::string::npos);
         CHECK(machine
                   .contest({"run", "--boot-abort", "--results", results.string(), "--boot-root",
                             machine.root.string()})

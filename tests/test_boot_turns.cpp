@@ -22,6 +22,7 @@
 #include "contest/boot/boot_unit.h"
 #include "contest/result/result_file.h"
 #include "contest/run/result_writer.h"
+#include "contest/run/run_journal.h"
 #include "contest/sys/text.h"
 #include "test_helpers.h"
 
@@ -564,11 +565,16 @@ TEST_CASE(
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     BootState s = b.state();
-    // The state's words: the file's values merged, no --config left to read.
-    CHECK(std::find(s.argv.begin(), s.argv.end(),
-                    "--workload-cmd=touch " + (marks / "first").string()) != s.argv.end());
-    CHECK(std::find(s.argv.begin(), s.argv.end(), "--workdir=" + b.work.string()) != s.argv.end());
-    CHECK(std::none_of(s.argv.begin(), s.argv.end(),
+    // The journal's config: the file's values merged, no --config left to
+    // read (its words recorded so, each option by its whole name).
+    const RunJournal journal = read_run_journal(b.results / kRunJournalName);
+    CHECK(journal.config.workload.workload_cmd == "touch " + (marks / "first").string());
+    CHECK(journal.config.workload.workdir == b.work);
+    const auto& words = journal.config.command_line;
+    CHECK(std::find(words.begin(), words.end(),
+                    "--workload-cmd=touch " + (marks / "first").string()) != words.end());
+    CHECK(std::find(words.begin(), words.end(), "--workdir=" + b.work.string()) != words.end());
+    CHECK(std::none_of(words.begin(), words.end(),
                        [](const std::string& w) { return w.starts_with("--con"); }));
     // The first turn measured as the file said at the start.
     b.boot_in_label(s, 0);
@@ -604,6 +610,46 @@ TEST_CASE(
         CHECK(file.runs[0].ok());
         CHECK(file.config["workdir"] == b.work.string());
     }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --boot: each step runs the config its journal holds and parses no command word; a "
+    "journal that is not one is refused naming its field, nothing run",
+    "[boot][e2e][journal]") {
+    BootBench b("journal");
+    const fs::path marks = b.dir / "marks";
+    fs::create_directories(marks);
+    const auto o = b.start({"-n", "1", "no_load"});
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    const fs::path path = b.results / kRunJournalName;
+    RunJournal journal = read_run_journal(path);
+    CHECK(journal.config.workload.workload_cmd == "true");
+    CHECK(journal.config.seed == 3u);
+    // The recorded words made unparseable, the config's command changed: a
+    // step that parsed words would refuse them or run the start's command.
+    journal.config.command_line = {"run", "--no-such-option", "--runs=-1"};
+    journal.config.workload.workload_cmd = "touch " + (marks / "journal").string();
+    write_run_journal(path, journal);
+    BootState s = b.state();
+    b.boot_in_label(s, 0);
+    auto step = b.step();
+    INFO(step.err);
+    REQUIRE(step.exit_code == 0);
+    CHECK(b.state().turns[0].status == BootTurnStatus::done);
+    CHECK(fs::exists(marks / "journal"));
+    // A journal with a field of the wrong type: the step refuses it in one
+    // line naming the field, and takes no turn.
+    nlohmann::json text = nlohmann::json::parse(test::slurp(path));
+    text["config"]["runs"] = "1";
+    test::put_file(path, text.dump());
+    b.boot_in_label(s, 1);
+    step = b.step();
+    CHECK(step.exit_code == 2);
+    CHECK(step.err.find(path.string() + ": config: runs: not a whole number >= 0") !=
+          std::string::npos);
+    CHECK(b.state().turns[1].status == BootTurnStatus::pending);
     CHECK(test::leftover_processes().empty());
 }
 

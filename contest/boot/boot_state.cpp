@@ -15,6 +15,7 @@
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/json_record.h"
 #include "contest/sys/path_below.h"
 #include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
@@ -25,7 +26,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kSchema = 1;
+// 2: the run's words, their folder and the seed moved to the run's journal.
+constexpr int kSchema = 2;
 
 constexpr std::array<EnumName<BootMethod>, 3> kBootMethodNames{{
     {BootMethod::kexec, "kexec"},
@@ -36,6 +38,28 @@ constexpr std::array<EnumName<BootMethod>, 3> kBootMethodNames{{
 // One field of a record of the state as the file holds it. The tables
 // below are the only place a field is named: boot_state_text and
 // boot_state_from_text both walk them.
+}  // namespace
+
+// A closed set's names, and what one of them is called in a refusal
+// (the record codec's, sys/json_record.h).
+template <>
+struct JsonWords<BootPhase> {
+    static constexpr const auto& names = kBootPhaseNames;
+    static constexpr const char* what = "phase";
+};
+template <>
+struct JsonWords<BootTurnStatus> {
+    static constexpr const auto& names = kBootTurnStatusNames;
+    static constexpr const char* what = "turn status";
+};
+template <>
+struct JsonWords<BootMethod> {
+    static constexpr const auto& names = kBootMethodNames;
+    static constexpr const char* what = "boot method";
+};
+
+namespace {
+
 template <typename Record>
 struct Field {
     // The unsigned types by their own names, so that std::size_t and
@@ -129,10 +153,7 @@ const Field<BootSeen> kSeenFields[] = {
 const Field<BootState> kStateFields[] = {
     {"phase",           &BootState::phase},
     {"method",          &BootState::method},
-    {"argv",            &BootState::argv},
-    {"cwd",             &BootState::cwd},
     {"workdir",         &BootState::workdir},
-    {"seed",            &BootState::seed},
     {"started_at",      &BootState::started_at},
     {"start_release",   &BootState::start_release},
     {"start_cmdline",   &BootState::start_cmdline},
@@ -170,32 +191,13 @@ concept StateRecord = requires(const T& record) {
     fields_of(record);
 };
 
-// A closed set's names, and what one of them is called in a refusal.
-template <typename Enum>
-struct Words;
-template <>
-struct Words<BootPhase> {
-    static constexpr const auto& names = kBootPhaseNames;
-    static constexpr const char* what = "phase";
-};
-template <>
-struct Words<BootTurnStatus> {
-    static constexpr const auto& names = kBootTurnStatusNames;
-    static constexpr const char* what = "turn status";
-};
-template <>
-struct Words<BootMethod> {
-    static constexpr const auto& names = kBootMethodNames;
-    static constexpr const char* what = "boot method";
-};
-
 // Every string is made valid UTF-8 here, the one way into the file.
 template <typename T>
 json value_to_json(const T& v) {
     if constexpr (std::is_same_v<T, std::string>) {
         return valid_utf8(v);
     } else if constexpr (std::is_enum_v<T>) {
-        return std::string(name_in(Words<T>::names, v));
+        return std::string(name_in(JsonWords<T>::names, v));
     } else if constexpr (StateRecord<T>) {
         json out = json::object();
         for (const auto& f : fields_of(v))
@@ -257,8 +259,8 @@ T value_from_json(const json& v, const std::string& where, const char* name,
         return static_cast<T>(n);
     } else if constexpr (std::is_enum_v<T>) {
         const auto word = value_from_json<std::string>(v, where, name, state);
-        const auto value = value_in(Words<T>::names, word);
-        if (!value) bad("'" + printable(word) + "' is no " + Words<T>::what);
+        const auto value = value_in(JsonWords<T>::names, word);
+        if (!value) bad("'" + printable(word) + "' is no " + JsonWords<T>::what);
         return *value;
     } else {  // a list
         if (!v.is_array()) bad("not a list");
@@ -350,8 +352,8 @@ void check_state_paths(const BootState& s, const std::filesystem::path& folder,
             bad("labels[" + std::to_string(i) + "]: result",
                 "'" + printable(s.labels[i].result) + "' is not below " + folder.string());
     }
-    const std::pair<const char*, const std::string*> absolute[] = {
-        {"cwd", &s.cwd}, {"workdir", &s.workdir}, {"unit_root", &s.unit_root}};
+    const std::pair<const char*, const std::string*> absolute[] = {{"workdir", &s.workdir},
+                                                                   {"unit_root", &s.unit_root}};
     for (const auto& [field, value] : absolute)
         if (!fs::path(*value).is_absolute())
             bad(field, "'" + printable(*value) + "' is not an absolute path");

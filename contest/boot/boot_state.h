@@ -114,10 +114,10 @@ constexpr const char* boot_phase_name(BootPhase phase) {
 struct BootState {
     BootPhase phase = BootPhase::running;
     BootMethod method = BootMethod::kexec;
-    std::vector<std::string> argv;  // `contest run`'s words (after "contest"), to re-run each boot
-    std::string cwd;                // the folder they were given in
-    std::string workdir;            // the run's workdir as parsed (absolute): each step's
-    std::uint64_t seed = 0;
+    // The run's workdir as its journal has it (absolute): the unit keeps it
+    // root's. What the run is (its config, its seed) is its journal's
+    // (run/run_journal.h, beside the state): the state holds the boots.
+    std::string workdir;
     std::string started_at;
     std::string start_release, start_cmdline;  // the kernel the run started in
     std::string binary;                        // the copy of contest the unit runs

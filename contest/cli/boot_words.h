@@ -1,8 +1,8 @@
 #pragma once
-// The words a --boot run records for its later steps, made once at its
-// start. Root re-reads nothing of a user's after the start (docs/boot.md):
-// each boot's step, and each contest bisect --boot part, makes its run of
-// these words alone, so they carry every option the command line and its
+// The words a --boot run's config is made of, once, at its start, and
+// kept in its journal (run/run_journal.h). Root re-reads nothing of a
+// user's after the start (docs/boot.md): each boot's step runs the
+// journal's config, parsing no word, so these words carry every option the command line and its
 // --config file gave, merged (no --config left to read again), each path
 // made absolute and its links resolved (no relative path left to read in
 // a folder), and every path a later step reads or writes must be one that

@@ -211,7 +211,7 @@ std::vector<TableOption> boot_options(RunArguments& a) {
         {"boot", host, checked(&a.place_values["boot"], [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
          "twice or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
          "(/boot/vmlinuz-R), an image, IMAGE:INITRD, a grub / systemd-boot entry (docs/boot.md), or TREE@REF[+PATCH][%OPTIONS] (kexec; with the label's own config options, if any; built as the user contest runs "
-         "as, root: its Makefiles run as root; docs/kernel-builds.md); its words are resolved once, at the start (the --config file merged, "
+         "as, root: its Makefiles run as root; docs/kernel-builds.md); its config is resolved once, at the start, into its journal (the --config file merged, "
          "paths absolute): no later step reads a user's file; " + exclusions_help(place_info(RunPlace::boot))},
         {"boot-append", host, Needs{{"boot", "kernel"}}, checked(&a.boot_appends, [](const std::vector<std::string>& s) { check_label_spec("boot-append", "ARGS", s, true); })->value_name("LABEL=ARGS"),
          "kernel parameters of that label's boots, after the others"},
@@ -479,8 +479,9 @@ BootRunOptions boot_run_options(const RunArguments& a) {
 // reboots (boot_run.h); nullopt for every other run. None opens the
 // workdir of its own words: a refused start makes nothing, and the unit's
 // step (no HOME: its default workdir would be in /tmp, where anyone can
-// make it first) uses the one its state recorded. A start records its
-// words as boot_run_words makes them: each step reads nothing else.
+// make it first) uses the one its journal recorded. A start's config is
+// made of its words as boot_run_words resolves them, and kept in the
+// run's journal: each step reads that, and parses no word.
 std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunConfig& rc) {
     const int asked = a.boot_status + a.boot_abort + !a.boot_continue.empty();
     if (asked > 1)
@@ -493,18 +494,12 @@ std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunC
     Progress progress = Progress::for_stderr(a.quiet);
     BootStep step;
     if (!a.boot_continue.empty()) {
-        // The run's own words, as recorded in the state: this boot takes
-        // one turn of that run.
-        const ConfigOf config_of = [&](const std::vector<std::string>& words) {
-            RunConfig config = run_config_of(words);
-            config.containment = containment;
-            return config;
-        };
-        step = continue_boot_run(a.boot_continue, config_of, progress);
+        // This boot takes one turn of the run its journal holds.
+        step = continue_boot_run(a.boot_continue, containment, progress);
     } else {
-        rc.command_line = {"run"};
-        for (auto& word : boot_run_words(options, false)) rc.command_line.push_back(word);
-        step = start_boot_run(rc, boot_run_options(a), progress);
+        RunConfig resolved = run_config_of(boot_run_words(options, false));
+        resolved.containment = containment;
+        step = start_boot_run(resolved, boot_run_options(a), progress);
     }
     progress.clear();
     print_table(step.finished);
@@ -516,10 +511,9 @@ std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunC
 BootStep start_boot_run_of(const std::vector<std::string>& words,
                            const std::vector<std::string>& then, Progress& progress) {
     RunOptions options;
-    RunConfig rc = parsed_run_config(options, words);
-    if (rc.place != RunPlace::boot) throw UsageError("contest run: these words are no --boot run");
-    rc.command_line = {"run"};
-    for (auto& word : boot_run_words(options, true)) rc.command_line.push_back(word);
+    if (parsed_run_config(options, words).place != RunPlace::boot)
+        throw UsageError("contest run: these words are no --boot run");
+    RunConfig rc = run_config_of(boot_run_words(options, true));
     const auto containment = RunContainment::set_up();
     rc.containment = containment->description();
     BootRunOptions boot = boot_run_options(options.arguments());

@@ -10,13 +10,6 @@ namespace contest::latency {
 
 namespace {
 
-constexpr std::array<EnumName<SleepMethod>, 4> kMethods{{{SleepMethod::clock_ns, "clock_ns"},
-                                                         {SleepMethod::posix_ns, "posix_ns"},
-                                                         {SleepMethod::itimer, "itimer"},
-                                                         {SleepMethod::poll, "poll"}}};
-constexpr std::array<EnumName<SchedPolicy>, 3> kPolicies{
-    {{SchedPolicy::other, "other"}, {SchedPolicy::fifo, "fifo"}, {SchedPolicy::rr, "rr"}}};
-
 template <typename E, std::size_t N>
 E parse_in(const std::array<EnumName<E>, N>& table, const std::string& s, const char* option) {
     if (auto value = value_in(table, s)) return *value;

@@ -3,11 +3,14 @@
 // table, probe_table.h; chosen by probe_choice.h), how it sleeps, at what scheduling policy, and
 // where its raw samples go. The names are SPEC's option values; parse_* throw UsageError naming the
 // option for anything else.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "contest/sys/enum_names.h"
 
 namespace contest::latency {
 
@@ -16,6 +19,12 @@ struct ProbeInfo;
 // How the probe waits for its next period (stress-ng's --cyclic-method set).
 enum class SleepMethod { clock_ns, posix_ns, itimer, poll };
 enum class SchedPolicy { other, fifo, rr };
+inline constexpr std::array<EnumName<SleepMethod>, 4> kMethods{{{SleepMethod::clock_ns, "clock_ns"},
+                                                                {SleepMethod::posix_ns, "posix_ns"},
+                                                                {SleepMethod::itimer, "itimer"},
+                                                                {SleepMethod::poll, "poll"}}};
+inline constexpr std::array<EnumName<SchedPolicy>, 3> kPolicies{
+    {{SchedPolicy::other, "other"}, {SchedPolicy::fifo, "fifo"}, {SchedPolicy::rr, "rr"}}};
 
 // The ranges the command line holds the numbers to. A wake-up below 10 us
 // costs about what it measures; above 10 s a window holds too few.

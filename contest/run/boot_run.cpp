@@ -17,6 +17,7 @@
 #include "contest/run/boot_turn.h"
 #include "contest/run/config_record.h"
 #include "contest/run/result_writer.h"
+#include "contest/run/run_journal.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
@@ -41,7 +42,6 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
                         const RunningKernel& k, const fs::path& folder) {
     BootState state;
     state.method = options.method;
-    state.seed = plan.seed;
     state.started_at = utc_timestamp();
     state.start_release = k.release;
     state.start_cmdline = k.cmdline;
@@ -49,17 +49,13 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
     state.stop_on_failure = options.stop_on_failure;
     state.keep_built = options.keep_built;
     state.then = options.then;
-    state.argv = config.command_line;
-    if (!config.seed) state.argv.push_back("--seed=" + std::to_string(plan.seed));
     // The unit runs with another environment (no HOME, XDG_CACHE_HOME):
-    // the workdir as parsed (its links resolved), recorded. The folder the
-    // run was started in is recorded for the reader alone: the words hold
-    // no relative path, and no step reads in it.
+    // the workdir as parsed (its links resolved), recorded, here and in
+    // the journal.
     std::error_code ec;
     const fs::path workdir = fs::absolute(config.workload.workdir).lexically_normal();
     const fs::path real_workdir = fs::weakly_canonical(workdir, ec);
     state.workdir = (ec ? workdir : real_workdir).string();
-    state.cwd = fs::current_path().string();
     state.binary = boot_binary_path(folder).string();
     const std::string base = base_cmdline(k.cmdline);
     for (const auto& spec : config.kernels) {
@@ -94,6 +90,26 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
     state.boot_max =
         options.boot_max ? options.boot_max : static_cast<unsigned>(2 * state.turns.size());
     return state;
+}
+
+// The run's journal: its config as the start resolved it, the seed drawn
+// and the workdir the state's (absolute, its links resolved).
+RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootState& state) {
+    RunJournal journal{config, state.started_at};
+    journal.config.seed = plan.seed;
+    journal.config.workload.workdir = journal.config.load.workdir = state.workdir;
+    journal.config.workload.opened_workdir.reset();
+    journal.config.load.opened_workdir.reset();
+    journal.config.stop_rule = nullptr;
+    return journal;
+}
+
+// The journal beside the state at path, which root runs on: read only from
+// a folder nobody but root can change, as the state is.
+RunJournal read_boot_journal(const fs::path& path) {
+    const fs::path journal = path.parent_path() / kRunJournalName;
+    check_state_place(journal);
+    return read_run_journal(journal);
 }
 
 // --boot-abort's state, read under the step's lock (the step under way
@@ -202,9 +218,10 @@ void check_kernels(BootState& state, const BootRunOptions& options,
     if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
 }
 
-// contest's copy and the kexec kernels' in results/.boot, the unit and the
-// state: the run made. On a failure, what of it was made is removed.
-void make_run_files(const BootState& state, const fs::path& path) {
+// contest's copy and the kexec kernels' in results/.boot, the unit, the
+// run's journal and its state: the run made. On a failure, what of it was
+// made is removed.
+void make_run_files(const BootState& state, const RunJournal& journal, const fs::path& path) {
     try {
         const UniqueFd copies = open_copy_folder(path.parent_path());
         copy_into(copies, "contest", "/proc/self/exe", state.binary, 0700);
@@ -218,8 +235,11 @@ void make_run_files(const BootState& state, const fs::path& path) {
                           initrd_copy(state, i), 0600);
         }
         install_boot_unit(state.unit_root, state.binary, path, {fs::path(state.workdir)});
+        write_run_journal(path.parent_path() / kRunJournalName, journal);
         write_boot_state(path, state);
     } catch (...) {
+        std::error_code ec;
+        fs::remove(path.parent_path() / kRunJournalName, ec);
         remove_run_files(path, state);
         throw;
     }
@@ -257,7 +277,7 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
         made_releases = built_labels(config, options, state, progress);
         check_kernels(state, options, [](const BootLabel& l) { return !l.built_release.empty(); });
         Workdir::open(state.workdir);
-        make_run_files(state, path);
+        make_run_files(state, journal_of(config, plan, state), path);
     } catch (...) {
         // A refusal, a build that failed, a disk full, a root that cannot
         // take the unit: nothing left of the run, no release installed.
@@ -273,11 +293,13 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
                   minutes_text(reboots * (options.method == BootMethod::kexec ? 60.0 : 120.0)) +
                   " of booting besides the runs; the state is " + path.string() +
                   " (contest run --boot-status, --boot-abort)");
-    const ConfigOf config_of = [&](const std::vector<std::string>&) { return config; };
-    return first_boot_step(path, state, k, config_of, progress);
+    RunJournal journal = journal_of(config, plan, state);
+    journal.config.containment = config.containment;
+    return first_boot_step(path, state, k, journal, progress);
 }
 
-BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Progress& progress) {
+BootStep continue_boot_run(const fs::path& path, const std::string& containment,
+                           Progress& progress) {
     const std::optional<FileLock> lock = take_step_lock(path);
     if (!lock) return {};
     BootState state = read_boot_state(path);
@@ -293,7 +315,9 @@ BootStep continue_boot_run(const fs::path& path, const ConfigOf& config_of, Prog
             say("this boot (" + k.boot_id + ") was recorded already: nothing to do");
             return {};
         }
-    return step_after_boot(path, state, k, config_of, progress);
+    RunJournal journal = read_boot_journal(path);
+    journal.config.containment = containment;
+    return step_after_boot(path, state, k, journal, progress);
 }
 
 int abort_boot_run(const fs::path& results, const fs::path& root_in) {

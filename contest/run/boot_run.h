@@ -37,9 +37,10 @@ struct BootRunOptions {
 // state, installs the unit and boots the first turn's kernel.
 BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options, Progress& progress);
 
-// --boot-continue STATE, after a boot; config_of makes a RunConfig of the
-// run's recorded words.
-BootStep continue_boot_run(const std::filesystem::path& state, const ConfigOf& config_of,
+// --boot-continue STATE, after a boot: the turn of the run its journal
+// (beside the state) holds; `containment` is how this step holds the runs'
+// processes.
+BootStep continue_boot_run(const std::filesystem::path& state, const std::string& containment,
                            Progress& progress);
 
 // --boot-abort: the unit removed, the state marked aborted. root: where

@@ -73,12 +73,12 @@ struct BootingFrom {
 // state's path, the state and the boot, which every move reads.
 class BootSteps {
   public:
-    BootSteps(fs::path path, BootState& state, RunningKernel k, const ConfigOf& config_of,
+    BootSteps(fs::path path, BootState& state, RunningKernel k, const RunJournal& journal,
               Progress& progress)
         : path_(std::move(path)),
           state_(state),
           k_(std::move(k)),
-          config_of_(config_of),
+          journal_(journal),
           progress_(progress) {}
 
     // The first boot, asked from the kernel the run starts in. An
@@ -189,7 +189,7 @@ class BootSteps {
         turn.status = BootTurnStatus::boot_failed;
         ++state_.next_turn;
         save();
-        record_boot_failed(state_, turn, failure, k_, config_of_);
+        record_boot_failed(state_, turn, failure, k_, journal_);
         if (state_.stop_on_failure) return finish(BootPhase::stopped, failure);
         return boot_next({home(), std::nullopt});
     }
@@ -207,7 +207,7 @@ class BootSteps {
         save();
         progress_.note("contest: round " + std::to_string(turn.round) + " under " + label + " (" +
                        k_.release + "), up " + up + ", " + settled.state);
-        take_boot_turn(state_, turn, k_, config_of_, progress_);
+        take_boot_turn(state_, turn, k_, journal_, progress_);
         turn.status = BootTurnStatus::done;
         seen.outcome = "measured";
         ++state_.next_turn;
@@ -273,7 +273,7 @@ class BootSteps {
                 return detour(from, running + " cannot boot " + label.label + "'s: " + why);
             const std::string reason = "cannot boot " + label.label + ": " + why;
             say(reason);
-            record_boot_failed(state_, turn, reason, k_, config_of_);
+            record_boot_failed(state_, turn, reason, k_, journal_);
             turn.status = BootTurnStatus::boot_failed;
             ++state_.next_turn;
             if (state_.stop_on_failure) return finish(BootPhase::stopped, reason);
@@ -294,7 +294,7 @@ class BootSteps {
     const fs::path path_;
     BootState& state_;
     const RunningKernel k_;
-    const ConfigOf& config_of_;
+    const RunJournal& journal_;
     Progress& progress_;
 };
 
@@ -328,13 +328,13 @@ BootStep finish_run(const fs::path& path, BootState& state, BootPhase phase,
 }
 
 BootStep first_boot_step(const fs::path& state_path, BootState& state, const RunningKernel& k,
-                         const ConfigOf& config_of, Progress& progress) {
-    return BootSteps(state_path, state, k, config_of, progress).first_boot();
+                         const RunJournal& journal, Progress& progress) {
+    return BootSteps(state_path, state, k, journal, progress).first_boot();
 }
 
 BootStep step_after_boot(const fs::path& state_path, BootState& state, const RunningKernel& k,
-                         const ConfigOf& config_of, Progress& progress) {
-    return BootSteps(state_path, state, k, config_of, progress).after_boot();
+                         const RunJournal& journal, Progress& progress) {
+    return BootSteps(state_path, state, k, journal, progress).after_boot();
 }
 
 }  // namespace contest

@@ -29,14 +29,14 @@ struct BootStep {
 // unloaded or the one-shot entry cleared, the unit and the copies removed,
 // the state aborted (and Interrupted thrown on).
 BootStep first_boot_step(const std::filesystem::path& state_path, BootState& state,
-                         const RunningKernel& k, const ConfigOf& config_of, Progress& progress);
+                         const RunningKernel& k, const RunJournal& journal, Progress& progress);
 
 // A step after a boot (k): the boot recorded, then its turn taken (or
 // recorded boot_failed when the boot is not the label's kernel's), or the
 // way back, a detour or a run with no turn left ended; and the next boot
 // asked.
 BootStep step_after_boot(const std::filesystem::path& state_path, BootState& state,
-                         const RunningKernel& k, const ConfigOf& config_of, Progress& progress);
+                         const RunningKernel& k, const RunJournal& journal, Progress& progress);
 
 // The end of the run: the unit and contest's copy removed, the releases
 // contest built removed (unless kept), the files marked complete when

@@ -51,27 +51,26 @@ struct RunOfState {
     RunPlan plan;
 };
 
-// The run's config from its recorded words and its plan; for a turn to
-// take (`clean_up`), once what a contest killed hard left is put right
+// The run's config from its journal and its plan; for a turn to take
+// (`clean_up`), once what a contest killed hard left is put right
 // (plan_after_clean_up: a power cut mid-turn leaves its loads' folders and
-// half-written files to the next turn). The words are the start's
-// resolved ones (every path absolute, no --config): the step runs in "/",
-// so that nothing reads in the folder the run was started in, and uses
-// the workdir only while nobody but root could change it.
-RunOfState plan_of_state(const BootState& state, const ConfigOf& config_of, bool clean_up) {
+// half-written files to the next turn). The journal's config is the
+// start's, resolved (every path absolute, no --config): the step runs in
+// "/", so that nothing reads in the folder the run was started in, and
+// uses the workdir only while nobody but root could change it.
+RunOfState plan_of_state(const BootState& state, const RunJournal& journal, bool clean_up) {
     std::error_code ec;
     fs::current_path("/", ec);
     if (ec) throw EnvironmentError("cannot change to /: " + ec.message());
     if (auto why = folder_open_to_others(state.workdir))
         throw EnvironmentError("the boot run's workdir " + printable(state.workdir) + ": " +
                                printable(*why) + ": refusing it, root runs the turn in it");
-    std::vector<std::string> words = state.argv;
-    if (!words.empty() && words.front() == "run") words.erase(words.begin());
-    RunOfState r{config_of(words), {}};
-    r.config.seed = state.seed;
-    // The workdir the start parsed (whatever the words spelled, or the
-    // start's environment gave: the unit's has no HOME).
-    r.config.workload.workdir = r.config.load.workdir = state.workdir;
+    RunOfState r{journal.config, {}};
+    if (r.config.place != RunPlace::boot || r.config.kernels.size() != state.labels.size() ||
+        r.config.workload.workdir != fs::path(state.workdir))
+        throw UsageError(
+            "the boot run's journal is not its state's run (another place, other "
+            "labels or another workdir)");
     if (clean_up) {
         r.config.workload.opened_workdir = r.config.load.opened_workdir =
             Workdir::open(r.config.workload.workdir);
@@ -116,8 +115,8 @@ nlohmann::json boot_record(const BootState& state, std::size_t i) {
 }
 
 void record_boot_failed(const BootState& state, const BootTurn& turn, const std::string& why,
-                        const RunningKernel& k, const ConfigOf& config_of) {
-    RunOfState r = plan_of_state(state, config_of, false);
+                        const RunningKernel& k, const RunJournal& journal) {
+    RunOfState r = plan_of_state(state, journal, false);
     const nlohmann::json record = config_record(r.config, r.plan, std::nullopt);
     // The machine as this boot has it (each boot has its own kernel and settings).
     const nlohmann::json system = system_fingerprint(r.config.workload.workdir.string());
@@ -136,8 +135,8 @@ void record_boot_failed(const BootState& state, const BootTurn& turn, const std:
 }
 
 void take_boot_turn(const BootState& state, const BootTurn& turn, const RunningKernel& k,
-                    const ConfigOf& config_of, Progress& progress) {
-    RunOfState r = plan_of_state(state, config_of, true);
+                    const RunJournal& journal, Progress& progress) {
+    RunOfState r = plan_of_state(state, journal, true);
     RunConfig& config = r.config;
     r.plan.resumed = calibrated_file(state, turn.label);
     if (r.plan.resumed && !config.latency_probes.empty())

@@ -25,6 +25,8 @@
 
 namespace contest {
 
+// Every field is kept in a run's journal (run_journal_text.cpp names each
+// once): a field added here goes there too, or a --boot step loses it.
 struct RunConfig {
     std::string label;
     unsigned runs = 3;

@@ -7,16 +7,6 @@
 
 namespace contest {
 
-namespace {
-
-constexpr std::array<EnumName<RunOrder>, 3> kRunOrderNames{{
-    {RunOrder::shuffled, "shuffled"},
-    {RunOrder::rounds, "rounds"},
-    {RunOrder::blocks, "blocks"},
-}};
-
-}  // namespace
-
 RunOrder parse_run_order(const std::string& name) {
     if (auto order = value_in(kRunOrderNames, name)) return *order;
     throw UsageError("--order '" + name + "': expected " + names_in(kRunOrderNames, ", ", " or "));

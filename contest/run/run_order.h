@@ -17,14 +17,22 @@
 // shuffled mixes the (label, load) pairs of a round; rounds takes one
 // label's loads after the other's, in contest's order. Blocks would put a
 // setting's runs hours apart from the other's, so --vary needs rounds.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "contest/sys/enum_names.h"
+
 namespace contest {
 
 enum class RunOrder { shuffled, rounds, blocks };
+inline constexpr std::array<EnumName<RunOrder>, 3> kRunOrderNames{{
+    {RunOrder::shuffled, "shuffled"},
+    {RunOrder::rounds, "rounds"},
+    {RunOrder::blocks, "blocks"},
+}};
 
 // "shuffled", "rounds", "blocks"; anything else is a UsageError.
 RunOrder parse_run_order(const std::string& name);

@@ -1,0 +1,185 @@
+#include "contest/run/run_journal.h"
+
+#include "contest/latency/probe_table.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/json_record.h"
+#include "contest/sys/text.h"
+
+// The records of a journal, each field named once (sys/json_record.h).
+// They are declared in the namespaces of their types, where the codec's
+// argument-dependent lookup finds them; each is this file's alone.
+
+namespace contest {
+
+template <>
+struct JsonWords<RunOrder> {
+    static constexpr const auto& names = kRunOrderNames;
+    static constexpr const char* what = "run order";
+};
+template <>
+struct JsonWords<RunPlace> {
+    static constexpr const auto& names = kRunPlaceNames;
+    static constexpr const char* what = "place";
+};
+template <>
+struct JsonWords<latency::SleepMethod> {
+    static constexpr const auto& names = latency::kMethods;
+    static constexpr const char* what = "sleep method";
+};
+template <>
+struct JsonWords<latency::SchedPolicy> {
+    static constexpr const auto& names = latency::kPolicies;
+    static constexpr const char* what = "scheduling policy";
+};
+
+namespace latency {
+
+template <typename V, RecordOf<ProbeOptions> R>
+void fields(V& v, R& p) {
+    // The probe by its name in the probe table.
+    std::string name(p.probe ? p.probe->name : "");
+    v("probe", name);
+    if constexpr (V::reading) {
+        p.probe = find_probe(name);
+        if (!p.probe) v.refuse("probe", "'" + printable(name) + "' is no probe");
+    }
+    v("period_ns", p.period_ns);
+    v("cpu_share", p.cpu_share);
+    v("method", p.method);
+    v("policy", p.policy);
+    v("priority", p.priority);
+    v("exec_argv", p.exec_argv);
+    v("exec_missed_ns", p.exec_missed_ns);
+    v("raw_path", p.raw_path);
+    v("why_threshold_ns", p.why_threshold_ns);
+}
+
+}  // namespace latency
+
+template <typename V, RecordOf<WorkloadOptions> R>
+void fields(V& v, R& w) {
+    v("kind", w.kind);
+    v("workdir", w.workdir);
+    v("jobs", w.jobs);
+    v("synthetic_size", w.synthetic_size);
+    v("kernel_source", w.kernel_source);
+    v("kernel_config", w.kernel_config);
+    v("workload_cmd", w.workload_cmd);
+    v("prepare_cmd", w.prepare_cmd);
+    v("clean_cmd", w.clean_cmd);
+}
+
+template <typename V, RecordOf<LoadOptions> R>
+void fields(V& v, R& l) {
+    v("workdir", l.workdir);
+    v("workload_source", l.workload_source);
+    v("values", l.values);
+}
+
+template <typename V, RecordOf<AutoRuns> R>
+void fields(V& v, R& a) {
+    v("target_ci_pct", a.target_ci_pct);
+    v("target_mde_pct", a.target_mde_pct);
+    v("max_runs", a.max_runs);
+    v("budget_s", a.budget_s);
+    v("adjust_outside", a.adjust_outside);
+}
+
+template <typename V, RecordOf<VarySpec> R>
+void fields(V& v, R& s) {
+    v("knob", s.knob);
+    v("values", s.values);
+}
+
+template <typename V, RecordOf<KernelSpec> R>
+void fields(V& v, R& k) {
+    v("label", k.label);
+    v("image", k.image);
+}
+
+template <typename V, RecordOf<GuestShape> R>
+void fields(V& v, R& s) {
+    v("cpus", s.cpus);
+    v("memory_mib", s.memory_mib);
+}
+
+template <typename V, RecordOf<VmOptions> R>
+void fields(V& v, R& o) {
+    v("accel", o.accel);
+    v("shape", o.shape);
+    v("boot_timeout_s", o.boot_timeout_s);
+    v("timeout_s", o.timeout_s);
+    v("append", o.append);
+    v("disk_mib", o.disk_mib);
+}
+
+template <typename V, RecordOf<RunConfig> R>
+void fields(V& v, R& c) {
+    v("label", c.label);
+    v("runs", c.runs);
+    v("loads", c.loads);
+    v("workload", c.workload);
+    v("load", c.load);
+    v("results_dir", c.results_dir);
+    v("history_db", c.history_db);
+    v("history", c.history);
+    v("warmup_s", c.warmup_s);
+    v("drop_caches", c.drop_caches);
+    v("settle_s", c.settle_s);
+    v("order", c.order);
+    v("seed", c.seed);
+    v("auto_runs", c.auto_runs);
+    v("perf", c.perf);
+    v("timeline_hz", c.timeline_hz);
+    v("latency_probes", c.latency_probes);
+    v("latency_dist_ns", c.latency_dist_ns);
+    v("timeout_s", c.timeout_s);
+    v("resume", c.resume);
+    v("vary", c.vary);
+    v("vary_label", c.vary_label);
+    v("command_line", c.command_line);
+    v("place", c.place);
+    v("kernels", c.kernels);
+    v("build_config", c.build_config);
+    v("build_cache_max_gib", c.build_cache_max_gib);
+    v("vm", c.vm);
+    v("delegated_arguments", c.delegated_arguments);
+    v("boot_appends", c.boot_appends);
+}
+
+template <typename V, RecordOf<RunJournal> R>
+void fields(V& v, R& j) {
+    v("started_at", j.started_at);
+    v("config", j.config);
+}
+
+std::string run_journal_text(const RunJournal& journal) {
+    nlohmann::json j = RecordWriter::json_of(journal, "the run's journal");
+    j["schema"] = kRunJournalSchema;
+    return j.dump(2) + "\n";
+}
+
+RunJournal run_journal_from_text(const std::string& text, const std::string& where) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) throw UsageError(where + ": not JSON");
+    if (!j.is_object()) throw UsageError(where + ": not an object");
+    const auto schema = j.find("schema");
+    if (schema == j.end() || !schema->is_number_integer() ||
+        schema->get<std::int64_t>() != kRunJournalSchema)
+        throw UsageError(where + ": schema: not " + std::to_string(kRunJournalSchema) +
+                         ", this contest's (a journal of another contest)");
+    j.erase("schema");
+    RunJournal journal;
+    RecordReader::read(j, where, journal);
+    RunConfig& c = journal.config;
+    // What the codec cannot know: a start's own checks of the config, and
+    // what only a start makes (a resolved seed, absolute workdirs).
+    if (!c.seed) throw UsageError(where + ": config: seed: unset (a journal's seed is drawn)");
+    for (const auto* path : {&c.workload.workdir, &c.load.workdir})
+        if (!path->is_absolute())
+            throw UsageError(where + ": config: workdir '" + printable(path->string()) +
+                             "' is not an absolute path");
+    return journal;
+}
+
+}  // namespace contest

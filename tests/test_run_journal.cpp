@@ -1,0 +1,227 @@
+// The run's journal (run/run_journal.h): a run's resolved config in one
+// versioned file, written and read by one field table per record
+// (sys/json_record.h), read back as untrusted text.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "contest/latency/probe_table.h"
+#include "contest/run/run_journal.h"
+#include "contest/sys/errors.h"
+#include "test_helpers.h"
+
+namespace fs = std::filesystem;
+using namespace contest;
+
+namespace {
+
+// A journal whose config has every field away from its default, so that a
+// field the codec dropped or swapped would show.
+RunJournal every_field_journal() {
+    RunJournal j;
+    j.started_at = "2026-12-05T20:00:00Z";
+    RunConfig& c = j.config;
+    c.label = "patched";
+    c.runs = 7;
+    c.loads = {"no_load", "process_load", "io_load"};
+    c.workload.kind = "command";
+    c.workload.workdir = "/srv/contest/work dir";
+    c.workload.jobs = 6;
+    c.workload.synthetic_size = 42;
+    c.workload.kernel_source = "/usr/src/linux-source-6.1.tar.xz";
+    c.workload.kernel_config = "defconfig";
+    c.workload.workload_cmd = "sh -c 'make -j2'";
+    c.workload.prepare_cmd = "make clean";
+    c.workload.clean_cmd = "rm -rf out";
+    c.load.workdir = "/srv/contest/work dir";
+    c.load.workload_source = "/srv/src";
+    c.load.values = {{"io-size-mib", "512"}, {"mem-share", "0.6"}};
+    c.results_dir = "/srv/contest/results";
+    c.history_db = "postgresql://lab@db/contest";
+    c.history = false;
+    c.warmup_s = 1.5;
+    c.drop_caches = false;
+    c.settle_s = 30;
+    c.order = RunOrder::rounds;
+    c.seed = 18446744073709551615ull;
+    c.auto_runs = AutoRuns{1.5, 3, 20, 600, true};
+    c.perf = true;
+    c.timeline_hz = 25;
+    latency::ProbeOptions probe;
+    probe.probe = latency::find_probe("cyclic");
+    REQUIRE(probe.probe);
+    probe.period_ns = 250000;
+    probe.cpu_share = 0.25;
+    probe.method = latency::SleepMethod::itimer;
+    probe.policy = latency::SchedPolicy::fifo;
+    probe.priority = 80;
+    probe.exec_argv = {"/bin/true", "x y"};
+    probe.exec_missed_ns = -1;
+    probe.raw_path = "/srv/raw.bin";
+    probe.why_threshold_ns = 2000000;
+    c.latency_probes = {probe};
+    c.latency_dist_ns = 500;
+    c.timeout_s = 900;
+    c.resume = "/srv/contest/results/patched/old.json";
+    c.vary = {{"kernel.sched_autogroup_enabled", {"0", "1"}}};
+    c.vary_label = "{vary}";
+    c.command_line = {"run", "--boot=a=/boot/vmlinuz-a", "--seed=3"};
+    c.place = RunPlace::boot;
+    c.kernels = {{"a", "/boot/vmlinuz-a"}, {"b", "/srv/linux@v6.1"}};
+    c.build_config = "/srv/config";
+    c.build_cache_max_gib = 7.5;
+    c.vm.accel = "tcg";
+    c.vm.shape = {1, 512};
+    c.vm.boot_timeout_s = 60;
+    c.vm.timeout_s = 1800;
+    c.vm.append = "nohz=off";
+    c.vm.disk_mib = 4096;
+    c.delegated_arguments = {"--timeline-hz=5"};
+    c.boot_appends = {{"a", "threadirqs"}};
+    return j;
+}
+
+// The journal's text with the JSON at `pointer` replaced by `value`
+// (removed when value is discarded).
+std::string changed(const std::string& text, const std::string& pointer,
+                    const nlohmann::json& value) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    const nlohmann::json::json_pointer at(pointer);
+    if (value.is_discarded())
+        j[at.parent_pointer()].erase(at.back());
+    else
+        j[at] = value;
+    return j.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE("a run's journal holds every field of its config and reads back to the same text",
+          "[journal]") {
+    const RunJournal j = every_field_journal();
+    const std::string text = run_journal_text(j);
+    const RunJournal back = run_journal_from_text(text, "journal");
+    CHECK(run_journal_text(back) == text);
+    const RunConfig& c = back.config;
+    CHECK(back.started_at == j.started_at);
+    CHECK(c.label == "patched");
+    CHECK(c.runs == 7);
+    CHECK(c.loads == j.config.loads);
+    CHECK(c.workload.workdir == "/srv/contest/work dir");
+    CHECK(c.workload.workload_cmd == "sh -c 'make -j2'");
+    CHECK(c.load.values.at("mem-share") == "0.6");
+    CHECK_FALSE(c.history);
+    CHECK(c.order == RunOrder::rounds);
+    CHECK(c.seed == 18446744073709551615ull);
+    REQUIRE(c.auto_runs);
+    CHECK(c.auto_runs->budget_s == 600);
+    CHECK(c.auto_runs->adjust_outside);
+    REQUIRE(c.latency_probes.size() == 1);
+    CHECK(c.latency_probes[0].probe == latency::find_probe("cyclic"));
+    CHECK(c.latency_probes[0].policy == latency::SchedPolicy::fifo);
+    CHECK(c.latency_probes[0].exec_missed_ns == -1);
+    CHECK(c.latency_probes[0].raw_path == "/srv/raw.bin");
+    CHECK(c.timeout_s == 900);
+    CHECK(c.place == RunPlace::boot);
+    CHECK(c.kernels.at(1).image == "/srv/linux@v6.1");
+    CHECK(c.vm.shape.memory_mib == 512);
+    CHECK(c.boot_appends.at(0).image == "threadirqs");
+    // What is unset reads back unset.
+    RunJournal plain = j;
+    plain.config.auto_runs.reset();
+    plain.config.timeout_s.reset();
+    plain.config.latency_probes[0].raw_path.reset();
+    const RunJournal plain_back = run_journal_from_text(run_journal_text(plain), "journal");
+    CHECK_FALSE(plain_back.config.auto_runs);
+    CHECK_FALSE(plain_back.config.timeout_s);
+    CHECK_FALSE(plain_back.config.latency_probes[0].raw_path);
+}
+
+TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {
+    const std::string text = run_journal_text(every_field_journal());
+    struct Refused {
+        std::string pointer;
+        nlohmann::json value;
+        std::string message;
+    };
+    const nlohmann::json removed = nlohmann::json::value_t::discarded;
+    const Refused cases[] = {
+        {"/schema", 2, "journal: schema: not 1, this contest's"},
+        {"/schema", removed, "journal: schema: not 1"},
+        {"/config/runs", -1, "journal: config: runs: not a whole number >= 0"},
+        {"/config/runs", 4294967296ull, "journal: config: runs: too large"},
+        {"/config/vm/shape/cpus", "2", "journal: config: vm: shape: cpus: not a whole number >= 0"},
+        {"/config/order", "random", "journal: config: order: 'random' is no run order"},
+        {"/config/place", "ssh", "journal: config: place: 'ssh' is no place"},
+        {"/config/warmup_s", "3", "journal: config: warmup_s: not a number"},
+        {"/config/loads/1", 3, "journal: config: loads[1]: not a string"},
+        {"/config/load/values/io-size-mib", 512,
+         "journal: config: load: values.io-size-mib: not a string"},
+        {"/config/latency_probes/0/probe", "cyclc",
+         "latency_probes[0]: probe: 'cyclc' is no probe"},
+        {"/config/latency_probes/0/priority", 2147483648ll,
+         "latency_probes[0]: priority: out of range"},
+        {"/config/auto_runs/max_runs", removed, "journal: config: auto_runs: max_runs: missing"},
+        {"/config/history", 0, "journal: config: history: not true or false"},
+        {"/config/planted", true, "journal: config: planted: a field this contest does not know"},
+        {"/config/seed", nullptr, "config: seed: unset"},
+        {"/config/workload/workdir", "work", "config: workdir 'work' is not an absolute path"},
+        {"/config/kernels/0", "a=/boot/x", "journal: config: kernels[0]: not an object"},
+    };
+    for (const auto& [pointer, value, message] : cases) {
+        INFO(pointer << " = " << value.dump());
+        try {
+            run_journal_from_text(changed(text, pointer, value), "journal");
+            FAIL("read");
+        } catch (const UsageError& e) {
+            CHECK(std::string(e.what()).find(message) != std::string::npos);
+            CHECK(std::string(e.what()).find('\n') == std::string::npos);
+        }
+    }
+    CHECK_THROWS_AS(run_journal_from_text("{\"schema\": 1", "journal"), UsageError);
+    CHECK_THROWS_AS(run_journal_from_text("[1]", "journal"), UsageError);
+}
+
+TEST_CASE("a run's journal keeps text as it is or refuses it: a path that is not UTF-8 is named",
+          "[journal]") {
+    RunJournal j = every_field_journal();
+    j.config.build_config = "/srv/conf\xff";
+    try {
+        run_journal_text(j);
+        FAIL("written");
+    } catch (const UsageError& e) {
+        CHECK(std::string(e.what()).find("config: build_config: '/srv/conf") != std::string::npos);
+        CHECK(std::string(e.what()).find("is not UTF-8") != std::string::npos);
+    }
+}
+
+TEST_CASE(
+    "a run's journal file: written whole, no link followed, no FIFO waited on, its config "
+    "checked as a start's",
+    "[journal]") {
+    test::ScratchDir dir("run-journal", test::scratch_kept_at_boot());
+    RunJournal j = every_field_journal();
+    j.config.vary.clear();  // --vary does not go with --boot
+    j.config.auto_runs.reset();
+    j.config.resume.clear();
+    write_run_journal(dir / "journal.json", j);
+    CHECK(read_run_journal(dir / "journal.json").config.label == "patched");
+    fs::create_symlink(dir / "journal.json", dir / "link.json");
+    CHECK_THROWS_AS(read_run_journal(dir / "link.json"), EnvironmentError);
+    REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
+    CHECK_THROWS_AS(read_run_journal(dir / "fifo.json"), EnvironmentError);
+    // A config no start would take (--vary under --boot) is refused on reading too.
+    j.config.vary = {{"kernel.sched_autogroup_enabled", {"0", "1"}}};
+    write_run_journal(dir / "vary.json", j);
+    try {
+        read_run_journal(dir / "vary.json");
+        FAIL("read");
+    } catch (const UsageError& e) {
+        CHECK(std::string(e.what()).find("vary.json: config: --vary does not go with --boot") !=
+              std::string::npos);
+    }
+}
