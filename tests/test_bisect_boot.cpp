@@ -16,6 +16,8 @@
 #include <random>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
 #include "contest/bisect/boot_batches.h"
@@ -23,6 +25,7 @@
 #include "contest/boot/boot_state.h"
 #include "contest/boot/boot_unit.h"
 #include "contest/run/result_writer.h"
+#include "contest/run/run_journal.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/vm/kernel_image.h"
@@ -418,6 +421,52 @@ TEST_CASE(
     // (dd's own pages vary by a few KiB: a step at the bound's edge may
     // take another round or two.)
     CHECK(rounds <= guest_rounds + 2);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "contest bisect --boot: every part is started from the bisection's journal, its words never "
+    "parsed again after the start",
+    "[bisect][boot][e2e][journal]") {
+    BootBisectBench bench;
+    auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    // The journal made at the start: the batches' config, resolved, and how
+    // a part boots.
+    const fs::path journal_path = bench.results / kRunJournalName;
+    RunJournal journal = read_run_journal(journal_path);
+    CHECK(journal.config.place == RunPlace::boot);
+    CHECK(journal.config.workload.workload_cmd == "sh " + (bench.dir / "work.sh").string());
+    CHECK(journal.config.build_config == bench.results / "build.config");
+    REQUIRE(journal.boot);
+    CHECK(journal.boot->root == bench.root);
+    // The state's words made unparseable, the journal given a command run
+    // before each batch: a part made of words would refuse them, or not
+    // run that command.
+    const fs::path state_path = bench.results / "bisect.json";
+    nlohmann::json state = nlohmann::json::parse(test::slurp(state_path));
+    state["run_words"] = {"--no-such-option", "--runs=-1"};
+    test::put_file(state_path, state.dump(2));
+    const fs::path mark = bench.dir / "prepared";
+    journal.config.workload.prepare_cmd = "touch " + mark.string();
+    write_run_journal(journal_path, journal);
+    int steps = 0;
+    const std::string log = bench.run_machine(80, steps);
+    INFO(log);
+    const bisect::BisectState s = bisect::read_bisect_state(state_path);
+    CHECK(s.finished);
+    CHECK(s.first_bad == bench.commits.at(3));
+    CHECK(fs::exists(mark));
+    // A journal of the wrong shape stops the next part with one line naming
+    // its field, and starts nothing.
+    nlohmann::json bad = nlohmann::json::parse(test::slurp(journal_path));
+    bad["config"]["runs"] = "3";
+    test::put_file(journal_path, bad.dump());
+    auto refused = test::run_contest_binary({"bisect", "--continue", bench.results.string()},
+                                            bench.dir.path(), bench.dir.path());
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("config: runs: not a whole number >= 0") != std::string::npos);
     CHECK(test::leftover_processes().empty());
 }
 

@@ -4,9 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include "contest/cli/run_options.h"
+#include "contest/result/result_file.h"
 #include "contest/run/delegated_turn.h"
+#include "contest/run/run_journal.h"
+#include "test_helpers.h"
 
 using namespace contest;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -18,7 +22,10 @@ DelegatedTurn a_turn() {
     turn.seed = 77;
     turn.workdir = "/mnt/work";
     turn.results = "/mnt/out/results";
-    turn.arguments = {"--workload=synthetic"};
+    RunConfig delegated;
+    delegated.workload.kind = "synthetic";
+    delegated.timeline_hz = 7;
+    turn.config = std::make_shared<const RunConfig>(delegated);
     return turn;
 }
 
@@ -32,28 +39,68 @@ RunRecord a_run(const std::string& load, int index) {
 
 }  // namespace
 
-TEST_CASE("a delegated turn's words: one round of its loads, in the plan's order, as values",
-          "[run][delegated]") {
-    const auto words = delegated_run_words(a_turn());
-    REQUIRE(words.front() == "run");
-    CHECK(std::find(words.begin(), words.end(), "--label=-odd label") != words.end());
-    CHECK(std::find(words.begin(), words.end(), "--runs=1") != words.end());
-    CHECK(std::find(words.begin(), words.end(), "--order=rounds") != words.end());
-    CHECK(std::find(words.begin(), words.end(), "--seed=77") != words.end());
-    CHECK(std::find(words.begin(), words.end(), "--workload=synthetic") != words.end());
-    const auto first = std::find(words.begin(), words.end(), "--load=process_load");
-    REQUIRE(first != words.end());
-    CHECK(*(first + 1) == "--load=no_load");
-    // The other contest's own parser takes them as they are: the label that
-    // starts with '-' stays a value.
-    std::vector<std::string> own = words;
-    std::vector<char*> argv;
-    for (auto& w : own) argv.push_back(w.data());
-    RunOptions other;
-    REQUIRE(other.parse(static_cast<int>(argv.size()), argv.data()));
-    CHECK(other.values()["label"].as<std::string>() == "-odd label");
-    CHECK(other.values()["load"].as<std::vector<std::string>>() ==
-          std::vector<std::string>{"process_load", "no_load"});
+TEST_CASE(
+    "a delegated turn is a journal: one round of its loads, in the plan's order, the run's "
+    "delegated config, and words that parse nothing of the run's",
+    "[run][delegated][journal]") {
+    DelegatedTurn turn = a_turn();
+    const RunJournal journal = delegated_turn_journal(turn);
+    const RunConfig& c = journal.config;
+    CHECK(c.label == "-odd label");
+    CHECK(c.runs == 1);
+    CHECK(c.order == RunOrder::rounds);
+    CHECK(c.seed == 77u);
+    CHECK(c.loads == std::vector<std::string>{"process_load", "no_load"});
+    CHECK(c.workload.workdir == "/mnt/work");
+    CHECK(c.load.workdir == "/mnt/work");
+    CHECK(c.results_dir == "/mnt/out/results");
+    CHECK_FALSE(c.history);  // this host's recorder keeps what comes back
+    CHECK(c.place == RunPlace::host);
+    // The run's delegated config: what the options that reach the other
+    // contest set, nothing of the host's.
+    CHECK(c.workload.kind == "synthetic");
+    CHECK(c.timeline_hz == 7);
+    CHECK(c.kernels.empty());
+    CHECK_FALSE(c.delegated);
+    // It reads back as the other contest reads it.
+    CHECK(run_journal_text(run_journal_from_text(run_journal_text(journal), "turn.json")) ==
+          run_journal_text(journal));
+    CHECK(delegated_run_words("/mnt/out/turn.json") ==
+          std::vector<std::string>{"run", "--journal=/mnt/out/turn.json"});
+}
+
+TEST_CASE("contest run --journal runs the turn a journal holds, and goes alone",
+          "[run][delegated][journal][e2e]") {
+    test::ScratchDir dir("delegated-journal");
+    DelegatedTurn turn = a_turn();
+    turn.label = "turn-a";
+    turn.loads = {"no_load"};
+    turn.workdir = (dir / "work").string();
+    turn.results = (dir / "results").string();
+    RunConfig delegated = run_config_of(test::quick_run_words(dir / "ignored"));
+    delegated.timeline_hz = 0;
+    turn.config = std::make_shared<const RunConfig>(delegated);
+    write_run_journal(dir / "turn.json", delegated_turn_journal(turn));
+    const auto o = test::run_contest_binary({"run", "--journal=" + (dir / "turn.json").string()},
+                                            dir.path(), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    std::vector<std::string> bad;
+    const auto files = read_result_paths({dir / "results" / "turn-a"}, bad);
+    REQUIRE(files.size() == 1);
+    REQUIRE(files[0].runs.size() == 1);
+    CHECK(files[0].runs[0].load == "no_load");
+    CHECK(files[0].runs[0].ok());
+    CHECK(files[0].config["order_seed"] == 77);
+    CHECK_FALSE(fs::exists(dir / "ignored"));
+    CHECK_FALSE(fs::exists(dir / "results" / "history.sqlite"));
+    // Any option beside it is refused: the journal holds the whole run.
+    const auto both = test::run_contest_binary(
+        {"run", "--journal=" + (dir / "turn.json").string(), "--runs=2"}, dir.path(), dir.path());
+    CHECK(both.exit_code == 2);
+    CHECK(both.err.find("--journal goes alone (the journal holds the run): --runs given too") !=
+          std::string::npos);
+    CHECK(test::leftover_processes().empty());
 }
 
 TEST_CASE("a delegated turn's runs: the other's records, a failed run for each load it lacks",

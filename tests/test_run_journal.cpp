@@ -80,7 +80,11 @@ RunJournal every_field_journal() {
     c.vm.timeout_s = 1800;
     c.vm.append = "nohz=off";
     c.vm.disk_mib = 4096;
-    c.delegated_arguments = {"--timeline-hz=5"};
+    RunConfig delegated;
+    delegated.timeline_hz = 5;
+    delegated.seed = 1;
+    delegated.workload.workdir = delegated.load.workdir = "/mnt/work";
+    c.delegated = std::make_shared<const RunConfig>(delegated);
     c.boot_appends = {{"a", "threadirqs"}};
     return j;
 }
@@ -130,15 +134,20 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     CHECK(c.kernels.at(1).image == "/srv/linux@v6.1");
     CHECK(c.vm.shape.memory_mib == 512);
     CHECK(c.boot_appends.at(0).image == "threadirqs");
+    REQUIRE(c.delegated);
+    CHECK(c.delegated->timeline_hz == 5);
+    CHECK_FALSE(c.delegated->delegated);
     // What is unset reads back unset.
     RunJournal plain = j;
     plain.config.auto_runs.reset();
     plain.config.timeout_s.reset();
     plain.config.latency_probes[0].raw_path.reset();
+    plain.config.delegated.reset();
     const RunJournal plain_back = run_journal_from_text(run_journal_text(plain), "journal");
     CHECK_FALSE(plain_back.config.auto_runs);
     CHECK_FALSE(plain_back.config.timeout_s);
     CHECK_FALSE(plain_back.config.latency_probes[0].raw_path);
+    CHECK_FALSE(plain_back.config.delegated);
 }
 
 TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {
@@ -168,9 +177,10 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
         {"/config/auto_runs/max_runs", removed, "journal: config: auto_runs: max_runs: missing"},
         {"/config/history", 0, "journal: config: history: not true or false"},
         {"/config/planted", true, "journal: config: planted: a field this contest does not know"},
-        {"/config/seed", nullptr, "config: seed: unset"},
         {"/config/workload/workdir", "work", "config: workdir 'work' is not an absolute path"},
         {"/config/kernels/0", "a=/boot/x", "journal: config: kernels[0]: not an object"},
+        {"/config/delegated/runs", "1", "journal: config: delegated: runs: not a whole number"},
+        {"/config/delegated", 7, "journal: config: delegated: not an object"},
     };
     for (const auto& [pointer, value, message] : cases) {
         INFO(pointer << " = " << value.dump());

@@ -29,37 +29,9 @@ using nlohmann::json;
 // 2: the run's words, their folder and the seed moved to the run's journal.
 constexpr int kSchema = 2;
 
-constexpr std::array<EnumName<BootMethod>, 3> kBootMethodNames{{
-    {BootMethod::kexec, "kexec"},
-    {BootMethod::grub, "grub"},
-    {BootMethod::systemd_boot, "systemd-boot"},
-}};
-
 // One field of a record of the state as the file holds it. The tables
 // below are the only place a field is named: boot_state_text and
 // boot_state_from_text both walk them.
-}  // namespace
-
-// A closed set's names, and what one of them is called in a refusal
-// (the record codec's, sys/json_record.h).
-template <>
-struct JsonWords<BootPhase> {
-    static constexpr const auto& names = kBootPhaseNames;
-    static constexpr const char* what = "phase";
-};
-template <>
-struct JsonWords<BootTurnStatus> {
-    static constexpr const auto& names = kBootTurnStatusNames;
-    static constexpr const char* what = "turn status";
-};
-template <>
-struct JsonWords<BootMethod> {
-    static constexpr const auto& names = kBootMethodNames;
-    static constexpr const char* what = "boot method";
-};
-
-namespace {
-
 template <typename Record>
 struct Field {
     // The unsigned types by their own names, so that std::size_t and

@@ -27,6 +27,16 @@ inline constexpr std::uintmax_t kMaxBootStateBytes = 4u << 20;
 
 // How a label's kernel is booted.
 enum class BootMethod { kexec, grub, systemd_boot };
+inline constexpr std::array<EnumName<BootMethod>, 3> kBootMethodNames{{
+    {BootMethod::kexec, "kexec"},
+    {BootMethod::grub, "grub"},
+    {BootMethod::systemd_boot, "systemd-boot"},
+}};
+template <>
+struct JsonWords<BootMethod> {
+    static constexpr const auto& names = kBootMethodNames;
+    static constexpr const char* what = "boot method";
+};
 BootMethod parse_boot_method(const std::string& name);  // UsageError when none
 const char* boot_method_name(BootMethod method);
 
@@ -65,6 +75,11 @@ inline constexpr std::array<EnumName<BootTurnStatus>, 5> kBootTurnStatusNames{{
     {BootTurnStatus::boot_failed, "boot_failed"},
     {BootTurnStatus::interrupted, "interrupted"},
 }};
+template <>
+struct JsonWords<BootTurnStatus> {
+    static constexpr const auto& names = kBootTurnStatusNames;
+    static constexpr const char* what = "turn status";
+};
 constexpr const char* boot_turn_status_name(BootTurnStatus status) {
     return name_in(kBootTurnStatusNames, status).data();
 }
@@ -107,6 +122,11 @@ inline constexpr std::array<EnumName<BootPhase>, 6> kBootPhaseNames{{
     {BootPhase::stopped, "stopped"},
     {BootPhase::aborted, "aborted"},
 }};
+template <>
+struct JsonWords<BootPhase> {
+    static constexpr const auto& names = kBootPhaseNames;
+    static constexpr const char* what = "phase";
+};
 constexpr const char* boot_phase_name(BootPhase phase) {
     return name_in(kBootPhaseNames, phase).data();
 }

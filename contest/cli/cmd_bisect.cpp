@@ -16,12 +16,14 @@
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/run/label_run.h"
 #include "contest/run/result_writer.h"
+#include "contest/run/run_journal.h"
 #include "contest/run/run_loop.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/trusted_folder.h"
+#include "contest/sys/utc_timestamp.h"
 #include "contest/sys/workdir.h"
 #include "loads/registry.h"
 
@@ -166,25 +168,60 @@ std::vector<std::string> batch_loads(const RunConfig& first) {
     return loads;
 }
 
+// The bisection's journal (its folder's .run-journal.json): the config of
+// its batches, as its start resolved them from the words after --, and
+// under --boot how a part boots. Root starts each part from it after a
+// reboot, so it is read only from a folder nobody else can change, as the
+// state is.
+fs::path bisection_journal_path(const fs::path& folder) {
+    return folder / kRunJournalName;
+}
+
+RunJournal read_bisection_journal(const fs::path& folder) {
+    const fs::path path = bisection_journal_path(folder);
+    if (auto why = file_open_to_others(path))
+        throw EnvironmentError("contest bisect: " + printable(path.string()) + ": " + *why +
+                               ": refusing it, root runs what it names at every batch");
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw UsageError("contest bisect: " + printable(folder.string()) +
+                         " has no journal of its batches (a bisection an earlier contest "
+                         "started): start it again in a new folder");
+    return read_run_journal(path);
+}
+
+// A batch's config: the journal's, with the batch's labels' kernels, its
+// rounds and folder. No word is parsed.
+RunConfig batch_config(const RunJournal& journal, const std::vector<KernelSpec>& kernels,
+                       const fs::path& into, unsigned rounds) {
+    RunConfig rc = journal.config;
+    rc.kernels = kernels;
+    rc.runs = rounds;
+    rc.results_dir = into;
+    return rc;
+}
+
 // Runs (or takes on) the bisection and prints where it is: its answer, or
 // under --boot the part a batch just started.
-int run_and_print(const bisect::BisectOptions& options) {
+int run_and_print(const bisect::BisectOptions& options, const RunJournal& journal) {
     Progress progress = Progress::for_stderr(false);
     bisect::TakeRounds take;
-    std::unique_ptr<RunContainment> containment;
+    std::unique_ptr<RunContainment> containment = RunContainment::set_up();
     if (options.across_reboots) {
-        const std::vector<std::string> then = {"bisect", "--continue", options.results.string()};
-        take = bisect::rounds_across_reboots([&, then](const std::vector<KernelSpec>& kernels,
+        if (!journal.boot)
+            throw UsageError("contest bisect --boot: its journal holds no boot options");
+        BootRunOptions boot = *journal.boot;
+        boot.then = {"bisect", "--continue", options.results.string()};
+        take = bisect::rounds_across_reboots([&, boot](const std::vector<KernelSpec>& kernels,
                                                        const fs::path& part, unsigned rounds) {
-            start_boot_run_of(batch_words(options.run_words, true, kernels, part, rounds), then,
-                              progress);
+            RunConfig rc = batch_config(journal, kernels, part, rounds);
+            rc.containment = containment->description();
+            start_boot_run(rc, boot, progress);
         });
     } else {
-        containment = RunContainment::set_up();
         take = [&](const std::vector<KernelSpec>& kernels, const fs::path& into, unsigned rounds,
                    const bisect::StopRule& stop) {
-            RunConfig rc =
-                run_config_of(batch_words(options.run_words, false, kernels, into, rounds));
+            RunConfig rc = batch_config(journal, kernels, into, rounds);
             rc.containment = containment->description();
             rc.stop_rule = stop;
             rc.workload.opened_workdir = rc.load.opened_workdir =
@@ -214,6 +251,33 @@ int run_and_print(const bisect::BisectOptions& options) {
 }
 
 int continue_from_state(const bisect::BisectState& s, const fs::path& folder);
+
+// The journal a bisection's batches run from: made of its words at its
+// start, the ends' batch parsed once (every later batch is that config with
+// its own kernels, rounds and folder); a bisection resumed keeps the one its
+// start made (its words are checked against the state's by the bisection).
+RunJournal bisection_journal(const bisect::BisectOptions& options, const fs::path& folder,
+                             const std::vector<KernelSpec>& ends) {
+    std::error_code ec;
+    if (fs::exists(folder / "bisect.json", ec) && fs::exists(bisection_journal_path(folder), ec))
+        return read_bisection_journal(folder);
+    const std::vector<std::string> words =
+        batch_words(options.run_words, options.across_reboots, ends, folder / "ends",
+                    options.rule.ends_max_rounds);
+    RunJournal journal;
+    if (options.across_reboots) {
+        journal = boot_batch_journal_of(words);
+    } else {
+        journal.started_at = utc_timestamp();
+        journal.config = run_config_of(words);
+    }
+    journal.config.seed.reset();  // each batch draws its own
+    // Every batch runs in this process or a part root starts from "/".
+    journal.config.workload.workdir = journal.config.load.workdir =
+        fs::absolute(journal.config.workload.workdir).lexically_normal();
+    write_run_journal(bisection_journal_path(folder), journal);
+    return journal;
+}
 
 // --continue D: the bisection across reboots in D, as its state has it
 // (root runs this at the end of each batch, so the state is read only from
@@ -260,13 +324,10 @@ int continue_from_state(const bisect::BisectState& s, const fs::path& folder) {
     options.rule.step_max_rounds = s.step_max_rounds;
     if (s.ends_max_rounds) options.rule.ends_max_rounds = s.ends_max_rounds;
     options.options = s.options;
-    const RunConfig first = run_config_of(batch_words(
-        s.run_words, true,
-        {{"good", bisect::commit_spec(s, s.good)}, {"bad", bisect::commit_spec(s, s.bad)}},
-        folder / "ends", options.rule.ends_max_rounds));
-    options.workdir = first.workload.workdir;
-    options.measure = bisect::parse_bisect_measure(s.measure, batch_loads(first));
-    return run_and_print(options);
+    const RunJournal journal = read_bisection_journal(folder);
+    options.workdir = journal.config.workload.workdir;
+    options.measure = bisect::parse_bisect_measure(s.measure, batch_loads(journal.config));
+    return run_and_print(options, journal);
 }
 
 }  // namespace
@@ -382,7 +443,8 @@ int cmd_bisect(int argc, char** argv) {
     if (boot) options.run_words = pinned_build_config(options.run_words, first, folder);
     options.results = folder;
     options.workdir = first.workload.workdir;
-    return run_and_print(options);
+    return run_and_print(options,
+                         bisection_journal(options, folder, {{"good", good}, {"bad", bad}}));
 }
 
 }  // namespace contest

@@ -19,12 +19,14 @@
 #include "contest/report/report.h"
 #include "contest/run/boot_run.h"
 #include "contest/run/places.h"
+#include "contest/run/run_journal.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
+#include "contest/sys/utc_timestamp.h"
 #include "contest/sys/workdir.h"
 #include "loads/registry.h"
 #include "workloads/synthetic_generator.h"
@@ -125,7 +127,7 @@ void as_latency_option(const std::function<void()>& check) {
 struct RunArguments {
     RunConfig config;
     std::vector<std::string> loads;
-    std::string workdir, results = "results", order, summary_json;
+    std::string workdir, results = "results", order, summary_json, journal;
     LoadOptionText load_text;
     bool quiet = false, no_drop = false, no_history = false;
     std::string runs;
@@ -346,6 +348,9 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"resume", host, po::value<std::string>()->value_name("FILE"),
          "continue the interrupted result file FILE (same options), skipping its finished runs"},
         {"seed", host, bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)"},
+        {"journal", host, po::value(&a.journal)->value_name("FILE"),
+         "run what the run's journal FILE holds, a run resolved by another contest (a --kernel guest's turn; "
+         "docs/kernels.md): no other option goes with it"},
         {"no-drop-caches", delegated, po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)"},
         {"settle", delegated, bounded(&rc.settle_s, 0.0, 600.0)->default_value(rc.settle_s)->value_name("S"),
          "before every run, wait at most S seconds for writeback to finish and the run queue to calm (recorded); 0: no wait"},
@@ -447,13 +452,23 @@ RunConfig parsed_run_config(RunOptions& options, const std::vector<std::string>&
     return config;
 }
 
+// A place that delegates its turns (--kernel's guests): the config each
+// turn's contest runs, made now of the options that reach it, as that
+// contest would have parsed them. No word is parsed after the start.
+void set_delegated(const RunOptions& options, RunConfig& config) {
+    if (config.place != RunPlace::guests) return;
+    RunOptions delegated;
+    RunConfig made = parsed_run_config(delegated, options.delegated_arguments());
+    made.command_line.clear();
+    config.delegated = std::make_shared<const RunConfig>(std::move(made));
+}
+
 }  // namespace
 
 RunConfig run_config_of(const std::vector<std::string>& words) {
     RunOptions options;
     RunConfig config = parsed_run_config(options, words);
-    if (config.place == RunPlace::guests)
-        config.delegated_arguments = options.delegated_arguments();
+    set_delegated(options, config);
     return config;
 }
 
@@ -508,18 +523,31 @@ std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunC
 
 }  // namespace
 
-BootStep start_boot_run_of(const std::vector<std::string>& words,
-                           const std::vector<std::string>& then, Progress& progress) {
+RunJournal boot_batch_journal_of(const std::vector<std::string>& words) {
     RunOptions options;
     if (parsed_run_config(options, words).place != RunPlace::boot)
         throw UsageError("contest run: these words are no --boot run");
-    RunConfig rc = run_config_of(boot_run_words(options, true));
-    const auto containment = RunContainment::set_up();
-    rc.containment = containment->description();
-    BootRunOptions boot = boot_run_options(options.arguments());
-    boot.then = then;
-    return start_boot_run(rc, boot, progress);
+    RunJournal journal;
+    journal.started_at = utc_timestamp();
+    journal.config = run_config_of(boot_run_words(options, true));
+    journal.boot = boot_run_options(options.arguments());
+    journal.boot->root = std::filesystem::absolute(journal.boot->root).lexically_normal();
+    return journal;
 }
+
+namespace {
+
+// --journal FILE: the run it holds, alone (a --kernel guest's turn, its
+// config resolved by the host's contest); nothing of it parsed from words.
+RunConfig journal_run_config(RunOptions& options) {
+    for (const auto& [name, value] : options.values())
+        if (name != "journal" && !value.defaulted())
+            throw UsageError("--journal goes alone (the journal holds the run): --" + name +
+                             " given too");
+    return read_run_journal(options.arguments().journal).config;
+}
+
+}  // namespace
 
 int cmd_run(int argc, char** argv) {
     RunOptions options;
@@ -527,7 +555,8 @@ int cmd_run(int argc, char** argv) {
     RunArguments& arguments = options.arguments();
     RunConfig rc = checked_run_config(arguments, options.table(), options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
-    if (rc.place == RunPlace::guests) rc.delegated_arguments = options.delegated_arguments();
+    if (!arguments.journal.empty()) rc = journal_run_config(options);
+    set_delegated(options, rc);
     if (auto done = boot_command(options, arguments, rc)) return *done;
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);

@@ -11,6 +11,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/run/boot_run.h"
 #include "contest/run/run_config.h"
+#include "contest/run/run_journal.h"
 #include "contest/sys/progress.h"
 
 namespace contest {
@@ -50,15 +51,16 @@ class RunOptions {
 
 // A `contest run` of these words (those after "run"), parsed and checked as
 // its command line would be, with its command line and, for --kernel, the
-// guests' words: what a --boot step makes of the words its state recorded,
-// and contest bisect of each batch's. UsageError as `contest run` says it.
+// guests' config (RunConfig::delegated): what a --boot start makes of its
+// resolved words, and contest bisect of its batches' at its start.
+// UsageError as `contest run` says it.
 RunConfig run_config_of(const std::vector<std::string>& words);
 
-// A `contest run --boot` of these words started as its command line would
-// start it (contained, checked, its first reboot asked), its state told to
-// start `then` (contest's words) once the run is over: contest bisect
-// --boot's batches.
-BootStep start_boot_run_of(const std::vector<std::string>& words,
-                           const std::vector<std::string>& then, Progress& progress);
+// The journal of a `contest run --boot` of these words, parsed once and
+// resolved as a --boot start resolves its own (boot_run_words, with later
+// builds: its paths root's alone), its boot options beside its config:
+// contest bisect --boot's, made at its start, from which each batch's part
+// is started after a reboot without a word parsed.
+RunJournal boot_batch_journal_of(const std::vector<std::string>& words);
 
 }  // namespace contest

@@ -26,6 +26,23 @@ inline constexpr std::array<EnumName<SleepMethod>, 4> kMethods{{{SleepMethod::cl
 inline constexpr std::array<EnumName<SchedPolicy>, 3> kPolicies{
     {{SchedPolicy::other, "other"}, {SchedPolicy::fifo, "fifo"}, {SchedPolicy::rr, "rr"}}};
 
+}  // namespace contest::latency
+
+namespace contest {
+template <>
+struct JsonWords<latency::SleepMethod> {
+    static constexpr const auto& names = latency::kMethods;
+    static constexpr const char* what = "sleep method";
+};
+template <>
+struct JsonWords<latency::SchedPolicy> {
+    static constexpr const auto& names = latency::kPolicies;
+    static constexpr const char* what = "scheduling policy";
+};
+}  // namespace contest
+
+namespace contest::latency {
+
 // The ranges the command line holds the numbers to. A wake-up below 10 us
 // costs about what it measures; above 10 s a window holds too few.
 inline constexpr std::int64_t kMinIntervalUs = 10, kMaxIntervalUs = 10'000'000;

@@ -109,7 +109,11 @@ RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootSt
 RunJournal read_boot_journal(const fs::path& path) {
     const fs::path journal = path.parent_path() / kRunJournalName;
     check_state_place(journal);
-    return read_run_journal(journal);
+    RunJournal read = read_run_journal(journal);
+    if (!read.config.seed)
+        throw UsageError(printable(journal.string()) +
+                         ": config: seed: unset (a --boot run's seed is drawn at its start)");
+    return read;
 }
 
 // --boot-abort's state, read under the step's lock (the step under way

@@ -15,23 +15,13 @@
 
 #include "contest/boot/boot_state.h"
 #include "contest/result/result_file.h"
+#include "contest/run/boot_options.h"
 #include "contest/run/boot_steps.h"
 #include "contest/run/boot_turn.h"
 #include "contest/run/run_config.h"
 #include "contest/sys/progress.h"
 
 namespace contest {
-
-struct BootRunOptions {
-    BootMethod method = BootMethod::kexec;
-    unsigned boot_max = 0;  // 0: one a turn and one back
-    bool stop_on_failure = false;
-    bool keep_built = false;           // --boot-keep-built
-    std::filesystem::path root = "/";  // where the unit is installed
-    // Started once the run is over (BootState::then): contest bisect
-    // --boot's next batch. Not an option of contest run.
-    std::vector<std::string> then;
-};
 
 // Plans and checks everything (UsageError, EnvironmentError), writes the
 // state, installs the unit and boots the first turn's kernel.

@@ -14,21 +14,42 @@
 #include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
+#include "contest/sys/utc_timestamp.h"
 
 namespace contest {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> delegated_run_words(const DelegatedTurn& turn) {
-    std::vector<std::string> words = {"run", "--label=" + turn.label, "--runs=1",
-                                      std::string("--order=") + run_order_name(RunOrder::rounds),
-                                      "--seed=" + std::to_string(turn.seed),
-                                      "--workdir=" + turn.workdir, "--results=" + turn.results,
-                                      // This host's recorder keeps what comes back.
-                                      "--no-history"};
-    words.insert(words.end(), turn.arguments.begin(), turn.arguments.end());
-    for (const auto& load : turn.loads) words.push_back("--load=" + load);
-    return words;
+RunJournal delegated_turn_journal(const DelegatedTurn& turn) {
+    RunJournal journal;
+    journal.started_at = utc_timestamp();
+    RunConfig& c = journal.config;
+    if (turn.config) c = *turn.config;
+    c.label = turn.label;
+    c.runs = 1;
+    c.auto_runs.reset();
+    c.order = RunOrder::rounds;
+    c.seed = turn.seed;
+    c.loads = turn.loads;
+    c.workload.workdir = c.load.workdir = turn.workdir;
+    c.workload.opened_workdir.reset();
+    c.load.opened_workdir.reset();
+    c.results_dir = turn.results;
+    // This host's recorder keeps what comes back.
+    c.history = false;
+    c.history_db.clear();
+    c.place = RunPlace::host;
+    c.kernels.clear();
+    c.boot_appends.clear();
+    c.delegated.reset();
+    c.resume.clear();
+    c.stop_rule = nullptr;
+    c.command_line = {"run", "--journal"};
+    return journal;
+}
+
+std::vector<std::string> delegated_run_words(const std::string& journal) {
+    return {"run", "--journal=" + journal};
 }
 
 // The other contest's root writes its results folder, so what is read

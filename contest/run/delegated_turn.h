@@ -1,24 +1,29 @@
 #pragma once
 // A turn another contest takes, and its result read back: what every place
-// that runs its rounds elsewhere does alike, whatever carries the words
+// that runs its rounds elsewhere does alike, whatever carries the turn
 // there and the files back (a QEMU guest and its 9p share today,
 // kernel_guests.h; an SSH host or a fleet host next). The other contest is
-// given the turn's loads in the order the plan made, one round, the round's
-// own seed and where to work and write; what it leaves is read as
+// given the turn as a journal (run_journal.h): the run's delegated config
+// with the turn's loads in the order the plan made, one round, the round's
+// own seed and where to work and write; it parses no option of the run's
+// (`contest run --journal=PATH`). What it leaves is read as
 // untrusted (its root may plant links, FIFOs, huge or malformed files);
 // every load asked for comes back as one run, the other's record of it or
 // a failed one saying why.
 //
 // A new place that runs contest elsewhere: its file (place_*.cpp) with its
-// table line, a backend that carries delegated_run_words there and the
-// results folder back, and these for the rest.
+// table line, a backend that carries the turn's journal and
+// delegated_run_words there and the results folder back, and these for the
+// rest.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "contest/result/result_file.h"
+#include "contest/run/run_journal.h"
 
 namespace contest {
 
@@ -29,15 +34,20 @@ struct DelegatedTurn {
     std::uint64_t seed = 0;          // the round's own (guest_seed)
     // Where the other contest works and writes, as it sees them.
     std::string workdir, results;
-    // The run's own options that the other contest takes too (the
-    // workload, probes, ...: RunConfig::delegated_arguments).
-    std::vector<std::string> arguments;
+    // The run's config that the other contest takes (the workload, probes,
+    // ...: RunConfig::delegated).
+    std::shared_ptr<const RunConfig> config;
 };
 
-// The other contest's words after its binary: `run`, then one word per
-// option (--name=value, so that a label or a load starting with '-' stays
-// a value), --runs=1 --order=rounds: it takes the loads as given.
-std::vector<std::string> delegated_run_words(const DelegatedTurn& turn);
+// The turn's journal: the run's delegated config, with the turn's label,
+// its loads in their order, one round in the order given, the round's
+// seed, the other's workdir and results, and no results database (this
+// host's recorder keeps what comes back).
+RunJournal delegated_turn_journal(const DelegatedTurn& turn);
+
+// The other contest's words after its binary: `run --journal=PATH`, PATH
+// where it finds the turn's journal, as it sees it.
+std::vector<std::string> delegated_run_words(const std::string& journal);
 
 // What the other contest left under `results` (its results folder, as
 // brought back here): its result file, or why there is none usable (what

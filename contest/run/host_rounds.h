@@ -11,8 +11,8 @@
 #include "contest/run/load_runner.h"
 #include "contest/run/round_backend.h"
 #include "contest/run/run_config.h"
-#include "contest/run/run_plan.h"
 #include "contest/run/run_measurer.h"
+#include "contest/run/run_plan.h"
 #include "contest/sys/progress.h"
 
 namespace contest {

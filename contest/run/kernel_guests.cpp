@@ -31,6 +31,9 @@ const std::string kGuestScratch = "/mnt";
 const std::string kGuestBinary = kGuestScratch + "/contest-bin/contest";
 const std::string kGuestWorkdir = kGuestScratch + "/work";
 const std::string kGuestResults = kGuestScratch + "/out/results";
+// The turn's journal, in the share the guest sees at /mnt/out.
+const std::string kGuestJournalName = "turn.json";
+const std::string kGuestJournal = kGuestScratch + "/out/" + kGuestJournalName;
 
 // vm/run-<pid> of contests that are gone: a killed run's disk and shares.
 void remove_dead_runs_folders(const Workdir& workdir) {
@@ -173,7 +176,7 @@ void KernelGuests::make_scratch_disk(const KernelImage& kernel, const fs::path& 
                 "making the guest's scratch disk (mkfs.ext4)");
 }
 
-std::string KernelGuests::guest_argv(const DelegatedTurn& turn) const {
+std::string KernelGuests::guest_argv() const {
     const char* path = std::getenv("PATH");
     std::vector<std::string> argv = {
         "env",
@@ -182,7 +185,7 @@ std::string KernelGuests::guest_argv(const DelegatedTurn& turn) const {
         "TMPDIR=" + kGuestScratch + "/tmp",
         std::string("PATH=") + (path ? path : "/usr/sbin:/usr/bin:/sbin:/bin"),
         kGuestBinary};
-    for (auto& word : delegated_run_words(turn)) argv.push_back(std::move(word));
+    for (auto& word : delegated_run_words(kGuestJournal)) argv.push_back(std::move(word));
     std::string text;
     for (const auto& word : argv) text += word + '\0';
     return text;
@@ -201,8 +204,9 @@ GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
     workdir_.make_dir(run_folder_ + "/out");
     const fs::path out = folder_ / "out";
     const DelegatedTurn turn{
-        label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.delegated_arguments};
-    std::ofstream(out / "argv", std::ios::binary) << guest_argv(turn);
+        label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.delegated};
+    write_run_journal(out / kGuestJournalName, delegated_turn_journal(turn));
+    std::ofstream(out / "argv", std::ios::binary) << guest_argv();
 
     GuestBoot boot;
     boot.kernel = kernel.resolved.image;

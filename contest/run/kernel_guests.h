@@ -79,9 +79,9 @@ class KernelGuests {
     // what it lacks.
     void prepare_kernel(LabelRun& label, Progress& progress);
     void make_scratch_disk(const KernelImage& kernel, const std::filesystem::path& disk);
-    // The guest's command, its words NUL-separated: the turn's
-    // (delegated_turn.h) in a clean environment.
-    std::string guest_argv(const DelegatedTurn& turn) const;
+    // The guest's command, its words NUL-separated: contest run --journal of
+    // the turn's journal (delegated_turn.h), in a clean environment.
+    std::string guest_argv() const;
 
     const RunConfig& config_;
     Workdir workdir_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,10 +78,12 @@ struct RunConfig {
     // --build-cache-max: the bound of the workdir's cache of built kernels,
     // in GiB.
     double build_cache_max_gib = kbuild::kDefaultCacheMaxGiB;
-    // --kernel: the guests' machine, and the options each guest's contest
-    // is given (the workload's, the loads' and the probes', as given).
+    // --kernel: the guests' machine, and the config each guest's contest
+    // runs (the options that reach a delegated place, the workload's, the
+    // loads' and the probes', as given; made once, at the start), to which
+    // each turn adds its label, loads, seed and places (delegated_turn.h).
     VmOptions vm;
-    std::vector<std::string> delegated_arguments;
+    std::shared_ptr<const RunConfig> delegated;
     // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
     // and --kernel alike (KernelSpec's image holds the ARGS).
     std::vector<KernelSpec> boot_appends;

@@ -13,8 +13,10 @@
 // anything runs on it.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
+#include "contest/run/boot_options.h"
 #include "contest/run/run_config.h"
 
 namespace contest {
@@ -29,6 +31,9 @@ struct RunJournal {
     // step's own) and the opened workdirs (each step opens its own).
     RunConfig config;
     std::string started_at;  // UTC, when the run started
+    // A run of batches across reboots (contest bisect --boot): how each
+    // batch's --boot run boots its kernels. Unset for every other run.
+    std::optional<BootRunOptions> boot;
 };
 
 std::string run_journal_text(const RunJournal& journal);

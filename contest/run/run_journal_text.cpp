@@ -11,27 +11,6 @@
 
 namespace contest {
 
-template <>
-struct JsonWords<RunOrder> {
-    static constexpr const auto& names = kRunOrderNames;
-    static constexpr const char* what = "run order";
-};
-template <>
-struct JsonWords<RunPlace> {
-    static constexpr const auto& names = kRunPlaceNames;
-    static constexpr const char* what = "place";
-};
-template <>
-struct JsonWords<latency::SleepMethod> {
-    static constexpr const auto& names = latency::kMethods;
-    static constexpr const char* what = "sleep method";
-};
-template <>
-struct JsonWords<latency::SchedPolicy> {
-    static constexpr const auto& names = latency::kPolicies;
-    static constexpr const char* what = "scheduling policy";
-};
-
 namespace latency {
 
 template <typename V, RecordOf<ProbeOptions> R>
@@ -143,14 +122,27 @@ void fields(V& v, R& c) {
     v("build_config", c.build_config);
     v("build_cache_max_gib", c.build_cache_max_gib);
     v("vm", c.vm);
-    v("delegated_arguments", c.delegated_arguments);
+    v("delegated", c.delegated);
     v("boot_appends", c.boot_appends);
+}
+
+template <typename V, RecordOf<BootRunOptions> R>
+void fields(V& v, R& b) {
+    v("method", b.method);
+    v("boot_max", b.boot_max);
+    v("stop_on_failure", b.stop_on_failure);
+    v("keep_built", b.keep_built);
+    v("root", b.root);
+    v("then", b.then);
+    if constexpr (V::reading)
+        if (!b.root.is_absolute()) v.refuse("root", "not an absolute path");
 }
 
 template <typename V, RecordOf<RunJournal> R>
 void fields(V& v, R& j) {
     v("started_at", j.started_at);
     v("config", j.config);
+    v("boot", j.boot);
 }
 
 std::string run_journal_text(const RunJournal& journal) {
@@ -172,9 +164,8 @@ RunJournal run_journal_from_text(const std::string& text, const std::string& whe
     RunJournal journal;
     RecordReader::read(j, where, journal);
     RunConfig& c = journal.config;
-    // What the codec cannot know: a start's own checks of the config, and
-    // what only a start makes (a resolved seed, absolute workdirs).
-    if (!c.seed) throw UsageError(where + ": config: seed: unset (a journal's seed is drawn)");
+    // What the codec cannot know: what only a start makes (absolute
+    // workdirs).
     for (const auto* path : {&c.workload.workdir, &c.load.workdir})
         if (!path->is_absolute())
             throw UsageError(where + ": config: workdir '" + printable(path->string()) +

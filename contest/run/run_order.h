@@ -33,6 +33,11 @@ inline constexpr std::array<EnumName<RunOrder>, 3> kRunOrderNames{{
     {RunOrder::rounds, "rounds"},
     {RunOrder::blocks, "blocks"},
 }};
+template <>
+struct JsonWords<RunOrder> {
+    static constexpr const auto& names = kRunOrderNames;
+    static constexpr const char* what = "run order";
+};
 
 // "shuffled", "rounds", "blocks"; anything else is a UsageError.
 RunOrder parse_run_order(const std::string& name);

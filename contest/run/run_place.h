@@ -18,5 +18,10 @@ inline constexpr std::array<EnumName<RunPlace>, 3> kRunPlaceNames{{
     {RunPlace::guests, "guests"},
     {RunPlace::boot, "boot"},
 }};
+template <>
+struct JsonWords<RunPlace> {
+    static constexpr const auto& names = kRunPlaceNames;
+    static constexpr const char* what = "place";
+};
 
 }  // namespace contest

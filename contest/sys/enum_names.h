@@ -16,6 +16,12 @@ struct EnumName {
     std::string_view name;
 };
 
+// An enum's words where records are read and written as JSON
+// (sys/json_record.h): specialise beside the enum's table, in its header,
+// with `names` (the table) and `what` (what one is called in a refusal).
+template <typename Enum>
+struct JsonWords;
+
 // The table's name for value; "?" for a value the table lacks.
 template <typename Enum, std::size_t N>
 constexpr std::string_view name_in(const std::array<EnumName<Enum>, N>& table, Enum value) {

@@ -14,7 +14,7 @@
 // or a UsageError naming the field's whole path ("journal: config.vm.shape:
 // cpus: too large"). A field holds text, a path, a whole number, a finite
 // number, a switch, a word of a closed set (an enum with a JsonWords
-// specialisation), an optional value (null when unset), a list, a map of
+// specialisation, enum_names.h), an optional value (null when unset), a list, a map of
 // texts, or another record (also behind a shared_ptr<const>, null when
 // there is none).
 #include <cmath>
@@ -40,11 +40,6 @@ namespace contest {
 // The records a fields() overload is for, const or not.
 template <typename R, typename Record>
 concept RecordOf = std::same_as<std::remove_const_t<R>, Record>;
-
-// An enum's words in a record: specialise with `names` (an EnumName
-// array, enum_names.h) and `what` (what one is called in a refusal).
-template <typename Enum>
-struct JsonWords;
 
 class RecordWriter;
 class RecordReader;
