@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "contest/analysis/build_report_model.h"
-#include "contest/report/exporters.h"
+#include "contest/report/outputs.h"
 #include "contest/report/format_compare.h"
 #include "contest/report/formats.h"
 #include "contest/report/report.h"

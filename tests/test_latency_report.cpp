@@ -13,7 +13,7 @@
 
 #include "contest/analysis/build_report_model.h"
 #include "contest/analysis/latency_model.h"
-#include "contest/report/exporters.h"
+#include "contest/report/outputs.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"

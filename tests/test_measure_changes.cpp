@@ -14,7 +14,7 @@
 
 #include "contest/analysis/build_report_model.h"
 #include "contest/analysis/measure_changes.h"
-#include "contest/report/exporters.h"
+#include "contest/report/outputs.h"
 #include "contest/report/measure_changes_text.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"

@@ -13,7 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "contest/analysis/build_report_model.h"
-#include "contest/report/exporters.h"
+#include "contest/report/outputs.h"
 #include "contest/report/format_post.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"

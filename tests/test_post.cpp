@@ -17,7 +17,7 @@
 
 #include "chromium_support.h"
 #include "contest/analysis/build_report_model.h"
-#include "contest/report/exporters.h"
+#include "contest/report/outputs.h"
 #include "contest/report/format_post.h"
 #include "contest/report/formats.h"
 #include "contest/report/report.h"

@@ -14,7 +14,7 @@
 #include "contest/analysis/build_report_model.h"
 #include "contest/analysis/report_model.h"
 #include "contest/report/compare_view.h"
-#include "contest/report/exporters.h"
+#include "contest/report/outputs.h"
 #include "contest/report/format_compare.h"
 #include "contest/report/format_post.h"
 #include "contest/report/formats.h"

@@ -1,5 +1,5 @@
 // `contest run --summary-json`: the per-load summary engines turn into test
-// cases (contest/run/summary.h), from a result file and through the binary.
+// cases (contest/analysis/run_summary.h), from a result file and through the binary.
 #include <cmath>
 
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include "contest/analysis/build_report_model.h"
 #include "contest/report/report_options.h"
 #include "contest/result/result_file.h"
-#include "contest/run/summary.h"
+#include "contest/analysis/run_summary.h"
 #include "test_helpers.h"
 
 using namespace contest;

@@ -14,10 +14,10 @@
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
 #include "contest/cli/result_sides.h"
-#include "contest/report/exporters.h"
 #include "contest/report/format_over_hosts.h"
 #include "contest/report/formats.h"
 #include "contest/report/latency_plot.h"
+#include "contest/report/outputs.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report_options.h"
 #include "contest/sys/atomic_file.h"
@@ -71,7 +71,7 @@ int cmd_compare(int argc, char** argv) {
     bool over_hosts = false;
     JudgingNames correction;
     ReportOptions options;
-    const std::string formats = exporter_names(ExporterUse::compare);
+    const std::string formats = output_names(OutputUse::compare);
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
                              "where labels are looked up")(
@@ -89,7 +89,7 @@ int cmd_compare(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (sides.size() != 2) throw UsageError("contest compare: give BASE and NEW (labels or files)");
     check_judging_options(options, correction);
-    const Exporter& exporter = find_exporter(format, ExporterUse::compare);
+    const Output& exporter = find_output(format, OutputUse::compare);
 
     ResultSides resolver(results_dir);
     auto base = one_label(resolver, sides[0]);

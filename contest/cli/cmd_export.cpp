@@ -14,6 +14,7 @@
 #include "contest/history/history_db.h"
 #include "contest/history/stored_files.h"
 #include "contest/report/kcidb_export.h"
+#include "contest/report/outputs.h"
 #include "contest/report/report.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -35,6 +36,7 @@ int cmd_export(int argc, char** argv) {
     cl.accepts_config = true;
     std::vector<std::string> sides;
     std::string results_dir = "results", baseline, origin, format = "kcidb", db;
+    const std::string format_help = outputs_help(OutputUse::export_);
     double target_mde = 5;
     JudgingNames correction;
     ReportOptions options;
@@ -42,16 +44,12 @@ int cmd_export(int argc, char** argv) {
         "origin", checked(&origin, check_kcidb_origin)->value_name("NAME"),
         "your CI system's name in KCIDB, the start of every id (lowercase letters, digits, _)")(
         "format,f",
-        checked(&format,
-                [](const std::string& f) {
-                    if (f != "kcidb")
-                        throw UsageError("--format " + printable(f) + ": unknown format (kcidb)");
-                })
+        checked(&format, [](const std::string& f) { find_output(f, OutputUse::export_); })
             ->value_name("F")
             ->default_value("kcidb"),
-        "kcidb (the only one)")("results",
-                                po::value(&results_dir)->value_name("D")->default_value("results"),
-                                "where labels are looked up")(
+        format_help.c_str())("results",
+                             po::value(&results_dir)->value_name("D")->default_value("results"),
+                             "where labels are looked up")(
         "db", po::value(&db)->value_name("FILE|URI"),
         "look the labels up in this results database instead (a SQLite file, or "
         "postgresql://...; contest history): every file of each label, as it was saved")(
@@ -86,7 +84,8 @@ int cmd_export(int argc, char** argv) {
     o.origin = origin;
     o.judged = !baseline.empty();
     o.target_mde_pct = target_mde;
-    std::cout << kcidb_submission(files, model, o).dump(2) << "\n" << std::flush;
+    std::cout << find_output(format, OutputUse::export_).exported(files, model, o).dump(2) << "\n"
+              << std::flush;
     return kExitOk;
 }
 

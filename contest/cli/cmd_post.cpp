@@ -15,6 +15,7 @@
 #include "contest/cli/result_sides.h"
 #include "contest/report/format_over_hosts.h"
 #include "contest/report/format_post.h"
+#include "contest/report/outputs.h"
 #include "contest/report/post_parts.h"
 #include "contest/report/report_options.h"
 #include "contest/report/run_facts.h"
@@ -73,6 +74,7 @@ int cmd_post(int argc, char** argv) {
     cl.accepts_config = true;
     std::vector<std::string> sides;
     std::string results_dir = "results", baseline, style = "contest";
+    const std::string style_help = "the mail's shape: " + outputs_help(OutputUse::post);
     bool over_hosts = false;
     JudgingNames correction;
     ReportOptions options;
@@ -82,13 +84,11 @@ int cmd_post(int argc, char** argv) {
         "baseline,b", po::value(&baseline)->value_name("L"),
         "the label the others are judged against (default: the first argument's)")(
         "style",
-        checked(&style, [](const std::string& s) { parse_post_style(s); })
+        checked(&style, [](const std::string& s) { find_output(s, OutputUse::post); })
             ->value_name("STYLE")
             ->default_value("contest"),
-        "the mail's shape: contest (its own), lkp (the 0-day robot's columns: base "
-        "+-%stddev, %change, new +-%stddev a measure) or normalized (a block a test, each "
-        "label normalised to the baseline, as scheduler series on LKML show them)")(
-        "side", po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder")(
+        style_help.c_str())("side", po::value(&sides)->value_name("LABEL|PATH"),
+                            "a label, result file or folder")(
         "over-hosts", po::bool_switch(&over_hosts),
         "a fleet's runs of two labels (BASE NEW): each host's verdict and the one over the hosts, "
         "as contest compare --over-hosts gives them");
@@ -119,7 +119,7 @@ int cmd_post(int argc, char** argv) {
     }
     const std::vector<ResultFile> files = ResultSides(results_dir).resolve_all(sides);
     options.baseline = baseline.empty() ? files.front().label : baseline;
-    std::cout << format_post(files, options, parse_post_style(style)) << std::flush;
+    std::cout << find_output(style, OutputUse::post).post(files, options) << std::flush;
     return kExitOk;
 }
 

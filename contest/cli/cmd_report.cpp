@@ -9,8 +9,8 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
-#include "contest/report/exporters.h"
 #include "contest/report/latency_plot.h"
+#include "contest/report/outputs.h"
 #include "contest/report/plot_svg.h"
 #include "contest/report/report.h"
 #include "contest/report/timeline_svg.h"
@@ -102,7 +102,7 @@ std::optional<ReportRequest> parse_report_command(int argc, char** argv) {
     std::string baseline;
     JudgingNames correction;
     int timeline_run = 0;
-    const std::string formats = exporter_names();
+    const std::string formats = output_names(OutputUse::report);
     cl.options.add_options()(
         "format,f",
         checked(&options.format, check_table_format)->value_name("F")->default_value("text"),

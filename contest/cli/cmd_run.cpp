@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 
+#include "contest/analysis/run_summary.h"
 #include "contest/boot/boot_status.h"
 #include "contest/cli/boot_words.h"
 #include "contest/cli/cli_common.h"
@@ -21,7 +22,6 @@
 #include "contest/run/places.h"
 #include "contest/run/run_journal.h"
 #include "contest/run/run_loop.h"
-#include "contest/run/summary.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
@@ -456,7 +456,7 @@ RunConfig parsed_run_config(RunOptions& options, const std::vector<std::string>&
 // turn's contest runs, made now of the options that reach it, as that
 // contest would have parsed them. No word is parsed after the start.
 void set_delegated(const RunOptions& options, RunConfig& config) {
-    if (config.place != RunPlace::guests) return;
+    if (!place_info(config.place).delegates_turns) return;
     RunOptions delegated;
     RunConfig made = parsed_run_config(delegated, options.delegated_arguments());
     made.command_line.clear();

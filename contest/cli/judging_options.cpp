@@ -4,7 +4,7 @@
 
 #include "contest/analysis/multiple_comparisons.h"
 #include "contest/cli/cli_common.h"
-#include "contest/report/exporters.h"
+#include "contest/report/outputs.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
@@ -49,11 +49,11 @@ void check_judging_options(ReportOptions& options, const JudgingNames& names) {
 }
 
 void check_table_format(const std::string& format) {
-    find_exporter(format);  // throws the UsageError naming the formats
+    find_output(format, OutputUse::report);  // throws the UsageError naming the formats
 }
 
 void check_compare_format(const std::string& format) {
-    find_exporter(format, ExporterUse::compare);
+    find_output(format, OutputUse::compare);
 }
 
 }  // namespace contest

@@ -8,6 +8,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/latency/probe_table.h"
+#include "contest/report/outputs.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/version.h"
@@ -16,6 +17,17 @@
 namespace contest {
 
 namespace {
+
+// The commands (and options) that offer an output, from the outputs table.
+std::string output_commands(const Output& o) {
+    std::vector<std::string> where;
+    if (o.report) where.push_back("contest report --format");
+    if (o.compare) where.push_back("contest compare --format");
+    if (o.post) where.push_back("contest post --style");
+    if (o.exported) where.push_back("contest export --format");
+    if (o.run_summary) where.push_back("contest run --summary-json FILE");
+    return join(where, ", ");
+}
 
 // Every command's facts, as its own parser has them: each is run with its
 // parser collecting instead of parsing.
@@ -121,6 +133,10 @@ std::string man_page() {
         ".SH PROBES\n";
     for (const latency::ProbeInfo* probe : latency::probe_table())
         out += ".TP\n.B " + roff(probe->name) + "\n" + roff(probe->help) + "\n";
+    out += ".SH OUTPUTS\n";
+    for (const Output& o : outputs())
+        out += ".TP\n.B " + roff(std::string(o.name)) + "\n" + roff(std::string(o.what)) + " (" +
+               roff(output_commands(o)) + ")\n";
     out +=
         ".SH \"SEE ALSO\"\n"
         "docs/contract.md, the user's contract, and the other documents of docs/ in "
@@ -167,6 +183,22 @@ std::string bash_completion() {
         "        --load) COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")); return ;;\n"
         "        --probe|--latency) COMPREPLY=($(compgen -W '" +
         probes +
+        "' -- \"$cur\")); return ;;\n"
+        "        --format|-f) case ${COMP_WORDS[1]} in\n"
+        "            report) values='" +
+        output_names(OutputUse::report, " ", " ") +
+        "' ;;\n"
+        "            compare) values='" +
+        output_names(OutputUse::compare, " ", " ") +
+        "' ;;\n"
+        "            export) values='" +
+        output_names(OutputUse::export_, " ", " ") +
+        "' ;;\n"
+        "            help) values='man bash-completion' ;;\n"
+        "            esac\n"
+        "            COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")); return ;;\n"
+        "        --style) COMPREPLY=($(compgen -W '" +
+        output_names(OutputUse::post, " ", " ") +
         "' -- \"$cur\")); return ;;\n"
         "        --config|--results|--workdir|--resume|--summary-json|--kernel-source|"
         "--kernel-config|--build-config|--latency-raw|--io-other-dir|--tar-source|-o)\n"

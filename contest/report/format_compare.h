@@ -1,7 +1,7 @@
 #pragma once
 // `contest compare`'s view: two kernels side by side, load by load, with the
 // significance of every difference and a plain verdict, in each of the
-// exporters' formats (exporters.h).
+// exporters' formats (outputs.h).
 #include <string>
 
 #include "contest/analysis/report_model.h"

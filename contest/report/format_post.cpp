@@ -113,33 +113,37 @@ std::string normalized_post(const ReportModel& model, const PostNames& names) {
 
 }  // namespace
 
-PostStyle parse_post_style(const std::string& name) {
-    if (name == "contest") return PostStyle::contest;
-    if (name == "lkp") return PostStyle::lkp;
-    if (name == "normalized") return PostStyle::normalized;
-    throw UsageError("--style " + printable(name) + ": unknown style (" + post_style_names() + ")");
+std::string post_lkp_shape(const std::vector<ResultFile>& files, const ReportOptions& options) {
+    const PostModel post = post_model(files, options, labels_fit_lkp);
+    // UTF-8's "±", as the robot's mails have it.
+    return post_lines(lkp_post(post.model, post.names), false);
 }
 
-std::string post_style_names() {
-    return "contest, lkp or normalized";
+std::string post_normalized_shape(const std::vector<ResultFile>& files,
+                                  const ReportOptions& options) {
+    const PostModel post =
+        post_model(files, options, [](const ReportModel& m) { return normalized_fits(m); });
+    return post_lines(normalized_post(post.model, post.names), true);
 }
 
-std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options,
-                        PostStyle style) {
-    if (style == PostStyle::lkp) {
-        const PostModel post = post_model(files, options, labels_fit_lkp);
-        // UTF-8's "±", as the robot's mails have it.
-        return post_lines(lkp_post(post.model, post.names), false);
-    }
-    if (style == PostStyle::normalized) {
-        const PostModel post =
-            post_model(files, options, [](const ReportModel& m) { return normalized_fits(m); });
-        return post_lines(normalized_post(post.model, post.names), true);
-    }
+std::string post_contest_shape(const std::vector<ResultFile>& files, const ReportOptions& options) {
     const PostModel post = post_model(files, options, tables_fit);
     // Plain ASCII apart from what the labels and result files hold: the CIs'
     // "±" (of the shared formatters) as "+-".
     return post_lines(post_of(post.model, post.names), true);
+}
+
+std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options,
+                        PostStyle style) {
+    switch (style) {
+        case PostStyle::lkp:
+            return post_lkp_shape(files, options);
+        case PostStyle::normalized:
+            return post_normalized_shape(files, options);
+        case PostStyle::contest:
+            break;
+    }
+    return post_contest_shape(files, options);
 }
 
 }  // namespace contest

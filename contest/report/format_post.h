@@ -17,18 +17,19 @@
 
 namespace contest {
 
+// The shapes, as the outputs table (outputs.h) names them for --style.
 enum class PostStyle { contest, lkp, normalized };
-
-// "contest", "lkp", "normalized"; anything else is a UsageError naming
-// --style and the styles there are.
-PostStyle parse_post_style(const std::string& name);
-// "contest, lkp or normalized": as help and errors name them.
-std::string post_style_names();
 
 // Every label of `files`; each label but the baseline (options.baseline,
 // else the one that ran first) is judged against it. Throws UsageError as
 // render_report does.
 std::string format_post(const std::vector<ResultFile>& files, const ReportOptions& options,
                         PostStyle style = PostStyle::contest);
+
+// Each shape, as the outputs table holds it.
+std::string post_contest_shape(const std::vector<ResultFile>& files, const ReportOptions& options);
+std::string post_lkp_shape(const std::vector<ResultFile>& files, const ReportOptions& options);
+std::string post_normalized_shape(const std::vector<ResultFile>& files,
+                                  const ReportOptions& options);
 
 }  // namespace contest

@@ -1,5 +1,5 @@
 #pragma once
-// The few formatting rules the exporters (exporters.h) share, so "-",
+// The few formatting rules the exporters (outputs.h) share, so "-",
 // p-values and units read the same everywhere.
 #include <string>
 #include <vector>

@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "contest/analysis/build_report_model.h"
-#include "contest/report/exporters.h"
 #include "contest/report/formats.h"
+#include "contest/report/outputs.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
@@ -28,7 +28,7 @@ std::vector<ResultFile> read_results_or_fail(const std::vector<std::string>& pat
 
 std::string render_report(const std::vector<ResultFile>& files, const ReportOptions& options) {
     // Check the format before the work, so a typo fails fast and plainly.
-    const Exporter& exporter = find_exporter(options.format);
+    const Output& exporter = find_output(options.format, OutputUse::report);
     if (!(options.alpha > 0 && options.alpha < 1))
         throw UsageError("--alpha must be between 0 and 1");
     const ReportModel model = build_report_model(files, options);

@@ -1,6 +1,6 @@
 #pragma once
 // What a report is asked for: the model's options and how it is rendered.
-// Every exporter takes it (exporters.h); `report` and `compare` fill it from
+// Every exporter takes it (outputs.h); `report` and `compare` fill it from
 // their command lines (contest/cli/judging_options.h).
 #include <string>
 
@@ -11,7 +11,7 @@ namespace contest {
 // The model's options (baseline, alpha, correction, minimum effect, --by-host)
 // and how the report renders it.
 struct ReportOptions : ModelOptions {
-    std::string format = "text";  // an exporter's name (exporters.h)
+    std::string format = "text";  // an exporter's name (outputs.h)
     bool stats = false;           // --stats: extra columns in text
     // --perf, --psi: blocks of the counters and pressure after the table
     // (observe_tables.h).

@@ -46,6 +46,7 @@ extern const PlaceInfo kGuestsPlace{
             kKernelsNameLabels,
             {"latency-raw", "", "the samples would stay in the guest"},
         },
+    .delegates_turns = true,
     .labels = guest_labels,
     .runs = plan_kernel_runs,
     .backend = guest_backend,

@@ -48,6 +48,10 @@ struct PlaceInfo {
     std::string_view option;      // the option that chooses it, twice or more ("" for the host)
     std::string_view value_name;  // of LABEL=VALUE: IMAGE, KERNEL
     std::vector<PlaceExclusion> excludes;
+    // Its turns are taken by another contest (delegated_turn.h), which runs
+    // the config of the options that reach it (RunConfig::delegated, made
+    // once at the start).
+    bool delegates_turns = false;
     // The labels, each checked as -k's; for a place of kernels, one a
     // kernel, two alike refused.
     std::vector<LabelRun> (*labels)(const RunConfig& config, const RunPlan& plan);

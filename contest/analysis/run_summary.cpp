@@ -1,4 +1,4 @@
-#include "contest/run/summary.h"
+#include "contest/analysis/run_summary.h"
 #include "contest/sys/atomic_file.h"
 
 #include <algorithm>

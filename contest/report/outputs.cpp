@@ -1,0 +1,175 @@
+#include "contest/report/outputs.h"
+
+#include <string_view>
+#include <vector>
+
+#include "contest/analysis/run_summary.h"
+#include "contest/report/format_compare.h"
+#include "contest/report/format_post.h"
+#include "contest/report/post_lkp.h"
+#include "contest/report/post_normalized.h"
+#include "contest/report/post_parts.h"
+#include "contest/sys/errors.h"
+
+namespace contest {
+
+// Each format's file defines its report renderer; this is the one place that
+// lists the outputs.
+std::string format_text(const ReportModel& model, const ReportOptions& options);
+std::string format_markdown(const ReportModel& model, const ReportOptions& options);
+std::string format_csv(const ReportModel& model, const ReportOptions& options);
+std::string format_json(const ReportModel& model, const ReportOptions& options);
+std::string format_html(const ReportModel& model, const ReportOptions& options);
+std::string compare_html(const ReportModel& model);
+
+namespace {
+
+// Shapes made for mail: their prose broken into lines as the post's is, the
+// tables' rows whole (compare does not shorten labels).
+std::string compare_lkp(const ReportModel& model) {
+    return post_lines(lkp_comparisons(model), false, true);
+}
+
+std::string compare_normalized(const ReportModel& model) {
+    return post_lines(normalized_blocks(model, kPostColumns), true, true);
+}
+
+// clang-format off
+const Output kOutputs[] = {
+    {.name = "text", .what = "the classic contest table, for a terminal",
+     .report = format_text, .compare = compare_text},
+    {.name = "markdown", .what = "the tables in Markdown",
+     .report = format_markdown, .compare = compare_markdown},
+    {.name = "csv", .what = "one row per label and load, every figure a column",
+     .report = format_csv, .compare = compare_csv},
+    {.name = "json", .what = "the report model, every figure and test",
+     .report = format_json, .compare = compare_json},
+    {.name = "html", .what = "one page with the tables and the drawings, no script",
+     .report = format_html, .compare = compare_html},
+    {.name = "contest", .what = "a mail for a kernel list: the table, latency, verdicts and the command",
+     .post = post_contest_shape},
+    {.name = "lkp", .what = "the 0-day robot's %stddev %change columns",
+     .compare = compare_lkp, .post = post_lkp_shape},
+    {.name = "normalized", .what = "the blocks scheduler series give each test, normalised to the baseline",
+     .compare = compare_normalized, .post = post_normalized_shape},
+    {.name = "kcidb", .what = "a KCIDB submission (kcidb-io schema v4.4) for kcidb-submit",
+     .exported = kcidb_submission},
+    {.name = "summary-json", .what = "a small stable JSON of one label's run, a test case per load",
+     .run_summary = run_summary},
+};
+// clang-format on
+
+}  // namespace
+
+bool Output::offered_by(OutputUse use) const {
+    switch (use) {
+        case OutputUse::report:
+            return report != nullptr;
+        case OutputUse::compare:
+            return compare != nullptr;
+        case OutputUse::post:
+            return post != nullptr;
+        case OutputUse::export_:
+            return exported != nullptr;
+        case OutputUse::run_summary:
+            return run_summary != nullptr;
+    }
+    return false;
+}
+
+std::span<const Output> outputs() {
+    return kOutputs;
+}
+
+std::string_view output_option(OutputUse use) {
+    switch (use) {
+        case OutputUse::post:
+            return "--style";
+        case OutputUse::run_summary:
+            return "--summary-json";
+        default:
+            return "--format";
+    }
+}
+
+std::string output_names(OutputUse use, std::string_view separator,
+                         std::string_view last_separator) {
+    std::vector<std::string_view> names;
+    for (const Output& o : kOutputs)
+        if (o.offered_by(use)) names.push_back(o.name);
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i) out += i + 1 == names.size() ? last_separator : separator;
+        out += names[i];
+    }
+    return out;
+}
+
+std::string outputs_help(OutputUse use) {
+    std::string out;
+    for (const Output& o : kOutputs) {
+        if (!o.offered_by(use)) continue;
+        if (!out.empty()) out += "; ";
+        out += std::string(o.name) + ": " + std::string(o.what);
+    }
+    return out;
+}
+
+namespace {
+
+// The command that offers an output, for a refusal naming where it is.
+const char* command_of(const Output& o) {
+    if (o.report) return "contest report";
+    if (o.compare) return "contest compare";
+    if (o.post) return "contest post";
+    if (o.exported) return "contest export";
+    return "contest run --summary-json";
+}
+
+// The command of a use, as a refusal names it.
+const char* use_command(OutputUse use) {
+    switch (use) {
+        case OutputUse::report:
+            return "report";
+        case OutputUse::compare:
+            return "compare";
+        case OutputUse::post:
+            return "post";
+        case OutputUse::export_:
+            return "export";
+        case OutputUse::run_summary:
+            return "run";
+    }
+    return "?";
+}
+
+}  // namespace
+
+const Output& find_output(const std::string& name, OutputUse use) {
+    std::string text(output_option(use));  // appended: GCC 12 -O3 warns on "literal" + temporary
+    text += " ";
+    text += printable(name);
+    for (const Output& o : kOutputs) {
+        if (o.name != name) continue;
+        if (o.offered_by(use)) return o;
+        text += ": ";
+        text += use == OutputUse::report && o.compare ? "a comparison's shape, for contest compare"
+                                                      : std::string("for ") + command_of(o);
+        text += " (";
+        text += use_command(use);
+        text += ": ";
+        text += output_names(use);
+        text += ")";
+        throw UsageError(text);
+    }
+    text += use == OutputUse::post ? ": unknown style (" : ": unknown format (";
+    text += output_names(use);
+    text += ")";
+    throw UsageError(text);
+}
+
+std::string format_compare(const ReportModel& model, const std::string& format) {
+    return find_output(format, OutputUse::compare).compare(model);
+}
+
+}  // namespace contest

@@ -1,0 +1,72 @@
+#pragma once
+// Everything contest renders for a reader, in one table: each output is its
+// name, what it renders, and how each command that offers it renders it
+// (null where a command does not): `contest report --format`, `contest
+// compare --format`, `contest post --style`, `contest export --format` and
+// `contest run --summary-json`. The commands' checks, their --help, the
+// manual and the shell completion all read the names from this table.
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "contest/analysis/report_model.h"
+#include "contest/report/kcidb_export.h"
+#include "contest/report/report_options.h"
+#include "contest/result/result_file.h"
+
+namespace contest {
+
+// Where an output is offered: each command and the option that names it.
+enum class OutputUse { report, compare, post, export_, run_summary };
+
+struct Output {
+    std::string_view name;
+    std::string_view what;  // what it renders, one line for --help and the manual
+    // contest report: every label, one block per load.
+    std::string (*report)(const ReportModel& model, const ReportOptions& options) = nullptr;
+    // contest compare: the model holds exactly two labels, the baseline first.
+    std::string (*compare)(const ReportModel& model) = nullptr;
+    // contest post: a mail body of the files, every label judged against the
+    // baseline.
+    std::string (*post)(const std::vector<ResultFile>& files,
+                        const ReportOptions& options) = nullptr;
+    // contest export: a submission to another system.
+    nlohmann::ordered_json (*exported)(const std::vector<ResultFile>& files,
+                                       const ReportModel& model,
+                                       const KcidbOptions& options) = nullptr;
+    // contest run --summary-json: one label's run for an engine (Ansible, LAVA, CI).
+    nlohmann::json (*run_summary)(const ResultFile& result,
+                                  const std::filesystem::path& result_file) = nullptr;
+
+    bool offered_by(OutputUse use) const;
+};
+
+// In the order --help names them; the first a use offers is its default.
+std::span<const Output> outputs();
+
+// The output called `name` that `use` offers; a UsageError naming the
+// command's option and the names there are otherwise (and, for a name
+// another command offers, which).
+const Output& find_output(const std::string& name, OutputUse use);
+
+// "text, markdown, csv or json": the names `use` offers, as help and errors
+// name them (separator and last separator as given).
+std::string output_names(OutputUse use, std::string_view separator = ", ",
+                         std::string_view last_separator = " or ");
+
+// "NAME: WHAT; NAME: WHAT": what each output `use` offers renders, for its
+// option's help.
+std::string outputs_help(OutputUse use);
+
+// The option of a use ("--format", "--style", "--summary-json").
+std::string_view output_option(OutputUse use);
+
+// The comparison in the output called `format`; anything else is a
+// UsageError.
+std::string format_compare(const ReportModel& model, const std::string& format = "text");
+
+}  // namespace contest

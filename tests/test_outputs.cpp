@@ -1,0 +1,64 @@
+// The outputs table (contest/report/outputs.h): every output contest
+// renders, by name, with the commands that offer it; the commands' checks,
+// --help, the manual and the completion read their names from it.
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+
+#include "contest/report/outputs.h"
+#include "contest/sys/errors.h"
+#include "test_helpers.h"
+
+using namespace contest;
+
+TEST_CASE(
+    "the outputs table: each output once, offered somewhere, and found by the uses that "
+    "offer it",
+    "[outputs]") {
+    std::set<std::string_view> names;
+    for (const Output& o : outputs()) {
+        INFO(o.name);
+        CHECK(names.insert(o.name).second);
+        CHECK_FALSE(o.what.empty());
+        bool offered = false;
+        for (OutputUse use : {OutputUse::report, OutputUse::compare, OutputUse::post,
+                              OutputUse::export_, OutputUse::run_summary})
+            if (o.offered_by(use)) {
+                offered = true;
+                CHECK(&find_output(std::string(o.name), use) == &o);
+                CHECK(output_names(use).find(o.name) != std::string::npos);
+                CHECK(outputs_help(use).find(std::string(o.name) + ": " + std::string(o.what)) !=
+                      std::string::npos);
+            } else {
+                CHECK_THROWS_AS(find_output(std::string(o.name), use), UsageError);
+            }
+        CHECK(offered);
+    }
+    CHECK(output_names(OutputUse::post) == "contest, lkp or normalized");
+    CHECK(output_names(OutputUse::export_) == "kcidb");
+    CHECK(output_names(OutputUse::report) == "text, markdown, csv, json or html");
+}
+
+TEST_CASE("the manual, the completion and the commands' help list the outputs from the table",
+          "[outputs][e2e]") {
+    test::ScratchDir dir("outputs-help");
+    const auto man = test::run_contest_binary({"help", "man"}, dir.path(), dir.path());
+    REQUIRE(man.exit_code == 0);
+    const auto completion =
+        test::run_contest_binary({"help", "bash-completion"}, dir.path(), dir.path());
+    REQUIRE(completion.exit_code == 0);
+    const auto post = test::run_contest_binary({"post", "--help"}, dir.path(), dir.path());
+    const auto exported = test::run_contest_binary({"export", "--help"}, dir.path(), dir.path());
+    for (const Output& o : outputs()) {
+        INFO(o.name);
+        std::string in_roff;  // a '-' is "\-" there
+        for (char c : o.name) in_roff += c == '-' ? std::string("\\-") : std::string(1, c);
+        CHECK(man.out.find(".B " + in_roff + "\n") != std::string::npos);
+        if (o.post) CHECK(post.out.find(std::string(o.name) + ": ") != std::string::npos);
+        if (o.exported) CHECK(exported.out.find(std::string(o.name) + ": ") != std::string::npos);
+    }
+    CHECK(completion.out.find("report) values='" + output_names(OutputUse::report, " ", " ")) !=
+          std::string::npos);
+    CHECK(completion.out.find("--style) COMPREPLY=($(compgen -W '" +
+                              output_names(OutputUse::post, " ", " ")) != std::string::npos);
+}
