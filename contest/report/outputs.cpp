@@ -10,6 +10,7 @@
 #include "contest/report/post_normalized.h"
 #include "contest/report/post_parts.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/text.h"
 
 namespace contest {
 
