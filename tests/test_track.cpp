@@ -1,0 +1,575 @@
+// `contest track` without building or booting: the kbuild stand-in's real
+// git tree with 30 commits on top, a tag every 4, one commit that makes the
+// workload slower (a step) and one tagged commit that does not build. Each
+// measurement goes through a measuring seam (TrackBench) whose runs are
+// the run loop's (run_rounds) through a fake backend deriving each run's
+// figure from its kernel's commit, and the bisection is run_bisection's
+// with real `git bisect`. What is checked: the track finds the step between
+// the two tags around it, confirms it, bisects it to its commit and writes
+// one mail; the failing point is recorded and skipped; a rerun measures
+// nothing; a SIGKILL at every step and in the middle of runs resumes
+// without measuring again what was done; the user's tree is untouched; the
+// state is read as untrusted.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <soci/soci.h>
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "contest/bisect/bisection.h"
+#include "contest/history/history_db.h"
+#include "contest/report/post_parts.h"
+#include "contest/run/label_run.h"
+#include "contest/run/run_loop.h"
+#include "contest/run/run_plan.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/file_lock.h"
+#include "contest/sys/progress.h"
+#include "contest/sys/text.h"
+#include "contest/track/branch_points.h"
+#include "contest/track/track_state.h"
+#include "contest/track/tracking.h"
+#include "fake_kernel_runs.h"
+#include "kbuild_stand_in.h"
+#include "test_helpers.h"
+
+using namespace contest;
+using namespace contest::track;
+namespace fs = std::filesystem;
+
+namespace {
+
+// In a forked track: the turns its runs may still take before it is
+// killed (SIGKILL, in the middle of a run); -1: never.
+int turns_before_kill = -1;
+
+// The stand-in tree (kbuild's tests'), then commits 2 to 30 on top of its
+// two; tags t00, t04, ... t28 on every 4th; from commit kStep on the
+// workload is 10% slower (the commit adds a file `slow`, as a delay in a
+// path a load feels); the commit of tag t08 adds `fail` (the stand-in's
+// build fails there) and the next removes it.
+struct TrackedTree {
+    static constexpr int kStep = 14, kFailing = 8, kCommits = 30;
+    test::StandIn stand_in;
+    fs::path tree = stand_in.tree;
+    std::vector<std::string> commits;   // [0] the stand-in's base
+    std::map<std::string, int> number;  // commit -> its index
+    std::set<std::string> failing;
+
+    TrackedTree() {
+        commits = {stand_in.base, stand_in.next};
+        for (int i = 2; i <= kCommits; ++i) add_commit(i);
+        for (int i = 0; i <= 28; i += 4) tag(i);
+        for (std::size_t i = 0; i < commits.size(); ++i) number[commits[i]] = static_cast<int>(i);
+    }
+    void add_commit(int i) {
+        std::string files = "echo " + std::to_string(i) + " > work && git add work";
+        std::string subject = "work: step " + std::to_string(i);
+        if (i == kStep) {
+            files += " && echo 'udelay(200)' > slow && git add slow";
+            subject = "pipe: let a slow reader catch up before each write";
+        }
+        if (i == kFailing) files += " && echo 1 > fail && git add fail";
+        if (i == kFailing + 1) files += " && git rm -q fail";
+        test::sh(tree, files +
+                           " && git -c user.name='Dee Pipes' -c user.email=dee@example.org "
+                           "commit -qm '" +
+                           subject + "'");
+        commits.push_back(test::sh(tree, "git rev-parse HEAD"));
+        number[commits.back()] = i;
+        if (i == kFailing) failing.insert(commits.back());
+    }
+    void tag(int i) {
+        char name[8];
+        std::snprintf(name, sizeof name, "t%02d", i);
+        test::sh(tree, "git tag " + std::string(name) + " " + commits[static_cast<std::size_t>(i)]);
+    }
+    std::string spec(const std::string& commit) const { return tree.string() + "@" + commit; }
+};
+
+// Each run's Time: 10 s under cpu_load (5 s under no_load), 1 s more from
+// the step's commit on, and noise of 1%; what the kernel label's image
+// (TREE@COMMIT) names. Each new file records its kernel as a build of the
+// tree would (release, tree, commit, key): what the database keys a
+// kernel by.
+class CommitFigures : public RoundBackend {
+  public:
+    CommitFigures(const RunPlan& plan, const TrackedTree& tree, std::mt19937_64& rng)
+        : plan_(plan), tree_(tree), rng_(rng) {}
+    std::optional<latency::LatencyPlan> plan_probes() override { return std::nullopt; }
+    void describe(ResultFile& file, const LabelRun& label) const override {
+        const std::string c = commit_of(label);
+        file.config["kernel"] = {
+            {"release", "6.1.0-standin-" + c.substr(0, 12)},
+            {"build",
+             {{"tree", tree_.tree.string()}, {"ref", c}, {"commit", c}, {"key", "key-" + c}}}};
+    }
+    void begin(RunRecorder&) override {}
+    void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
+                   RunRecorder& recorder) override {
+        if (turns_before_kill == 0) raise(SIGKILL);
+        if (turns_before_kill > 0) --turns_before_kill;
+        const auto at = tree_.number.find(commit_of(label));
+        REQUIRE(at != tree_.number.end());
+        std::normal_distribution<double> noise(0, 0.01);
+        std::vector<RunRecord> runs;
+        for (std::size_t k : loads) {
+            RunRecord r;
+            r.load = std::string(plan_.load_names[k]);
+            r.index = r.round = static_cast<int>(index);
+            const double base = r.load == "no_load" ? 5 : 10;
+            r.wall_s = base * (1 + noise(rng_)) +
+                       (r.load != "no_load" && at->second >= TrackedTree::kStep ? 1.0 : 0.0);
+            r.cpu_pct = 90;
+            runs.push_back(r);
+        }
+        recorder.record(label, runs, 0.01);
+    }
+
+  private:
+    static std::string commit_of(const LabelRun& label) {
+        const std::string& image = label.kernel->image;
+        return image.substr(image.rfind('@') + 1);
+    }
+    const RunPlan& plan_;
+    const TrackedTree& tree_;
+    std::mt19937_64& rng_;
+};
+
+// The measuring seam: every run a --kernel run's config and plan through
+// the loop itself, figures from CommitFigures; each measurement that
+// begins and ends is a line of `log` (a file, so that a forked track's
+// count too).
+class FakeBench : public TrackBench {
+  public:
+    FakeBench(const TrackedTree& tree, fs::path work, fs::path log)
+        : tree_(tree), work_(std::move(work)), log_(std::move(log)) {}
+
+    fs::path measure_point(const std::string& commit, const std::string& companion,
+                           const fs::path& folder) override {
+        note("point " + commit + " begun");
+        if (tree_.failing.count(commit))
+            throw PointFailed("does not build: error: the stand-in fails here");
+        const RunOutcome out =
+            run({{kPointLabel, tree_.spec(commit)}, {kCompanionLabel, tree_.spec(companion)}},
+                folder, 3, {});
+        note("point " + commit + " done");
+        return out.labels.front().path();
+    }
+    std::vector<ResultFile> compare(const std::string& before, const std::string& after,
+                                    const fs::path& folder) override {
+        const RunOutcome out = run(
+            {{kBeforeLabel, tree_.spec(before)}, {kAfterLabel, tree_.spec(after)}}, folder, 5, {});
+        note("compare " + before + " " + after + " done");
+        return label_results(out.labels);
+    }
+    bisect::BisectState bisect(const std::string& good, const std::string& bad,
+                               const fs::path& folder) override {
+        bisect::BisectOptions o;
+        o.tree = tree_.tree;
+        o.good = good;
+        o.bad = bad;
+        o.measure = bisect::parse_bisect_measure("time:cpu_load", {"no_load", "cpu_load"});
+        o.results = folder;
+        o.workdir = work_;
+        o.run_words = {"-w", "command", "--workload-cmd", "true", "no_load", "cpu_load"};
+        const bisect::TakeRounds take = [this](const std::vector<KernelSpec>& kernels,
+                                               const fs::path& into, unsigned rounds,
+                                               const bisect::StopRule& stop) {
+            const RunOutcome out = run(kernels, into, rounds, stop);
+            note("batch " + into.filename().string() + " done");
+            return label_results(out.labels);
+        };
+        return bisect::run_bisection(o, take, progress_);
+    }
+    int count(const std::string& line) const {
+        std::ifstream in(log_);
+        int n = 0;
+        for (std::string l; std::getline(in, l);) n += l == line;
+        return n;
+    }
+    int lines() const {
+        std::ifstream in(log_);
+        int n = 0;
+        for (std::string l; std::getline(in, l);) ++n;
+        return n;
+    }
+
+  private:
+    void note(const std::string& line) { std::ofstream(log_, std::ios::app) << line << "\n"; }
+    RunOutcome run(const std::vector<KernelSpec>& kernels, const fs::path& folder, unsigned rounds,
+                   const bisect::StopRule& stop) {
+        RunConfig config =
+            test::fake_kernel_run_config(kernels, work_, folder, rounds, 7 + ++runs_, stop);
+        RunPlan plan = make_run_plan(config);
+        auto backend = std::make_unique<CommitFigures>(plan, tree_, rng_);
+        std::optional<KnobGuard> no_knobs;
+        const LabelFiles files = run_label_files(config, "2026-12-05T00:00:00Z", {}, progress_);
+        return run_rounds(config, plan, std::move(backend), no_knobs, files, progress_);
+    }
+    const TrackedTree& tree_;
+    fs::path work_, log_;
+    std::mt19937_64 rng_{5};
+    unsigned runs_ = 0;
+    Progress progress_{Progress::Mode::kQuiet};
+};
+
+struct Tracking {
+    TrackedTree t;
+    fs::path scratch = t.stand_in.scratch.path();
+    FakeBench bench{t, scratch / "work", scratch / "measured.log"};
+    Progress quiet{Progress::Mode::kQuiet};
+
+    TrackOptions options() const {
+        TrackOptions o;
+        o.tree = t.tree;
+        o.branch = "main";
+        o.from = "t00";
+        o.choice.every = "tag";
+        o.measure = bisect::parse_bisect_measure("time:cpu_load", {"no_load", "cpu_load"});
+        o.run_words = {"-w", "command", "--workload-cmd", "true", "no_load", "cpu_load"};
+        o.folder = scratch / "track";
+        o.mail_dir = scratch / "mail";
+        o.scratch = scratch / "git-scratch";
+        o.locks = scratch / "locks";
+        o.db = history::db_target((scratch / "history.sqlite").string(), scratch);
+        fs::create_directories(o.scratch);
+        return o;
+    }
+    std::vector<fs::path> mails() const {
+        std::vector<fs::path> found;
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(scratch / "mail", ec))
+            found.push_back(e.path());
+        return found;
+    }
+    // The database's files of each kernel's commit: every stored point's once.
+    std::map<std::string, long long> files_by_commit() const {
+        history::HistoryDb db(options().db, history::OpenFor::reading);
+        std::map<std::string, long long> out;
+        soci::rowset<std::string> rows =
+            (db.sql().prepare
+             << "SELECT k.commit_id FROM files f JOIN kernels k ON f.kernel_id = k.id");
+        for (const auto& commit : rows) ++out[commit];
+        return out;
+    }
+};
+
+// What the whole track must have come to, however it got there.
+void check_the_answer(const Tracking& k, const TrackState& s) {
+    INFO(track_status_text(s, 0));
+    const TrackedTree& t = k.t;
+    REQUIRE(s.points.size() == 8);  // t00 .. t28
+    for (const auto& p : s.points) {
+        if (t.failing.count(p.commit)) {
+            CHECK(p.status == PointStatus::failed);
+            CHECK_THAT(p.why, Catch::Contains("does not build"));
+        } else {
+            CHECK(p.status == PointStatus::stored);
+        }
+    }
+    REQUIRE(s.changes.size() == 1);
+    const TrackChange& c = s.changes.front();
+    CHECK(c.before == t.commits[12]);
+    CHECK(c.after == t.commits[16]);
+    CHECK(c.change == Approx(0.1).margin(0.02));
+    CHECK(c.status == ChangeStatus::mailed);
+    CHECK(c.first_bad == t.commits[TrackedTree::kStep]);
+    CHECK_THAT(c.confirm_why, Catch::Contains("differ"));
+    REQUIRE(s.mailed.size() == 1);
+    const std::vector<fs::path> mails = k.mails();
+    REQUIRE(mails.size() == 1);
+    const std::string mail = test::slurp(mails.front());
+    INFO(mail);
+    CHECK(mail.rfind("Subject: [contest] track: " + t.commits[TrackedTree::kStep].substr(0, 12) +
+                         " pipe: let a slow reader",
+                     0) == 0);
+    CHECK_THAT(mail, Catch::Contains("first bad commit: " + t.commits[TrackedTree::kStep]));
+    CHECK_THAT(mail, Catch::Contains("commit: " + t.commits[TrackedTree::kStep] + "\n"));
+    CHECK_THAT(mail, Catch::Contains("Dee Pipes <dee@example.org>"));
+    CHECK_THAT(mail, Catch::Contains("%change"));  // the LKP table of the two points
+    CHECK_THAT(mail, Catch::Contains("How the track runs:"));
+    CHECK_THAT(test::unwrapped(mail), Catch::Contains("t12 (" + t.commits[12].substr(0, 12) + ")"));
+    for (const auto& line : split_lines(mail)) {
+        INFO(line);
+        CHECK(line.size() <= kPostColumns);
+    }
+    // Every stored point in the database once, none of the others.
+    const auto files = k.files_by_commit();
+    CHECK(files.size() == 7);
+    for (const auto& [commit, n] : files) {
+        CHECK(n == 1);
+        CHECK(t.failing.count(commit) == 0);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("track: the points of a branch, by tag or every N-th first-parent commit", "[track]") {
+    TrackedTree t;
+    const fs::path scratch = t.stand_in.scratch / "git";
+    fs::create_directories(scratch);
+    const auto names = [](const std::vector<BranchPoint>& points) {
+        std::vector<std::string> out;
+        for (const auto& p : points) out.push_back(p.name);
+        return out;
+    };
+    const std::string head = t.commits.back();
+    CHECK(names(branch_points(t.tree, t.commits[0], head, {"tag", false}, scratch)) ==
+          std::vector<std::string>{"t00", "t04", "t08", "t12", "t16", "t20", "t24", "t28"});
+    // From a commit between tags, with the head.
+    const auto every = branch_points(t.tree, t.commits[6], head, {"10", true}, scratch);
+    REQUIRE(every.size() == 4);
+    CHECK(every[0].commit == t.commits[6]);
+    CHECK(every[1].commit == t.commits[16]);
+    CHECK(names(every)[1] == "t16");
+    CHECK(every[2].commit == t.commits[26]);
+    CHECK(every[3].commit == head);
+    CHECK(every[3].name == head.substr(0, 12));
+    // A FROM off the branch's line, a ref that could be read as an option.
+    test::sh(t.tree,
+             "git checkout -q -b other t04 && git -c user.name=t -c user.email=t@t "
+             "commit -q --allow-empty -m aside && git checkout -q main");
+    const std::string aside = test::sh(t.tree, "git rev-parse other");
+    CHECK_THROWS_AS(branch_points(t.tree, aside, head, {"tag", false}, scratch), UsageError);
+    CHECK_THROWS_AS(resolve_commit(t.tree, "--all", "--from", scratch), UsageError);
+    CHECK_THROWS_AS(resolve_commit(t.tree, "no-such-tag", "--from", scratch), UsageError);
+    CHECK(resolve_commit(t.tree, "t12", "--from", scratch) == t.commits[12]);
+}
+
+TEST_CASE(
+    "track: the step between two tags found, confirmed, bisected to its commit and mailed once; "
+    "the point that does not build skipped; a rerun measures nothing; a new tag is one point",
+    "[track]") {
+    Tracking k;
+    const std::string before = k.t.stand_in.state();
+    const TrackState s = run_track(k.options(), k.bench, k.quiet);
+    check_the_answer(k, s);
+    CHECK(k.t.stand_in.state() == before);
+    // Each point measured once, the change compared once.
+    for (const auto& p : s.points)
+        if (p.status == PointStatus::stored)
+            CHECK(k.bench.count("point " + p.commit + " done") == 1);
+    CHECK(k.bench.count("compare " + k.t.commits[12] + " " + k.t.commits[16] + " done") == 1);
+    const std::string status = track_status_text(s, 0);
+    CHECK_THAT(status, Catch::Contains("points: 8, 7 stored, 1 failed, 0 to do"));
+    CHECK_THAT(status,
+               Catch::Contains("t08 " + k.t.commits[8].substr(0, 12) + ": failed: does not build"));
+    CHECK_THAT(status, Catch::Contains("mailed, first bad commit " +
+                                       k.t.commits[TrackedTree::kStep].substr(0, 12)));
+
+    SECTION("a rerun with nothing new measures nothing and mails nothing") {
+        const int measured = k.bench.lines();
+        const TrackState again = run_track(k.options(), k.bench, k.quiet);
+        CHECK(k.bench.lines() == measured);
+        check_the_answer(k, again);
+    }
+    SECTION("a new tag is one new point, and the same change is not mailed again") {
+        k.t.add_commit(31);
+        k.t.add_commit(32);
+        k.t.tag(32);
+        const int measured = k.bench.lines();
+        TrackOptions o = k.options();
+        o.from.clear();  // the state's
+        const TrackState again = run_track(o, k.bench, k.quiet);
+        REQUIRE(again.points.size() == 9);
+        CHECK(again.points.back().name == "t32");
+        CHECK(again.points.back().status == PointStatus::stored);
+        CHECK(k.bench.lines() == measured + 2);  // its run begun and done
+        CHECK(k.mails().size() == 1);
+        CHECK(again.changes.size() == 1);
+    }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track: killed (SIGKILL) after every step and in the middle of its runs, it resumes, "
+    "measures nothing twice that was done, and mails once",
+    "[track]") {
+    Tracking k;
+    const std::string before = k.t.stand_in.state();
+    // Each forked track is killed after its Nth save of the state (a step
+    // done, the next not begun), or in the middle of a run (a turn of a
+    // point's, a comparison's or a bisection's batch), until one ends.
+    std::mt19937 pick(3);
+    int kills = 0, mid_run = 0;
+    bool finished = false;
+    for (int attempt = 0; attempt < 80 && !finished; ++attempt) {
+        const bool in_run = attempt % 3 == 2;
+        const int after = 2 + static_cast<int>(pick() % 4);
+        const pid_t child = fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            int code = 0;
+            try {
+                if (in_run) turns_before_kill = static_cast<int>(pick() % 5);
+                int saves = 0;
+                TrackOptions o = k.options();
+                o.saved = [&](const TrackState&) {
+                    if (!in_run && ++saves == after) raise(SIGKILL);
+                };
+                run_track(o, k.bench, k.quiet);
+            } catch (...) {
+                code = 3;
+            }
+            _exit(code);
+        }
+        int status = 0;
+        REQUIRE(waitpid(child, &status, 0) == child);
+        if (WIFEXITED(status)) {
+            REQUIRE(WEXITSTATUS(status) == 0);
+            finished = true;
+        } else {
+            REQUIRE(WIFSIGNALED(status));
+            ++kills;
+            mid_run += in_run;
+        }
+    }
+    REQUIRE(finished);
+    CHECK(kills >= 10);
+    CHECK(mid_run >= 3);
+    const TrackState s = read_track_state(k.options().folder / kTrackStateFile);
+    check_the_answer(k, s);
+    // A point's run that was done is never taken again: only one a kill cut.
+    for (const auto& p : s.points)
+        if (p.status == PointStatus::stored)
+            CHECK(k.bench.count("point " + p.commit + " done") == 1);
+    CHECK(k.bench.count("compare " + k.t.commits[12] + " " + k.t.commits[16] + " done") <=
+          1 + mid_run);
+    CHECK(k.t.stand_in.state() == before);
+    // The resumed run again: nothing.
+    const int measured = k.bench.lines();
+    run_track(k.options(), k.bench, k.quiet);
+    CHECK(k.bench.lines() == measured);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("track: one contest a track, another question refused, the state read as untrusted",
+          "[track]") {
+    Tracking k;
+    TrackOptions o = k.options();
+    fs::create_directories(o.folder);
+    {
+        auto held = FileLock::try_take(o.folder / "track.lock");
+        REQUIRE(held);
+        CHECK_THROWS_AS(run_track(o, k.bench, k.quiet), TrackBusy);
+    }
+    CHECK(k.bench.lines() == 0);
+    // A start needs --from.
+    TrackOptions no_from = o;
+    no_from.from.clear();
+    CHECK_THROWS_WITH(run_track(no_from, k.bench, k.quiet), Catch::Contains("give --from"));
+
+    // A state of another question: refused naming what differs, nothing measured.
+    TrackState s;
+    s.tree = o.tree.string();
+    s.branch = "main";
+    s.from = k.t.commits[0];
+    s.every = "4";
+    s.measure = "time:cpu_load";
+    s.run_words = o.run_words;
+    s.point_rounds = 3;
+    s.confirm_rounds = 5;
+    write_track_state(o.folder / kTrackStateFile, s);
+    CHECK_THROWS_WITH(run_track(o, k.bench, k.quiet), Catch::Contains("--every 4, not tag"));
+    CHECK(k.bench.lines() == 0);
+
+    // Round trip, then each refusal one line naming the field.
+    TrackPoint p;
+    p.commit = k.t.commits[4];
+    p.name = "t04";
+    p.status = PointStatus::stored;
+    p.folder = "points/002-x";
+    p.file = "points/002-x/point/f.json";
+    s.points.push_back(p);
+    const std::string text = track_state_text(s);
+    CHECK(track_state_text(track_state_from_text(text, "t")) == text);
+    const auto refused = [&](const std::string& from, const std::string& to,
+                             const std::string& says) {
+        std::string bad = text;
+        const auto at = bad.find(from);
+        REQUIRE(at != std::string::npos);
+        bad.replace(at, from.size(), to);
+        INFO(bad);
+        try {
+            track_state_from_text(bad, "track.json");
+            FAIL("accepted");
+        } catch (const UsageError& e) {
+            CHECK_THAT(e.what(), Catch::Contains(says));
+            CHECK(std::string(e.what()).find('\n') == std::string::npos);
+        }
+    };
+    refused("\"points/002-x\"", "\"../../etc\"", "points[0].folder");
+    refused("\"points/002-x/point/f.json\"", "\"/etc/passwd\"", "points[0].file");
+    refused("\"stored\"", "\"done\"", "no point status");
+    refused("\"" + k.t.commits[4] + "\"", "\"HEAD\"", "points[0].commit");
+    refused("\"every\": \"4\"", "\"every\": \"-4\"", "every");
+    refused("\"point_rounds\": 3", "\"point_rounds\": -3", "point_rounds");
+    refused("\"schema\": 1", "\"schema\": 2", "schema");
+    refused("\"mailed\": []", "\"mailed\": [], \"extra\": 1", "extra");
+    const fs::path link = o.folder / "link.json";
+    fs::create_symlink(o.folder / kTrackStateFile, link);
+    CHECK_THROWS_AS(read_track_state(link), UsageError);
+}
+
+TEST_CASE("contest track: its refusals are one line and exit 2; --status says where it stands",
+          "[track][e2e]") {
+    TrackedTree t;
+    const fs::path dir = t.stand_in.scratch.path();
+    const auto refused = [&](const std::vector<std::string>& args, const std::string& says) {
+        const test::Outcome o = test::run_contest_binary(args, dir, dir);
+        INFO(o.out << o.err);
+        CHECK(o.exit_code == 2);
+        CHECK_THAT(o.err, Catch::Contains(says));
+    };
+    refused({"track"}, "give the TREE");
+    refused({"track", t.tree.string(), "--every", "0"}, "--every '0'");
+    refused({"track", t.tree.string(), "--from", "t00", "--", "--kernel", "a=/x", "cpu_load"},
+            "--kernel is the track's to set");
+    refused({"track", t.tree.string(), "--from", "t00", "--measure", "ratio:cpu_load", "--",
+             "no_load", "cpu_load"},
+            "ratio");
+    refused({"track", "--status", "--results", (dir / "none").string()}, "no track in");
+    refused({"track", t.tree.string(), "--from", "nothing-here", "--results", (dir / "tr").string(),
+             "--", "--workdir", (dir / "work").string(), "cpu_load"},
+            "'nothing-here' is no commit");
+
+    TrackState s;
+    s.tree = t.tree.string();
+    s.branch = "main";
+    s.from = t.commits[0];
+    s.every = "tag";
+    s.measure = "time:cpu_load";
+    s.point_rounds = 3;
+    s.confirm_rounds = 5;
+    TrackPoint p;
+    p.commit = t.commits[0];
+    p.name = "t00";
+    p.status = PointStatus::stored;
+    p.seconds = 40;
+    s.points = {p, p};
+    s.points[1].commit = t.commits[4];
+    s.points[1].name = "t04";
+    s.points[1].status = PointStatus::measuring;
+    fs::create_directories(dir / "tr");
+    write_track_state(dir / "tr" / kTrackStateFile, s);
+    const test::Outcome o = test::run_contest_binary(
+        {"track", "--status", "--results", (dir / "tr").string()}, dir, dir);
+    INFO(o.out << o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("points: 2, 1 stored, 0 failed, 1 to do (about 40 s left"));
+    CHECK_THAT(o.out, Catch::Contains("2. t04 " + t.commits[4].substr(0, 12) + ": measuring"));
+    CHECK_THAT(o.out, Catch::Contains("not running now"));
+    CHECK(test::leftover_processes().empty());
+}
