@@ -568,8 +568,59 @@ TEST_CASE("contest track: its refusals are one line and exit 2; --status says wh
         {"track", "--status", "--results", (dir / "tr").string()}, dir, dir);
     INFO(o.out << o.err);
     CHECK(o.exit_code == 0);
-    CHECK_THAT(o.out, Catch::Contains("points: 2, 1 stored, 0 failed, 1 to do (about 40 s left"));
+    CHECK_THAT(o.out,
+               Catch::Contains(
+                   "points: 2, 1 stored, 0 failed, 1 to do (about 40.0 s left at 40.0 s a point)"));
     CHECK_THAT(o.out, Catch::Contains("2. t04 " + t.commits[4].substr(0, 12) + ": measuring"));
     CHECK_THAT(o.out, Catch::Contains("not running now"));
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "contest track on the stand-in tree: each point built once by its contest run --kernel, one "
+    "that does not build and one whose guest does not come up recorded and skipped, the tree "
+    "untouched",
+    "[track][e2e]") {
+    test::require_program("qemu-system-x86_64");
+    test::StandIn s;
+    const fs::path dir = s.scratch.path();
+    test::sh(s.tree, "git tag t0 " + s.base + " && git tag t1 " + s.next +
+                         " && echo 1 > fail && git add fail && git -c user.name=t -c "
+                         "user.email=t@t commit -qm 'does not build' && git tag t2");
+    const std::string before = s.state();
+    const std::vector<std::string> args = {"track",
+                                           s.tree.string(),
+                                           "--from",
+                                           "t0",
+                                           "--results",
+                                           (dir / "track").string(),
+                                           "--",
+                                           "--workdir",
+                                           (dir / "work").string(),
+                                           "--vm-accel",
+                                           "tcg",
+                                           "-w",
+                                           "command",
+                                           "--workload-cmd",
+                                           "true",
+                                           "no_load",
+                                           "cpu_load"};
+    test::Outcome o = test::run_contest_binary(args, dir, dir);
+    INFO(o.out << o.err);
+    CHECK(o.exit_code == 0);
+    const TrackState state = read_track_state(dir / "track" / kTrackStateFile);
+    REQUIRE(state.points.size() == 3);
+    for (const auto& p : state.points) CHECK(p.status == PointStatus::failed);
+    // Built, booted, and its guest refused the stand-in's image: no run came back.
+    CHECK_THAT(state.points[0].why, Catch::Contains("no run of cpu_load came back"));
+    CHECK_THAT(state.points[2].why, Catch::Contains("the stand-in fails here"));
+    CHECK_THAT(o.err, Catch::Contains("point t2 skipped"));
+    CHECK_THAT(o.out, Catch::Contains("points: 3, 0 stored, 3 failed"));
+    // t0 (beside itself) and t1 (beside t0, none stored before it): two builds.
+    CHECK(s.builds_count() == "2");
+    o = test::run_contest_binary(args, dir, dir);
+    CHECK(o.exit_code == 0);
+    CHECK(s.builds_count() == "2");
+    CHECK(s.state() == before);
     CHECK(test::leftover_processes().empty());
 }

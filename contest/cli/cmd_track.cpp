@@ -1,4 +1,4 @@
-// `contest track TREE [--branch B] [--from REF] [--every tag|N] [--head] [options] [--
+// `contest track TREE [--branch BRANCH] [--from REF] [--every tag|N] [--head] [options] [--
 // RUN-WORDS...]`
 #include <filesystem>
 #include <iostream>
@@ -64,7 +64,7 @@ int cmd_track(int argc, char** argv) {
     CommandLine cl;
     cl.name = "track";
     cl.usage =
-        "contest track TREE --from REF [--branch B] [--every tag|N] [--head] [options] "
+        "contest track TREE --from REF [--branch BRANCH] [--every tag|N] [--head] [options] "
         "[-- RUN-OPTIONS... LOAD...]\n  contest track --status [--results D]";
     cl.summary =
         "Follows a branch of a kernel tree (read only): each new point (each tag, or every N-th "
@@ -85,7 +85,7 @@ int cmd_track(int argc, char** argv) {
     // clang-format off
     cl.options.add_options()
         ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read")
-        ("branch", po::value(&branch)->default_value(branch)->value_name("B"), "the ref followed")
+        ("branch", po::value(&branch)->default_value(branch)->value_name("BRANCH"), "the ref followed")
         ("from", po::value(&from)->value_name("REF"), "the track's first point (given once: the state keeps it)")
         ("every", checked(&every, check_every)->default_value(every)->value_name("tag|N"),
          "the points: each tagged commit, or every N-th commit of the branch's first-parent line")

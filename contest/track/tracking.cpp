@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -16,7 +17,6 @@
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/file_lock.h"
-#include "contest/sys/number_text.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
 #include "contest/sys/utc_timestamp.h"
@@ -57,6 +57,13 @@ void set_aside(const fs::path& folder) {
             return;
         }
     }
+}
+
+// A wall time as the track says it: "133.3 s".
+std::string seconds_text(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", s);
+    return text;
 }
 
 // "007": a point's or a change's number in its folder's name, so that
@@ -256,7 +263,7 @@ void Track::store_point(TrackPoint& point) {
     point.status = PointStatus::stored;
     save();
     progress_.note("contest track: point " + printable(point.name) + " (" +
-                   point.commit.substr(0, 12) + ") stored, " + number_text(point.seconds) + " s");
+                   point.commit.substr(0, 12) + ") stored, " + seconds_text(point.seconds));
 }
 
 // The series of the track's measure on this machine and workload (its
@@ -438,14 +445,14 @@ std::string track_status_text(const TrackState& s, int holder) {
            " stored, " + std::to_string(failed) + " failed, " + std::to_string(left) + " to do";
     if (stored && left)
         out += " (about " +
-               number_text(seconds / static_cast<double>(stored) * static_cast<double>(left)) +
-               " s left at " + number_text(seconds / static_cast<double>(stored)) + " s a point)";
+               seconds_text(seconds / static_cast<double>(stored) * static_cast<double>(left)) +
+               " left at " + seconds_text(seconds / static_cast<double>(stored)) + " a point)";
     out += "\n";
     for (std::size_t i = 0; i < s.points.size(); ++i) {
         const TrackPoint& p = s.points[i];
         out += "  " + std::to_string(i + 1) + ". " + printable(p.name) + " " +
                p.commit.substr(0, 12) + ": " + std::string(name_in(kPointStatusNames, p.status));
-        if (p.status == PointStatus::stored) out += ", " + number_text(p.seconds) + " s";
+        if (p.status == PointStatus::stored) out += ", " + seconds_text(p.seconds);
         if (p.attempts > 1) out += ", " + std::to_string(p.attempts) + " runs started";
         if (!p.why.empty()) out += ": " + printable(p.why);
         out += "\n";
