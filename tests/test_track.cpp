@@ -53,6 +53,28 @@ namespace {
 // In a forked track: the turns its runs may still take before it is
 // killed (SIGKILL, in the middle of a run); -1: never.
 int turns_before_kill = -1;
+// In a forked track: what its state said last (phase_of), and the file each
+// kill writes it to before the signal.
+std::string last_phase;
+fs::path kills_log;
+
+void killed_here(const std::string& how) {
+    std::ofstream(kills_log, std::ios::app) << last_phase << " " << how << "\n";
+    raise(SIGKILL);
+}
+
+// The step a state is at: a change's confirming or bisecting, else the
+// status of the last point taken.
+std::string phase_of(const TrackState& s) {
+    for (const auto& c : s.changes)
+        if (c.status == ChangeStatus::confirming || c.status == ChangeStatus::bisecting ||
+            c.status == ChangeStatus::found)
+            return std::string(name_in(kChangeStatusNames, c.status));
+    for (auto p = s.points.rbegin(); p != s.points.rend(); ++p)
+        if (p->status != PointStatus::pending)
+            return std::string(name_in(kPointStatusNames, p->status));
+    return "listed";
+}
 
 // The stand-in tree (kbuild's tests'), then commits 2 to 30 on top of its
 // two; tags t00, t04, ... t28 on every 4th; from commit kStep on the
@@ -68,12 +90,22 @@ struct TrackedTree {
     std::set<std::string> failing;
 
     TrackedTree() {
-        commits = {stand_in.base, stand_in.next};
-        for (int i = 2; i <= kCommits; ++i) add_commit(i);
-        for (int i = 0; i <= 28; i += 4) tag(i);
+        // One shell for the 29 commits and the tags (a process or two each
+        // would be most of the test's time).
+        std::string script = "set -e";
+        for (int i = 2; i <= kCommits; ++i) script += "; " + commit_script(i);
+        for (int i = 0; i <= 28; i += 4)
+            script += "; git tag " + tag_name(i) + " $(git rev-list --reverse main | sed -n " +
+                      std::to_string(i + 1) + "p)";
+        test::sh(tree, script);
+        for (const auto& c : split_lines(test::sh(tree, "git rev-list --reverse main")))
+            commits.push_back(c);
+        REQUIRE(commits.size() == kCommits + 1);
+        REQUIRE(commits[0] == stand_in.base);
         for (std::size_t i = 0; i < commits.size(); ++i) number[commits[i]] = static_cast<int>(i);
+        failing.insert(commits[kFailing]);
     }
-    void add_commit(int i) {
+    static std::string commit_script(int i) {
         std::string files = "echo " + std::to_string(i) + " > work && git add work";
         std::string subject = "work: step " + std::to_string(i);
         if (i == kStep) {
@@ -82,18 +114,22 @@ struct TrackedTree {
         }
         if (i == kFailing) files += " && echo 1 > fail && git add fail";
         if (i == kFailing + 1) files += " && git rm -q fail";
-        test::sh(tree, files +
-                           " && git -c user.name='Dee Pipes' -c user.email=dee@example.org "
-                           "commit -qm '" +
-                           subject + "'");
-        commits.push_back(test::sh(tree, "git rev-parse HEAD"));
-        number[commits.back()] = i;
-        if (i == kFailing) failing.insert(commits.back());
+        return files +
+               " && git -c user.name='Dee Pipes' -c user.email=dee@example.org commit -qm '" +
+               subject + "'";
     }
-    void tag(int i) {
+    static std::string tag_name(int i) {
         char name[8];
         std::snprintf(name, sizeof name, "t%02d", i);
-        test::sh(tree, "git tag " + std::string(name) + " " + commits[static_cast<std::size_t>(i)]);
+        return name;
+    }
+    void add_commit(int i) {
+        test::sh(tree, commit_script(i));
+        commits.push_back(test::sh(tree, "git rev-parse HEAD"));
+        number[commits.back()] = i;
+    }
+    void tag(int i) {
+        test::sh(tree, "git tag " + tag_name(i) + " " + commits[static_cast<std::size_t>(i)]);
     }
     std::string spec(const std::string& commit) const { return tree.string() + "@" + commit; }
 };
@@ -118,7 +154,7 @@ class CommitFigures : public RoundBackend {
     void begin(RunRecorder&) override {}
     void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
                    RunRecorder& recorder) override {
-        if (turns_before_kill == 0) raise(SIGKILL);
+        if (turns_before_kill == 0) killed_here("mid-run");
         if (turns_before_kill > 0) --turns_before_kill;
         const auto at = tree_.number.find(commit_of(label));
         REQUIRE(at != tree_.number.end());
@@ -369,27 +405,25 @@ TEST_CASE(
     CHECK_THAT(status, Catch::Contains("mailed, first bad commit " +
                                        k.t.commits[TrackedTree::kStep].substr(0, 12)));
 
-    SECTION("a rerun with nothing new measures nothing and mails nothing") {
-        const int measured = k.bench.lines();
-        const TrackState again = run_track(k.options(), k.bench, k.quiet);
-        CHECK(k.bench.lines() == measured);
-        check_the_answer(k, again);
-    }
-    SECTION("a new tag is one new point, and the same change is not mailed again") {
-        k.t.add_commit(31);
-        k.t.add_commit(32);
-        k.t.tag(32);
-        const int measured = k.bench.lines();
-        TrackOptions o = k.options();
-        o.from.clear();  // the state's
-        const TrackState again = run_track(o, k.bench, k.quiet);
-        REQUIRE(again.points.size() == 9);
-        CHECK(again.points.back().name == "t32");
-        CHECK(again.points.back().status == PointStatus::stored);
-        CHECK(k.bench.lines() == measured + 2);  // its run begun and done
-        CHECK(k.mails().size() == 1);
-        CHECK(again.changes.size() == 1);
-    }
+    // A rerun with nothing new measures nothing and mails nothing.
+    int measured = k.bench.lines();
+    check_the_answer(k, run_track(k.options(), k.bench, k.quiet));
+    CHECK(k.bench.lines() == measured);
+
+    // A new tag is one new point, and the same change is not mailed again.
+    k.t.add_commit(31);
+    k.t.add_commit(32);
+    k.t.tag(32);
+    measured = k.bench.lines();
+    TrackOptions o = k.options();
+    o.from.clear();  // the state's
+    const TrackState again = run_track(o, k.bench, k.quiet);
+    REQUIRE(again.points.size() == 9);
+    CHECK(again.points.back().name == "t32");
+    CHECK(again.points.back().status == PointStatus::stored);
+    CHECK(k.bench.lines() == measured + 2);  // its run begun and done
+    CHECK(k.mails().size() == 1);
+    CHECK(again.changes.size() == 1);
     CHECK(test::leftover_processes().empty());
 }
 
@@ -399,25 +433,33 @@ TEST_CASE(
     "[track]") {
     Tracking k;
     const std::string before = k.t.stand_in.state();
-    // Each forked track is killed after its Nth save of the state (a step
-    // done, the next not begun), or in the middle of a run (a turn of a
-    // point's, a comparison's or a bisection's batch), until one ends.
-    std::mt19937 pick(3);
-    int kills = 0, mid_run = 0;
-    bool finished = false;
-    for (int attempt = 0; attempt < 80 && !finished; ++attempt) {
-        const bool in_run = attempt % 3 == 2;
-        const int after = 2 + static_cast<int>(pick() % 4);
+    kills_log = k.scratch / "kills.log";
+    // Each step of the track in its order, and how a forked track is cut
+    // there: right after its state says so (SIGKILL in the save's hook), or
+    // in the middle of the run that step starts (SIGKILL in the second turn
+    // of the run after that save). Each forked track goes to its kill; the
+    // next one takes the track on; the last is not killed.
+    const std::vector<std::pair<std::string, bool>> cuts = {
+        {"measuring", false},  {"measuring", true},  {"measured", false},
+        {"stored", false},     {"failed", false},    {"found", false},
+        {"confirming", false}, {"confirming", true}, {"bisecting", false},
+        {"bisecting", true},   {"", false}};
+    for (const auto& [phase, mid_run] : cuts) {
         const pid_t child = fork();
         REQUIRE(child >= 0);
         if (child == 0) {
             int code = 0;
             try {
-                if (in_run) turns_before_kill = static_cast<int>(pick() % 5);
                 int saves = 0;
                 TrackOptions o = k.options();
-                o.saved = [&](const TrackState&) {
-                    if (!in_run && ++saves == after) raise(SIGKILL);
+                o.saved = [&, phase = phase, mid_run = mid_run](const TrackState& state) {
+                    last_phase = phase_of(state);
+                    ++saves;
+                    if (last_phase != phase) return;
+                    if (mid_run)
+                        turns_before_kill = 1;  // in the run this step starts
+                    else if (saves >= 2)        // past the points listed: a step taken
+                        killed_here("after a step");
                 };
                 run_track(o, k.bench, k.quiet);
             } catch (...) {
@@ -427,26 +469,31 @@ TEST_CASE(
         }
         int status = 0;
         REQUIRE(waitpid(child, &status, 0) == child);
-        if (WIFEXITED(status)) {
-            REQUIRE(WEXITSTATUS(status) == 0);
-            finished = true;
+        INFO("cut at " << phase << (mid_run ? " mid-run" : " after a step"));
+        if (phase.empty()) {
+            CHECK(WIFEXITED(status));
+            CHECK(WEXITSTATUS(status) == 0);
         } else {
-            REQUIRE(WIFSIGNALED(status));
-            ++kills;
-            mid_run += in_run;
+            CHECK(WIFSIGNALED(status));
         }
     }
-    REQUIRE(finished);
-    CHECK(kills >= 10);
-    CHECK(mid_run >= 3);
+    // Every cut was where it was meant to be.
+    std::set<std::string> cut;
+    {
+        std::ifstream in(kills_log);
+        for (std::string line; std::getline(in, line);) cut.insert(line);
+    }
+    INFO(test::slurp(kills_log));
+    for (const auto& [phase, mid_run] : cuts)
+        if (!phase.empty()) CHECK(cut.count(phase + (mid_run ? " mid-run" : " after a step")) == 1);
     const TrackState s = read_track_state(k.options().folder / kTrackStateFile);
     check_the_answer(k, s);
     // A point's run that was done is never taken again: only one a kill cut.
     for (const auto& p : s.points)
         if (p.status == PointStatus::stored)
             CHECK(k.bench.count("point " + p.commit + " done") == 1);
-    CHECK(k.bench.count("compare " + k.t.commits[12] + " " + k.t.commits[16] + " done") <=
-          1 + mid_run);
+    // The comparison cut in its run was taken again, once.
+    CHECK(k.bench.count("compare " + k.t.commits[12] + " " + k.t.commits[16] + " done") == 1);
     CHECK(k.t.stand_in.state() == before);
     // The resumed run again: nothing.
     const int measured = k.bench.lines();
