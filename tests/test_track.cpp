@@ -16,6 +16,7 @@
 #include <soci/soci.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -38,6 +39,7 @@
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/track/branch_points.h"
+#include "contest/track/contest_bench.h"
 #include "contest/track/track_state.h"
 #include "contest/track/tracking.h"
 #include "fake_kernel_runs.h"
@@ -669,5 +671,61 @@ TEST_CASE(
     CHECK(o.exit_code == 0);
     CHECK(s.builds_count() == "2");
     CHECK(s.state() == before);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track: the real bench runs contest's commands with the track's words, says why a run "
+    "failed, stops one past --run-timeout, and passes an interrupt on",
+    "[track]") {
+    test::ScratchDir dir("track-bench");
+    const fs::path asked = dir / "asked", binary = dir / "contest";
+    // A stand-in for contest's binary: its words recorded, then what $MODE says.
+    test::put_file(binary,
+                   "#!/bin/sh\necho \"$*\" >> '" + asked.string() + "'\nmode=$(cat '" +
+                       (dir / "mode").string() +
+                       "')\ncase $mode in\n  slow) exec sleep 30 ;;\n  fails) echo 'make: *** "
+                       "[bzImage] Error 2'; echo 'contest: error: the kernel of point does not "
+                       "build'; exit 3 ;;\n  cut) exit 130 ;;\nesac\n",
+                   true);
+    ContestBenchSettings settings;
+    settings.tree = "/src/linux";
+    settings.run_words = {"-w", "command", "--workload-cmd", "true", "cpu_load"};
+    settings.measure = "time:cpu_load";
+    settings.binary = binary;
+    settings.run_timeout_s = 1;
+    ContestBench bench(settings);
+    const std::string a(40, 'a'), b(40, 'b');
+
+    test::put_file(dir / "mode", "fails");
+    try {
+        bench.measure_point(a, b, dir / "p1");
+        FAIL("no PointFailed");
+    } catch (const PointFailed& e) {
+        CHECK_THAT(e.what(), Catch::Contains("contest run exited 3: contest: error: the kernel of "
+                                             "point does not build"));
+    }
+    CHECK(test::slurp(asked) == "run --kernel=point=/src/linux@" + a +
+                                    " --kernel=companion=/src/linux@" + b +
+                                    " --runs=3 --results=" + (dir / "p1").string() +
+                                    " --no-history -w command --workload-cmd true cpu_load\n");
+    CHECK(fs::exists(dir / "p1" / "contest.log"));
+
+    test::put_file(dir / "mode", "slow");
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(bench.compare(a, b, dir / "c1"), Catch::Contains("took longer than 1 s"));
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+
+    test::put_file(dir / "mode", "cut");
+    CHECK_THROWS_AS(bench.measure_point(a, b, dir / "p2"), Interrupted);
+    // A bisection that ends before its state is made: said, with its last words.
+    test::put_file(dir / "mode", "fails");
+    CHECK_THROWS_WITH(bench.bisect(a, b, dir / "x" / "bisect"),
+                      Catch::Contains("before its state was made: contest: error"));
+    CHECK_THAT(
+        test::slurp(asked),
+        Catch::Contains("bisect --good=/src/linux@" + a + " --bad=/src/linux@" + b +
+                        " --measure=time:cpu_load --results=" + (dir / "x" / "bisect").string() +
+                        " -- -w command --workload-cmd true cpu_load"));
     CHECK(test::leftover_processes().empty());
 }

@@ -81,6 +81,7 @@ int cmd_track(int argc, char** argv) {
                       mail_dir, db;
     bool head = false, status = false;
     unsigned runs = 3, confirm_rounds = 5;
+    double run_timeout = 0;
     std::vector<std::string> run_words;
     // clang-format off
     cl.options.add_options()
@@ -96,6 +97,9 @@ int cmd_track(int argc, char** argv) {
         ("runs", bounded(&runs, 1u, 100u)->default_value(runs)->value_name("N"), "each point's rounds")
         ("confirm-rounds", bounded(&confirm_rounds, 3u, 50u)->default_value(confirm_rounds)->value_name("N"),
          "the rounds of a change's confirmation (its two points together)")
+        ("run-timeout", bounded(&run_timeout, 0.0, 7 * 86400.0)->default_value(run_timeout)->value_name("S"),
+         "a point's run (its build and guests), or a confirmation's, stopped after S seconds and "
+         "the point failed (0: no bound)")
         ("results", po::value(&results)->default_value(results)->value_name("D"),
          "the track's folder: its state, each point's run, each change's confirmation and bisection")
         ("mail-dir", po::value(&mail_dir)->value_name("D"), "where the mails go (default: D/mail)")
@@ -150,6 +154,7 @@ int cmd_track(int argc, char** argv) {
     settings.point_rounds = runs;
     settings.confirm_rounds = confirm_rounds;
     settings.measure = options.measure.text();
+    settings.run_timeout_s = run_timeout;
     track::ContestBench bench(settings);
     Progress progress = Progress::for_stderr(false);
     const track::TrackState state = track::run_track(options, bench, progress);

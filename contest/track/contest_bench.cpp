@@ -1,9 +1,13 @@
 #include "contest/track/contest_bench.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <optional>
+#include <thread>
 
 #include "contest/bisect/bisect_state.h"
 #include "contest/sys/errors.h"
@@ -37,7 +41,8 @@ std::optional<ResultFile> label_file(const fs::path& folder, const std::string& 
 
 }  // namespace
 
-int ContestBench::run_contest(const std::vector<std::string>& words, const fs::path& folder) {
+int ContestBench::run_contest(const std::vector<std::string>& words, const fs::path& folder,
+                              double timeout_s) {
     fs::create_directories(folder);
     std::vector<std::string> argv = {s_.binary.string()};
     argv.insert(argv.end(), words.begin(), words.end());
@@ -49,7 +54,34 @@ int ContestBench::run_contest(const std::vector<std::string>& words, const fs::p
     options.ties.own_group = false;
     options.ties.death_signal = SIGTERM;
     const pid_t pid = spawn(argv, options);
-    const int status = wait_for_exit(pid);
+    int status = 0;
+    if (timeout_s > 0) {
+        const auto started = std::chrono::steady_clock::now();
+        const auto since = [&] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                .count();
+        };
+        std::optional<int> ended;
+        while (!(ended = reap_if_exited(pid)) && since() < timeout_s)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (!ended) {
+            ::kill(pid, SIGTERM);
+            const double told = since();
+            while (!(ended = reap_if_exited(pid)) && since() < told + 60)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (!ended) {
+                ::kill(pid, SIGKILL);
+                wait_for_exit(pid);
+            }
+            char limit[64];
+            std::snprintf(limit, sizeof limit, "%.0f s", timeout_s);
+            throw PointFailed(std::string("its run took longer than ") + limit + ": stopped (" +
+                              last_words(folder / "contest.log") + ")");
+        }
+        status = *ended;
+    } else {
+        status = wait_for_exit(pid);
+    }
     if (WIFEXITED(status)) {
         if (WEXITSTATUS(status) == kExitInterrupted) throw Interrupted();
         return WEXITSTATUS(status);
@@ -79,7 +111,7 @@ fs::path ContestBench::measure_point(const std::string& commit, const std::strin
     const int code =
         run_contest(run_of_two(kernel(kPointLabel, commit), kernel(kCompanionLabel, companion),
                                s_.point_rounds, folder),
-                    folder);
+                    folder, s_.run_timeout_s);
     const auto file = label_file(folder, kPointLabel);
     if (!file)
         throw PointFailed("contest run exited " + std::to_string(code) + ": " +
@@ -91,7 +123,7 @@ std::vector<ResultFile> ContestBench::compare(const std::string& before, const s
                                               const fs::path& folder) {
     const int code = run_contest(run_of_two(kernel(kBeforeLabel, before),
                                             kernel(kAfterLabel, after), s_.confirm_rounds, folder),
-                                 folder);
+                                 folder, s_.run_timeout_s);
     auto b = label_file(folder, kBeforeLabel), a = label_file(folder, kAfterLabel);
     if (!b || !a)
         throw PointFailed("the comparison's contest run exited " + std::to_string(code) + ": " +

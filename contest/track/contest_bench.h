@@ -18,6 +18,9 @@ struct ContestBenchSettings {
     std::vector<std::string> run_words;
     unsigned point_rounds = 3, confirm_rounds = 5;
     std::string measure;  // WHAT:LOAD, the bisection's
+    // A point's run (or a confirmation's) still going after this long is
+    // stopped and its point failed ("took longer than ..."); 0: no bound.
+    double run_timeout_s = 0;
     std::filesystem::path binary = "/proc/self/exe";
 };
 
@@ -32,8 +35,11 @@ class ContestBench : public TrackBench {
                                const std::filesystem::path& folder) override;
 
   private:
-    // The command in `folder` (its log there): its exit code.
-    int run_contest(const std::vector<std::string>& words, const std::filesystem::path& folder);
+    // The command in `folder` (its log there): its exit code. With
+    // `timeout_s`, one still running then is told to stop (TERM: its guests
+    // stopped, its files kept; KILL a minute later) and PointFailed thrown.
+    int run_contest(const std::vector<std::string>& words, const std::filesystem::path& folder,
+                    double timeout_s = 0);
     // `contest run` of two kernels (each a --kernel=LABEL=TREE@COMMIT word)
     // in `rounds` interleaved rounds into `folder`, with the track's words.
     std::vector<std::string> run_of_two(const std::string& first, const std::string& second,
