@@ -30,6 +30,7 @@
 
 #include "contest/bisect/bisection.h"
 #include "contest/history/history_db.h"
+#include "contest/history/import.h"
 #include "contest/report/post_parts.h"
 #include "contest/run/label_run.h"
 #include "contest/run/run_loop.h"
@@ -296,13 +297,34 @@ struct Tracking {
     std::map<std::string, long long> files_by_commit() const {
         history::HistoryDb db(options().db, history::OpenFor::reading);
         std::map<std::string, long long> out;
+        const std::string ours = options().folder.string() + "/%";
         soci::rowset<std::string> rows =
-            (db.sql().prepare
-             << "SELECT k.commit_id FROM files f JOIN kernels k ON f.kernel_id = k.id");
+            (db.sql().prepare << "SELECT k.commit_id FROM files f JOIN kernels k ON f.kernel_id = "
+                                 "k.id WHERE f.path LIKE :ours",
+             soci::use(ours));
         for (const auto& commit : rows) ++out[commit];
         return out;
     }
 };
+
+// Another host of a shared database: the same points measured there (by a
+// bench of its own), its files' hostname `host`, with the step or without.
+void seed_other_host(const Tracking& k, const std::string& host, bool with_step) {
+    FakeBench other(k.t, k.scratch / ("work-" + host), k.scratch / (host + ".log"));
+    history::HistoryDb db(k.options().db, history::OpenFor::writing);
+    for (int i = 0; i <= 28; i += 4) {
+        const std::string& c = k.t.commits[static_cast<std::size_t>(i)];
+        if (k.t.failing.count(c)) continue;
+        const fs::path file = other.measure_point(c, c, k.scratch / host / std::to_string(i));
+        nlohmann::json j = nlohmann::json::parse(test::slurp(file));
+        j["system"]["hostname"] = host;
+        if (!with_step && i >= TrackedTree::kStep)
+            for (auto& r : j["runs"])
+                if (r["load"] == "cpu_load") r["wall_s"] = r["wall_s"].get<double>() - 1.0;
+        test::put_file(file, j.dump(1));
+        REQUIRE(history::import_paths(db, {file}, "2026-12-05T00:00:00Z").skipped.empty());
+    }
+}
 
 // What the whole track must have come to, however it got there.
 void check_the_answer(const Tracking& k, const TrackState& s) {
@@ -392,8 +414,25 @@ TEST_CASE(
     "[track]") {
     Tracking k;
     const std::string before = k.t.stand_in.state();
+    // A fleet's shared database: two other hosts have the same points, one
+    // with the step and one without.
+    seed_other_host(k, "host-b", true);
+    seed_other_host(k, "host-c", false);
     const TrackState s = run_track(k.options(), k.bench, k.quiet);
     check_the_answer(k, s);
+    const std::string mail = test::unwrapped(test::slurp(k.mails().front()));
+    INFO(mail);
+    // What the mail says of each host, from its name to the next's (the
+    // lines unwrapped, each host's joined to the next).
+    const auto b = mail.find(" host-b ("), c = mail.find(" host-c (");
+    REQUIRE(b != std::string::npos);
+    REQUIRE(c != std::string::npos);
+    const std::string of_b = mail.substr(b, c - b), of_c = mail.substr(c, mail.find('\n', c) - c);
+    CHECK_THAT(of_b, Catch::Contains("): +") &&
+                         Catch::Contains("between the same points (medians): a change point "
+                                         "there too"));
+    CHECK_THAT(of_c, Catch::Contains("between the same points (medians): no change point there, "
+                                     "over 7 points"));
     CHECK(k.t.stand_in.state() == before);
     // Each point measured once, the change compared once.
     for (const auto& p : s.points)

@@ -51,7 +51,8 @@ std::string mail_file_name(const std::string& first_bad, const std::string& meas
 
 std::string track_mail(const TrackState& state, const TrackChange& change,
                        const bisect::BisectState& bisection,
-                       const std::vector<ResultFile>& compared) {
+                       const std::vector<ResultFile>& compared,
+                       const std::vector<std::string>& other_hosts) {
     const std::string subject =
         "Subject: [contest] track: " + bisect::short_hash(bisection.first_bad) + " " +
         printable(bisection.first_bad_subject) + ": " + printable(state.measure) + " " +
@@ -68,8 +69,12 @@ std::string track_mail(const TrackState& state, const TrackChange& change,
         point_name(state, change.before) + " and " + point_name(state, change.after) +
         ", the points around it.\nConfirmed by the two measured again together, in interleaved "
         "rounds: " +
-        change.confirm_why + "\n\nThe bisection between them:\n" +
-        bisect::bisection_text(bisection);
+        change.confirm_why + "\n";
+    if (!other_hosts.empty()) {
+        body += "\nThe database's other hosts (the same workload, load and measure):\n";
+        for (const auto& line : other_hosts) body += line + "\n";
+    }
+    body += "\nThe bisection between them:\n" + bisect::bisection_text(bisection);
     if (compared.size() == 2) {
         ReportOptions options;
         options.baseline = compared.front().label;

@@ -15,10 +15,13 @@
 
 namespace contest::track {
 
-// `compared`: the confirmation's files (before, after).
+// `compared`: the confirmation's files (before, after); `other_hosts`: a
+// line per other host of the database with a series of the same workload,
+// load and measure, what it shows between the same points.
 std::string track_mail(const TrackState& state, const TrackChange& change,
                        const bisect::BisectState& bisection,
-                       const std::vector<ResultFile>& compared);
+                       const std::vector<ResultFile>& compared,
+                       const std::vector<std::string>& other_hosts = {});
 
 // The mail's file name: track-FIRSTBAD12-WHAT-LOAD.mail (the measure's
 // characters outside [A-Za-z0-9_.-] written as '_').

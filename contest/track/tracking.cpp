@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "contest/analysis/stats.h"
 #include "contest/bisect/bisection_text.h"
 #include "contest/history/file_keys.h"
 #include "contest/history/import.h"
@@ -92,6 +93,7 @@ class Track {
     void act_on(std::size_t index);
     void confirm(TrackChange& change);
     void bisect_and_mail(TrackChange& change);
+    std::vector<std::string> on_other_hosts(const TrackChange& change);
     std::string point_name(const std::string& commit) const {
         for (const auto& p : s_.points)
             if (p.commit == commit) return p.name;
@@ -411,13 +413,61 @@ void Track::bisect_and_mail(TrackChange& change) {
                     break;
                 }
         fs::create_directories(o_.mail_dir);
-        write_file_atomically(mail, track_mail(s_, change, b, compared));
+        write_file_atomically(mail, track_mail(s_, change, b, compared, on_other_hosts(change)));
     }
     s_.mailed.push_back(key);
     change.status = ChangeStatus::mailed;
     save();
     progress_.note("contest track: first bad commit " + b.first_bad.substr(0, 12) + " " +
                    printable(b.first_bad_subject) + ": mail " + printable(mail.string()));
+}
+
+// The same change on the database's other hosts (a fleet's shared --db):
+// each host's series of this workload, load and measure, its points the
+// track's commits (whatever its clone's path), in the branch's order; the
+// change between the same two points and whether that host's own series
+// shows a change point there, so a mail says where it was seen and where not.
+std::vector<std::string> Track::on_other_hosts(const TrackChange& change) {
+    const auto mine = history::parse_series_key(change.series);
+    if (!mine) return {};
+    std::map<std::string, std::size_t> order;
+    for (std::size_t i = 0; i < s_.points.size(); ++i) order[s_.points[i].commit] = i;
+    std::vector<std::string> lines;
+    for (const history::SeriesInfo& info : history::list_series(*db_, mine->measure)) {
+        if (info.key.machine_id == mine->machine_id || info.key.workload_id != mine->workload_id ||
+            info.key.load != mine->load)
+            continue;
+        const history::SeriesPoints series = history::series_points(*db_, info.key);
+        std::vector<const history::KernelPoint*> ours;
+        for (const auto& p : series.points)
+            if (order.count(p.commit) && !p.values.empty()) ours.push_back(&p);
+        std::sort(ours.begin(), ours.end(),
+                  [&](auto* a, auto* b) { return order[a->commit] < order[b->commit]; });
+        const auto at = [&](const std::string& commit) {
+            return std::find_if(ours.begin(), ours.end(),
+                                [&](auto* p) { return p->commit == commit; });
+        };
+        const auto before = at(change.before), after = at(change.after);
+        std::string line = "  " + info.machine + ": ";
+        if (before == ours.end() || after == ours.end()) {
+            lines.push_back(line + "not measured at both points");
+            continue;
+        }
+        const double moved =
+            stats::summarize((*after)->values).median / stats::summarize((*before)->values).median -
+            1;
+        std::vector<std::vector<double>> values;
+        for (const auto* p : ours) values.push_back(p->values);
+        bool there = false;
+        for (const ChangePoint& c : find_change_points(values, o_.changes))
+            there = there || (ours[c.index - 1]->commit == change.before &&
+                              ours[c.index]->commit == change.after);
+        lines.push_back(
+            line + signed_percent(100 * moved) + " between the same points (medians): " +
+            (there ? "a change point there too"
+                   : "no change point there, over " + std::to_string(ours.size()) + " points"));
+    }
+    return lines;
 }
 
 }  // namespace
