@@ -451,18 +451,21 @@ TEST_CASE(
     check_the_answer(k, run_track(k.options(), k.bench, k.quiet));
     CHECK(k.bench.lines() == measured);
 
-    // A new tag is one new point, and the same change is not mailed again.
+    // A new tag is one new point, and one made later on an older commit is
+    // a point in its place on the line; the same change is not mailed again.
     k.t.add_commit(31);
     k.t.add_commit(32);
     k.t.tag(32);
+    k.t.tag(2);
     measured = k.bench.lines();
     TrackOptions o = k.options();
     o.from.clear();  // the state's
     const TrackState again = run_track(o, k.bench, k.quiet);
-    REQUIRE(again.points.size() == 9);
+    REQUIRE(again.points.size() == 10);
+    CHECK(again.points[1].name == "t02");
     CHECK(again.points.back().name == "t32");
-    CHECK(again.points.back().status == PointStatus::stored);
-    CHECK(k.bench.lines() == measured + 2);  // its run begun and done
+    for (const auto& p : again.points) CHECK(p.status != PointStatus::pending);
+    CHECK(k.bench.lines() == measured + 4);  // two runs begun and done
     CHECK(k.mails().size() == 1);
     CHECK(again.changes.size() == 1);
     CHECK(test::leftover_processes().empty());

@@ -154,16 +154,30 @@ void Track::start_or_take_on() {
         s_ = asked;
     }
     const std::string head = resolve_commit(o_.tree, s_.branch, "--branch", o_.scratch);
-    std::map<std::string, bool> known;
-    for (const auto& p : s_.points) known[p.commit] = true;
+    // The state's points in the branch's order, the new ones where the
+    // branch has them (a tag made later on an older commit too). A point no
+    // longer on the branch (it was rewritten) leaves the track: its runs
+    // stay in the database, but it is no point of this line's series.
+    std::map<std::string, TrackPoint> known;
+    for (auto& p : s_.points) known[p.commit] = std::move(p);
+    std::vector<TrackPoint> points;
     std::size_t added = 0;
-    for (const BranchPoint& b : branch_points(o_.tree, s_.from, head, o_.choice, o_.scratch))
-        if (!known.count(b.commit)) {
-            TrackPoint& p = s_.points.emplace_back();
-            p.commit = b.commit;
-            p.name = b.name;
-            ++added;
+    for (const BranchPoint& b : branch_points(o_.tree, s_.from, head, o_.choice, o_.scratch)) {
+        const auto was = known.find(b.commit);
+        if (was != known.end()) {
+            points.push_back(std::move(was->second));
+            known.erase(was);
+            continue;
         }
+        TrackPoint& p = points.emplace_back();
+        p.commit = b.commit;
+        p.name = b.name;
+        ++added;
+    }
+    for (const auto& [commit, p] : known)
+        warn("contest track: point " + printable(p.name) + " (" + commit.substr(0, 12) +
+             ") is no longer on " + printable(s_.branch) + "'s line: left out of the track");
+    s_.points = std::move(points);
     progress_.note("contest track: " + printable(s_.tree) + " " + printable(s_.branch) + " at " +
                    head.substr(0, 12) + ": " + std::to_string(s_.points.size()) + " points, " +
                    std::to_string(added) + " new");
