@@ -626,6 +626,9 @@ TEST_CASE("contest track: its refusals are one line and exit 2; --status says wh
     };
     refused({"track"}, "give the TREE");
     refused({"track", t.tree.string(), "--every", "0"}, "--every '0'");
+    refused({"track", dir.string(), "--from", "t00", "--", "--workdir", (dir / "work").string(),
+             "cpu_load"},
+            "is no git work tree");
     refused({"track", t.tree.string(), "--from", "t00", "--", "--kernel", "a=/x", "cpu_load"},
             "--kernel is the track's to set");
     refused({"track", t.tree.string(), "--from", "t00", "--measure", "ratio:cpu_load", "--",

@@ -132,9 +132,12 @@ int cmd_track(int argc, char** argv) {
     track::TrackOptions options;
     options.scratch = workdir.real_dir("kbuild");
     options.locks = workdir.real_dir("track");
-    const std::string top = kbuild::git_output(fs::absolute(tree), {"rev-parse", "--show-toplevel"},
-                                               options.scratch, "the tree's top folder");
-    options.tree = fs::path(top);
+    const kbuild::GitResult top =
+        kbuild::run_git(fs::absolute(tree), {"rev-parse", "--show-toplevel"}, options.scratch);
+    if (!top.ok || split_lines(top.out).empty())
+        throw UsageError("contest track: " + printable(tree) +
+                         " is no git work tree (git: " + printable(top.first_error_line()) + ")");
+    options.tree = fs::path(split_lines(top.out).front());
     options.branch = branch;
     options.from = from;
     options.choice.every = every;
