@@ -86,13 +86,14 @@ std::string phase_of(const TrackState& s) {
 // build fails there) and the next removes it.
 struct TrackedTree {
     static constexpr int kStep = 14, kFailing = 8, kCommits = 30;
+    int step;  // the commit that makes the workload slower (kStep unless told)
     test::StandIn stand_in;
     fs::path tree = stand_in.tree;
     std::vector<std::string> commits;   // [0] the stand-in's base
     std::map<std::string, int> number;  // commit -> its index
     std::set<std::string> failing;
 
-    TrackedTree() {
+    explicit TrackedTree(int step_at = kStep) : step(step_at) {
         // One shell for the 29 commits and the tags (a process or two each
         // would be most of the test's time).
         std::string script = "set -e";
@@ -108,10 +109,10 @@ struct TrackedTree {
         for (std::size_t i = 0; i < commits.size(); ++i) number[commits[i]] = static_cast<int>(i);
         failing.insert(commits[kFailing]);
     }
-    static std::string commit_script(int i) {
+    std::string commit_script(int i) const {
         std::string files = "echo " + std::to_string(i) + " > work && git add work";
         std::string subject = "work: step " + std::to_string(i);
-        if (i == kStep) {
+        if (i == step) {
             files += " && echo 'udelay(200)' > slow && git add slow";
             subject = "pipe: let a slow reader catch up before each write";
         }
@@ -144,8 +145,9 @@ struct TrackedTree {
 // kernel by.
 class CommitFigures : public RoundBackend {
   public:
-    CommitFigures(const RunPlan& plan, const TrackedTree& tree, std::mt19937_64& rng)
-        : plan_(plan), tree_(tree), rng_(rng) {}
+    CommitFigures(const RunPlan& plan, const TrackedTree& tree, std::mt19937_64& rng,
+                  std::map<std::string, double>& point_offsets)
+        : plan_(plan), tree_(tree), rng_(rng), point_offsets_(point_offsets) {}
     std::optional<latency::LatencyPlan> plan_probes() override { return std::nullopt; }
     void describe(ResultFile& file, const LabelRun& label) const override {
         const std::string c = commit_of(label);
@@ -169,7 +171,10 @@ class CommitFigures : public RoundBackend {
             r.index = r.round = static_cast<int>(index);
             const double base = r.load == "no_load" ? 5 : 10;
             r.wall_s = base * (1 + noise(rng_)) +
-                       (r.load != "no_load" && at->second >= TrackedTree::kStep ? 1.0 : 0.0);
+                       (r.load != "no_load" && at->second >= tree_.step ? 1.0 : 0.0) +
+                       (label.label == kPointLabel && r.load != "no_load"
+                            ? point_offsets_[commit_of(label)]
+                            : 0.0);
             r.cpu_pct = 90;
             runs.push_back(r);
         }
@@ -184,6 +189,7 @@ class CommitFigures : public RoundBackend {
     const RunPlan& plan_;
     const TrackedTree& tree_;
     std::mt19937_64& rng_;
+    std::map<std::string, double>& point_offsets_;
 };
 
 // The measuring seam: every run a --kernel run's config and plan through
@@ -232,6 +238,10 @@ class FakeBench : public TrackBench {
         };
         return bisect::run_bisection(o, take, progress_);
     }
+    // Seconds more in a point's own runs of a commit (not in a comparison's
+    // or a bisection's): that point measured on a bad day.
+    std::map<std::string, double> point_offsets;
+
     int count(const std::string& line) const {
         std::ifstream in(log_);
         int n = 0;
@@ -252,7 +262,7 @@ class FakeBench : public TrackBench {
         RunConfig config =
             test::fake_kernel_run_config(kernels, work_, folder, rounds, 7 + ++runs_, stop);
         RunPlan plan = make_run_plan(config);
-        auto backend = std::make_unique<CommitFigures>(plan, tree_, rng_);
+        auto backend = std::make_unique<CommitFigures>(plan, tree_, rng_, point_offsets);
         std::optional<KnobGuard> no_knobs;
         const LabelFiles files = run_label_files(config, "2026-12-05T00:00:00Z", {}, progress_);
         return run_rounds(config, plan, std::move(backend), no_knobs, files, progress_);
@@ -265,6 +275,7 @@ class FakeBench : public TrackBench {
 };
 
 struct Tracking {
+    explicit Tracking(int step = TrackedTree::kStep) : t(step) {}
     TrackedTree t;
     fs::path scratch = t.stand_in.scratch.path();
     FakeBench bench{t, scratch / "work", scratch / "measured.log"};
@@ -468,6 +479,39 @@ TEST_CASE(
     CHECK(k.bench.lines() == measured + 4);  // two runs begun and done
     CHECK(k.mails().size() == 1);
     CHECK(again.changes.size() == 1);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track: a change the series placed one point off (a point measured on a bad day) is not "
+    "confirmed there, and is found, confirmed and bisected between the neighbouring pair",
+    "[track]") {
+    Tracking k(18);  // the step between t16 and t20
+    // t16's own run on a bad day: as slow as the points after the step, so
+    // the series puts its change between t12 and t16.
+    k.bench.point_offsets[k.t.commits[16]] = 1.0;
+    const TrackState s = run_track(k.options(), k.bench, k.quiet);
+    INFO(track_status_text(s, 0));
+    REQUIRE(s.changes.size() >= 2);
+    const TrackChange& shown = s.changes.front();
+    CHECK(shown.before == k.t.commits[12]);
+    CHECK(shown.after == k.t.commits[16]);
+    CHECK(shown.status == ChangeStatus::not_confirmed);
+    CHECK_THAT(shown.confirm_why, Catch::Contains("cannot tell the ends apart"));
+    const auto real = std::find_if(s.changes.begin(), s.changes.end(), [&](const auto& c) {
+        return c.before == k.t.commits[16] && c.after == k.t.commits[20];
+    });
+    REQUIRE(real != s.changes.end());
+    CHECK(real->neighbour_of == k.t.commits[12] + ".." + k.t.commits[16]);
+    CHECK(real->status == ChangeStatus::mailed);
+    CHECK(real->first_bad == k.t.commits[18]);
+    REQUIRE(k.mails().size() == 1);
+    const std::string mail = test::unwrapped(test::slurp(k.mails().front()));
+    INFO(mail);
+    CHECK_THAT(mail, Catch::Contains("could not tell them apart"));
+    // Its other neighbour (t04, t12: the failing t08 is no point) was not confirmed either.
+    for (const auto& c : s.changes)
+        if (&c != &*real && &c != &shown) CHECK(c.status == ChangeStatus::not_confirmed);
     CHECK(test::leftover_processes().empty());
 }
 

@@ -38,6 +38,23 @@ std::string post_body(const std::string& mail) {
     return body;
 }
 
+// Where the series showed the change: between this pair, or (a neighbour)
+// between another pair, which its confirmation could not tell apart.
+std::string where_found(const TrackState& state, const TrackChange& change) {
+    const std::string moved = "The series " + change.series + " moved " + percent(change.change) +
+                              " (p " + format_p(change.p) + ") ";
+    if (change.neighbour_of.empty())
+        return moved + "between " + point_name(state, change.before) + " and " +
+               point_name(state, change.after) + ", the points around it.\n";
+    const auto dots = change.neighbour_of.find("..");
+    const std::string a = change.neighbour_of.substr(0, dots),
+                      b = dots == std::string::npos ? "" : change.neighbour_of.substr(dots + 2);
+    return moved + "at the split between " + point_name(state, a) + " and " + point_name(state, b) +
+           ", whose confirmation could not tell them apart (one of them measured on another "
+           "day's footing); the change lies between the next pair, " +
+           point_name(state, change.before) + " and " + point_name(state, change.after) + ".\n";
+}
+
 }  // namespace
 
 std::string mail_file_name(const std::string& first_bad, const std::string& measure) {
@@ -58,18 +75,15 @@ std::string track_mail(const TrackState& state, const TrackChange& change,
         printable(bisection.first_bad_subject) + ": " + printable(state.measure) + " " +
         percent(change.change);
     // The robot's lead: the change, the commit, its author, the tree.
-    std::string body =
-        "contest track noticed a " + percent(change.change) + " change of " + state.measure +
-        " due to commit:\n\ncommit: " + bisection.first_bad + "\n  (\"" +
-        bisection.first_bad_subject + "\")\nauthor: " + bisection.first_bad_author +
-        "\nin: " + state.tree + " " + state.branch + ", tracked every " +
-        (state.every == "tag" ? std::string("tag") : state.every + " commits") + " from " +
-        state.from.substr(0, 12) + "\n\nThe series " + change.series + " moved " +
-        percent(change.change) + " (p " + format_p(change.p) + ") between " +
-        point_name(state, change.before) + " and " + point_name(state, change.after) +
-        ", the points around it.\nConfirmed by the two measured again together, in interleaved "
-        "rounds: " +
-        change.confirm_why + "\n";
+    std::string body = "contest track noticed a " + percent(change.change) + " change of " +
+                       state.measure + " due to commit:\n\ncommit: " + bisection.first_bad +
+                       "\n  (\"" + bisection.first_bad_subject +
+                       "\")\nauthor: " + bisection.first_bad_author + "\nin: " + state.tree + " " +
+                       state.branch + ", tracked every " +
+                       (state.every == "tag" ? std::string("tag") : state.every + " commits") +
+                       " from " + state.from.substr(0, 12) + "\n\n" + where_found(state, change) +
+                       "Confirmed by the two measured again together, in interleaved rounds: " +
+                       change.confirm_why + "\n";
     if (!other_hosts.empty()) {
         body += "\nThe database's other hosts (the same workload, load and measure):\n";
         for (const auto& line : other_hosts) body += line + "\n";

@@ -58,6 +58,7 @@ void fields(V& v, R& c) {
     v("first_bad_subject", c.first_bad_subject);
     v("mail", c.mail);
     v("why", c.why);
+    v("neighbour_of", c.neighbour_of);
 }
 
 template <typename V, RecordOf<TrackState> R>

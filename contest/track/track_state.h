@@ -80,6 +80,10 @@ struct TrackChange {
     std::string first_bad, first_bad_subject;
     std::string mail;  // the mail's file name, in the mail folder
     std::string why;   // no answer: why
+    // A pair next to a change the series showed and its confirmation did
+    // not ("BEFORE..AFTER" of that change): where the change may really lie
+    // when one point of the pair was off; "" for a change the series showed.
+    std::string neighbour_of;
 };
 
 struct TrackState {

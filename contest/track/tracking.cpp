@@ -91,6 +91,7 @@ class Track {
     void store_point(TrackPoint& point);
     void find_changes();
     void act_on(std::size_t index);
+    void add_neighbours(std::size_t index);
     void confirm(TrackChange& change);
     void bisect_and_mail(TrackChange& change);
     std::vector<std::string> on_other_hosts(const TrackChange& change);
@@ -278,8 +279,10 @@ void Track::store_point(TrackPoint& point) {
                                ": its file is not stored: " + tally.skipped.front());
     point.status = PointStatus::stored;
     save();
-    progress_.note("contest track: point " + printable(point.name) + " (" +
-                   point.commit.substr(0, 12) + ") stored, " + seconds_text(point.seconds));
+    const std::string hash = point.commit.substr(0, 12);
+    progress_.note("contest track: point " + printable(point.name) +
+                   (point.name == hash ? "" : " (" + hash + ")") + " stored, " +
+                   seconds_text(point.seconds));
 }
 
 // The series of the track's measure on this machine and workload (its
@@ -340,6 +343,46 @@ void Track::act_on(std::size_t index) {
     if (change.status == ChangeStatus::found || change.status == ChangeStatus::confirming)
         confirm(s_.changes[index]);
     if (s_.changes[index].status == ChangeStatus::bisecting) bisect_and_mail(s_.changes[index]);
+    if (s_.changes[index].status == ChangeStatus::not_confirmed) add_neighbours(index);
+}
+
+// A change the series showed and its confirmation did not: the split's
+// place is itself uncertain, and one point of the pair measured on a bad
+// day (a busy host) can pull it one point off the real step, which then
+// lies between the pair and a neighbour. So each neighbouring pair of
+// stored points is confirmed in turn (once: a neighbour's own refusal adds
+// none), each its own paired test at the same level.
+void Track::add_neighbours(std::size_t index) {
+    const TrackChange change = s_.changes[index];
+    if (!change.neighbour_of.empty()) return;
+    std::vector<std::string> stored;
+    for (const auto& p : s_.points)
+        if (p.status == PointStatus::stored) stored.push_back(p.commit);
+    const auto at = std::find(stored.begin(), stored.end(), change.before);
+    if (at == stored.end() || at + 1 == stored.end() || *(at + 1) != change.after) return;
+    const std::size_t i = static_cast<std::size_t>(at - stored.begin());
+    std::vector<std::pair<std::string, std::string>> pairs;
+    if (i > 0) pairs.emplace_back(stored[i - 1], stored[i]);
+    if (i + 2 < stored.size()) pairs.emplace_back(stored[i + 1], stored[i + 2]);
+    for (const auto& [before, after] : pairs) {
+        const bool known = std::any_of(s_.changes.begin(), s_.changes.end(), [&](auto& k) {
+            return k.before == before && k.after == after;
+        });
+        if (known) continue;
+        TrackChange& n = s_.changes.emplace_back();
+        n.series = change.series;
+        n.before = before;
+        n.after = after;
+        n.change = change.change;
+        n.p = change.p;
+        n.neighbour_of = change.before + ".." + change.after;
+        save();
+        progress_.note("contest track: the change between " + printable(point_name(change.before)) +
+                       " and " + printable(point_name(change.after)) +
+                       " not confirmed: its neighbours " + printable(point_name(before)) + " and " +
+                       printable(point_name(after)) + " next");
+        act_on(s_.changes.size() - 1);
+    }
 }
 
 void Track::confirm(TrackChange& change) {
