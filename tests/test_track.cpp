@@ -497,7 +497,9 @@ TEST_CASE(
     CHECK(shown.before == k.t.commits[12]);
     CHECK(shown.after == k.t.commits[16]);
     CHECK(shown.status == ChangeStatus::not_confirmed);
-    CHECK_THAT(shown.confirm_why, Catch::Contains("cannot tell the ends apart"));
+    // Measured in parts of 5 rounds until the ends' bound: 10 rounds.
+    CHECK_THAT(shown.confirm_why, Catch::Contains("cannot tell the ends apart after 10 rounds"));
+    CHECK(fs::exists(k.options().folder / shown.confirm_folder / "part-2"));
     const auto real = std::find_if(s.changes.begin(), s.changes.end(), [&](const auto& c) {
         return c.before == k.t.commits[16] && c.after == k.t.commits[20];
     });

@@ -398,23 +398,45 @@ void Track::confirm(TrackChange& change) {
     progress_.status("contest track: confirming the change between " +
                      printable(point_name(change.before)) + " and " +
                      printable(point_name(change.after)));
-    std::vector<ResultFile> files;
-    try {
-        files = bench_.compare(change.before, change.after, o_.folder / change.confirm_folder);
-    } catch (const PointFailed& e) {
-        change.status = ChangeStatus::not_confirmed;
-        change.confirm_why = std::string("its comparison failed: ") + e.what();
-        save();
-        warn("contest track: " + printable(change.confirm_why));
-        return;
-    }
-    unsigned incomplete = 0;
-    const std::vector<EndsRound> rounds =
-        files.size() == 2 ? bisect::ends_rounds(files[0], files[1], o_.measure, incomplete)
-                          : std::vector<EndsRound>{};
+    // Parts of --confirm-rounds interleaved rounds each, the rounds pooled
+    // and the ends' test asked after each part, until the pair differs or
+    // the ends' bound of rounds is reached (as a bisection's ends are
+    // measured until they differ): a clear step is confirmed by one part, a
+    // step near the noise is given the rounds that can see it.
+    std::vector<EndsRound> rounds;
+    EndsVerdict verdict;
     BisectRule rule = o_.rule;
-    rule.ends_max_rounds = std::max<unsigned>(rule.ends_min_rounds, rounds.size());
-    const EndsVerdict verdict = judge_ends(rounds, rule, bisect::unit_of(o_.measure));
+    rule.ends_max_rounds = std::max(rule.ends_max_rounds, o_.confirm_rounds);
+    for (unsigned part = 1; verdict.state == EndsState::unknown; ++part) {
+        std::vector<ResultFile> files;
+        try {
+            files = bench_.compare(
+                change.before, change.after,
+                o_.folder / change.confirm_folder / ("part-" + std::to_string(part)));
+        } catch (const PointFailed& e) {
+            change.status = ChangeStatus::not_confirmed;
+            change.confirm_why = std::string("its comparison failed: ") + e.what();
+            save();
+            warn("contest track: " + printable(change.confirm_why));
+            return;
+        }
+        unsigned incomplete = 0;
+        const std::vector<EndsRound> more =
+            files.size() == 2 ? bisect::ends_rounds(files[0], files[1], o_.measure, incomplete)
+                              : std::vector<EndsRound>{};
+        if (more.empty()) {
+            change.status = ChangeStatus::not_confirmed;
+            change.confirm_why = "its comparison brought no round of both points back";
+            save();
+            warn("contest track: " + printable(change.confirm_why));
+            return;
+        }
+        rounds.insert(rounds.end(), more.begin(), more.end());
+        // The last part's rounds reach the bound: the test's last look.
+        if (rounds.size() + o_.confirm_rounds > rule.ends_max_rounds)
+            rule.ends_max_rounds = std::max<unsigned>(rule.ends_min_rounds, rounds.size());
+        verdict = judge_ends(rounds, rule, bisect::unit_of(o_.measure));
+    }
     change.confirm_why = verdict.why;
     const bool same_way = (verdict.shift > 0) == (change.change > 0);
     change.status = verdict.state == EndsState::differ && same_way ? ChangeStatus::bisecting
