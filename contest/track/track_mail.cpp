@@ -22,7 +22,9 @@ std::string percent(double fraction) {
 
 std::string point_name(const TrackState& state, const std::string& commit) {
     for (const auto& p : state.points)
-        if (p.commit == commit) return p.name + " (" + commit.substr(0, 12) + ")";
+        if (p.commit == commit)
+            return p.name == commit.substr(0, 12) ? p.name
+                                                  : p.name + " (" + commit.substr(0, 12) + ")";
     return commit.substr(0, 12);
 }
 
@@ -89,12 +91,14 @@ std::string track_mail(const TrackState& state, const TrackChange& change,
         for (const auto& line : other_hosts) body += line + "\n";
     }
     body += "\nThe bisection between them:\n" + bisect::bisection_text(bisection);
-    if (compared.size() == 2) {
+    if (compared.size() >= 2) {
         ReportOptions options;
         options.baseline = compared.front().label;
         options.print_warnings = false;
-        body += "\nThe two points, before and after, as their comparison measured them:\n\n" +
-                post_body(format_post(compared, options, PostStyle::lkp));
+        body +=
+            "\nThe two points, before and after, as their confirmation measured them (every "
+            "part's rounds):\n\n" +
+            post_body(format_post(compared, options, PostStyle::lkp));
     }
     std::vector<std::string> words = {"contest", "track",    state.tree, "--branch", state.branch,
                                       "--from",  state.from, "--every",  state.every};

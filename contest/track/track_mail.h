@@ -15,7 +15,8 @@
 
 namespace contest::track {
 
-// `compared`: the confirmation's files (before, after); `other_hosts`: a
+// `compared`: the confirmation's files (every part's; the before's first,
+// the baseline of the table); `other_hosts`: a
 // line per other host of the database with a series of the same workload,
 // load and measure, what it shows between the same points.
 std::string track_mail(const TrackState& state, const TrackChange& change,

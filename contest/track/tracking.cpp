@@ -485,12 +485,11 @@ void Track::bisect_and_mail(TrackChange& change) {
         std::vector<std::string> unread;
         std::vector<ResultFile> compared,
             found = read_result_paths({o_.folder / change.confirm_folder}, unread);
+        // Every part's files, the before's first: the table pools the
+        // rounds the confirmation judged.
         for (const char* label : {kBeforeLabel, kAfterLabel})
             for (auto& f : found)
-                if (f.label == label) {
-                    compared.push_back(f);
-                    break;
-                }
+                if (f.label == label) compared.push_back(f);
         fs::create_directories(o_.mail_dir);
         write_file_atomically(mail, track_mail(s_, change, b, compared, on_other_hosts(change)));
     }
