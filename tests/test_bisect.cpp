@@ -29,6 +29,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
+#include "fake_kernel_runs.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -154,18 +155,8 @@ struct FakeBisection {
         return [this](const std::vector<KernelSpec>& kernels, const fs::path& folder,
                       unsigned rounds, const StopRule& stop) {
             ++batches;
-            RunConfig config;
-            config.place = RunPlace::guests;
-            config.kernels = kernels;
-            config.loads = {"no_load", "cpu_load"};
-            config.runs = rounds;
-            config.workload.kind = "command";
-            config.workload.workload_cmd = "true";
-            config.workload.workdir = config.load.workdir = t.scratch / "work";
-            config.results_dir = folder;
-            config.seed = 5 + batches;
-            config.stop_rule = stop;
-            fs::create_directories(config.workload.workdir);
+            RunConfig config = test::fake_kernel_run_config(kernels, t.scratch / "work", folder,
+                                                            rounds, 5 + batches, stop);
             RunPlan plan = make_run_plan(config);
             auto backend = std::make_unique<CommitBackend>(plan, t, first_bad, second_bad, effect,
                                                            noise, rng, turns);

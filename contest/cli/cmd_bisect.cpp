@@ -10,6 +10,7 @@
 #include "contest/cli/boot_words.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/cli/own_run_options.h"
 #include "contest/cli/run_options.h"
 #include "contest/kbuild/git.h"
 #include "contest/kbuild/kernel_config.h"
@@ -25,7 +26,6 @@
 #include "contest/sys/trusted_folder.h"
 #include "contest/sys/utc_timestamp.h"
 #include "contest/sys/workdir.h"
-#include "loads/registry.h"
 
 namespace contest {
 namespace {
@@ -36,18 +36,17 @@ namespace fs = std::filesystem;
 // run's own parser reads them (an abbreviation, -n5, a --config file's
 // line all count).
 void refuse_batch_options(const std::vector<std::string>& words) {
-    RunOptions given;
-    if (!given.parse_words(words)) return;
-    if (option_given(given.values(), "boot"))
+    if (!run_option_given(words, {"boot"}).empty())
         throw UsageError(
             "contest bisect: for batches across reboots of this machine give contest bisect "
             "--boot, not --boot after --");
-    for (const char* own : {"kernel", "runs", "results", "order", "label", "vary", "resume",
-                            "boot-status", "boot-abort", "boot-continue"})
-        if (option_given(given.values(), own))
-            throw UsageError("contest bisect: --" + std::string(own) +
-                             " is the bisection's to set (each batch is a run of its own "
-                             "labels good, bad and tested): leave it out after --");
+    const std::string own =
+        run_option_given(words, {"kernel", "runs", "results", "order", "label", "vary", "resume",
+                                 "boot-status", "boot-abort", "boot-continue"});
+    if (!own.empty())
+        throw UsageError("contest bisect: --" + own +
+                         " is the bisection's to set (each batch is a run of its own "
+                         "labels good, bad and tested): leave it out after --");
 }
 
 // --results names a folder, made when missing: a file there (or above it)
@@ -158,14 +157,6 @@ std::vector<std::string> batch_words(const std::vector<std::string>& run_words, 
     });
     if (!names_db) words.push_back("--no-history");
     return words;
-}
-
-// The loads as the batches' runs take them: `default` and `all` expanded.
-std::vector<std::string> batch_loads(const RunConfig& first) {
-    std::vector<std::string> loads;
-    for (const LoadInfo* info : resolve_loads(first.loads, first.load))
-        loads.emplace_back(info->name);
-    return loads;
 }
 
 // The bisection's journal (its folder's .run-journal.json): the config of
@@ -326,7 +317,7 @@ int continue_from_state(const bisect::BisectState& s, const fs::path& folder) {
     options.options = s.options;
     const RunJournal journal = read_bisection_journal(folder);
     options.workdir = journal.config.workload.workdir;
-    options.measure = bisect::parse_bisect_measure(s.measure, batch_loads(journal.config));
+    options.measure = bisect::parse_bisect_measure(s.measure, loads_of_run(journal.config));
     return run_and_print(options, journal);
 }
 
@@ -419,16 +410,8 @@ int cmd_bisect(int argc, char** argv) {
         throw UsageError("contest bisect: --good " + g.commit.substr(0, 12) +
                          " is not an ancestor of --bad " + b.commit.substr(0, 12) +
                          " (the two the other way round?)");
-    const std::vector<std::string> loads = batch_loads(first);
-    if (measure.empty()) {
-        for (const auto& l : loads)
-            if (l != "no_load") {
-                measure = "time:" + l;
-                break;
-            }
-        if (measure.empty())
-            throw UsageError("contest bisect: give --measure, or a load besides no_load");
-    }
+    const std::vector<std::string> loads = loads_of_run(first);
+    measure = measure_or_default(measure, loads, "contest bisect");
     bisect::BisectOptions options;
     options.tree = g.tree;
     options.good = g.commit;

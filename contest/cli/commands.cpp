@@ -9,6 +9,9 @@ constexpr Subcommand kSubcommands[] = {
     {"report", cmd_report, "tables from result files or folders (default: results/)"},
     {"compare", cmd_compare, "two labels (or files) side by side, with significance"},
     {"bisect", cmd_bisect, "the commit between --good and --bad that changed a measure, how sure"},
+    {"track", cmd_track,
+     "follows a kernel branch: each new point measured and stored, a change confirmed, bisected "
+     "and mailed"},
     {"post", cmd_post, "a plain-text mail body of labels (or files) for a kernel list"},
     {"history", cmd_history,
      "every run in a results database (SQLite or PostgreSQL): its series, their change points"},

@@ -10,6 +10,7 @@ int cmd_report(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_post(int argc, char** argv);
 int cmd_bisect(int argc, char** argv);
+int cmd_track(int argc, char** argv);
 int cmd_export(int argc, char** argv);
 int cmd_history(int argc, char** argv);
 int cmd_loads(int argc, char** argv);

@@ -1,0 +1,169 @@
+// `contest track TREE [--branch BRANCH] [--from REF] [--every tag|N] [--head] [options] [--
+// RUN-WORDS...]`
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "contest/bisect/bisect_measure.h"
+#include "contest/cli/cli_common.h"
+#include "contest/cli/commands.h"
+#include "contest/cli/own_run_options.h"
+#include "contest/cli/run_options.h"
+#include "contest/history/history_db.h"
+#include "contest/kbuild/git.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/file_lock.h"
+#include "contest/sys/text.h"
+#include "contest/sys/workdir.h"
+#include "contest/track/contest_bench.h"
+#include "contest/track/tracking.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What each of the track's runs sets itself: refused among the user's, as
+// the run's own parser reads them.
+void refuse_track_run_options(const std::vector<std::string>& words) {
+    const std::string own = run_option_given(
+        words, {"kernel", "boot", "runs", "results", "db", "no-history", "order", "label", "vary",
+                "resume", "boot-status", "boot-abort", "boot-continue"});
+    if (!own.empty())
+        throw UsageError("contest track: --" + own +
+                         " is the track's to set (each point is a run of its own kernels, "
+                         "stored in the track's --db): leave it out after --");
+}
+
+void check_every(const std::string& every) {
+    if (every == "tag") return;
+    const bool number = !every.empty() && every.size() <= 6 &&
+                        every.find_first_not_of("0123456789") == std::string::npos &&
+                        std::stoul(every) > 0;
+    if (!number)
+        throw UsageError("contest track: --every '" + printable(every) +
+                         "': expected tag or a number of first-parent commits (1 or more)");
+}
+
+int print_status(const fs::path& folder) {
+    const fs::path path = folder / track::kTrackStateFile;
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw UsageError("contest track --status: no track in " + printable(folder.string()) +
+                         " (its --results)");
+    const track::TrackState state = track::read_track_state(path);
+    std::cout << track::track_status_text(state, FileLock::held_by(folder / "track.lock"))
+              << std::flush;
+    return kExitOk;
+}
+
+}  // namespace
+
+int cmd_track(int argc, char** argv) {
+    CommandLine cl;
+    cl.name = "track";
+    cl.usage =
+        "contest track TREE --from REF [--branch BRANCH] [--every tag|N] [--head] [options] "
+        "[-- RUN-OPTIONS... LOAD...]\n  contest track --status [--results D]";
+    cl.summary =
+        "Follows a branch of a kernel tree (read only): each new point (each tag, or every N-th "
+        "first-parent commit, from --from) built and measured in a `contest run --kernel` of the "
+        "run words, stored in the results database; a point that does not build or boot is "
+        "recorded and skipped. After each point the series' change points: a new one is "
+        "confirmed (its two points measured again together), bisected (contest bisect) and "
+        "written as a mail in the LKP shape into --mail-dir, once. Run it again (a timer) to "
+        "take the new points; cut anywhere, it goes on from where it stood. Example, daily "
+        "from a systemd timer: contest track ~/linux --branch master --from v6.12 --every tag "
+        "--results /var/lib/contest/track -- --vm-accel kvm -w kernel process_load. "
+        "docs/track.md.";
+    std::string tree, branch = "HEAD", from, every = "tag", measure, results = "results/track",
+                      mail_dir, db;
+    bool head = false, status = false;
+    unsigned runs = 3, confirm_rounds = 5;
+    double run_timeout = 0;
+    std::vector<std::string> run_words;
+    // clang-format off
+    cl.options.add_options()
+        ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read")
+        ("branch", po::value(&branch)->default_value(branch)->value_name("BRANCH"), "the ref followed")
+        ("from", po::value(&from)->value_name("REF"), "the track's first point (given once: the state keeps it)")
+        ("every", checked(&every, check_every)->default_value(every)->value_name("tag|N"),
+         "the points: each tagged commit, or every N-th commit of the branch's first-parent line")
+        ("head", po::bool_switch(&head), "the branch's head a point too")
+        ("measure", po::value(&measure)->value_name("WHAT:LOAD"),
+         "the series watched and the figure bisected: time, loads or a measure a run records, "
+         "under LOAD (default: time under the first load but no_load)")
+        ("runs", bounded(&runs, 1u, 100u)->default_value(runs)->value_name("N"), "each point's rounds")
+        ("confirm-rounds", bounded(&confirm_rounds, 3u, 50u)->default_value(confirm_rounds)->value_name("N"),
+         "the rounds of a change's confirmation (its two points together)")
+        ("run-timeout", bounded(&run_timeout, 0.0, 7 * 86400.0)->default_value(run_timeout)->value_name("S"),
+         "a point's run (its build and guests), or a confirmation's, stopped after S seconds and "
+         "the point failed (0: no bound)")
+        ("results", po::value(&results)->default_value(results)->value_name("D"),
+         "the track's folder: its state, each point's run, each change's confirmation and bisection")
+        ("mail-dir", po::value(&mail_dir)->value_name("D"), "where the mails go (default: D/mail)")
+        ("db", po::value(&db)->value_name("FILE|URI"),
+         "the results database each point is stored in (default: history.sqlite in --results' parent)")
+        ("status", po::bool_switch(&status), "where the track in --results stands, and exit")
+        ("run-word", po::value(&run_words)->value_name("WORD"), "a word of each `contest run`");
+    // clang-format on
+    cl.positional.add("tree", 1).add("run-word", -1);
+    po::variables_map vm;
+    if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
+    const fs::path folder = fs::absolute(results).lexically_normal();
+    if (status) return print_status(folder);
+    if (tree.empty()) throw UsageError("contest track: give the TREE to follow (a git work tree)");
+    refuse_track_run_options(run_words);
+
+    // Each run's words checked now, as the first point's run will take them.
+    const RunConfig first = run_config_of([&] {
+        std::vector<std::string> w = run_words;
+        w.insert(w.end(), {"--kernel=a=" + tree + "@HEAD", "--kernel=b=" + tree + "@HEAD",
+                           "--no-history", "--results=" + (folder / "check").string()});
+        return w;
+    }());
+    const std::vector<std::string> loads = loads_of_run(first);
+    measure = measure_or_default(measure, loads, "contest track");
+    const Workdir workdir = Workdir::open(first.workload.workdir);
+    workdir.make_dir("kbuild");
+    workdir.make_dir("track");
+
+    track::TrackOptions options;
+    options.scratch = workdir.real_dir("kbuild");
+    options.locks = workdir.real_dir("track");
+    const kbuild::GitResult top =
+        kbuild::run_git(fs::absolute(tree), {"rev-parse", "--show-toplevel"}, options.scratch);
+    if (!top.ok || split_lines(top.out).empty())
+        throw UsageError("contest track: " + printable(tree) +
+                         " is no git work tree (git: " + printable(top.first_error_line()) + ")");
+    options.tree = fs::path(split_lines(top.out).front());
+    options.branch = branch;
+    options.from = from;
+    options.choice.every = every;
+    options.choice.head = head;
+    options.measure = bisect::parse_bisect_measure(measure, loads);
+    track::history_measure_of(options.measure);
+    options.run_words = run_words;
+    options.point_rounds = runs;
+    options.confirm_rounds = confirm_rounds;
+    options.folder = folder;
+    options.mail_dir = mail_dir.empty() ? folder / "mail" : fs::absolute(mail_dir);
+    options.db = history::db_target(db, folder.parent_path());
+
+    track::ContestBenchSettings settings;
+    settings.tree = options.tree;
+    settings.run_words = run_words;
+    settings.point_rounds = runs;
+    settings.confirm_rounds = confirm_rounds;
+    settings.measure = options.measure.text();
+    settings.run_timeout_s = run_timeout;
+    track::ContestBench bench(settings);
+    Progress progress = Progress::for_stderr(false);
+    const track::TrackState state = track::run_track(options, bench, progress);
+    progress.clear();
+    std::cout << track::track_status_text(state, 0) << std::flush;
+    return kExitOk;
+}
+
+}  // namespace contest

@@ -1,0 +1,157 @@
+#include "contest/track/contest_bench.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include "contest/bisect/bisect_state.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/log_tail.h"
+#include "contest/sys/process.h"
+#include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
+
+namespace contest::track {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The log's last line that says something: why a run failed.
+std::string last_words(const fs::path& log) {
+    const std::vector<std::string> lines = split_lines(tail_of_file(log, 20));
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+        if (!trim_blanks(*it).empty()) return printable(trim_blanks(*it));
+    return "no output";
+}
+
+// The newest file of `label` in a run's folder.
+std::optional<ResultFile> label_file(const fs::path& folder, const std::string& label) {
+    std::vector<std::string> unread;
+    std::optional<ResultFile> newest;
+    for (auto& f : read_result_paths({folder / label}, unread))
+        if (f.label == label && (!newest || f.started_at > newest->started_at)) newest = f;
+    return newest;
+}
+
+}  // namespace
+
+int ContestBench::run_contest(const std::vector<std::string>& words, const fs::path& folder,
+                              double timeout_s) {
+    fs::create_directories(folder);
+    std::vector<std::string> argv = {s_.binary.string()};
+    argv.insert(argv.end(), words.begin(), words.end());
+    SpawnOptions options;
+    options.log_to(folder / "contest.log");
+    // In the track's process group, so Ctrl-C reaches the run as it
+    // reaches the track; told to stop (TERM: its guests stopped, its
+    // files kept) when the track dies.
+    options.ties.own_group = false;
+    options.ties.death_signal = SIGTERM;
+    const pid_t pid = spawn(argv, options);
+    int status = 0;
+    if (timeout_s > 0) {
+        const auto started = std::chrono::steady_clock::now();
+        const auto since = [&] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                .count();
+        };
+        std::optional<int> ended;
+        while (!(ended = reap_if_exited(pid)) && since() < timeout_s)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (!ended) {
+            ::kill(pid, SIGTERM);
+            const double told = since();
+            while (!(ended = reap_if_exited(pid)) && since() < told + 60)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (!ended) {
+                ::kill(pid, SIGKILL);
+                wait_for_exit(pid);
+            }
+            char limit[64];
+            std::snprintf(limit, sizeof limit, "%.0f s", timeout_s);
+            throw PointFailed(std::string("its run took longer than ") + limit + ": stopped (" +
+                              last_words(folder / "contest.log") + ")");
+        }
+        status = *ended;
+    } else {
+        status = wait_for_exit(pid);
+    }
+    if (WIFEXITED(status)) {
+        if (WEXITSTATUS(status) == kExitInterrupted) throw Interrupted();
+        return WEXITSTATUS(status);
+    }
+    if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
+        throw Interrupted();
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::vector<std::string> ContestBench::run_of_two(const std::string& first,
+                                                  const std::string& second, unsigned rounds,
+                                                  const fs::path& folder) const {
+    // Kept in the run's folder, out of the database: the track stores the
+    // point's own file, once (a comparison's are evidence, not a point).
+    std::vector<std::string> words = {"run",
+                                      first,
+                                      second,
+                                      "--runs=" + std::to_string(rounds),
+                                      "--results=" + folder.string(),
+                                      "--no-history"};
+    words.insert(words.end(), s_.run_words.begin(), s_.run_words.end());
+    return words;
+}
+
+fs::path ContestBench::measure_point(const std::string& commit, const std::string& companion,
+                                     const fs::path& folder) {
+    const int code =
+        run_contest(run_of_two(kernel(kPointLabel, commit), kernel(kCompanionLabel, companion),
+                               s_.point_rounds, folder),
+                    folder, s_.run_timeout_s);
+    const auto file = label_file(folder, kPointLabel);
+    if (!file)
+        throw PointFailed("contest run exited " + std::to_string(code) + ": " +
+                          last_words(folder / "contest.log"));
+    return file->path;
+}
+
+std::vector<ResultFile> ContestBench::compare(const std::string& before, const std::string& after,
+                                              const fs::path& folder) {
+    const int code = run_contest(run_of_two(kernel(kBeforeLabel, before),
+                                            kernel(kAfterLabel, after), s_.confirm_rounds, folder),
+                                 folder, s_.run_timeout_s);
+    auto b = label_file(folder, kBeforeLabel), a = label_file(folder, kAfterLabel);
+    if (!b || !a)
+        throw PointFailed("the comparison's contest run exited " + std::to_string(code) + ": " +
+                          last_words(folder / "contest.log"));
+    return {*b, *a};
+}
+
+bisect::BisectState ContestBench::bisect(const std::string& good, const std::string& bad,
+                                         const fs::path& folder) {
+    std::vector<std::string> words = {"bisect",
+                                      "--good=" + s_.tree.string() + "@" + good,
+                                      "--bad=" + s_.tree.string() + "@" + bad,
+                                      "--measure=" + s_.measure,
+                                      "--results=" + folder.string(),
+                                      "--"};
+    words.insert(words.end(), s_.run_words.begin(), s_.run_words.end());
+    // Its log beside its folder: the bisection's folder is its own.
+    const fs::path beside = folder.parent_path() / "bisect-log";
+    const int code = run_contest(words, beside);
+    std::error_code ec;
+    if (!fs::exists(folder / "bisect.json", ec))
+        throw EnvironmentError("contest track: contest bisect exited " + std::to_string(code) +
+                               " before its state was made: " + last_words(beside / "contest.log"));
+    bisect::BisectState state = bisect::read_bisect_state(folder / "bisect.json");
+    if (!state.finished && state.failure.empty())
+        throw EnvironmentError("contest track: contest bisect exited " + std::to_string(code) +
+                               " short of an answer: " + last_words(beside / "contest.log"));
+    return state;
+}
+
+}  // namespace contest::track

@@ -1,0 +1,607 @@
+#include "contest/track/tracking.h"
+
+#include <soci/soci.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "contest/analysis/stats.h"
+#include "contest/bisect/bisection_text.h"
+#include "contest/history/file_keys.h"
+#include "contest/history/import.h"
+#include "contest/history/series.h"
+#include "contest/report/formats.h"
+#include "contest/sys/atomic_file.h"
+#include "contest/sys/enum_names.h"
+#include "contest/sys/file_lock.h"
+#include "contest/sys/sha256.h"
+#include "contest/sys/text.h"
+#include "contest/sys/utc_timestamp.h"
+#include "contest/track/track_mail.h"
+
+namespace contest::track {
+
+namespace fs = std::filesystem;
+
+std::string history_measure_of(const bisect::BisectMeasure& measure) {
+    if (measure.what == "time") return "wall_s";
+    if (measure.what == "loads") return "load_units_per_s";
+    if (measure.what == "ratio")
+        throw UsageError(
+            "contest track: --measure ratio:" + measure.load +
+            ": the results database keeps each run's figures, not their ratio to no_load's; "
+            "give time:, loads: or a measure's name");
+    return measure.what;
+}
+
+namespace {
+
+double now_s() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// A fresh folder at `folder`: one a cut run left is kept beside it as
+// FOLDER.interrupted-N, never measured into again.
+void set_aside(const fs::path& folder) {
+    std::error_code ec;
+    if (!fs::exists(folder, ec)) return;
+    for (int n = 1;; ++n) {
+        fs::path aside = folder;
+        aside += ".interrupted-" + std::to_string(n);
+        if (!fs::exists(aside, ec)) {
+            fs::rename(folder, aside);
+            return;
+        }
+    }
+}
+
+// A wall time as the track says it: "133.3 s".
+std::string seconds_text(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f s", s);
+    return text;
+}
+
+// "007": a point's or a change's number in its folder's name, so that
+// the folders list in their order.
+std::string three_digits(std::size_t n) {
+    std::string text = std::to_string(n);
+    return std::string(text.size() < 3 ? 3 - text.size() : 0, '0') + text;
+}
+
+class Track {
+  public:
+    Track(const TrackOptions& options, TrackBench& bench, Progress& progress)
+        : o_(options), bench_(bench), progress_(progress) {}
+
+    TrackState run();
+
+  private:
+    void start_or_take_on();
+    void save() {
+        write_track_state(o_.folder / kTrackStateFile, s_);
+        if (o_.saved) o_.saved(s_);
+    }
+    void take_point(std::size_t index);
+    void store_point(TrackPoint& point);
+    void find_changes();
+    void act_on(std::size_t index);
+    void add_neighbours(std::size_t index);
+    void confirm(TrackChange& change);
+    void bisect_and_mail(TrackChange& change);
+    std::vector<std::string> on_other_hosts(const TrackChange& change);
+    std::string point_name(const std::string& commit) const {
+        for (const auto& p : s_.points)
+            if (p.commit == commit) return p.name;
+        return commit.substr(0, 12);
+    }
+
+    const TrackOptions& o_;
+    TrackBench& bench_;
+    Progress& progress_;
+    TrackState s_;
+    std::optional<history::HistoryDb> db_;
+};
+
+void refuse_other_question(const TrackState& s, const TrackState& asked, const fs::path& folder) {
+    const auto differs = [&](const std::string& what, const std::string& was,
+                             const std::string& now) {
+        throw UsageError("contest track: " + printable(folder.string()) +
+                         " follows another question (" + what + " " + printable(was) + ", not " +
+                         printable(now) +
+                         "): give the same, or another --results for a track of its own");
+    };
+    if (s.tree != asked.tree) differs("the tree", s.tree, asked.tree);
+    if (s.branch != asked.branch) differs("--branch", s.branch, asked.branch);
+    if (!asked.from.empty() && s.from != asked.from) differs("--from", s.from, asked.from);
+    if (s.every != asked.every) differs("--every", s.every, asked.every);
+    if (s.head != asked.head) differs("--head", s.head ? "on" : "off", asked.head ? "on" : "off");
+    if (s.measure != asked.measure) differs("--measure", s.measure, asked.measure);
+    if (s.run_words != asked.run_words)
+        differs("the run words", join(s.run_words, " "), join(asked.run_words, " "));
+    if (s.point_rounds != asked.point_rounds)
+        differs("--runs", std::to_string(s.point_rounds), std::to_string(asked.point_rounds));
+    if (s.confirm_rounds != asked.confirm_rounds)
+        differs("--confirm-rounds", std::to_string(s.confirm_rounds),
+                std::to_string(asked.confirm_rounds));
+}
+
+void Track::start_or_take_on() {
+    TrackState asked;
+    asked.tree = o_.tree.string();
+    asked.branch = o_.branch;
+    asked.from = o_.from.empty() ? "" : resolve_commit(o_.tree, o_.from, "--from", o_.scratch);
+    asked.every = o_.choice.every;
+    asked.head = o_.choice.head;
+    asked.measure = o_.measure.text();
+    asked.run_words = o_.run_words;
+    asked.point_rounds = o_.point_rounds;
+    asked.confirm_rounds = o_.confirm_rounds;
+    std::error_code ec;
+    if (fs::exists(o_.folder / kTrackStateFile, ec)) {
+        s_ = read_track_state(o_.folder / kTrackStateFile);
+        refuse_other_question(s_, asked, o_.folder);
+    } else {
+        if (asked.from.empty())
+            throw UsageError(
+                "contest track: give --from REF, where the track begins (its first "
+                "point), to start a track in " +
+                printable(o_.folder.string()));
+        s_ = asked;
+    }
+    const std::string head = resolve_commit(o_.tree, s_.branch, "--branch", o_.scratch);
+    // The state's points in the branch's order, the new ones where the
+    // branch has them (a tag made later on an older commit too). A point no
+    // longer on the branch (it was rewritten) leaves the track: its runs
+    // stay in the database, but it is no point of this line's series.
+    std::map<std::string, TrackPoint> known;
+    for (auto& p : s_.points) known[p.commit] = std::move(p);
+    std::vector<TrackPoint> points;
+    std::size_t added = 0;
+    for (const BranchPoint& b : branch_points(o_.tree, s_.from, head, o_.choice, o_.scratch)) {
+        const auto was = known.find(b.commit);
+        if (was != known.end()) {
+            points.push_back(std::move(was->second));
+            known.erase(was);
+            continue;
+        }
+        TrackPoint& p = points.emplace_back();
+        p.commit = b.commit;
+        p.name = b.name;
+        ++added;
+    }
+    for (const auto& [commit, p] : known)
+        warn("contest track: point " + printable(p.name) + " (" + commit.substr(0, 12) +
+             ") is no longer on " + printable(s_.branch) + "'s line: left out of the track");
+    s_.points = std::move(points);
+    progress_.note("contest track: " + printable(s_.tree) + " " + printable(s_.branch) + " at " +
+                   head.substr(0, 12) + ": " + std::to_string(s_.points.size()) + " points, " +
+                   std::to_string(added) + " new");
+    fs::create_directories(o_.folder);
+    save();
+}
+
+TrackState Track::run() {
+    fs::create_directories(o_.folder);
+    fs::create_directories(o_.locks);
+    // One contest a track: of this folder, and of this tree into this
+    // database (two folders tracking one tree into one database would
+    // store each point twice).
+    const std::string key = sha256_hex(o_.tree.string() + "\n" + o_.db.where).substr(0, 16);
+    auto folder_lock = FileLock::try_take(o_.folder / "track.lock");
+    if (!folder_lock)
+        throw TrackBusy("contest track: " + printable(o_.folder.string()) +
+                        " is being taken by another contest (pid " +
+                        std::to_string(FileLock::holder(o_.folder / "track.lock")) + ")");
+    auto tree_lock = FileLock::try_take(o_.locks / ("track-" + key + ".lock"));
+    if (!tree_lock)
+        throw TrackBusy("contest track: " + printable(o_.tree.string()) + " into " +
+                        printable(o_.db.shown) + " is being tracked by another contest (pid " +
+                        std::to_string(FileLock::holder(o_.locks / ("track-" + key + ".lock"))) +
+                        ")");
+    start_or_take_on();
+    db_.emplace(o_.db, history::OpenFor::writing);
+    // What a cut track left between its steps first: a change found, not
+    // yet acted on, is the series' latest word.
+    find_changes();
+    for (std::size_t i = 0; i < s_.points.size(); ++i) {
+        if (s_.points[i].status == PointStatus::stored ||
+            s_.points[i].status == PointStatus::failed)
+            continue;
+        take_point(i);
+        if (s_.points[i].status == PointStatus::stored) find_changes();
+    }
+    return s_;
+}
+
+void Track::take_point(std::size_t index) {
+    TrackPoint& point = s_.points[index];
+    if (point.status == PointStatus::measured) return store_point(point);
+    // The point before it that was measured: its run's companion.
+    std::string companion = point.commit;
+    for (std::size_t j = index; j-- > 0;)
+        if (s_.points[j].status == PointStatus::stored) {
+            companion = s_.points[j].commit;
+            break;
+        }
+    point.folder = "points/" + three_digits(index + 1) + "-" + point.commit.substr(0, 12);
+    const fs::path folder = o_.folder / point.folder;
+    set_aside(folder);
+    point.status = PointStatus::measuring;
+    ++point.attempts;
+    save();
+    progress_.status("contest track: point " + std::to_string(index + 1) + " of " +
+                     std::to_string(s_.points.size()) + ", " + printable(point.name) +
+                     ": building and measuring");
+    const double started = now_s();
+    fs::path file;
+    try {
+        file = bench_.measure_point(point.commit, companion, folder);
+        const ResultFile measured = read_result_file(file);
+        const bool any_ok = std::any_of(measured.runs.begin(), measured.runs.end(), [&](auto& r) {
+            return r.load == o_.measure.load && r.status == RunStatus::ok;
+        });
+        if (!any_ok) {
+            std::string why = "no run of " + o_.measure.load + " came back";
+            for (const auto& r : measured.runs)
+                if (r.load == o_.measure.load && !r.reason.empty()) {
+                    why += " (" + r.reason + ")";
+                    break;
+                }
+            throw PointFailed(why);
+        }
+    } catch (const PointFailed& e) {
+        point.status = PointStatus::failed;
+        point.why = e.what();
+        point.seconds = now_s() - started;
+        save();
+        warn("contest track: point " + printable(point.name) + " skipped: " + printable(point.why));
+        return;
+    }
+    point.seconds = now_s() - started;
+    point.file = fs::relative(file, o_.folder).string();
+    point.status = PointStatus::measured;
+    save();
+    store_point(point);
+}
+
+void Track::store_point(TrackPoint& point) {
+    const history::ImportTally tally = db_->guarded("storing point " + point.name, [&] {
+        return history::import_paths(*db_, {o_.folder / point.file}, utc_timestamp());
+    });
+    if (!tally.skipped.empty())
+        throw EnvironmentError("contest track: point " + printable(point.name) +
+                               ": its file is not stored: " + tally.skipped.front());
+    point.status = PointStatus::stored;
+    save();
+    const std::string hash = point.commit.substr(0, 12);
+    progress_.note("contest track: point " + printable(point.name) +
+                   (point.name == hash ? "" : " (" + hash + ")") + " stored, " +
+                   seconds_text(point.seconds));
+}
+
+// The series of the track's measure on this machine and workload (its
+// latest point's), its points the track's own, in the branch's order;
+// each change point not seen before is recorded, then acted on.
+void Track::find_changes() {
+    std::map<std::string, std::size_t> order;
+    const TrackPoint* latest = nullptr;
+    for (std::size_t i = 0; i < s_.points.size(); ++i)
+        if (s_.points[i].status == PointStatus::stored) {
+            order[s_.points[i].commit] = i;
+            latest = &s_.points[i];
+        }
+    if (latest && order.size() >= 2 * o_.changes.min_segment) {
+        const ResultFile file = read_result_file(o_.folder / latest->file);
+        history::SeriesKey key;
+        key.load = o_.measure.load;
+        key.measure = history_measure_of(o_.measure);
+        const std::string machine = history::machine_of(file).identity_sha256,
+                          workload = history::workload_of(file).identity_sha256;
+        db_->guarded("reading the series", [&] {
+            db_->sql() << "SELECT id FROM machines WHERE identity_sha256 = :s", soci::use(machine),
+                soci::into(key.machine_id);
+            db_->sql() << "SELECT id FROM workloads WHERE identity_sha256 = :s",
+                soci::use(workload), soci::into(key.workload_id);
+        });
+        const history::SeriesPoints series = history::series_points(*db_, key);
+        std::vector<const history::KernelPoint*> ours;
+        for (const auto& p : series.points)
+            if (p.tree == s_.tree && order.count(p.commit) && !p.values.empty()) ours.push_back(&p);
+        std::sort(ours.begin(), ours.end(),
+                  [&](auto* a, auto* b) { return order[a->commit] < order[b->commit]; });
+        std::vector<std::vector<double>> values;
+        for (const auto* p : ours) values.push_back(p->values);
+        for (const ChangePoint& c : find_change_points(values, o_.changes)) {
+            const std::string before = ours[c.index - 1]->commit, after = ours[c.index]->commit;
+            const bool seen = std::any_of(s_.changes.begin(), s_.changes.end(), [&](auto& k) {
+                return k.before == before && k.after == after;
+            });
+            if (seen) continue;
+            TrackChange& change = s_.changes.emplace_back();
+            change.series = key.text();
+            change.before = before;
+            change.after = after;
+            change.change = c.change;
+            change.p = c.p;
+            save();
+            progress_.note("contest track: " + key.text() + " moved " +
+                           signed_percent(100 * c.change) + " (p " + format_p(c.p) + ") between " +
+                           printable(point_name(before)) + " and " + printable(point_name(after)));
+        }
+    }
+    for (std::size_t i = 0; i < s_.changes.size(); ++i) act_on(i);
+}
+
+void Track::act_on(std::size_t index) {
+    TrackChange& change = s_.changes[index];
+    if (change.status == ChangeStatus::found || change.status == ChangeStatus::confirming)
+        confirm(s_.changes[index]);
+    if (s_.changes[index].status == ChangeStatus::bisecting) bisect_and_mail(s_.changes[index]);
+    if (s_.changes[index].status == ChangeStatus::not_confirmed) add_neighbours(index);
+}
+
+// A change the series showed and its confirmation did not: the split's
+// place is itself uncertain, and one point of the pair measured on a bad
+// day (a busy host) can pull it one point off the real step, which then
+// lies between the pair and a neighbour. So each neighbouring pair of
+// stored points is confirmed in turn (once: a neighbour's own refusal adds
+// none), each its own paired test at the same level.
+void Track::add_neighbours(std::size_t index) {
+    const TrackChange change = s_.changes[index];
+    if (!change.neighbour_of.empty()) return;
+    std::vector<std::string> stored;
+    for (const auto& p : s_.points)
+        if (p.status == PointStatus::stored) stored.push_back(p.commit);
+    const auto at = std::find(stored.begin(), stored.end(), change.before);
+    if (at == stored.end() || at + 1 == stored.end() || *(at + 1) != change.after) return;
+    const std::size_t i = static_cast<std::size_t>(at - stored.begin());
+    std::vector<std::pair<std::string, std::string>> pairs;
+    if (i > 0) pairs.emplace_back(stored[i - 1], stored[i]);
+    if (i + 2 < stored.size()) pairs.emplace_back(stored[i + 1], stored[i + 2]);
+    for (const auto& [before, after] : pairs) {
+        const bool known = std::any_of(s_.changes.begin(), s_.changes.end(), [&](auto& k) {
+            return k.before == before && k.after == after;
+        });
+        if (known) continue;
+        TrackChange& n = s_.changes.emplace_back();
+        n.series = change.series;
+        n.before = before;
+        n.after = after;
+        n.change = change.change;
+        n.p = change.p;
+        n.neighbour_of = change.before + ".." + change.after;
+        save();
+        progress_.note("contest track: the change between " + printable(point_name(change.before)) +
+                       " and " + printable(point_name(change.after)) +
+                       " not confirmed: its neighbours " + printable(point_name(before)) + " and " +
+                       printable(point_name(after)) + " next");
+        act_on(s_.changes.size() - 1);
+    }
+}
+
+void Track::confirm(TrackChange& change) {
+    const std::string base =
+        "changes/" + three_digits(static_cast<std::size_t>(&change - s_.changes.data()) + 1) + "-" +
+        change.before.substr(0, 12) + "-" + change.after.substr(0, 12);
+    change.confirm_folder = base + "/confirm";
+    change.bisect_folder = base + "/bisect";
+    set_aside(o_.folder / change.confirm_folder);
+    change.status = ChangeStatus::confirming;
+    ++change.confirm_attempts;
+    save();
+    progress_.status("contest track: confirming the change between " +
+                     printable(point_name(change.before)) + " and " +
+                     printable(point_name(change.after)));
+    // Parts of --confirm-rounds interleaved rounds each, the rounds pooled
+    // and the ends' test asked after each part, until the pair differs or
+    // the ends' bound of rounds is reached (as a bisection's ends are
+    // measured until they differ): a clear step is confirmed by one part, a
+    // step near the noise is given the rounds that can see it.
+    std::vector<EndsRound> rounds;
+    EndsVerdict verdict;
+    BisectRule rule = o_.rule;
+    rule.ends_max_rounds = std::max(rule.ends_max_rounds, o_.confirm_rounds);
+    for (unsigned part = 1; verdict.state == EndsState::unknown; ++part) {
+        std::vector<ResultFile> files;
+        try {
+            files = bench_.compare(
+                change.before, change.after,
+                o_.folder / change.confirm_folder / ("part-" + std::to_string(part)));
+        } catch (const PointFailed& e) {
+            change.status = ChangeStatus::not_confirmed;
+            change.confirm_why = std::string("its comparison failed: ") + e.what();
+            save();
+            warn("contest track: " + printable(change.confirm_why));
+            return;
+        }
+        unsigned incomplete = 0;
+        const std::vector<EndsRound> more =
+            files.size() == 2 ? bisect::ends_rounds(files[0], files[1], o_.measure, incomplete)
+                              : std::vector<EndsRound>{};
+        if (more.empty()) {
+            change.status = ChangeStatus::not_confirmed;
+            change.confirm_why = "its comparison brought no round of both points back";
+            save();
+            warn("contest track: " + printable(change.confirm_why));
+            return;
+        }
+        rounds.insert(rounds.end(), more.begin(), more.end());
+        // The last part's rounds reach the bound: the test's last look.
+        if (rounds.size() + o_.confirm_rounds > rule.ends_max_rounds)
+            rule.ends_max_rounds = std::max<unsigned>(rule.ends_min_rounds, rounds.size());
+        verdict = judge_ends(rounds, rule, bisect::unit_of(o_.measure));
+    }
+    change.confirm_why = verdict.why;
+    const bool same_way = (verdict.shift > 0) == (change.change > 0);
+    change.status = verdict.state == EndsState::differ && same_way ? ChangeStatus::bisecting
+                                                                   : ChangeStatus::not_confirmed;
+    if (verdict.state == EndsState::differ && !same_way)
+        change.confirm_why += " (the other way from the series' change)";
+    save();
+    progress_.note(
+        "contest track: the change between " + printable(point_name(change.before)) + " and " +
+        printable(point_name(change.after)) +
+        (change.status == ChangeStatus::bisecting ? " confirmed: " : " not confirmed: ") +
+        printable(change.confirm_why));
+}
+
+void Track::bisect_and_mail(TrackChange& change) {
+    progress_.status("contest track: bisecting between " + printable(point_name(change.before)) +
+                     " and " + printable(point_name(change.after)));
+    const bisect::BisectState b =
+        bench_.bisect(change.before, change.after, o_.folder / change.bisect_folder);
+    if (b.first_bad.empty()) {
+        change.status = ChangeStatus::no_answer;
+        change.why = !b.failure.empty() ? b.failure
+                     : b.ends_state != EndsState::differ
+                         ? b.ends_why
+                         : "no single first bad commit: it is one of " +
+                               std::to_string(b.could_be.size()) + " commits";
+        save();
+        warn("contest track: the bisection between " + printable(point_name(change.before)) +
+             " and " + printable(point_name(change.after)) +
+             " has no answer: " + printable(change.why));
+        return;
+    }
+    change.first_bad = b.first_bad;
+    change.first_bad_subject = b.first_bad_subject;
+    const std::string key = s_.measure + "@" + b.first_bad;
+    if (std::find(s_.mailed.begin(), s_.mailed.end(), key) != s_.mailed.end()) {
+        change.status = ChangeStatus::already_mailed;
+        save();
+        return;
+    }
+    change.mail = mail_file_name(b.first_bad, s_.measure);
+    const fs::path mail = o_.mail_dir / change.mail;
+    std::error_code ec;
+    // Written before a cut that left it unrecorded: it is the one mail.
+    if (!fs::exists(mail, ec)) {
+        std::vector<std::string> unread;
+        std::vector<ResultFile> compared,
+            found = read_result_paths({o_.folder / change.confirm_folder}, unread);
+        // Every part's files, the before's first: the table pools the
+        // rounds the confirmation judged.
+        for (const char* label : {kBeforeLabel, kAfterLabel})
+            for (auto& f : found)
+                if (f.label == label) compared.push_back(f);
+        fs::create_directories(o_.mail_dir);
+        write_file_atomically(mail, track_mail(s_, change, b, compared, on_other_hosts(change)));
+    }
+    s_.mailed.push_back(key);
+    change.status = ChangeStatus::mailed;
+    save();
+    progress_.note("contest track: first bad commit " + b.first_bad.substr(0, 12) + " " +
+                   printable(b.first_bad_subject) + ": mail " + printable(mail.string()));
+}
+
+// The same change on the database's other hosts (a fleet's shared --db):
+// each host's series of this workload, load and measure, its points the
+// track's commits (whatever its clone's path), in the branch's order; the
+// change between the same two points and whether that host's own series
+// shows a change point there, so a mail says where it was seen and where not.
+std::vector<std::string> Track::on_other_hosts(const TrackChange& change) {
+    const auto mine = history::parse_series_key(change.series);
+    if (!mine) return {};
+    std::map<std::string, std::size_t> order;
+    for (std::size_t i = 0; i < s_.points.size(); ++i) order[s_.points[i].commit] = i;
+    std::vector<std::string> lines;
+    for (const history::SeriesInfo& info : history::list_series(*db_, mine->measure)) {
+        if (info.key.machine_id == mine->machine_id || info.key.workload_id != mine->workload_id ||
+            info.key.load != mine->load)
+            continue;
+        const history::SeriesPoints series = history::series_points(*db_, info.key);
+        std::vector<const history::KernelPoint*> ours;
+        for (const auto& p : series.points)
+            if (order.count(p.commit) && !p.values.empty()) ours.push_back(&p);
+        std::sort(ours.begin(), ours.end(),
+                  [&](auto* a, auto* b) { return order[a->commit] < order[b->commit]; });
+        const auto at = [&](const std::string& commit) {
+            return std::find_if(ours.begin(), ours.end(),
+                                [&](auto* p) { return p->commit == commit; });
+        };
+        const auto before = at(change.before), after = at(change.after);
+        std::string line = "  " + info.machine + ": ";
+        if (before == ours.end() || after == ours.end()) {
+            lines.push_back(line + "not measured at both points");
+            continue;
+        }
+        const double moved =
+            stats::summarize((*after)->values).median / stats::summarize((*before)->values).median -
+            1;
+        std::vector<std::vector<double>> values;
+        for (const auto* p : ours) values.push_back(p->values);
+        bool there = false;
+        for (const ChangePoint& c : find_change_points(values, o_.changes))
+            there = there || (ours[c.index - 1]->commit == change.before &&
+                              ours[c.index]->commit == change.after);
+        lines.push_back(
+            line + signed_percent(100 * moved) + " between the same points (medians): " +
+            (there ? "a change point there too"
+                   : "no change point there, over " + std::to_string(ours.size()) + " points"));
+    }
+    return lines;
+}
+
+}  // namespace
+
+TrackState run_track(const TrackOptions& options, TrackBench& bench, Progress& progress) {
+    return Track(options, bench, progress).run();
+}
+
+std::string track_status_text(const TrackState& s, int holder) {
+    std::string out = "track of " + printable(s.tree) + " " + printable(s.branch) + " from " +
+                      s.from.substr(0, 12) + ", every " + printable(s.every) +
+                      (s.head ? " and its head" : "") + ", on " + printable(s.measure) + "\n";
+    out += holder ? "taken now by pid " + std::to_string(holder) + "\n" : "not running now\n";
+    std::size_t stored = 0, failed = 0, left = 0;
+    double seconds = 0;
+    for (const auto& p : s.points) {
+        if (p.status == PointStatus::stored) {
+            ++stored;
+            seconds += p.seconds;
+        }
+        failed += p.status == PointStatus::failed;
+        left += p.status != PointStatus::stored && p.status != PointStatus::failed;
+    }
+    out += "points: " + std::to_string(s.points.size()) + ", " + std::to_string(stored) +
+           " stored, " + std::to_string(failed) + " failed, " + std::to_string(left) + " to do";
+    if (stored && left)
+        out += " (about " +
+               seconds_text(seconds / static_cast<double>(stored) * static_cast<double>(left)) +
+               " left at " + seconds_text(seconds / static_cast<double>(stored)) + " a point)";
+    out += "\n";
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+        const TrackPoint& p = s.points[i];
+        out += "  " + std::to_string(i + 1) + ". " + printable(p.name) + " " +
+               p.commit.substr(0, 12) + ": " + std::string(name_in(kPointStatusNames, p.status));
+        if (p.status == PointStatus::stored) out += ", " + seconds_text(p.seconds);
+        if (p.attempts > 1) out += ", " + std::to_string(p.attempts) + " runs started";
+        if (!p.why.empty()) out += ": " + printable(p.why);
+        out += "\n";
+    }
+    out += "changes: " + std::to_string(s.changes.size()) + "\n";
+    for (const auto& c : s.changes) {
+        out += "  " + printable(c.series) + " " + signed_percent(100 * c.change) + " between " +
+               c.before.substr(0, 12) + " and " + c.after.substr(0, 12) + ": " +
+               std::string(name_in(kChangeStatusNames, c.status));
+        if (!c.first_bad.empty())
+            out += ", first bad commit " + c.first_bad.substr(0, 12) + " " +
+                   printable(c.first_bad_subject);
+        if (c.status == ChangeStatus::bisecting)
+            out += " (its state: " + printable(c.bisect_folder) + ", contest post shows it)";
+        if (!c.mail.empty()) out += ", mail " + printable(c.mail);
+        if (!c.why.empty()) out += ": " + printable(c.why);
+        if (c.status == ChangeStatus::not_confirmed) out += ": " + printable(c.confirm_why);
+        out += "\n";
+    }
+    out += "mails: " + std::to_string(s.mailed.size()) + "\n";
+    return out;
+}
+
+}  // namespace contest::track

@@ -1,0 +1,822 @@
+// `contest track` without building or booting: the kbuild stand-in's real
+// git tree with 30 commits on top, a tag every 4, one commit that makes the
+// workload slower (a step) and one tagged commit that does not build. Each
+// measurement goes through a measuring seam (TrackBench) whose runs are
+// the run loop's (run_rounds) through a fake backend deriving each run's
+// figure from its kernel's commit, and the bisection is run_bisection's
+// with real `git bisect`. What is checked: the track finds the step between
+// the two tags around it, confirms it, bisects it to its commit and writes
+// one mail; the failing point is recorded and skipped; a rerun measures
+// nothing; a SIGKILL at every step and in the middle of runs resumes
+// without measuring again what was done; the user's tree is untouched; the
+// state is read as untrusted.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <soci/soci.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "contest/bisect/bisection.h"
+#include "contest/history/history_db.h"
+#include "contest/history/import.h"
+#include "contest/report/post_parts.h"
+#include "contest/run/label_run.h"
+#include "contest/run/run_loop.h"
+#include "contest/run/run_plan.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/file_lock.h"
+#include "contest/sys/progress.h"
+#include "contest/sys/text.h"
+#include "contest/track/branch_points.h"
+#include "contest/track/contest_bench.h"
+#include "contest/track/track_state.h"
+#include "contest/track/tracking.h"
+#include "fake_kernel_runs.h"
+#include "kbuild_stand_in.h"
+#include "test_helpers.h"
+
+using namespace contest;
+using namespace contest::track;
+namespace fs = std::filesystem;
+
+namespace {
+
+// In a forked track: the turns its runs may still take before it is
+// killed (SIGKILL, in the middle of a run); -1: never.
+int turns_before_kill = -1;
+// In a forked track: what its state said last (phase_of), and the file each
+// kill writes it to before the signal.
+std::string last_phase;
+fs::path kills_log;
+
+void killed_here(const std::string& how) {
+    std::ofstream(kills_log, std::ios::app) << last_phase << " " << how << "\n";
+    raise(SIGKILL);
+}
+
+// The step a state is at: a change's confirming or bisecting, else the
+// status of the last point taken.
+std::string phase_of(const TrackState& s) {
+    for (const auto& c : s.changes)
+        if (c.status == ChangeStatus::confirming || c.status == ChangeStatus::bisecting ||
+            c.status == ChangeStatus::found)
+            return std::string(name_in(kChangeStatusNames, c.status));
+    for (auto p = s.points.rbegin(); p != s.points.rend(); ++p)
+        if (p->status != PointStatus::pending)
+            return std::string(name_in(kPointStatusNames, p->status));
+    return "listed";
+}
+
+// The stand-in tree (kbuild's tests'), then commits 2 to 30 on top of its
+// two; tags t00, t04, ... t28 on every 4th; from commit kStep on the
+// workload is 10% slower (the commit adds a file `slow`, as a delay in a
+// path a load feels); the commit of tag t08 adds `fail` (the stand-in's
+// build fails there) and the next removes it.
+struct TrackedTree {
+    static constexpr int kStep = 14, kFailing = 8, kCommits = 30;
+    int step;  // the commit that makes the workload slower (kStep unless told)
+    test::StandIn stand_in;
+    fs::path tree = stand_in.tree;
+    std::vector<std::string> commits;   // [0] the stand-in's base
+    std::map<std::string, int> number;  // commit -> its index
+    std::set<std::string> failing;
+
+    explicit TrackedTree(int step_at = kStep) : step(step_at) {
+        // One shell for the 29 commits and the tags (a process or two each
+        // would be most of the test's time).
+        std::string script = "set -e";
+        for (int i = 2; i <= kCommits; ++i) script += "; " + commit_script(i);
+        for (int i = 0; i <= 28; i += 4)
+            script += "; git tag " + tag_name(i) + " $(git rev-list --reverse main | sed -n " +
+                      std::to_string(i + 1) + "p)";
+        test::sh(tree, script);
+        for (const auto& c : split_lines(test::sh(tree, "git rev-list --reverse main")))
+            commits.push_back(c);
+        REQUIRE(commits.size() == kCommits + 1);
+        REQUIRE(commits[0] == stand_in.base);
+        for (std::size_t i = 0; i < commits.size(); ++i) number[commits[i]] = static_cast<int>(i);
+        failing.insert(commits[kFailing]);
+    }
+    std::string commit_script(int i) const {
+        std::string files = "echo " + std::to_string(i) + " > work && git add work";
+        std::string subject = "work: step " + std::to_string(i);
+        if (i == step) {
+            files += " && echo 'udelay(200)' > slow && git add slow";
+            subject = "pipe: let a slow reader catch up before each write";
+        }
+        if (i == kFailing) files += " && echo 1 > fail && git add fail";
+        if (i == kFailing + 1) files += " && git rm -q fail";
+        return files +
+               " && git -c user.name='Dee Pipes' -c user.email=dee@example.org commit -qm '" +
+               subject + "'";
+    }
+    static std::string tag_name(int i) {
+        char name[8];
+        std::snprintf(name, sizeof name, "t%02d", i);
+        return name;
+    }
+    void add_commit(int i) {
+        test::sh(tree, commit_script(i));
+        commits.push_back(test::sh(tree, "git rev-parse HEAD"));
+        number[commits.back()] = i;
+    }
+    void tag(int i) {
+        test::sh(tree, "git tag " + tag_name(i) + " " + commits[static_cast<std::size_t>(i)]);
+    }
+    std::string spec(const std::string& commit) const { return tree.string() + "@" + commit; }
+};
+
+// Each run's Time: 10 s under cpu_load (5 s under no_load), 1 s more from
+// the step's commit on, and noise of 1%; what the kernel label's image
+// (TREE@COMMIT) names. Each new file records its kernel as a build of the
+// tree would (release, tree, commit, key): what the database keys a
+// kernel by.
+class CommitFigures : public RoundBackend {
+  public:
+    CommitFigures(const RunPlan& plan, const TrackedTree& tree, std::mt19937_64& rng,
+                  std::map<std::string, double>& point_offsets)
+        : plan_(plan), tree_(tree), rng_(rng), point_offsets_(point_offsets) {}
+    std::optional<latency::LatencyPlan> plan_probes() override { return std::nullopt; }
+    void describe(ResultFile& file, const LabelRun& label) const override {
+        const std::string c = commit_of(label);
+        file.config["kernel"] = {
+            {"release", "6.1.0-standin-" + c.substr(0, 12)},
+            {"build",
+             {{"tree", tree_.tree.string()}, {"ref", c}, {"commit", c}, {"key", "key-" + c}}}};
+    }
+    void begin(RunRecorder&) override {}
+    void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
+                   RunRecorder& recorder) override {
+        if (turns_before_kill == 0) killed_here("mid-run");
+        if (turns_before_kill > 0) --turns_before_kill;
+        const auto at = tree_.number.find(commit_of(label));
+        REQUIRE(at != tree_.number.end());
+        std::normal_distribution<double> noise(0, 0.01);
+        std::vector<RunRecord> runs;
+        for (std::size_t k : loads) {
+            RunRecord r;
+            r.load = std::string(plan_.load_names[k]);
+            r.index = r.round = static_cast<int>(index);
+            const double base = r.load == "no_load" ? 5 : 10;
+            r.wall_s = base * (1 + noise(rng_)) +
+                       (r.load != "no_load" && at->second >= tree_.step ? 1.0 : 0.0) +
+                       (label.label == kPointLabel && r.load != "no_load"
+                            ? point_offsets_[commit_of(label)]
+                            : 0.0);
+            r.cpu_pct = 90;
+            runs.push_back(r);
+        }
+        recorder.record(label, runs, 0.01);
+    }
+
+  private:
+    static std::string commit_of(const LabelRun& label) {
+        const std::string& image = label.kernel->image;
+        return image.substr(image.rfind('@') + 1);
+    }
+    const RunPlan& plan_;
+    const TrackedTree& tree_;
+    std::mt19937_64& rng_;
+    std::map<std::string, double>& point_offsets_;
+};
+
+// The measuring seam: every run a --kernel run's config and plan through
+// the loop itself, figures from CommitFigures; each measurement that
+// begins and ends is a line of `log` (a file, so that a forked track's
+// count too).
+class FakeBench : public TrackBench {
+  public:
+    FakeBench(const TrackedTree& tree, fs::path work, fs::path log)
+        : tree_(tree), work_(std::move(work)), log_(std::move(log)) {}
+
+    fs::path measure_point(const std::string& commit, const std::string& companion,
+                           const fs::path& folder) override {
+        note("point " + commit + " begun");
+        if (tree_.failing.count(commit))
+            throw PointFailed("does not build: error: the stand-in fails here");
+        const RunOutcome out =
+            run({{kPointLabel, tree_.spec(commit)}, {kCompanionLabel, tree_.spec(companion)}},
+                folder, 3, {});
+        note("point " + commit + " done");
+        return out.labels.front().path();
+    }
+    std::vector<ResultFile> compare(const std::string& before, const std::string& after,
+                                    const fs::path& folder) override {
+        const RunOutcome out = run(
+            {{kBeforeLabel, tree_.spec(before)}, {kAfterLabel, tree_.spec(after)}}, folder, 5, {});
+        note("compare " + before + " " + after + " done");
+        return label_results(out.labels);
+    }
+    bisect::BisectState bisect(const std::string& good, const std::string& bad,
+                               const fs::path& folder) override {
+        bisect::BisectOptions o;
+        o.tree = tree_.tree;
+        o.good = good;
+        o.bad = bad;
+        o.measure = bisect::parse_bisect_measure("time:cpu_load", {"no_load", "cpu_load"});
+        o.results = folder;
+        o.workdir = work_;
+        o.run_words = {"-w", "command", "--workload-cmd", "true", "no_load", "cpu_load"};
+        const bisect::TakeRounds take = [this](const std::vector<KernelSpec>& kernels,
+                                               const fs::path& into, unsigned rounds,
+                                               const bisect::StopRule& stop) {
+            const RunOutcome out = run(kernels, into, rounds, stop);
+            note("batch " + into.filename().string() + " done");
+            return label_results(out.labels);
+        };
+        return bisect::run_bisection(o, take, progress_);
+    }
+    // Seconds more in a point's own runs of a commit (not in a comparison's
+    // or a bisection's): that point measured on a bad day.
+    std::map<std::string, double> point_offsets;
+
+    int count(const std::string& line) const {
+        std::ifstream in(log_);
+        int n = 0;
+        for (std::string l; std::getline(in, l);) n += l == line;
+        return n;
+    }
+    int lines() const {
+        std::ifstream in(log_);
+        int n = 0;
+        for (std::string l; std::getline(in, l);) ++n;
+        return n;
+    }
+
+  private:
+    void note(const std::string& line) { std::ofstream(log_, std::ios::app) << line << "\n"; }
+    RunOutcome run(const std::vector<KernelSpec>& kernels, const fs::path& folder, unsigned rounds,
+                   const bisect::StopRule& stop) {
+        RunConfig config =
+            test::fake_kernel_run_config(kernels, work_, folder, rounds, 7 + ++runs_, stop);
+        RunPlan plan = make_run_plan(config);
+        auto backend = std::make_unique<CommitFigures>(plan, tree_, rng_, point_offsets);
+        std::optional<KnobGuard> no_knobs;
+        const LabelFiles files = run_label_files(config, "2026-12-05T00:00:00Z", {}, progress_);
+        return run_rounds(config, plan, std::move(backend), no_knobs, files, progress_);
+    }
+    const TrackedTree& tree_;
+    fs::path work_, log_;
+    std::mt19937_64 rng_{5};
+    unsigned runs_ = 0;
+    Progress progress_{Progress::Mode::kQuiet};
+};
+
+struct Tracking {
+    explicit Tracking(int step = TrackedTree::kStep) : t(step) {}
+    TrackedTree t;
+    fs::path scratch = t.stand_in.scratch.path();
+    FakeBench bench{t, scratch / "work", scratch / "measured.log"};
+    Progress quiet{Progress::Mode::kQuiet};
+
+    TrackOptions options() const {
+        TrackOptions o;
+        o.tree = t.tree;
+        o.branch = "main";
+        o.from = "t00";
+        o.choice.every = "tag";
+        o.measure = bisect::parse_bisect_measure("time:cpu_load", {"no_load", "cpu_load"});
+        o.run_words = {"-w", "command", "--workload-cmd", "true", "no_load", "cpu_load"};
+        o.folder = scratch / "track";
+        o.mail_dir = scratch / "mail";
+        o.scratch = scratch / "git-scratch";
+        o.locks = scratch / "locks";
+        o.db = history::db_target((scratch / "history.sqlite").string(), scratch);
+        fs::create_directories(o.scratch);
+        return o;
+    }
+    std::vector<fs::path> mails() const {
+        std::vector<fs::path> found;
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(scratch / "mail", ec))
+            found.push_back(e.path());
+        return found;
+    }
+    // The database's files of each kernel's commit: every stored point's once.
+    std::map<std::string, long long> files_by_commit() const {
+        history::HistoryDb db(options().db, history::OpenFor::reading);
+        std::map<std::string, long long> out;
+        const std::string ours = options().folder.string() + "/%";
+        soci::rowset<std::string> rows =
+            (db.sql().prepare << "SELECT k.commit_id FROM files f JOIN kernels k ON f.kernel_id = "
+                                 "k.id WHERE f.path LIKE :ours",
+             soci::use(ours));
+        for (const auto& commit : rows) ++out[commit];
+        return out;
+    }
+};
+
+// Another host of a shared database: the same points measured there (by a
+// bench of its own), its files' hostname `host`, with the step or without.
+void seed_other_host(const Tracking& k, const std::string& host, bool with_step) {
+    FakeBench other(k.t, k.scratch / ("work-" + host), k.scratch / (host + ".log"));
+    history::HistoryDb db(k.options().db, history::OpenFor::writing);
+    for (int i = 0; i <= 28; i += 4) {
+        const std::string& c = k.t.commits[static_cast<std::size_t>(i)];
+        if (k.t.failing.count(c)) continue;
+        const fs::path file = other.measure_point(c, c, k.scratch / host / std::to_string(i));
+        nlohmann::json j = nlohmann::json::parse(test::slurp(file));
+        j["system"]["hostname"] = host;
+        if (!with_step && i >= TrackedTree::kStep)
+            for (auto& r : j["runs"])
+                if (r["load"] == "cpu_load") r["wall_s"] = r["wall_s"].get<double>() - 1.0;
+        test::put_file(file, j.dump(1));
+        REQUIRE(history::import_paths(db, {file}, "2026-12-05T00:00:00Z").skipped.empty());
+    }
+}
+
+// What the whole track must have come to, however it got there.
+void check_the_answer(const Tracking& k, const TrackState& s) {
+    INFO(track_status_text(s, 0));
+    const TrackedTree& t = k.t;
+    REQUIRE(s.points.size() == 8);  // t00 .. t28
+    for (const auto& p : s.points) {
+        if (t.failing.count(p.commit)) {
+            CHECK(p.status == PointStatus::failed);
+            CHECK_THAT(p.why, Catch::Contains("does not build"));
+        } else {
+            CHECK(p.status == PointStatus::stored);
+        }
+    }
+    REQUIRE(s.changes.size() == 1);
+    const TrackChange& c = s.changes.front();
+    CHECK(c.before == t.commits[12]);
+    CHECK(c.after == t.commits[16]);
+    CHECK(c.change == Approx(0.1).margin(0.02));
+    CHECK(c.status == ChangeStatus::mailed);
+    CHECK(c.first_bad == t.commits[TrackedTree::kStep]);
+    CHECK_THAT(c.confirm_why, Catch::Contains("differ"));
+    REQUIRE(s.mailed.size() == 1);
+    const std::vector<fs::path> mails = k.mails();
+    REQUIRE(mails.size() == 1);
+    const std::string mail = test::slurp(mails.front());
+    INFO(mail);
+    CHECK(mail.rfind("Subject: [contest] track: " + t.commits[TrackedTree::kStep].substr(0, 12) +
+                         " pipe: let a slow reader",
+                     0) == 0);
+    CHECK_THAT(mail, Catch::Contains("first bad commit: " + t.commits[TrackedTree::kStep]));
+    CHECK_THAT(mail, Catch::Contains("commit: " + t.commits[TrackedTree::kStep] + "\n"));
+    CHECK_THAT(mail, Catch::Contains("Dee Pipes <dee@example.org>"));
+    CHECK_THAT(mail, Catch::Contains("%change"));  // the LKP table of the two points
+    CHECK_THAT(mail, Catch::Contains("How the track runs:"));
+    CHECK_THAT(test::unwrapped(mail), Catch::Contains("t12 (" + t.commits[12].substr(0, 12) + ")"));
+    for (const auto& line : split_lines(mail)) {
+        INFO(line);
+        CHECK(line.size() <= kPostColumns);
+    }
+    // Every stored point in the database once, none of the others.
+    const auto files = k.files_by_commit();
+    CHECK(files.size() == 7);
+    for (const auto& [commit, n] : files) {
+        CHECK(n == 1);
+        CHECK(t.failing.count(commit) == 0);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("track: the points of a branch, by tag or every N-th first-parent commit", "[track]") {
+    TrackedTree t;
+    const fs::path scratch = t.stand_in.scratch / "git";
+    fs::create_directories(scratch);
+    const auto names = [](const std::vector<BranchPoint>& points) {
+        std::vector<std::string> out;
+        for (const auto& p : points) out.push_back(p.name);
+        return out;
+    };
+    const std::string head = t.commits.back();
+    CHECK(names(branch_points(t.tree, t.commits[0], head, {"tag", false}, scratch)) ==
+          std::vector<std::string>{"t00", "t04", "t08", "t12", "t16", "t20", "t24", "t28"});
+    // From a commit between tags, with the head.
+    const auto every = branch_points(t.tree, t.commits[6], head, {"10", true}, scratch);
+    REQUIRE(every.size() == 4);
+    CHECK(every[0].commit == t.commits[6]);
+    CHECK(every[1].commit == t.commits[16]);
+    CHECK(names(every)[1] == "t16");
+    CHECK(every[2].commit == t.commits[26]);
+    CHECK(every[3].commit == head);
+    CHECK(every[3].name == head.substr(0, 12));
+    // A FROM off the branch's line, a ref that could be read as an option.
+    test::sh(t.tree,
+             "git checkout -q -b other t04 && git -c user.name=t -c user.email=t@t "
+             "commit -q --allow-empty -m aside && git checkout -q main");
+    const std::string aside = test::sh(t.tree, "git rev-parse other");
+    CHECK_THROWS_AS(branch_points(t.tree, aside, head, {"tag", false}, scratch), UsageError);
+    CHECK_THROWS_AS(resolve_commit(t.tree, "--all", "--from", scratch), UsageError);
+    CHECK_THROWS_AS(resolve_commit(t.tree, "no-such-tag", "--from", scratch), UsageError);
+    CHECK(resolve_commit(t.tree, "t12", "--from", scratch) == t.commits[12]);
+}
+
+TEST_CASE(
+    "track: the step between two tags found, confirmed, bisected to its commit and mailed once; "
+    "the point that does not build skipped; a rerun measures nothing; a new tag is one point",
+    "[track]") {
+    Tracking k;
+    const std::string before = k.t.stand_in.state();
+    // A fleet's shared database: two other hosts have the same points, one
+    // with the step and one without.
+    seed_other_host(k, "host-b", true);
+    seed_other_host(k, "host-c", false);
+    const TrackState s = run_track(k.options(), k.bench, k.quiet);
+    check_the_answer(k, s);
+    const std::string mail = test::unwrapped(test::slurp(k.mails().front()));
+    INFO(mail);
+    // What the mail says of each host, from its name to the next's (the
+    // lines unwrapped, each host's joined to the next).
+    const auto b = mail.find(" host-b ("), c = mail.find(" host-c (");
+    REQUIRE(b != std::string::npos);
+    REQUIRE(c != std::string::npos);
+    const std::string of_b = mail.substr(b, c - b), of_c = mail.substr(c, mail.find('\n', c) - c);
+    CHECK_THAT(of_b, Catch::Contains("): +") &&
+                         Catch::Contains("between the same points (medians): a change point "
+                                         "there too"));
+    CHECK_THAT(of_c, Catch::Contains("between the same points (medians): no change point there, "
+                                     "over 7 points"));
+    CHECK(k.t.stand_in.state() == before);
+    // Each point measured once, the change compared once.
+    for (const auto& p : s.points)
+        if (p.status == PointStatus::stored)
+            CHECK(k.bench.count("point " + p.commit + " done") == 1);
+    CHECK(k.bench.count("compare " + k.t.commits[12] + " " + k.t.commits[16] + " done") == 1);
+    const std::string status = track_status_text(s, 0);
+    CHECK_THAT(status, Catch::Contains("points: 8, 7 stored, 1 failed, 0 to do"));
+    CHECK_THAT(status,
+               Catch::Contains("t08 " + k.t.commits[8].substr(0, 12) + ": failed: does not build"));
+    CHECK_THAT(status, Catch::Contains("mailed, first bad commit " +
+                                       k.t.commits[TrackedTree::kStep].substr(0, 12)));
+
+    // A rerun with nothing new measures nothing and mails nothing.
+    int measured = k.bench.lines();
+    check_the_answer(k, run_track(k.options(), k.bench, k.quiet));
+    CHECK(k.bench.lines() == measured);
+
+    // A new tag is one new point, and one made later on an older commit is
+    // a point in its place on the line; the same change is not mailed again.
+    k.t.add_commit(31);
+    k.t.add_commit(32);
+    k.t.tag(32);
+    k.t.tag(2);
+    measured = k.bench.lines();
+    TrackOptions o = k.options();
+    o.from.clear();  // the state's
+    const TrackState again = run_track(o, k.bench, k.quiet);
+    REQUIRE(again.points.size() == 10);
+    CHECK(again.points[1].name == "t02");
+    CHECK(again.points.back().name == "t32");
+    for (const auto& p : again.points) CHECK(p.status != PointStatus::pending);
+    CHECK(k.bench.lines() == measured + 4);  // two runs begun and done
+    CHECK(k.mails().size() == 1);
+    CHECK(again.changes.size() == 1);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track: a change the series placed one point off (a point measured on a bad day) is not "
+    "confirmed there, and is found, confirmed and bisected between the neighbouring pair",
+    "[track]") {
+    Tracking k(18);  // the step between t16 and t20
+    // t16's own run on a bad day: as slow as the points after the step, so
+    // the series puts its change between t12 and t16.
+    k.bench.point_offsets[k.t.commits[16]] = 1.0;
+    const TrackState s = run_track(k.options(), k.bench, k.quiet);
+    INFO(track_status_text(s, 0));
+    REQUIRE(s.changes.size() >= 2);
+    const TrackChange& shown = s.changes.front();
+    CHECK(shown.before == k.t.commits[12]);
+    CHECK(shown.after == k.t.commits[16]);
+    CHECK(shown.status == ChangeStatus::not_confirmed);
+    // Measured in parts of 5 rounds until the ends' bound: 10 rounds.
+    CHECK_THAT(shown.confirm_why, Catch::Contains("cannot tell the ends apart after 10 rounds"));
+    CHECK(fs::exists(k.options().folder / shown.confirm_folder / "part-2"));
+    const auto real = std::find_if(s.changes.begin(), s.changes.end(), [&](const auto& c) {
+        return c.before == k.t.commits[16] && c.after == k.t.commits[20];
+    });
+    REQUIRE(real != s.changes.end());
+    CHECK(real->neighbour_of == k.t.commits[12] + ".." + k.t.commits[16]);
+    CHECK(real->status == ChangeStatus::mailed);
+    CHECK(real->first_bad == k.t.commits[18]);
+    REQUIRE(k.mails().size() == 1);
+    const std::string mail = test::unwrapped(test::slurp(k.mails().front()));
+    INFO(mail);
+    CHECK_THAT(mail, Catch::Contains("could not tell them apart"));
+    // Its other neighbour (t04, t12: the failing t08 is no point) was not confirmed either.
+    for (const auto& c : s.changes)
+        if (&c != &*real && &c != &shown) CHECK(c.status == ChangeStatus::not_confirmed);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track: killed (SIGKILL) after every step and in the middle of its runs, it resumes, "
+    "measures nothing twice that was done, and mails once",
+    "[track]") {
+    Tracking k;
+    const std::string before = k.t.stand_in.state();
+    kills_log = k.scratch / "kills.log";
+    // Each step of the track in its order, and how a forked track is cut
+    // there: right after its state says so (SIGKILL in the save's hook), or
+    // in the middle of the run that step starts (SIGKILL in the second turn
+    // of the run after that save). Each forked track goes to its kill; the
+    // next one takes the track on; the last is not killed.
+    const std::vector<std::pair<std::string, bool>> cuts = {
+        {"measuring", false},  {"measuring", true},  {"measured", false},
+        {"stored", false},     {"failed", false},    {"found", false},
+        {"confirming", false}, {"confirming", true}, {"bisecting", false},
+        {"bisecting", true},   {"", false}};
+    for (const auto& [phase, mid_run] : cuts) {
+        const pid_t child = fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            int code = 0;
+            try {
+                int saves = 0;
+                TrackOptions o = k.options();
+                o.saved = [&, phase = phase, mid_run = mid_run](const TrackState& state) {
+                    last_phase = phase_of(state);
+                    ++saves;
+                    if (last_phase != phase) return;
+                    if (mid_run)
+                        turns_before_kill = 1;  // in the run this step starts
+                    else if (saves >= 2)        // past the points listed: a step taken
+                        killed_here("after a step");
+                };
+                run_track(o, k.bench, k.quiet);
+            } catch (...) {
+                code = 3;
+            }
+            _exit(code);
+        }
+        int status = 0;
+        REQUIRE(waitpid(child, &status, 0) == child);
+        INFO("cut at " << phase << (mid_run ? " mid-run" : " after a step"));
+        if (phase.empty()) {
+            CHECK(WIFEXITED(status));
+            CHECK(WEXITSTATUS(status) == 0);
+        } else {
+            CHECK(WIFSIGNALED(status));
+        }
+    }
+    // Every cut was where it was meant to be.
+    std::set<std::string> cut;
+    {
+        std::ifstream in(kills_log);
+        for (std::string line; std::getline(in, line);) cut.insert(line);
+    }
+    INFO(test::slurp(kills_log));
+    for (const auto& [phase, mid_run] : cuts)
+        if (!phase.empty()) CHECK(cut.count(phase + (mid_run ? " mid-run" : " after a step")) == 1);
+    const TrackState s = read_track_state(k.options().folder / kTrackStateFile);
+    check_the_answer(k, s);
+    // A point's run that was done is never taken again: only one a kill cut.
+    for (const auto& p : s.points)
+        if (p.status == PointStatus::stored)
+            CHECK(k.bench.count("point " + p.commit + " done") == 1);
+    // The comparison cut in its run was taken again, once.
+    CHECK(k.bench.count("compare " + k.t.commits[12] + " " + k.t.commits[16] + " done") == 1);
+    CHECK(k.t.stand_in.state() == before);
+    // The resumed run again: nothing.
+    const int measured = k.bench.lines();
+    run_track(k.options(), k.bench, k.quiet);
+    CHECK(k.bench.lines() == measured);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("track: one contest a track, another question refused, the state read as untrusted",
+          "[track]") {
+    Tracking k;
+    TrackOptions o = k.options();
+    fs::create_directories(o.folder);
+    {
+        auto held = FileLock::try_take(o.folder / "track.lock");
+        REQUIRE(held);
+        CHECK_THROWS_AS(run_track(o, k.bench, k.quiet), TrackBusy);
+    }
+    CHECK(k.bench.lines() == 0);
+    // A start needs --from.
+    TrackOptions no_from = o;
+    no_from.from.clear();
+    CHECK_THROWS_WITH(run_track(no_from, k.bench, k.quiet), Catch::Contains("give --from"));
+
+    // A state of another question: refused naming what differs, nothing measured.
+    TrackState s;
+    s.tree = o.tree.string();
+    s.branch = "main";
+    s.from = k.t.commits[0];
+    s.every = "4";
+    s.measure = "time:cpu_load";
+    s.run_words = o.run_words;
+    s.point_rounds = 3;
+    s.confirm_rounds = 5;
+    write_track_state(o.folder / kTrackStateFile, s);
+    CHECK_THROWS_WITH(run_track(o, k.bench, k.quiet), Catch::Contains("--every 4, not tag"));
+    CHECK(k.bench.lines() == 0);
+
+    // Round trip, then each refusal one line naming the field.
+    TrackPoint p;
+    p.commit = k.t.commits[4];
+    p.name = "t04";
+    p.status = PointStatus::stored;
+    p.folder = "points/002-x";
+    p.file = "points/002-x/point/f.json";
+    s.points.push_back(p);
+    const std::string text = track_state_text(s);
+    CHECK(track_state_text(track_state_from_text(text, "t")) == text);
+    const auto refused = [&](const std::string& from, const std::string& to,
+                             const std::string& says) {
+        std::string bad = text;
+        const auto at = bad.find(from);
+        REQUIRE(at != std::string::npos);
+        bad.replace(at, from.size(), to);
+        INFO(bad);
+        try {
+            track_state_from_text(bad, "track.json");
+            FAIL("accepted");
+        } catch (const UsageError& e) {
+            CHECK_THAT(e.what(), Catch::Contains(says));
+            CHECK(std::string(e.what()).find('\n') == std::string::npos);
+        }
+    };
+    refused("\"points/002-x\"", "\"../../etc\"", "points[0].folder");
+    refused("\"points/002-x/point/f.json\"", "\"/etc/passwd\"", "points[0].file");
+    refused("\"stored\"", "\"done\"", "no point status");
+    refused("\"" + k.t.commits[4] + "\"", "\"HEAD\"", "points[0].commit");
+    refused("\"every\": \"4\"", "\"every\": \"-4\"", "every");
+    refused("\"point_rounds\": 3", "\"point_rounds\": -3", "point_rounds");
+    refused("\"schema\": 1", "\"schema\": 2", "schema");
+    refused("\"mailed\": []", "\"mailed\": [], \"extra\": 1", "extra");
+    const fs::path link = o.folder / "link.json";
+    fs::create_symlink(o.folder / kTrackStateFile, link);
+    CHECK_THROWS_AS(read_track_state(link), UsageError);
+}
+
+TEST_CASE("contest track: its refusals are one line and exit 2; --status says where it stands",
+          "[track][e2e]") {
+    TrackedTree t;
+    const fs::path dir = t.stand_in.scratch.path();
+    const auto refused = [&](const std::vector<std::string>& args, const std::string& says) {
+        const test::Outcome o = test::run_contest_binary(args, dir, dir);
+        INFO(o.out << o.err);
+        CHECK(o.exit_code == 2);
+        CHECK_THAT(o.err, Catch::Contains(says));
+    };
+    refused({"track"}, "give the TREE");
+    refused({"track", t.tree.string(), "--every", "0"}, "--every '0'");
+    refused({"track", dir.string(), "--from", "t00", "--", "--workdir", (dir / "work").string(),
+             "cpu_load"},
+            "is no git work tree");
+    refused({"track", t.tree.string(), "--from", "t00", "--", "--kernel", "a=/x", "cpu_load"},
+            "--kernel is the track's to set");
+    refused({"track", t.tree.string(), "--from", "t00", "--measure", "ratio:cpu_load", "--",
+             "no_load", "cpu_load"},
+            "ratio");
+    refused({"track", "--status", "--results", (dir / "none").string()}, "no track in");
+    refused({"track", t.tree.string(), "--from", "nothing-here", "--results", (dir / "tr").string(),
+             "--", "--workdir", (dir / "work").string(), "cpu_load"},
+            "'nothing-here' is no commit");
+
+    TrackState s;
+    s.tree = t.tree.string();
+    s.branch = "main";
+    s.from = t.commits[0];
+    s.every = "tag";
+    s.measure = "time:cpu_load";
+    s.point_rounds = 3;
+    s.confirm_rounds = 5;
+    TrackPoint p;
+    p.commit = t.commits[0];
+    p.name = "t00";
+    p.status = PointStatus::stored;
+    p.seconds = 40;
+    s.points = {p, p};
+    s.points[1].commit = t.commits[4];
+    s.points[1].name = "t04";
+    s.points[1].status = PointStatus::measuring;
+    fs::create_directories(dir / "tr");
+    write_track_state(dir / "tr" / kTrackStateFile, s);
+    const test::Outcome o = test::run_contest_binary(
+        {"track", "--status", "--results", (dir / "tr").string()}, dir, dir);
+    INFO(o.out << o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out,
+               Catch::Contains(
+                   "points: 2, 1 stored, 0 failed, 1 to do (about 40.0 s left at 40.0 s a point)"));
+    CHECK_THAT(o.out, Catch::Contains("2. t04 " + t.commits[4].substr(0, 12) + ": measuring"));
+    CHECK_THAT(o.out, Catch::Contains("not running now"));
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "contest track on the stand-in tree: each point built once by its contest run --kernel, one "
+    "that does not build and one whose guest does not come up recorded and skipped, the tree "
+    "untouched",
+    "[track][e2e]") {
+    test::require_program("qemu-system-x86_64");
+    test::StandIn s;
+    const fs::path dir = s.scratch.path();
+    test::sh(s.tree, "git tag t0 " + s.base + " && git tag t1 " + s.next +
+                         " && echo 1 > fail && git add fail && git -c user.name=t -c "
+                         "user.email=t@t commit -qm 'does not build' && git tag t2");
+    const std::string before = s.state();
+    const std::vector<std::string> args = {"track",
+                                           s.tree.string(),
+                                           "--from",
+                                           "t0",
+                                           "--results",
+                                           (dir / "track").string(),
+                                           "--",
+                                           "--workdir",
+                                           (dir / "work").string(),
+                                           "--vm-accel",
+                                           "tcg",
+                                           "-w",
+                                           "command",
+                                           "--workload-cmd",
+                                           "true",
+                                           "no_load",
+                                           "cpu_load"};
+    test::Outcome o = test::run_contest_binary(args, dir, dir);
+    INFO(o.out << o.err);
+    CHECK(o.exit_code == 0);
+    const TrackState state = read_track_state(dir / "track" / kTrackStateFile);
+    REQUIRE(state.points.size() == 3);
+    for (const auto& p : state.points) CHECK(p.status == PointStatus::failed);
+    // Built, booted, and its guest refused the stand-in's image: no run came back.
+    CHECK_THAT(state.points[0].why, Catch::Contains("no run of cpu_load came back"));
+    CHECK_THAT(state.points[2].why, Catch::Contains("the stand-in fails here"));
+    CHECK_THAT(o.err, Catch::Contains("point t2 skipped"));
+    CHECK_THAT(o.out, Catch::Contains("points: 3, 0 stored, 3 failed"));
+    // t0 (beside itself) and t1 (beside t0, none stored before it): two builds.
+    CHECK(s.builds_count() == "2");
+    o = test::run_contest_binary(args, dir, dir);
+    CHECK(o.exit_code == 0);
+    CHECK(s.builds_count() == "2");
+    CHECK(s.state() == before);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track: the real bench runs contest's commands with the track's words, says why a run "
+    "failed, stops one past --run-timeout, and passes an interrupt on",
+    "[track]") {
+    test::ScratchDir dir("track-bench");
+    const fs::path asked = dir / "asked", binary = dir / "contest";
+    // A stand-in for contest's binary: its words recorded, then what $MODE says.
+    test::put_file(binary,
+                   "#!/bin/sh\necho \"$*\" >> '" + asked.string() + "'\nmode=$(cat '" +
+                       (dir / "mode").string() +
+                       "')\ncase $mode in\n  slow) exec sleep 30 ;;\n  fails) echo 'make: *** "
+                       "[bzImage] Error 2'; echo 'contest: error: the kernel of point does not "
+                       "build'; exit 3 ;;\n  cut) exit 130 ;;\nesac\n",
+                   true);
+    ContestBenchSettings settings;
+    settings.tree = "/src/linux";
+    settings.run_words = {"-w", "command", "--workload-cmd", "true", "cpu_load"};
+    settings.measure = "time:cpu_load";
+    settings.binary = binary;
+    settings.run_timeout_s = 1;
+    ContestBench bench(settings);
+    const std::string a(40, 'a'), b(40, 'b');
+
+    test::put_file(dir / "mode", "fails");
+    try {
+        bench.measure_point(a, b, dir / "p1");
+        FAIL("no PointFailed");
+    } catch (const PointFailed& e) {
+        CHECK_THAT(e.what(), Catch::Contains("contest run exited 3: contest: error: the kernel of "
+                                             "point does not build"));
+    }
+    CHECK(test::slurp(asked) == "run --kernel=point=/src/linux@" + a +
+                                    " --kernel=companion=/src/linux@" + b +
+                                    " --runs=3 --results=" + (dir / "p1").string() +
+                                    " --no-history -w command --workload-cmd true cpu_load\n");
+    CHECK(fs::exists(dir / "p1" / "contest.log"));
+
+    test::put_file(dir / "mode", "slow");
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(bench.compare(a, b, dir / "c1"), Catch::Contains("took longer than 1 s"));
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+
+    test::put_file(dir / "mode", "cut");
+    CHECK_THROWS_AS(bench.measure_point(a, b, dir / "p2"), Interrupted);
+    // A bisection that ends before its state is made: said, with its last words.
+    test::put_file(dir / "mode", "fails");
+    CHECK_THROWS_WITH(bench.bisect(a, b, dir / "x" / "bisect"),
+                      Catch::Contains("before its state was made: contest: error"));
+    CHECK_THAT(
+        test::slurp(asked),
+        Catch::Contains("bisect --good=/src/linux@" + a + " --bad=/src/linux@" + b +
+                        " --measure=time:cpu_load --results=" + (dir / "x" / "bisect").string() +
+                        " -- -w command --workload-cmd true cpu_load"));
+    CHECK(test::leftover_processes().empty());
+}
