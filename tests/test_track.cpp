@@ -653,7 +653,7 @@ TEST_CASE("track: one contest a track, another question refused, the state read 
     refused("\"" + k.t.commits[4] + "\"", "\"HEAD\"", "points[0].commit");
     refused("\"every\": \"4\"", "\"every\": \"-4\"", "every");
     refused("\"point_rounds\": 3", "\"point_rounds\": -3", "point_rounds");
-    refused("\"schema\": 1", "\"schema\": 2", "schema");
+    refused("\"schema\": 2", "\"schema\": 3", "schema");
     refused("\"mailed\": []", "\"mailed\": [], \"extra\": 1", "extra");
     const fs::path link = o.folder / "link.json";
     fs::create_symlink(o.folder / kTrackStateFile, link);
@@ -819,4 +819,56 @@ TEST_CASE(
                         " --measure=time:cpu_load --results=" + (dir / "x" / "bisect").string() +
                         " -- -w command --workload-cmd true cpu_load"));
     CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track --send-to: the mail handed to the mail program once, with its To: line; a program "
+    "that fails is said, and the next run sends it",
+    "[track]") {
+    Tracking k;
+    // A stand-in sendmail: its words and what it was given, a call a line;
+    // it fails while `refuse` is there.
+    const fs::path log = k.scratch / "sendmail.calls", refuse = k.scratch / "refuse";
+    const fs::path program = k.scratch / "bin" / "sendmail";
+    test::put_file(program,
+                   "#!/bin/sh\n[ -e '" + refuse.string() +
+                       "' ] && exit 75\n{ echo \"ARGS $*\"; cat; "
+                       "echo; } >> '" +
+                       log.string() + "'\n",
+                   true);
+    TrackOptions o = k.options();
+    o.send_to = {"lkml@example.org", "author@example.org"};
+    o.sendmail = {program.string()};
+    test::put_file(refuse, "");
+    TrackState s = run_track(o, k.bench, k.quiet);
+    REQUIRE(s.mailed.size() == 1);
+    CHECK(s.sent.empty());  // the program failed: not recorded as sent
+    CHECK_FALSE(fs::exists(log));
+    REQUIRE(k.mails().size() == 1);
+    fs::remove(refuse);
+    s = run_track(o, k.bench, k.quiet);
+    CHECK(s.sent == s.mailed);
+    const std::string calls = test::slurp(log);
+    INFO(calls);
+    CHECK(calls.rfind("ARGS -oi -- lkml@example.org author@example.org\n"
+                      "To: lkml@example.org, author@example.org\nSubject: [contest] track: ",
+                      0) == 0);
+    CHECK_THAT(calls, Catch::Contains(test::slurp(k.mails().front())));
+    // Once: a third run sends nothing.
+    run_track(o, k.bench, k.quiet);
+    CHECK(test::slurp(log) == calls);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("track --send-to refuses what is no address, in one line", "[track]") {
+    test::ScratchDir dir("track-send-to");
+    for (const char* bad : {"-oi", "no at sign", "a@b c", "x"}) {
+        INFO(bad);
+        const auto o = test::run_contest_binary({"track", dir.path().string(), "--from", "HEAD",
+                                                 std::string("--send-to=") + bad, "--", "no_load"},
+                                                dir.path(), dir.path());
+        CHECK(o.exit_code == 2);
+        CHECK(o.err.find("--send-to '") != std::string::npos);
+        CHECK(o.err.find("not a mail address") != std::string::npos);
+    }
 }

@@ -1,5 +1,6 @@
 // `contest track TREE [--branch BRANCH] [--from REF] [--every tag|N] [--head] [options] [--
 // RUN-WORDS...]`
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -15,6 +16,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
 #include "contest/sys/text.h"
+#include "contest/sys/words.h"
 #include "contest/sys/workdir.h"
 #include "contest/track/contest_bench.h"
 #include "contest/track/tracking.h"
@@ -58,6 +60,16 @@ int print_status(const fs::path& folder) {
     return kExitOk;
 }
 
+// --send-to's addresses: each a word of its own (a mail program takes them
+// after --), no space or control character in it.
+void check_addresses(const std::vector<std::string>& addresses) {
+    for (const auto& a : addresses)
+        if (a.empty() || a.front() == '-' || a.find('@') == std::string::npos ||
+            std::any_of(a.begin(), a.end(), [](unsigned char c) { return c <= ' ' || c == 127; }))
+            throw UsageError("contest track: --send-to '" + printable(a) +
+                             "': not a mail address (user@host, no space)");
+}
+
 }  // namespace
 
 int cmd_track(int argc, char** argv) {
@@ -82,7 +94,8 @@ int cmd_track(int argc, char** argv) {
     bool head = false, status = false;
     unsigned runs = 3, confirm_rounds = 5;
     double run_timeout = 0;
-    std::vector<std::string> run_words;
+    std::vector<std::string> run_words, send_to;
+    std::string sendmail = "/usr/sbin/sendmail";
     // clang-format off
     cl.options.add_options()
         ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read")
@@ -103,6 +116,10 @@ int cmd_track(int argc, char** argv) {
         ("results", po::value(&results)->default_value(results)->value_name("D"),
          "the track's folder: its state, each point's run, each change's confirmation and bisection")
         ("mail-dir", po::value(&mail_dir)->value_name("D"), "where the mails go (default: D/mail)")
+        ("send-to", checked(&send_to, check_addresses)->value_name("ADDRESS"),
+         "each mail also sent to ADDRESS (twice or more: to each) through --sendmail, once")
+        ("sendmail", po::value(&sendmail)->default_value(sendmail)->value_name("PROGRAM"),
+         "the mail program --send-to hands each mail to (its words, then -oi -- ADDRESS...)")
         ("db", po::value(&db)->value_name("FILE|URI"),
          "the results database each point is stored in (default: history.sqlite in --results' parent)")
         ("status", po::bool_switch(&status), "where the track in --results stands, and exit")
@@ -149,6 +166,9 @@ int cmd_track(int argc, char** argv) {
     options.confirm_rounds = confirm_rounds;
     options.folder = folder;
     options.mail_dir = mail_dir.empty() ? folder / "mail" : fs::absolute(mail_dir);
+    options.send_to = send_to;
+    options.sendmail = split_words(sendmail);
+    if (options.sendmail.empty()) throw UsageError("contest track: --sendmail: give a program");
     options.db = history::db_target(db, folder.parent_path());
 
     track::ContestBenchSettings settings;

@@ -75,11 +75,13 @@ void fields(V& v, R& s) {
     v("points", s.points);
     v("changes", s.changes);
     v("mailed", s.mailed);
+    v("sent", s.sent);
 }
 
 namespace {
 
-constexpr int kSchema = 1;
+// 2: the mails sent (--send-to).
+constexpr int kSchema = 2;
 
 bool full_hash(const std::string& s) {
     return s.size() == 40 && std::all_of(s.begin(), s.end(), [](char c) {

@@ -99,6 +99,9 @@ struct TrackState {
     std::vector<TrackChange> changes;
     // The mails written, each once: MEASURE@FIRST-BAD-COMMIT.
     std::vector<std::string> mailed;
+    // The mails handed to the mail program (--send-to), each at most once:
+    // recorded before it runs, so a cut while it runs never sends twice.
+    std::vector<std::string> sent;
 };
 
 // The largest state read: a year of daily points and their changes is far

@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 
+#include <fcntl.h>
+
 #include "contest/analysis/stats.h"
 #include "contest/bisect/bisection_text.h"
 #include "contest/history/file_keys.h"
@@ -18,14 +20,21 @@
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/process.h"
+#include "contest/sys/regular_file.h"
 #include "contest/sys/sha256.h"
+#include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
 #include "contest/sys/utc_timestamp.h"
 #include "contest/track/track_mail.h"
 
 namespace contest::track {
 
 namespace fs = std::filesystem;
+
+// A mail read back to be sent: tens of KiB as written; bounded all the same.
+constexpr std::uintmax_t kMaxMailBytes = 1u << 20;
 
 std::string history_measure_of(const bisect::BisectMeasure& measure) {
     if (measure.what == "time") return "wall_s";
@@ -94,6 +103,7 @@ class Track {
     void add_neighbours(std::size_t index);
     void confirm(TrackChange& change);
     void bisect_and_mail(TrackChange& change);
+    void send_mails();
     std::vector<std::string> on_other_hosts(const TrackChange& change);
     std::string point_name(const std::string& commit) const {
         for (const auto& p : s_.points)
@@ -216,7 +226,62 @@ TrackState Track::run() {
         take_point(i);
         if (s_.points[i].status == PointStatus::stored) find_changes();
     }
+    send_mails();
     return s_;
+}
+
+// --send-to: each mail written and not yet handed over goes to the mail
+// program once, with a To: line before its Subject. It is recorded as sent
+// before the program runs: a cut while it runs loses a mail (the file stays
+// in the mail folder) rather than sending it twice. A program that fails is
+// said in a warning and its mail taken again by the next run.
+void Track::send_mails() {
+    if (o_.send_to.empty()) return;
+    for (const TrackChange& change : s_.changes) {
+        if (change.status != ChangeStatus::mailed || change.mail.empty()) continue;
+        const std::string key = s_.measure + "@" + change.first_bad;
+        if (std::find(s_.sent.begin(), s_.sent.end(), key) != s_.sent.end()) continue;
+        const fs::path mail = o_.mail_dir / change.mail;
+        const RegularFileRead got =
+            read_regular_file_at(AT_FDCWD, mail.c_str(), kMaxMailBytes, false);
+        if (got.refusal != RegularFileRead::Refusal::none) {
+            warn("contest track: " + printable(mail.string()) + ": " + got.why() + ": not sent");
+            continue;
+        }
+        s_.sent.push_back(key);
+        save();
+        std::vector<std::string> argv = o_.sendmail;
+        argv.insert(argv.end(), {"-oi", "--"});
+        argv.insert(argv.end(), o_.send_to.begin(), o_.send_to.end());
+        std::string why;
+        try {
+            SpawnOptions so;
+            so.in = StdStream::pipe();
+            so.log_to(o_.folder / "sendmail.log");
+            Spawned child = spawn_with_pipes(argv, so);
+            const bool written =
+                write_all(child.in.get(), "To: " + join(o_.send_to, ", ") + "\n" + got.text);
+            child.in.reset();
+            const int status = wait_for_exit(child.pid);
+            if (status != 0)
+                why = describe_wait_status(status);
+            else if (!written)
+                why = "it did not take the whole mail";
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+        if (why.empty()) {
+            progress_.note("contest track: " + printable(change.mail) + " sent to " +
+                           printable(join(o_.send_to, ", ")));
+            continue;
+        }
+        s_.sent.pop_back();
+        save();
+        warn("contest track: sending " + printable(change.mail) + " with " +
+             printable(join(o_.sendmail, " ")) + ": " + printable(why) + " (see " +
+             printable((o_.folder / "sendmail.log").string()) + "); the mail is in " +
+             printable(o_.mail_dir.string()) + ", and the next run sends it");
+    }
 }
 
 void Track::take_point(std::size_t index) {

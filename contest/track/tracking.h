@@ -37,8 +37,12 @@ struct TrackOptions {
     unsigned point_rounds = 3, confirm_rounds = 5;
     std::filesystem::path folder;    // the track's: its state, runs, bisections
     std::filesystem::path mail_dir;  // where its mails are written
-    std::filesystem::path scratch;   // a folder of contest's for git's output
-    std::filesystem::path locks;     // a folder of contest's for the tree's and database's lock
+    // --send-to: each mail also handed to the mail program (sendmail's
+    // words, then -oi -- and these addresses), once; none: files only.
+    std::vector<std::string> send_to;
+    std::vector<std::string> sendmail = {"/usr/sbin/sendmail"};
+    std::filesystem::path scratch;  // a folder of contest's for git's output
+    std::filesystem::path locks;    // a folder of contest's for the tree's and database's lock
     history::DbTarget db;
     ChangePointOptions changes;
     BisectRule rule;  // its ends' test judges a confirmation
