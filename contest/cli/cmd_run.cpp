@@ -544,7 +544,14 @@ RunConfig journal_run_config(RunOptions& options) {
         if (name != "journal" && !value.defaulted())
             throw UsageError("--journal goes alone (the journal holds the run): --" + name +
                              " given too");
-    return read_run_journal(options.arguments().journal).config;
+    RunConfig config = read_run_journal(options.arguments().journal).config;
+    // A delegated turn is a run on this host; a journal of kernels is its
+    // start's, which steps it on (--boot-continue, contest bisect).
+    if (config.place != RunPlace::host)
+        throw UsageError("--journal " + printable(options.arguments().journal) + ": a run of --" +
+                         std::string(place_info(config.place).option) +
+                         ", which --journal does not take (a turn on this host only)");
+    return config;
 }
 
 }  // namespace
@@ -555,8 +562,10 @@ int cmd_run(int argc, char** argv) {
     RunArguments& arguments = options.arguments();
     RunConfig rc = checked_run_config(arguments, options.table(), options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
-    if (!arguments.journal.empty()) rc = journal_run_config(options);
-    set_delegated(options, rc);
+    if (!arguments.journal.empty())
+        rc = journal_run_config(options);
+    else
+        set_delegated(options, rc);
     if (auto done = boot_command(options, arguments, rc)) return *done;
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
