@@ -247,20 +247,21 @@ int continue_from_state(const bisect::BisectState& s, const fs::path& folder);
 // start, the ends' batch parsed once (every later batch is that config with
 // its own kernels, rounds and folder); a bisection resumed keeps the one its
 // start made (its words are checked against the state's by the bisection).
+// `first` is the ends' batch as the start checked it, of the words given;
+// under --boot the recorded words are others (resolved, the build config
+// pinned), and parsed again.
 RunJournal bisection_journal(const bisect::BisectOptions& options, const fs::path& folder,
-                             const std::vector<KernelSpec>& ends) {
+                             const std::vector<KernelSpec>& ends, const RunConfig& first) {
     std::error_code ec;
     if (fs::exists(folder / "bisect.json", ec) && fs::exists(bisection_journal_path(folder), ec))
         return read_bisection_journal(folder);
-    const std::vector<std::string> words =
-        batch_words(options.run_words, options.across_reboots, ends, folder / "ends",
-                    options.rule.ends_max_rounds);
     RunJournal journal;
     if (options.across_reboots) {
-        journal = boot_batch_journal_of(words);
+        journal = boot_batch_journal_of(batch_words(options.run_words, true, ends, folder / "ends",
+                                                    options.rule.ends_max_rounds));
     } else {
         journal.started_at = utc_timestamp();
-        journal.config = run_config_of(words);
+        journal.config = first;
     }
     journal.config.seed.reset();  // each batch draws its own
     // Every batch runs in this process or a part root starts from "/".
@@ -427,7 +428,7 @@ int cmd_bisect(int argc, char** argv) {
     options.results = folder;
     options.workdir = first.workload.workdir;
     return run_and_print(options,
-                         bisection_journal(options, folder, {{"good", good}, {"bad", bad}}));
+                         bisection_journal(options, folder, {{"good", good}, {"bad", bad}}, first));
 }
 
 }  // namespace contest

@@ -18,17 +18,6 @@ namespace contest {
 
 namespace {
 
-// The commands (and options) that offer an output, from the outputs table.
-std::string output_commands(const Output& o) {
-    std::vector<std::string> where;
-    if (o.report) where.push_back("contest report --format");
-    if (o.compare) where.push_back("contest compare --format");
-    if (o.post) where.push_back("contest post --style");
-    if (o.exported) where.push_back("contest export --format");
-    if (o.run_summary) where.push_back("contest run --summary-json FILE");
-    return join(where, ", ");
-}
-
 // Every command's facts, as its own parser has them: each is run with its
 // parser collecting instead of parsing.
 std::vector<CommandFacts> every_command() {
@@ -136,7 +125,7 @@ std::string man_page() {
     out += ".SH OUTPUTS\n";
     for (const Output& o : outputs())
         out += ".TP\n.B " + roff(std::string(o.name)) + "\n" + roff(std::string(o.what)) + " (" +
-               roff(output_commands(o)) + ")\n";
+               roff(offered_where(o)) + ")\n";
     out +=
         ".SH \"SEE ALSO\"\n"
         "docs/contract.md, the user's contract, and the other documents of docs/ in "

@@ -82,15 +82,40 @@ std::span<const Output> outputs() {
     return kOutputs;
 }
 
+namespace {
+
+// Each use: the command word a refusal names, its option, how a refusal
+// names the command that offers an output, and how the manual says where.
+struct UseFacts {
+    OutputUse use;
+    std::string_view command, option, refusal, offered_as;
+};
+constexpr UseFacts kUses[] = {
+    {OutputUse::report, "report", "--format", "contest report", "contest report --format"},
+    {OutputUse::compare, "compare", "--format", "contest compare", "contest compare --format"},
+    {OutputUse::post, "post", "--style", "contest post", "contest post --style"},
+    {OutputUse::export_, "export", "--format", "contest export", "contest export --format"},
+    {OutputUse::run_summary, "run", "--summary-json", "contest run --summary-json",
+     "contest run --summary-json FILE"},
+};
+
+const UseFacts& facts_of(OutputUse use) {
+    for (const UseFacts& f : kUses)
+        if (f.use == use) return f;
+    return kUses[0];  // every use is in the table
+}
+
+}  // namespace
+
 std::string_view output_option(OutputUse use) {
-    switch (use) {
-        case OutputUse::post:
-            return "--style";
-        case OutputUse::run_summary:
-            return "--summary-json";
-        default:
-            return "--format";
-    }
+    return facts_of(use).option;
+}
+
+std::string offered_where(const Output& o) {
+    std::string out;
+    for (const UseFacts& f : kUses)
+        if (o.offered_by(f.use)) out += (out.empty() ? "" : ", ") + std::string(f.offered_as);
+    return out;
 }
 
 std::string output_names(OutputUse use, std::string_view separator,
@@ -118,29 +143,10 @@ std::string outputs_help(OutputUse use) {
 
 namespace {
 
-// The command that offers an output, for a refusal naming where it is.
-const char* command_of(const Output& o) {
-    if (o.report) return "contest report";
-    if (o.compare) return "contest compare";
-    if (o.post) return "contest post";
-    if (o.exported) return "contest export";
-    return "contest run --summary-json";
-}
-
-// The command of a use, as a refusal names it.
-const char* use_command(OutputUse use) {
-    switch (use) {
-        case OutputUse::report:
-            return "report";
-        case OutputUse::compare:
-            return "compare";
-        case OutputUse::post:
-            return "post";
-        case OutputUse::export_:
-            return "export";
-        case OutputUse::run_summary:
-            return "run";
-    }
+// The first command that offers an output, for a refusal naming where it is.
+std::string_view command_of(const Output& o) {
+    for (const UseFacts& f : kUses)
+        if (o.offered_by(f.use)) return f.refusal;
     return "?";
 }
 
@@ -155,9 +161,9 @@ const Output& find_output(const std::string& name, OutputUse use) {
         if (o.offered_by(use)) return o;
         text += ": ";
         text += use == OutputUse::report && o.compare ? "a comparison's shape, for contest compare"
-                                                      : std::string("for ") + command_of(o);
+                                                      : "for " + std::string(command_of(o));
         text += " (";
-        text += use_command(use);
+        text += facts_of(use).command;
         text += ": ";
         text += output_names(use);
         text += ")";

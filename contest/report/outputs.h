@@ -62,6 +62,10 @@ std::string output_names(OutputUse use, std::string_view separator = ", ",
 // option's help.
 std::string outputs_help(OutputUse use);
 
+// Where an output is offered, for the manual: "contest report --format,
+// contest compare --format".
+std::string offered_where(const Output& o);
+
 // The option of a use ("--format", "--style", "--summary-json").
 std::string_view output_option(OutputUse use);
 
