@@ -87,12 +87,14 @@ TEST_CASE("list_load lists every entry of the tree, pass after pass, and skips i
     REQUIRE(test::eventually([&] { return lister.secondary() >= 3; }));
     CHECK_FALSE(lister.failure());
     // Every pass lists the whole tree and nothing more: the count of entries
-    // lies between the finished passes' and one more pass's.
+    // lies between the finished passes' and one more pass's, that one
+    // included (a pass whose last entry is counted but whose end is not yet:
+    // CI's sanitized build read 53108 = 44 passes' entries with 43 counted).
     const LoadWindow counted = lister.window();
     const double passes = counted.secondary, entries = counted.units;
     INFO("passes " << passes << ", entries " << entries);
     CHECK(entries >= passes * kPerPass);
-    CHECK(entries < (passes + 1) * kPerPass);
+    CHECK(entries <= (passes + 1) * kPerPass);
 }
 
 TEST_CASE("list_load keeps out of /proc, /sys and /dev", "[loads][slow]") {
