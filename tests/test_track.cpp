@@ -201,14 +201,11 @@ class FakeBench : public TrackBench {
     FakeBench(const TrackedTree& tree, fs::path work, fs::path log)
         : tree_(tree), work_(std::move(work)), log_(std::move(log)) {}
 
-    fs::path measure_point(const std::string& commit, const std::string& companion,
-                           const fs::path& folder) override {
+    fs::path measure_point(const std::string& commit, const fs::path& folder) override {
         note("point " + commit + " begun");
         if (tree_.failing.count(commit))
             throw PointFailed("does not build: error: the stand-in fails here");
-        const RunOutcome out =
-            run({{kPointLabel, tree_.spec(commit)}, {kCompanionLabel, tree_.spec(companion)}},
-                folder, 3, {});
+        const RunOutcome out = run({{kPointLabel, tree_.spec(commit)}}, folder, 3, {});
         note("point " + commit + " done");
         return out.labels.front().path();
     }
@@ -326,7 +323,7 @@ void seed_other_host(const Tracking& k, const std::string& host, bool with_step)
     for (int i = 0; i <= 28; i += 4) {
         const std::string& c = k.t.commits[static_cast<std::size_t>(i)];
         if (k.t.failing.count(c)) continue;
-        const fs::path file = other.measure_point(c, c, k.scratch / host / std::to_string(i));
+        const fs::path file = other.measure_point(c, k.scratch / host / std::to_string(i));
         nlohmann::json j = nlohmann::json::parse(test::slurp(file));
         j["system"]["hostname"] = host;
         if (!with_step && i >= TrackedTree::kStep)
@@ -756,7 +753,7 @@ TEST_CASE(
     CHECK_THAT(state.points[2].why, Catch::Contains("the stand-in fails here"));
     CHECK_THAT(o.err, Catch::Contains("point t2 skipped"));
     CHECK_THAT(o.out, Catch::Contains("points: 3, 0 stored, 3 failed"));
-    // t0 (beside itself) and t1 (beside t0, none stored before it): two builds.
+    // t0 and t1, each a run of its kernel alone: two builds.
     CHECK(s.builds_count() == "2");
     o = test::run_contest_binary(args, dir, dir);
     CHECK(o.exit_code == 0);
@@ -790,14 +787,13 @@ TEST_CASE(
 
     test::put_file(dir / "mode", "fails");
     try {
-        bench.measure_point(a, b, dir / "p1");
+        bench.measure_point(a, dir / "p1");
         FAIL("no PointFailed");
     } catch (const PointFailed& e) {
         CHECK_THAT(e.what(), Catch::Contains("contest run exited 3: contest: error: the kernel of "
                                              "point does not build"));
     }
     CHECK(test::slurp(asked) == "run --kernel=point=/src/linux@" + a +
-                                    " --kernel=companion=/src/linux@" + b +
                                     " --runs=3 --results=" + (dir / "p1").string() +
                                     " --no-history -w command --workload-cmd true cpu_load\n");
     CHECK(fs::exists(dir / "p1" / "contest.log"));
@@ -808,7 +804,7 @@ TEST_CASE(
     CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
 
     test::put_file(dir / "mode", "cut");
-    CHECK_THROWS_AS(bench.measure_point(a, b, dir / "p2"), Interrupted);
+    CHECK_THROWS_AS(bench.measure_point(a, dir / "p2"), Interrupted);
     // A bisection that ends before its state is made: said, with its last words.
     test::put_file(dir / "mode", "fails");
     CHECK_THROWS_WITH(bench.bisect(a, b, dir / "x" / "bisect"),

@@ -183,7 +183,7 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
     // clang-format off
     return {
         {"kernel", host, checked(&a.place_values["kernel"], [](const std::vector<std::string>& s) { check_label_spec("kernel", "IMAGE", s, false); })->value_name("LABEL=IMAGE"),
-         "twice or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
+         "once or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
          "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md), or TREE@REF[+PATCH][%CONFIG_X=V|%FRAGMENT...], built by contest with the label's own config options, if any (docs/kernel-builds.md); " + exclusions_help(place_info(RunPlace::guests))},
         {"build-config", host, Needs{{"kernel", "boot"}}, po::value(&a.config.build_config)->value_name("FILE"),
          "the .config every TREE@REF kernel is built from, through olddefconfig (default: --kernel, tinyconfig + "
@@ -211,7 +211,7 @@ std::vector<TableOption> boot_options(RunArguments& a) {
     // clang-format off
     return {
         {"boot", host, checked(&a.place_values["boot"], [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
-         "twice or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
+         "once or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
          "(/boot/vmlinuz-R), an image, IMAGE:INITRD, a grub / systemd-boot entry (docs/boot.md), or TREE@REF[+PATCH][%OPTIONS] (kexec; with the label's own config options, if any; built as the user contest runs "
          "as, root: its Makefiles run as root; docs/kernel-builds.md); its config is resolved once, at the start, into its journal (the --config file merged, "
          "paths absolute): no later step reads a user's file; " + exclusions_help(place_info(RunPlace::boot))},

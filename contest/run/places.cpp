@@ -71,9 +71,11 @@ void check_place(const RunConfig& config) {
     const PlaceInfo& place = place_info(config.place);
     for (const PlaceExclusion& e : place.excludes)
         if (config_has(config, e).value_or(false)) throw UsageError(exclusion_text(place, e));
-    if (!place.option.empty() && config.kernels.size() < 2)
-        throw UsageError("--" + std::string(place.option) + " needs two kernels or more (LABEL=" +
-                         std::string(place.value_name) + " each)");
+    // One kernel is a measurement of that kernel, as a host run of one
+    // label is (a track's point, a kernel's table for a post).
+    if (!place.option.empty() && config.kernels.empty())
+        throw UsageError("--" + std::string(place.option) +
+                         " needs a kernel (LABEL=" + std::string(place.value_name) + ")");
 }
 
 std::vector<LabelRun> kernel_labels(const RunConfig& config, const RunPlan&) {

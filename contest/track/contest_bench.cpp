@@ -91,27 +91,22 @@ int ContestBench::run_contest(const std::vector<std::string>& words, const fs::p
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-std::vector<std::string> ContestBench::run_of_two(const std::string& first,
-                                                  const std::string& second, unsigned rounds,
-                                                  const fs::path& folder) const {
+std::vector<std::string> ContestBench::run_of(const std::vector<std::string>& kernels,
+                                              unsigned rounds, const fs::path& folder) const {
     // Kept in the run's folder, out of the database: the track stores the
     // point's own file, once (a comparison's are evidence, not a point).
-    std::vector<std::string> words = {"run",
-                                      first,
-                                      second,
-                                      "--runs=" + std::to_string(rounds),
-                                      "--results=" + folder.string(),
-                                      "--no-history"};
+    std::vector<std::string> words = {"run"};
+    words.insert(words.end(), kernels.begin(), kernels.end());
+    for (std::string word : {"--runs=" + std::to_string(rounds), "--results=" + folder.string(),
+                             std::string("--no-history")})
+        words.push_back(std::move(word));
     words.insert(words.end(), s_.run_words.begin(), s_.run_words.end());
     return words;
 }
 
-fs::path ContestBench::measure_point(const std::string& commit, const std::string& companion,
-                                     const fs::path& folder) {
-    const int code =
-        run_contest(run_of_two(kernel(kPointLabel, commit), kernel(kCompanionLabel, companion),
-                               s_.point_rounds, folder),
-                    folder, s_.run_timeout_s);
+fs::path ContestBench::measure_point(const std::string& commit, const fs::path& folder) {
+    const int code = run_contest(run_of({kernel(kPointLabel, commit)}, s_.point_rounds, folder),
+                                 folder, s_.run_timeout_s);
     const auto file = label_file(folder, kPointLabel);
     if (!file)
         throw PointFailed("contest run exited " + std::to_string(code) + ": " +
@@ -121,8 +116,8 @@ fs::path ContestBench::measure_point(const std::string& commit, const std::strin
 
 std::vector<ResultFile> ContestBench::compare(const std::string& before, const std::string& after,
                                               const fs::path& folder) {
-    const int code = run_contest(run_of_two(kernel(kBeforeLabel, before),
-                                            kernel(kAfterLabel, after), s_.confirm_rounds, folder),
+    const int code = run_contest(run_of({kernel(kBeforeLabel, before), kernel(kAfterLabel, after)},
+                                        s_.confirm_rounds, folder),
                                  folder, s_.run_timeout_s);
     auto b = label_file(folder, kBeforeLabel), a = label_file(folder, kAfterLabel);
     if (!b || !a)

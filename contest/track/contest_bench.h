@@ -27,7 +27,7 @@ struct ContestBenchSettings {
 class ContestBench : public TrackBench {
   public:
     explicit ContestBench(ContestBenchSettings settings) : s_(std::move(settings)) {}
-    std::filesystem::path measure_point(const std::string& commit, const std::string& companion,
+    std::filesystem::path measure_point(const std::string& commit,
                                         const std::filesystem::path& folder) override;
     std::vector<ResultFile> compare(const std::string& before, const std::string& after,
                                     const std::filesystem::path& folder) override;
@@ -40,10 +40,10 @@ class ContestBench : public TrackBench {
     // stopped, its files kept; KILL a minute later) and PointFailed thrown.
     int run_contest(const std::vector<std::string>& words, const std::filesystem::path& folder,
                     double timeout_s = 0);
-    // `contest run` of two kernels (each a --kernel=LABEL=TREE@COMMIT word)
-    // in `rounds` interleaved rounds into `folder`, with the track's words.
-    std::vector<std::string> run_of_two(const std::string& first, const std::string& second,
-                                        unsigned rounds, const std::filesystem::path& folder) const;
+    // `contest run` of kernels (each a --kernel=LABEL=TREE@COMMIT word) in
+    // `rounds` interleaved rounds into `folder`, with the track's words.
+    std::vector<std::string> run_of(const std::vector<std::string>& kernels, unsigned rounds,
+                                    const std::filesystem::path& folder) const;
     std::string kernel(const std::string& label, const std::string& commit) const {
         return "--kernel=" + label + "=" + s_.tree.string() + "@" + commit;
     }

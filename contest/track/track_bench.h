@@ -21,10 +21,8 @@ struct PointFailed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// The label of the point's own file in its run's folder (its companion's is
-// kCompanionLabel).
+// The label of the point's own file in its run's folder.
 inline constexpr const char* kPointLabel = "point";
-inline constexpr const char* kCompanionLabel = "companion";
 // The labels of a confirmation's two kernels.
 inline constexpr const char* kBeforeLabel = "before";
 inline constexpr const char* kAfterLabel = "after";
@@ -32,13 +30,10 @@ inline constexpr const char* kAfterLabel = "after";
 class TrackBench {
   public:
     virtual ~TrackBench() = default;
-    // The kernel of `commit` measured into `folder` (a fresh one), in
-    // interleaved rounds with `companion`'s (the point before it, or itself
-    // for the first: a run of guests takes two kernels or more); the path
-    // of the point's own result file (label kPointLabel). PointFailed when
-    // it does not build or its run fails; Interrupted when cut.
+    // The kernel of `commit` measured alone into `folder` (a fresh one):
+    // the path of the point's result file (label kPointLabel). PointFailed
+    // when it does not build or its run fails; Interrupted when cut.
     virtual std::filesystem::path measure_point(const std::string& commit,
-                                                const std::string& companion,
                                                 const std::filesystem::path& folder) = 0;
     // `before` and `after` in interleaved rounds of one run into `folder`
     // (a fresh one): their files, labels kBeforeLabel and kAfterLabel, in

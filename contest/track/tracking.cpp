@@ -287,13 +287,6 @@ void Track::send_mails() {
 void Track::take_point(std::size_t index) {
     TrackPoint& point = s_.points[index];
     if (point.status == PointStatus::measured) return store_point(point);
-    // The point before it that was measured: its run's companion.
-    std::string companion = point.commit;
-    for (std::size_t j = index; j-- > 0;)
-        if (s_.points[j].status == PointStatus::stored) {
-            companion = s_.points[j].commit;
-            break;
-        }
     point.folder = "points/" + three_digits(index + 1) + "-" + point.commit.substr(0, 12);
     const fs::path folder = o_.folder / point.folder;
     set_aside(folder);
@@ -306,7 +299,7 @@ void Track::take_point(std::size_t index) {
     const double started = now_s();
     fs::path file;
     try {
-        file = bench_.measure_point(point.commit, companion, folder);
+        file = bench_.measure_point(point.commit, folder);
         const ResultFile measured = read_result_file(file);
         const bool any_ok = std::any_of(measured.runs.begin(), measured.runs.end(), [&](auto& r) {
             return r.load == o_.measure.load && r.status == RunStatus::ok;
