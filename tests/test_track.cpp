@@ -218,6 +218,8 @@ class FakeBench : public TrackBench {
     }
     bisect::BisectState bisect(const std::string& good, const std::string& bad,
                                const fs::path& folder) override {
+        note("bisect " + good + " " + bad + " begun");
+        if (!bisect_stops.empty()) throw PointFailed(bisect_stops);
         bisect::BisectOptions o;
         o.tree = tree_.tree;
         o.good = good;
@@ -235,6 +237,8 @@ class FakeBench : public TrackBench {
         };
         return bisect::run_bisection(o, take, progress_);
     }
+    // A bisection stopped past the bench's bound, with this reason.
+    std::string bisect_stops;
     // Seconds more in a point's own runs of a commit (not in a comparison's
     // or a bisection's): that point measured on a bad day.
     std::map<std::string, double> point_offsets;
@@ -589,6 +593,29 @@ TEST_CASE(
     CHECK(test::leftover_processes().empty());
 }
 
+TEST_CASE(
+    "track: a bisection stopped past its time bound leaves its change without an answer, said, "
+    "no mail, not taken again",
+    "[track]") {
+    Tracking k;
+    k.bench.bisect_stops = "its run took longer than 5 s: stopped (contest: step 2 ...)";
+    const TrackState s = run_track(k.options(), k.bench, k.quiet);
+    REQUIRE(s.changes.size() == 1);
+    CHECK(s.changes[0].status == ChangeStatus::no_answer);
+    CHECK_THAT(s.changes[0].why, Catch::Contains("the bisection was stopped: its run took longer "
+                                                 "than 5 s") &&
+                                     Catch::Contains("its state is kept in " +
+                                                     (k.options().folder / "changes").string()));
+    CHECK(k.mails().empty());
+    CHECK(k.bench.count("bisect " + k.t.commits[12] + " " + k.t.commits[16] + " begun") == 1);
+    // The robot moves on: a rerun neither bisects again nor mails.
+    const int measured = k.bench.lines();
+    const TrackState again = run_track(k.options(), k.bench, k.quiet);
+    CHECK(again.changes[0].status == ChangeStatus::no_answer);
+    CHECK(k.bench.lines() == measured);
+    CHECK(k.mails().empty());
+}
+
 TEST_CASE("track: one contest a track, another question refused, the state read as untrusted",
           "[track]") {
     Tracking k;
@@ -805,6 +832,15 @@ TEST_CASE(
 
     test::put_file(dir / "mode", "cut");
     CHECK_THROWS_AS(bench.measure_point(a, dir / "p2"), Interrupted);
+    // A bisection past its own bound: stopped within the second, said.
+    test::put_file(dir / "mode", "slow");
+    ContestBenchSettings bounded = settings;
+    bounded.run_timeout_s = 0;
+    bounded.bisect_timeout_s = 1;
+    const auto bisect_started = std::chrono::steady_clock::now();
+    CHECK_THROWS_WITH(ContestBench(bounded).bisect(a, b, dir / "y" / "bisect"),
+                      Catch::Contains("took longer than 1 s"));
+    CHECK(std::chrono::steady_clock::now() - bisect_started < std::chrono::seconds(10));
     // A bisection that ends before its state is made: said, with its last words.
     test::put_file(dir / "mode", "fails");
     CHECK_THROWS_WITH(bench.bisect(a, b, dir / "x" / "bisect"),

@@ -93,7 +93,7 @@ int cmd_track(int argc, char** argv) {
                       mail_dir, db;
     bool head = false, status = false;
     unsigned runs = 3, confirm_rounds = 5;
-    double run_timeout = 0;
+    double run_timeout = 0, bisect_timeout = 0;
     std::vector<std::string> run_words, send_to;
     std::string sendmail = "/usr/sbin/sendmail";
     // clang-format off
@@ -113,6 +113,9 @@ int cmd_track(int argc, char** argv) {
         ("run-timeout", bounded(&run_timeout, 0.0, 7 * 86400.0)->default_value(run_timeout)->value_name("S"),
          "a point's run (its build and guests), or a confirmation's, stopped after S seconds and "
          "the point failed (0: no bound)")
+        ("bisect-timeout", bounded(&bisect_timeout, 0.0, 30 * 86400.0)->default_value(bisect_timeout)->value_name("S"),
+         "a change's bisection stopped after S seconds, its state kept and the change left "
+         "without an answer (0: no bound)")
         ("results", po::value(&results)->default_value(results)->value_name("D"),
          "the track's folder: its state, each point's run, each change's confirmation and bisection")
         ("mail-dir", po::value(&mail_dir)->value_name("D"), "where the mails go (default: D/mail)")
@@ -178,6 +181,7 @@ int cmd_track(int argc, char** argv) {
     settings.confirm_rounds = confirm_rounds;
     settings.measure = options.measure.text();
     settings.run_timeout_s = run_timeout;
+    settings.bisect_timeout_s = bisect_timeout;
     track::ContestBench bench(settings);
     Progress progress = Progress::for_stderr(false);
     const track::TrackState state = track::run_track(options, bench, progress);

@@ -137,7 +137,7 @@ bisect::BisectState ContestBench::bisect(const std::string& good, const std::str
     words.insert(words.end(), s_.run_words.begin(), s_.run_words.end());
     // Its log beside its folder: the bisection's folder is its own.
     const fs::path beside = folder.parent_path() / "bisect-log";
-    const int code = run_contest(words, beside);
+    const int code = run_contest(words, beside, s_.bisect_timeout_s);
     std::error_code ec;
     if (!fs::exists(folder / "bisect.json", ec))
         throw EnvironmentError("contest track: contest bisect exited " + std::to_string(code) +

@@ -21,6 +21,9 @@ struct ContestBenchSettings {
     // A point's run (or a confirmation's) still going after this long is
     // stopped and its point failed ("took longer than ..."); 0: no bound.
     double run_timeout_s = 0;
+    // A bisection still going after this long is stopped (its state kept)
+    // and its change left without an answer; 0: no bound.
+    double bisect_timeout_s = 0;
     std::filesystem::path binary = "/proc/self/exe";
 };
 

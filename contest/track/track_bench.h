@@ -42,6 +42,7 @@ class TrackBench {
                                             const std::filesystem::path& folder) = 0;
     // `contest bisect` between the commits `good` and `bad` in `folder`,
     // taken on from its state there when a cut one left it; its state.
+    // PointFailed when it was stopped past the bench's time bound.
     virtual bisect::BisectState bisect(const std::string& good, const std::string& bad,
                                        const std::filesystem::path& folder) = 0;
 };

@@ -512,8 +512,22 @@ void Track::confirm(TrackChange& change) {
 void Track::bisect_and_mail(TrackChange& change) {
     progress_.status("contest track: bisecting between " + printable(point_name(change.before)) +
                      " and " + printable(point_name(change.after)));
-    const bisect::BisectState b =
-        bench_.bisect(change.before, change.after, o_.folder / change.bisect_folder);
+    bisect::BisectState b;
+    try {
+        b = bench_.bisect(change.before, change.after, o_.folder / change.bisect_folder);
+    } catch (const PointFailed& e) {
+        // Past the bound: the robot moves on (a bisection that cannot end
+        // in its time would take every later run's); its state is kept, so
+        // a person can take it on by hand with more time.
+        change.status = ChangeStatus::no_answer;
+        change.why = std::string("the bisection was stopped: ") + e.what() +
+                     "; its state is kept in " + (o_.folder / change.bisect_folder).string();
+        save();
+        warn("contest track: the bisection between " + printable(point_name(change.before)) +
+             " and " + printable(point_name(change.after)) +
+             " has no answer: " + printable(change.why));
+        return;
+    }
     if (b.first_bad.empty()) {
         change.status = ChangeStatus::no_answer;
         change.why = !b.failure.empty() ? b.failure
