@@ -28,7 +28,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/bisect/bisect_state.h"
 #include "contest/bisect/bisection.h"
+#include "contest/boot/boot_state.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/report/post_parts.h"
@@ -201,16 +203,24 @@ class FakeBench : public TrackBench {
     FakeBench(const TrackedTree& tree, fs::path work, fs::path log)
         : tree_(tree), work_(std::move(work)), log_(std::move(log)) {}
 
+    // As --boot's runs: the first ask of a folder starts its run and
+    // yields (AcrossReboots), the next ask finds it over.
+    bool across_reboots = false;
+    bool goes_on_by_itself(const fs::path& folder) const override {
+        return across_reboots && fs::exists(folder / "started-across-reboots");
+    }
     fs::path measure_point(const std::string& commit, const fs::path& folder) override {
         note("point " + commit + " begun");
         if (tree_.failing.count(commit))
             throw PointFailed("does not build: error: the stand-in fails here");
+        start_across_reboots(folder);
         const RunOutcome out = run({{kPointLabel, tree_.spec(commit)}}, folder, 3, {});
         note("point " + commit + " done");
         return out.labels.front().path();
     }
     std::vector<ResultFile> compare(const std::string& before, const std::string& after,
                                     const fs::path& folder) override {
+        start_across_reboots(folder);
         const RunOutcome out = run(
             {{kBeforeLabel, tree_.spec(before)}, {kAfterLabel, tree_.spec(after)}}, folder, 5, {});
         note("compare " + before + " " + after + " done");
@@ -220,6 +230,7 @@ class FakeBench : public TrackBench {
                                const fs::path& folder) override {
         note("bisect " + good + " " + bad + " begun");
         if (!bisect_stops.empty()) throw PointFailed(bisect_stops);
+        start_across_reboots(folder);
         bisect::BisectOptions o;
         o.tree = tree_.tree;
         o.good = good;
@@ -258,6 +269,13 @@ class FakeBench : public TrackBench {
 
   private:
     void note(const std::string& line) { std::ofstream(log_, std::ios::app) << line << "\n"; }
+    void start_across_reboots(const fs::path& folder) {
+        if (!across_reboots || goes_on_by_itself(folder)) return;
+        fs::create_directories(folder);
+        test::put_file(folder / "started-across-reboots", "");
+        note("started across reboots");
+        throw AcrossReboots("the fake's run in " + folder.string());
+    }
     RunOutcome run(const std::vector<KernelSpec>& kernels, const fs::path& folder, unsigned rounds,
                    const bisect::StopRule& stop) {
         RunConfig config =
@@ -594,6 +612,46 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "track --boot: each run started and left to the machine's reboots, the track taking it on at "
+    "its next start; the same answer, each point measured once, one mail",
+    "[track]") {
+    Tracking k;
+    k.bench.across_reboots = true;
+    TrackState s;
+    int starts = 0;
+    for (; starts < 60; ++starts) {
+        const int before = k.bench.count("started across reboots");
+        s = run_track(k.options(), k.bench, k.quiet);
+        // Each start of the track takes one run across reboots at most
+        // (the machine reboots under it then).
+        const int started = k.bench.count("started across reboots") - before;
+        CHECK(started <= 1);
+        if (started == 0) break;
+        // Between boots the state says where it stands: one point or
+        // change under way, none of it begun afresh.
+        const auto measuring = std::count_if(s.points.begin(), s.points.end(), [](auto& p) {
+            return p.status == PointStatus::measuring;
+        });
+        const auto acting = std::count_if(s.changes.begin(), s.changes.end(), [](auto& c) {
+            return c.status == ChangeStatus::confirming || c.status == ChangeStatus::bisecting;
+        });
+        CHECK(measuring + acting == 1);
+    }
+    check_the_answer(k, s);
+    // 7 points (one does not build), one confirmation part, one bisection,
+    // each started once and found over at the next start.
+    CHECK(k.bench.count("started across reboots") == 9);
+    CHECK(starts == 9);
+    for (const auto& p : s.points) {
+        if (p.status != PointStatus::stored) continue;
+        CHECK(k.bench.count("point " + p.commit + " done") == 1);
+        CHECK(p.attempts == 1);
+    }
+    CHECK(s.changes.front().confirm_attempts == 1);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
     "track: a bisection stopped past its time bound leaves its change without an answer, said, "
     "no mail, not taken again",
     "[track]") {
@@ -677,7 +735,14 @@ TEST_CASE("track: one contest a track, another question refused, the state read 
     refused("\"" + k.t.commits[4] + "\"", "\"HEAD\"", "points[0].commit");
     refused("\"every\": \"4\"", "\"every\": \"-4\"", "every");
     refused("\"point_rounds\": 3", "\"point_rounds\": -3", "point_rounds");
-    refused("\"schema\": 2", "\"schema\": 3", "schema");
+    refused("\"schema\": 3", "\"schema\": 4", "schema");
+    refused("\"schema\": 3", "\"schema\": 1", "schema");
+    refused("\"boot\": false", "\"boot\": 0", "boot");
+    // A schema 2 state (before --boot) is a track of guests.
+    std::string two = text;
+    two.replace(two.find("\"schema\": 3"), 11, "\"schema\": 2");
+    two.erase(two.find("\"boot\": false,"), 15);
+    CHECK_FALSE(track_state_from_text(two, "t").boot);
     refused("\"mailed\": []", "\"mailed\": [], \"extra\": 1", "extra");
     const fs::path link = o.folder / "link.json";
     fs::create_symlink(o.folder / kTrackStateFile, link);
@@ -789,25 +854,35 @@ TEST_CASE(
     CHECK(test::leftover_processes().empty());
 }
 
+// A stand-in for contest's binary in a scratch folder: its words recorded
+// in `asked` (more lines may follow); the real bench's settings to run it.
+struct StandInContest {
+    explicit StandInContest(const std::string& tag) : dir(tag) {
+        test::put_file(binary, "#!/bin/sh\necho \"$*\" >> '" + asked.string() + "'\n", true);
+        settings.tree = "/src/linux";
+        settings.run_words = {"-w", "command", "--workload-cmd", "true", "cpu_load"};
+        settings.measure = "time:cpu_load";
+        settings.binary = binary;
+    }
+    test::ScratchDir dir;
+    fs::path asked = dir / "asked", binary = dir / "contest";
+    ContestBenchSettings settings;
+};
+
 TEST_CASE(
     "track: the real bench runs contest's commands with the track's words, says why a run "
     "failed, stops one past --run-timeout, and passes an interrupt on",
     "[track]") {
-    test::ScratchDir dir("track-bench");
-    const fs::path asked = dir / "asked", binary = dir / "contest";
-    // A stand-in for contest's binary: its words recorded, then what $MODE says.
-    test::put_file(binary,
-                   "#!/bin/sh\necho \"$*\" >> '" + asked.string() + "'\nmode=$(cat '" +
-                       (dir / "mode").string() +
+    // What $MODE says after the words.
+    StandInContest s("track-bench");
+    const fs::path dir = s.dir.path(), asked = s.asked;
+    test::put_file(s.binary,
+                   test::slurp(s.binary) + "mode=$(cat '" + (dir / "mode").string() +
                        "')\ncase $mode in\n  slow) exec sleep 30 ;;\n  fails) echo 'make: *** "
                        "[bzImage] Error 2'; echo 'contest: error: the kernel of point does not "
                        "build'; exit 3 ;;\n  cut) exit 130 ;;\nesac\n",
                    true);
-    ContestBenchSettings settings;
-    settings.tree = "/src/linux";
-    settings.run_words = {"-w", "command", "--workload-cmd", "true", "cpu_load"};
-    settings.measure = "time:cpu_load";
-    settings.binary = binary;
+    ContestBenchSettings settings = s.settings;
     settings.run_timeout_s = 1;
     ContestBench bench(settings);
     const std::string a(40, 'a'), b(40, 'b');
@@ -851,6 +926,70 @@ TEST_CASE(
                         " --measure=time:cpu_load --results=" + (dir / "x" / "bisect").string() +
                         " -- -w command --workload-cmd true cpu_load"));
     CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "track: the real bench under --boot starts contest run --boot and contest bisect --boot, "
+    "and asks a started run's state again: under way, over with its file, or over without",
+    "[track]") {
+    // A start that asks no reboot (no state written).
+    StandInContest s("track-boot-bench");
+    const fs::path dir = s.dir.path(), asked = s.asked;
+    ContestBenchSettings settings = s.settings;
+    settings.boot = true;
+    ContestBench bench(settings);
+    const std::string a(40, 'a'), b(40, 'b');
+    const fs::path point = dir / "p1";
+    CHECK_FALSE(bench.goes_on_by_itself(point));
+    CHECK_THROWS_WITH(bench.measure_point(a, point),
+                      Catch::Contains("contest run --boot exited 0 before its first reboot"));
+    CHECK(test::slurp(asked) == "run --boot=point=/src/linux@" + a +
+                                    " --runs=3 --results=" + point.string() +
+                                    " --no-history -w command --workload-cmd true cpu_load\n");
+    // The run's state as its start leaves it: under way, asked again and
+    // never started twice.
+    BootState state;
+    state.workdir = (dir / "work").string();
+    state.started_at = "2026-12-05T12:00:00Z";
+    state.start_release = "6.1.0-28-amd64";
+    state.binary = (point / ".boot" / "contest").string();
+    state.unit_root = "/";
+    state.labels = {{"point", "/src/linux@" + a, "/boot/vmlinuz-x", "", "ro", "6.1.0-contest",
+                     (point / "point" / "x.json").string(), "", "", ""}};
+    state.turns = {{1, 0, {"cpu_load"}, BootTurnStatus::pending}};
+    state.boot_max = 2;
+    write_boot_state(point / kBootStateName, state);
+    CHECK(bench.goes_on_by_itself(point));
+    CHECK_THROWS_AS(bench.measure_point(a, point), AcrossReboots);
+    // Over without its file: failed, with the run's note.
+    state.phase = BootPhase::stopped;
+    state.note = "the bound of boots";
+    write_boot_state(point / kBootStateName, state);
+    CHECK_THROWS_WITH(bench.measure_point(a, point),
+                      Catch::Contains("its --boot run ended (stopped: the bound of boots) "
+                                      "without point's file"));
+    CHECK(test::slurp(asked).find('\n') == test::slurp(asked).size() - 1);  // started once
+    // Over with its file: the point's.
+    fs::create_directories(point / "point");
+    ResultFile file;
+    file.label = "point";
+    file.started_at = "2026-12-05T12:00:00Z";
+    file.complete = true;
+    std::ofstream(point / "point" / "x.json") << to_json(file).dump();
+    state.phase = BootPhase::done;
+    write_boot_state(point / kBootStateName, state);
+    CHECK(bench.measure_point(a, point) == point / "point" / "x.json");
+    // A bisection under --boot: its words, and no answer yet is a bisection
+    // across reboots (its parts go on by themselves).
+    const fs::path bisection = dir / "x" / "bisect";
+    fs::create_directories(bisection);
+    bisect::BisectState started;
+    started.tree = "/src/linux";
+    started.good = a;
+    started.bad = b;
+    bisect::write_bisect_state(bisection / "bisect.json", started);
+    CHECK_THROWS_AS(bench.bisect(a, b, bisection), AcrossReboots);
+    CHECK_THAT(test::slurp(asked), Catch::Contains("bisect --boot --good=/src/linux@" + a));
 }
 
 TEST_CASE(

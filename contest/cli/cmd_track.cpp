@@ -91,7 +91,7 @@ int cmd_track(int argc, char** argv) {
         "docs/track.md.";
     std::string tree, branch = "HEAD", from, every = "tag", measure, results = "results/track",
                       mail_dir, db;
-    bool head = false, status = false;
+    bool head = false, status = false, boot = false;
     unsigned runs = 3, confirm_rounds = 5;
     double run_timeout = 0, bisect_timeout = 0;
     std::vector<std::string> run_words, send_to;
@@ -107,6 +107,10 @@ int cmd_track(int argc, char** argv) {
         ("measure", po::value(&measure)->value_name("WHAT:LOAD"),
          "the series watched and the figure bisected: time, loads or a measure a run records, "
          "under LOAD (default: time under the first load but no_load)")
+        ("boot", po::bool_switch(&boot),
+         "each point, confirmation and bisection across reboots of this machine (contest run "
+         "--boot, contest bisect --boot; root): started, and taken on at the track's next start "
+         "(the unit's timer starts it at boot)")
         ("runs", bounded(&runs, 1u, 100u)->default_value(runs)->value_name("N"), "each point's rounds")
         ("confirm-rounds", bounded(&confirm_rounds, 3u, 50u)->default_value(confirm_rounds)->value_name("N"),
          "the rounds of a change's confirmation (its two points together)")
@@ -139,7 +143,8 @@ int cmd_track(int argc, char** argv) {
     // Each run's words checked now, as the first point's run will take them.
     const RunConfig first = run_config_of([&] {
         std::vector<std::string> w = run_words;
-        w.insert(w.end(), {"--kernel=a=" + tree + "@HEAD", "--kernel=b=" + tree + "@HEAD",
+        const std::string place = boot ? "--boot=" : "--kernel=";
+        w.insert(w.end(), {place + "a=" + tree + "@HEAD", place + "b=" + tree + "@HEAD",
                            "--no-history", "--results=" + (folder / "check").string()});
         return w;
     }());
@@ -182,6 +187,8 @@ int cmd_track(int argc, char** argv) {
     settings.measure = options.measure.text();
     settings.run_timeout_s = run_timeout;
     settings.bisect_timeout_s = bisect_timeout;
+    settings.boot = boot;
+    options.boot = boot;
     track::ContestBench bench(settings);
     Progress progress = Progress::for_stderr(false);
     const track::TrackState state = track::run_track(options, bench, progress);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "contest/bisect/bisect_state.h"
+#include "contest/boot/boot_state.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/process.h"
@@ -104,36 +105,75 @@ std::vector<std::string> ContestBench::run_of(const std::vector<std::string>& ke
     return words;
 }
 
+bool ContestBench::goes_on_by_itself(const fs::path& folder) const {
+    std::error_code ec;
+    return s_.boot && fs::is_regular_file(fs::symlink_status(folder / kBootStateName, ec));
+}
+
+std::vector<ResultFile> ContestBench::boot_run_files(const fs::path& folder,
+                                                     const std::vector<std::string>& labels,
+                                                     std::optional<int> code) const {
+    if (!goes_on_by_itself(folder))
+        throw PointFailed((code ? "contest run --boot exited " + std::to_string(*code)
+                                : std::string("its --boot run")) +
+                          " before its first reboot: " + last_words(folder / "contest.log"));
+    const BootState state = read_boot_state(folder / kBootStateName);
+    if (!state.finished())
+        throw AcrossReboots("the --boot run in " + printable(folder.string()) + " (" +
+                            boot_phase_name(state.phase) + ")");
+    std::vector<ResultFile> files;
+    for (const std::string& label : labels) {
+        auto file = label_file(folder, label);
+        if (!file)
+            throw PointFailed("its --boot run ended (" + std::string(boot_phase_name(state.phase)) +
+                              (state.note.empty() ? "" : ": " + printable(state.note)) +
+                              ") without " + label + "'s file");
+        files.push_back(std::move(*file));
+    }
+    return files;
+}
+
+std::vector<ResultFile> ContestBench::run_files(const std::vector<std::string>& kernels,
+                                                const std::vector<std::string>& labels,
+                                                unsigned rounds, const fs::path& folder,
+                                                const std::string& what) {
+    std::optional<int> code;
+    if (!goes_on_by_itself(folder))
+        code = run_contest(run_of(kernels, rounds, folder), folder, s_.run_timeout_s);
+    if (s_.boot) return boot_run_files(folder, labels, code);
+    std::vector<ResultFile> files;
+    for (const std::string& label : labels) {
+        auto file = label_file(folder, label);
+        if (!file)
+            throw PointFailed(what + " exited " + std::to_string(code.value_or(0)) + ": " +
+                              last_words(folder / "contest.log"));
+        files.push_back(std::move(*file));
+    }
+    return files;
+}
+
 fs::path ContestBench::measure_point(const std::string& commit, const fs::path& folder) {
-    const int code = run_contest(run_of({kernel(kPointLabel, commit)}, s_.point_rounds, folder),
-                                 folder, s_.run_timeout_s);
-    const auto file = label_file(folder, kPointLabel);
-    if (!file)
-        throw PointFailed("contest run exited " + std::to_string(code) + ": " +
-                          last_words(folder / "contest.log"));
-    return file->path;
+    return run_files({kernel(kPointLabel, commit)}, {kPointLabel}, s_.point_rounds, folder,
+                     "contest run")
+        .front()
+        .path;
 }
 
 std::vector<ResultFile> ContestBench::compare(const std::string& before, const std::string& after,
                                               const fs::path& folder) {
-    const int code = run_contest(run_of({kernel(kBeforeLabel, before), kernel(kAfterLabel, after)},
-                                        s_.confirm_rounds, folder),
-                                 folder, s_.run_timeout_s);
-    auto b = label_file(folder, kBeforeLabel), a = label_file(folder, kAfterLabel);
-    if (!b || !a)
-        throw PointFailed("the comparison's contest run exited " + std::to_string(code) + ": " +
-                          last_words(folder / "contest.log"));
-    return {*b, *a};
+    return run_files({kernel(kBeforeLabel, before), kernel(kAfterLabel, after)},
+                     {kBeforeLabel, kAfterLabel}, s_.confirm_rounds, folder,
+                     "the comparison's contest run");
 }
 
 bisect::BisectState ContestBench::bisect(const std::string& good, const std::string& bad,
                                          const fs::path& folder) {
-    std::vector<std::string> words = {"bisect",
-                                      "--good=" + s_.tree.string() + "@" + good,
-                                      "--bad=" + s_.tree.string() + "@" + bad,
-                                      "--measure=" + s_.measure,
-                                      "--results=" + folder.string(),
-                                      "--"};
+    std::vector<std::string> words = {"bisect"};
+    if (s_.boot) words.push_back("--boot");
+    for (std::string word :
+         {"--good=" + s_.tree.string() + "@" + good, "--bad=" + s_.tree.string() + "@" + bad,
+          "--measure=" + s_.measure, "--results=" + folder.string(), std::string("--")})
+        words.push_back(std::move(word));
     words.insert(words.end(), s_.run_words.begin(), s_.run_words.end());
     // Its log beside its folder: the bisection's folder is its own.
     const fs::path beside = folder.parent_path() / "bisect-log";
@@ -143,9 +183,15 @@ bisect::BisectState ContestBench::bisect(const std::string& good, const std::str
         throw EnvironmentError("contest track: contest bisect exited " + std::to_string(code) +
                                " before its state was made: " + last_words(beside / "contest.log"));
     bisect::BisectState state = bisect::read_bisect_state(folder / "bisect.json");
-    if (!state.finished && state.failure.empty())
+    if (!state.finished && state.failure.empty()) {
+        // Under --boot its parts go on by themselves, each after the last
+        // (or the same command again, here, once the machine is back).
+        if (s_.boot)
+            throw AcrossReboots("the bisection in " + printable(folder.string()) + " (" +
+                                last_words(beside / "contest.log") + ")");
         throw EnvironmentError("contest track: contest bisect exited " + std::to_string(code) +
                                " short of an answer: " + last_words(beside / "contest.log"));
+    }
     return state;
 }
 

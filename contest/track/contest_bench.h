@@ -6,6 +6,7 @@
 // holds no run loop of its own. Each run's output is kept in its folder's
 // contest.log; a run's words are the track's after its own.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +25,17 @@ struct ContestBenchSettings {
     // A bisection still going after this long is stopped (its state kept)
     // and its change left without an answer; 0: no bound.
     double bisect_timeout_s = 0;
+    // --boot: each run across reboots of this machine (`contest run
+    // --boot`, `contest bisect --boot`): started, then asked again at the
+    // track's next start until it is over.
+    bool boot = false;
     std::filesystem::path binary = "/proc/self/exe";
 };
 
 class ContestBench : public TrackBench {
   public:
     explicit ContestBench(ContestBenchSettings settings) : s_(std::move(settings)) {}
+    bool goes_on_by_itself(const std::filesystem::path& folder) const override;
     std::filesystem::path measure_point(const std::string& commit,
                                         const std::filesystem::path& folder) override;
     std::vector<ResultFile> compare(const std::string& before, const std::string& after,
@@ -48,8 +54,21 @@ class ContestBench : public TrackBench {
     std::vector<std::string> run_of(const std::vector<std::string>& kernels, unsigned rounds,
                                     const std::filesystem::path& folder) const;
     std::string kernel(const std::string& label, const std::string& commit) const {
-        return "--kernel=" + label + "=" + s_.tree.string() + "@" + commit;
+        return std::string(s_.boot ? "--boot=" : "--kernel=") + label + "=" + s_.tree.string() +
+               "@" + commit;
     }
+    // The files of `labels` in a --boot run's folder once it is over;
+    // AcrossReboots while it goes on, PointFailed when it ended without
+    // them (`code`: its start's exit code, when this process started it).
+    // The files of `labels` from a run of `kernels` into `folder` (started
+    // here unless it goes on by itself); PointFailed saying `what` exited
+    // how when one is missing.
+    std::vector<ResultFile> run_files(const std::vector<std::string>& kernels,
+                                      const std::vector<std::string>& labels, unsigned rounds,
+                                      const std::filesystem::path& folder, const std::string& what);
+    std::vector<ResultFile> boot_run_files(const std::filesystem::path& folder,
+                                           const std::vector<std::string>& labels,
+                                           std::optional<int> code) const;
     ContestBenchSettings s_;
 };
 

@@ -21,6 +21,14 @@ struct PointFailed : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The measurement goes on across reboots of this machine (a --boot run or
+// bisection, just started or still under way): the track stops there, its
+// state saying where it stands, and its next start (the unit's timer, at
+// boot) asks the bench again.
+struct AcrossReboots : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // The label of the point's own file in its run's folder.
 inline constexpr const char* kPointLabel = "point";
 // The labels of a confirmation's two kernels.
@@ -30,9 +38,14 @@ inline constexpr const char* kAfterLabel = "after";
 class TrackBench {
   public:
     virtual ~TrackBench() = default;
+    // Whether `folder` holds a measurement that goes on by itself across
+    // reboots (started, under way or over): the same call then asks it
+    // again (its figures, or AcrossReboots), never begins it afresh.
+    virtual bool goes_on_by_itself(const std::filesystem::path& /*folder*/) const { return false; }
     // The kernel of `commit` measured alone into `folder` (a fresh one):
     // the path of the point's result file (label kPointLabel). PointFailed
-    // when it does not build or its run fails; Interrupted when cut.
+    // when it does not build or its run fails; Interrupted when cut;
+    // AcrossReboots while it goes on across reboots.
     virtual std::filesystem::path measure_point(const std::string& commit,
                                                 const std::filesystem::path& folder) = 0;
     // `before` and `after` in interleaved rounds of one run into `folder`

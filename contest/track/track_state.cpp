@@ -68,6 +68,7 @@ void fields(V& v, R& s) {
     v("from", s.from);
     v("every", s.every);
     v("head", s.head);
+    v("boot", s.boot);
     v("measure", s.measure);
     v("run_words", s.run_words);
     v("point_rounds", s.point_rounds);
@@ -80,8 +81,9 @@ void fields(V& v, R& s) {
 
 namespace {
 
-// 2: the mails sent (--send-to).
-constexpr int kSchema = 2;
+// 2: the mails sent (--send-to). 3: boot (--boot); a 2's is read as a
+// track of guests.
+constexpr int kSchema = 3;
 
 bool full_hash(const std::string& s) {
     return s.size() == 40 && std::all_of(s.begin(), s.end(), [](char c) {
@@ -149,10 +151,13 @@ TrackState track_state_from_text(const std::string& text, const std::string& whe
     if (j.is_discarded()) throw UsageError(where + ": not JSON");
     if (!j.is_object()) throw UsageError(where + ": not an object");
     const auto schema = j.find("schema");
-    if (schema == j.end() || !schema->is_number_integer() || schema->get<std::int64_t>() != kSchema)
+    const std::int64_t version =
+        schema != j.end() && schema->is_number_integer() ? schema->get<std::int64_t>() : 0;
+    if (version != kSchema && version != 2)
         throw UsageError(where + ": schema: not " + std::to_string(kSchema) +
                          ", this contest's (a track of another contest)");
     j.erase("schema");
+    if (version == 2 && !j.contains("boot")) j["boot"] = false;
     TrackState s;
     RecordReader::read(j, where, s);
     check_state(s, where);

@@ -92,6 +92,7 @@ struct TrackState {
     std::string from;     // the first point's commit (full hash)
     std::string every;    // "tag" or a number of first-parent commits
     bool head = false;    // the branch's head a point too
+    bool boot = false;    // its runs across reboots (--boot)
     std::string measure;  // WHAT:LOAD, as contest bisect takes it
     std::vector<std::string> run_words;
     unsigned point_rounds = 0, confirm_rounds = 0;

@@ -6,8 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <iomanip>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include <fcntl.h>
 
@@ -52,6 +55,20 @@ namespace {
 double now_s() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
+}
+
+// Seconds from one ISO 8601 UTC time (a result file's, "...Z") to another;
+// -1 when either is none. A run across reboots is timed by its file, since
+// no one process saw it whole.
+double utc_span_s(const std::string& from, const std::string& to) {
+    const auto seconds = [](const std::string& text) -> double {
+        std::tm tm{};
+        std::istringstream in(text);
+        in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+        return in.fail() ? -1 : static_cast<double>(::timegm(&tm));
+    };
+    const double a = seconds(from), b = seconds(to);
+    return a < 0 || b < a ? -1 : b - a;
 }
 
 // A fresh folder at `folder`: one a cut run left is kept beside it as
@@ -131,6 +148,7 @@ void refuse_other_question(const TrackState& s, const TrackState& asked, const f
     if (!asked.from.empty() && s.from != asked.from) differs("--from", s.from, asked.from);
     if (s.every != asked.every) differs("--every", s.every, asked.every);
     if (s.head != asked.head) differs("--head", s.head ? "on" : "off", asked.head ? "on" : "off");
+    if (s.boot != asked.boot) differs("--boot", s.boot ? "on" : "off", asked.boot ? "on" : "off");
     if (s.measure != asked.measure) differs("--measure", s.measure, asked.measure);
     if (s.run_words != asked.run_words)
         differs("the run words", join(s.run_words, " "), join(asked.run_words, " "));
@@ -148,6 +166,7 @@ void Track::start_or_take_on() {
     asked.from = o_.from.empty() ? "" : resolve_commit(o_.tree, o_.from, "--from", o_.scratch);
     asked.every = o_.choice.every;
     asked.head = o_.choice.head;
+    asked.boot = o_.boot;
     asked.measure = o_.measure.text();
     asked.run_words = o_.run_words;
     asked.point_rounds = o_.point_rounds;
@@ -216,15 +235,23 @@ TrackState Track::run() {
                         ")");
     start_or_take_on();
     db_.emplace(o_.db, history::OpenFor::writing);
-    // What a cut track left between its steps first: a change found, not
-    // yet acted on, is the series' latest word.
-    find_changes();
-    for (std::size_t i = 0; i < s_.points.size(); ++i) {
-        if (s_.points[i].status == PointStatus::stored ||
-            s_.points[i].status == PointStatus::failed)
-            continue;
-        take_point(i);
-        if (s_.points[i].status == PointStatus::stored) find_changes();
+    try {
+        // What a cut track left between its steps first: a change found,
+        // not yet acted on, is the series' latest word.
+        find_changes();
+        for (std::size_t i = 0; i < s_.points.size(); ++i) {
+            if (s_.points[i].status == PointStatus::stored ||
+                s_.points[i].status == PointStatus::failed)
+                continue;
+            take_point(i);
+            if (s_.points[i].status == PointStatus::stored) find_changes();
+        }
+    } catch (const AcrossReboots& e) {
+        // The state already says where it stands; the mails written so far
+        // still go.
+        save();
+        progress_.note("contest track: " + printable(e.what()) +
+                       ": it goes on across reboots, and the track's next start takes it on");
     }
     send_mails();
     return s_;
@@ -287,20 +314,27 @@ void Track::send_mails() {
 void Track::take_point(std::size_t index) {
     TrackPoint& point = s_.points[index];
     if (point.status == PointStatus::measured) return store_point(point);
+    // A run across reboots goes on by itself: asked again, not begun afresh.
+    const bool going_on = point.status == PointStatus::measuring && !point.folder.empty() &&
+                          bench_.goes_on_by_itself(o_.folder / point.folder);
     point.folder = "points/" + three_digits(index + 1) + "-" + point.commit.substr(0, 12);
     const fs::path folder = o_.folder / point.folder;
-    set_aside(folder);
-    point.status = PointStatus::measuring;
-    ++point.attempts;
-    save();
+    if (!going_on) {
+        set_aside(folder);
+        point.status = PointStatus::measuring;
+        ++point.attempts;
+        save();
+    }
     progress_.status("contest track: point " + std::to_string(index + 1) + " of " +
                      std::to_string(s_.points.size()) + ", " + printable(point.name) +
                      ": building and measuring");
     const double started = now_s();
     fs::path file;
+    double run_span = -1;  // a run across reboots: its file's span
     try {
         file = bench_.measure_point(point.commit, folder);
         const ResultFile measured = read_result_file(file);
+        if (going_on) run_span = utc_span_s(measured.started_at, measured.finished_at);
         const bool any_ok = std::any_of(measured.runs.begin(), measured.runs.end(), [&](auto& r) {
             return r.load == o_.measure.load && r.status == RunStatus::ok;
         });
@@ -321,7 +355,7 @@ void Track::take_point(std::size_t index) {
         warn("contest track: point " + printable(point.name) + " skipped: " + printable(point.why));
         return;
     }
-    point.seconds = now_s() - started;
+    point.seconds = run_span >= 0 ? run_span : now_s() - started;
     point.file = fs::relative(file, o_.folder).string();
     point.status = PointStatus::measured;
     save();
@@ -449,9 +483,13 @@ void Track::confirm(TrackChange& change) {
         change.before.substr(0, 12) + "-" + change.after.substr(0, 12);
     change.confirm_folder = base + "/confirm";
     change.bisect_folder = base + "/bisect";
-    set_aside(o_.folder / change.confirm_folder);
+    // Parts across reboots are taken on where they stand (each part's
+    // figures read back, the one under way asked again).
+    const bool going_on = change.status == ChangeStatus::confirming &&
+                          bench_.goes_on_by_itself(o_.folder / change.confirm_folder / "part-1");
+    if (!going_on) set_aside(o_.folder / change.confirm_folder);
     change.status = ChangeStatus::confirming;
-    ++change.confirm_attempts;
+    if (!going_on) ++change.confirm_attempts;
     save();
     progress_.status("contest track: confirming the change between " +
                      printable(point_name(change.before)) + " and " +

@@ -35,6 +35,9 @@ struct TrackOptions {
     bisect::BisectMeasure measure;
     std::vector<std::string> run_words;  // each run's words (the workload, the loads, ...)
     unsigned point_rounds = 3, confirm_rounds = 5;
+    // --boot: its runs across reboots (the bench's; the state keeps it as
+    // part of the question).
+    bool boot = false;
     std::filesystem::path folder;    // the track's: its state, runs, bisections
     std::filesystem::path mail_dir;  // where its mails are written
     // --send-to: each mail also handed to the mail program (sendmail's
