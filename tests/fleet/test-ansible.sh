@@ -233,6 +233,47 @@ set -- "$second_play/$kernel"/fleet-given-*.json
 [ -f "$1" ] || { show second; fail "the result of the host given a binary did not come back"; }
 report_runs "$scratch/ctl/report.txt" "$kernel" no_load | grep -qx 2 ||
     { cat "$scratch/ctl/report.txt" >&2; fail "the second report does not hold its own 2 runs only"; }
+# 2b. contest track on every host into the lab's database: the same branch of
+# a tree on two hosts, one tracking it now (its status and mails fetched), one
+# given the unit's settings for its timer (not started: this machine is no
+# lab host). The tree's two tags do not build (no kernel Makefile): each point
+# is recorded failed with why, as a lab's track would say it.
+tree=$scratch/track-tree
+git init -q -b master "$tree"
+for n in 1 2; do
+    echo "$n" >"$tree/README"
+    git -C "$tree" add README
+    git -C "$tree" -c user.name=t -c user.email=t@t commit -qm "commit $n"
+    git -C "$tree" tag "v$n"
+done
+cat >"$scratch/track.ini" <<INI
+[fleet]
+fleet-local ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_remote_dir=$host_dir
+fleet-timer ansible_connection=local ansible_python_interpreter=/usr/bin/python3 contest_binary=$host_dir/bin/contest contest_remote_dir=$scratch/timer contest_track_mode=timer contest_track_conf_dir=$scratch/track-conf contest_track_enable_timer=false
+INI
+mkdir -p "$scratch/track-conf"
+run track "$scratch/track.ini" "$scratch/ctl-track" -e contest_run=false -e contest_track=true \
+    -e "contest_track_tree=$tree contest_track_from=v1" \
+    -e "{\"contest_track_args\": \"-w command --workload-cmd true no_load cpu_load\"}"
+[ "$status" = 0 ] || { show track; fail "the track play failed"; }
+status_file=$scratch/ctl-track/results/track/fleet-local-main.status
+[ -f "$status_file" ] || { show track; fail "no track status fetched from fleet-local"; }
+grep -q '^points: 2, 0 stored, 2 failed, 0 to do' "$status_file" ||
+    { cat "$status_file" >&2; fail "the host's track did not take both points"; }
+grep -q "^  1\. v1 .*: failed: .*make tinyconfig" "$status_file" ||
+    { cat "$status_file" >&2; fail "the point that does not build is not said so"; }
+[ -f "$host_dir/track/main/track.json" ] || fail "no track state on the host"
+grep -q '"fleet-local: track main: points: 2, 0 stored, 2 failed' "$scratch/track.log" &&
+    grep -q '"fleet-timer: track main: its unit.s settings in .*/track-conf/main.conf"' "$scratch/track.log" ||
+    { show track; fail "the hosts' outcomes do not say their tracks"; }
+conf=$scratch/track-conf/main.conf
+[ -f "$conf" ] || { show track; fail "no settings written for fleet-timer's unit"; }
+grep -qx "TREE=$tree" "$conf" && grep -qx "FROM=v1" "$conf" && grep -qx "EVERY=tag" "$conf" &&
+    grep -qx "RUN_WORDS=--workdir $scratch/timer/work -w command --workload-cmd true no_load cpu_load" "$conf" &&
+    grep -qx "TRACK_OPTIONS=--db $pg_uri" "$conf" ||
+    { cat "$conf" >&2; fail "the unit's settings are not the track's"; }
+[ ! -e "$scratch/timer/track/main/track.json" ] || fail "the timer host ran the track now"
+
 # 3. Boot rounds on every host (contest_boot) in sudo mode: the login user
 # is not root (a uid of no account, the play run under setpriv) and becomes
 # root through a stand-in for sudo (BECOME_ROOT, made set-uid root here,
