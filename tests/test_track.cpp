@@ -24,6 +24,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -40,6 +41,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
 #include "contest/sys/progress.h"
+#include "contest/sys/signals.h"
 #include "contest/sys/text.h"
 #include "contest/track/branch_points.h"
 #include "contest/track/contest_bench.h"
@@ -907,6 +909,42 @@ TEST_CASE(
 
     test::put_file(dir / "mode", "cut");
     CHECK_THROWS_AS(bench.measure_point(a, dir / "p2"), Interrupted);
+    // An interrupt to the track alone (kill PID, not its group: the run
+    // sees none) stops its run: in a child of the test, whose interrupt
+    // flag stays raised once raised.
+    test::put_file(dir / "mode", "slow");
+    std::fflush(nullptr);
+    const pid_t tester = ::fork();
+    REQUIRE(tester >= 0);
+    if (tester == 0) {
+        install_interrupt_handlers();
+        int rc = 1;  // the run ended by itself
+        try {
+            ContestBenchSettings unbounded = settings;
+            unbounded.run_timeout_s = 0;
+            ContestBench(unbounded).measure_point(a, dir / "p3");
+        } catch (const Interrupted&) {
+            rc = 0;
+        } catch (...) {
+            rc = 3;
+        }
+        ::_exit(rc);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ::kill(tester, SIGINT);
+    int status = 0;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (::waitpid(tester, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (std::chrono::steady_clock::now() >= give_up) {
+        ::kill(tester, SIGKILL);
+        ::waitpid(tester, &status, 0);
+        FAIL("the track's bench was still waiting for its run 20 s after the interrupt");
+    }
+    INFO("0: interrupted, 1: the run ended by itself, 3: another error");
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(test::leftover_processes().empty());
     // A bisection past its own bound: stopped within the second, said.
     test::put_file(dir / "mode", "slow");
     ContestBenchSettings bounded = settings;

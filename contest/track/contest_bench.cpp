@@ -14,6 +14,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/process.h"
+#include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 
@@ -55,34 +56,40 @@ int ContestBench::run_contest(const std::vector<std::string>& words, const fs::p
     options.ties.own_group = false;
     options.ties.death_signal = SIGTERM;
     const pid_t pid = spawn(argv, options);
-    int status = 0;
-    if (timeout_s > 0) {
-        const auto started = std::chrono::steady_clock::now();
-        const auto since = [&] {
-            return std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                .count();
-        };
+    // One loop waits for the run, its bound and an interrupt: a signal to
+    // the track alone (kill PID, not its group) must stop its run too.
+    const auto started = std::chrono::steady_clock::now();
+    const auto since = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
+    // TERM (its guests stopped, its files kept), then KILL a minute later.
+    const auto stop = [&] {
+        ::kill(pid, SIGTERM);
+        const double told = since();
         std::optional<int> ended;
-        while (!(ended = reap_if_exited(pid)) && since() < timeout_s)
+        while (!(ended = reap_if_exited(pid)) && since() < told + 60)
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (!ended) {
-            ::kill(pid, SIGTERM);
-            const double told = since();
-            while (!(ended = reap_if_exited(pid)) && since() < told + 60)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            if (!ended) {
-                ::kill(pid, SIGKILL);
-                wait_for_exit(pid);
-            }
+            ::kill(pid, SIGKILL);
+            wait_for_exit(pid);
+        }
+    };
+    std::optional<int> ended;
+    while (!(ended = reap_if_exited(pid))) {
+        if (interrupted()) {
+            stop();
+            throw Interrupted();
+        }
+        if (timeout_s > 0 && since() >= timeout_s) {
+            stop();
             char limit[64];
             std::snprintf(limit, sizeof limit, "%.0f s", timeout_s);
             throw PointFailed(std::string("its run took longer than ") + limit + ": stopped (" +
                               last_words(folder / "contest.log") + ")");
         }
-        status = *ended;
-    } else {
-        status = wait_for_exit(pid);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    const int status = *ended;
     if (WIFEXITED(status)) {
         if (WEXITSTATUS(status) == kExitInterrupted) throw Interrupted();
         return WEXITSTATUS(status);
