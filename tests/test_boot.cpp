@@ -103,6 +103,16 @@ TEST_CASE("the boot state: written and read back the same; a malformed one names
     CHECK(refused("\"label\": \"a\"", "\"label\": \"../a\"").find("labels[0]: label") !=
           std::string::npos);
     CHECK(refused("\"schema\": 2", "\"schema\": 1").find("schema") != std::string::npos);
+    CHECK(refused("\"schema\": 2", "\"schema\": 3")
+              .starts_with("state: schema: 3 is newer than this contest's 2"));
+    CHECK(refused("\"note\": \"\"", "\"note\": \"\", \"planted\": 1") ==
+          "state: planted: a field this contest does not know");
+    // Text from the machine that is not UTF-8 is written all the same (a
+    // step must save the state), as valid UTF-8.
+    BootState odd = s;
+    odd.start_cmdline = "root=/dev/sda1 \xff";
+    CHECK(boot_state_from_text(boot_state_text(odd), "state").start_cmdline ==
+          "root=/dev/sda1 \xEF\xBF\xBD");
     CHECK_THROWS_AS(boot_state_from_text("{\"schema\": 1", "state"), UsageError);
     CHECK_THROWS_AS(boot_state_from_text("[]", "state"), UsageError);
 }
@@ -169,7 +179,7 @@ TEST_CASE("a boot state's unknown or mistyped closed word is refused naming its 
         {R"("boot_max": 12)", R"("boot_max": 4294967296)", "boot_max: too large"},
         {R"("boot_max": 12)", R"("boot_max": 1.5)", "boot_max: not a whole number >= 0"},
         {R"("stop_on_failure": true)", R"("stop_on_failure": 1)", "stop_on_failure: not true or false"},
-        {R"("loads": [])", R"("loads": [3])", "turns[4]: loads: holds a value that is not a string"},
+        {R"("loads": [])", R"("loads": [3])", "turns[4]: loads[0]: not a string"},
         {R"("turns": [)", R"("turns": {}, "x": [)", "turns: not a list"},
         {R"("note": "")", R"("nothing": "")", "note: missing"},
         {R"("label": 0)", R"("label": 2)", "turns[1]: label: no such label"},

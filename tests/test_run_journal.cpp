@@ -159,8 +159,10 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
     };
     const nlohmann::json removed = nlohmann::json::value_t::discarded;
     const Refused cases[] = {
-        {"/schema", 2, "journal: schema: not 1, this contest's"},
-        {"/schema", removed, "journal: schema: not 1"},
+        {"/schema", 2, "journal: schema: 2 is newer than this contest's 1"},
+        {"/schema", 0, "journal: schema: 0 is older than this contest's 1"},
+        {"/schema", "1", "journal: schema: not a whole number"},
+        {"/schema", removed, "journal: schema: missing"},
         {"/config/runs", -1, "journal: config: runs: not a whole number >= 0"},
         {"/config/runs", 4294967296ull, "journal: config: runs: too large"},
         {"/config/vm/shape/cpus", "2", "journal: config: vm: shape: cpus: not a whole number >= 0"},

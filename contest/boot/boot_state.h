@@ -167,8 +167,9 @@ struct BootState {
 // was (measured or failed), stopped when some were left (the bound).
 BootPhase end_phase(const BootState& state);
 
-// Both directions are driven by one table of fields per record
-// (boot_state.cpp), so a field is named once.
+// Both directions walk one fields() record each (boot_state.cpp, on
+// sys/json_record.h), so a field is named once. A state of another schema
+// (an earlier or a later contest's) is refused in one line.
 std::string boot_state_text(const BootState& state);
 // UsageError naming `where` and the field when text is not a boot state.
 BootState boot_state_from_text(const std::string& text, const std::string& where);

@@ -154,13 +154,7 @@ std::string run_journal_text(const RunJournal& journal) {
 RunJournal run_journal_from_text(const std::string& text, const std::string& where) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw UsageError(where + ": not JSON");
-    if (!j.is_object()) throw UsageError(where + ": not an object");
-    const auto schema = j.find("schema");
-    if (schema == j.end() || !schema->is_number_integer() ||
-        schema->get<std::int64_t>() != kRunJournalSchema)
-        throw UsageError(where + ": schema: not " + std::to_string(kRunJournalSchema) +
-                         ", this contest's (a journal of another contest)");
-    j.erase("schema");
+    take_schema(j, kRunJournalSchema, where);
     RunJournal journal;
     RecordReader::read(j, where, journal);
     RunConfig& c = journal.config;
