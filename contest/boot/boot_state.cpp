@@ -1,7 +1,5 @@
 #include "contest/boot/boot_state.h"
 
-#include <fcntl.h>
-
 #include <algorithm>
 #include <optional>
 
@@ -9,17 +7,14 @@
 
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/json_record.h"
 #include "contest/sys/path_below.h"
-#include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
 #include "contest/sys/trusted_folder.h"
 
 namespace contest {
 namespace {
-
-// 2: the run's words, their folder and the seed moved to the run's journal.
-constexpr int kSchema = 2;
 
 // A release names a folder in lib/modules/: one name, nothing above it.
 std::optional<std::string> bad_built_release(const std::string& r) {
@@ -129,10 +124,18 @@ const char* boot_method_name(BootMethod method) {
 
 // Text from the machine (a command line, an entry's path) is written as
 // valid UTF-8, whatever it held: a step must be able to save the state.
+nlohmann::json boot_state_json(const BootState& s) {
+    return RecordWriter::json_of(s, "the boot run's state", BadText::replaced);
+}
+
+BootState boot_state_from_json(const nlohmann::json& j, const std::string& where) {
+    BootState s;
+    RecordReader::read(j, where, s);
+    return s;
+}
+
 std::string boot_state_text(const BootState& s) {
-    nlohmann::json j = RecordWriter::json_of(s, "the boot run's state", BadText::replaced);
-    j["schema"] = kSchema;
-    return j.dump(2) + "\n";
+    return boot_state_json(s).dump(2) + "\n";
 }
 
 BootState boot_state_from_text(const std::string& text, const std::string& where) {
@@ -142,10 +145,24 @@ BootState boot_state_from_text(const std::string& text, const std::string& where
     } catch (const nlohmann::json::exception& e) {
         throw UsageError(where + ": not JSON (" + std::string(e.what()) + ")");
     }
-    take_schema(j, kSchema, where);
-    BootState s;
-    RecordReader::read(j, where, s);
-    return s;
+    return boot_state_from_json(j, where);
+}
+
+namespace {
+
+BootState boot_state_of_journal(const nlohmann::json& journal, const std::string& where) {
+    const auto section = journal.find("boot_run");
+    if (section == journal.end())
+        throw UsageError(where +
+                         ": boot_run: missing (the journal of a run that is not a --boot "
+                         "run)");
+    return boot_state_from_json(*section, where + ": boot_run");
+}
+
+}  // namespace
+
+BootState boot_state_from_journal_text(const std::string& text, const std::string& where) {
+    return boot_state_of_journal(journal_json_from_text(text, where), where);
 }
 
 std::filesystem::path boot_binary_path(const std::filesystem::path& folder) {
@@ -190,12 +207,8 @@ BootState read_boot_state(const std::filesystem::path& path_in) {
     // Before anything is read: whoever could write the folder could have
     // written the state, which root then runs.
     check_state_place(path);
-    const RegularFileRead got =
-        read_regular_file_at(AT_FDCWD, path.c_str(), kMaxBootStateBytes, false);
-    if (got.refusal != RegularFileRead::Refusal::none)
-        throw EnvironmentError("the boot run's state " + where + ": " + got.why());
-    BootState s = boot_state_from_text(got.text, where);
-    check_state_paths(s, path.parent_path(), where);
+    BootState s = boot_state_of_journal(read_journal_json(path, "the boot run's state"), where);
+    check_state_paths(s, path.parent_path(), where + ": boot_run");
     for (const auto& label : s.labels)
         if (auto why = file_open_to_others(label.result))
             throw EnvironmentError("the boot run's result file " + printable(label.result) + ": " +
@@ -204,7 +217,9 @@ BootState read_boot_state(const std::filesystem::path& path_in) {
 }
 
 void write_boot_state(const std::filesystem::path& path, const BootState& state) {
-    write_file_atomically(path, boot_state_text(state));
+    nlohmann::json journal = read_journal_json(path, "the boot run's state");
+    journal["boot_run"] = boot_state_json(state);
+    write_file_atomically(path, journal_text(std::move(journal)));
 }
 
 BootPhase end_phase(const BootState& state) {
