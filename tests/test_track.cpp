@@ -653,7 +653,7 @@ TEST_CASE("track: one contest a track, another question refused, the state read 
     refused("\"" + k.t.commits[4] + "\"", "\"HEAD\"", "points[0].commit");
     refused("\"every\": \"4\"", "\"every\": \"-4\"", "every");
     refused("\"point_rounds\": 3", "\"point_rounds\": -3", "point_rounds");
-    refused("\"schema\": 2", "\"schema\": 3", "schema");
+    refused("\"schema\": 2", "\"schema\": 3", "schema: 3 is newer than this contest's 2");
     refused("\"mailed\": []", "\"mailed\": [], \"extra\": 1", "extra");
     const fs::path link = o.folder / "link.json";
     fs::create_symlink(o.folder / kTrackStateFile, link);
