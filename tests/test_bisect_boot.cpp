@@ -303,7 +303,7 @@ TEST_CASE(
         test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
     CHECK(refused.exit_code == 3);
     CHECK(refused.err.find("--boot: cannot boot") != std::string::npos);
-    CHECK_FALSE(fs::exists(bench.results / "ends/part-1" / kBootStateName));
+    CHECK_FALSE(fs::exists(bench.results / "ends/part-1" / kRunJournalName));
     fs::remove(bench.dir / "refuse-kexec");
     auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
     INFO(o.out << o.err);
@@ -344,7 +344,7 @@ TEST_CASE(
         if (batch.is_directory())
             for (const auto& part : fs::directory_iterator(batch.path()))
                 if (part.path().filename().string().starts_with("part-")) {
-                    const BootState b = read_boot_state(part.path() / kBootStateName);
+                    const BootState b = read_boot_state(part.path() / kRunJournalName);
                     CHECK(b.phase == BootPhase::done);
                     CHECK(b.then.size() == 3);
                     CHECK_FALSE(fs::exists(part.path() / ".boot"));

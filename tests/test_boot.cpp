@@ -102,8 +102,19 @@ TEST_CASE("the boot state: written and read back the same; a malformed one names
           std::string::npos);
     CHECK(refused("\"label\": \"a\"", "\"label\": \"../a\"").find("labels[0]: label") !=
           std::string::npos);
-    CHECK(refused("\"schema\": 2", "\"schema\": 1").find("schema") != std::string::npos);
-    CHECK_THROWS_AS(boot_state_from_text("{\"schema\": 1", "state"), UsageError);
+    // The schema is the journal's, the file's (test_run_journal.cpp): the
+    // section has none of its own.
+    CHECK(refused("\"note\": \"\"", "\"note\": \"\", \"schema\": 2") ==
+          "state: schema: a field this contest does not know");
+    CHECK(refused("\"note\": \"\"", "\"note\": \"\", \"planted\": 1") ==
+          "state: planted: a field this contest does not know");
+    // Text from the machine that is not UTF-8 is written all the same (a
+    // step must save the state), as valid UTF-8.
+    BootState odd = s;
+    odd.start_cmdline = "root=/dev/sda1 \xff";
+    CHECK(boot_state_from_text(boot_state_text(odd), "state").start_cmdline ==
+          "root=/dev/sda1 \xEF\xBF\xBD");
+    CHECK_THROWS_AS(boot_state_from_text("{\"phase\": 1", "state"), UsageError);
     CHECK_THROWS_AS(boot_state_from_text("[]", "state"), UsageError);
 }
 
@@ -115,7 +126,8 @@ const char* const kTurnStatusWords[] = {"pending", "started", "done", "boot_fail
 TEST_CASE("a boot state file reads, and is written back to the same bytes", "[boot]") {
     // tests/data/boot-state.json: written by contest before its phases and
     // statuses were enums read and written from one field table (its words
-    // and seed since moved to the run's journal, schema 2); every kind of
+    // and seed since moved to the run's journal; the state itself since the
+    // journal's boot_run section, with no schema of its own); every kind of
     // field, every turn status, each method's word.
     const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-state.json");
     const BootState s = boot_state_from_text(text, "state");
@@ -169,7 +181,7 @@ TEST_CASE("a boot state's unknown or mistyped closed word is refused naming its 
         {R"("boot_max": 12)", R"("boot_max": 4294967296)", "boot_max: too large"},
         {R"("boot_max": 12)", R"("boot_max": 1.5)", "boot_max: not a whole number >= 0"},
         {R"("stop_on_failure": true)", R"("stop_on_failure": 1)", "stop_on_failure: not true or false"},
-        {R"("loads": [])", R"("loads": [3])", "turns[4]: loads: holds a value that is not a string"},
+        {R"("loads": [])", R"("loads": [3])", "turns[4]: loads[0]: not a string"},
         {R"("turns": [)", R"("turns": {}, "x": [)", "turns: not a list"},
         {R"("note": "")", R"("nothing": "")", "note: missing"},
         {R"("label": 0)", R"("label": 2)", "turns[1]: label: no such label"},
@@ -183,6 +195,13 @@ TEST_CASE("a boot state's unknown or mistyped closed word is refused naming its 
 }
 
 namespace {
+
+// A journal holding state as its boot_run section (and a field of its own
+// in place of the config, which the boot layer does not read).
+std::string journal_holding(const BootState& state) {
+    return journal_text(
+        nlohmann::json{{"kept", "as it was"}, {"boot_run", boot_state_json(state)}});
+}
 
 // A boot state whose paths are those of a run in folder.
 BootState boot_state_in(const fs::path& folder) {
@@ -248,10 +267,10 @@ struct StandInMachine {
     // The next boot's step, as the unit would start it (told its boot is
     // another by renaming the ones seen: this machine's boot_id never changes).
     test::Outcome next_step(const fs::path& results) const {
-        BootState before = read_boot_state(results / kBootStateName);
+        BootState before = read_boot_state(results / kRunJournalName);
         for (auto& seen : before.boots) seen.boot_id = "earlier-" + seen.boot_id;
-        write_boot_state(results / kBootStateName, before);
-        return contest({"run", "--boot-continue", (results / kBootStateName).string()});
+        write_boot_state(results / kRunJournalName, before);
+        return contest({"run", "--boot-continue", (results / kRunJournalName).string()});
     }
 
     test::ScratchDir dir;
@@ -272,7 +291,7 @@ TEST_CASE("run --boot --boot-on-failure stop: the first kernel that does not com
           "[boot][e2e]") {
     const StandInMachine machine("bounds");
     const fs::path results = machine.dir / "results";
-    const auto state = [&] { return read_boot_state(results / kBootStateName); };
+    const auto state = [&] { return read_boot_state(results / kRunJournalName); };
     const auto started =
         machine.contest(machine.grub_start(results, {"--boot-on-failure", "stop"}));
     INFO(started.err);
@@ -306,7 +325,7 @@ TEST_CASE("run --boot --boot-max 2 of 3 boots: one turn, the bound, the rest lef
           "[boot][e2e]") {
     const StandInMachine machine("bounds");
     const fs::path results = machine.dir / "results";
-    const auto state = [&] { return read_boot_state(results / kBootStateName); };
+    const auto state = [&] { return read_boot_state(results / kRunJournalName); };
     const auto started = machine.contest(machine.grub_start(results, {"--boot-max", "2"}));
     INFO(started.err);
     REQUIRE(started.exit_code == 0);
@@ -334,8 +353,25 @@ TEST_CASE("run --boot --boot-max 2 of 3 boots: one turn, the bound, the rest lef
 
 TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited on", "[boot]") {
     test::ScratchDir dir("boot-state-read", test::scratch_kept_at_boot());
-    write_boot_state(dir / "state.json", boot_state_in(dir.path()));
+    write_file(dir / "state.json", journal_holding(boot_state_in(dir.path())));
     CHECK(read_boot_state(dir / "state.json").started_at == "2026-12-02T12:00:00Z");
+    // One write replaces the state, the rest of the journal kept.
+    BootState next = boot_state_in(dir.path());
+    next.note = "replaced";
+    write_boot_state(dir / "state.json", next);
+    const nlohmann::json written = nlohmann::json::parse(test::slurp(dir / "state.json"));
+    CHECK(written["kept"] == "as it was");
+    CHECK(read_boot_state(dir / "state.json").note == "replaced");
+    // A journal of another schema, or of a run that is not a --boot run,
+    // is refused in one line.
+    write_file(dir / "newer.json",
+               replaced(journal_holding(next), "\"schema\": 2", "\"schema\": 3"));
+    CHECK_THROWS_WITH(read_boot_state(dir / "newer.json"),
+                      Catch::Matchers::Contains("schema: 3 is newer than this contest's 2"));
+    write_file(dir / "host.json", journal_text(nlohmann::json{{"started_at", ""}}));
+    CHECK_THROWS_WITH(read_boot_state(dir / "host.json"),
+                      Catch::Matchers::EndsWith("host.json: boot_run: missing (the journal of a "
+                                                "run that is not a --boot run)"));
     fs::create_symlink(dir / "state.json", dir / "link.json");
     CHECK_THROWS_AS(read_boot_state(dir / "link.json"), EnvironmentError);
     REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
@@ -361,7 +397,7 @@ TEST_CASE("the unit: installed under a root folder and removed; systemd-analyze 
     const fs::path binary = dir / "bin dir" / "contest";
     write_file(binary, "#!/bin/sh\n", true);
     // % is systemd's specifier everywhere, $ its variable in ExecStart.
-    const fs::path state = dir / "results 100% $HOME/.boot-state.json";
+    const fs::path state = dir / "results 100% $HOME/.run-journal.json";
     install_boot_unit(root, binary, state);
     const fs::path unit = boot_unit_path(root);
     REQUIRE(fs::is_regular_file(unit));
@@ -371,7 +407,7 @@ TEST_CASE("the unit: installed under a root folder and removed; systemd-analyze 
     CHECK(text.find("RequiresMountsFor=\"" + (dir / "results 100%% $HOME").string() + "\"\n") !=
           std::string::npos);
     CHECK(text.find(" run --boot-continue \"" + (dir / "results 100%% $$HOME").string() +
-                    "/.boot-state.json\"\n") != std::string::npos);
+                    "/.run-journal.json\"\n") != std::string::npos);
     // The unit names its run: the state read back as it was given.
     CHECK(boot_unit_state(root) == state);
     CHECK(unit_path_problem(dir / "a\nb") != "");
@@ -421,7 +457,7 @@ TEST_CASE(
                                          dir.path(), dir.path());
             INFO(o.err);
             CHECK(o.exit_code == 0);
-            const BootState s = read_boot_state(results / kBootStateName);
+            const BootState s = read_boot_state(results / kRunJournalName);
             REQUIRE(s.turns.size() == 4);
             const std::string first_turn = s.labels.at(s.turns.front().label).kernel;
             const std::string set = method == "grub" ? "grub-reboot " + first_turn
@@ -460,7 +496,7 @@ TEST_CASE(
                 auto step = machine.next_step(results);
                 INFO(step.err);
                 CHECK(step.exit_code == 0);
-                const BootState after = read_boot_state(results / kBootStateName);
+                const BootState after = read_boot_state(results / kRunJournalName);
                 CHECK(after.turns[turn - 1].status == BootTurnStatus::boot_failed);
                 REQUIRE(after.boots.size() == turn);
                 CHECK(after.boots.back().expected == s.labels.at(s.turns[turn - 1].label).label);
@@ -469,11 +505,11 @@ TEST_CASE(
                 CHECK(after.boots_asked == turn + 1);
                 // Run again in the same boot: nothing done twice.
                 auto again = test::run_contest_binary(
-                    {"run", "--boot-continue", (results / kBootStateName).string()}, dir.path(),
+                    {"run", "--boot-continue", (results / kRunJournalName).string()}, dir.path(),
                     dir.path());
                 CHECK(again.exit_code == 0);
                 CHECK(again.err.find("recorded already") != std::string::npos);
-                CHECK(read_boot_state(results / kBootStateName).boots.size() == turn);
+                CHECK(read_boot_state(results / kRunJournalName).boots.size() == turn);
             }
             std::string asked_so_far;
             for (std::size_t turn = 0; turn < 3; ++turn)
@@ -492,7 +528,7 @@ TEST_CASE(
                 {"run", "--boot-abort", "--results", results.string()}, dir.path(), dir.path());
             INFO(abort.err);
             CHECK(abort.exit_code == 0);
-            CHECK(read_boot_state(results / kBootStateName).phase == BootPhase::aborted);
+            CHECK(read_boot_state(results / kRunJournalName).phase == BootPhase::aborted);
             CHECK_FALSE(fs::exists(boot_unit_path(root)));
             CHECK_FALSE(fs::exists(s.binary));
             CHECK_FALSE(fs::exists(results / ".boot"));
@@ -522,7 +558,7 @@ namespace {
 // A state the guest wrote, read on the host: its text checked as any
 // state's, but not its paths, which name the guest's folders (/mnt/out).
 BootState guest_boot_state(const fs::path& path) {
-    return boot_state_from_text(test::slurp(path), path.string());
+    return boot_state_from_journal_text(test::slurp(path), path.string());
 }
 
 // A TCG guest that is the machine of a --boot run: its scratch disk holds
@@ -643,7 +679,7 @@ TEST_CASE(
     CHECK(test::leftover_processes().empty());
 
     const fs::path host_results = out / "results";
-    const BootState s = guest_boot_state(host_results / kBootStateName);
+    const BootState s = guest_boot_state(host_results / kRunJournalName);
     CHECK(s.phase == BootPhase::done);
     // One round: a round after round, in its shuffled order, is the stand-in
     // machine's test (-n 2 there); here each boot costs ~18 s of TCG.
@@ -766,7 +802,7 @@ TEST_CASE(
         INFO("console: " << console_tail(machine.boot.console_log, 30)
                          << "\nguest log: " << guest_log());
         REQUIRE_FALSE(cut.finished);  // cut, not ended by itself
-        BootState s = guest_boot_state(results / kBootStateName);
+        BootState s = guest_boot_state(results / kRunJournalName);
         REQUIRE(s.turns.size() == 2);
         CHECK(s.turns[0].status == BootTurnStatus::started);
         CHECK(s.phase == BootPhase::running);
@@ -777,7 +813,7 @@ TEST_CASE(
         INFO(o.failure);
         REQUIRE(o.finished);
         CHECK(test::leftover_processes().empty());
-        s = guest_boot_state(results / kBootStateName);
+        s = guest_boot_state(results / kRunJournalName);
         CHECK(s.phase == BootPhase::aborted);
         CHECK(s.turns[0].status == BootTurnStatus::boot_failed);
         CHECK(s.turns[1].status == BootTurnStatus::interrupted);
@@ -817,7 +853,7 @@ TEST_CASE("run --boot demo: two kernels x 3 rounds in a TCG guest, timed", "[.bo
     REQUIRE(o.finished);
     WARN("QEMU start to power-off: " << o.total_s << " s");
     WARN(test::slurp(machine.out / "guest.log"));
-    WARN(test::slurp(machine.out / "results" / kBootStateName));
+    WARN(test::slurp(machine.out / "results" / kRunJournalName));
     WARN(test::shell_output("grep -a -E 'contest-guest: up|Linux version|kexec|reboot:' " +
                             machine.boot.console_log.string()));
 }
@@ -860,7 +896,7 @@ TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused befor
         INFO(o.err);
         CHECK(o.exit_code == 2);
         CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "results" / kBootStateName));
+        CHECK_FALSE(fs::exists(dir / "results" / kRunJournalName));
         CHECK_FALSE(fs::exists(dir / "results" / ".boot-state.lock"));
     }
 }
@@ -962,7 +998,7 @@ TEST_CASE("run --boot: a results folder anyone but root could write is refused, 
                 CHECK(o.err.find("refusing it, root runs contest's copy from it") !=
                       std::string::npos);
                 CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
-                CHECK_FALSE(fs::exists(open / kBootStateName));
+                CHECK_FALSE(fs::exists(open / kRunJournalName));
                 CHECK_FALSE(fs::exists(open / "results"));
                 CHECK_FALSE(fs::exists(open / ".boot"));
                 CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
@@ -986,12 +1022,12 @@ TEST_CASE("run --boot-abort and --boot-status of a planted state: refused, nothi
             planted.binary = victim.string();
             planted.unit_root = machine.root.string();
             // Written as the folder's owner would: its paths are not checked on write.
-            write_file(folder / kBootStateName, boot_state_text(planted));
+            write_file(folder / kRunJournalName, journal_holding(planted));
             if (nobodys) {
                 REQUIRE(::chown(folder.c_str(), 65534, 65534) == 0);
-                REQUIRE(::chown((folder / kBootStateName).c_str(), 65534, 65534) == 0);
+                REQUIRE(::chown((folder / kRunJournalName).c_str(), 65534, 65534) == 0);
             }
-            const std::string before = test::slurp(folder / kBootStateName);
+            const std::string before = test::slurp(folder / kRunJournalName);
             for (const char* command : {"--boot-abort", "--boot-status"}) {
                 auto o = machine.contest({"run", command, "--results", folder.string()});
                 INFO(command << ": " << o.err);
@@ -999,7 +1035,7 @@ TEST_CASE("run --boot-abort and --boot-status of a planted state: refused, nothi
                 CHECK(o.err.find(nobodys ? "owned by uid 65534" : "binary") != std::string::npos);
                 CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
                 CHECK(test::slurp(victim) == "keep me\n");
-                CHECK(test::slurp(folder / kBootStateName) == before);
+                CHECK(test::slurp(folder / kRunJournalName) == before);
                 CHECK_FALSE(fs::exists(folder / ".boot-state.lock"));
             }
         }
@@ -1037,7 +1073,7 @@ TEST_CASE(
     auto started = machine.contest(machine.grub_start(a));
     INFO(started.err);
     REQUIRE(started.exit_code == 0);
-    CHECK(boot_unit_state(machine.root) == a / kBootStateName);
+    CHECK(boot_unit_state(machine.root) == a / kRunJournalName);
     CHECK(fs::status(a / ".boot").permissions() == fs::perms::owner_all);
     CHECK(fs::status(a / ".boot/contest").permissions() == fs::perms::owner_all);
 
@@ -1048,7 +1084,7 @@ TEST_CASE(
           std::string::npos);
     CHECK(std::count(second.err.begin(), second.err.end(), '\n') == 1);
     CHECK_FALSE(fs::exists(b));
-    CHECK(boot_unit_state(machine.root) == a / kBootStateName);
+    CHECK(boot_unit_state(machine.root) == a / kRunJournalName);
 
     // a aborted, b started: a's abort again (a finished run) leaves b's unit.
     REQUIRE(machine.contest({"run", "--boot-abort", "--results", a.string()}).exit_code == 0);
@@ -1058,11 +1094,11 @@ TEST_CASE(
     INFO(again.err);
     CHECK(again.exit_code == 0);
     CHECK(again.err.find("aborted already") != std::string::npos);
-    CHECK(boot_unit_state(machine.root) == b / kBootStateName);
+    CHECK(boot_unit_state(machine.root) == b / kRunJournalName);
     CHECK(fs::exists(b / ".boot/contest"));
     auto status = machine.contest({"run", "--boot-status", "--results", a.string()});
     CHECK(status.out.find("the machine's unit is another run's (" +
-                          (b / kBootStateName).string()) != std::string::npos);
+                          (b / kRunJournalName).string()) != std::string::npos);
     REQUIRE(machine.contest({"run", "--boot-abort", "--results", b.string()}).exit_code == 0);
     CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
     CHECK_FALSE(fs::exists(b / ".boot-state.lock"));
@@ -1077,9 +1113,9 @@ TEST_CASE("run --boot-abort removes the run's unit when its state cannot be read
             REQUIRE(machine.contest(machine.grub_start(results)).exit_code == 0);
             REQUIRE(fs::exists(boot_unit_path(machine.root)));
             if (gone)
-                fs::remove(results / kBootStateName);
+                fs::remove(results / kRunJournalName);
             else
-                write_file(results / kBootStateName, "{\"schema\": 1");
+                write_file(results / kRunJournalName, "{\"schema\": 1");
             // Without --boot-root, the machine's own unit is looked at: not this one.
             auto elsewhere =
                 machine.contest({"run", "--boot-abort", "--results", results.string()});
@@ -1106,7 +1142,7 @@ TEST_CASE(
     auto o = machine.contest(machine.grub_start(results, {"--workd=" + work.string()}));
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
-    const BootState s = read_boot_state(results / kBootStateName);
+    const BootState s = read_boot_state(results / kRunJournalName);
     CHECK(s.workdir == work.string());
     // The run's config as the start resolved it, in its journal: the
     // workdir whole, the words each option by its whole name.
@@ -1236,12 +1272,12 @@ TEST_CASE(
     const fs::path modules = machine.root / "lib/modules";
     write_file(modules / "6.1.0-contest-aaaa1111" / kbuild::kContestMadeMark, "key\n");
     write_file(modules / "6.1.0-theirs" / "modules.dep", "");
-    BootState s = read_boot_state(results / kBootStateName);
+    BootState s = read_boot_state(results / kRunJournalName);
     s.labels.at(0).built_release = "6.1.0-contest-aaaa1111";
     s.labels.at(0).build = R"({"commit": "abc", "release": "6.1.0-contest-aaaa1111"})";
     s.labels.at(1).built_release = "6.1.0-theirs";
     SECTION("the run aborted: contest's release removed, the other left") {
-        write_boot_state(results / kBootStateName, s);
+        write_boot_state(results / kRunJournalName, s);
         const auto o = machine.contest({"run", "--boot-abort", "--results", results.string(),
                                         "--boot-root", machine.root.string()});
         INFO(o.err);
@@ -1253,7 +1289,7 @@ TEST_CASE(
     }
     SECTION("--boot-keep-built: left installed") {
         s.keep_built = true;
-        write_boot_state(results / kBootStateName, s);
+        write_boot_state(results / kRunJournalName, s);
         const auto o = machine.contest({"run", "--boot-abort", "--results", results.string(),
                                         "--boot-root", machine.root.string()});
         CHECK(o.exit_code == 0);
@@ -1261,7 +1297,7 @@ TEST_CASE(
     }
     SECTION("a release naming a folder above lib/modules: the state refused, nothing removed") {
         s.labels.at(0).built_release = "../../etc";
-        write_boot_state(results / kBootStateName, s);
+        write_boot_state(results / kRunJournalName, s);
         const auto o = machine.contest({"run", "--boot-status", "--results", results.string()});
         CHECK(o.exit_code == 2);
         CHECK(o.err.find("labels[0]: built_release: not a release name") != std::string::npos);

@@ -94,7 +94,7 @@ TEST_CASE(
         CHECK(o.exit_code == 1);
         CHECK(o.err.find("the build failed") != std::string::npos);
         CHECK(bench.releases().empty());
-        CHECK_FALSE(fs::exists(bench.results / kBootStateName));
+        CHECK_FALSE(fs::exists(bench.results / kRunJournalName));
         CHECK_FALSE(fs::exists(boot_unit_path(bench.root)));
         CHECK_FALSE(fs::exists(bench.results / ".boot-state.lock"));
     }
@@ -105,7 +105,7 @@ TEST_CASE(
         CHECK(o.exit_code == 3);
         CHECK(o.err.find("--boot: cannot boot") != std::string::npos);
         CHECK(bench.releases().empty());
-        CHECK_FALSE(fs::exists(bench.results / kBootStateName));
+        CHECK_FALSE(fs::exists(bench.results / kRunJournalName));
     }
     SECTION(
         "started: the release installed, marked, and named in the state; the abort removes it") {
@@ -115,7 +115,7 @@ TEST_CASE(
         const auto installed = bench.releases();
         REQUIRE(installed.size() == 1);  // a and b are one build here
         CHECK(installed[0].starts_with("6.1.0-base-contest-"));
-        const BootState s = read_boot_state(bench.results / kBootStateName);
+        const BootState s = read_boot_state(bench.results / kRunJournalName);
         for (const auto& label : s.labels) CHECK(label.built_release == installed[0]);
         const auto abort =
             test::run_contest_binary({"run", "--boot-abort", "--results", bench.results.string(),

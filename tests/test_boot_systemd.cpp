@@ -123,7 +123,7 @@ TEST_CASE(
     // ends QEMU. Ordered after contest's unit, so in the last boot it
     // finds the state contest-boot.service left.
     put_guest_file(out / "end.sh",
-                   "state=/mnt/out/results/.boot-state.json\n"
+                   "state=/mnt/out/results/.run-journal.json\n"
                    // contest's unit is started once contest is (Type=exec):
                    // its step ends when the unit does.
                    "while systemctl is-active -q contest-boot.service; do sleep 2; done\n"
@@ -175,7 +175,7 @@ TEST_CASE(
         if (e.what == "done") CHECK(o.total_s < e.at_s + boot.end_grace_s);
 
     const fs::path results = out / "results";
-    const BootState s = read_boot_state(results / kBootStateName);
+    const BootState s = read_boot_state(results / kRunJournalName);
     CHECK(s.phase == BootPhase::done);
     REQUIRE(s.turns.size() == 2);
     for (const auto& turn : s.turns) CHECK(turn.status == BootTurnStatus::done);
@@ -219,7 +219,7 @@ TEST_CASE(
     WARN("first step:\n" << test::slurp(out / "first.log"));
     WARN("end unit:\n" << test::slurp(out / "end.log"));
     WARN("while the first step ran, " << test::slurp(out / "first-state"));
-    WARN(test::slurp(results / kBootStateName));
+    WARN(test::slurp(results / kRunJournalName));
     WARN("the guest's journal, boots:\n"
          << test::shell_output("journalctl -D " + journal.string() + " --list-boots 2>&1"));
     WARN("contest-boot.service and systemd in each boot:\n"

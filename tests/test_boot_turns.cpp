@@ -160,7 +160,7 @@ struct BootBench {
         return test::run_contest_binary({"run", "--boot-continue", state_path().string()},
                                         dir.path(), dir.path());
     }
-    fs::path state_path() const { return results / kBootStateName; }
+    fs::path state_path() const { return results / kRunJournalName; }
     BootState state() const { return read_boot_state(state_path()); }
     std::string said() const { return test::slurp(asked); }
     // The reboots asked of the stand-ins (systemctl's, under systemd).

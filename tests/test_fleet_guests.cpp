@@ -174,10 +174,10 @@ bool answers_within(const fs::path& key, const FleetGuest& g, double timeout_s) 
 std::optional<BootState> state_off_disk(const fs::path& disk, const fs::path& to) {
     test::shell_output("e2fsck -fy " + disk.string() + " >/dev/null 2>&1");
     test::shell_output("debugfs -R 'dump /upper/var/lib/contest-fleet/boot-results/demo/" +
-                       std::string(kBootStateName) + " " + to.string() + "' " + disk.string() +
+                       std::string(kRunJournalName) + " " + to.string() + "' " + disk.string() +
                        " 2>/dev/null");
     if (!fs::exists(to) || fs::file_size(to) == 0) return std::nullopt;
-    return boot_state_from_text(test::slurp(to), to.string());
+    return boot_state_from_journal_text(test::slurp(to), to.string());
 }
 
 // Whether a line of text matches pattern (line by line: the play's log is

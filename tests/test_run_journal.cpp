@@ -86,6 +86,15 @@ RunJournal every_field_journal() {
     delegated.workload.workdir = delegated.load.workdir = "/mnt/work";
     c.delegated = std::make_shared<const RunConfig>(delegated);
     c.boot_appends = {{"a", "threadirqs"}};
+    // A --boot run's state, the journal's boot_run section (its own fields
+    // are test_boot.cpp's).
+    BootState state;
+    state.phase = BootPhase::detour;
+    state.workdir = "/srv/contest/work dir";
+    state.labels = {
+        {"a", "/boot/vmlinuz-a", "/boot/vmlinuz-a", "", "ro", "6.1", "/r/a/x.json", "", "", ""}};
+    state.turns = {{1, 0, {"no_load"}, BootTurnStatus::started}};
+    j.boot_run = state;
     return j;
 }
 
@@ -137,17 +146,24 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     REQUIRE(c.delegated);
     CHECK(c.delegated->timeline_hz == 5);
     CHECK_FALSE(c.delegated->delegated);
+    REQUIRE(back.boot_run);
+    CHECK(back.boot_run->phase == BootPhase::detour);
+    CHECK(back.boot_run->turns.at(0).status == BootTurnStatus::started);
+    CHECK(back.boot_run->labels.at(0).label == "a");
     // What is unset reads back unset.
     RunJournal plain = j;
     plain.config.auto_runs.reset();
     plain.config.timeout_s.reset();
     plain.config.latency_probes[0].raw_path.reset();
     plain.config.delegated.reset();
+    plain.boot_run.reset();
+    CHECK(run_journal_text(plain).find("boot_run") == std::string::npos);
     const RunJournal plain_back = run_journal_from_text(run_journal_text(plain), "journal");
     CHECK_FALSE(plain_back.config.auto_runs);
     CHECK_FALSE(plain_back.config.timeout_s);
     CHECK_FALSE(plain_back.config.latency_probes[0].raw_path);
     CHECK_FALSE(plain_back.config.delegated);
+    CHECK_FALSE(plain_back.boot_run);
 }
 
 TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {
@@ -159,8 +175,10 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
     };
     const nlohmann::json removed = nlohmann::json::value_t::discarded;
     const Refused cases[] = {
-        {"/schema", 2, "journal: schema: not 1, this contest's"},
-        {"/schema", removed, "journal: schema: not 1"},
+        {"/schema", 3, "journal: schema: 3 is newer than this contest's 2"},
+        {"/schema", 1, "journal: schema: 1 is older than this contest's 2"},
+        {"/schema", "1", "journal: schema: not a whole number"},
+        {"/schema", removed, "journal: schema: missing"},
         {"/config/runs", -1, "journal: config: runs: not a whole number >= 0"},
         {"/config/runs", 4294967296ull, "journal: config: runs: too large"},
         {"/config/vm/shape/cpus", "2", "journal: config: vm: shape: cpus: not a whole number >= 0"},
@@ -181,6 +199,10 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
         {"/config/kernels/0", "a=/boot/x", "journal: config: kernels[0]: not an object"},
         {"/config/delegated/runs", "1", "journal: config: delegated: runs: not a whole number"},
         {"/config/delegated", 7, "journal: config: delegated: not an object"},
+        {"/boot_run/phase", "sleeping", "journal: boot_run: phase: 'sleeping' is no phase"},
+        {"/boot_run/turns/0/label", 1, "journal: boot_run: turns[0]: label: no such label"},
+        {"/boot_run/planted", 1, "journal: boot_run: planted: a field this contest does not know"},
+        {"/boot_run", "x", "journal: boot_run: not an object"},
     };
     for (const auto& [pointer, value, message] : cases) {
         INFO(pointer << " = " << value.dump());

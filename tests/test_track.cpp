@@ -40,6 +40,7 @@
 #include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/text.h"
@@ -737,7 +738,7 @@ TEST_CASE("track: one contest a track, another question refused, the state read 
     refused("\"" + k.t.commits[4] + "\"", "\"HEAD\"", "points[0].commit");
     refused("\"every\": \"4\"", "\"every\": \"-4\"", "every");
     refused("\"point_rounds\": 3", "\"point_rounds\": -3", "point_rounds");
-    refused("\"schema\": 3", "\"schema\": 4", "schema");
+    refused("\"schema\": 3", "\"schema\": 4", "schema: 4 is newer than this contest's 3");
     refused("\"schema\": 3", "\"schema\": 1", "schema");
     refused("\"boot\": false", "\"boot\": 0", "boot");
     // A schema 2 state (before --boot) is a track of guests.
@@ -996,13 +997,17 @@ TEST_CASE(
                      (point / "point" / "x.json").string(), "", "", ""}};
     state.turns = {{1, 0, {"cpu_load"}, BootTurnStatus::pending}};
     state.boot_max = 2;
-    write_boot_state(point / kBootStateName, state);
+    // (The start writes the journal with its config, then its state.)
+    std::ofstream(point / kRunJournalName) << journal_text(nlohmann::json::object());
     CHECK(bench.goes_on_by_itself(point));
+    CHECK_THROWS_WITH(bench.measure_point(a, point),
+                      Catch::Contains("its --boot run before its first reboot"));
+    write_boot_state(point / kRunJournalName, state);
     CHECK_THROWS_AS(bench.measure_point(a, point), AcrossReboots);
     // Over without its file: failed, with the run's note.
     state.phase = BootPhase::stopped;
     state.note = "the bound of boots";
-    write_boot_state(point / kBootStateName, state);
+    write_boot_state(point / kRunJournalName, state);
     CHECK_THROWS_WITH(bench.measure_point(a, point),
                       Catch::Contains("its --boot run ended (stopped: the bound of boots) "
                                       "without point's file"));
@@ -1015,7 +1020,7 @@ TEST_CASE(
     file.complete = true;
     std::ofstream(point / "point" / "x.json") << to_json(file).dump();
     state.phase = BootPhase::done;
-    write_boot_state(point / kBootStateName, state);
+    write_boot_state(point / kRunJournalName, state);
     CHECK(bench.measure_point(a, point) == point / "point" / "x.json");
     // A bisection under --boot: its words, and no answer yet is a bisection
     // across reboots (its parts go on by themselves).

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "contest/boot/boot_state.h"
+#include "contest/sys/journal_file.h"
 
 namespace contest::bisect {
 
@@ -64,7 +65,7 @@ BatchFiles read_batch(const fs::path& batch, const std::vector<std::string>& lab
     // next start goes into it.
     for (unsigned n = 1;; ++n) {
         const fs::path part = part_folder(batch, n);
-        if (!fs::exists(part / kBootStateName, ec)) break;
+        if (!fs::exists(part / kRunJournalName, ec)) break;
         out.parts.push_back(label_files(part, labels));
     }
     if (!out.parts.empty()) {

@@ -5,6 +5,7 @@
 
 #include "contest/boot/boot_state.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/text.h"
 
 namespace contest::bisect {
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 // The part's run as its state says, when it has one: nullopt for none (a
 // start that failed before writing it).
 std::optional<BootState> part_state(const fs::path& part) {
-    const fs::path path = part / kBootStateName;
+    const fs::path path = part / kRunJournalName;
     std::error_code ec;
     if (!fs::exists(path, ec)) return std::nullopt;
     return read_boot_state(fs::absolute(path));

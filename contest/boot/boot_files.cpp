@@ -6,6 +6,7 @@
 
 #include "contest/boot/boot_unit.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 
@@ -121,7 +122,7 @@ fs::path boot_run_folder(const fs::path& results) {
 }
 
 fs::path boot_state_path(const fs::path& results) {
-    return boot_run_folder(results) / kBootStateName;
+    return boot_run_folder(results) / kRunJournalName;
 }
 
 }  // namespace contest

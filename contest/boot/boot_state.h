@@ -1,10 +1,12 @@
 #pragma once
-// `contest run --boot`: the run's state, one JSON file in the results
-// folder (.boot-state.json), which is all a contest started after a reboot
-// knows of the run. Written whole and atomically before every reboot and
-// after every turn, so that a crash or a power cut at any point leaves the
-// last good state: the turn it was taking is then found started and not
-// finished, and is recorded failed rather than measured twice.
+// `contest run --boot`: the run's state, the boot_run section of the run's
+// journal in the results folder (.run-journal.json, sys/journal_file.h:
+// the journal's config is run/run_journal.h's), which with the config is
+// all a contest started after a reboot knows of the run. The file is
+// replaced whole and atomically before every reboot and after every turn,
+// so that a crash or a power cut at any point leaves the last good state:
+// the turn it was taking is then found started and not finished, and is
+// recorded failed rather than measured twice.
 //
 // Read back as untrusted text: a regular file (no link followed), bounded,
 // every field checked; a malformed file is a UsageError naming the field.
@@ -18,12 +20,11 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "contest/sys/enum_names.h"
 
 namespace contest {
-
-inline constexpr const char* kBootStateName = ".boot-state.json";
-inline constexpr std::uintmax_t kMaxBootStateBytes = 4u << 20;
 
 // How a label's kernel is booted.
 enum class BootMethod { kexec, grub, systemd_boot };
@@ -167,11 +168,21 @@ struct BootState {
 // was (measured or failed), stopped when some were left (the bound).
 BootPhase end_phase(const BootState& state);
 
-// Both directions are driven by one table of fields per record
-// (boot_state.cpp), so a field is named once.
+// The journal's boot_run section. Both directions walk one fields() record
+// each (boot_state.cpp, on sys/json_record.h), so a field is named once.
+// (The journal's schema is the file's: a journal of another contest is
+// refused in one line before its sections are read.)
+nlohmann::json boot_state_json(const BootState& state);
+// UsageError naming `where` and the field when j is not a boot state.
+BootState boot_state_from_json(const nlohmann::json& j, const std::string& where);
+// The section as text, and read from text (its tests and its fuzz target).
 std::string boot_state_text(const BootState& state);
-// UsageError naming `where` and the field when text is not a boot state.
 BootState boot_state_from_text(const std::string& text, const std::string& where);
+// The state in a journal's text (sys/journal_file.h): its schema checked,
+// its boot_run section read; a UsageError naming `where` and the field
+// otherwise (a journal without one is no --boot run's). Its paths are not
+// checked here (check_state_paths).
+BootState boot_state_from_journal_text(const std::string& text, const std::string& where);
 
 // UsageError naming the field when a path of the state is not where the run
 // in folder keeps its files (see above).
@@ -185,11 +196,16 @@ std::filesystem::path boot_binary_path(const std::filesystem::path& folder);
 // above it, could be changed by anyone but root (or this user).
 void check_state_place(const std::filesystem::path& path);
 
-// Reads the state at path (absolute): a regular file (not a link) of at
-// most kMaxBootStateBytes, in a folder that nobody but root can change (nor
-// one above it; EnvironmentError otherwise, or when it cannot be read),
-// its paths checked (check_state_paths).
+// Reads the state in the journal at path (absolute): a regular file (not a
+// link) of at most kMaxRunJournalBytes, in a folder that nobody but root
+// can change (nor one above it; EnvironmentError otherwise, or when it
+// cannot be read), of this contest's schema, its boot_run section a state
+// (a journal without one is no --boot run's: UsageError), its paths
+// checked (check_state_paths). The rest of the journal is its config, which
+// run/run_journal.h reads.
 BootState read_boot_state(const std::filesystem::path& path);
+// The journal at path with its boot_run section replaced by state, in one
+// atomic write; the rest of the journal kept as it is.
 void write_boot_state(const std::filesystem::path& path, const BootState& state);
 
 }  // namespace contest

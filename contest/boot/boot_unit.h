@@ -1,7 +1,8 @@
 #pragma once
 // The systemd unit that resumes a --boot run after every boot: started
 // once the system is up (after multi-user.target), it runs the copy of
-// contest the run made with --boot-continue STATE. Installed under a root
+// contest the run made with --boot-continue JOURNAL (the run's journal,
+// which holds its state). Installed under a root
 // folder ("/": the machine's; tests give a scratch one) and removed when
 // the run ends or is aborted.
 #include <filesystem>

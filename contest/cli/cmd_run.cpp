@@ -226,7 +226,7 @@ std::vector<TableOption> boot_options(RunArguments& a) {
         {"boot-root", host, Needs{{"boot", "boot-abort"}}, po::value(&a.boot_root)->default_value(a.boot_root)->value_name("D"), "the root the resuming unit is installed under"},
         {"boot-status", host, po::bool_switch(&a.boot_status), "say how the --boot run in --results stands"},
         {"boot-abort", host, po::bool_switch(&a.boot_abort), "stop the --boot run in --results: its unit removed, no further reboot"},
-        {"boot-continue", host, po::value(&a.boot_continue)->value_name("STATE"), "(run by contest's unit after each boot) the next turn of a --boot run"},
+        {"boot-continue", host, po::value(&a.boot_continue)->value_name("JOURNAL"), "(run by contest's unit after each boot) the next turn of the --boot run whose journal (and state) JOURNAL is"},
     };
     // clang-format on
 }

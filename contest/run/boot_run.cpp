@@ -95,7 +95,7 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
 // The run's journal: its config as the start resolved it, the seed drawn
 // and the workdir the state's (absolute, its links resolved).
 RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootState& state) {
-    RunJournal journal{config, state.started_at, std::nullopt};
+    RunJournal journal{config, state.started_at, std::nullopt, std::nullopt};
     journal.config.seed = plan.seed;
     journal.config.workload.workdir = journal.config.load.workdir = state.workdir;
     journal.config.workload.opened_workdir.reset();
@@ -104,14 +104,13 @@ RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootSt
     return journal;
 }
 
-// The journal beside the state at path, which root runs on: read only from
-// a folder nobody but root can change, as the state is.
+// The run's journal at path, whose config root runs: read only from a
+// folder nobody but root can change (read_boot_state read its state).
 RunJournal read_boot_journal(const fs::path& path) {
-    const fs::path journal = path.parent_path() / kRunJournalName;
-    check_state_place(journal);
-    RunJournal read = read_run_journal(journal);
+    check_state_place(path);
+    RunJournal read = read_run_journal(path);
     if (!read.config.seed)
-        throw UsageError(printable(journal.string()) +
+        throw UsageError(printable(path.string()) +
                          ": config: seed: unset (a --boot run's seed is drawn at its start)");
     return read;
 }
@@ -222,10 +221,10 @@ void check_kernels(BootState& state, const BootRunOptions& options,
     if (!problems.empty()) throw EnvironmentError("--boot: cannot boot " + join(problems, "; "));
 }
 
-// contest's copy and the kexec kernels' in results/.boot, the unit, the
-// run's journal and its state: the run made. On a failure, what of it was
-// made is removed.
-void make_run_files(const BootState& state, const RunJournal& journal, const fs::path& path) {
+// contest's copy and the kexec kernels' in results/.boot, the unit, and
+// the run's journal at path with its state (one write): the run made. On a
+// failure, what of it was made is removed.
+void make_run_files(const BootState& state, RunJournal journal, const fs::path& path) {
     try {
         const UniqueFd copies = open_copy_folder(path.parent_path());
         copy_into(copies, "contest", "/proc/self/exe", state.binary, 0700);
@@ -239,11 +238,11 @@ void make_run_files(const BootState& state, const RunJournal& journal, const fs:
                           initrd_copy(state, i), 0600);
         }
         install_boot_unit(state.unit_root, state.binary, path, {fs::path(state.workdir)});
-        write_run_journal(path.parent_path() / kRunJournalName, journal);
-        write_boot_state(path, state);
+        journal.boot_run = state;
+        write_run_journal(path, journal);
     } catch (...) {
         std::error_code ec;
-        fs::remove(path.parent_path() / kRunJournalName, ec);
+        fs::remove(path, ec);
         remove_run_files(path, state);
         throw;
     }
@@ -256,7 +255,7 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     check_run_options(config);
     const RunPlan plan = make_run_plan(config);
     const fs::path folder = boot_run_folder(config.results_dir);
-    const fs::path path = folder / kBootStateName;
+    const fs::path path = folder / kRunJournalName;
     const RunningKernel k = running_kernel();
     // The user's words first (UsageError), then the machine: nothing made
     // yet, nothing built. A build may take an hour; every refusal that does

@@ -1,9 +1,10 @@
 #pragma once
 // `contest run --boot LABEL=KERNEL ...`, the boot place's steps: kernels
 // compared on this machine, each booted once a round in the plan's shuffled
-// order. The state on disk (boot/boot_state.h) is the run's list of turns;
-// each step is one contest: the start plans and checks everything, writes
-// the state and asks for the first reboot; after every boot the unit
+// order. The state on disk (boot/boot_state.h) is the run's list of turns
+// and its boots, the boot_run section of the run's journal (one file, one
+// write a step); each step is one contest: the start plans and checks
+// everything, writes the journal and asks for the first reboot; after every boot the unit
 // (boot/boot_unit.h) runs --boot-continue, whose step reads the state, takes
 // the turn this boot is for (boot_steps.h: the run's state machine;
 // boot_turn.h: the run's one loop over that turn) and ends by asking for the
@@ -27,10 +28,10 @@ namespace contest {
 // state, installs the unit and boots the first turn's kernel.
 BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options, Progress& progress);
 
-// --boot-continue STATE, after a boot: the turn of the run its journal
-// (beside the state) holds; `containment` is how this step holds the runs'
-// processes.
-BootStep continue_boot_run(const std::filesystem::path& state, const std::string& containment,
+// --boot-continue JOURNAL, after a boot: the turn of the run the journal
+// holds (its config, and its state); `containment` is how this step holds
+// the runs' processes.
+BootStep continue_boot_run(const std::filesystem::path& journal, const std::string& containment,
                            Progress& progress);
 
 // --boot-abort: the unit removed, the state marked aborted. root: where

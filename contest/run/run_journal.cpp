@@ -1,12 +1,9 @@
 #include "contest/run/run_journal.h"
 
-#include <fcntl.h>
-
 #include "contest/run/places.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -14,11 +11,7 @@ namespace contest {
 RunJournal read_run_journal(const std::filesystem::path& path_in) {
     const std::filesystem::path path = path_in.lexically_normal();
     const std::string where = printable(path.string());
-    const RegularFileRead got =
-        read_regular_file_at(AT_FDCWD, path.c_str(), kMaxRunJournalBytes, false);
-    if (got.refusal != RegularFileRead::Refusal::none)
-        throw EnvironmentError("the run's journal " + where + ": " + got.why());
-    RunJournal journal = run_journal_from_text(got.text, where);
+    RunJournal journal = run_journal_from_json(read_journal_json(path, "the run's journal"), where);
     // The config checked as a start checks its own, before anything runs on it.
     try {
         check_run_options(journal.config);

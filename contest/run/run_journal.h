@@ -10,20 +10,22 @@
 // file, no link followed, bounded; every field checked for its type and
 // range by the one record codec, sys/json_record.h), and the config it
 // holds checked again as a start checks one (check_run_options) before
-// anything runs on it.
+// anything runs on it. A --boot run's journal also holds the run's state
+// (its turns and its boots: boot/boot_state.h) as its boot_run section,
+// which each step replaces: one file a run (sys/journal_file.h).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "contest/boot/boot_state.h"
 #include "contest/run/boot_options.h"
 #include "contest/run/run_config.h"
+#include "contest/sys/journal_file.h"
 
 namespace contest {
-
-inline constexpr const char* kRunJournalName = ".run-journal.json";
-inline constexpr int kRunJournalSchema = 1;
-inline constexpr std::uintmax_t kMaxRunJournalBytes = 4u << 20;
 
 struct RunJournal {
     // Resolved: its seed set, its workdirs absolute. Not held: the caller's
@@ -34,6 +36,9 @@ struct RunJournal {
     // A run of batches across reboots (contest bisect --boot): how each
     // batch's --boot run boots its kernels. Unset for every other run.
     std::optional<BootRunOptions> boot;
+    // A --boot run's state: its turns, each one's status, and its boots.
+    // Unset for every other run.
+    std::optional<BootState> boot_run;
 };
 
 std::string run_journal_text(const RunJournal& journal);
@@ -41,6 +46,8 @@ std::string run_journal_text(const RunJournal& journal);
 // UsageError naming `where` and the field's path when text is not a
 // journal of this contest's schema (run_journal_text.cpp, the codec alone).
 RunJournal run_journal_from_text(const std::string& text, const std::string& where);
+// The same, of a journal's JSON without its schema (journal_file.h).
+RunJournal run_journal_from_json(nlohmann::json j, const std::string& where);
 
 // Reads the journal at path: a regular file (not a link) of at most
 // kMaxRunJournalBytes (EnvironmentError otherwise), its config one a start

@@ -145,23 +145,23 @@ void fields(V& v, R& j) {
     v("boot", j.boot);
 }
 
+// The boot_run section is the boot state's own record (boot/boot_state.h).
 std::string run_journal_text(const RunJournal& journal) {
     nlohmann::json j = RecordWriter::json_of(journal, "the run's journal");
-    j["schema"] = kRunJournalSchema;
-    return j.dump(2) + "\n";
+    if (journal.boot_run) j["boot_run"] = boot_state_json(*journal.boot_run);
+    return journal_text(std::move(j));
 }
 
 RunJournal run_journal_from_text(const std::string& text, const std::string& where) {
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded()) throw UsageError(where + ": not JSON");
-    if (!j.is_object()) throw UsageError(where + ": not an object");
-    const auto schema = j.find("schema");
-    if (schema == j.end() || !schema->is_number_integer() ||
-        schema->get<std::int64_t>() != kRunJournalSchema)
-        throw UsageError(where + ": schema: not " + std::to_string(kRunJournalSchema) +
-                         ", this contest's (a journal of another contest)");
-    j.erase("schema");
+    return run_journal_from_json(journal_json_from_text(text, where), where);
+}
+
+RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
     RunJournal journal;
+    if (const auto section = j.find("boot_run"); section != j.end()) {
+        journal.boot_run = boot_state_from_json(*section, where + ": boot_run");
+        j.erase(section);
+    }
     RecordReader::read(j, where, journal);
     RunConfig& c = journal.config;
     // What the codec cannot know: what only a start makes (absolute

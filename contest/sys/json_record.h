@@ -17,6 +17,12 @@
 // specialisation, enum_names.h), an optional value (null when unset), a list, a map of
 // texts, or another record (also behind a shared_ptr<const>, null when
 // there is none).
+//
+// A field a later contest added to a file an earlier one wrote is named
+// with v.absent_when_default("name", thing.name): absent from the JSON
+// while it holds its type's default (T{}: "", false, 0, empty), and that
+// default when absent, so a file of the earlier shape reads and is written
+// back as it was. A versioned file's "schema" is checked by take_schema.
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -72,15 +78,24 @@ concept JsonRecord = requires(RecordWriter& w, const T& record) {
 
 // Makes the JSON of a record. Text that is not UTF-8 cannot be written
 // as JSON text: a UsageError naming the field, never a changed value.
+//
+// A file whose text comes from the machine as it is (a kernel's command
+// line, a boot entry's path) and that must be written whatever it holds
+// (a --boot run's state, between two reboots) takes BadText::replaced
+// instead: each invalid byte written as U+FFFD.
+enum class BadText { refused, replaced };
+
 class RecordWriter {
   public:
     static constexpr bool reading = false;
 
-    explicit RecordWriter(std::string where) : where_(std::move(where)) {}
+    explicit RecordWriter(std::string where, BadText bad_text = BadText::refused)
+        : where_(std::move(where)), bad_text_(bad_text) {}
 
     template <JsonRecord T>
-    static nlohmann::json json_of(const T& record, const std::string& where) {
-        RecordWriter w(where);
+    static nlohmann::json json_of(const T& record, const std::string& where,
+                                  BadText bad_text = BadText::refused) {
+        RecordWriter w(where, bad_text);
         fields(w, record);
         return std::move(w.out_);
     }
@@ -90,13 +105,20 @@ class RecordWriter {
         out_[name] = value_json(value, where_ + ": " + name);
     }
 
+    // A field absent while it holds T{} (see above).
+    template <typename T>
+    void absent_when_default(const char* name, const T& value) {
+        if (!(value == T{})) (*this)(name, value);
+    }
+
   private:
     template <typename T>
-    static nlohmann::json value_json(const T& v, const std::string& at) {
+    nlohmann::json value_json(const T& v, const std::string& at) const {
         using namespace json_record_detail;
         if constexpr (std::is_same_v<T, std::string>) {
-            if (valid_utf8(v) != v) throw UsageError(at + ": '" + printable(v) + "' is not UTF-8");
-            return v;
+            if (is_valid_utf8(v)) return v;
+            if (bad_text_ == BadText::replaced) return valid_utf8(v);
+            throw UsageError(at + ": '" + printable(v) + "' is not UTF-8");
         } else if constexpr (std::is_same_v<T, std::filesystem::path>) {
             return value_json(v.string(), at);
         } else if constexpr (std::is_enum_v<T>) {
@@ -117,11 +139,12 @@ class RecordWriter {
                 out.push_back(value_json(v[i], at + "[" + std::to_string(i) + "]"));
             return out;
         } else {
-            return json_of(v, at);
+            return json_of(v, at, bad_text_);
         }
     }
 
     std::string where_;
+    BadText bad_text_;
     nlohmann::json out_ = nlohmann::json::object();
 };
 
@@ -150,6 +173,15 @@ class RecordReader {
         if (it == in_.end()) refuse(name, "missing");
         names_.push_back(name);
         read_value(*it, where_ + ": " + name, value);
+    }
+
+    // A field that may be absent: T{} then (see above).
+    template <typename T>
+    void absent_when_default(const char* name, T& value) {
+        if (in_.contains(name))
+            (*this)(name, value);
+        else
+            value = T{};
     }
 
     // A refusal of field `name` of this record, for a fields() overload's
@@ -251,5 +283,31 @@ class RecordReader {
     std::string where_;
     std::vector<const char*> names_;  // the fields read
 };
+
+// The schema of a versioned file (its JSON's "schema", a whole number)
+// checked against `known`, this contest's, and taken out of it for the
+// record's reader. A file of an earlier or a later contest is refused in
+// one line naming both schemas (UsageError: "WHERE: schema: 3 is newer
+// than this contest's 2 ...").
+inline void take_schema(nlohmann::json& j, int known, const std::string& where) {
+    if (!j.is_object()) throw UsageError(where + ": not an object");
+    const auto it = j.find("schema");
+    if (it == j.end()) throw UsageError(where + ": schema: missing");
+    if (!it->is_number_integer() ||
+        (it->is_number_unsigned() &&
+         it->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) ||
+        it->get<std::int64_t>() < std::numeric_limits<int>::min())
+        throw UsageError(where + ": schema: not a whole number");
+    const auto schema = it->get<std::int64_t>();
+    if (schema > known)
+        throw UsageError(where + ": schema: " + std::to_string(schema) +
+                         " is newer than this contest's " + std::to_string(known) +
+                         " (written by a later contest; take it on with that one)");
+    if (schema < known)
+        throw UsageError(where + ": schema: " + std::to_string(schema) +
+                         " is older than this contest's " + std::to_string(known) +
+                         " (written by an earlier contest; take it on with that one)");
+    j.erase(it);
+}
 
 }  // namespace contest

@@ -12,6 +12,7 @@
 #include "contest/bisect/bisect_state.h"
 #include "contest/boot/boot_state.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
@@ -114,17 +115,21 @@ std::vector<std::string> ContestBench::run_of(const std::vector<std::string>& ke
 
 bool ContestBench::goes_on_by_itself(const fs::path& folder) const {
     std::error_code ec;
-    return s_.boot && fs::is_regular_file(fs::symlink_status(folder / kBootStateName, ec));
+    return s_.boot && fs::is_regular_file(fs::symlink_status(folder / kRunJournalName, ec));
 }
 
 std::vector<ResultFile> ContestBench::boot_run_files(const fs::path& folder,
                                                      const std::vector<std::string>& labels,
                                                      std::optional<int> code) const {
-    if (!goes_on_by_itself(folder))
+    // A start refused before its state was written leaves no journal, or
+    // one without the boot run's section.
+    const fs::path journal = folder / kRunJournalName;
+    if (!goes_on_by_itself(folder) ||
+        !read_journal_json(journal, "the point's --boot run").contains("boot_run"))
         throw PointFailed((code ? "contest run --boot exited " + std::to_string(*code)
                                 : std::string("its --boot run")) +
                           " before its first reboot: " + last_words(folder / "contest.log"));
-    const BootState state = read_boot_state(folder / kBootStateName);
+    const BootState state = read_boot_state(journal);
     if (!state.finished())
         throw AcrossReboots("the --boot run in " + printable(folder.string()) + " (" +
                             boot_phase_name(state.phase) + ")");

@@ -149,15 +149,12 @@ std::string track_state_text(const TrackState& state) {
 TrackState track_state_from_text(const std::string& text, const std::string& where) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded()) throw UsageError(where + ": not JSON");
-    if (!j.is_object()) throw UsageError(where + ": not an object");
-    const auto schema = j.find("schema");
-    const std::int64_t version =
-        schema != j.end() && schema->is_number_integer() ? schema->get<std::int64_t>() : 0;
-    if (version != kSchema && version != 2)
-        throw UsageError(where + ": schema: not " + std::to_string(kSchema) +
-                         ", this contest's (a track of another contest)");
-    j.erase("schema");
-    if (version == 2 && !j.contains("boot")) j["boot"] = false;
+    // A schema 2 state (before --boot) is a track of guests.
+    if (j.is_object() && j.value("schema", nlohmann::json()) == 2 && !j.contains("boot")) {
+        j["schema"] = kSchema;
+        j["boot"] = false;
+    }
+    take_schema(j, kSchema, where);
     TrackState s;
     RecordReader::read(j, where, s);
     check_state(s, where);

@@ -1,25 +1,45 @@
 // libFuzzer: the --boot run's state reader on arbitrary bytes (the state
-// lives in a results folder, where anyone who can write it can plant one).
-// Any bytes either read as a state or are refused with a UsageError; a
-// state read once is written and read back to the same text.
+// lives in a results folder, where anyone who can write it can plant one):
+// the boot_run section alone, and a whole journal as the boot layer reads
+// it (its schema, then its section). Any bytes either read as a state or
+// are refused with a UsageError; a state read once is written and read
+// back to the same text.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "contest/boot/boot_state.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
+
+namespace {
+
+void written_back_the_same(const contest::BootState& s) {
+    const std::string written = contest::boot_state_text(s);
+    if (contest::boot_state_text(contest::boot_state_from_text(written, "written.json")) != written)
+        std::abort();
+    const std::string journal =
+        contest::journal_text(nlohmann::json{{"boot_run", contest::boot_state_json(s)}});
+    if (contest::boot_state_text(contest::boot_state_from_journal_text(journal, "journal.json")) !=
+        written)
+        std::abort();
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    contest::BootState s;
-    try {
-        s = contest::boot_state_from_text(text, "fuzz.json");
-    } catch (const contest::UsageError&) {
-        return 0;
+    for (const bool whole : {false, true}) {
+        contest::BootState s;
+        try {
+            s = whole ? contest::boot_state_from_journal_text(text, "fuzz.json")
+                      : contest::boot_state_from_text(text, "fuzz.json");
+        } catch (const contest::UsageError&) {
+            continue;
+        }
+        written_back_the_same(s);
     }
-    const std::string written = contest::boot_state_text(s);
-    if (contest::boot_state_text(contest::boot_state_from_text(written, "written.json")) !=
-        written)
-        std::abort();
     return 0;
 }

@@ -1,0 +1,37 @@
+#pragma once
+// A run's journal file (.run-journal.json): one versioned JSON object of
+// sections, each read and written by the layer that owns it: the run's
+// config and start (run/run_journal.h), and a --boot run's state, its
+// turns and its boots (boot/boot_state.h, the `boot_run` section). One
+// file a run, replaced whole and atomically once a step, so a crash leaves
+// the last step's file or the next one's, never two files that disagree.
+//
+// Read as untrusted text: a regular file (no link followed), bounded, JSON,
+// of this contest's schema (take_schema, sys/json_record.h); each section
+// is then checked field by field by its owner.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace contest {
+
+inline constexpr const char* kRunJournalName = ".run-journal.json";
+// 2: a --boot run's state is the journal's boot_run section (it was a
+// file of its own, .boot-state.json, beside a journal of schema 1).
+inline constexpr int kRunJournalSchema = 2;
+inline constexpr std::uintmax_t kMaxRunJournalBytes = 4u << 20;
+
+// The journal's JSON without its schema (UsageError naming `where` when it
+// is not JSON, not an object, or of another schema).
+nlohmann::json journal_json_from_text(const std::string& text, const std::string& where);
+// The text of a journal's JSON, its schema added.
+std::string journal_text(nlohmann::json j);
+
+// The journal at path read as journal_json_from_text reads its text: a
+// regular file (not a link) of at most kMaxRunJournalBytes, or an
+// EnvironmentError naming `what` and the path.
+nlohmann::json read_journal_json(const std::filesystem::path& path, const std::string& what);
+
+}  // namespace contest
