@@ -80,12 +80,14 @@ RunJournal every_field_journal() {
     c.vm.timeout_s = 1800;
     c.vm.append = "nohz=off";
     c.vm.disk_mib = 4096;
+    c.vm.duet = true;
     RunConfig delegated;
     delegated.timeline_hz = 5;
     delegated.seed = 1;
     delegated.workload.workdir = delegated.load.workdir = "/mnt/work";
     c.delegated = std::make_shared<const RunConfig>(delegated);
     c.boot_appends = {{"a", "threadirqs"}};
+    c.start_barrier = "/mnt/out";
     return j;
 }
 
@@ -159,8 +161,8 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
     };
     const nlohmann::json removed = nlohmann::json::value_t::discarded;
     const Refused cases[] = {
-        {"/schema", 2, "journal: schema: not 1, this contest's"},
-        {"/schema", removed, "journal: schema: not 1"},
+        {"/schema", 1, "journal: schema: not 2, this contest's"},
+        {"/schema", removed, "journal: schema: not 2"},
         {"/config/runs", -1, "journal: config: runs: not a whole number >= 0"},
         {"/config/runs", 4294967296ull, "journal: config: runs: too large"},
         {"/config/vm/shape/cpus", "2", "journal: config: vm: shape: cpus: not a whole number >= 0"},
@@ -178,6 +180,8 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
         {"/config/history", 0, "journal: config: history: not true or false"},
         {"/config/planted", true, "journal: config: planted: a field this contest does not know"},
         {"/config/workload/workdir", "work", "config: workdir 'work' is not an absolute path"},
+        {"/config/start_barrier", "out", "config: start_barrier 'out' is not an absolute path"},
+        {"/config/vm/duet", removed, "journal: config: vm: duet: missing"},
         {"/config/kernels/0", "a=/boot/x", "journal: config: kernels[0]: not an object"},
         {"/config/delegated/runs", "1", "journal: config: delegated: runs: not a whole number"},
         {"/config/delegated", 7, "journal: config: delegated: not an object"},

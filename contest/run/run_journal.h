@@ -22,7 +22,8 @@
 namespace contest {
 
 inline constexpr const char* kRunJournalName = ".run-journal.json";
-inline constexpr int kRunJournalSchema = 1;
+// 2: config.vm.duet and config.start_barrier (--duet).
+inline constexpr int kRunJournalSchema = 2;
 inline constexpr std::uintmax_t kMaxRunJournalBytes = 4u << 20;
 
 struct RunJournal {

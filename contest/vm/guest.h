@@ -46,6 +46,9 @@ struct VmOptions {
     double timeout_s = 3600;      // a guest's whole life, start to its init's last word
     std::string append;           // more kernel parameters for every guest
     unsigned disk_mib = 2048;     // the scratch disk
+    // --duet: each round's guests at once, each on host CPUs of its own
+    // (contest/run/duet_cpus.h), their runs started together (start_barrier.h).
+    bool duet = false;
 };
 
 struct GuestBoot {
