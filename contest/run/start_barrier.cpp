@@ -21,6 +21,9 @@ namespace fs = std::filesystem;
 // A guest polls its share this often for go-N: a 9p stat a time, little
 // beside the spread it bounds (the host's own look comes every 10 ms).
 constexpr double kGuestPollS = 0.005;
+// How far a file's time may lag CLOCK_REALTIME (a file system stamps with
+// the coarse clock, a tick behind at most: 10 ms at HZ=100).
+constexpr double kCoarseClockS = 0.01;
 
 std::string name_of(const char* what, unsigned n) {
     return std::string(what) + "-" + std::to_string(n);
@@ -135,10 +138,14 @@ void StartBarrier::stamp_starts() {
             const double seen = realtime_now();
             const double stamp = static_cast<double>(st->st_mtim.tv_sec) +
                                  static_cast<double>(st->st_mtim.tv_nsec) * 1e-9;
-            // A file system's clock ticks coarser than CLOCK_REALTIME
-            // (jiffies): a stamp up to 10 ms before go-N is still its own.
-            r.stamped[g] = stamp >= r.go_at - 0.01 && stamp <= seen;
-            r.started[g] = std::max(0.0, (r.stamped[g] ? stamp : seen) - r.go_at);
+            // A stamp from the future is none (the guest set it): the
+            // moment seen stands in. One before go-N is a start that did
+            // not wait (its guest's contest made it early), kept as it is,
+            // below 0, but for a file system's clock ticking coarser than
+            // CLOCK_REALTIME (jiffies): up to 10 ms before go-N is at go-N.
+            r.stamped[g] = stamp <= seen;
+            const double after = (r.stamped[g] ? stamp : seen) - r.go_at;
+            r.started[g] = after < 0 && after >= -kCoarseClockS ? 0.0 : after;
         }
     }
 }

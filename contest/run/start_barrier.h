@@ -8,8 +8,9 @@
 // its barrier), writes go-N into every share; the guest then writes
 // started-N and starts. The host stamps each start with its own clock:
 // started-N's modification time, which the host's kernel sets when the
-// guest's 9p server creates the file, checked to lie between go-N and the
-// moment the host saw it (else that moment).
+// guest's 9p server creates the file, checked not to lie past the moment the
+// host saw it (else that moment); one before go-N is kept, a start that
+// did not wait, so that a barrier that failed shows.
 //
 // The shares are the guests' to write: the host reads nothing in them but
 // the kind and time of a name (fstatat, no link followed, nothing opened:
@@ -33,11 +34,12 @@ void wait_at_start_barrier(const std::filesystem::path& folder, unsigned n);
 struct BarrierRelease {
     unsigned run = 0;  // from 1
     double go_at = 0;  // host clock (CLOCK_REALTIME, s) when go-N was written
-    // Per guest: its start, in seconds after go_at on the host's clock;
-    // nullopt while not seen (a guest that ended first, or skipped the run).
+    // Per guest: its start, in seconds after go_at on the host's clock
+    // (below 0: it did not wait); nullopt while not seen (a guest that
+    // ended first, or skipped the run).
     std::vector<std::optional<double>> started;
     // Per guest: whether the start is the file's stamp (true) or the
-    // moment the host saw it (false: the stamp lay outside go-N..seen).
+    // moment the host saw it (false: the stamp lay past that moment).
     std::vector<bool> stamped;
     // The spread of the starts seen: the latest minus the earliest.
     std::optional<double> spread_s() const;
