@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "contest/sys/errors.h"
 #include "contest/sys/signals.h"
