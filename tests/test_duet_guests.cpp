@@ -404,3 +404,64 @@ TEST_CASE(
     }
     CHECK(test::leftover_processes().empty());
 }
+
+// Real guests (TCG), in the long tests: the barrier through a real guest's
+// 9p share, and QEMU's own threads pinned.
+TEST_CASE(
+    "run --kernel --duet: two real guests at once, each QEMU's threads pinned, their runs "
+    "started together",
+    "[vm][e2e]") {
+    const std::vector<int> allowed = allowed_cpus();
+    if (allowed.size() < 2) CONTEST_SKIP("--duet needs 2 CPUs for two guests of 1 CPU");
+    const std::string package = test::debian_kernel_package();
+    REQUIRE_FALSE(package.empty());
+    test::ScratchDir dir("vm-duet");
+    const auto o = test::run_contest_binary({"run",
+                                             "--kernel",
+                                             "a=" + package,
+                                             "--kernel",
+                                             "b=" + package,
+                                             "--duet",
+                                             "--vm-cpus",
+                                             "1",
+                                             "--vm-accel",
+                                             "tcg",
+                                             "-w",
+                                             "command",
+                                             "--workload-cmd",
+                                             "sleep 1",
+                                             "--warmup",
+                                             "0",
+                                             "--timeline-hz",
+                                             "0",
+                                             "-n",
+                                             "1",
+                                             "--workdir",
+                                             test::vm_test_workdir().string(),
+                                             "--results",
+                                             (dir / "results").string(),
+                                             "no_load"},
+                                            dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    std::set<std::string> cpus;
+    for (const std::string label : {"a", "b"}) {
+        INFO(label);
+        const ResultFile f = only_file(dir / "results", label);
+        REQUIRE(f.runs.size() == 1);
+        CHECK(f.runs.front().ok());
+        const auto& duet = f.config["vm"]["boots"].at(0).at("duet");
+        cpus.insert(duet["cpus"].get<std::string>());
+        // QEMU's main thread, its vCPU's and its helpers: all on the set.
+        CHECK(duet["qemu_threads_pinned"].get<int>() >= 2);
+        const auto& start = duet["starts"].at(0);
+        INFO(start.dump());
+        CHECK(start["guests_started"] == 2);
+        CHECK(start["stamp"] == "file");
+        CHECK(start["after_go_s"].get<double>() >= 0);
+        // Each guest polls every 5 ms of its emulated clock: a loose bound.
+        CHECK(start["spread_s"].get<double>() < 2.0);
+    }
+    CHECK(cpus.size() == 2);
+    CHECK(test::leftover_processes().empty());
+}
