@@ -162,6 +162,11 @@ void RunningGuest::stop() {
     if (still_running(pid)) late_exits().push_back(pid);
 }
 
+bool RunningGuest::over() {
+    over_ = true;
+    return false;
+}
+
 double RunningGuest::elapsed_s() const {
     return std::chrono::duration<double>(Clock::now() - started_).count();
 }
@@ -181,24 +186,24 @@ bool RunningGuest::step() {
         status_ = *got;
         reaped_ = true;
         guard_.release();
-        return !(over_ = true);
+        return over();
     }
     const double now = elapsed_s();
     // Its results are on the share (the init syncs before it says so):
     // a kernel that can neither reboot nor power off (no ACPI, "System
     // halted") would otherwise hold the run until --vm-timeout.
-    if (said_end_at_ && now > *said_end_at_ + boot_.end_grace_s) return !(over_ = true);
+    if (said_end_at_ && now > *said_end_at_ + boot_.end_grace_s) return over();
     if (!out_.came_up && now > boot_.boot_timeout_s) {
         out_.failure = "the guest did not come up within " + six_digits(boot_.boot_timeout_s) +
                        " s (--vm-boot-timeout), killed";
         out_.timed_out = true;
-        return !(over_ = true);
+        return over();
     }
     if (boot_.timeout_s && now > *boot_.timeout_s) {
         out_.failure = "the guest was still running after " + six_digits(*boot_.timeout_s) +
                        " s (--vm-timeout), killed";
         out_.timed_out = true;
-        return !(over_ = true);
+        return over();
     }
     return true;
 }

@@ -119,6 +119,8 @@ class RunningGuest {
   private:
     // QEMU stopped, if it still runs (its group, then reaped or kept to reap later).
     void stop();
+    // The guest marked over; false, step()'s answer from then on.
+    bool over();
 
     GuestBoot boot_;
     std::chrono::steady_clock::time_point started_;
