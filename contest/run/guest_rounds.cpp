@@ -9,7 +9,9 @@
 #include "contest/sys/number_text.h"
 
 namespace contest {
+namespace {
 
+// What a duet run's file says of the measures it gives (config.vm.duet.measures).
 const char* const kDuetMeasures =
     "each round's guests ran at once, their runs started together: Time, CPU%, Loads and the "
     "runs' other figures are paired by round under the same moment of the host, whose drift "
@@ -17,6 +19,8 @@ const char* const kDuetMeasures =
     "what the guests beside share with them on the host (caches, memory bandwidth, the host's "
     "kernel and QEMU's own threads), alike for every label of a round: compare them between "
     "the labels of this run, not with guests run alone";
+
+}  // namespace
 
 GuestRounds::GuestRounds(const RunConfig& config, RunPlan& plan, Progress& progress)
     : config_(config),

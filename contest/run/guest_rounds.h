@@ -20,9 +20,6 @@
 
 namespace contest {
 
-// What a duet run's file says of the measures it gives (config.vm.duet.measures).
-extern const char* const kDuetMeasures;
-
 class GuestRounds : public RoundBackend {
   public:
     // Makes every label's kernel ready (KernelGuests); the workload is

@@ -70,16 +70,6 @@ std::vector<pid_t> threads_of(pid_t pid) {
     return out;
 }
 
-void pin_every_thread(pid_t pid, const std::vector<int>& cpus) {
-    for (const pid_t tid : threads_of(pid)) {
-        try {
-            pin_to_cpus(tid, cpus);
-        } catch (const EnvironmentError&) {
-            if (!cpus_of(tid).empty()) throw;  // still there: a real refusal
-        }
-    }
-}
-
 std::string cpu_list_text(const std::vector<int>& cpus) {
     std::vector<int> sorted = cpus;
     std::sort(sorted.begin(), sorted.end());

@@ -23,10 +23,6 @@ std::vector<int> cpus_of(pid_t tid);
 // the kernel refuses (a CPU offline, or outside the cgroup's cpuset).
 void pin_to_cpus(pid_t tid, const std::vector<int>& cpus);
 
-// Pins every thread process `pid` has now (/proc/PID/task), as taskset -a
-// does. A thread that ends meanwhile is skipped.
-void pin_every_thread(pid_t pid, const std::vector<int>& cpus);
-
 // The threads of process `pid` now (/proc/PID/task); empty when it is gone.
 std::vector<pid_t> threads_of(pid_t pid);
 

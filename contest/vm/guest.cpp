@@ -1,6 +1,7 @@
 #include "contest/vm/guest.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,6 +135,8 @@ pid_t start_qemu(const GuestBoot& boot) {
             pin_to_cpus(child, boot.host_cpus);
         } catch (const EnvironmentError& e) {
             refused = e.what();
+            // Never on other CPUs than asked: it dies at the gate.
+            ::kill(child, SIGKILL);
         }
         gate->release();
     };
