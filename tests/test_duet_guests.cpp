@@ -7,6 +7,7 @@
 // the turn's journal with the guest's paths moved into its share. So the
 // host's side (pinning, the barrier, the records, the clean-up) and the
 // guest's side (the wait before each run) are the real code, with no TCG.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -402,6 +403,35 @@ TEST_CASE(
         INFO(console);
         CHECK(cpus.substr(0, cpus.find(' ')) == cpu_list_text(allowed));
     }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --kernel --duet stopped while one guest waits at the barrier for the other: both "
+    "guests and all they started are gone",
+    "[duet][e2e]") {
+    if (allowed_cpus().size() < 2) CONTEST_SKIP("--duet needs 2 CPUs for two guests of 1 CPU");
+    test::ScratchDir dir("duet-stopped");
+    const fs::path bin = dir / "bin", pinned = dir / "pinned", starts = dir / "starts";
+    // a's guest never gets to its runs; b's contest waits for it at the barrier.
+    put_stand_in_qemu(bin, pinned, "a", 600);
+    test::StandInBootEnvironment on_path(bin, dir / "proc");
+    const pid_t pid = test::start_contest(stand_in_run(dir.path(), starts, 1, 1), dir.path());
+    REQUIRE(test::wait_until_catching(pid, SIGTERM));
+    // Both guests started, and b's run is at the barrier (its ready-1 written).
+    bool waiting = false;
+    for (int i = 0; i < 3000 && !waiting; ++i) {
+        std::error_code ec;
+        for (const auto& e : fs::recursive_directory_iterator(dir / "work", ec))
+            if (e.path().filename() == "ready-1") waiting = true;
+        if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    REQUIRE(waiting);
+    CHECK(lines_by_first_word(pinned).size() == 2);
+    ::kill(pid, SIGTERM);
+    const auto o = test::finish_contest(pid, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 130);
     CHECK(test::leftover_processes().empty());
 }
 
