@@ -1,6 +1,7 @@
 #include "contest/run/guest_rounds.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "contest/result/guest_fields.h"
@@ -139,7 +140,13 @@ void GuestRounds::take_round(const PlannedRound& round, RunRecorder& recorder) {
         each.push_back(
             {&label, guest_seed(seed_, round.index, label.index), duet_.sets[sets[turn.label]]});
     }
+    const auto started = std::chrono::steady_clock::now();
     const DuetRound got = run_duet_round(guests_, round.index, each, loads, progress_);
+    // The guests ran at once: what the round took, shared between them, is
+    // what the ETA counts (not the sum of their times).
+    const double share_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() /
+        static_cast<double>(each.size());
     for (std::size_t g = 0; g < each.size(); ++g) {
         LabelRun& label = recorder.labels()[round.turns[g].label];
         const GuestRound& guest = got.guests[g];
@@ -147,7 +154,7 @@ void GuestRounds::take_round(const PlannedRound& round, RunRecorder& recorder) {
         record_guest_boot(label.result, round.index, guest.up_s, guest.total_s,
                           duet_boot(got, g, each, loads));
         say_runs(label, guest.runs);
-        recorder.record(label, guest.runs, guest.total_s);
+        recorder.record(label, guest.runs, share_s);
     }
     if (!got.releases.empty())
         if (const auto spread = got.releases.front().spread_s())
