@@ -61,7 +61,7 @@ TEST_CASE("a report warns where a duet's barrier did not hold: a start before go
     CHECK_THAT(model.notes.front(), Catch::StartsWith("Duet: the guests of c ran at once"));
 }
 
-TEST_CASE("a report says --duet was asked and not taken; a file's wrong fields make nothing up",
+TEST_CASE("a report says --duet was asked and not taken, and a file's wrong fields make nothing up",
           "[duet][report]") {
     ResultFile not_taken;
     not_taken.label = "a";

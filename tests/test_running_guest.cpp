@@ -39,7 +39,7 @@ GuestOutcome watched(RunningGuest& guest) {
 
 }  // namespace
 
-TEST_CASE("a running guest: done then hung is stopped a grace later, finished; nothing left",
+TEST_CASE("a running guest: done then hung is stopped a grace later and finished, nothing left",
           "[guest-watch]") {
     test::ScratchDir dir("guest-done-hang");
     test::StandInBootEnvironment on_path(dir / "bin", dir / "proc");
@@ -82,7 +82,7 @@ TEST_CASE("a running guest: QEMU that ends by itself before done says how it end
 }
 
 TEST_CASE(
-    "a running guest pinned to host CPUs runs on them from its start; a refused set is "
+    "a running guest pinned to host CPUs runs on them from its start, and a refused set is "
     "said and leaves nothing",
     "[guest-watch]") {
     test::ScratchDir dir("guest-pinned");
