@@ -360,7 +360,7 @@ TEST_CASE(
 
 TEST_CASE(
     "two bisections of one tree, one taken whole while the other is under way, each marks its "
-    "own git bisect; a second contest on the same bisection is refused while the first takes it",
+    "own git bisect, a second contest on the same bisection is refused while the first takes it",
     "[bisect]") {
     FakeBisection b(8, 5, 1.0, 0.1);
     BisectOptions other = b.options();
@@ -426,7 +426,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a bisection resumed with other run words or another rule is refused, naming what differs; "
+    "a bisection resumed with other run words or another rule is refused, naming what differs, "
     "one that failed says so in its state until it is taken on",
     "[bisect]") {
     FakeBisection b(8, 5, 1.0, 0.1);
@@ -474,7 +474,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a bisection with the ends' config options builds every batch's kernels with them; a state of "
+    "a bisection with the ends' config options builds every batch's kernels with them, a state of "
     "other options is another bisection's",
     "[bisect][label-options]") {
     FakeBisection b(4, 2, 1.0, 0.1);

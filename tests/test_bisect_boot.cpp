@@ -292,7 +292,7 @@ TEST_CASE("a batch across reboots: its parts' rounds numbered on, label by label
 
 TEST_CASE(
     "contest bisect --boot: each batch a run --boot of this machine, each later batch started by "
-    "the last step of the one before; the commit that made the runs slow found, nothing left "
+    "the last step of the one before, the commit that made the runs slow found, nothing left "
     "installed or running",
     "[bisect][boot][e2e]") {
     BootBisectBench bench;

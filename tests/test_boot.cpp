@@ -82,7 +82,7 @@ std::string refusal(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("the boot state: written and read back the same; a malformed one names its field",
+TEST_CASE("the boot state: written and read back the same, a malformed one names its field",
           "[boot]") {
     const BootState s = sample_boot_state();
     const BootState back = boot_state_from_text(boot_state_text(s), "state");
@@ -365,9 +365,11 @@ TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited
     // A journal of another schema, or of a run that is not a --boot run,
     // is refused in one line.
     write_file(dir / "newer.json",
-               replaced(journal_holding(next), "\"schema\": 2", "\"schema\": 3"));
+               replaced(journal_holding(next), "\"schema\": " + std::to_string(kRunJournalSchema),
+                        "\"schema\": " + std::to_string(kRunJournalSchema + 1)));
     CHECK_THROWS_WITH(read_boot_state(dir / "newer.json"),
-                      Catch::Matchers::Contains("schema: 3 is newer than this contest's 2"));
+                      Catch::Matchers::Contains("is newer than this contest's " +
+                                                std::to_string(kRunJournalSchema)));
     write_file(dir / "host.json", journal_text(nlohmann::json{{"started_at", ""}}));
     CHECK_THROWS_WITH(read_boot_state(dir / "host.json"),
                       Catch::Matchers::EndsWith("host.json: boot_run: missing (the journal of a "
@@ -390,7 +392,7 @@ TEST_CASE(
     CHECK(label_cmdline("console=ttyS0 panic=-1", "") == "console=ttyS0 panic=-1");
 }
 
-TEST_CASE("the unit: installed under a root folder and removed; systemd-analyze verifies it",
+TEST_CASE("the unit: installed under a root folder and removed, systemd-analyze verifies it",
           "[boot]") {
     test::ScratchDir dir("boot-unit");
     const fs::path root = dir / "root";
@@ -435,7 +437,7 @@ TEST_CASE("the unit: installed under a root folder and removed; systemd-analyze 
 
 TEST_CASE(
     "run --boot --boot-method grub / systemd-boot: the entry checked, set one-shot and the machine "
-    "rebooted (stand-ins); --boot-status says so, --boot-abort leaves nothing behind",
+    "rebooted (stand-ins), --boot-status says so, --boot-abort leaves nothing behind",
     "[boot][e2e]") {
     for (const std::string method : {"grub", "systemd-boot"}) {
         DYNAMIC_SECTION(method) {
@@ -653,8 +655,8 @@ bool unit_on_disk(const fs::path& disk) {
 
 TEST_CASE(
     "run --boot in a TCG guest that is the machine: each round kexecs into each label's kernel, "
-    "its runs record the kernel they ran under; a kernel that panics is boot_failed and the run "
-    "goes on from the default kernel; the machine comes back to it and the unit is gone",
+    "its runs record the kernel they ran under, a kernel that panics is boot_failed and the run "
+    "goes on from the default kernel, the machine comes back to it and the unit is gone",
     "[vm][vm-boot][e2e]") {
     REQUIRE_FALSE(test::debian_kernel_package().empty());
     BootMachine machine;
@@ -759,7 +761,7 @@ TEST_CASE(
 
 TEST_CASE(
     "run --boot in a TCG guest, when things go wrong: a power cut mid-turn is that turn's "
-    "boot_failed and the run goes on; --boot-abort from another shell stops the turn under way "
+    "boot_failed and the run goes on, --boot-abort from another shell stops the turn under way "
     "and leaves nothing to boot",
     "[vm][vm-boot-failures][e2e]") {
     REQUIRE_FALSE(test::debian_kernel_package().empty());
@@ -1065,8 +1067,8 @@ TEST_CASE("run --boot-status without HOME (as the unit runs) makes nothing under
 }
 
 TEST_CASE(
-    "run --boot: one run a machine; --boot-abort of a finished run leaves the live run's "
-    "unit; .boot is root's alone",
+    "run --boot: one run a machine, --boot-abort of a finished run leaves the live run's "
+    "unit, .boot is root's alone",
     "[boot][e2e]") {
     StandInMachine machine("one-run");
     const fs::path a = machine.dir / "a", b = machine.dir / "b";
@@ -1261,7 +1263,7 @@ TEST_CASE("copies into .boot never follow a link planted in their place", "[boot
 }
 
 TEST_CASE(
-    "run --boot's built releases are removed when the run ends, only those contest made; "
+    "run --boot's built releases are removed when the run ends, only those contest made, "
     "a planted release name is refused",
     "[boot][e2e]") {
     StandInMachine machine("built");

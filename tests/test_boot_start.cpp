@@ -75,7 +75,7 @@ struct BuiltBootBench {
 
 TEST_CASE(
     "run --boot of TREE@REF kernels: a start refused, before or after the build, or whose later "
-    "label does not build, leaves no release installed; one that starts installs each once",
+    "label does not build, leaves no release installed, one that starts installs each once",
     "[boot][e2e]") {
     BuiltBootBench bench;
     SECTION("refused before the build: results under /tmp, nothing built") {

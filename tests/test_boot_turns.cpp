@@ -194,7 +194,7 @@ const nlohmann::json* calibration_in(const nlohmann::json& j) {
 }  // namespace
 
 TEST_CASE(
-    "grub.cfg's menu: entries by title, id, index and submenu path; its linux line; quoted "
+    "grub.cfg's menu: entries by title, id, index and submenu path, its linux line, quoted "
     "strings elsewhere are no entry",
     "[boot]") {
     const std::vector<GrubMenuEntry> menu = grub_menu(kGrubCfg);
@@ -243,7 +243,7 @@ TEST_CASE(
 
 TEST_CASE(
     "run --boot --boot-method grub / systemd-boot: each boot is checked against its entry's own "
-    "kernel (release, command line), not only against the start kernel; the way back says where "
+    "kernel (release, command line), not only against the start kernel, the way back says where "
     "it came back",
     "[boot][e2e]") {
     for (const std::string method : {"grub", "systemd-boot"}) {
@@ -369,7 +369,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "run --boot: a kernel that cannot boot the next is blamed itself, once; the machine goes back "
+    "run --boot: a kernel that cannot boot the next is blamed itself, once, the machine goes back "
     "through the firmware and its own kernel boots the next turn, and every turn is taken",
     "[boot][e2e]") {
     BootBench b("detour");
@@ -614,7 +614,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "run --boot: each step runs the config its journal holds and parses no command word; a "
+    "run --boot: each step runs the config its journal holds and parses no command word, a "
     "journal that is not one is refused naming its field, nothing run",
     "[boot][e2e][journal]") {
     BootBench b("journal");

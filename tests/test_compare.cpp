@@ -12,9 +12,9 @@
 #include <catch2/catch.hpp>
 
 #include "contest/analysis/build_report_model.h"
-#include "contest/report/outputs.h"
 #include "contest/report/format_compare.h"
 #include "contest/report/formats.h"
+#include "contest/report/outputs.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 #include "report_fixtures.h"
@@ -344,7 +344,7 @@ TEST_CASE("fixtures: huge and overflowing numbers", "[compare][e2e]") {
     CHECK(o.err.find("overflow") != std::string::npos);
 }
 
-TEST_CASE("fixtures: a load that did not load gets a note; wide labels", "[compare][e2e]") {
+TEST_CASE("fixtures: a load that did not load gets a note, wide labels", "[compare][e2e]") {
     contest::test::ScratchDir dir("fixture-flat");
     for (const char* label : {"mq-deadline", "调度器"})
         write_fixture(dir / label, "r",

@@ -344,7 +344,7 @@ TEST_CASE("with --warmup 0 a load is not failed for the warm-up it did not have,
 }
 
 TEST_CASE(
-    "load names of --load-cmd: contest's own and bad ones refused in one line; listed by loads",
+    "load names of --load-cmd: contest's own and bad ones refused in one line, listed by loads",
     "[loads][exec][e2e]") {
     test::ScratchDir dir("load-cmd-names");
     for (const auto& [spec, says] : std::vector<std::pair<std::string, std::string>>{

@@ -162,7 +162,7 @@ TEST_CASE(
     CHECK_THAT(o.err, Catch::Contains("--no-history and --db"));
 }
 
-TEST_CASE("contest run: a results database that is not one is a warning; the run goes on",
+TEST_CASE("contest run: a results database that is not one is a warning, the run goes on",
           "[history][sink][e2e]") {
     test::ScratchDir dir("sink-run-bad");
     test::put_file(dir / "results" / kDefaultDbFile, "not a database\n");

@@ -372,7 +372,7 @@ TEST_CASE("run --kernel: a guest's --order rounds keeps the order given, cacheru
 // as a hostile guest leaves it.
 TEST_CASE(
     "run --kernel: two kernels, two rounds, booted under TCG: results from the guests, paired by "
-    "round, emulated, each guest's loads in the order recorded; a workdir with commas, and a "
+    "round, emulated, each guest's loads in the order recorded, a workdir with commas, and a "
     "guest that plants links and a FIFO on its results share",
     "[vm][e2e][vm-pair]") {
     const std::string package = kernel_package();
@@ -486,7 +486,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "run --kernel: a guest that hangs is killed at its boot timeout; its runs fail with the "
+    "run --kernel: a guest that hangs is killed at its boot timeout, its runs fail with the "
     "console's "
     "tail",
     "[vm][e2e]") {
@@ -749,7 +749,7 @@ TEST_CASE("run --kernel: contest's binary is copied for the guests even once rel
 
 TEST_CASE(
     "run_guest: a guest that says it is done and then hangs is stopped a grace later, not at its "
-    "timeout; the tick knows it is up",
+    "timeout, the tick knows it is up",
     "[vm]") {
     const std::string package = kernel_package();
     REQUIRE_FALSE(package.empty());

@@ -120,7 +120,7 @@ TEST_CASE("compressed modules (.ko.xz, .ko.zst, .ko.gz) go into the initramfs de
 }
 
 TEST_CASE(
-    "the systemd machine's initramfs loads the virtio NIC after what it depends on; --kernel's "
+    "the systemd machine's initramfs loads the virtio NIC after what it depends on, --kernel's "
     "guests have no network and no NIC module",
     "[vm]") {
     test::ScratchDir dir("nic-modules");

@@ -52,7 +52,7 @@ std::string config_checksum(const BuiltKernel& k) {
 
 }  // namespace
 
-TEST_CASE("label options: inline, not set, a fragment file, '%%' a '%'; merged as merge_config.sh",
+TEST_CASE("label options: inline, not set, a fragment file, '%%' a '%', merged as merge_config.sh",
           "[kbuild][label-options]") {
     test::ScratchDir dir("label-options");
     const fs::path fragment = dir / "hz.config";
@@ -144,7 +144,7 @@ TEST_CASE("a state's option lines: one option twice with two values refused, the
 }
 
 TEST_CASE(
-    "two labels of one commit: one config each, differing by exactly their options; the cache "
+    "two labels of one commit: one config each, differing by exactly their options, the cache "
     "tells them apart and reuses them",
     "[kbuild][label-options]") {
     StandIn s;
@@ -342,7 +342,7 @@ config LOG_BUF_SHIFT
 
 TEST_CASE(
     "label options through the kernel's own kconfig: merged, olddefconfig, the choice and HZ "
-    "follow; a dependency not met or a value out of range refused",
+    "follow, a dependency not met or a value out of range refused",
     "[kbuild][label-options]") {
     const auto conf = kernel_conf_tool();
     if (!conf) CONTEST_SKIP("no /usr/src/linux-source-*.tar.* (make deps-kernel)");

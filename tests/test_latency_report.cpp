@@ -13,8 +13,8 @@
 
 #include "contest/analysis/build_report_model.h"
 #include "contest/analysis/latency_model.h"
-#include "contest/report/outputs.h"
 #include "contest/report/latency_plot.h"
+#include "contest/report/outputs.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 #include "report_fixtures.h"
@@ -179,7 +179,7 @@ TEST_CASE("snapshot: latency in compare and the distribution plot",
     expect_snapshot("latency-plot.svg", svg);
 }
 
-TEST_CASE("contest run --latency records probes per run, leaves nothing behind; report shows them",
+TEST_CASE("contest run --latency records probes per run, leaves nothing behind, report shows them",
           "[latency][e2e][slow]") {
     test::ScratchDir dir("latency-e2e");
     const auto results = dir / "results";

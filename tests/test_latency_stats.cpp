@@ -56,7 +56,7 @@ TEST_CASE("latency percentiles are nearest rank over all samples", "[latency]") 
     CHECK_THROWS_AS(s.percentile_ns(99.999), std::invalid_argument);
 }
 
-TEST_CASE("latency percentiles are exact to the 1 us bucket; rank 1 and N are exact", "[latency]") {
+TEST_CASE("latency percentiles are exact to the 1 us bucket, rank 1 and N are exact", "[latency]") {
     auto s = stats_of({2900, 100, 2700, 1500});  // sorted: 100 1500 2700 2900
     CHECK(s.percentile_ns(25) == 100);           // rank 1: the exact min
     CHECK(s.percentile_ns(50) == 1000);          // rank 2: 1500 in [1000, 2000)
@@ -77,7 +77,7 @@ TEST_CASE("95.40th and 99.99th percentiles take the rank integer arithmetic give
     CHECK(s.percentile_ns(99.5) == 9950 * 1000);
 }
 
-TEST_CASE("one latency sample: every percentile, the mode, min and max are it; no sd",
+TEST_CASE("one latency sample: every percentile, the mode, min and max are it, no sd",
           "[latency]") {
     auto s = stats_of({4242});
     for (double p : kReportedPercentiles) CHECK(s.percentile_ns(p) == 4242);
@@ -130,7 +130,7 @@ TEST_CASE("the Boost.Histogram axis has the probe's buckets", "[latency]") {
     CHECK(axis.bin(static_cast<int>(kFineBuckets) + 2).upper() == 103'000'000);
 }
 
-TEST_CASE("latencies above 100 ms fall in 1 ms buckets; above 10 s in one; min/max exact",
+TEST_CASE("latencies above 100 ms fall in 1 ms buckets, above 10 s in one, min/max exact",
           "[latency]") {
     auto s = stats_of({250'000'000, 250'500'000, 12'000'000'000, -300});
     const auto& h = s.histogram();

@@ -257,7 +257,7 @@ TEST_CASE("contest latency --why without tracefs runs on, says so once, records 
 
 TEST_CASE(
     "contest latency --why: its instance is gone after Ctrl-C and SIGTERM, a SIGKILLed "
-    "one at the next start; the global buffer and others' instances are untouched",
+    "one at the next start, the global buffer and others' instances are untouched",
     "[latency][e2e][trace]") {
     if (!tracefs_usable()) {
         WARN("no tracefs here (not root?): nothing to check");
@@ -432,7 +432,7 @@ TEST_CASE("the why of a late wake-up follows it to the CPU it was woken to and m
 }
 
 TEST_CASE(
-    "a tracing instance's name is its contest's beyond the pid; only the provably "
+    "a tracing instance's name is its contest's beyond the pid, only the provably "
     "stale go",
     "[latency_why]") {
     contest::test::ScratchDir dir("trace-names");

@@ -146,7 +146,7 @@ TEST_CASE("a --load-cmd that exits non-zero fails the load with its last line on
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("a --load-cmd that ends by itself at once fails the load; it is no restart",
+TEST_CASE("a --load-cmd that ends by itself at once fails the load, it is no restart",
           "[loads][load-cmd]") {
     auto quick = command_load("quick_exit", "true");
     quick.start();
@@ -240,7 +240,7 @@ TEST_CASE("a units reading that is no count of work fails the load, saying what 
     silent.stop();
 }
 
-TEST_CASE("a units reading may be a decimal or in e-notation; Loads is its growth",
+TEST_CASE("a units reading may be a decimal or in e-notation, Loads is its growth",
           "[loads][load-cmd]") {
     auto fine = command_load("units_fine", "sleep 600", "cat n");
     std::ofstream(fine.folder() / "n") << "  1.5e3 requests\n";

@@ -24,7 +24,7 @@ TEST_CASE("loads come in contest's order", "[loads]") {
                                             "mem_load", "ctar_load", "xtar_load", "dbench_load"});
 }
 
-TEST_CASE("default holds the cheap standard loads; all adds the rest that can run", "[loads]") {
+TEST_CASE("default holds the cheap standard loads, all adds the rest that can run", "[loads]") {
     LoadOptions options;
     CHECK(names(resolve_loads({"default"}, options)) ==
           std::vector<std::string>{"no_load", "cacherun", "process_load", "cpu_load", "io_load",

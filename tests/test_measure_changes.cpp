@@ -14,8 +14,8 @@
 
 #include "contest/analysis/build_report_model.h"
 #include "contest/analysis/measure_changes.h"
-#include "contest/report/outputs.h"
 #include "contest/report/measure_changes_text.h"
+#include "contest/report/outputs.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 
@@ -347,7 +347,7 @@ ResultFile simulated(const std::string& label, std::mt19937& gen, const std::str
 
 }  // namespace
 
-TEST_CASE("what else changed: one measure of forty moved is found; none moved is rarely listed",
+TEST_CASE("what else changed: one measure of forty moved is found, none moved is rarely listed",
           "[compare][measures]") {
     std::mt19937 gen(23);
     {

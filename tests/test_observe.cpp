@@ -221,7 +221,7 @@ TEST_CASE("hardware events count or say why not, and never fail the run", "[perf
     CHECK_FALSE(r.paranoid.note.empty());
 }
 
-TEST_CASE("PSI and vmstat text parse; a counter going backwards is no negative delta", "[psi]") {
+TEST_CASE("PSI and vmstat text parse, a counter going backwards is no negative delta", "[psi]") {
     auto cpu = parse_psi(
         "some avg10=1.00 avg60=0.50 avg300=0.10 total=123456\n"
         "full avg10=0.00 avg60=0.00 avg300=0.00 total=7\n");

@@ -13,8 +13,8 @@
 #include <catch2/catch.hpp>
 
 #include "contest/analysis/build_report_model.h"
-#include "contest/report/outputs.h"
 #include "contest/report/format_post.h"
+#include "contest/report/outputs.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 #include "report_fixtures.h"
@@ -130,7 +130,7 @@ TEST_CASE("snapshot: the formats with tests net of outside work", "[outside][sna
     expect_snapshot("outside-post.txt", format_post(files, options_for(false)));
 }
 
-TEST_CASE("contest compare --adjust: outside makes the net verdict; anything else is one line",
+TEST_CASE("contest compare --adjust: outside makes the net verdict, anything else is one line",
           "[outside][e2e]") {
     contest::test::ScratchDir dir("outside-cli");
     const std::string results =

@@ -100,7 +100,7 @@ TEST_CASE("an owner marker names this process until its pid and start differ", "
     CHECK(marker_owner_dead(""));
 }
 
-TEST_CASE("FileLock: one holder at a time, its pid readable; no link followed", "[platform]") {
+TEST_CASE("FileLock: one holder at a time, its pid readable, no link followed", "[platform]") {
     test::ScratchDir dir("file-lock");
     const std::filesystem::path path = dir / "x.lock";
     CHECK(FileLock::holder(path) == 0);  // no file yet
@@ -118,7 +118,7 @@ TEST_CASE("FileLock: one holder at a time, its pid readable; no link followed", 
     CHECK_THROWS_AS(FileLock::try_take(dir / "link.lock"), EnvironmentError);
 }
 
-TEST_CASE("UniqueFd closes once; close() tells whether the close worked", "[platform]") {
+TEST_CASE("UniqueFd closes once, close() tells whether the close worked", "[platform]") {
     int fds[2];
     REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
     UniqueFd read_end(fds[0]), write_end(fds[1]);
@@ -157,7 +157,7 @@ TEST_CASE("write_all writes all through short writes, and says ENOSPC on a full 
     }
 }
 
-TEST_CASE("split_commas keeps empty pieces; split_names takes commas and spaces alike",
+TEST_CASE("split_commas keeps empty pieces, split_names takes commas and spaces alike",
           "[platform]") {
     using V = std::vector<std::string>;
     CHECK(split_commas("a,,b") == V{"a", "", "b"});

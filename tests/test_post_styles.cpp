@@ -14,11 +14,11 @@
 #include "contest/analysis/build_report_model.h"
 #include "contest/analysis/report_model.h"
 #include "contest/report/compare_view.h"
-#include "contest/report/outputs.h"
 #include "contest/report/format_compare.h"
 #include "contest/report/format_post.h"
 #include "contest/report/formats.h"
 #include "contest/report/kcidb_export.h"
+#include "contest/report/outputs.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/text.h"
 #include "report_fixtures.h"
@@ -221,7 +221,7 @@ TEST_CASE("post styles of one label say there is nothing to judge", "[post][lkp]
     }
 }
 
-TEST_CASE("compare --format lkp and normalized; report refuses them; a bad --style",
+TEST_CASE("compare --format lkp and normalized, report refuses them, a bad --style",
           "[post][lkp][normalized][e2e]") {
     test::ScratchDir dir("post-styles");
     const std::string generic = (kStyleExamples / "kernels-tcg" / "generic").string();

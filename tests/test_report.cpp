@@ -75,7 +75,7 @@ std::string text_ratio(const std::string& table, const std::string& load,
 
 }  // namespace
 
-TEST_CASE("runs of one label pool across files; failed runs are left out", "[report]") {
+TEST_CASE("runs of one label pool across files, failed runs are left out", "[report]") {
     const auto files = fixture_files();
     const ReportModel model = build_report_model(files, quiet());
     REQUIRE(model.labels.size() == 3);
@@ -97,7 +97,7 @@ TEST_CASE("runs of one label pool across files; failed runs are left out", "[rep
     CHECK(has_warning(model, "6.1.0-hz1000 under process_load: 1 of 5 runs did not finish ok"));
 }
 
-TEST_CASE("blocks follow contest's order; unknown loads go last", "[report]") {
+TEST_CASE("blocks follow contest's order, unknown loads go last", "[report]") {
     const auto f = make_result("k", {{"zz_future_load", {5, 5.1, 5.2}},
                                      {"cpu_load", {20, 21, 22}},
                                      {"no_load", {10, 10.1, 10.2}},
@@ -240,7 +240,7 @@ TEST_CASE("one label: nothing judged, no significance legend", "[report]") {
     CHECK(render_report({f}, quiet()).find("Welch") == std::string::npos);
 }
 
-TEST_CASE("two labels from one distribution are not marked; two well apart are",
+TEST_CASE("two labels from one distribution are not marked, two well apart are",
           "[report][stats]") {
     std::mt19937 gen(20240501);
     const auto base = make_result("base", {{"no_load", normal_sample(gen, 100, 1.5, 10)},

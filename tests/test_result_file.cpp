@@ -114,7 +114,7 @@ TEST_CASE("reading a folder skips bad files and names them", "[result]") {
     CHECK_THAT(bad[0], Catch::Contains("bad.json"));
 }
 
-TEST_CASE("every run status is written and read as its word; an unknown word is named",
+TEST_CASE("every run status is written and read as its word, an unknown word is named",
           "[result]") {
     for (const auto& s : kRunStatusNames) {
         ResultFile f = sample_result();

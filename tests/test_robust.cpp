@@ -334,7 +334,7 @@ TEST_CASE("a bad value in a config file is named with the file and its line", "[
     CHECK_FALSE(fs::exists(work));
 }
 
-TEST_CASE("a config file must be a small regular file; a bad line is named with its number",
+TEST_CASE("a config file must be a small regular file, a bad line is named with its number",
           "[robust][e2e]") {
     test::ScratchDir dir("config");
     const std::string work = (dir / "work").string();

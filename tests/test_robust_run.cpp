@@ -223,7 +223,7 @@ TEST_CASE("with no --timeout, a run past 3x the longest finished one warns once,
     CHECK(o.err.find("--timeout") != std::string::npos);
 }
 
-TEST_CASE("contest killed with SIGKILL leaves nothing running; the next start cleans up",
+TEST_CASE("contest killed with SIGKILL leaves nothing running, the next start cleans up",
           "[robust-run][e2e]") {
     test::ScratchDir dir("robust-kill");
     pid_t pid = test::start_contest(args_for(dir, "kill",

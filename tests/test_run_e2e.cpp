@@ -251,7 +251,7 @@ TEST_CASE("the command line wins over the config file", "[e2e][slow]") {
     CHECK(j["runs"].size() == 1);
 }
 
-TEST_CASE("run order: shuffled rounds by default, with the seed recorded; rounds; blocks",
+TEST_CASE("run order: shuffled rounds by default, with the seed recorded, rounds, blocks",
           "[e2e][slow]") {
     struct Seen {
         std::string order;

@@ -80,6 +80,7 @@ RunJournal every_field_journal() {
     c.vm.timeout_s = 1800;
     c.vm.append = "nohz=off";
     c.vm.disk_mib = 4096;
+    c.vm.duet = true;
     RunConfig delegated;
     delegated.timeline_hz = 5;
     delegated.seed = 1;
@@ -95,6 +96,7 @@ RunJournal every_field_journal() {
         {"a", "/boot/vmlinuz-a", "/boot/vmlinuz-a", "", "ro", "6.1", "/r/a/x.json", "", "", ""}};
     state.turns = {{1, 0, {"no_load"}, BootTurnStatus::started}};
     j.boot_run = state;
+    c.start_barrier = "/mnt/out";
     return j;
 }
 
@@ -175,8 +177,8 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
     };
     const nlohmann::json removed = nlohmann::json::value_t::discarded;
     const Refused cases[] = {
-        {"/schema", 3, "journal: schema: 3 is newer than this contest's 2"},
-        {"/schema", 1, "journal: schema: 1 is older than this contest's 2"},
+        {"/schema", 4, "journal: schema: 4 is newer than this contest's 3"},
+        {"/schema", 2, "journal: schema: 2 is older than this contest's 3"},
         {"/schema", "1", "journal: schema: not a whole number"},
         {"/schema", removed, "journal: schema: missing"},
         {"/config/runs", -1, "journal: config: runs: not a whole number >= 0"},
@@ -196,6 +198,8 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
         {"/config/history", 0, "journal: config: history: not true or false"},
         {"/config/planted", true, "journal: config: planted: a field this contest does not know"},
         {"/config/workload/workdir", "work", "config: workdir 'work' is not an absolute path"},
+        {"/config/start_barrier", "out", "config: start_barrier 'out' is not an absolute path"},
+        {"/config/vm/duet", removed, "journal: config: vm: duet: missing"},
         {"/config/kernels/0", "a=/boot/x", "journal: config: kernels[0]: not an object"},
         {"/config/delegated/runs", "1", "journal: config: delegated: runs: not a whole number"},
         {"/config/delegated", 7, "journal: config: delegated: not an object"},

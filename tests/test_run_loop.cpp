@@ -173,7 +173,7 @@ TEST_CASE("the run loop under --runs auto stops once the rounds suffice, and say
     CHECK(files[0].complete);
 }
 
-TEST_CASE("the run loop, interrupted, keeps what finished; --resume takes only the rest",
+TEST_CASE("the run loop, interrupted, keeps what finished, --resume takes only the rest",
           "[run_loop]") {
     LoopBench b;
     auto out = b.run([](FakeBackend& f) { f.interrupt_in_round = 2; });

@@ -442,8 +442,8 @@ TEST_CASE("track: the points of a branch, by tag or every N-th first-parent comm
 }
 
 TEST_CASE(
-    "track: the step between two tags found, confirmed, bisected to its commit and mailed once; "
-    "the point that does not build skipped; a rerun measures nothing; a new tag is one point",
+    "track: the step between two tags found, confirmed, bisected to its commit and mailed once, "
+    "the point that does not build skipped, a rerun measures nothing, a new tag is one point",
     "[track]") {
     Tracking k;
     const std::string before = k.t.stand_in.state();
@@ -616,7 +616,7 @@ TEST_CASE(
 
 TEST_CASE(
     "track --boot: each run started and left to the machine's reboots, the track taking it on at "
-    "its next start; the same answer, each point measured once, one mail",
+    "its next start, the same answer, each point measured once, one mail",
     "[track]") {
     Tracking k;
     k.bench.across_reboots = true;
@@ -752,7 +752,7 @@ TEST_CASE("track: one contest a track, another question refused, the state read 
     CHECK_THROWS_AS(read_track_state(link), UsageError);
 }
 
-TEST_CASE("contest track: its refusals are one line and exit 2; --status says where it stands",
+TEST_CASE("contest track: its refusals are one line and exit 2, --status says where it stands",
           "[track][e2e]") {
     TrackedTree t;
     const fs::path dir = t.stand_in.scratch.path();
@@ -1036,7 +1036,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "track --send-to: the mail handed to the mail program once, with its To: line; a program "
+    "track --send-to: the mail handed to the mail program once, with its To: line, a program "
     "that fails is said, and the next run sends it",
     "[track]") {
     Tracking k;

@@ -138,7 +138,7 @@ TEST_CASE("run --vary writes each value before its runs, in the planned order, a
 }
 
 TEST_CASE(
-    "two --vary options make every combination, labelled by --vary-label; too many are "
+    "two --vary options make every combination, labelled by --vary-label, too many are "
     "refused",
     "[vary][e2e]") {
     VaryFixture f("grid");

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "contest/analysis/duet_starts.h"
 #include "contest/analysis/fingerprint.h"
 #include "contest/analysis/latency_model.h"
 #include "contest/analysis/min_runs.h"
@@ -277,6 +278,7 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Model
     warn_about_other_work(model);
     warn_about_few_runs(model);
     add_notes(model);
+    note_duet_starts(files, model);
     return model;
 }
 

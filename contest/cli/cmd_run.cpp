@@ -201,6 +201,10 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
         {"vm-timeout", host, Needs{{"kernel"}}, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
          "a guest still running after S seconds is killed, its runs failed"},
         {"vm-append", host, Needs{{"kernel"}}, po::value(&vm.append)->value_name("ARGS"), "more kernel parameters for every guest"},
+        {"duet", host, Needs{{"kernel"}}, po::bool_switch(&vm.duet),
+         "each round's guests at once, each on --vm-cpus host CPUs of its own (the sets passed from label to label round by round), "
+         "each run's load and workload started in every guest together (docs/kernels.md, Duet guests); where the labels do not fit "
+         "side by side on the host's CPUs, said in one line, and the guests one after another"},
     };
     // clang-format on
 }

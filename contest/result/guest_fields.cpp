@@ -7,8 +7,11 @@ void record_guest_setup(ResultFile& file, const nlohmann::json& vm, const nlohma
     file.config["kernel"] = kernel;
 }
 
-void record_guest_boot(ResultFile& file, unsigned round, double up_s, double total_s) {
-    file.config["vm"]["boots"].push_back({{"round", round}, {"up_s", up_s}, {"total_s", total_s}});
+void record_guest_boot(ResultFile& file, unsigned round, double up_s, double total_s,
+                       const nlohmann::json& duet) {
+    nlohmann::json boot = {{"round", round}, {"up_s", up_s}, {"total_s", total_s}};
+    if (!duet.is_null()) boot["duet"] = duet;
+    file.config["vm"]["boots"].push_back(std::move(boot));
 }
 
 void take_guest_facts(ResultFile& file, const ResultFile& guest) {

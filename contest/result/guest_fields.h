@@ -13,8 +13,11 @@ namespace contest {
 // label's kernel: its fingerprint and initramfs).
 void record_guest_setup(ResultFile& file, const nlohmann::json& vm, const nlohmann::json& kernel);
 
-// One guest's boot in `round`: to its init in up_s, to QEMU's end in total_s.
-void record_guest_boot(ResultFile& file, unsigned round, double up_s, double total_s);
+// One guest's boot in `round`: to its init in up_s, to QEMU's end in total_s;
+// a duet's guest (--duet) also its CPUs, the guests beside it and its runs'
+// starts (`duet`, made by the run layer; null for a guest alone).
+void record_guest_boot(ResultFile& file, unsigned round, double up_s, double total_s,
+                       const nlohmann::json& duet = nullptr);
 
 // What a guest's own result file brings to its kernel's file: the loads'
 // facts every time; from the first guest also its fingerprint (the host's

@@ -35,6 +35,8 @@ RunJournal delegated_turn_journal(const DelegatedTurn& turn) {
     c.workload.opened_workdir.reset();
     c.load.opened_workdir.reset();
     c.results_dir = turn.results;
+    c.start_barrier = turn.start_barrier;
+    c.vm.duet = false;
     // This host's recorder keeps what comes back.
     c.history = false;
     c.history_db.clear();

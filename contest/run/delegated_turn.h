@@ -37,6 +37,9 @@ struct DelegatedTurn {
     // The run's config that the other contest takes (the workload, probes,
     // ...: RunConfig::delegated).
     std::shared_ptr<const RunConfig> config;
+    // A duet's guest: where its runs wait to start with the other guests',
+    // as it sees it (RunConfig::start_barrier); empty: none.
+    std::string start_barrier;
 };
 
 // The turn's journal: the run's delegated config, with the turn's label,

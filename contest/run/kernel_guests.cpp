@@ -59,7 +59,10 @@ KernelGuests::~KernelGuests() {
     // The disk image, the seed and the binary's copy are big; the consoles
     // and the shares stay until the next run, for a look after a failure.
     std::error_code ec;
-    fs::remove(folder_ / "disk.img", ec);
+    for (const auto& e : fs::directory_iterator(folder_, ec))
+        if (const std::string name = e.path().filename().string();
+            name.starts_with("disk") && name.ends_with(".img"))
+            fs::remove(e.path(), ec);
     fs::remove(folder_ / "contest", ec);
     workdir_.remove_tree(run_folder_ + "/seed");
 }
@@ -191,28 +194,32 @@ std::string KernelGuests::guest_argv() const {
     return text;
 }
 
-GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
-                                   const std::vector<std::string>& loads, std::uint64_t seed,
-                                   Progress& progress) {
+GuestTurn KernelGuests::prepare_turn(const LabelRun& label_run, unsigned round,
+                                     const std::vector<std::string>& loads, std::uint64_t seed,
+                                     const std::string& slot, Progress& progress) {
     const std::string& label = label_run.label;
     const LabelKernel& kernel = *label_run.kernel;
-    const std::string head = "[" + label + "] round " + std::to_string(round);
-    progress.status(head + "  making the scratch disk");
-    const fs::path disk = folder_ / "disk.img";
+    GuestTurn got;
+    got.head = "[" + label + "] round " + std::to_string(round);
+    progress.status(got.head + "  making the scratch disk");
+    const fs::path disk = folder_ / ("disk" + slot + ".img");
     make_scratch_disk(kernel.resolved, disk);
-    workdir_.remove_tree(run_folder_ + "/out");
-    workdir_.make_dir(run_folder_ + "/out");
-    const fs::path out = folder_ / "out";
-    const DelegatedTurn turn{
-        label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.delegated};
-    write_run_journal(out / kGuestJournalName, delegated_turn_journal(turn));
-    std::ofstream(out / "argv", std::ios::binary) << guest_argv();
+    const std::string out_folder = run_folder_ + "/out" + slot;
+    workdir_.remove_tree(out_folder);
+    workdir_.make_dir(out_folder);
+    got.out = workdir_.real_dir(out_folder);
+    got.turn =
+        DelegatedTurn{label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.delegated,
+                      // A guest in a slot is one of a duet's.
+                      slot.empty() ? "" : kGuestScratch + "/out"};
+    write_run_journal(got.out / kGuestJournalName, delegated_turn_journal(got.turn));
+    std::ofstream(got.out / "argv", std::ios::binary) << guest_argv();
 
-    GuestBoot boot;
+    GuestBoot& boot = got.boot;
     boot.kernel = kernel.resolved.image;
     boot.initramfs = kernel.initramfs.path;
     boot.scratch_disk = disk;
-    boot.out_dir = out;
+    boot.out_dir = got.out;
     boot.console_log = folder_ / ("console-" + label + "-" + std::to_string(round) + ".log");
     boot.accel = accel_.accel;
     boot.shape = config_.vm.shape;
@@ -222,29 +229,40 @@ GuestRound KernelGuests::run_round(const LabelRun& label_run, unsigned round,
         boot.append += (boot.append.empty() ? "" : " ") + own;
     boot.boot_timeout_s = config_.vm.boot_timeout_s;
     boot.timeout_s = config_.vm.timeout_s;
-    const GuestOutcome o = run_guest(boot, [&](double s, bool up) {
-        progress.tick(head + (up ? "  running" : "  booting") + "  " + seconds_text(s));
-    });
+    return got;
+}
 
+GuestRound KernelGuests::brought_back(const GuestTurn& guest, const GuestOutcome& o) {
+    const std::string& label = guest.turn.label;
     GuestRound got;
     got.up_s = o.up_s;
     got.total_s = o.total_s;
-    ResultBroughtBack read = read_result_brought_back(out / "results");
+    ResultBroughtBack read = read_result_brought_back(guest.out / "results");
     got.result = std::move(read.result);
     std::string why;
     if (!o.finished) {
-        const std::string tail = console_tail(boot.console_log, 6);
+        const std::string tail = console_tail(guest.boot.console_log, 6);
         why = "guest of kernel " + label + ": " + o.failure + "; the last lines of its console (" +
-              boot.console_log.string() + "): " + (tail.empty() ? "(nothing yet)" : tail);
+              guest.boot.console_log.string() + "): " + (tail.empty() ? "(nothing yet)" : tail);
     } else if (!got.result) {
         why = "guest of kernel " + label + " left no result file contest could read (" +
-              read.problem + "); its contest's last lines: " + guest_log_tail(out, 6);
+              read.problem + "); its contest's last lines: " + guest_log_tail(guest.out, 6);
     }
     got.failure = why;
-    got.runs = runs_brought_back(turn, got.result, why, RunStatus::guest_failed,
+    got.runs = runs_brought_back(guest.turn, got.result, why, RunStatus::guest_failed,
                                  "guest of kernel " + label,
-                                 "; its contest's last lines: " + guest_log_tail(out, 6));
+                                 "; its contest's last lines: " + guest_log_tail(guest.out, 6));
     return got;
+}
+
+GuestRound KernelGuests::run_round(const LabelRun& label, unsigned round,
+                                   const std::vector<std::string>& loads, std::uint64_t seed,
+                                   Progress& progress) {
+    const GuestTurn guest = prepare_turn(label, round, loads, seed, "", progress);
+    const GuestOutcome o = run_guest(guest.boot, [&](double s, bool up) {
+        progress.tick(guest.head + (up ? "  running" : "  booting") + "  " + seconds_text(s));
+    });
+    return brought_back(guest, o);
 }
 
 }  // namespace contest

@@ -33,6 +33,15 @@ struct GuestRound {
     std::string failure;               // why the guest failed ("" when it did not)
 };
 
+// One guest of a round made ready to boot: its scratch disk, its results
+// share holding the turn's journal and command, and its QEMU boot.
+struct GuestTurn {
+    DelegatedTurn turn;
+    GuestBoot boot;
+    std::filesystem::path out;  // its results share, on this host
+    std::string head;           // "[LABEL] round N", for the progress line
+};
+
 // The KVM probe's time to come up: a stock kernel reaches its init in 1-2 s
 // under KVM; a host where KVM does not run guests (a PVM host, nesting
 // without support) hangs it, which this bounds.
@@ -73,6 +82,16 @@ class KernelGuests {
     GuestRound run_round(const LabelRun& label, unsigned round,
                          const std::vector<std::string>& loads, std::uint64_t seed,
                          Progress& progress);
+
+    // run_round's parts, for a caller that boots a round's guests at once
+    // (duet_round.h). `slot` names the guest's disk and share apart from
+    // the others' ("" for a guest alone, its share then out/); a guest in a
+    // slot waits at the start barrier in its share (start_barrier.h).
+    GuestTurn prepare_turn(const LabelRun& label, unsigned round,
+                           const std::vector<std::string>& loads, std::uint64_t seed,
+                           const std::string& slot, Progress& progress);
+    // What the guest brought back, its runs failed with why when it failed.
+    static GuestRound brought_back(const GuestTurn& guest, const GuestOutcome& outcome);
 
   private:
     // The label's kernel resolved and its initramfs built, with a note on

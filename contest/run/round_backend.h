@@ -18,6 +18,7 @@
 #include "contest/latency/latency_probes.h"
 #include "contest/result/result_file.h"
 #include "contest/run/label_run.h"
+#include "contest/run/planned_round.h"
 #include "contest/run/run_recorder.h"
 
 namespace contest {
@@ -43,6 +44,14 @@ class RoundBackend {
     // runs number `index` (its round), each recorded by `recorder`.
     virtual void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
                            RunRecorder& recorder) = 0;
+
+    // Takes a whole round: by default its turns one after the other, in
+    // the plan's order. A backend that takes a round's turns at once (a
+    // duet's guests, guest_rounds.h) does it its own way.
+    virtual void take_round(const PlannedRound& round, RunRecorder& recorder) {
+        for (const LabelTurn& turn : round.turns)
+            take_turn(recorder.labels()[turn.label], round.index, turn.loads, recorder);
+    }
 };
 
 }  // namespace contest

@@ -87,6 +87,10 @@ struct RunConfig {
     // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
     // and --kernel alike (KernelSpec's image holds the ARGS).
     std::vector<KernelSpec> boot_appends;
+    // A duet guest's contest (start_barrier.h): the folder where each run
+    // waits, before its load starts, until every guest of the round is
+    // ready, so that their runs start together. Empty: no wait.
+    std::filesystem::path start_barrier;
     // The parameters given to `label` by --boot-append ("" when none).
     std::string append_of(const std::string& label) const;
 };

@@ -90,6 +90,7 @@ void fields(V& v, R& o) {
     v("timeout_s", o.timeout_s);
     v("append", o.append);
     v("disk_mib", o.disk_mib);
+    v("duet", o.duet);
 }
 
 template <typename V, RecordOf<RunConfig> R>
@@ -124,6 +125,7 @@ void fields(V& v, R& c) {
     v("vm", c.vm);
     v("delegated", c.delegated);
     v("boot_appends", c.boot_appends);
+    v("start_barrier", c.start_barrier);
 }
 
 template <typename V, RecordOf<BootRunOptions> R>
@@ -170,6 +172,9 @@ RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
         if (!path->is_absolute())
             throw UsageError(where + ": config: workdir '" + printable(path->string()) +
                              "' is not an absolute path");
+    if (!c.start_barrier.empty() && !c.start_barrier.is_absolute())
+        throw UsageError(where + ": config: start_barrier '" + printable(c.start_barrier.string()) +
+                         "' is not an absolute path");
     return journal;
 }
 

@@ -102,10 +102,8 @@ void take_rounds(std::unique_ptr<RoundBackend> backend, const RunConfig& config,
     const auto started = Clock::now();
     std::size_t taken = 0;
     for (const PlannedRound& round : plan.rounds) {
-        for (const LabelTurn& turn : round.turns) {
-            backend->take_turn(recorder.labels()[turn.label], round.index, turn.loads, recorder);
-            taken += turn.loads.size();
-        }
+        backend->take_round(round, recorder);
+        for (const LabelTurn& turn : round.turns) taken += turn.loads.size();
         if (auto_runs_done(config, plan, round.index, taken, started, recorder, progress)) break;
         if (stop_rule_done(config, round.index, recorder)) break;
     }

@@ -13,6 +13,7 @@
 #include "contest/observe/window_observer.h"
 #include "contest/run/load_observer.h"
 #include "contest/run/settle.h"
+#include "contest/run/start_barrier.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/number_text.h"
@@ -81,6 +82,9 @@ RunRecord RunMeasurer::measure_run(LoadSession& load, unsigned i, const LabelRun
         std::string(info.name) + "  run " + std::to_string(i) + "/" + std::to_string(config_.runs);
     if (recorder_.labels().size() > 1) head += "  [" + label.label + "]";
     RunRecord rec = new_record(info, i);
+    // Its place among this contest's runs, which a start barrier's names
+    // count, whether or not it gets to its start.
+    const unsigned position = ++runs_begun_;
 
     progress_.status(head + "  cleaning" + eta_.text(0));
     if (!clean_workload(info, i, rec)) {
@@ -92,6 +96,13 @@ RunRecord RunMeasurer::measure_run(LoadSession& load, unsigned i, const LabelRun
     const Settled settled = settle_machine(config_.settle_s);
     rec.settle_wait_s = settled.waited_s;
     rec.settle = settled.state;
+    if (!config_.start_barrier.empty()) {
+        // A duet's guest: the load and the workload start with the other
+        // guests' (start_barrier.h), after everything that takes a
+        // different time in each.
+        progress_.status(head + "  waiting for the other guests" + eta_.text(0));
+        wait_at_start_barrier(config_.start_barrier, position);
+    }
     if (info.does_work()) {
         progress_.status(head + "  starting the load" + eta_.text(0));
         if (!start_load(load, i, rec)) return rec;

@@ -60,6 +60,7 @@ class RunMeasurer {
     double longest_ok_s_ = 0;  // of the finished runs, for the hang warning
     bool hang_warned_ = false;
     bool why_warned_ = false;  // --latency-why: "not recorded" said once
+    unsigned runs_begun_ = 0;  // the runs measure_run has begun, for the start barrier
 };
 
 }  // namespace contest

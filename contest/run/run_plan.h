@@ -17,27 +17,13 @@
 #include "contest/result/result_file.h"
 #include "contest/run/knobs.h"
 #include "contest/run/label_run.h"
+#include "contest/run/planned_round.h"
 #include "contest/run/run_config.h"
 #include "contest/run/run_order.h"
 #include "loads/registry.h"
 #include "workloads/workload.h"
 
 namespace contest {
-
-// One label's turn in a round: the runs of the round it takes one after
-// the other, their loads in order (indices into RunPlan::loads).
-struct LabelTurn {
-    std::size_t label;  // index into RunPlan::labels
-    std::vector<std::size_t> loads;
-};
-
-// One round's runs still to take, turn by turn. `index` is its runs'
-// number under each load: the round, or under --order blocks (which has no
-// rounds) the number of its one run.
-struct PlannedRound {
-    unsigned index;
-    std::vector<LabelTurn> turns;
-};
 
 struct RunPlan {
     std::vector<const LoadInfo*> loads;        // in contest's order

@@ -20,7 +20,8 @@ namespace contest {
 inline constexpr const char* kRunJournalName = ".run-journal.json";
 // 2: a --boot run's state is the journal's boot_run section (it was a
 // file of its own, .boot-state.json, beside a journal of schema 1).
-inline constexpr int kRunJournalSchema = 2;
+// 3: config.vm.duet and config.start_barrier (--duet).
+inline constexpr int kRunJournalSchema = 3;
 inline constexpr std::uintmax_t kMaxRunJournalBytes = 4u << 20;
 
 // The journal's JSON without its schema (UsageError naming `where` when it

@@ -1,13 +1,16 @@
 #include "contest/vm/guest.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
+#include "contest/sys/cpu_affinity.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/log_tail.h"
 #include "contest/sys/number_text.h"
@@ -115,74 +118,127 @@ std::vector<std::string> qemu_argv(const GuestBoot& b) {
     return argv;
 }
 
-GuestOutcome run_guest(const GuestBoot& boot,
-                       const std::function<void(double seconds, bool up)>& tick) {
-    reap_late_exits();
-    GuestOutcome out;
-    create_file_no_follow(boot.console_log);
+namespace {
+
+// QEMU started for boot, pinned to its host CPUs before its exec when it
+// has some: held at the exec gate until the parent has pinned it, so its
+// first instruction, and every thread it starts, run on them.
+pid_t start_qemu(const GuestBoot& boot) {
     SpawnOptions so;
     so.log_to(boot.console_log);
-    const auto started = Clock::now();
-    GroupGuard guard(spawn(qemu_argv(boot), so));
-    const pid_t pid = guard.pgid();
-    std::string console;
-    int status = 0;
-    bool exited = false;
-    std::optional<double> said_end_at;  // when its init said it was done, or failed
-    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
-    while (true) {
-        const std::optional<int> got = reap_if_exited(pid);
-        read_more(boot.console_log, console);
-        if (!out.came_up && console.find(kGuestUpLine) != std::string::npos) {
-            out.came_up = true;
-            out.up_s = elapsed();
+    if (boot.host_cpus.empty()) return spawn(qemu_argv(boot), so);
+    auto gate = std::make_shared<ExecGate>();
+    std::string refused;
+    so.before_exec = [gate] { gate->wait_in_child(); };
+    so.after_fork = [&](pid_t child) {
+        try {
+            pin_to_cpus(child, boot.host_cpus);
+        } catch (const EnvironmentError& e) {
+            refused = e.what();
+            // Never on other CPUs than asked: it dies at the gate.
+            ::kill(child, SIGKILL);
         }
-        if (!said_end_at && (console.find(kGuestDoneLine) != std::string::npos ||
-                             console.find(kGuestFailedLine) != std::string::npos))
-            said_end_at = elapsed();
-        if (got) {
-            status = *got;
-            exited = true;
-            guard.release();
-            break;
-        }
-        const double now = elapsed();
-        // Its results are on the share (the init syncs before it says so):
-        // a kernel that can neither reboot nor power off (no ACPI, "System
-        // halted") would otherwise hold the run until --vm-timeout.
-        if (said_end_at && now > *said_end_at + boot.end_grace_s) break;
-        if (!out.came_up && now > boot.boot_timeout_s) {
-            out.failure = "the guest did not come up within " + six_digits(boot.boot_timeout_s) +
-                          " s (--vm-boot-timeout), killed";
-            out.timed_out = true;
-            break;
-        }
-        if (boot.timeout_s && now > *boot.timeout_s) {
-            out.failure = "the guest was still running after " + six_digits(*boot.timeout_s) +
-                          " s (--vm-timeout), killed";
-            out.timed_out = true;
-            break;
-        }
-        if (tick) tick(now, out.came_up);
-        interruptible_sleep(0.2);
+        gate->release();
+    };
+    GroupGuard started(spawn(qemu_argv(boot), so));
+    if (!refused.empty()) throw EnvironmentError("starting a guest: " + refused);
+    return started.release();
+}
+
+}  // namespace
+
+RunningGuest::RunningGuest(const GuestBoot& boot) : boot_(boot) {
+    reap_late_exits();
+    create_file_no_follow(boot_.console_log);
+    started_ = Clock::now();
+    guard_ = GroupGuard(start_qemu(boot_));
+}
+
+RunningGuest::~RunningGuest() {
+    stop();
+}
+
+void RunningGuest::stop() {
+    if (guard_.pgid() <= 0) return;
+    const pid_t pid = guard_.pgid();
+    guard_.stop();
+    if (still_running(pid)) late_exits().push_back(pid);
+}
+
+bool RunningGuest::over() {
+    over_ = true;
+    return false;
+}
+
+double RunningGuest::elapsed_s() const {
+    return std::chrono::duration<double>(Clock::now() - started_).count();
+}
+
+bool RunningGuest::step() {
+    if (over_) return false;
+    const std::optional<int> got = reap_if_exited(guard_.pgid());
+    read_more(boot_.console_log, console_);
+    if (!out_.came_up && console_.find(kGuestUpLine) != std::string::npos) {
+        out_.came_up = true;
+        out_.up_s = elapsed_s();
     }
-    if (!exited) {
-        guard.stop();
-        if (still_running(pid)) late_exits().push_back(pid);
+    if (!said_end_at_ && (console_.find(kGuestDoneLine) != std::string::npos ||
+                          console_.find(kGuestFailedLine) != std::string::npos))
+        said_end_at_ = elapsed_s();
+    if (got) {
+        status_ = *got;
+        reaped_ = true;
+        guard_.release();
+        return over();
     }
-    out.total_s = elapsed();
+    const double now = elapsed_s();
+    // Its results are on the share (the init syncs before it says so):
+    // a kernel that can neither reboot nor power off (no ACPI, "System
+    // halted") would otherwise hold the run until --vm-timeout.
+    if (said_end_at_ && now > *said_end_at_ + boot_.end_grace_s) return over();
+    if (!out_.came_up && now > boot_.boot_timeout_s) {
+        out_.failure = "the guest did not come up within " + six_digits(boot_.boot_timeout_s) +
+                       " s (--vm-boot-timeout), killed";
+        out_.timed_out = true;
+        return over();
+    }
+    if (boot_.timeout_s && now > *boot_.timeout_s) {
+        out_.failure = "the guest was still running after " + six_digits(*boot_.timeout_s) +
+                       " s (--vm-timeout), killed";
+        out_.timed_out = true;
+        return over();
+    }
+    return true;
+}
+
+GuestOutcome RunningGuest::finish() {
+    over_ = true;
+    stop();
+    GuestOutcome out = out_;
+    out.total_s = elapsed_s();
     if (!out.failure.empty()) return out;
-    if (const auto at = console.rfind(kGuestFailedLine); at != std::string::npos) {
+    if (const auto at = console_.rfind(kGuestFailedLine); at != std::string::npos) {
         const auto from = at + std::strlen(kGuestFailedLine);
         out.failure =
-            "the guest's init failed: " + console.substr(from, console.find('\n', from) - from);
-    } else if (console.find(kGuestDoneLine) != std::string::npos) {
+            "the guest's init failed: " + console_.substr(from, console_.find('\n', from) - from);
+    } else if (console_.find(kGuestDoneLine) != std::string::npos) {
         out.finished = true;
     } else {
-        out.failure = std::string("QEMU ended (") + (exited ? describe_wait_status(status) : "?") +
-                      ") before the guest " + (out.came_up ? "finished its runs" : "came up");
+        out.failure = std::string("QEMU ended (") +
+                      (reaped_ ? describe_wait_status(status_) : "?") + ") before the guest " +
+                      (out.came_up ? "finished its runs" : "came up");
     }
     return out;
+}
+
+GuestOutcome run_guest(const GuestBoot& boot,
+                       const std::function<void(double seconds, bool up)>& tick) {
+    RunningGuest guest(boot);
+    while (guest.step()) {
+        if (tick) tick(guest.elapsed_s(), guest.up());
+        interruptible_sleep(0.2);
+    }
+    return guest.finish();
 }
 
 std::optional<std::string> accel_problem(Accel accel, const std::filesystem::path& kernel,

@@ -12,8 +12,10 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "contest/sys/enum_names.h"
+#include "contest/sys/process.h"
 
 namespace contest {
 
@@ -44,6 +46,9 @@ struct VmOptions {
     double timeout_s = 3600;      // a guest's whole life, start to its init's last word
     std::string append;           // more kernel parameters for every guest
     unsigned disk_mib = 2048;     // the scratch disk
+    // --duet: each round's guests at once, each on host CPUs of its own
+    // (contest/run/duet_cpus.h), their runs started together (start_barrier.h).
+    bool duet = false;
 };
 
 struct GuestBoot {
@@ -67,6 +72,10 @@ struct GuestBoot {
     // at 127.0.0.1:PORT: an SSH server in the guest is then a host an
     // Ansible controller can reach. None: the guest has no network.
     std::optional<unsigned> ssh_forward_port;
+    // The host CPUs QEMU runs on (a duet's guest: contest/run/duet_cpus.h):
+    // pinned before its exec, so every thread it starts, each vCPU's among
+    // them, inherits the set. Empty: wherever the host's scheduler puts it.
+    std::vector<int> host_cpus;
 };
 
 struct GuestOutcome {
@@ -83,6 +92,46 @@ std::filesystem::path qemu_binary();
 
 // QEMU's command line for boot.
 std::vector<std::string> qemu_argv(const GuestBoot& boot);
+
+// One guest started and watched, step by step, so that a caller can watch
+// several at once (a duet's guests) and act between the steps; run_guest
+// is the loop over one. QEMU is stopped (SIGTERM, then SIGKILL, reaped) by
+// finish() or, on any other way out, by the destructor.
+class RunningGuest {
+  public:
+    // Starts QEMU for boot (pinned to boot.host_cpus when given).
+    explicit RunningGuest(const GuestBoot& boot);
+    ~RunningGuest();
+    RunningGuest(const RunningGuest&) = delete;
+    RunningGuest& operator=(const RunningGuest&) = delete;
+
+    // One look: QEMU reaped if it ended, its console read, the timeouts
+    // and the end grace checked. False once the guest is over (QEMU ended,
+    // or is to be stopped); then finish() says how it went.
+    bool step();
+    // QEMU's pid (its process group's too), while it runs.
+    pid_t pid() const { return guard_.pgid(); }
+    bool up() const { return out_.came_up; }
+    double elapsed_s() const;
+    // Stops QEMU if it still runs and says how the guest went.
+    GuestOutcome finish();
+
+  private:
+    // QEMU stopped, if it still runs (its group, then reaped or kept to reap later).
+    void stop();
+    // The guest marked over; false, step()'s answer from then on.
+    bool over();
+
+    GuestBoot boot_;
+    std::chrono::steady_clock::time_point started_;
+    GroupGuard guard_;
+    std::string console_;
+    int status_ = 0;
+    bool reaped_ = false;  // QEMU ended by itself, with status_
+    bool over_ = false;
+    std::optional<double> said_end_at_;  // when its init said it was done, or failed
+    GuestOutcome out_;
+};
 
 // Boots and waits (tick is called about every 200 ms with the seconds since
 // start and whether the guest is up); throws Interrupted on Ctrl-C, with QEMU
