@@ -203,7 +203,9 @@ TEST_CASE(
     for (const auto& step : s.steps) {
         CHECK(step.state != StepClass::unknown);
         CHECK(step.rounds >= 2);
-        CHECK(step.sureness > 0.99);
+        // At least the step's error rate (1%): no round weighs more than
+        // half the bound, so two clear rounds say 99%, not more.
+        CHECK(step.sureness >= 0.99 - 1e-9);
         CHECK(fs::exists(b.t.scratch / "results" / step.folder / "tested"));
         const bool bad = b.t.index_of(step.commit) >= 5;
         CHECK(step.word == (bad ? "bad" : "good"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "contest/analysis/stats.h"
@@ -85,6 +86,134 @@ double ends_false_differ_rate(const BisectRule& rule) {
     return static_cast<double>(differ) / kSequences;
 }
 
+namespace {
+
+// The three sums a step decides from, each a log-likelihood ratio over the
+// step's rounds: like bad over like good, like bad over halfway, like good
+// over halfway.
+struct StepEvidence {
+    double bad_over_good = 0, bad_over_half = 0, good_over_half = 0;
+};
+
+// The ends' rounds before this step's (the step's own rounds are the last
+// of `ends`): what the way a step is judged is chosen from, so that the
+// tested commit's figures never choose their own test.
+std::vector<EndsRound> ends_before(const std::vector<StepRound>& step,
+                                   const std::vector<EndsRound>& ends) {
+    const std::size_t before = ends.size() >= step.size() ? ends.size() - step.size() : 0;
+    if (before < 2) return ends;
+    return {ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(before)};
+}
+
+// Round by round pays when the ends' figures move together: y's spread
+// (0.75 var(bad - good), as above) below one figure's own (the mean of the
+// ends' variances). When the machine's speed moves each round's three
+// figures alike it does; when each guest's figure is drawn on its own (a
+// 2-vCPU guest's load doing 15 000 or 31 000 a window whatever the round),
+// subtracting the ends' mean only adds their noise to the tested commit's.
+bool rounds_move_together(const std::vector<EndsRound>& ends) {
+    std::vector<double> good, bad;
+    for (const auto& r : ends) good.push_back(r.good), bad.push_back(r.bad);
+    const stats::Summary g = stats::summarize(good), b = stats::summarize(bad);
+    const stats::Summary d = stats::summarize(shifts_of(ends));
+    if (!(d.n >= 2)) return true;
+    return 0.75 * d.sd * d.sd < (g.sd * g.sd + b.sd * b.sd) / 2;
+}
+
+// Paired: y = tested - (good + bad) / 2 per round, normal with the spread
+// the ends' pairs give (the header's model). Each y is clipped to +-shift.
+StepEvidence paired_evidence(const std::vector<StepRound>& step, double shift, double var_y) {
+    StepEvidence e;
+    double sum_y = 0;
+    for (const auto& r : step)
+        sum_y += std::clamp(r.tested - (r.good + r.bad) / 2, -std::abs(shift), std::abs(shift));
+    const double k = static_cast<double>(step.size());
+    e.bad_over_good = shift * sum_y / var_y;
+    e.bad_over_half = shift / 2 * (sum_y - k * shift / 4) / var_y;
+    e.good_over_half = -shift / 2 * (sum_y + k * shift / 4) / var_y;
+    return e;
+}
+
+// A kernel density estimate of a figure, Gaussian kernels at the given
+// figures, the bandwidth Silverman's rule of thumb on a spread taken as
+// large as its 90% upper bound (few rounds: a wider, humbler density).
+class FigureDensity {
+  public:
+    FigureDensity(std::vector<double> figures, double rounds, double extra_var = 0)
+        : figures_(std::move(figures)) {
+        const stats::Summary s = stats::summarize(figures_);
+        std::vector<double> sorted = figures_;
+        std::sort(sorted.begin(), sorted.end());
+        const auto at = [&](double q) {
+            return sorted[static_cast<std::size_t>(q * (sorted.size() - 1))];
+        };
+        const double iqr_sd = (at(0.75) - at(0.25)) / 1.34;
+        const double sd = iqr_sd > 0 ? std::min(s.sd, iqr_sd) : s.sd;
+        const double h = 0.9 * sd * std::sqrt(spread_inflation(rounds)) * std::pow(rounds, -0.2);
+        var_ = h * h + extra_var;
+    }
+    bool usable() const { return std::isfinite(var_) && var_ > 0; }
+    double operator()(double x) const {
+        double sum = 0;
+        for (double f : figures_) sum += std::exp(-(x - f) * (x - f) / (2 * var_));
+        return sum / (static_cast<double>(figures_.size()) * std::sqrt(2 * M_PI * var_));
+    }
+
+  private:
+    std::vector<double> figures_;
+    double var_ = 0;
+};
+
+// Unpaired: each hypothesis a density of the tested commit's figure, from
+// the ends' figures over every round: like good, the good end's; like bad,
+// the bad end's; halfway, every good figure's and every bad figure's mean
+// (a figure halfway between the ends in every way the ends vary: the two
+// values of a two-valued good end make two halfway values), its kernels
+// wide enough that its spread is one end's, not the half it would have as a
+// mean of two. Each density is 95% its estimate and 5% one broad normal
+// over both ends, the same for all three, so a figure far from every end
+// says nothing. Each round's log ratio is weighed by `humility`, the
+// paired test's caution in this test's terms (there the shift is taken at
+// the lower end of its interval, and a normal likelihood ratio goes with the
+// shift squared), then clipped to half the decision's bound, so that no
+// single round decides a step.
+std::optional<StepEvidence> density_evidence(const std::vector<StepRound>& step,
+                                             const std::vector<EndsRound>& ends,
+                                             const BisectRule& rule, double humility) {
+    std::vector<double> good, bad, half;
+    for (const auto& r : ends) good.push_back(r.good), bad.push_back(r.bad);
+    for (double g : good)
+        for (double b : bad) half.push_back((g + b) / 2);
+    const double n = static_cast<double>(ends.size());
+    const stats::Summary g = stats::summarize(good), b = stats::summarize(bad);
+    const FigureDensity like_good(good, n), like_bad(bad, n);
+    const FigureDensity halfway(half, n, (g.sd * g.sd + b.sd * b.sd) / 4);
+    if (!like_good.usable() || !like_bad.usable() || !halfway.usable()) return std::nullopt;
+    const double broad_sd = std::abs(b.mean - g.mean) + g.sd + b.sd;
+    const double mid = (g.mean + b.mean) / 2;
+    const auto floor = [&](double x) {
+        const double z = (x - mid) / broad_sd;
+        return std::exp(-z * z / 2) / (broad_sd * std::sqrt(2 * M_PI));
+    };
+    const double cap = std::log((1 - rule.error_rate) / rule.error_rate) / 2;
+    const auto ratio = [&](double a, double c) {
+        return std::clamp(humility * (std::log(a) - std::log(c)), -cap, cap);
+    };
+    StepEvidence e;
+    for (const auto& r : step) {
+        const double x = r.tested, base = 0.05 * floor(x);
+        const double pg = 0.95 * like_good(x) + base, pb = 0.95 * like_bad(x) + base,
+                     ph = 0.95 * halfway(x) + base;
+        if (!(pg > 0 && pb > 0 && ph > 0)) continue;  // beyond what a double holds: says nothing
+        e.bad_over_good += ratio(pb, pg);
+        e.bad_over_half += ratio(pb, ph);
+        e.good_over_half += ratio(pg, ph);
+    }
+    return e;
+}
+
+}  // namespace
+
 StepVerdict judge_step(const std::vector<StepRound>& step, const std::vector<EndsRound>& ends,
                        const BisectRule& rule) {
     StepVerdict v;
@@ -106,30 +235,33 @@ StepVerdict judge_step(const std::vector<StepRound>& step, const std::vector<End
         v.at_bound = v.rounds >= rule.step_max_rounds;
         return v;
     }
-    double sum_y = 0, sum_position = 0;
-    for (const auto& r : step) {
-        const double y = r.tested - (r.good + r.bad) / 2;
-        sum_y += std::clamp(y, -std::abs(shift), std::abs(shift));
-        sum_position += y / s.mean + 0.5;
-    }
+    double sum_position = 0;
+    for (const auto& r : step) sum_position += (r.tested - (r.good + r.bad) / 2) / s.mean + 0.5;
     const double k = static_cast<double>(step.size());
     v.position = sum_position / k;
-    // Three hypotheses, the tested commit's y at -shift/2 (like good), 0
-    // (halfway: neither end) or +shift/2 (like bad); the log-likelihood
-    // ratios of each pair, all from sum(y).
-    v.llr = shift * sum_y / var_y;  // bad over good
-    const double bad_over_half = shift / 2 * (sum_y - k * shift / 4) / var_y;
-    const double good_over_half = -shift / 2 * (sum_y + k * shift / 4) / var_y;
+    v.paired = rounds_move_together(ends_before(step, ends));
+    std::optional<StepEvidence> e;
+    if (v.paired)
+        e = paired_evidence(step, shift, var_y);
+    else
+        e = density_evidence(step, ends, rule, (shift / s.mean) * (shift / s.mean));
+    if (!e) {
+        v.at_bound = v.rounds >= rule.step_max_rounds;
+        return v;
+    }
+    // Three hypotheses, the tested commit like good, halfway (neither end)
+    // or like bad; each pair's log-likelihood ratio from the evidence.
+    v.llr = e->bad_over_good;
     const double bound = std::log((1 - rule.error_rate) / rule.error_rate);
     const double halfway_bound = std::log((1 - rule.halfway_error) / rule.halfway_error);
     const bool enough = v.rounds >= rule.step_min_rounds;
-    const double toward = v.llr > 0 ? bad_over_half : good_over_half;
+    const double toward = v.llr > 0 ? e->bad_over_half : e->good_over_half;
     v.sureness = 1 / (1 + std::exp(-std::abs(v.llr)));
     v.over_halfway = 1 / (1 + std::exp(-toward));
-    if (enough && good_over_half <= -bound && bad_over_half <= -bound) {
+    if (enough && e->good_over_half <= -bound && e->bad_over_half <= -bound) {
         v.state = StepClass::between;
         // Halfway over either end: its posterior among the three, equal priors.
-        v.sureness = 1 / (1 + std::exp(good_over_half) + std::exp(bad_over_half));
+        v.sureness = 1 / (1 + std::exp(e->good_over_half) + std::exp(e->bad_over_half));
         v.over_halfway = 0;
     } else if (enough && std::abs(v.llr) >= bound && toward >= halfway_bound) {
         v.state = v.llr > 0 ? StepClass::like_bad : StepClass::like_good;

@@ -33,8 +33,17 @@
 // halfway), and the whole answer's is the product of its steps' (every
 // step must be right for the first bad commit to be), given that the ends
 // differ (ends_false_differ_rate says how often they seem to).
+//
+// Round by round pays only when a round's figures move together. When they
+// do not (a 2-vCPU TCG guest's load does 15 000 or 31 000 a window, guest by
+// guest, whatever the round), y adds both ends' spread to the tested
+// commit's; so the ends' rounds before a step choose: round by round when
+// y's spread is below one figure's own, else each figure against each end's
+// figures (kernel density estimates; halfway, the ends' figures' means),
+// the same three sums and the same decision (docs/bisect.md).
 // tests/simulations/sim_bisect.cpp checks that the stated sureness holds,
-// on noise like this machine's, against a fixed number of rounds.
+// on noise like this machine's and on a two-valued figure, against a fixed
+// number of rounds.
 #include <array>
 #include <string>
 #include <vector>
@@ -130,6 +139,9 @@ struct StepVerdict {
     double over_halfway = 0.5;
     bool at_bound = false;  // unknown with step_max_rounds taken: skip it
     double position = 0.5;  // where the tested commit's mean lies, 0 good .. 1 bad
+    // Judged round by round (y, as above), or unpaired, each figure against
+    // each end's figures (see judge_step).
+    bool paired = true;
 };
 
 // After each round of a step; `ends` are every round of the ends so far

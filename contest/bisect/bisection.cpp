@@ -463,7 +463,10 @@ class Bisection {
                  ? ", skipped: " + step.why
                  : ", " + sureness_text(step.sureness) + " sure after " +
                        std::to_string(step.rounds) + " rounds" +
-                       (step.state == StepClass::between ? ", skipped" : "")));
+                       (step.state == StepClass::between ? ", skipped" : "")) +
+            (verdict.paired
+                 ? ""
+                 : " (each figure against each end's: the ends' rounds do not move together)"));
         return step;
     }
 
