@@ -253,7 +253,9 @@ TEST_CASE("level noise from result files: a note per label and load, costs read 
     CHECK_THAT(note, Catch::StartsWith("a, cpu_load: noise by level (4 boots, 12 runs"));
     CHECK_THAT(note, Catch::Contains("Loads 0% between boots"));
     CHECK_THAT(note, Catch::Contains("A boot costs 11.0 s, a run 10.0 s"));
-    CHECK_THAT(note, Catch::Contains("Loads " + std::to_string(kRunsPerBootCap) + " or more"));
+    CHECK_THAT(note, Catch::Contains("(Kalibera & Jones; --runs-per-boot): Time "));
+    CHECK_THAT(note, Catch::EndsWith(", Loads " + std::to_string(kRunsPerBootCap) +
+                                     " or more (its boots add no spread of their own)."));
 
     // One run a boot (as every run before --runs-per-boot): no note.
     ResultFile one = f;

@@ -205,16 +205,15 @@ void note_level_noise(const std::vector<ResultFile>& files, ReportModel& model) 
         if (const auto costs = level_costs_of(files, label)) {
             line += " A boot costs " + fixed(costs->boot_s, 1) + " s, a run " +
                     fixed(costs->run_s, 1) +
-                    " s: the narrowest mean for the time at (Kalibera & Jones) ";
+                    " s: the runs a boot that give the narrowest mean for the time (Kalibera & "
+                    "Jones; --runs-per-boot): ";
             for (std::size_t k = i; k < end; ++k) {
                 const RunsPerBootAdvice advice = advise_runs_per_boot(noise[k].variances, *costs);
                 line += (k == i ? "" : ", ") + printable(noise[k].measure) + " " +
-                        (advice.at_cap ? std::to_string(advice.runs_per_boot) +
-                                             " or more (its boots add no spread of their own)"
-                                       : std::to_string(advice.runs_per_boot)) +
-                        (advice.runs_per_boot == 1 ? " run" : " runs");
+                        std::to_string(advice.runs_per_boot) +
+                        (advice.at_cap ? " or more (its boots add no spread of their own)" : "");
             }
-            line += " a boot (--runs-per-boot).";
+            line += ".";
         }
         model.notes.push_back(line);
         i = end;
