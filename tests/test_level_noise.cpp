@@ -245,6 +245,9 @@ TEST_CASE("level noise from result files: a note per label and load, costs read 
     CHECK(noise[1].variances.between_boot == 0);
     CHECK(noise[1].variances.within_boot == Approx(1));
 
+    // Two files of the label (two runs): their boots 1 to 4 are 8 boots.
+    CHECK(level_noise_of({f, f}).at(0).variances.boots == 8);
+
     ReportModel model;
     note_level_noise({f}, model);
     REQUIRE(model.notes.size() == 1);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <utility>
 
 #include "contest/analysis/measures.h"
 #include "contest/analysis/stats.h"
@@ -126,18 +127,18 @@ std::string sd_pct(double variance, double mean) {
 
 std::vector<LevelNoise> level_noise_of(const std::vector<ResultFile>& files) {
     // label -> load -> measure -> boot -> runs, in the files' order of labels and loads.
-    using ByBoot = std::map<int, std::vector<double>>;
+    // A boot is its file's (files of one label may come from separate runs)
+    // and its number there.
+    using ByBoot = std::map<std::pair<std::size_t, int>, std::vector<double>>;
     std::map<std::string, std::map<std::string, std::map<std::string, ByBoot>>> runs;
     std::vector<std::pair<std::string, std::string>> order;
-    for (const auto& file : files)
-        for (const auto& run : file.runs) {
+    for (std::size_t f = 0; f < files.size(); ++f)
+        for (const auto& run : files[f].runs) {
             if (!run.ok() || run.boot <= 0) continue;
-            auto& of_load = runs[file.label][run.load];
-            if (of_load.empty()) order.emplace_back(file.label, run.load);
-            // Files of one label may come from separate runs: their boots apart.
-            const int boot = run.boot + static_cast<int>(&file - files.data()) * 1000000;
+            auto& of_load = runs[files[f].label][run.load];
+            if (of_load.empty()) order.emplace_back(files[f].label, run.load);
             for (const auto& [measure, value] : level_measures(run))
-                of_load[measure][boot].push_back(value);
+                of_load[measure][{f, run.boot}].push_back(value);
         }
     std::vector<LevelNoise> out;
     // Time first, then the load's work, then the probes (by name).
