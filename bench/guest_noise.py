@@ -261,6 +261,17 @@ def summary_tables(records, args):
                              "" if mode != "duet" or all(r.get("duet_taken") for r in rs)
                              else " (--duet NOT taken in some: too few CPUs)"))
         lines.append("")
+    # --runs-per-boot > 1: each level's noise as contest report said it, of
+    # every mode's last run of each pair (the JSON keeps every run's).
+    for pair in args.pairs.split(","):
+        for mode in args.modes.split(","):
+            rs = [r for r in records if r["pair"] == pair and r["mode"] == mode and "notes" in r]
+            levels = [n for n in (rs[-1]["notes"] if rs else []) if "noise by level" in n]
+            if levels:
+                lines.append("%s, %s, repetition %d: each level's noise (contest report):" % (
+                    pair, mode, rs[-1]["rep"]))
+                lines += ["- " + n for n in levels]
+                lines.append("")
     failed = [r for r in records if "error" in r]
     for r in failed:
         lines.append("failed: %s %s rep %d: %s" % (r["mode"], r["pair"], r["rep"],
