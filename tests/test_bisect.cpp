@@ -606,6 +606,8 @@ TEST_CASE(
              {{good, bad, res, "--", "-n5", "no_load"}, "--runs is the bisection's"},
              {{good, bad, res, "--", "--resul=x", "no_load"}, "--results is the bisection's"},
              {{good, bad, res, "--", "--boot", "a=x", "no_load"}, "across reboots"},
+             {{good, bad, res, "--", "--runs-per-boot", "3", "no_load"},
+              "--runs-per-boot: a step's test takes one run a kernel and round"},
              {{good, bad, res, "--measure", "loads:io_load", "--", "-w", "command",
                "--workload-cmd", "true", "no_load", "cpu_load"},
               "does not take the load 'io_load'"},

@@ -230,6 +230,7 @@ TEST_CASE(
         {"vm-boot-timeout", "30"},
         {"vm-timeout", "60"},
         {"vm-append", "quiet"},
+        {"runs-per-boot", "2"},
         {"boot-append", "a=quiet"},
         {"boot-method", "grub"},
         {"boot-max", "4"},

@@ -48,6 +48,7 @@ TEST_CASE(
     const RunConfig& c = journal.config;
     CHECK(c.label == "-odd label");
     CHECK(c.runs == 1);
+    CHECK_FALSE(c.vm.runs_per_boot);
     CHECK(c.order == RunOrder::rounds);
     CHECK(c.seed == 77u);
     CHECK(c.loads == std::vector<std::string>{"process_load", "no_load"});
@@ -139,6 +140,44 @@ TEST_CASE("a delegated turn's runs: the other's records, a failed run for each l
         CHECK(runs[0].status == RunStatus::guest_failed);
         CHECK(runs[0].reason == "guest of kernel a did not run process_load; x");
         CHECK(runs[1].ok());
+    }
+    SECTION(
+        "--runs-per-boot: the loads again in each of the other's rounds, each time runs of "
+        "their own, numbered by boot and place in it") {
+        DelegatedTurn twice = turn;
+        twice.runs = 2;
+        CHECK(delegated_turn_journal(twice).config.runs == 2);
+        ResultFile file;
+        file.runs = {a_run("process_load", 1), a_run("no_load", 1), a_run("process_load", 2)};
+        file.runs[0].wall_s = 1.0;
+        file.runs[2].wall_s = 2.0;
+        const auto runs = runs_brought_back(twice, file, "", RunStatus::guest_failed, "guest", "");
+        REQUIRE(runs.size() == 4);
+        const std::vector<std::string> loads = {"process_load", "no_load", "process_load",
+                                                "no_load"};
+        for (std::size_t i = 0; i < 4; ++i) {
+            INFO(i);
+            CHECK(runs[i].load == loads[i]);
+            CHECK(runs[i].boot == 3);
+            CHECK(runs[i].run_in_boot == static_cast<int>(i / 2 + 1));
+            // Round 3's runs after rounds 1 and 2's two each.
+            CHECK(runs[i].round == static_cast<int>(4 + i / 2 + 1));
+            CHECK(runs[i].index == runs[i].round);
+        }
+        CHECK(runs[0].wall_s == 1.0);
+        CHECK(runs[2].wall_s == 2.0);
+        CHECK(runs[1].ok());
+        // no_load's second run never came back: failed, saying which.
+        CHECK(runs[3].status == RunStatus::guest_failed);
+        CHECK(runs[3].reason == "guest did not run no_load (its run 2)");
+        // Each boot's runs in the result file, read back as written.
+        ResultFile written;
+        written.label = "a";
+        written.runs = {runs[2]};
+        const ResultFile read = result_from_json(to_json(written), "written");
+        REQUIRE(read.runs.size() == 1);
+        CHECK(read.runs[0].boot == 3);
+        CHECK(read.runs[0].run_in_boot == 2);
     }
     SECTION("the turn failed as a whole: every load failed with its why, a failed run is data") {
         const auto runs = runs_brought_back(turn, std::nullopt, "the guest hung",

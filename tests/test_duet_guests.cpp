@@ -418,6 +418,137 @@ TEST_CASE("run --kernel --duet stopped while a guest waits at the barrier leaves
     CHECK(test::leftover_processes().empty());
 }
 
+// The words of stand_in_run without --duet, or with it, and --runs-per-boot N.
+std::vector<std::string> runs_per_boot_run(const fs::path& dir, const fs::path& starts, bool duet,
+                                           unsigned runs_per_boot, unsigned rounds) {
+    std::vector<std::string> words = stand_in_run(dir, starts, 1, rounds);
+    if (!duet) words.erase(std::find(words.begin(), words.end(), "--duet"));
+    words.insert(words.begin() + 1, {"--runs-per-boot", std::to_string(runs_per_boot)});
+    return words;
+}
+
+// That run in stand-in guests, the guest of label `slow` reaching its runs
+// 2 s late: each QEMU's start is a line of dir/booted, each run's of dir/starts.
+test::Outcome runs_per_boot_in_stand_ins(const test::ScratchDir& dir, bool duet,
+                                         unsigned runs_per_boot, unsigned rounds,
+                                         const std::string& slow) {
+    put_stand_in_qemu(dir / "bin", dir / "booted", slow, 2);
+    test::StandInBootEnvironment on_path(dir / "bin", dir / "proc");
+    return test::run_contest_binary(
+        runs_per_boot_run(dir.path(), dir / "starts", duet, runs_per_boot, rounds), dir.path());
+}
+
+TEST_CASE(
+    "run --kernel --runs-per-boot 3: each guest, booted once a round, takes the loads 3 times, "
+    "each run recorded with its boot and its place in it",
+    "[duet][runs-per-boot][e2e]") {
+    test::ScratchDir dir("runs-per-boot");
+    const auto o = runs_per_boot_in_stand_ins(dir, false, 3, 2, "none");
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    // One QEMU a label and round, no more.
+    CHECK(lines_by_first_word(dir / "booted").size() == 4);
+    const auto started = lines_by_first_word(dir / "starts");
+    for (const std::string label : {"a", "b"}) {
+        INFO(label);
+        const ResultFile f = only_file(dir / "results", label);
+        CHECK(f.config["vm"]["runs_per_boot"] == 3);
+        CHECK(f.config["vm"]["boots"].size() == 2);
+        REQUIRE(f.runs.size() == 12);
+        std::map<std::pair<int, int>, int> runs_of_boot_place;
+        std::map<std::string, std::set<int>> rounds_of_load;
+        for (const auto& r : f.runs) {
+            CHECK(r.ok());
+            ++runs_of_boot_place[{r.boot, r.run_in_boot}];
+            // The pairing number: the boot's runs after the boots' before.
+            CHECK(r.round == (r.boot - 1) * 3 + r.run_in_boot);
+            CHECK(r.index == r.round);
+            rounds_of_load[r.load].insert(r.round);
+        }
+        CHECK(runs_of_boot_place.size() == 6);
+        for (const auto& [where, n] : runs_of_boot_place) {
+            INFO("boot " << where.first << ", run " << where.second);
+            CHECK(where.first >= 1);
+            CHECK(where.first <= 2);
+            CHECK(where.second >= 1);
+            CHECK(where.second <= 3);
+            CHECK(n == 2);  // no_load and cpu_load
+        }
+        for (const auto& [load, rounds] : rounds_of_load) {
+            INFO(load);
+            CHECK(rounds == std::set<int>{1, 2, 3, 4, 5, 6});
+        }
+        // Every run of a boot ran in that boot's guest: its workload said so.
+        for (const std::string round : {"1", "2"})
+            CHECK(started.count("console-" + label + "-" + round) == 6);
+    }
+    // The report tells the boots apart: each label and load's noise by level.
+    const auto report =
+        test::run_contest_binary({"report", (dir / "results").string()}, dir.path());
+    INFO(report.out);
+    CHECK(report.exit_code == 0);
+    for (const std::string where : {"a, no_load", "a, cpu_load", "b, no_load", "b, cpu_load"})
+        CHECK(count_of(report.out, where + ": noise by level (2 boots, 6 runs") == 1);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --kernel --duet --runs-per-boot 2: every run of a boot passes the start barrier with the "
+    "other guest's",
+    "[duet][runs-per-boot][e2e]") {
+    if (allowed_cpus().size() < 2) CONTEST_SKIP("--duet needs 2 CPUs for two guests of 1 CPU");
+    test::ScratchDir dir("duet-runs-per-boot");
+    // a's guest reaches its runs 2 s after b's: only the barrier starts them together.
+    const auto o = runs_per_boot_in_stand_ins(dir, true, 2, 1, "a");
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(lines_by_first_word(dir / "booted").size() == 2);
+    for (const std::string label : {"a", "b"}) {
+        INFO(label);
+        const ResultFile f = only_file(dir / "results", label);
+        REQUIRE(f.runs.size() == 4);
+        for (const auto& r : f.runs) {
+            CHECK(r.ok());
+            CHECK(r.boot == 1);
+        }
+        const auto& runs = f.config["vm"]["boots"].at(0).at("duet").at("starts");
+        REQUIRE(runs.size() == 4);
+        const std::vector<std::string> loads = {runs[0]["load"], runs[1]["load"]};
+        for (std::size_t k = 0; k < 4; ++k) {
+            INFO(runs[k].dump());
+            CHECK(runs[k]["run"] == k + 1);
+            CHECK(runs[k]["load"] == loads[k % 2]);  // the loads again, in one order
+            CHECK(runs[k]["guests_started"] == 2);
+            CHECK(runs[k]["after_go_s"].get<double>() >= 0);
+            CHECK(runs[k]["spread_s"].get<double>() < 1.0);
+        }
+    }
+    // By the workload's own clock: the k-th run of each guest started together.
+    const auto started = lines_by_first_word(dir / "starts");
+    std::vector<double> at_a, at_b;
+    for (auto [it, end] = started.equal_range("console-a-1"); it != end; ++it)
+        at_a.push_back(std::stod(it->second));
+    for (auto [it, end] = started.equal_range("console-b-1"); it != end; ++it)
+        at_b.push_back(std::stod(it->second));
+    REQUIRE(at_a.size() == 4);
+    REQUIRE(at_b.size() == 4);
+    for (std::size_t k = 0; k < 4; ++k) {
+        INFO("run " << k + 1);
+        CHECK(std::abs(at_a[k] - at_b[k]) < 1.0);
+    }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --runs-per-boot 0 is refused in one line naming it", "[runs-per-boot][e2e]") {
+    test::ScratchDir dir("runs-per-boot-0");
+    const auto o = test::run_contest_binary(
+        runs_per_boot_run(dir.path(), dir / "starts", false, 0, 1), dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(count_of(o.err, "\n") == 1);
+    CHECK(count_of(o.err, "--runs-per-boot") == 1);
+    CHECK_FALSE(fs::exists(dir / "results"));
+}
+
 // Real guests (TCG), in the long tests: the barrier through a real guest's
 // 9p share, and QEMU's own threads pinned.
 TEST_CASE(

@@ -9,6 +9,7 @@
 #include "contest/analysis/duet_starts.h"
 #include "contest/analysis/fingerprint.h"
 #include "contest/analysis/latency_model.h"
+#include "contest/analysis/level_noise.h"
 #include "contest/analysis/min_runs.h"
 #include "contest/analysis/outside_tests.h"
 #include "contest/analysis/report_notes.h"
@@ -279,6 +280,7 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Model
     warn_about_few_runs(model);
     add_notes(model);
     note_duet_starts(files, model);
+    note_level_noise(files, model);
     return model;
 }
 

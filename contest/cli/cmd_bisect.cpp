@@ -47,6 +47,12 @@ void refuse_batch_options(const std::vector<std::string>& words) {
         throw UsageError("contest bisect: --" + own +
                          " is the bisection's to set (each batch is a run of its own "
                          "labels good, bad and tested): leave it out after --");
+    // A step's test reads one run a label and round (bisect_measure.h);
+    // runs a boot would be rounds of their own, which it does not pair.
+    if (!run_option_given(words, {"runs-per-boot"}).empty())
+        throw UsageError(
+            "contest bisect: --runs-per-boot: a step's test takes one run a kernel and round: "
+            "leave it out after --");
 }
 
 // --results names a folder, made when missing: a file there (or above it)

@@ -134,6 +134,7 @@ struct RunArguments {
     AutoRuns auto_runs;
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
     bool latency_why = false;
+    unsigned runs_per_boot = 1;  // --runs-per-boot as parsed, before it is known to be given
     std::int64_t latency_why_us = 0;
     latency::ProbeSettings latency_settings;
     std::vector<std::string> vary;
@@ -205,6 +206,10 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
          "each round's guests at once, each on --vm-cpus host CPUs of its own (the sets passed from label to label round by round), "
          "each run's load and workload started in every guest together (docs/kernels.md, Duet guests); where the labels do not fit "
          "side by side on the host's CPUs, said in one line, and the guests one after another"},
+        {"runs-per-boot", host, Needs{{"kernel"}}, bounded(&a.runs_per_boot, 1u, 1000u)->value_name("N"),
+         "each guest, once booted, takes its round's loads N times before it shuts down, each time runs of their own (recorded with "
+         "their boot and their place in it), so that report and compare can tell the noise between boots from the noise within one "
+         "(docs/kernels.md, Runs per boot; default 1)"},
     };
     // clang-format on
 }
@@ -405,6 +410,7 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     set_runs(rc, a.runs, a.auto_runs, vm);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (vm.count("timeout")) rc.timeout_s = rc.timeout_s_value;
+    if (vm.count("runs-per-boot")) rc.vm.runs_per_boot = a.runs_per_boot;
     if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
     auto names = split_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;

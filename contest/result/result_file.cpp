@@ -64,6 +64,8 @@ const Field<RunRecord> kRunFields[] = {
     {"load",                 &RunRecord::load, Need::required},
     {"index",                &RunRecord::index, Need::required},
     {"round",                &RunRecord::round, Need::optional, Written::when_set},
+    {"boot",                 &RunRecord::boot, Need::optional, Written::when_set},
+    {"run_in_boot",          &RunRecord::run_in_boot, Need::optional, Written::when_set},
     {"status",               &RunRecord::status, Need::required},
     {"reason",               &RunRecord::reason, Need::optional, Written::when_set},
     {"wall_s",               &RunRecord::wall_s, Need::required},

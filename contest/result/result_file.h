@@ -20,6 +20,9 @@ struct RunRecord {
     std::string load;
     int index = 0;  // 1-based, within the load
     int round = 0;  // 1-based round it ran in (--order rounds/shuffled); 0: none
+    // --kernel guests: the guest's boot the run ran in (its round) and its
+    // place among that boot's runs of the load (--runs-per-boot); 0: none.
+    int boot = 0, run_in_boot = 0;
     RunStatus status = RunStatus::ok;
     std::string reason;  // why, when status != ok
     double wall_s = 0, user_s = 0, sys_s = 0, cpu_pct = 0;

@@ -26,7 +26,7 @@ RunJournal delegated_turn_journal(const DelegatedTurn& turn) {
     RunConfig& c = journal.config;
     if (turn.config) c = *turn.config;
     c.label = turn.label;
-    c.runs = 1;
+    c.runs = turn.runs;
     c.auto_runs.reset();
     c.order = RunOrder::rounds;
     c.seed = turn.seed;
@@ -37,6 +37,7 @@ RunJournal delegated_turn_journal(const DelegatedTurn& turn) {
     c.results_dir = turn.results;
     c.start_barrier = turn.start_barrier;
     c.vm.duet = false;
+    c.vm.runs_per_boot.reset();
     // This host's recorder keeps what comes back.
     c.history = false;
     c.history_db.clear();
@@ -139,22 +140,32 @@ std::vector<RunRecord> runs_brought_back(const DelegatedTurn& turn,
                                          const std::string& failure, RunStatus failed_status,
                                          const std::string& who, const std::string& detail) {
     std::vector<RunRecord> runs;
-    for (const auto& load : turn.loads) {
-        const RunRecord* found = nullptr;
-        if (result)
-            for (const auto& r : result->runs)
-                if (r.load == load) found = &r;
-        RunRecord rec;
-        if (found) {
-            rec = *found;
-        } else {
-            rec.load = load;
-            rec.status = failed_status;
-            rec.reason = failure.empty() ? who + " did not run " + load + detail : failure;
+    const unsigned times = std::max(1u, turn.runs);
+    for (unsigned k = 1; k <= times; ++k)
+        for (const auto& load : turn.loads) {
+            const RunRecord* found = nullptr;
+            if (result)
+                for (const auto& r : result->runs)
+                    // The other contest numbers its rounds from 1 (--order rounds).
+                    if (r.load == load && (times == 1 || r.round == static_cast<int>(k)))
+                        found = &r;
+            RunRecord rec;
+            if (found) {
+                rec = *found;
+            } else {
+                rec.load = load;
+                rec.status = failed_status;
+                rec.reason = failure.empty()
+                                 ? who + " did not run " + load +
+                                       (times == 1 ? "" : " (its run " + std::to_string(k) + ")") +
+                                       detail
+                                 : failure;
+            }
+            rec.boot = static_cast<int>(turn.round);
+            rec.run_in_boot = static_cast<int>(k);
+            rec.index = rec.round = static_cast<int>((turn.round - 1) * times + k);
+            runs.push_back(rec);
         }
-        rec.index = rec.round = static_cast<int>(turn.round);
-        runs.push_back(rec);
-    }
     return runs;
 }
 

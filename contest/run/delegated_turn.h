@@ -40,6 +40,9 @@ struct DelegatedTurn {
     // A duet's guest: where its runs wait to start with the other guests',
     // as it sees it (RunConfig::start_barrier); empty: none.
     std::string start_barrier;
+    // How many times the other contest takes the loads, in the same order,
+    // each time runs of their own (--runs-per-boot: its rounds).
+    unsigned runs = 1;
 };
 
 // The turn's journal: the run's delegated config, with the turn's label,
@@ -61,10 +64,14 @@ struct ResultBroughtBack {
 };
 ResultBroughtBack read_result_brought_back(const std::filesystem::path& results);
 
-// One run per load of the turn, in its order: the other's record of the
-// load (its index and round the turn's), or a run of `failed_status` whose
-// reason is `failure` when the turn failed as a whole, else "<who> did not
-// run <load>" and `detail`.
+// One run per load of the turn and time it took them (DelegatedTurn::runs),
+// in the order taken: the other's record of the load in that round of its
+// own, or a run of `failed_status` whose reason is `failure` when the turn
+// failed as a whole, else "<who> did not run <load>" and `detail`. Each
+// run's boot is the turn's round and run_in_boot its place in the turn;
+// its index and round number it among the run's (turn.round - 1) * runs +
+// run_in_boot, so that a round's runs pair across labels by their place in
+// their boot, as runs of one boot each pair by the round.
 std::vector<RunRecord> runs_brought_back(const DelegatedTurn& turn,
                                          const std::optional<ResultFile>& result,
                                          const std::string& failure, RunStatus failed_status,

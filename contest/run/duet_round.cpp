@@ -43,7 +43,8 @@ DuetRound run_duet_round(KernelGuests& guests, unsigned round, const std::vector
         turns.back().boot.host_cpus = each[g].cpus;
         shares.push_back(turns.back().out);
     }
-    StartBarrier barrier(shares, static_cast<unsigned>(loads.size()));
+    // Every run of every boot waits (--runs-per-boot: the loads N times).
+    StartBarrier barrier(shares, static_cast<unsigned>(loads.size()) * turns.front().turn.runs);
     DuetRound got;
     got.pinned_threads.assign(each.size(), 0);
     // Started one after the other, a few milliseconds apart: their runs

@@ -63,6 +63,10 @@ void GuestRounds::describe(ResultFile& file, const LabelRun& label) const {
     record_guest_setup(file, vm, KernelGuests::kernel_record(label));
 }
 
+void GuestRounds::begin(RunRecorder& recorder) {
+    recorder.eta().total *= static_cast<int>(config_.vm.runs_in_each_boot());
+}
+
 std::vector<std::string> GuestRounds::names_of(const std::vector<std::size_t>& loads) const {
     std::vector<std::string> names;
     for (const std::size_t k : loads) names.emplace_back(load_names_[k]);
@@ -106,9 +110,11 @@ nlohmann::json duet_boot(const DuetRound& got, std::size_t g, const std::vector<
                 {{"label", each[o].label->label}, {"cpus", cpu_list_text(each[o].cpus)}});
     nlohmann::json starts = nlohmann::json::array();
     for (const auto& r : got.releases) {
-        nlohmann::json s = {{"run", r.run},
-                            {"load", r.run <= loads.size() ? loads[r.run - 1] : ""},
-                            {"go_at_s", r.go_at}};
+        nlohmann::json s = {
+            {"run", r.run},
+            // --runs-per-boot: the loads again, in one order, boot after boot.
+            {"load", r.run >= 1 && !loads.empty() ? loads[(r.run - 1) % loads.size()] : ""},
+            {"go_at_s", r.go_at}};
         if (r.started[g]) {
             s["after_go_s"] = *r.started[g];
             s["stamp"] = r.stamped[g] ? "file" : "seen";
@@ -167,10 +173,11 @@ void GuestRounds::take_round(const PlannedRound& round, RunRecorder& recorder) {
 // failed one failed.
 void GuestRounds::say_runs(const LabelRun& label, const std::vector<RunRecord>& runs) {
     for (const auto& rec : runs) {
-        progress_.note(run_summary_line(rec.load + "  run " + std::to_string(rec.index) + "/" +
-                                            std::to_string(config_.runs) + "  [" + label.label +
-                                            "]",
-                                        rec));
+        progress_.note(
+            run_summary_line(rec.load + "  run " + std::to_string(rec.index) + "/" +
+                                 std::to_string(config_.runs * config_.vm.runs_in_each_boot()) +
+                                 "  [" + label.label + "]",
+                             rec));
         if (!rec.ok())
             say(rec.load + " run " + std::to_string(rec.index) + " [" + label.label +
                 "]: " + rec.reason);

@@ -29,7 +29,8 @@ class GuestRounds : public RoundBackend {
 
     std::optional<latency::LatencyPlan> plan_probes() override { return std::nullopt; }
     void describe(ResultFile& file, const LabelRun& label) const override;
-    void begin(RunRecorder&) override {}
+    // --runs-per-boot: each planned run is N runs, which the ETA counts.
+    void begin(RunRecorder& recorder) override;
     void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
                    RunRecorder& recorder) override;
     void take_round(const PlannedRound& round, RunRecorder& recorder) override;

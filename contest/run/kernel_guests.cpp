@@ -135,7 +135,8 @@ nlohmann::json KernelGuests::vm_record() const {
                         {"disk_mib", config_.vm.disk_mib},
                         {"append", config_.vm.append},
                         {"boot_timeout_s", config_.vm.boot_timeout_s},
-                        {"timeout_s", config_.vm.timeout_s}};
+                        {"timeout_s", config_.vm.timeout_s},
+                        {"runs_per_boot", config_.vm.runs_in_each_boot()}};
     if (!accel_.why_not_kvm.empty()) j["why_not_kvm"] = valid_utf8(accel_.why_not_kvm);
     if (emulated())
         j["note"] =
@@ -211,7 +212,7 @@ GuestTurn KernelGuests::prepare_turn(const LabelRun& label_run, unsigned round,
     got.turn =
         DelegatedTurn{label, round, loads, seed, kGuestWorkdir, kGuestResults, config_.delegated,
                       // A guest in a slot is one of a duet's.
-                      slot.empty() ? "" : kGuestScratch + "/out"};
+                      slot.empty() ? "" : kGuestScratch + "/out", config_.vm.runs_in_each_boot()};
     write_run_journal(got.out / kGuestJournalName, delegated_turn_journal(got.turn));
     std::ofstream(got.out / "argv", std::ios::binary) << guest_argv();
 

@@ -91,6 +91,7 @@ void fields(V& v, R& o) {
     v("append", o.append);
     v("disk_mib", o.disk_mib);
     v("duet", o.duet);
+    v.absent_when_default("runs_per_boot", o.runs_per_boot);
 }
 
 template <typename V, RecordOf<RunConfig> R>

@@ -49,6 +49,11 @@ struct VmOptions {
     // --duet: each round's guests at once, each on host CPUs of its own
     // (contest/run/duet_cpus.h), their runs started together (start_barrier.h).
     bool duet = false;
+    // --runs-per-boot: how many times a guest, once booted, takes its
+    // round's loads before it shuts down, each time a run of its own
+    // (RunRecord::boot, run_in_boot). Unset: once, as before the option.
+    std::optional<unsigned> runs_per_boot;
+    unsigned runs_in_each_boot() const { return runs_per_boot.value_or(1); }
 };
 
 struct GuestBoot {

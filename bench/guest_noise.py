@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""What --kernel guests can see: today's order against --duet, at equal wall time (issue 59).
+
+Each repetition runs, one after the other (which one first alternates), two
+`contest run --kernel` runs of the same pair of labels under the same
+--budget: one in today's order (each round's guests one after another) and
+one with --duet (each round's guests at once, pinned, their runs started
+together). The pairs:
+
+  A/A     one kernel under two labels (a=IMAGE b=IMAGE): every call is a false alarm
+  effect  a=IMAGE b=EFFECT_IMAGE (--effect-image): a kernel with a planted
+          delay in a path the workload feels, as the bisection demo's
+
+From each run's result files the bench pairs a's and b's runs by round (the
+round each load ran in both: a duet's round is one moment of the host) and,
+for each measure, takes the paired log ratios b/a: their mean (the change),
+a paired t test (two-sided, --alpha) and the minimum detectable effect at 80%
+power, (t(1 - alpha/2, df) + t(0.8, df)) * SE, as a percentage. The measures:
+Time (every load), a load's work done (Loads, each load that counts work) and
+the p99 wake-up latency of each --latency probe. It also keeps contest
+compare's own verdict on Time (its family correction applied) and, with
+--runs-per-boot N > 1, the notes contest report gives of each level's noise.
+
+It writes, in --out, guest-noise-<UTC>.json (every repetition's figures and
+the command lines) and guest-noise-<UTC>.md (the tables docs/noise.md quotes),
+and prints the tables: per mode and pair, the median MDE of each measure, the
+calls (A/A: false alarms out of R, against alpha * R; effect: power), the
+median rounds and the wall time a run took.
+
+    bench/guest_noise.py [--image IMAGE] [--effect-image IMAGE] [--reps 20]
+                         [--budget 600] [--vm-cpus 1] [--runs-per-boot 1]
+                         [--loads no_load,process_load] [--latency cyclic]
+                         [--workload "-w synthetic --synthetic-size 2"]
+                         [--modes order,duet] [--pairs aa,effect] [--out DIR]
+                         [--workdir DIR] [-- more contest run words]
+    CONTEST=path/to/contest (default: build/contest next to this script)
+
+IMAGE is --kernel's (a bzImage, a build tree, a linux-image-*.deb or package
+name); the default is the package linux-image-amd64 depends on, fetched by
+contest into --workdir (give one to keep it between runs). Under TCG a guest
+boots in 10-12 s and a compile runs ~80x slower than on the host: the default
+20 repetitions of 2 modes and 2 pairs at 600 s each take about 13 hours. Give
+the machine to it alone (nothing else running), and see docs/noise.md.
+"""
+import argparse
+import datetime
+import glob
+import json
+import math
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench_common import contest_binary
+
+POWER = 0.8
+
+
+def normal_quantile(p):
+    return statistics.NormalDist().inv_cdf(p)
+
+
+def t_quantile(p, df):
+    """Student's t quantile by the Cornish-Fisher expansion about the normal's
+    (Abramowitz & Stegun 26.7.5): within 1% of the exact from 2 degrees of freedom."""
+    z = normal_quantile(p)
+    if df <= 0:
+        return float("nan")
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
+def t_two_sided_p(t, df):
+    """The two-sided p of t on df degrees of freedom, by bisection on t_quantile."""
+    t = abs(t)
+    if not math.isfinite(t):
+        return 0.0
+    lo, hi = 0.5, 1 - 1e-12
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if t_quantile(mid, df) < t:
+            lo = mid
+        else:
+            hi = mid
+    return 2 * (1 - lo)
+
+
+def default_image():
+    out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("Depends: linux-image-") and line.endswith("-amd64"):
+            return line.split(": ", 1)[1]
+    sys.exit("guest_noise: no kernel package found (apt-cache depends linux-image-amd64): "
+             "give --image")
+
+
+def run_figures(run):
+    """One run's figures by measure: Time, Loads (work done), p99 <probe> (us)."""
+    out = {}
+    if run.get("wall_s", 0) > 0:
+        out["Time"] = run["wall_s"]
+    if run.get("load_unit") and not run.get("load_not_counted") and run.get("load_units", 0) > 0:
+        out["Loads"] = run["load_units"]
+    for probe, p in (run.get("latency") or {}).items():
+        pct = ((p or {}).get("latency") or {}).get("percentiles_ns") or {}
+        if isinstance(pct.get("99.00"), (int, float)) and pct["99.00"] > 0:
+            out["p99 " + probe] = pct["99.00"] / 1000
+    return out
+
+
+def label_runs(results, label):
+    files = sorted(glob.glob(os.path.join(results, label, "*.json")))
+    if not files:
+        return None, []
+    with open(files[-1]) as f:
+        j = json.load(f)
+    return j, [r for r in j.get("runs", []) if r.get("status") == "ok"]
+
+
+def paired_tests(results, alpha):
+    """Per load and measure: n pairs, change %, p, MDE % of b against a, paired by round."""
+    fa, ra = label_runs(results, "a")
+    fb, rb = label_runs(results, "b")
+    by_round_b = {(r["load"], r.get("round")): r for r in rb}
+    diffs = {}
+    for r in ra:
+        other = by_round_b.get((r["load"], r.get("round")))
+        if other is None or not r.get("round"):
+            continue
+        fa_, fb_ = run_figures(r), run_figures(other)
+        for measure in fa_.keys() & fb_.keys():
+            diffs.setdefault((r["load"], measure), []).append(math.log(fb_[measure] / fa_[measure]))
+    out = {}
+    for (load, measure), d in sorted(diffs.items()):
+        n = len(d)
+        if n < 3:
+            continue
+        mean = statistics.fmean(d)
+        sd = statistics.stdev(d)
+        se = sd / math.sqrt(n)
+        df = n - 1
+        t = mean / se if se > 0 else (0.0 if mean == 0 else float("inf"))
+        p = t_two_sided_p(t, df) if se > 0 else (1.0 if mean == 0 else 0.0)
+        mde = (t_quantile(1 - alpha / 2, df) + t_quantile(POWER, df)) * se
+        out["%s: %s" % (load, measure)] = {
+            "pairs": n, "change_pct": 100 * math.expm1(mean), "p": p,
+            "mde_pct": 100 * math.expm1(mde), "called": p < alpha}
+    # The rounds (boots of each label); with --runs-per-boot a round holds
+    # that many runs of each load, each its own pair.
+    rounds = max([r.get("boot") or r.get("round", 0) for r in ra] or [0])
+    return out, rounds, fa
+
+
+def compare_time_verdicts(contest, results):
+    cmp = subprocess.run([contest, "compare", "--format", "json", "--results", results, "a", "b"],
+                         capture_output=True, text=True)
+    if cmp.returncode != 0:
+        return {}, ["contest compare failed: " + cmp.stderr.strip()]
+    j = json.loads(cmp.stdout)
+    verdicts = {}
+    for load in j.get("loads", []):
+        tests = [t for t in load.get("tests", []) if t.get("tests") == "Time"
+                 and "not in" not in t.get("method", "")]
+        if tests:
+            verdicts[load["load"]] = {"significant": bool(tests[0].get("significant")),
+                                      "mde_pct": load.get("time_mde_pct"),
+                                      "change_pct": load.get("change_pct")}
+    return verdicts, j.get("notes", [])
+
+
+def one_run(contest, args, scratch, mode, pair, image_b, rep):
+    results = os.path.join(scratch, "results-%s-%s-%d" % (mode, pair, rep))
+    cmd = [contest, "run", "--quiet", "--kernel", "a=" + args.image, "--kernel", "b=" + image_b,
+           "--vm-cpus", str(args.vm_cpus), "--runs", "auto", "--target-mde", "0.01",
+           "--max-runs", "1000", "--budget", "%gs" % args.budget,
+           "--seed", str(1000 * rep + (1 if mode == "duet" else 2)),
+           "--workdir", args.workdir, "--results", results]
+    if args.runs_per_boot > 1:
+        cmd += ["--runs-per-boot", str(args.runs_per_boot)]
+    if mode == "duet":
+        cmd.append("--duet")
+    if args.latency:
+        cmd += ["--latency", args.latency]
+    cmd += shlex.split(args.workload) + args.more + args.loads.split(",")
+    started = time.monotonic()
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    took = time.monotonic() - started
+    record = {"mode": mode, "pair": pair, "rep": rep, "command": cmd, "seconds": took,
+              "exit": run.returncode}
+    if run.returncode not in (0, 1):  # 1: some run failed, the rest still count
+        record["error"] = run.stderr.strip().splitlines()[-3:]
+        shutil.rmtree(results, ignore_errors=True)
+        return record
+    tests, rounds, file_a = paired_tests(results, args.alpha)
+    record["tests"], record["rounds"] = tests, rounds
+    record["compare_time"], record["notes"] = compare_time_verdicts(contest, results)
+    if file_a:
+        vm = file_a.get("config", {}).get("vm", {})
+        record["accel"] = vm.get("accel")
+        record["duet_taken"] = (vm.get("duet") or {}).get("taken")
+        record["stopped_because"] = file_a.get("stopped_because")
+    if args.keep:
+        record["results"] = results
+    else:
+        shutil.rmtree(results, ignore_errors=True)
+    return record
+
+
+def summary_tables(records, args):
+    lines = []
+    measures = sorted({m for r in records for m in r.get("tests", {})})
+    for pair in args.pairs.split(","):
+        of_pair = [r for r in records if r["pair"] == pair and "tests" in r]
+        if not of_pair:
+            continue
+        what = ("false alarms (A/A: one kernel under two labels), of %d repetitions; alpha %g, "
+                "so about %.1f expected" % (args.reps, args.alpha, args.alpha * args.reps)
+                if pair == "aa" else "calls of the planted effect (power)")
+        lines.append("%s: median MDE (80%% power) and %s; --budget %g s a run, --vm-cpus %d, "
+                     "--runs-per-boot %d" % (pair, what, args.budget, args.vm_cpus,
+                                             args.runs_per_boot))
+        lines.append("")
+        lines.append("| measure | " + " | ".join(
+            "%s: MDE | %s: called | %s: median change" % (m, m, m) for m in args.modes.split(","))
+                     + " |")
+        lines.append("|---|" + "--:|--:|--:|" * len(args.modes.split(",")))
+        for measure in measures:
+            cells = []
+            for mode in args.modes.split(","):
+                rs = [r["tests"][measure] for r in of_pair if r["mode"] == mode
+                      and measure in r["tests"]]
+                if not rs:
+                    cells += ["-", "-", "-"]
+                    continue
+                cells.append("±%.1f%%" % statistics.median(x["mde_pct"] for x in rs))
+                cells.append("%d of %d" % (sum(x["called"] for x in rs), len(rs)))
+                cells.append("%+.1f%%" % statistics.median(x["change_pct"] for x in rs))
+            lines.append("| %s | %s |" % (measure, " | ".join(cells)))
+        lines.append("")
+        for mode in args.modes.split(","):
+            rs = [r for r in of_pair if r["mode"] == mode]
+            if not rs:
+                continue
+            calls = sum(any(v["significant"] for v in r.get("compare_time", {}).values())
+                        for r in rs)
+            lines.append("%s, %s: %d repetitions, median %d rounds (a boot of each label each) "
+                         "in %.0f s; contest compare called Time (its family corrected) in %d of "
+                         "them%s" % (
+                             pair, mode, len(rs), statistics.median(r.get("rounds", 0) for r in rs),
+                             statistics.median(r["seconds"] for r in rs), calls,
+                             "" if mode != "duet" or all(r.get("duet_taken") for r in rs)
+                             else " (--duet NOT taken in some: too few CPUs)"))
+        lines.append("")
+    # --runs-per-boot > 1: each level's noise as contest report said it, of
+    # every mode's last run of each pair (the JSON keeps every run's).
+    for pair in args.pairs.split(","):
+        for mode in args.modes.split(","):
+            rs = [r for r in records if r["pair"] == pair and r["mode"] == mode and "notes" in r]
+            levels = [n for n in (rs[-1]["notes"] if rs else []) if "noise by level" in n]
+            if levels:
+                lines.append("%s, %s, repetition %d: each level's noise (contest report):" % (
+                    pair, mode, rs[-1]["rep"]))
+                lines += ["- " + n for n in levels]
+                lines.append("")
+    failed = [r for r in records if "error" in r]
+    for r in failed:
+        lines.append("failed: %s %s rep %d: %s" % (r["mode"], r["pair"], r["rep"],
+                                                   " | ".join(r["error"])))
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--image")
+    ap.add_argument("--effect-image")
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--budget", type=float, default=600)
+    ap.add_argument("--vm-cpus", type=int, default=1)
+    ap.add_argument("--runs-per-boot", type=int, default=1)
+    ap.add_argument("--loads", default="no_load,process_load")
+    ap.add_argument("--latency", default="cyclic")
+    ap.add_argument("--workload", default="-w synthetic --synthetic-size 2")
+    ap.add_argument("--modes", default="order,duet")
+    ap.add_argument("--pairs", default="aa,effect")
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--workdir")
+    ap.add_argument("--keep", action="store_true", help="keep every run's results folder")
+    ap.add_argument("more", nargs="*", help="more contest run words (after --)")
+    args = ap.parse_args()
+    contest = contest_binary("guest_noise")
+    if args.image is None:
+        args.image = default_image()
+    pairs = args.pairs.split(",")
+    if "effect" in pairs and not args.effect_image:
+        pairs.remove("effect")
+        args.pairs = ",".join(pairs)
+        print("guest_noise: no --effect-image: the A/A pair alone", file=sys.stderr)
+    scratch = tempfile.mkdtemp(prefix="contest-guest-noise.")
+    if args.workdir is None:
+        args.workdir = os.path.join(scratch, "work")
+    os.makedirs(args.out, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    with open("/proc/loadavg") as f:
+        load_before = f.read().split()[:3]
+    records = []
+    try:
+        for rep in range(1, args.reps + 1):
+            modes = args.modes.split(",")
+            # Which mode goes first alternates, so the host's drift over the
+            # bench falls on both alike.
+            if rep % 2 == 0:
+                modes.reverse()
+            for pair in pairs:
+                image_b = args.image if pair == "aa" else args.effect_image
+                for mode in modes:
+                    r = one_run(contest, args, scratch, mode, pair, image_b, rep)
+                    records.append(r)
+                    print("guest_noise: rep %d %s %s: %.0f s, %s" % (
+                        rep, pair, mode, r["seconds"],
+                        "failed" if "error" in r else "%d rounds" % r["rounds"]),
+                          file=sys.stderr)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    with open("/proc/loadavg") as f:
+        load_after = f.read().split()[:3]
+    head = ("guest-noise bench (%s): image %s, effect %s; %s; loads %s, --latency %s; load "
+            "average %s before, %s after" % (stamp, args.image, args.effect_image or "-",
+                                             args.workload, args.loads, args.latency or "-",
+                                             " ".join(load_before), " ".join(load_after)))
+    lines = [head, ""] + summary_tables(records, args)
+    base = os.path.join(args.out, "guest-noise-%s" % stamp)
+    with open(base + ".json", "w") as f:
+        json.dump({"head": head, "args": vars(args), "records": records}, f, indent=1)
+    with open(base + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print("written: %s.json, %s.md" % (base, base), file=sys.stderr)
+    return 0 if not any("error" in r for r in records) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
