@@ -145,6 +145,7 @@ void fields(V& v, R& j) {
     v("started_at", j.started_at);
     v("config", j.config);
     v("boot", j.boot);
+    fields(v, j.turns);  // at the top level (sys/journal_turns.h)
 }
 
 // The boot_run section is the boot state's own record (boot/boot_state.h).
@@ -165,6 +166,8 @@ RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
         j.erase(section);
     }
     RecordReader::read(j, where, journal);
+    // A --boot run's turns name its state's labels.
+    if (journal.boot_run) check_turn_labels(journal.turns, journal.boot_run->labels.size(), where);
     RunConfig& c = journal.config;
     // What the codec cannot know: what only a start makes (absolute
     // workdirs).
