@@ -798,7 +798,7 @@ TEST_CASE(
     // contest's copies of itself and of the kernels from the results.
     CHECK_FALSE(unit_on_disk(disk));
     CHECK_FALSE(fs::exists(host_results / ".boot"));
-    CHECK_FALSE(fs::exists(host_results / ".boot-state.lock"));
+    CHECK_FALSE(fs::exists(host_results / ".run-journal.lock"));
 }
 
 TEST_CASE(
@@ -944,7 +944,7 @@ TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused befor
         CHECK(o.exit_code == 2);
         CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
         CHECK_FALSE(fs::exists(dir / "results" / kRunJournalName));
-        CHECK_FALSE(fs::exists(dir / "results" / ".boot-state.lock"));
+        CHECK_FALSE(fs::exists(dir / "results" / ".run-journal.lock"));
     }
 }
 
@@ -1083,7 +1083,7 @@ TEST_CASE("run --boot-abort and --boot-status of a planted state: refused, nothi
                 CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
                 CHECK(test::slurp(victim) == "keep me\n");
                 CHECK(test::slurp(folder / kRunJournalName) == before);
-                CHECK_FALSE(fs::exists(folder / ".boot-state.lock"));
+                CHECK_FALSE(fs::exists(folder / ".run-journal.lock"));
             }
         }
     }
@@ -1148,7 +1148,7 @@ TEST_CASE(
                           (b / kRunJournalName).string()) != std::string::npos);
     REQUIRE(machine.contest({"run", "--boot-abort", "--results", b.string()}).exit_code == 0);
     CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
-    CHECK_FALSE(fs::exists(b / ".boot-state.lock"));
+    CHECK_FALSE(fs::exists(b / ".run-journal.lock"));
 }
 
 TEST_CASE("run --boot-abort removes the run's unit when its state cannot be read, or is gone",

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
@@ -23,6 +24,7 @@
 #include "contest/result/result_file.h"
 #include "contest/run/result_writer.h"
 #include "contest/run/run_journal.h"
+#include "contest/sys/file_lock.h"
 #include "contest/sys/text.h"
 #include "test_helpers.h"
 
@@ -343,15 +345,17 @@ TEST_CASE(
                 for (int i = 0; i < 1000 && !fs::exists(b.dir / "holding"); ++i)
                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 REQUIRE(fs::exists(b.dir / "holding"));
-                // Armed as far as contest knows: unit, state, copies.
+                // Armed as far as contest knows: unit, state, copies; the
+                // step's lock named after the journal, held by the start.
                 CHECK(fs::exists(boot_unit_path(b.root)));
+                CHECK(FileLock::held_by(b.results / ".run-journal.lock") == pid);
                 ::kill(pid, sig);
                 const auto o = test::finish_contest(pid, b.dir.path());
                 INFO(o.err);
                 CHECK(o.exit_code == 130);
                 CHECK_FALSE(fs::exists(boot_unit_path(b.root)));
                 CHECK_FALSE(fs::exists(b.results / ".boot"));
-                CHECK_FALSE(fs::exists(b.results / ".boot-state.lock"));
+                CHECK_FALSE(fs::exists(b.results / ".run-journal.lock"));
                 const BootState s = b.state();
                 CHECK(s.phase == BootPhase::aborted);
                 CHECK(s.note.find("interrupted before the first reboot") != std::string::npos);
@@ -613,6 +617,36 @@ TEST_CASE(
         CHECK(file.runs[0].ok());
         CHECK(file.config["workdir"] == b.work.string());
     }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --boot: a step takes the turn the journal's plan names next, its round, label and loads, "
+    "not one planned again",
+    "[boot][e2e][journal]") {
+    BootBench b("journal-turns");
+    const auto o = b.start({"-n", "2", "no_load"});
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    // The plan's last turn (round 2) moved first in the journal.
+    JournalTurns turns = b.turns();
+    REQUIRE(turns.list.size() == 4);
+    std::rotate(turns.list.begin(), turns.list.end() - 1, turns.list.end());
+    const JournalTurn moved = turns.list[0];
+    REQUIRE(moved.round == 2);
+    const BootState s = b.state();
+    write_boot_run(b.state_path(), s, turns);
+    b.boot_in_label(s, 0);
+    const auto step = b.step();
+    INFO(step.err);
+    REQUIRE(step.exit_code == 0);
+    CHECK(b.turns().list[0].status == TurnStatus::done);
+    CHECK(b.turns().list[0].round == 2);
+    CHECK(b.turns().next == 1);
+    const ResultFile file = b.file_of(s.labels.at(moved.label).label);
+    REQUIRE(file.runs.size() == 1);
+    CHECK(file.runs[0].round == 2);
+    CHECK(file.runs[0].load == "no_load");
     CHECK(test::leftover_processes().empty());
 }
 
