@@ -172,6 +172,11 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     CHECK_FALSE(plain_back.config.delegated);
     CHECK_FALSE(plain_back.boot_run);
     CHECK(plain_back.turns.list.empty());
+    // Turns in the journal of a run that is no --boot run: refused.
+    RunJournal planted = plain;
+    planted.turns = j.turns;
+    CHECK_THROWS_WITH(run_journal_from_text(run_journal_text(planted), "journal"),
+                      "journal: turns: in the journal of a run that is not a --boot run");
 }
 
 TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {
