@@ -8,6 +8,7 @@
 // tell" with what the rounds could see; the state is read as untrusted.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
@@ -558,6 +560,50 @@ TEST_CASE("a bisection's state is read as untrusted: each wrong field one line n
     wrong_class.replace(wrong_class.find("\"cannot tell\""), 13, "\"maybe\"");
     CHECK_THROWS_WITH(bisect_state_from_text(wrong_class, "bisect.json"),
                       Catch::Contains("steps[0]: class"));
+    // Each field on the record codec (sys/json_record.h): one it does not
+    // know refused, each bound kept, a figure not known (null) read as NaN.
+    const nlohmann::json j = nlohmann::json::parse(text);
+    auto refused = [&](const std::string& pointer, const nlohmann::json& value) -> std::string {
+        nlohmann::json changed = j;
+        changed[nlohmann::json::json_pointer(pointer)] = value;
+        try {
+            bisect_state_from_text(changed.dump(), "bisect.json");
+        } catch (const UsageError& e) {
+            CHECK(std::string(e.what()).find('\n') == std::string::npos);
+            return e.what();
+        }
+        return "read";
+    };
+    CHECK(refused("/planted", 1) == "bisect.json: planted: a field this contest does not know");
+    CHECK(refused("/steps/0/planted", 1) ==
+          "bisect.json: steps[0]: planted: a field this contest does not know");
+    CHECK(refused("/ends_rounds", 1000001) ==
+          "bisect.json: ends_rounds: not a count from 0 to 1000000");
+    CHECK(refused("/ends_p", 1.5).starts_with("bisect.json: ends_p: out of its range"));
+    CHECK(refused("/steps/0/sureness", "1") == "bisect.json: steps[0]: sureness: not a number");
+    CHECK(refused("/run_words", nlohmann::json::array({1})) ==
+          "bisect.json: run_words[0]: not a string");
+    CHECK(refused("/steps/0/class", "maybe") ==
+          "bisect.json: steps[0]: class: 'maybe' is no step class");
+    CHECK(refused("/ends_state", "far") ==
+          "bisect.json: ends_state: 'far' is no state of the ends");
+    CHECK(refused("/shift", nullptr) == "read");
+    nlohmann::json unknown_shift = j;
+    unknown_shift["shift"] = nullptr;
+    CHECK(std::isnan(bisect_state_from_text(unknown_shift.dump(), "x").shift));
+    // A state of before a field was kept (its fields added later absent):
+    // read, each with the record's own default, and written back whole.
+    nlohmann::json earlier = j;
+    for (const char* added :
+         {"options", "ends_max_rounds", "run_words", "batch_started", "started", "failure"})
+        earlier.erase(added);
+    for (const char* added : {"over_halfway", "build_s", "cache_hit", "boots_s", "guests_s"})
+        earlier["steps"][0].erase(added);
+    const BisectState read_earlier = bisect_state_from_text(earlier.dump(), "x");
+    CHECK(std::isnan(read_earlier.steps.at(0).over_halfway));
+    CHECK(read_earlier.steps.at(0).build_s == 0);
+    CHECK(read_earlier.ends_max_rounds == 0);
+    CHECK(bisect_state_text(read_earlier) == text);
 }
 
 TEST_CASE(

@@ -54,13 +54,18 @@ BootState sample_boot_state() {
          "6.1.0-57-amd64", "/r/a/x.json", "", "6.1.0-contest-abcd1234", R"({"commit": "abc"})"},
         {"b", "/boot/vmlinuz-y", "/boot/vmlinuz-y", "/boot/initrd.img-y", "q", "6.2", "/r/b/x.json",
          "", "", ""}};
-    s.turns = {{1, 1, {"no_load"}, BootTurnStatus::done},
-               {1, 0, {"no_load"}, BootTurnStatus::pending}};
-    s.next_turn = 1;
     s.boots_asked = 1;
     s.boot_max = 3;
     s.boots = {{"id-1", "b", "6.2", "q", "2026-12-02T12:01:00Z", 2.5, "settled", "measured"}};
     return s;
+}
+
+// The sample state with its run's turns, as a journal holds them.
+BootRunFile sample_boot_run() {
+    JournalTurns turns;
+    turns.list = {{1, 1, {"no_load"}, TurnStatus::done}, {1, 0, {"no_load"}, TurnStatus::pending}};
+    turns.next = 1;
+    return {sample_boot_state(), turns};
 }
 
 // text with its first `from` made `to` (which must be there).
@@ -80,6 +85,16 @@ std::string refusal(const std::string& text) {
     return "accepted";
 }
 
+// Why the reader refuses text as a journal of a boot run, or "accepted".
+std::string run_refusal(const std::string& text) {
+    try {
+        boot_run_from_journal_text(text, "state");
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
 }  // namespace
 
 TEST_CASE("the boot state: written and read back the same, a malformed one names its field",
@@ -88,16 +103,29 @@ TEST_CASE("the boot state: written and read back the same, a malformed one names
     const BootState back = boot_state_from_text(boot_state_text(s), "state");
     CHECK(boot_state_text(back) == boot_state_text(s));
     CHECK(back.labels.at(1).initrd == "/boot/initrd.img-y");
-    CHECK(back.turns.at(0).label == 1);
     CHECK(back.boots.at(0).up_s == 2.5);
+    // The run's turns are the journal's, beside the section.
+    const BootRunFile run = sample_boot_run();
+    const BootRunFile run_back = boot_run_from_journal_text(boot_run_text(run), "state");
+    CHECK(boot_run_text(run_back) == boot_run_text(run));
+    CHECK(run_back.turns.list.at(0).label == 1);
+    CHECK(run_back.turns.next == 1);
+    CHECK(boot_state_text(s).find("turns") == std::string::npos);
 
     auto refused = [&](const std::string& from, const std::string& to) {
         return refusal(replaced(boot_state_text(s), from, to));
     };
+    auto run_refused = [&](const std::string& from, const std::string& to) {
+        return run_refusal(replaced(boot_run_text(run), from, to));
+    };
     CHECK(refused("\"phase\": \"running\"", "\"phase\": \"sleeping\"").find("phase") !=
           std::string::npos);
-    CHECK(refused("\"next_turn\": 1", "\"next_turn\": 9").find("next_turn") != std::string::npos);
-    CHECK(refused("\"label\": 1", "\"label\": 5").find("turns[0]: label") != std::string::npos);
+    CHECK(run_refused("\"next_turn\": 1", "\"next_turn\": 9") ==
+          "state: next_turn: past the last turn");
+    CHECK(run_refused("\"label\": 1", "\"label\": 5") == "state: turns[0]: label: no such label");
+    // A section that still holds turns (an earlier contest's) is refused.
+    CHECK(refused("\"note\": \"\"", "\"note\": \"\", \"turns\": []") ==
+          "state: turns: a field this contest does not know");
     CHECK(refused("\"boots_asked\": 1", "\"boots_asked\": -7").find("boots_asked") !=
           std::string::npos);
     CHECK(refused("\"label\": \"a\"", "\"label\": \"../a\"").find("labels[0]: label") !=
@@ -124,21 +152,24 @@ const char* const kPhaseWords[] = {"running", "detour", "returning", "done", "st
 const char* const kTurnStatusWords[] = {"pending", "started", "done", "boot_failed", "interrupted"};
 
 TEST_CASE("a boot state file reads, and is written back to the same bytes", "[boot]") {
-    // tests/data/boot-state.json: written by contest before its phases and
-    // statuses were enums read and written from one field table (its words
-    // and seed since moved to the run's journal; the state itself since the
-    // journal's boot_run section, with no schema of its own); every kind of
+    // tests/data/boot-run-journal.json: written by contest before its
+    // phases and statuses were enums read and written from one field table
+    // (its words and seed since moved to the run's journal; the state itself
+    // since the journal's boot_run section, with no schema of its own; its
+    // turns since the journal's, at its top level, schema 4); every kind of
     // field, every turn status, each method's word.
-    const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-state.json");
-    const BootState s = boot_state_from_text(text, "state");
-    CHECK(boot_state_text(s) == text);
+    const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-run-journal.json");
+    const BootRunFile run = boot_run_from_journal_text(text, "state");
+    const BootState& s = run.state;
+    CHECK(boot_run_text(run) == text);
     CHECK(s.phase == BootPhase::detour);
     CHECK(s.method == BootMethod::systemd_boot);
     CHECK(s.workdir == "/srv/contest/work");
     CHECK(s.stop_on_failure);
-    REQUIRE(s.turns.size() == 5);
-    CHECK(s.turns[1].status == BootTurnStatus::boot_failed);
-    CHECK(s.turns[4].loads.empty());
+    REQUIRE(run.turns.list.size() == 5);
+    CHECK(run.turns.list[1].status == TurnStatus::boot_failed);
+    CHECK(run.turns.list[4].loads.empty());
+    CHECK(run.turns.next == 4);
     CHECK(s.labels.at(0).cannot_boot_next == "the running kernel has no kexec_load");
     CHECK(s.boots.at(2).expected == "start");
     CHECK(s.boots.at(2).up_s == 30);
@@ -161,36 +192,36 @@ TEST_CASE("a boot state file reads, and is written back to the same bytes", "[bo
         for (const auto& word : words) {
             INFO(name << " " << word);
             const std::string changed = replaced(text, field(name, in_file), field(name, word));
-            CHECK(boot_state_text(boot_state_from_text(changed, "state")) == changed);
+            CHECK(boot_run_text(boot_run_from_journal_text(changed, "state")) == changed);
         }
 }
 
 TEST_CASE("a boot state's unknown or mistyped closed word is refused naming its field", "[boot]") {
-    const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-state.json");
+    const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-run-journal.json");
     struct Refused {
         const char *from, *to, *message;
     };
     // clang-format off
     const Refused cases[] = {
-        {R"("phase": "detour")", R"("phase": "Detour")", "phase: 'Detour' is no phase"},
-        {R"("phase": "detour")", R"("phase": 2)", "phase: not a string"},
+        {R"("phase": "detour")", R"("phase": "Detour")", "boot_run: phase: 'Detour' is no phase"},
+        {R"("phase": "detour")", R"("phase": 2)", "boot_run: phase: not a string"},
         {R"("status": "boot_failed")", R"("status": "failed")", "turns[1]: status: 'failed' is no turn status"},
         {R"("status": "done")", R"("status": null)", "turns[0]: status: not a string"},
-        {R"("method": "systemd-boot")", R"("method": "lilo")", "method: 'lilo' is no boot method"},
-        {R"("up_s": 12.25)", R"("up_s": "12")", "boots[0]: up_s: not a number"},
-        {R"("boot_max": 12)", R"("boot_max": 4294967296)", "boot_max: too large"},
-        {R"("boot_max": 12)", R"("boot_max": 1.5)", "boot_max: not a whole number >= 0"},
-        {R"("stop_on_failure": true)", R"("stop_on_failure": 1)", "stop_on_failure: not true or false"},
+        {R"("method": "systemd-boot")", R"("method": "lilo")", "boot_run: method: 'lilo' is no boot method"},
+        {R"("up_s": 12.25)", R"("up_s": "12")", "boot_run: boots[0]: up_s: not a number"},
+        {R"("boot_max": 12)", R"("boot_max": 4294967296)", "boot_run: boot_max: too large"},
+        {R"("boot_max": 12)", R"("boot_max": 1.5)", "boot_run: boot_max: not a whole number >= 0"},
+        {R"("stop_on_failure": true)", R"("stop_on_failure": 1)", "boot_run: stop_on_failure: not true or false"},
         {R"("loads": [])", R"("loads": [3])", "turns[4]: loads[0]: not a string"},
         {R"("turns": [)", R"("turns": {}, "x": [)", "turns: not a list"},
-        {R"("note": "")", R"("nothing": "")", "note: missing"},
+        {R"("note": "")", R"("nothing": "")", "boot_run: note: missing"},
         {R"("label": 0)", R"("label": 2)", "turns[1]: label: no such label"},
         {R"("next_turn": 4)", R"("next_turn": 6)", "next_turn: past the last turn"},
     };
     // clang-format on
     for (const auto& c : cases) {
         INFO(c.to);
-        CHECK(refusal(replaced(text, c.from, c.to)) == std::string("state: ") + c.message);
+        CHECK(run_refusal(replaced(text, c.from, c.to)) == std::string("state: ") + c.message);
     }
 }
 
@@ -292,6 +323,7 @@ TEST_CASE("run --boot --boot-on-failure stop: the first kernel that does not com
     const StandInMachine machine("bounds");
     const fs::path results = machine.dir / "results";
     const auto state = [&] { return read_boot_state(results / kRunJournalName); };
+    const auto turns = [&] { return read_boot_run(results / kRunJournalName).turns.list; };
     const auto started =
         machine.contest(machine.grub_start(results, {"--boot-on-failure", "stop"}));
     INFO(started.err);
@@ -301,21 +333,22 @@ TEST_CASE("run --boot --boot-on-failure stop: the first kernel that does not com
     INFO(o.err);
     CHECK(o.exit_code == 1);  // the run ended with a failed run in it
     const BootState s = state();
+    const std::vector<JournalTurn> t = turns();
     CHECK(s.phase == BootPhase::stopped);
-    REQUIRE(s.turns.size() == 2);
-    CHECK(s.turns[0].status == BootTurnStatus::boot_failed);
-    CHECK(s.turns[1].status == BootTurnStatus::pending);
+    REQUIRE(t.size() == 2);
+    CHECK(t[0].status == TurnStatus::boot_failed);
+    CHECK(t[1].status == TurnStatus::pending);
     CHECK(s.boots_asked == 1);
-    CHECK(s.note.find("not " + s.labels.at(s.turns[0].label).label + "'s") != std::string::npos);
+    CHECK(s.note.find("not " + s.labels.at(t[0].label).label + "'s") != std::string::npos);
     REQUIRE(s.boots.size() == 1);
     CHECK(s.boots[0].cmdline == s.start_cmdline);
     // Nothing asked of the machine after the failure, nothing left to boot.
     CHECK(test::slurp(machine.asked) ==
-          "grub-reboot " + s.labels.at(s.turns[0].label).kernel + "\nreboot \n");
+          "grub-reboot " + s.labels.at(t[0].label).kernel + "\nreboot \n");
     CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
     CHECK_FALSE(fs::exists(results / ".boot"));
     std::vector<std::string> bad;
-    const auto files = read_result_paths({results / s.labels.at(s.turns[0].label).label}, bad);
+    const auto files = read_result_paths({results / s.labels.at(t[0].label).label}, bad);
     REQUIRE(files.size() == 1);
     CHECK_FALSE(files[0].complete);
     CHECK(test::leftover_processes().empty());
@@ -326,6 +359,7 @@ TEST_CASE("run --boot --boot-max 2 of 3 boots: one turn, the bound, the rest lef
     const StandInMachine machine("bounds");
     const fs::path results = machine.dir / "results";
     const auto state = [&] { return read_boot_state(results / kRunJournalName); };
+    const auto turns = [&] { return read_boot_run(results / kRunJournalName).turns.list; };
     const auto started = machine.contest(machine.grub_start(results, {"--boot-max", "2"}));
     INFO(started.err);
     REQUIRE(started.exit_code == 0);
@@ -334,17 +368,18 @@ TEST_CASE("run --boot --boot-max 2 of 3 boots: one turn, the bound, the rest lef
     INFO(o.err);
     CHECK(o.exit_code == 1);  // the run ended with a failed run in it
     const BootState s = state();
+    const std::vector<JournalTurn> t = turns();
     CHECK(s.phase == BootPhase::stopped);
     CHECK(s.note == "stopped at --boot-max 2 boots");
-    REQUIRE(s.turns.size() == 2);
-    CHECK(s.turns[0].status == BootTurnStatus::boot_failed);
-    CHECK(s.turns[1].status == BootTurnStatus::pending);
+    REQUIRE(t.size() == 2);
+    CHECK(t[0].status == TurnStatus::boot_failed);
+    CHECK(t[1].status == TurnStatus::pending);
     // The bound counts the boot the run would ask next: none asked past it.
     CHECK(s.boots_asked == 1);
     CHECK(test::slurp(machine.asked) ==
-          "grub-reboot " + s.labels.at(s.turns[0].label).kernel + "\nreboot \n");
+          "grub-reboot " + s.labels.at(t[0].label).kernel + "\nreboot \n");
     std::vector<std::string> bad;
-    const auto files = read_result_paths({results / s.labels.at(s.turns[0].label).label}, bad);
+    const auto files = read_result_paths({results / s.labels.at(t[0].label).label}, bad);
     REQUIRE(files.size() == 1);
     CHECK_FALSE(files[0].complete);  // a run stopped short
     CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
@@ -460,8 +495,9 @@ TEST_CASE(
             INFO(o.err);
             CHECK(o.exit_code == 0);
             const BootState s = read_boot_state(results / kRunJournalName);
-            REQUIRE(s.turns.size() == 4);
-            const std::string first_turn = s.labels.at(s.turns.front().label).kernel;
+            const std::vector<JournalTurn> t = read_boot_run(results / kRunJournalName).turns.list;
+            REQUIRE(t.size() == 4);
+            const std::string first_turn = s.labels.at(t.front().label).kernel;
             const std::string set = method == "grub" ? "grub-reboot " + first_turn
                                                      : "bootctl set-oneshot " + first_turn;
             CHECK(test::slurp(asked) == set + "\nreboot \n");
@@ -470,7 +506,7 @@ TEST_CASE(
             CHECK(fs::exists(boot_unit_path(root)));
             // Rounds: each label once in every round.
             std::map<unsigned, std::set<std::size_t>> rounds;
-            for (const auto& t : s.turns) rounds[t.round].insert(t.label);
+            for (const auto& each : t) rounds[each.round].insert(each.label);
             CHECK(rounds == std::map<unsigned, std::set<std::size_t>>{{1, {0, 1}}, {2, {0, 1}}});
 
             auto status = test::run_contest_binary(
@@ -498,12 +534,13 @@ TEST_CASE(
                 auto step = machine.next_step(results);
                 INFO(step.err);
                 CHECK(step.exit_code == 0);
-                const BootState after = read_boot_state(results / kRunJournalName);
-                CHECK(after.turns[turn - 1].status == BootTurnStatus::boot_failed);
+                const BootRunFile after_run = read_boot_run(results / kRunJournalName);
+                const BootState& after = after_run.state;
+                CHECK(after_run.turns.list[turn - 1].status == TurnStatus::boot_failed);
                 REQUIRE(after.boots.size() == turn);
-                CHECK(after.boots.back().expected == s.labels.at(s.turns[turn - 1].label).label);
+                CHECK(after.boots.back().expected == s.labels.at(t[turn - 1].label).label);
                 CHECK(after.boots.back().outcome.starts_with("boot_failed: booted "));
-                CHECK(after.next_turn == turn);
+                CHECK(after_run.turns.next == turn);
                 CHECK(after.boots_asked == turn + 1);
                 // Run again in the same boot: nothing done twice.
                 auto again = test::run_contest_binary(
@@ -516,11 +553,11 @@ TEST_CASE(
             std::string asked_so_far;
             for (std::size_t turn = 0; turn < 3; ++turn)
                 asked_so_far += (method == "grub" ? "grub-reboot " : "bootctl set-oneshot ") +
-                                s.labels.at(s.turns[turn].label).kernel + "\nreboot \n";
+                                s.labels.at(t[turn].label).kernel + "\nreboot \n";
             CHECK(test::slurp(asked) == asked_so_far);
             std::vector<std::string> unreadable;
             const auto failed =
-                read_result_paths({results / s.labels.at(s.turns[0].label).label}, unreadable);
+                read_result_paths({results / s.labels.at(t[0].label).label}, unreadable);
             REQUIRE(failed.size() == 1);
             REQUIRE(failed[0].runs.size() == 1);
             CHECK(failed[0].runs[0].status == RunStatus::boot_failed);
@@ -559,6 +596,10 @@ namespace {
 
 // A state the guest wrote, read on the host: its text checked as any
 // state's, but not its paths, which name the guest's folders (/mnt/out).
+BootRunFile guest_boot_run(const fs::path& path) {
+    return boot_run_from_journal_text(test::slurp(path), path.string());
+}
+
 BootState guest_boot_state(const fs::path& path) {
     return boot_state_from_journal_text(test::slurp(path), path.string());
 }
@@ -682,27 +723,28 @@ TEST_CASE(
 
     const fs::path host_results = out / "results";
     const BootState s = guest_boot_state(host_results / kRunJournalName);
+    const std::vector<JournalTurn> t = guest_boot_run(host_results / kRunJournalName).turns.list;
     CHECK(s.phase == BootPhase::done);
     // One round: a round after round, in its shuffled order, is the stand-in
     // machine's test (-n 2 there); here each boot costs ~18 s of TCG.
-    REQUIRE(s.turns.size() == 2);
+    REQUIRE(t.size() == 2);
     // Every boot the machine made after the first: one a turn (c's are the
     // default kernel's, come back after c's panic), and the one back,
     // unless the last turn was c's, which left the machine in it already.
-    const bool c_last = s.labels.at(s.turns.back().label).label == "c";
-    REQUIRE(s.boots.size() == s.turns.size() + (c_last ? 0 : 1));
+    const bool c_last = s.labels.at(t.back().label).label == "c";
+    REQUIRE(s.boots.size() == t.size() + (c_last ? 0 : 1));
     std::size_t b = 0;
     std::map<std::string, std::set<unsigned>> measured;
-    for (const auto& turn : s.turns) {
+    for (const auto& turn : t) {
         const std::string& label = s.labels.at(turn.label).label;
         const BootSeen& seen = s.boots.at(b++);
         CHECK(seen.expected == label);
         if (label == "c") {
-            CHECK(turn.status == BootTurnStatus::boot_failed);
+            CHECK(turn.status == TurnStatus::boot_failed);
             CHECK(seen.outcome.starts_with("boot_failed: booted "));
             CHECK(seen.cmdline == s.start_cmdline);
         } else {
-            CHECK(turn.status == BootTurnStatus::done);
+            CHECK(turn.status == TurnStatus::done);
             CHECK(seen.outcome == "measured");
             CHECK(seen.cmdline.find("contest_label=" + label) != std::string::npos);
             measured[label].insert(turn.round);
@@ -756,7 +798,7 @@ TEST_CASE(
     // contest's copies of itself and of the kernels from the results.
     CHECK_FALSE(unit_on_disk(disk));
     CHECK_FALSE(fs::exists(host_results / ".boot"));
-    CHECK_FALSE(fs::exists(host_results / ".boot-state.lock"));
+    CHECK_FALSE(fs::exists(host_results / ".run-journal.lock"));
 }
 
 TEST_CASE(
@@ -805,10 +847,11 @@ TEST_CASE(
                          << "\nguest log: " << guest_log());
         REQUIRE_FALSE(cut.finished);  // cut, not ended by itself
         BootState s = guest_boot_state(results / kRunJournalName);
-        REQUIRE(s.turns.size() == 2);
-        CHECK(s.turns[0].status == BootTurnStatus::started);
+        std::vector<JournalTurn> t = guest_boot_run(results / kRunJournalName).turns.list;
+        REQUIRE(t.size() == 2);
+        CHECK(t[0].status == TurnStatus::started);
         CHECK(s.phase == BootPhase::running);
-        const std::string cut_label = s.labels.at(s.turns[0].label).label;
+        const std::string cut_label = s.labels.at(t[0].label).label;
         fs::remove(label_initramfs);
 
         const GuestOutcome o = machine.power_on();
@@ -816,15 +859,17 @@ TEST_CASE(
         REQUIRE(o.finished);
         CHECK(test::leftover_processes().empty());
         s = guest_boot_state(results / kRunJournalName);
+        t = guest_boot_run(results / kRunJournalName).turns.list;
+        REQUIRE(t.size() == 2);
         CHECK(s.phase == BootPhase::aborted);
-        CHECK(s.turns[0].status == BootTurnStatus::boot_failed);
-        CHECK(s.turns[1].status == BootTurnStatus::interrupted);
+        CHECK(t[0].status == TurnStatus::boot_failed);
+        CHECK(t[1].status == TurnStatus::interrupted);
         // The boots seen: the cut turn's, the one after the power cut (the
         // default kernel), and the second turn's.
         REQUIRE(s.boots.size() == 3);
         CHECK(s.boots[1].outcome.find("rebooted during the turn's runs") != std::string::npos);
         CHECK(s.boots[1].cmdline == s.start_cmdline);
-        CHECK(s.boots[2].cmdline.find("contest_label=" + s.labels.at(s.turns[1].label).label) !=
+        CHECK(s.boots[2].cmdline.find("contest_label=" + s.labels.at(t[1].label).label) !=
               std::string::npos);
         std::vector<std::string> bad;
         const auto files = read_result_paths({results / cut_label}, bad);
@@ -899,7 +944,7 @@ TEST_CASE("run --boot: a kernel image cut short, or no bzImage, is refused befor
         CHECK(o.exit_code == 2);
         CHECK(o.err.find(bad == "cut" ? "cut short" : "is no bzImage") != std::string::npos);
         CHECK_FALSE(fs::exists(dir / "results" / kRunJournalName));
-        CHECK_FALSE(fs::exists(dir / "results" / ".boot-state.lock"));
+        CHECK_FALSE(fs::exists(dir / "results" / ".run-journal.lock"));
     }
 }
 
@@ -1038,7 +1083,7 @@ TEST_CASE("run --boot-abort and --boot-status of a planted state: refused, nothi
                 CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
                 CHECK(test::slurp(victim) == "keep me\n");
                 CHECK(test::slurp(folder / kRunJournalName) == before);
-                CHECK_FALSE(fs::exists(folder / ".boot-state.lock"));
+                CHECK_FALSE(fs::exists(folder / ".run-journal.lock"));
             }
         }
     }
@@ -1103,7 +1148,7 @@ TEST_CASE(
                           (b / kRunJournalName).string()) != std::string::npos);
     REQUIRE(machine.contest({"run", "--boot-abort", "--results", b.string()}).exit_code == 0);
     CHECK_FALSE(fs::exists(boot_unit_path(machine.root)));
-    CHECK_FALSE(fs::exists(b / ".boot-state.lock"));
+    CHECK_FALSE(fs::exists(b / ".run-journal.lock"));
 }
 
 TEST_CASE("run --boot-abort removes the run's unit when its state cannot be read, or is gone",
@@ -1145,6 +1190,8 @@ TEST_CASE(
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     const BootState s = read_boot_state(results / kRunJournalName);
+    const std::vector<JournalTurn> t = read_boot_run(results / kRunJournalName).turns.list;
+    REQUIRE_FALSE(t.empty());
     CHECK(s.workdir == work.string());
     // The run's config as the start resolved it, in its journal: the
     // workdir whole, the words each option by its whole name.
@@ -1165,7 +1212,7 @@ TEST_CASE(
     INFO(step.err);
     CHECK(step.exit_code == 0);
     std::vector<std::string> bad;
-    const auto files = read_result_paths({results / s.labels.at(s.turns[0].label).label}, bad);
+    const auto files = read_result_paths({results / s.labels.at(t[0].label).label}, bad);
     REQUIRE(files.size() == 1);
     CHECK(files[0].config["workdir"] == work.string());
     CHECK(machine.contest({"run", "--boot-abort", "--results", results.string()}).exit_code == 0);

@@ -96,7 +96,7 @@ TEST_CASE(
         CHECK(bench.releases().empty());
         CHECK_FALSE(fs::exists(bench.results / kRunJournalName));
         CHECK_FALSE(fs::exists(boot_unit_path(bench.root)));
-        CHECK_FALSE(fs::exists(bench.results / ".boot-state.lock"));
+        CHECK_FALSE(fs::exists(bench.results / ".run-journal.lock"));
     }
     SECTION("refused after the build (kexec refuses the kernels): the releases removed") {
         test::put_file(bench.dir / "refuse-kexec", "");

@@ -175,10 +175,11 @@ TEST_CASE(
         if (e.what == "done") CHECK(o.total_s < e.at_s + boot.end_grace_s);
 
     const fs::path results = out / "results";
-    const BootState s = read_boot_state(results / kRunJournalName);
+    const BootRunFile run = read_boot_run(results / kRunJournalName);
+    const BootState& s = run.state;
     CHECK(s.phase == BootPhase::done);
-    REQUIRE(s.turns.size() == 2);
-    for (const auto& turn : s.turns) CHECK(turn.status == BootTurnStatus::done);
+    REQUIRE(run.turns.list.size() == 2);
+    for (const auto& turn : run.turns.list) CHECK(turn.status == TurnStatus::done);
     // One boot a turn and the one back.
     REQUIRE(s.boots.size() == 3);
     CHECK(s.boots.back().outcome == "back");

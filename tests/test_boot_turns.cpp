@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <csignal>
@@ -23,6 +24,7 @@
 #include "contest/result/result_file.h"
 #include "contest/run/result_writer.h"
 #include "contest/run/run_journal.h"
+#include "contest/sys/file_lock.h"
 #include "contest/sys/text.h"
 #include "test_helpers.h"
 
@@ -127,7 +129,7 @@ struct BootBench {
         test::put_file(proc / "uptime", "12.5 10.0\n");
     }
     void boot_in_label(const BootState& s, std::size_t turn) {
-        const bool rt = s.labels.at(s.turns.at(turn).label).label == "rt";
+        const bool rt = s.labels.at(turns().list.at(turn).label).label == "rt";
         boot_in(rt ? kRt : kStd, rt ? kRtArgs : kStdArgs);
     }
 
@@ -162,6 +164,8 @@ struct BootBench {
     }
     fs::path state_path() const { return results / kRunJournalName; }
     BootState state() const { return read_boot_state(state_path()); }
+    // The run's turns, the journal's (beside the state, not in it).
+    JournalTurns turns() const { return read_boot_run(state_path()).turns; }
     std::string said() const { return test::slurp(asked); }
     // The reboots asked of the stand-ins (systemctl's, under systemd).
     std::size_t reboots() const {
@@ -267,7 +271,7 @@ TEST_CASE(
             INFO(o.err);
             REQUIRE(o.exit_code == 0);
             BootState s = b.state();
-            REQUIRE(s.turns.size() == 2);
+            REQUIRE(b.turns().list.size() == 2);
             for (const auto& label : s.labels) {
                 CHECK(label.release == (label.label == "rt" ? kRt : kStd));
                 CHECK(label.cmdline == (label.label == "rt" ? kRtArgs : kStdArgs));
@@ -280,13 +284,13 @@ TEST_CASE(
                 INFO(step.err);
                 CHECK(step.exit_code == 0);
                 s = b.state();
-                const std::string label = s.labels.at(s.turns[turn].label).label;
+                const std::string label = s.labels.at(b.turns().list[turn].label).label;
                 if (label == "rt") {
-                    CHECK(s.turns[turn].status == BootTurnStatus::boot_failed);
+                    CHECK(b.turns().list[turn].status == TurnStatus::boot_failed);
                     CHECK(s.boots.back().outcome.find("booted " + kStd) != std::string::npos);
                     CHECK(s.boots.back().outcome.find("not rt's " + kRt) != std::string::npos);
                 } else {
-                    CHECK(s.turns[turn].status == BootTurnStatus::done);
+                    CHECK(b.turns().list[turn].status == TurnStatus::done);
                     CHECK(s.boots.back().outcome == "measured");
                 }
             }
@@ -312,14 +316,14 @@ TEST_CASE(
             REQUIRE(o.exit_code == 0);
             s = b.state();
             for (std::size_t turn = 0; turn < 2; ++turn) {
-                const bool rt = s.labels.at(s.turns[turn].label).label == "rt";
+                const bool rt = s.labels.at(b.turns().list[turn].label).label == "rt";
                 // rt comes up with another command line than its entry's.
                 b.boot_in(rt ? kRt : kStd, rt ? "root=UUID=1 ro quiet" : kStdArgs);
                 auto step = b.step();
                 INFO(step.err);
                 s = b.state();
-                CHECK(s.turns[turn].status ==
-                      (rt ? BootTurnStatus::boot_failed : BootTurnStatus::done));
+                CHECK(b.turns().list[turn].status ==
+                      (rt ? TurnStatus::boot_failed : TurnStatus::done));
             }
             CHECK(test::leftover_processes().empty());
         }
@@ -341,15 +345,17 @@ TEST_CASE(
                 for (int i = 0; i < 1000 && !fs::exists(b.dir / "holding"); ++i)
                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 REQUIRE(fs::exists(b.dir / "holding"));
-                // Armed as far as contest knows: unit, state, copies.
+                // Armed as far as contest knows: unit, state, copies; the
+                // step's lock named after the journal, held by the start.
                 CHECK(fs::exists(boot_unit_path(b.root)));
+                CHECK(FileLock::held_by(b.results / ".run-journal.lock") == pid);
                 ::kill(pid, sig);
                 const auto o = test::finish_contest(pid, b.dir.path());
                 INFO(o.err);
                 CHECK(o.exit_code == 130);
                 CHECK_FALSE(fs::exists(boot_unit_path(b.root)));
                 CHECK_FALSE(fs::exists(b.results / ".boot"));
-                CHECK_FALSE(fs::exists(b.results / ".boot-state.lock"));
+                CHECK_FALSE(fs::exists(b.results / ".run-journal.lock"));
                 const BootState s = b.state();
                 CHECK(s.phase == BootPhase::aborted);
                 CHECK(s.note.find("interrupted before the first reboot") != std::string::npos);
@@ -379,14 +385,14 @@ TEST_CASE(
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     BootState s = b.state();
-    REQUIRE(s.turns.size() == 4);
+    REQUIRE(b.turns().list.size() == 4);
     CHECK(s.boot_max == 8);
     std::size_t detours = 0;
     for (int steps = 0; steps < 12 && !s.finished(); ++steps) {
         if (s.phase == BootPhase::detour || s.phase == BootPhase::returning)
             b.boot_in(kStd, kStdArgs);  // through the firmware: the default entry
         else
-            b.boot_in_label(s, s.next_turn);
+            b.boot_in_label(s, b.turns().next);
         const BootPhase phase = s.phase;
         auto step = b.step();
         INFO(step.err);
@@ -398,9 +404,9 @@ TEST_CASE(
         }
     }
     CHECK(s.phase == BootPhase::done);
-    for (const auto& turn : s.turns) CHECK(turn.status == BootTurnStatus::done);
+    for (const auto& turn : b.turns().list) CHECK(turn.status == TurnStatus::done);
     // Every rt turn but a last one is followed by a detour.
-    const bool rt_last = s.labels.at(s.turns.back().label).label == "rt";
+    const bool rt_last = s.labels.at(b.turns().list.back().label).label == "rt";
     CHECK(detours == (rt_last ? 1u : 2u));
     CHECK(s.boots_asked <= s.boot_max);
     for (const auto& label : s.labels)
@@ -426,9 +432,10 @@ TEST_CASE(
     auto o = b.start({"-n", "1", "no_load"});
     REQUIRE(o.exit_code == 0);
     BootState s = b.state();
-    for (auto& turn : s.turns) turn.status = BootTurnStatus::done;
-    s.next_turn = s.turns.size();
-    write_boot_state(b.state_path(), s);
+    JournalTurns taken = b.turns();
+    for (auto& turn : taken.list) turn.status = TurnStatus::done;
+    taken.next = taken.list.size();
+    write_boot_run(b.state_path(), s, taken);
     // Back in a label's kernel: the way back is asked for.
     const std::size_t reboots = b.reboots();
     b.boot_in(kRt, kRtArgs);
@@ -463,8 +470,8 @@ TEST_CASE(
     b.boot_in_label(s, 0);
     auto step = b.step();
     INFO(step.err);
-    REQUIRE(b.state().turns[0].status == BootTurnStatus::done);
-    const std::string first = s.labels.at(s.turns[0].label).label;
+    REQUIRE(b.turns().list[0].status == TurnStatus::done);
+    const std::string first = s.labels.at(b.turns().list[0].label).label;
     // What a turn cut by a power cut leaves: a load's folder, a file half-written.
     const std::string gone = std::to_string(test::a_gone_pid());
     test::put_file(b.work / "loads" / ("cpu_load." + gone) / "data", "x");
@@ -474,12 +481,12 @@ TEST_CASE(
     ResultFile file = b.file_of(first);
     REQUIRE(file.config["latency"].contains("calibration"));
     file.config["latency"]["calibration"]["ns_per_chunk"] = 7777.25;
-    ResultWriter(b.state().labels.at(s.turns[0].label).result).save(file);
+    ResultWriter(b.state().labels.at(b.turns().list[0].label).result).save(file);
     // The next turn, whichever label's, removes them; the first label's next
     // turn uses the calibration.
     std::size_t next = 1;
     std::string said_since;
-    while (s.labels.at(s.turns[next].label).label != first) {
+    while (s.labels.at(b.turns().list[next].label).label != first) {
         b.boot_in_label(s, next);
         step = b.step();
         INFO(step.err);
@@ -491,7 +498,7 @@ TEST_CASE(
     INFO(step.err);
     said_since += step.err;
     CHECK(step.exit_code == 0);
-    CHECK(b.state().turns[next].status == BootTurnStatus::done);
+    CHECK(b.turns().list[next].status == TurnStatus::done);
     CHECK_FALSE(fs::exists(b.work / "loads" / ("cpu_load." + gone)));
     CHECK_FALSE(fs::exists(half));
     CHECK(said_since.find("removed what a killed contest left") != std::string::npos);
@@ -581,7 +588,7 @@ TEST_CASE(
     auto step = b.step();
     INFO(step.err);
     REQUIRE(step.exit_code == 0);
-    REQUIRE(b.state().turns[0].status == BootTurnStatus::done);
+    REQUIRE(b.turns().list[0].status == TurnStatus::done);
     CHECK(fs::exists(marks / "first"));
     fs::remove(marks / "first");
     // Between the boots the user changes their file, and their folder: the
@@ -599,7 +606,7 @@ TEST_CASE(
     INFO(step.err);
     CHECK(step.exit_code == 0);
     s = b.state();
-    CHECK(s.turns[1].status == BootTurnStatus::done);
+    CHECK(b.turns().list[1].status == TurnStatus::done);
     // Neither file's new command ran; the start's did, in root's workdir.
     CHECK(fs::exists(marks / "first"));
     CHECK_FALSE(fs::exists(marks / "second"));
@@ -610,6 +617,36 @@ TEST_CASE(
         CHECK(file.runs[0].ok());
         CHECK(file.config["workdir"] == b.work.string());
     }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --boot: a step takes the turn the journal's plan names next, its round, label and loads, "
+    "not one planned again",
+    "[boot][e2e][journal]") {
+    BootBench b("journal-turns");
+    const auto o = b.start({"-n", "2", "no_load"});
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    // The plan's last turn (round 2) moved first in the journal.
+    JournalTurns turns = b.turns();
+    REQUIRE(turns.list.size() == 4);
+    std::rotate(turns.list.begin(), turns.list.end() - 1, turns.list.end());
+    const JournalTurn moved = turns.list[0];
+    REQUIRE(moved.round == 2);
+    const BootState s = b.state();
+    write_boot_run(b.state_path(), s, turns);
+    b.boot_in_label(s, 0);
+    const auto step = b.step();
+    INFO(step.err);
+    REQUIRE(step.exit_code == 0);
+    CHECK(b.turns().list[0].status == TurnStatus::done);
+    CHECK(b.turns().list[0].round == 2);
+    CHECK(b.turns().next == 1);
+    const ResultFile file = b.file_of(s.labels.at(moved.label).label);
+    REQUIRE(file.runs.size() == 1);
+    CHECK(file.runs[0].round == 2);
+    CHECK(file.runs[0].load == "no_load");
     CHECK(test::leftover_processes().empty());
 }
 
@@ -637,7 +674,7 @@ TEST_CASE(
     auto step = b.step();
     INFO(step.err);
     REQUIRE(step.exit_code == 0);
-    CHECK(b.state().turns[0].status == BootTurnStatus::done);
+    CHECK(b.turns().list[0].status == TurnStatus::done);
     CHECK(fs::exists(marks / "journal"));
     // A journal with a field of the wrong type: the step refuses it in one
     // line naming the field, and takes no turn.
@@ -649,7 +686,7 @@ TEST_CASE(
     CHECK(step.exit_code == 2);
     CHECK(step.err.find(path.string() + ": config: runs: not a whole number >= 0") !=
           std::string::npos);
-    CHECK(b.state().turns[1].status == BootTurnStatus::pending);
+    CHECK(b.turns().list[1].status == TurnStatus::pending);
     CHECK(test::leftover_processes().empty());
 }
 

@@ -171,13 +171,13 @@ bool answers_within(const fs::path& key, const FleetGuest& g, double timeout_s) 
 // The boot state a host's contest left on its overlay, read off the scratch
 // disk's upper layer once QEMU has ended (the ext4 journal replayed first:
 // a guest stopped mid-way leaves one).
-std::optional<BootState> state_off_disk(const fs::path& disk, const fs::path& to) {
+std::optional<BootRunFile> state_off_disk(const fs::path& disk, const fs::path& to) {
     test::shell_output("e2fsck -fy " + disk.string() + " >/dev/null 2>&1");
     test::shell_output("debugfs -R 'dump /upper/var/lib/contest-fleet/boot-results/demo/" +
                        std::string(kRunJournalName) + " " + to.string() + "' " + disk.string() +
                        " 2>/dev/null");
     if (!fs::exists(to) || fs::file_size(to) == 0) return std::nullopt;
-    return boot_state_from_journal_text(test::slurp(to), to.string());
+    return boot_run_from_journal_text(test::slurp(to), to.string());
 }
 
 // Whether a line of text matches pattern (line by line: the play's log is
@@ -287,7 +287,7 @@ TEST_CASE(
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     };
     std::map<std::string, double> answered_at;
-    std::map<std::string, std::optional<BootState>> states;
+    std::map<std::string, std::optional<BootRunFile>> states;
     for (auto& g : guests) {
         INFO(g->name << ": " << console_tail(g->boot.console_log, 30));
         REQUIRE(answers_within(key, *g, 900));
@@ -399,9 +399,10 @@ TEST_CASE(
         std::ostringstream figures;
         figures << g->name << ": answering over SSH " << answered_at[g->name]
                 << " s after QEMU's start\n";
-        const auto& state = states[g->name] =
+        const auto& run = states[g->name] =
             state_off_disk(g->boot.scratch_disk, dir / (g->name + "-state.json"));
-        if (state) {
+        if (run) {
+            const BootState* state = &run->state;
             figures << "  state " << boot_phase_name(state->phase) << ", started "
                     << state->started_at << "\n";
             std::string previous = state->started_at;
@@ -411,9 +412,9 @@ TEST_CASE(
                         << " s): " << b.outcome << "\n";
                 previous = b.at;
             }
-            for (const auto& t : state->turns)
+            for (const auto& t : run->turns.list)
                 figures << "  turn round " << t.round << " " << state->labels[t.label].label << ": "
-                        << boot_turn_status_name(t.status) << "\n";
+                        << turn_status_name(t.status) << "\n";
         }
         for (const auto& e : g->clock->events())
             figures << "  " << e.at_s << " s  " << e.what << "\n";
@@ -460,8 +461,8 @@ TEST_CASE(
         // met each reboot is the emulator's timing).
         CHECK(has_line_matching(play, "\"" + name + ": boot run [^ ]*: done"));
         REQUIRE(states[name]);
-        CHECK(states[name]->phase == BootPhase::done);
-        CHECK(states[name]->boots.size() == 5);
+        CHECK(states[name]->state.phase == BootPhase::done);
+        CHECK(states[name]->state.boots.size() == 5);
         for (const std::string label : {"a", "b"}) {
             std::vector<std::string> bad;
             std::vector<fs::path> files;

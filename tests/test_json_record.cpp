@@ -2,6 +2,7 @@
 // own: what a later contest added (absent while default), text that is not
 // UTF-8 either refused or replaced, and a versioned file's schema. The
 // journal's and the boot state's tests check it on their records.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -135,4 +136,45 @@ TEST_CASE("a versioned file's schema: this contest's taken out, any other refuse
     CHECK(refusal({{"schema", 18446744073709551615ull}}) == "file: schema: not a whole number");
     CHECK(refusal({{"schema", -9223372036854775807ll}}) == "file: schema: not a whole number");
     CHECK(refusal(nlohmann::json::array()) == "file: not an object");
+}
+
+namespace record_test {
+
+// A file that has always written every field, and a field it added later
+// whose own default is no T{} (a figure not known yet: NaN).
+struct Measured {
+    std::string name;
+    double figure = std::nan("");
+};
+
+template <typename V, RecordOf<Measured> R>
+void fields(V& v, R& m) {
+    v("name", m.name);
+    v.kept_when_absent("figure", m.figure);
+}
+
+}  // namespace record_test
+
+TEST_CASE("a record's field kept when absent: always written, the record's own value when absent",
+          "[json-record]") {
+    using record_test::Measured;
+    const Measured known{"a", 0};
+    // Written even at T{} (0 is a figure, not "absent").
+    CHECK(RecordWriter::json_of(known, "measured") ==
+          nlohmann::json{{"name", "a"}, {"figure", 0.0}});
+    Measured back;
+    RecordReader::read(nlohmann::json{{"name", "b"}, {"figure", 2.5}}, "measured", back);
+    CHECK(back.figure == 2.5);
+    // A file of the earlier shape: the record's own value kept, not T{}.
+    Measured earlier;
+    RecordReader::read(nlohmann::json{{"name", "c"}}, "measured", earlier);
+    CHECK(earlier.name == "c");
+    CHECK(std::isnan(earlier.figure));
+    // Present, it is checked as any field.
+    try {
+        RecordReader::read(nlohmann::json{{"name", "d"}, {"figure", "x"}}, "measured", back);
+        FAIL("read");
+    } catch (const UsageError& e) {
+        CHECK(std::string(e.what()) == "measured: figure: not a number");
+    }
 }

@@ -88,13 +88,14 @@ RunJournal every_field_journal() {
     c.delegated = std::make_shared<const RunConfig>(delegated);
     c.boot_appends = {{"a", "threadirqs"}};
     // A --boot run's state, the journal's boot_run section (its own fields
-    // are test_boot.cpp's).
+    // are test_boot.cpp's), and its turns, the journal's top level.
     BootState state;
     state.phase = BootPhase::detour;
     state.workdir = "/srv/contest/work dir";
     state.labels = {
         {"a", "/boot/vmlinuz-a", "/boot/vmlinuz-a", "", "ro", "6.1", "/r/a/x.json", "", "", ""}};
-    state.turns = {{1, 0, {"no_load"}, BootTurnStatus::started}};
+    j.turns.list = {{1, 0, {"no_load"}, TurnStatus::started}};
+    j.turns.next = 0;
     j.boot_run = state;
     c.start_barrier = "/mnt/out";
     return j;
@@ -150,7 +151,9 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     CHECK_FALSE(c.delegated->delegated);
     REQUIRE(back.boot_run);
     CHECK(back.boot_run->phase == BootPhase::detour);
-    CHECK(back.boot_run->turns.at(0).status == BootTurnStatus::started);
+    CHECK(back.turns.list.at(0).status == TurnStatus::started);
+    CHECK(back.turns.list.at(0).loads == std::vector<std::string>{"no_load"});
+    CHECK(text.find("\"next_turn\"") == std::string::npos);  // 0: absent, as an empty plan
     CHECK(back.boot_run->labels.at(0).label == "a");
     // What is unset reads back unset.
     RunJournal plain = j;
@@ -159,13 +162,21 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     plain.config.latency_probes[0].raw_path.reset();
     plain.config.delegated.reset();
     plain.boot_run.reset();
+    plain.turns = {};
     CHECK(run_journal_text(plain).find("boot_run") == std::string::npos);
+    CHECK(run_journal_text(plain).find("turns") == std::string::npos);
     const RunJournal plain_back = run_journal_from_text(run_journal_text(plain), "journal");
     CHECK_FALSE(plain_back.config.auto_runs);
     CHECK_FALSE(plain_back.config.timeout_s);
     CHECK_FALSE(plain_back.config.latency_probes[0].raw_path);
     CHECK_FALSE(plain_back.config.delegated);
     CHECK_FALSE(plain_back.boot_run);
+    CHECK(plain_back.turns.list.empty());
+    // Turns in the journal of a run that is no --boot run: refused.
+    RunJournal planted = plain;
+    planted.turns = j.turns;
+    CHECK_THROWS_WITH(run_journal_from_text(run_journal_text(planted), "journal"),
+                      "journal: turns: in the journal of a run that is not a --boot run");
 }
 
 TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {
@@ -177,8 +188,11 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
     };
     const nlohmann::json removed = nlohmann::json::value_t::discarded;
     const Refused cases[] = {
-        {"/schema", 4, "journal: schema: 4 is newer than this contest's 3"},
-        {"/schema", 2, "journal: schema: 2 is older than this contest's 3"},
+        {"/schema", 5, "journal: schema: 5 is newer than this contest's 4"},
+        // The schema before the turns moved to the top level: refused, not
+        // read (a run under way is stepped by its own copy of contest).
+        {"/schema", 3, "journal: schema: 3 is older than this contest's 4"},
+        {"/schema", 2, "journal: schema: 2 is older than this contest's 4"},
         {"/schema", "1", "journal: schema: not a whole number"},
         {"/schema", removed, "journal: schema: missing"},
         {"/config/runs", -1, "journal: config: runs: not a whole number >= 0"},
@@ -204,7 +218,12 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
         {"/config/delegated/runs", "1", "journal: config: delegated: runs: not a whole number"},
         {"/config/delegated", 7, "journal: config: delegated: not an object"},
         {"/boot_run/phase", "sleeping", "journal: boot_run: phase: 'sleeping' is no phase"},
-        {"/boot_run/turns/0/label", 1, "journal: boot_run: turns[0]: label: no such label"},
+        {"/turns/0/label", 1, "journal: turns[0]: label: no such label"},
+        {"/turns/0/status", "waiting", "journal: turns[0]: status: 'waiting' is no turn status"},
+        {"/turns", nlohmann::json::object(), "journal: turns: not a list"},
+        {"/next_turn", 2, "journal: next_turn: past the last turn"},
+        {"/boot_run/turns", nlohmann::json::array(),
+         "journal: boot_run: turns: a field this contest does not know"},
         {"/boot_run/planted", 1, "journal: boot_run: planted: a field this contest does not know"},
         {"/boot_run", "x", "journal: boot_run: not an object"},
     };

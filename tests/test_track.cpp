@@ -995,14 +995,15 @@ TEST_CASE(
     state.unit_root = "/";
     state.labels = {{"point", "/src/linux@" + a, "/boot/vmlinuz-x", "", "ro", "6.1.0-contest",
                      (point / "point" / "x.json").string(), "", "", ""}};
-    state.turns = {{1, 0, {"cpu_load"}, BootTurnStatus::pending}};
     state.boot_max = 2;
     // (The start writes the journal with its config, then its state.)
     std::ofstream(point / kRunJournalName) << journal_text(nlohmann::json::object());
     CHECK(bench.goes_on_by_itself(point));
     CHECK_THROWS_WITH(bench.measure_point(a, point),
                       Catch::Contains("its --boot run before its first reboot"));
-    write_boot_state(point / kRunJournalName, state);
+    JournalTurns turns;
+    turns.list = {{1, 0, {"cpu_load"}, TurnStatus::pending}};
+    write_boot_run(point / kRunJournalName, state, turns);
     CHECK_THROWS_AS(bench.measure_point(a, point), AcrossReboots);
     // Over without its file: failed, with the run's note.
     state.phase = BootPhase::stopped;

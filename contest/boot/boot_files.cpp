@@ -22,7 +22,8 @@ constexpr double kAbortWaitS = 120;
 }  // namespace
 
 fs::path boot_lock_path(const fs::path& state) {
-    return state.parent_path() / ".boot-state.lock";
+    // Named after the journal it guards (.run-journal.json: .run-journal.lock).
+    return state.parent_path() / (state.stem().string() + ".lock");
 }
 
 std::optional<FileLock> take_step_lock(const fs::path& state) {

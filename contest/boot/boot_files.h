@@ -22,6 +22,7 @@ std::filesystem::path boot_state_path(const std::filesystem::path& results);
 // One contest steps a boot run at a time: the step (the first, or the
 // unit's after a boot) holds this lock, beside the state, until it ends or
 // the machine goes down; --boot-abort stops the holder and then takes it.
+// Its name is the journal's with .lock for .json (.run-journal.lock).
 std::filesystem::path boot_lock_path(const std::filesystem::path& state);
 // The step's lock, or nullopt when another contest holds it (said).
 std::optional<FileLock> take_step_lock(const std::filesystem::path& state);

@@ -1,6 +1,5 @@
 #include "contest/boot/boot_state.h"
 
-#include <algorithm>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +7,7 @@
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
+#include "contest/sys/journal_turns.h"
 #include "contest/sys/json_record.h"
 #include "contest/sys/path_below.h"
 #include "contest/sys/text.h"
@@ -41,7 +41,7 @@ std::optional<std::string> bad_then(const std::vector<std::string>& then) {
 // The records of the state, each field named once (sys/json_record.h):
 // the writer and the untrusted reader both walk them. A field's own check
 // follows it, so a refusal names the first bad field in the file's order
-// of reading (labels before turns, turns before next_turn).
+// of reading. The run's turns are the journal's (sys/journal_turns.h).
 
 template <typename V, RecordOf<BootLabel> R>
 void fields(V& v, R& l) {
@@ -59,14 +59,6 @@ void fields(V& v, R& l) {
     if constexpr (V::reading)
         if (auto why = bad_built_release(l.built_release)) v.refuse("built_release", *why);
     v.absent_when_default("build", l.build);
-}
-
-template <typename V, RecordOf<BootTurn> R>
-void fields(V& v, R& t) {
-    v("round", t.round);
-    v("label", t.label);
-    v("loads", t.loads);
-    v("status", t.status);
 }
 
 template <typename V, RecordOf<BootSeen> R>
@@ -93,14 +85,6 @@ void fields(V& v, R& s) {
     v("binary", s.binary);
     v("unit_root", s.unit_root);
     v("labels", s.labels);
-    v("turns", s.turns);
-    if constexpr (V::reading)
-        for (std::size_t i = 0; i < s.turns.size(); ++i)
-            if (s.turns[i].label >= s.labels.size())
-                v.refuse("turns[" + std::to_string(i) + "]: label", "no such label");
-    v("next_turn", s.next_turn);
-    if constexpr (V::reading)
-        if (s.next_turn > s.turns.size()) v.refuse("next_turn", "past the last turn");
     v("boots_asked", s.boots_asked);
     v("boot_max", s.boot_max);
     v("stop_on_failure", s.stop_on_failure);
@@ -150,19 +134,32 @@ BootState boot_state_from_text(const std::string& text, const std::string& where
 
 namespace {
 
-BootState boot_state_of_journal(const nlohmann::json& journal, const std::string& where) {
+BootRunFile boot_run_of_journal(const nlohmann::json& journal, const std::string& where) {
     const auto section = journal.find("boot_run");
     if (section == journal.end())
         throw UsageError(where +
                          ": boot_run: missing (the journal of a run that is not a --boot "
                          "run)");
-    return boot_state_from_json(*section, where + ": boot_run");
+    BootRunFile run;
+    run.state = boot_state_from_json(*section, where + ": boot_run");
+    run.turns = journal_turns_of(journal, run.state.labels.size(), where);
+    return run;
 }
 
 }  // namespace
 
+BootRunFile boot_run_from_journal_text(const std::string& text, const std::string& where) {
+    return boot_run_of_journal(journal_json_from_text(text, where), where);
+}
+
 BootState boot_state_from_journal_text(const std::string& text, const std::string& where) {
-    return boot_state_of_journal(journal_json_from_text(text, where), where);
+    return boot_run_from_journal_text(text, where).state;
+}
+
+std::string boot_run_text(const BootRunFile& run) {
+    nlohmann::json j = {{"boot_run", boot_state_json(run.state)}};
+    put_journal_turns(j, run.turns);
+    return journal_text(std::move(j));
 }
 
 std::filesystem::path boot_binary_path(const std::filesystem::path& folder) {
@@ -201,19 +198,31 @@ void check_state_place(const std::filesystem::path& path) {
                                "go-w)");
 }
 
-BootState read_boot_state(const std::filesystem::path& path_in) {
+BootRunFile read_boot_run(const std::filesystem::path& path_in) {
     const std::filesystem::path path = path_in.lexically_normal();
     const std::string where = printable(path.string());
     // Before anything is read: whoever could write the folder could have
     // written the state, which root then runs.
     check_state_place(path);
-    BootState s = boot_state_of_journal(read_journal_json(path, "the boot run's state"), where);
-    check_state_paths(s, path.parent_path(), where + ": boot_run");
-    for (const auto& label : s.labels)
+    BootRunFile run = boot_run_of_journal(read_journal_json(path, "the boot run's state"), where);
+    check_state_paths(run.state, path.parent_path(), where + ": boot_run");
+    for (const auto& label : run.state.labels)
         if (auto why = file_open_to_others(label.result))
             throw EnvironmentError("the boot run's result file " + printable(label.result) + ": " +
                                    *why + ": refusing it, root writes it");
-    return s;
+    return run;
+}
+
+BootState read_boot_state(const std::filesystem::path& path) {
+    return read_boot_run(path).state;
+}
+
+void write_boot_run(const std::filesystem::path& path, const BootState& state,
+                    const JournalTurns& turns) {
+    nlohmann::json journal = read_journal_json(path, "the boot run's state");
+    journal["boot_run"] = boot_state_json(state);
+    put_journal_turns(journal, turns);
+    write_file_atomically(path, journal_text(std::move(journal)));
 }
 
 void write_boot_state(const std::filesystem::path& path, const BootState& state) {
@@ -222,11 +231,8 @@ void write_boot_state(const std::filesystem::path& path, const BootState& state)
     write_file_atomically(path, journal_text(std::move(journal)));
 }
 
-BootPhase end_phase(const BootState& state) {
-    const bool left = std::any_of(state.turns.begin(), state.turns.end(), [](const BootTurn& t) {
-        return t.status == BootTurnStatus::pending;
-    });
-    return left ? BootPhase::stopped : BootPhase::done;
+BootPhase end_phase(const JournalTurns& turns) {
+    return turns.any_pending() ? BootPhase::stopped : BootPhase::done;
 }
 
 }  // namespace contest

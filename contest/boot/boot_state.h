@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/sys/enum_names.h"
+#include "contest/sys/journal_turns.h"
 
 namespace contest {
 
@@ -59,38 +60,6 @@ struct BootLabel {
     // its build's record (kbuild's KernelBuild, as JSON text). Both "" for
     // a kernel contest did not build; absent from the file then.
     std::string built_release, build;
-};
-
-// Where a turn is. The names are the state file's words.
-enum class BootTurnStatus {
-    pending,
-    started,  // its runs began and have not ended
-    done,
-    boot_failed,
-    interrupted,  // --boot-abort stopped its runs
-};
-inline constexpr std::array<EnumName<BootTurnStatus>, 5> kBootTurnStatusNames{{
-    {BootTurnStatus::pending, "pending"},
-    {BootTurnStatus::started, "started"},
-    {BootTurnStatus::done, "done"},
-    {BootTurnStatus::boot_failed, "boot_failed"},
-    {BootTurnStatus::interrupted, "interrupted"},
-}};
-template <>
-struct JsonWords<BootTurnStatus> {
-    static constexpr const auto& names = kBootTurnStatusNames;
-    static constexpr const char* what = "turn status";
-};
-constexpr const char* boot_turn_status_name(BootTurnStatus status) {
-    return name_in(kBootTurnStatusNames, status).data();
-}
-
-// One label's turn in a round: one boot, the round's loads under it.
-struct BootTurn {
-    unsigned round = 0;
-    std::size_t label = 0;  // index into BootState::labels
-    std::vector<std::string> loads;
-    BootTurnStatus status = BootTurnStatus::pending;
 };
 
 // What a boot was, read after it came up.
@@ -143,9 +112,9 @@ struct BootState {
     std::string start_release, start_cmdline;  // the kernel the run started in
     std::string binary;                        // the copy of contest the unit runs
     std::string unit_root;                     // where the unit was installed ("/": the machine's)
+    // The run's labels, which its turns (the journal's, sys/journal_turns.h)
+    // name by index.
     std::vector<BootLabel> labels;
-    std::vector<BootTurn> turns;
-    std::size_t next_turn = 0;
     unsigned boots_asked = 0;  // reboots contest asked for, counted before each
     unsigned boot_max = 0;     // at most this many
     bool stop_on_failure = false;
@@ -166,7 +135,7 @@ struct BootState {
 
 // How a run ends once no more turns will be taken: done when every turn
 // was (measured or failed), stopped when some were left (the bound).
-BootPhase end_phase(const BootState& state);
+BootPhase end_phase(const JournalTurns& turns);
 
 // The journal's boot_run section. Both directions walk one fields() record
 // each (boot_state.cpp, on sys/json_record.h), so a field is named once.
@@ -178,11 +147,24 @@ BootState boot_state_from_json(const nlohmann::json& j, const std::string& where
 // The section as text, and read from text (its tests and its fuzz target).
 std::string boot_state_text(const BootState& state);
 BootState boot_state_from_text(const std::string& text, const std::string& where);
-// The state in a journal's text (sys/journal_file.h): its schema checked,
-// its boot_run section read; a UsageError naming `where` and the field
-// otherwise (a journal without one is no --boot run's). Its paths are not
-// checked here (check_state_paths).
+// A --boot run as its journal holds it: the boot facts (the boot_run
+// section) and the run's plan of turns (the journal's top level), read
+// from one read of the file.
+struct BootRunFile {
+    BootState state;
+    JournalTurns turns;
+};
+
+// The state and the turns in a journal's text (sys/journal_file.h): its
+// schema checked, its boot_run section and its turns read (each turn's
+// label one of the state's); a UsageError naming `where` and the field
+// otherwise (a journal without boot_run is no --boot run's). Its paths are
+// not checked here (check_state_paths).
+BootRunFile boot_run_from_journal_text(const std::string& text, const std::string& where);
 BootState boot_state_from_journal_text(const std::string& text, const std::string& where);
+// The journal text of those sections alone (no config): the boot_run
+// section, the turns and the schema (its tests and its fuzz target).
+std::string boot_run_text(const BootRunFile& run);
 
 // UsageError naming the field when a path of the state is not where the run
 // in folder keeps its files (see above).
@@ -196,16 +178,20 @@ std::filesystem::path boot_binary_path(const std::filesystem::path& folder);
 // above it, could be changed by anyone but root (or this user).
 void check_state_place(const std::filesystem::path& path);
 
-// Reads the state in the journal at path (absolute): a regular file (not a
-// link) of at most kMaxRunJournalBytes, in a folder that nobody but root
-// can change (nor one above it; EnvironmentError otherwise, or when it
-// cannot be read), of this contest's schema, its boot_run section a state
-// (a journal without one is no --boot run's: UsageError), its paths
-// checked (check_state_paths). The rest of the journal is its config, which
+// Reads the state and the turns in the journal at path (absolute): a
+// regular file (not a link) of at most kMaxRunJournalBytes, in a folder
+// that nobody but root can change (nor one above it; EnvironmentError
+// otherwise, or when it cannot be read), of this contest's schema, read as
+// boot_run_from_journal_text reads it, its paths checked
+// (check_state_paths). The rest of the journal is its config, which
 // run/run_journal.h reads.
+BootRunFile read_boot_run(const std::filesystem::path& path);
 BootState read_boot_state(const std::filesystem::path& path);
-// The journal at path with its boot_run section replaced by state, in one
-// atomic write; the rest of the journal kept as it is.
+// The journal at path with its boot_run section and its turns replaced,
+// in one atomic write; the rest of the journal kept as it is.
+void write_boot_run(const std::filesystem::path& path, const BootState& state,
+                    const JournalTurns& turns);
+// The same with the boot_run section alone replaced (the turns kept).
 void write_boot_state(const std::filesystem::path& path, const BootState& state);
 
 }  // namespace contest

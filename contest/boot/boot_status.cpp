@@ -20,26 +20,28 @@ int print_boot_status(const fs::path& results) {
         std::cout << "no boot run in " << results.string() << "\n";
         return kExitOk;
     }
-    const BootState s = read_boot_state(path);
+    const BootRunFile run = read_boot_run(path);
+    const BootState& s = run.state;
+    const std::vector<JournalTurn>& turns = run.turns.list;
     std::size_t taken = 0, failed = 0;
-    for (const auto& t : s.turns) {
-        taken += t.status == BootTurnStatus::done;
-        failed += t.status == BootTurnStatus::boot_failed;
+    for (const auto& t : turns) {
+        taken += t.status == TurnStatus::done;
+        failed += t.status == TurnStatus::boot_failed;
     }
     std::cout << "boot run " << s.started_at << ": " << boot_phase_name(s.phase)
               << (s.note.empty() ? "" : " (" + printable(s.note) + ")") << "\n"
-              << "  method " << boot_method_name(s.method) << ", " << s.turns.size()
+              << "  method " << boot_method_name(s.method) << ", " << turns.size()
               << " turns: " << taken << " taken, " << failed << " failed, "
-              << s.turns.size() - taken - failed << " to go; " << s.boots_asked
+              << turns.size() - taken - failed << " to go; " << s.boots_asked
               << " boots asked of at most " << s.boot_max << "\n"
               << "  started in " << printable(s.start_release) << " (" << printable(s.start_cmdline)
               << ")\n";
     for (const auto& l : s.labels)
         std::cout << "  " << printable(l.label) << ": " << printable(l.kernel)
                   << (l.cmdline.empty() ? "" : "  cmdline: " + printable(l.cmdline)) << "\n";
-    for (const auto& t : s.turns)
+    for (const auto& t : turns)
         std::cout << "  round " << t.round << "  " << printable(s.labels[t.label].label) << "  "
-                  << boot_turn_status_name(t.status) << "\n";
+                  << turn_status_name(t.status) << "\n";
     for (const auto& b : s.boots)
         std::cout << "  boot " << printable(b.at) << "  expected " << printable(b.expected)
                   << "  got " << printable(b.release) << "  up " << b.up_s << " s  "

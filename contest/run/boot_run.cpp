@@ -36,10 +36,9 @@ std::string minutes_text(double s) {
 // The run's state as its options plan it, in the results folder `folder`
 // (resolved): the labels' kernels resolved (UsageError naming one that is
 // not there, or no whole bzImage), but for a TREE@REF, which is once it is
-// built (built_labels); every turn pending. Nothing of the machine is
-// checked or made.
-BootState planned_state(const RunConfig& config, const BootRunOptions& options, const RunPlan& plan,
-                        const RunningKernel& k, const fs::path& folder) {
+// built (built_labels). Nothing of the machine is checked or made.
+BootState planned_state(const RunConfig& config, const BootRunOptions& options,
+                        const JournalTurns& turns, const RunningKernel& k, const fs::path& folder) {
     BootState state;
     state.method = options.method;
     state.started_at = utc_timestamp();
@@ -78,24 +77,30 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options, 
         }
         label.result = new_result_path(folder, spec.label, state.started_at).string();
     }
+    // By default one a turn, a detour through the firmware after each but
+    // the last (a kernel that cannot boot the next), and one back.
+    state.boot_max =
+        options.boot_max ? options.boot_max : static_cast<unsigned>(2 * turns.list.size());
+    return state;
+}
+
+// The run's turns as its plan shuffled them, every one pending.
+JournalTurns planned_turns(const RunPlan& plan) {
+    JournalTurns turns;
     for (const auto& round : plan.rounds)
         for (const auto& turn : round.turns) {
-            BootTurn& t = state.turns.emplace_back();
+            JournalTurn& t = turns.list.emplace_back();
             t.round = round.index;
             t.label = turn.label;
             for (const auto load : turn.loads) t.loads.emplace_back(plan.load_names[load]);
         }
-    // By default one a turn, a detour through the firmware after each but
-    // the last (a kernel that cannot boot the next), and one back.
-    state.boot_max =
-        options.boot_max ? options.boot_max : static_cast<unsigned>(2 * state.turns.size());
-    return state;
+    return turns;
 }
 
 // The run's journal: its config as the start resolved it, the seed drawn
 // and the workdir the state's (absolute, its links resolved).
 RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootState& state) {
-    RunJournal journal{config, state.started_at, std::nullopt, std::nullopt};
+    RunJournal journal{config, state.started_at, std::nullopt, {}, std::nullopt};
     journal.config.seed = plan.seed;
     journal.config.workload.workdir = journal.config.load.workdir = state.workdir;
     journal.config.workload.opened_workdir.reset();
@@ -119,13 +124,13 @@ RunJournal read_boot_journal(const fs::path& path) {
 // stopped first); when it cannot be read, or its folder is refused, and the
 // machine's unit is this run's, that unit is removed all the same (nothing
 // else is known of the run) and nullopt returned.
-std::optional<std::pair<FileLock, BootState>> state_to_abort(const fs::path& path,
-                                                             const fs::path& root) {
+std::optional<std::pair<FileLock, BootRunFile>> state_to_abort(const fs::path& path,
+                                                               const fs::path& root) {
     std::optional<FileLock> lock;
     try {
         check_state_place(path);
         lock = stop_step_under_way(path);
-        return std::pair{std::move(*lock), read_boot_state(path)};
+        return std::pair{std::move(*lock), read_boot_run(path)};
     } catch (const std::exception& e) {
         if (lock) remove_lock_file(path);  // held: nothing of a run to step
         if (dynamic_cast<const UsageError*>(&e) == nullptr &&
@@ -222,9 +227,10 @@ void check_kernels(BootState& state, const BootRunOptions& options,
 }
 
 // contest's copy and the kexec kernels' in results/.boot, the unit, and
-// the run's journal at path with its state (one write): the run made. On a
-// failure, what of it was made is removed.
-void make_run_files(const BootState& state, RunJournal journal, const fs::path& path) {
+// the run's journal at path with its state and its turns (one write): the
+// run made. On a failure, what of it was made is removed.
+void make_run_files(const BootState& state, const JournalTurns& turns, RunJournal journal,
+                    const fs::path& path) {
     try {
         const UniqueFd copies = open_copy_folder(path.parent_path());
         copy_into(copies, "contest", "/proc/self/exe", state.binary, 0700);
@@ -239,6 +245,7 @@ void make_run_files(const BootState& state, RunJournal journal, const fs::path& 
         }
         install_boot_unit(state.unit_root, state.binary, path, {fs::path(state.workdir)});
         journal.boot_run = state;
+        journal.turns = turns;
         write_run_journal(path, journal);
     } catch (...) {
         std::error_code ec;
@@ -260,7 +267,8 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
     // The user's words first (UsageError), then the machine: nothing made
     // yet, nothing built. A build may take an hour; every refusal that does
     // not need it comes before it.
-    BootState state = planned_state(config, options, plan, k, folder);
+    JournalTurns turns = planned_turns(plan);
+    BootState state = planned_state(config, options, turns, k, folder);
     const BootPlaces places{folder, state.workdir, state.unit_root};
     check_boot_place_names(places);
     check_boot_places(places);
@@ -280,7 +288,7 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
         made_releases = built_labels(config, options, state, progress);
         check_kernels(state, options, [](const BootLabel& l) { return !l.built_release.empty(); });
         Workdir::open(state.workdir);
-        make_run_files(state, journal_of(config, plan, state), path);
+        make_run_files(state, turns, journal_of(config, plan, state), path);
     } catch (...) {
         // A refusal, a build that failed, a disk full, a root that cannot
         // take the unit: nothing left of the run, no release installed.
@@ -288,8 +296,8 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
         remove_lock_file(path);
         throw;
     }
-    const unsigned reboots = static_cast<unsigned>(state.turns.size()) + 1;
-    progress.note("contest: " + std::to_string(state.turns.size()) + " turns (" +
+    const unsigned reboots = static_cast<unsigned>(turns.list.size()) + 1;
+    progress.note("contest: " + std::to_string(turns.list.size()) + " turns (" +
                   std::to_string(state.labels.size()) + " kernels x " +
                   std::to_string(config.runs) + " rounds): " + std::to_string(reboots) +
                   " reboots (one a turn, one back), roughly " +
@@ -298,14 +306,15 @@ BootStep start_boot_run(const RunConfig& config, const BootRunOptions& options,
                   " (contest run --boot-status, --boot-abort)");
     RunJournal journal = journal_of(config, plan, state);
     journal.config.containment = config.containment;
-    return first_boot_step(path, state, k, journal, progress);
+    return first_boot_step(path, state, turns, k, journal, progress);
 }
 
 BootStep continue_boot_run(const fs::path& path, const std::string& containment,
                            Progress& progress) {
     const std::optional<FileLock> lock = take_step_lock(path);
     if (!lock) return {};
-    BootState state = read_boot_state(path);
+    BootRunFile run = read_boot_run(path);
+    BootState& state = run.state;
     if (state.finished()) {
         say("the boot run in " + path.string() + " is " + boot_phase_name(state.phase) +
             ": nothing to do");
@@ -320,7 +329,7 @@ BootStep continue_boot_run(const fs::path& path, const std::string& containment,
         }
     RunJournal journal = read_boot_journal(path);
     journal.config.containment = containment;
-    return step_after_boot(path, state, k, journal, progress);
+    return step_after_boot(path, state, run.turns, k, journal, progress);
 }
 
 int abort_boot_run(const fs::path& results, const fs::path& root_in) {
@@ -336,7 +345,8 @@ int abort_boot_run(const fs::path& results, const fs::path& root_in) {
     }
     auto taken = state_to_abort(path, root);
     if (!taken) return kExitEnvironment;
-    BootState& state = taken->second;
+    BootState& state = taken->second.state;
+    JournalTurns& turns = taken->second.turns;
     if (state.finished()) {
         // The unit may be left by a crash between the two: removed, when it
         // is still this run's (a later run may have replaced it).
@@ -345,8 +355,8 @@ int abort_boot_run(const fs::path& results, const fs::path& root_in) {
         say(std::string("the boot run is ") + boot_phase_name(state.phase) + " already");
         return kExitOk;
     }
-    for (auto& turn : state.turns)
-        if (turn.status == BootTurnStatus::started) turn.status = BootTurnStatus::interrupted;
+    for (auto& turn : turns.list)
+        if (turn.status == TurnStatus::started) turn.status = TurnStatus::interrupted;
     // Nothing left that would boot a label's kernel at the next reboot; but
     // a machine whose unit is another run's is that run's to boot.
     if (const auto named = boot_unit_state(state.unit_root); named && *named != path) {
@@ -355,7 +365,7 @@ int abort_boot_run(const fs::path& results, const fs::path& root_in) {
     } else {
         disarm_next_boot(state);
     }
-    finish_run(path, state, BootPhase::aborted, "aborted by contest run --boot-abort");
+    finish_run(path, state, turns, BootPhase::aborted, "aborted by contest run --boot-abort");
     return kExitOk;
 }
 

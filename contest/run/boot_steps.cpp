@@ -73,10 +73,11 @@ struct BootingFrom {
 // state's path, the state and the boot, which every move reads.
 class BootSteps {
   public:
-    BootSteps(fs::path path, BootState& state, RunningKernel k, const RunJournal& journal,
-              Progress& progress)
+    BootSteps(fs::path path, BootState& state, JournalTurns& turns, RunningKernel k,
+              const RunJournal& journal, Progress& progress)
         : path_(std::move(path)),
           state_(state),
+          turns_(turns),
           k_(std::move(k)),
           journal_(journal),
           progress_(progress) {}
@@ -110,17 +111,17 @@ class BootSteps {
         BootSeen& seen = record_boot();
         if (state_.phase == BootPhase::returning) return came_back(seen);
         if (state_.phase == BootPhase::detour) return detour_came_back(seen);
-        if (state_.next_turn >= state_.turns.size()) {
+        if (turns_.next >= turns_.list.size()) {
             // The step before ended (a power cut, a failed save) between
             // the last turn and asking for the way back.
             seen.expected = "start";
             seen.outcome = "no turn left (the step before ended before asking for the way back)";
             return boot_next({home(), std::nullopt});
         }
-        BootTurn& turn = state_.turns[state_.next_turn];
+        JournalTurn& turn = turns_.list[turns_.next];
         const BootLabel& label = state_.labels[turn.label];
         seen.expected = label.label;
-        std::string failure = turn.status == BootTurnStatus::started
+        std::string failure = turn.status == TurnStatus::started
                                   ? "the machine rebooted during the turn's runs"
                                   : not_the_labels_kernel(state_.method, label, k_);
         if (!failure.empty()) return turn_not_booted(seen, turn, failure);
@@ -131,7 +132,7 @@ class BootSteps {
     // The run's end; what it says to start then (contest bisect --boot's
     // next batch) once it is done or stopped, never when it was aborted.
     BootStep finish(BootPhase phase, const std::string& note) {
-        BootStep step = finish_run(path_, state_, phase, note);
+        BootStep step = finish_run(path_, state_, turns_, phase, note);
         // Only in a step after a boot (one is recorded), not in the start's
         // own contest (its first reboot refused): what started the run is
         // there to say so.
@@ -140,7 +141,7 @@ class BootSteps {
     }
 
   private:
-    void save() { write_boot_state(path_, state_); }
+    void save() { write_boot_run(path_, state_, turns_); }
     bool home() const { return in_start_kernel(state_, k_); }
 
     BootSeen& record_boot() {
@@ -166,7 +167,7 @@ class BootSteps {
     BootStep came_back(BootSeen& seen) {
         seen.expected = "start";
         seen.outcome = home() ? "back" : "back " + where();
-        return finish(end_phase(state_), home() ? state_.note : "came " + seen.outcome);
+        return finish(end_phase(turns_), home() ? state_.note : "came " + seen.outcome);
     }
 
     // Back through the firmware after a kernel that could not boot the
@@ -180,14 +181,14 @@ class BootSteps {
 
     // This boot is not the turn's kernel's (or the machine rebooted during
     // the turn): the turn's runs recorded boot_failed, and the next asked.
-    BootStep turn_not_booted(BootSeen& seen, BootTurn& turn, std::string failure) {
+    BootStep turn_not_booted(BootSeen& seen, JournalTurn& turn, std::string failure) {
         failure += "; " + previous_boot_tail();
         seen.outcome = "boot_failed: " + failure;
         say("round " + std::to_string(turn.round) + " " + state_.labels[turn.label].label + ": " +
             failure);
         // The state first: a failure to write the file is not a turn taken twice.
-        turn.status = BootTurnStatus::boot_failed;
-        ++state_.next_turn;
+        turn.status = TurnStatus::boot_failed;
+        ++turns_.next;
         save();
         record_boot_failed(state_, turn, failure, k_, journal_);
         if (state_.stop_on_failure) return finish(BootPhase::stopped, failure);
@@ -196,21 +197,21 @@ class BootSteps {
 
     // The turn's runs, once the machine settled; the state says `started`
     // while they run (a reboot meanwhile is that turn's failure).
-    void take_turn(BootSeen& seen, BootTurn& turn) {
+    void take_turn(BootSeen& seen, JournalTurn& turn) {
         const std::string& label = state_.labels[turn.label].label;
         const std::string up = std::to_string(static_cast<int>(k_.up_s)) + " s";
         progress_.status("contest: " + label + " up after " + up + ": settling");
         // A test's made-up boot (kTestRunningKernelVariable) has nothing to settle.
         const Settled settled = settle_machine(k_.stand_in ? 0 : kBootSettleS);
         seen.settled = settled.state;
-        turn.status = BootTurnStatus::started;
+        turn.status = TurnStatus::started;
         save();
         progress_.note("contest: round " + std::to_string(turn.round) + " under " + label + " (" +
                        k_.release + "), up " + up + ", " + settled.state);
         take_boot_turn(state_, turn, k_, journal_, progress_);
-        turn.status = BootTurnStatus::done;
+        turn.status = TurnStatus::done;
         seen.outcome = "measured";
-        ++state_.next_turn;
+        ++turns_.next;
         save();
     }
 
@@ -235,7 +236,7 @@ class BootSteps {
                        std::to_string(state_.boot_max) + ")");
         const std::string refused = reboot_default(state_.method);
         if (!refused.empty())
-            return finish(end_phase(state_),
+            return finish(end_phase(turns_),
                           "the reboot through the firmware was refused: " + refused);
         return {};
     }
@@ -246,12 +247,12 @@ class BootSteps {
     // that cannot is blamed itself, and the machine's own tries again
     // (detour).
     BootStep boot_next(const BootingFrom& from) {
-        while (state_.next_turn < state_.turns.size()) {
+        while (turns_.next < turns_.list.size()) {
             if (state_.boots_asked + 1 >= state_.boot_max) {
                 state_.note = "stopped at --boot-max " + std::to_string(state_.boot_max) + " boots";
                 break;
             }
-            BootTurn& turn = state_.turns[state_.next_turn];
+            JournalTurn& turn = turns_.list[turns_.next];
             const BootLabel& label = state_.labels[turn.label];
             throw_if_interrupted();  // --boot-abort: no reboot after it
             const std::string running =
@@ -274,25 +275,26 @@ class BootSteps {
             const std::string reason = "cannot boot " + label.label + ": " + why;
             say(reason);
             record_boot_failed(state_, turn, reason, k_, journal_);
-            turn.status = BootTurnStatus::boot_failed;
-            ++state_.next_turn;
+            turn.status = TurnStatus::boot_failed;
+            ++turns_.next;
             if (state_.stop_on_failure) return finish(BootPhase::stopped, reason);
             save();
         }
         // Already in the machine's own kernel: no reboot needed.
-        if (from.own_kernel) return finish(end_phase(state_), state_.note);
+        if (from.own_kernel) return finish(end_phase(turns_), state_.note);
         throw_if_interrupted();
         state_.phase = BootPhase::returning;
         ++state_.boots_asked;
         save();
         progress_.note("contest: every turn taken: rebooting into the machine's default kernel");
         const std::string why = reboot_default(state_.method);
-        if (!why.empty()) return finish(end_phase(state_), "the reboot back was refused: " + why);
+        if (!why.empty()) return finish(end_phase(turns_), "the reboot back was refused: " + why);
         return {};
     }
 
     const fs::path path_;
     BootState& state_;
+    JournalTurns& turns_;
     const RunningKernel k_;
     const RunJournal& journal_;
     Progress& progress_;
@@ -300,8 +302,8 @@ class BootSteps {
 
 }  // namespace
 
-BootStep finish_run(const fs::path& path, BootState& state, BootPhase phase,
-                    const std::string& note) {
+BootStep finish_run(const fs::path& path, BootState& state, const JournalTurns& turns,
+                    BootPhase phase, const std::string& note) {
     state.phase = phase;
     if (!note.empty()) state.note = note;
     remove_run_files(path, state);
@@ -320,21 +322,21 @@ BootStep finish_run(const fs::path& path, BootState& state, BootPhase phase,
             if (!r.ok()) step.exit_code = kExitSomeRunsFailed;
         step.finished.push_back(std::move(file));
     }
-    write_boot_state(path, state);
+    write_boot_run(path, state, turns);
     remove_lock_file(path);
     say(std::string("the boot run is ") + boot_phase_name(phase) +
         (note.empty() ? "" : ": " + note));
     return step;
 }
 
-BootStep first_boot_step(const fs::path& state_path, BootState& state, const RunningKernel& k,
-                         const RunJournal& journal, Progress& progress) {
-    return BootSteps(state_path, state, k, journal, progress).first_boot();
+BootStep first_boot_step(const fs::path& state_path, BootState& state, JournalTurns& turns,
+                         const RunningKernel& k, const RunJournal& journal, Progress& progress) {
+    return BootSteps(state_path, state, turns, k, journal, progress).first_boot();
 }
 
-BootStep step_after_boot(const fs::path& state_path, BootState& state, const RunningKernel& k,
-                         const RunJournal& journal, Progress& progress) {
-    return BootSteps(state_path, state, k, journal, progress).after_boot();
+BootStep step_after_boot(const fs::path& state_path, BootState& state, JournalTurns& turns,
+                         const RunningKernel& k, const RunJournal& journal, Progress& progress) {
+    return BootSteps(state_path, state, turns, k, journal, progress).after_boot();
 }
 
 }  // namespace contest

@@ -1,6 +1,6 @@
 #pragma once
 // A --boot run's state machine: what a step does in the boot it runs in,
-// from what the state says (boot_run.h starts the run and hands each boot's
+// from what the state and the journal's turns say (boot_run.h starts the run and hands each boot's
 // step here). Each way a step goes on (a turn taken, a boot that is not the
 // label's, a detour through the firmware, the way back, the end) writes the
 // state before it asks the machine for a reboot, so that the next step (or
@@ -29,19 +29,21 @@ struct BootStep {
 // unloaded or the one-shot entry cleared, the unit and the copies removed,
 // the state aborted (and Interrupted thrown on).
 BootStep first_boot_step(const std::filesystem::path& state_path, BootState& state,
-                         const RunningKernel& k, const RunJournal& journal, Progress& progress);
+                         JournalTurns& turns, const RunningKernel& k, const RunJournal& journal,
+                         Progress& progress);
 
 // A step after a boot (k): the boot recorded, then its turn taken (or
 // recorded boot_failed when the boot is not the label's kernel's), or the
 // way back, a detour or a run with no turn left ended; and the next boot
 // asked.
 BootStep step_after_boot(const std::filesystem::path& state_path, BootState& state,
-                         const RunningKernel& k, const RunJournal& journal, Progress& progress);
+                         JournalTurns& turns, const RunningKernel& k, const RunJournal& journal,
+                         Progress& progress);
 
 // The end of the run: the unit and contest's copy removed, the releases
 // contest built removed (unless kept), the files marked complete when
-// `phase` is done, the state kept (--boot-status) in `phase`.
-BootStep finish_run(const std::filesystem::path& state_path, BootState& state, BootPhase phase,
-                    const std::string& note);
+// `phase` is done, the state and the turns kept (--boot-status) in `phase`.
+BootStep finish_run(const std::filesystem::path& state_path, BootState& state,
+                    const JournalTurns& turns, BootPhase phase, const std::string& note);
 
 }  // namespace contest

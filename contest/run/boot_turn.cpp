@@ -114,7 +114,7 @@ nlohmann::json boot_record(const BootState& state, std::size_t i) {
     return j;
 }
 
-void record_boot_failed(const BootState& state, const BootTurn& turn, const std::string& why,
+void record_boot_failed(const BootState& state, const JournalTurn& turn, const std::string& why,
                         const RunningKernel& k, const RunJournal& journal) {
     RunOfState r = plan_of_state(state, journal, false);
     const nlohmann::json record = config_record(r.config, r.plan, std::nullopt);
@@ -134,7 +134,7 @@ void record_boot_failed(const BootState& state, const BootTurn& turn, const std:
     label.save();
 }
 
-void take_boot_turn(const BootState& state, const BootTurn& turn, const RunningKernel& k,
+void take_boot_turn(const BootState& state, const JournalTurn& turn, const RunningKernel& k,
                     const RunJournal& journal, Progress& progress) {
     RunOfState r = plan_of_state(state, journal, true);
     RunConfig& config = r.config;

@@ -23,11 +23,11 @@ namespace contest {
 // killed hard left in the workdir (a power cut mid-turn) is put right
 // first, the knobs and loads are let go however the turn ends (run_rounds),
 // and each run records the boot it was taken in.
-void take_boot_turn(const BootState& state, const BootTurn& turn, const RunningKernel& k,
+void take_boot_turn(const BootState& state, const JournalTurn& turn, const RunningKernel& k,
                     const RunJournal& journal, Progress& progress);
 
 // The turn's runs recorded boot_failed, with why, in its label's file.
-void record_boot_failed(const BootState& state, const BootTurn& turn, const std::string& why,
+void record_boot_failed(const BootState& state, const JournalTurn& turn, const std::string& why,
                         const RunningKernel& k, const RunJournal& journal);
 
 // What a label's file records of how its kernel was booted: the label as

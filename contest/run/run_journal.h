@@ -10,9 +10,11 @@
 // file, no link followed, bounded; every field checked for its type and
 // range by the one record codec, sys/json_record.h), and the config it
 // holds checked again as a start checks one (check_run_options) before
-// anything runs on it. A --boot run's journal also holds the run's state
-// (its turns and its boots: boot/boot_state.h) as its boot_run section,
-// which each step replaces: one file a run (sys/journal_file.h).
+// anything runs on it. The run's plan of turns is its top level
+// (sys/journal_turns.h); a --boot run's journal also holds how the run
+// boots and the boots it saw (boot/boot_state.h) as its boot_run section,
+// which each step replaces with the turns: one file a run
+// (sys/journal_file.h).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -24,6 +26,7 @@
 #include "contest/run/boot_options.h"
 #include "contest/run/run_config.h"
 #include "contest/sys/journal_file.h"
+#include "contest/sys/journal_turns.h"
 
 namespace contest {
 
@@ -36,8 +39,10 @@ struct RunJournal {
     // A run of batches across reboots (contest bisect --boot): how each
     // batch's --boot run boots its kernels. Unset for every other run.
     std::optional<BootRunOptions> boot;
-    // A --boot run's state: its turns, each one's status, and its boots.
-    // Unset for every other run.
+    // The run's turns, each one's status, and the next one to take (empty
+    // for a journal of no plan: a bisection's batch config, a guest's turn).
+    JournalTurns turns;
+    // A --boot run's boot facts and its boots. Unset for every other run.
     std::optional<BootState> boot_run;
 };
 

@@ -146,6 +146,7 @@ void fields(V& v, R& j) {
     v("started_at", j.started_at);
     v("config", j.config);
     v("boot", j.boot);
+    fields(v, j.turns);  // at the top level (sys/journal_turns.h)
 }
 
 // The boot_run section is the boot state's own record (boot/boot_state.h).
@@ -166,6 +167,13 @@ RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
         j.erase(section);
     }
     RecordReader::read(j, where, journal);
+    // A --boot run's turns name its state's labels. No other run's journal
+    // plans turns yet (a guest's turn, a bisection's batch config): turns
+    // there are nothing this contest wrote, refused rather than ignored.
+    if (journal.boot_run)
+        check_turn_labels(journal.turns, journal.boot_run->labels.size(), where);
+    else if (!journal.turns.list.empty())
+        throw UsageError(where + ": turns: in the journal of a run that is not a --boot run");
     RunConfig& c = journal.config;
     // What the codec cannot know: what only a start makes (absolute
     // workdirs).

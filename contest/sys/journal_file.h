@@ -1,8 +1,9 @@
 #pragma once
 // A run's journal file (.run-journal.json): one versioned JSON object of
 // sections, each read and written by the layer that owns it: the run's
-// config and start (run/run_journal.h), and a --boot run's state, its
-// turns and its boots (boot/boot_state.h, the `boot_run` section). One
+// config and start (run/run_journal.h), its plan of turns at the top level
+// (sys/journal_turns.h), and a --boot run's state, how it boots and the
+// boots it saw (boot/boot_state.h, the `boot_run` section). One
 // file a run, replaced whole and atomically once a step, so a crash leaves
 // the last step's file or the next one's, never two files that disagree.
 //
@@ -21,7 +22,12 @@ inline constexpr const char* kRunJournalName = ".run-journal.json";
 // 2: a --boot run's state is the journal's boot_run section (it was a
 // file of its own, .boot-state.json, beside a journal of schema 1).
 // 3: config.vm.duet and config.start_barrier (--duet).
-inline constexpr int kRunJournalSchema = 3;
+// 4: the turns and next_turn at the top level (they were boot_run's).
+// A journal of another schema is refused in one line naming both
+// (take_schema), not read: a --boot run under way is stepped by its own
+// copy of contest (results/.boot/contest), which wrote it, so only a
+// contest installed over it meanwhile and run by hand meets one.
+inline constexpr int kRunJournalSchema = 4;
 inline constexpr std::uintmax_t kMaxRunJournalBytes = 4u << 20;
 
 // The journal's JSON without its schema (UsageError naming `where` when it

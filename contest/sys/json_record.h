@@ -22,7 +22,11 @@
 // with v.absent_when_default("name", thing.name): absent from the JSON
 // while it holds its type's default (T{}: "", false, 0, empty), and that
 // default when absent, so a file of the earlier shape reads and is written
-// back as it was. A versioned file's "schema" is checked by take_schema.
+// back as it was. A field added to a file that has always written every
+// field is named with v.kept_when_absent("name", thing.name): always
+// written, and when absent (a file of the earlier shape) the record's own
+// value kept, whatever it is (a NaN for "not known", not T{}). A versioned
+// file's "schema" is checked by take_schema.
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -111,6 +115,12 @@ class RecordWriter {
         if (!(value == T{})) (*this)(name, value);
     }
 
+    // A field always written (see above).
+    template <typename T>
+    void kept_when_absent(const char* name, const T& value) {
+        (*this)(name, value);
+    }
+
   private:
     template <typename T>
     nlohmann::json value_json(const T& v, const std::string& at) const {
@@ -182,6 +192,12 @@ class RecordReader {
             (*this)(name, value);
         else
             value = T{};
+    }
+
+    // A field that may be absent: the record's value kept then (see above).
+    template <typename T>
+    void kept_when_absent(const char* name, T& value) {
+        if (in_.contains(name)) (*this)(name, value);
     }
 
     // A refusal of field `name` of this record, for a fields() overload's

@@ -3,6 +3,7 @@
 #include <soci/soci.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,8 +12,11 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include "contest/analysis/stats.h"
 #include "contest/bisect/bisection_text.h"
@@ -38,6 +42,35 @@ namespace fs = std::filesystem;
 
 // A mail read back to be sent: tens of KiB as written; bounded all the same.
 constexpr std::uintmax_t kMaxMailBytes = 1u << 20;
+
+namespace {
+
+// The mail written to the mail program's stdin. A program that ends
+// without reading it (one that refuses the mail) closes the pipe: the
+// write fails with EPIPE, which is that program's failure to say, not a
+// SIGPIPE that kills contest. So SIGPIPE is held back for the write, and
+// one the write raised taken off this thread before it is let through.
+bool write_to_mail_program(int fd, std::string_view text) {
+    sigset_t pipe_only, before, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sigemptyset(&pending);
+    ::sigpending(&pending);
+    const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, &before);
+    const bool written = write_all(fd, text);
+    const int error = errno;
+    if (!written && error == EPIPE && !was_pending) {
+        const timespec now{0, 0};
+        while (::sigtimedwait(&pipe_only, nullptr, &now) < 0 && errno == EINTR) {
+        }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    errno = error;
+    return written;
+}
+
+}  // namespace
 
 std::string history_measure_of(const bisect::BisectMeasure& measure) {
     if (measure.what == "time") return "wall_s";
@@ -286,8 +319,8 @@ void Track::send_mails() {
             so.in = StdStream::pipe();
             so.log_to(o_.folder / "sendmail.log");
             Spawned child = spawn_with_pipes(argv, so);
-            const bool written =
-                write_all(child.in.get(), "To: " + join(o_.send_to, ", ") + "\n" + got.text);
+            const bool written = write_to_mail_program(
+                child.in.get(), "To: " + join(o_.send_to, ", ") + "\n" + got.text);
             child.in.reset();
             const int status = wait_for_exit(child.pid);
             if (status != 0)
