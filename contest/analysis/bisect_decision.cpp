@@ -109,7 +109,7 @@ std::vector<EndsRound> ends_before(const std::vector<StepRound>& step,
 // (0.75 var(bad - good), as above) below one figure's own (the mean of the
 // ends' variances). When the machine's speed moves each round's three
 // figures alike it does; when each guest's figure is drawn on its own (a
-// 2-vCPU guest's load doing 15 000 or 31 000 a window whatever the round),
+// TCG guest's load doing 15 000 or 31 000 a window whatever the round),
 // subtracting the ends' mean only adds their noise to the tested commit's.
 bool rounds_move_together(const std::vector<EndsRound>& ends) {
     std::vector<double> good, bad;

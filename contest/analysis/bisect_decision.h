@@ -35,7 +35,7 @@
 // differ (ends_false_differ_rate says how often they seem to).
 //
 // Round by round pays only when a round's figures move together. When they
-// do not (a 2-vCPU TCG guest's load does 15 000 or 31 000 a window, guest by
+// do not (a TCG guest's load does 15 000 or 31 000 a window, guest by
 // guest, whatever the round), y adds both ends' spread to the tested
 // commit's; so the ends' rounds before a step choose: round by round when
 // y's spread is below one figure's own, else each figure against each end's

@@ -38,7 +38,7 @@ struct World {
     int second_bad = 0;
     std::student_t_distribution<double> noise{3};
     std::normal_distribution<double> drift{0, 0.5};
-    // A two-valued figure, as a 2-vCPU TCG guest's load gives (the track's
+    // A two-valued figure, as a TCG guest's load gives (the track's
     // demo: about 15 000 or 31 000 a window at the good end, whatever the
     // round, 8 000 at the bad end with a delay in pipe_write): a good-like
     // commit's figure is 15 or 30 (even odds, each figure drawn on its own)
