@@ -166,9 +166,9 @@ class FigureDensity {
 
 // Unpaired: each hypothesis a density of the tested commit's figure, from
 // the ends' figures over every round: like good, the good end's; like bad,
-// the bad end's; halfway, every good figure's and every bad figure's mean
-// (a figure halfway between the ends in every way the ends vary: the two
-// values of a two-valued good end make two halfway values), its kernels
+// the bad end's; halfway, the means of good figures with bad ones (a figure
+// halfway between the ends in every way the ends vary: the two values of a
+// two-valued good end make two halfway values), its kernels
 // wide enough that its spread is one end's, not the half it would have as a
 // mean of two. Each density is 95% its estimate and 5% one broad normal
 // over both ends, the same for all three, so a figure far from every end
@@ -196,7 +196,7 @@ std::optional<StepEvidence> density_evidence(const std::vector<StepRound>& step,
     if (!like_good.usable() || !like_bad.usable() || !halfway.usable()) return std::nullopt;
     const double broad_sd = std::abs(b.mean - g.mean) + g.sd + b.sd;
     const double mid = (g.mean + b.mean) / 2;
-    const auto floor = [&](double x) {
+    const auto broad = [&](double x) {
         const double z = (x - mid) / broad_sd;
         return std::exp(-z * z / 2) / (broad_sd * std::sqrt(2 * M_PI));
     };
@@ -206,7 +206,7 @@ std::optional<StepEvidence> density_evidence(const std::vector<StepRound>& step,
     };
     StepEvidence e;
     for (const auto& r : step) {
-        const double x = r.tested, base = 0.05 * floor(x);
+        const double x = r.tested, base = 0.05 * broad(x);
         const double pg = 0.95 * like_good(x) + base, pb = 0.95 * like_bad(x) + base,
                      ph = 0.95 * halfway(x) + base;
         if (!(pg > 0 && pb > 0 && ph > 0)) continue;  // beyond what a double holds: says nothing
