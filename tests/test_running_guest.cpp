@@ -69,6 +69,37 @@ TEST_CASE("a running guest: never up is killed at its boot timeout, said so", "[
     CHECK(test::leftover_processes().empty());
 }
 
+TEST_CASE(
+    "a running guest up and hung is killed at --vm-timeout for each run a boot, the bound's "
+    "options said",
+    "[guest-watch][runs-per-boot]") {
+    VmOptions vm;
+    vm.timeout_s = 0.4;
+    CHECK(vm.life_bound_s() == 0.4);
+    CHECK(vm.life_bound_words() == "--vm-timeout");
+    vm.runs_per_boot = 3;
+    CHECK(vm.life_bound_s() == Approx(1.2));
+    CHECK(vm.life_bound_words() == "--vm-timeout 0.4 s x --runs-per-boot 3");
+
+    test::ScratchDir dir("guest-up-hung");
+    test::StandInBootEnvironment on_path(dir / "bin", dir / "proc");
+    const std::string up = kGuestUpLine;
+    GuestBoot boot = stand_in_boot(dir, "echo '" + up + "'; exec sleep 600\n");
+    boot.timeout_s = vm.life_bound_s();
+    boot.timeout_words = vm.life_bound_words();
+    RunningGuest guest(boot);
+    const GuestOutcome o = watched(guest);
+    CHECK(o.came_up);
+    CHECK(o.timed_out);
+    // Killed past the 3 runs' bound, not at one run's (nor the sleep's end).
+    CHECK(o.total_s >= 1.2);
+    CHECK(o.total_s < 60);
+    CHECK(o.failure ==
+          "the guest was still running after 1.2 s (--vm-timeout 0.4 s x --runs-per-boot 3), "
+          "killed");
+    CHECK(test::leftover_processes().empty());
+}
+
 TEST_CASE("a running guest: QEMU that ends by itself before done says how it ended",
           "[guest-watch]") {
     test::ScratchDir dir("guest-exits");

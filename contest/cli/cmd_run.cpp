@@ -200,7 +200,7 @@ std::vector<TableOption> kernel_options(RunArguments& a) {
         {"vm-boot-timeout", host, Needs{{"kernel"}}, bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
          "a guest not up after S seconds is killed, its runs failed"},
         {"vm-timeout", host, Needs{{"kernel"}}, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
-         "a guest still running after S seconds is killed, its runs failed"},
+         "a guest still running after S seconds (S times --runs-per-boot) is killed, its runs failed"},
         {"vm-append", host, Needs{{"kernel"}}, po::value(&vm.append)->value_name("ARGS"), "more kernel parameters for every guest"},
         {"duet", host, Needs{{"kernel"}}, po::bool_switch(&vm.duet),
          "each round's guests at once, each on --vm-cpus host CPUs of its own (the sets passed from label to label round by round), "

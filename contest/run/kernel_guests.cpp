@@ -229,7 +229,8 @@ GuestTurn KernelGuests::prepare_turn(const LabelRun& label_run, unsigned round,
     if (const std::string own = config_.append_of(label); !own.empty())
         boot.append += (boot.append.empty() ? "" : " ") + own;
     boot.boot_timeout_s = config_.vm.boot_timeout_s;
-    boot.timeout_s = config_.vm.timeout_s;
+    boot.timeout_s = config_.vm.life_bound_s();
+    boot.timeout_words = config_.vm.life_bound_words();
     return got;
 }
 

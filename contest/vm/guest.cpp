@@ -204,7 +204,7 @@ bool RunningGuest::step() {
     }
     if (boot_.timeout_s && now > *boot_.timeout_s) {
         out_.failure = "the guest was still running after " + six_digits(*boot_.timeout_s) +
-                       " s (--vm-timeout), killed";
+                       " s (" + boot_.timeout_words + "), killed";
         out_.timed_out = true;
         return over();
     }
@@ -280,6 +280,12 @@ std::string console_tail(const std::filesystem::path& log, int lines) {
         out += (out.empty() ? "" : " | ") + printable(line);
     }
     return out;
+}
+
+std::string VmOptions::life_bound_words() const {
+    const unsigned n = runs_in_each_boot();
+    if (n == 1) return "--vm-timeout";
+    return "--vm-timeout " + six_digits(timeout_s) + " s x --runs-per-boot " + std::to_string(n);
 }
 
 }  // namespace contest

@@ -43,9 +43,11 @@ struct VmOptions {
     std::string accel = "auto";  // kvm | tcg | auto (a probe boot decides)
     GuestShape shape;
     double boot_timeout_s = 120;  // until the guest's init is up
-    double timeout_s = 3600;      // a guest's whole life, start to its init's last word
-    std::string append;           // more kernel parameters for every guest
-    unsigned disk_mib = 2048;     // the scratch disk
+    // A guest's life, start to its init's last word, for each time it
+    // takes its round's loads: with --runs-per-boot N, N times this.
+    double timeout_s = 3600;
+    std::string append;        // more kernel parameters for every guest
+    unsigned disk_mib = 2048;  // the scratch disk
     // --duet: each round's guests at once, each on host CPUs of its own
     // (contest/run/duet_cpus.h), their runs started together (start_barrier.h).
     bool duet = false;
@@ -54,6 +56,11 @@ struct VmOptions {
     // (RunRecord::boot, run_in_boot). Unset: once, as before the option.
     std::optional<unsigned> runs_per_boot;
     unsigned runs_in_each_boot() const { return runs_per_boot.value_or(1); }
+    // The bound on a guest's whole life: --vm-timeout for each time it
+    // takes the loads, so that --runs-per-boot N does not need it raised.
+    double life_bound_s() const { return timeout_s * runs_in_each_boot(); }
+    // How a guest killed at that bound says which option set it.
+    std::string life_bound_words() const;
 };
 
 struct GuestBoot {
@@ -65,7 +72,8 @@ struct GuestBoot {
     GuestShape shape;
     std::string append;  // more kernel parameters
     double boot_timeout_s = 120;
-    std::optional<double> timeout_s;  // from start to its init's last word
+    std::optional<double> timeout_s;             // from start to its init's last word
+    std::string timeout_words = "--vm-timeout";  // the option(s) that set it, for its failure
     // From its init's last word (done, or failed) to QEMU stopped when the
     // guest does not end itself: its results are on the share by then.
     double end_grace_s = 5;
