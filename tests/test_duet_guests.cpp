@@ -22,6 +22,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "contest/result/result_file.h"
 #include "contest/run/duet_cpus.h"
 #include "contest/run/start_barrier.h"
@@ -489,6 +491,24 @@ TEST_CASE(
     CHECK(report.exit_code == 0);
     for (const std::string where : {"a, no_load", "a, cpu_load", "b, no_load", "b, cpu_load"})
         CHECK(count_of(report.out, where + ": noise by level (2 boots, 6 runs") == 1);
+    // And as fields: each label and load's Time and Loads, their boots' costs read.
+    const auto as_json = test::run_contest_binary(
+        {"report", "--format", "json", (dir / "results").string()}, dir.path());
+    REQUIRE(as_json.exit_code == 0);
+    const auto levels = nlohmann::json::parse(as_json.out).at("level_noise");
+    std::set<std::string> seen;
+    for (const auto& row : levels) {
+        INFO(row.dump());
+        CHECK(row.at("boots") == 2);
+        CHECK(row.at("runs") == 6);
+        CHECK(row.at("boot_s").get<double>() > 0);
+        CHECK(row.at("advised_runs_per_boot").get<unsigned>() >= 1);
+        seen.insert(row.at("label").get<std::string>() + " " + row.at("load").get<std::string>() +
+                    " " + row.at("measure").get<std::string>());
+    }
+    for (const std::string where : {"a no_load", "a cpu_load", "b no_load", "b cpu_load"})
+        CHECK(seen.count(where + " Time") == 1);
+    CHECK(seen.count("a cpu_load Loads") == 1);
     CHECK(test::leftover_processes().empty());
 }
 

@@ -260,10 +260,34 @@ TEST_CASE("level noise from result files: a note per label and load, costs read 
     CHECK_THAT(note, Catch::EndsWith(", Loads " + std::to_string(kRunsPerBootCap) +
                                      " or more (its boots add no spread of their own)."));
 
-    // One run a boot (as every run before --runs-per-boot): no note.
+    // The same figures as fields (report/compare --format json), row by row.
+    REQUIRE(model.level_noise.size() == 2);
+    for (std::size_t k = 0; k < 2; ++k) {
+        const LevelNoiseRow& row = model.level_noise[k];
+        const LevelVariances& v = noise[k].variances;
+        INFO(row.measure);
+        CHECK(row.label == "a");
+        CHECK(row.load == "cpu_load");
+        CHECK(row.measure == noise[k].measure);
+        CHECK(row.boots == 4);
+        CHECK(row.runs == 12);
+        CHECK(row.between_boot_variance == v.between_boot);
+        CHECK(row.within_boot_variance == v.within_boot);
+        CHECK(row.between_share == v.between_share());
+        REQUIRE(row.boot_s);
+        CHECK(*row.boot_s == Approx(11));
+        CHECK(*row.run_s == Approx(10));
+        REQUIRE(row.advised_runs_per_boot);
+        CHECK(*row.advised_runs_per_boot == advise_runs_per_boot(v, *costs).runs_per_boot);
+    }
+    CHECK(model.level_noise[1].advice_at_cap);
+    CHECK(*model.level_noise[1].advised_runs_per_boot == kRunsPerBootCap);
+
+    // One run a boot (as every run before --runs-per-boot): no note, no row.
     ResultFile one = f;
     for (auto& r : one.runs) r.boot = r.round;
     ReportModel quiet;
     note_level_noise({one}, quiet);
     CHECK(quiet.notes.empty());
+    CHECK(quiet.level_noise.empty());
 }

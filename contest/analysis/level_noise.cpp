@@ -195,15 +195,36 @@ void note_level_noise(const std::vector<ResultFile>& files, ReportModel& model) 
         std::string line = printable(label) + ", " + printable(load) + ": noise by level (" +
                            std::to_string(first.boots) + " boots, " + std::to_string(first.runs) +
                            " runs; one-way random effects): ";
+        const std::optional<LevelCosts> costs = level_costs_of(files, label);
         for (std::size_t k = i; k < end; ++k) {
             const LevelVariances& v = noise[k].variances;
+            LevelNoiseRow row;
+            row.label = label;
+            row.load = load;
+            row.measure = noise[k].measure;
+            row.boots = v.boots;
+            row.runs = v.runs;
+            row.mean = v.mean;
+            row.between_boot_variance = v.between_boot;
+            row.within_boot_variance = v.within_boot;
+            row.between_share = v.between_share();
+            row.f = v.f;
+            row.p = v.p;
+            if (costs) {
+                const RunsPerBootAdvice advice = advise_runs_per_boot(v, *costs);
+                row.boot_s = costs->boot_s;
+                row.run_s = costs->run_s;
+                row.advised_runs_per_boot = advice.runs_per_boot;
+                row.advice_at_cap = advice.at_cap;
+            }
+            model.level_noise.push_back(std::move(row));
             line += (k == i ? "" : "; ") + printable(noise[k].measure) + " " +
                     fixed(v.between_share() * 100, 0) + "% between boots (SD " +
                     sd_pct(v.between_boot, v.mean) + " of the mean between, " +
                     sd_pct(v.within_boot, v.mean) + " within)";
         }
         line += ".";
-        if (const auto costs = level_costs_of(files, label)) {
+        if (costs) {
             line += " A boot costs " + fixed(costs->boot_s, 1) + " s, a run " +
                     fixed(costs->run_s, 1) +
                     " s: the runs a boot that give the narrowest mean for the time (Kalibera & "

@@ -103,6 +103,22 @@ struct LabelInfo {
     std::string started_at;               // the earliest of its files (ISO 8601 UTC)
 };
 
+// One label's noise by level under one load and measure, for --kernel
+// guests with more than one run a boot (level_noise.h: the figures and the
+// advice behind the notes' words, for json).
+struct LevelNoiseRow {
+    std::string label, load, measure;
+    std::size_t boots = 0, runs = 0;
+    double mean = 0;
+    double between_boot_variance = 0, within_boot_variance = 0, between_share = 0;
+    double f = 0, p = 0;  // the F test of the boots' means; NaN when the runs agree exactly
+    // What a boot and a run within one cost (s), and the runs a boot that
+    // give the narrowest mean for the time; unset when no boot's cost is recorded.
+    std::optional<double> boot_s, run_s;
+    std::optional<unsigned> advised_runs_per_boot;
+    bool advice_at_cap = false;  // the boots add no spread: at least that many
+};
+
 struct ReportModel {
     std::vector<LabelInfo> labels;  // in the order first seen
     std::string baseline;
@@ -116,7 +132,8 @@ struct ReportModel {
     std::vector<std::string> emulated_labels;
     // Under the table: how Ratio was computed, loads that did not load.
     std::vector<std::string> notes;
-    std::size_t family_size = 0;  // tests behind the marks, for the correction
+    std::vector<LevelNoiseRow> level_noise;  // what the noise-by-level notes say
+    std::size_t family_size = 0;             // tests behind the marks, for the correction
     // The level each test's minimum detectable effect is stated at (the
     // correction's most stringent step; significance.cpp).
     double detection_level = std::numeric_limits<double>::quiet_NaN();

@@ -291,6 +291,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     if (!latency.empty()) j["latency"] = latency;
     if (!view.changes.empty()) j["what_else_changed"] = changes_json(view);
     j["notes"] = model.notes;
+    if (!model.level_noise.empty()) j["level_noise"] = level_noise_json(model.level_noise);
     j["warnings"] = model.warnings;
     j["verdict"] = view.verdict;
     return json_text(j) + "\n";

@@ -254,6 +254,32 @@ std::vector<std::string> align_columns(const std::vector<std::vector<std::string
     return lines;
 }
 
+nlohmann::json level_noise_json(const std::vector<LevelNoiseRow>& rows) {
+    nlohmann::json out = nlohmann::json::array();
+    const auto optional_number = [](const std::optional<double>& v) {
+        return v ? json_number(*v) : nlohmann::json(nullptr);
+    };
+    for (const auto& r : rows)
+        out.push_back({{"label", r.label},
+                       {"load", r.load},
+                       {"measure", r.measure},
+                       {"boots", r.boots},
+                       {"runs", r.runs},
+                       {"mean", json_number(r.mean)},
+                       {"between_boot_variance", json_number(r.between_boot_variance)},
+                       {"within_boot_variance", json_number(r.within_boot_variance)},
+                       {"between_share", json_number(r.between_share)},
+                       {"f", json_number(r.f)},
+                       {"p", json_number(r.p)},
+                       {"boot_s", optional_number(r.boot_s)},
+                       {"run_s", optional_number(r.run_s)},
+                       {"advised_runs_per_boot", r.advised_runs_per_boot
+                                                     ? nlohmann::json(*r.advised_runs_per_boot)
+                                                     : nlohmann::json(nullptr)},
+                       {"advice_at_cap", r.advice_at_cap}});
+    return out;
+}
+
 nlohmann::json json_number(double v) {
     // Six significant digits, the precision machine-readable formats carry
     // (enough for any timing, stable from one build to the next); null where

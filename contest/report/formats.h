@@ -58,6 +58,9 @@ std::string test_verdict(const Test& t, const ReportModel& model);
 // JSON: six significant digits, null where undefined; a test in full.
 nlohmann::json json_number(double value);
 nlohmann::json test_json(const Test& t);
+// The noise-by-level rows (ReportModel::level_noise) as json: one object a
+// label, load and measure.
+nlohmann::json level_noise_json(const std::vector<LevelNoiseRow>& rows);
 // Terminal cells the text takes: "±" one, a CJK character two.
 std::size_t display_width(const std::string& s);
 // `text` padded with spaces to `width` terminal cells, on the left
