@@ -372,3 +372,29 @@ TEST_CASE(
     REQUIRE(files.size() == 1);
     CHECK(files.front().runs.size() == read_result_file(small_example()).runs.size());
 }
+
+TEST_CASE("history: a guest's run keeps its boot and its place in the boot", "[history]") {
+    ScratchDir dir("history-boots");
+    ResultFile f = read_result_file(small_example());
+    // As --runs-per-boot 5 numbers them: boot b's k-th run is round (b - 1) * 5 + k.
+    for (std::size_t i = 0; i < f.runs.size(); ++i) {
+        f.runs[i].boot = static_cast<int>(i / 5) + 1;
+        f.runs[i].run_in_boot = static_cast<int>(i % 5) + 1;
+    }
+    put_file(dir / "in" / "r.json", to_json(f).dump(1));
+    HistoryDb db(db_target("", dir / "results"), OpenFor::writing);
+    CHECK(db.schema_version() >= 4);
+    import_paths(db, {dir / "in"}, "2026-12-06T00:00:00Z");
+    soci::rowset<soci::row> rows =
+        (db.sql().prepare << "SELECT run_index, boot, run_in_boot FROM runs ORDER BY id");
+    std::size_t i = 0;
+    for (const soci::row& row : rows) {
+        REQUIRE(i < f.runs.size());
+        INFO("run " << i);
+        CHECK(row.get<int>(0) == f.runs[i].index);
+        CHECK(row.get<int>(1) == f.runs[i].boot);
+        CHECK(row.get<int>(2) == f.runs[i].run_in_boot);
+        ++i;
+    }
+    CHECK(i == f.runs.size());
+}

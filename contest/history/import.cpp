@@ -109,10 +109,11 @@ void insert_runs(soci::session& sql, long long file_id, const ResultFile& file) 
         const std::string load = valid_utf8(run.load), status{run_status_name(run.status)},
                           reason = valid_utf8(run.reason);
         long long run_id = 0;
-        sql << "INSERT INTO runs (file_id, load, run_index, round, status, reason) VALUES (:f, :l, "
-               ":i, :o, :s, :w) RETURNING id",
+        sql << "INSERT INTO runs (file_id, load, run_index, round, boot, run_in_boot, status, "
+               "reason) VALUES (:f, :l, :i, :o, :b, :n, :s, :w) RETURNING id",
             soci::use(file_id), soci::use(load), soci::use(run.index), soci::use(run.round),
-            soci::use(status), soci::use(reason), soci::into(run_id);
+            soci::use(run.boot), soci::use(run.run_in_boot), soci::use(status), soci::use(reason),
+            soci::into(run_id);
         std::map<std::string, double> values = run_measures(run);
         values["wall_s"] = run.wall_s;
         for (const auto& [name, v] : values)

@@ -53,6 +53,14 @@ const Migration kMigrations[] = {
          "ALTER TABLE files ADD COLUMN content TEXT NOT NULL DEFAULT ''",
          "CREATE INDEX files_by_label ON files (label)",
      }},
+    // Version 4: a --kernel guest's run's boot and its place among that
+    // boot's runs (--runs-per-boot), so noise by level can be read from the
+    // database; 0 where the run had none, and for a run imported before.
+    {4,
+     {
+         "ALTER TABLE runs ADD COLUMN boot INTEGER NOT NULL DEFAULT 0",
+         "ALTER TABLE runs ADD COLUMN run_in_boot INTEGER NOT NULL DEFAULT 0",
+     }},
 };
 
 void replace_every(std::string& s, const std::string& what, const std::string& with) {
