@@ -1,5 +1,9 @@
-"""What the Python benches share: finding the contest binary they measure."""
+"""What the Python benches share: finding the contest binary they measure, the paired test
+of log ratios they state calls and minimum detectable effects with, and the figures of a run
+that cancel the machine's speed."""
+import math
 import os
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -11,3 +15,72 @@ def contest_binary(bench):
     if not os.access(path, os.X_OK):
         sys.exit("%s: no contest binary at %s (make, or CONTEST=...)" % (bench, path))
     return path
+
+
+POWER = 0.8
+
+
+def normal_quantile(p):
+    return statistics.NormalDist().inv_cdf(p)
+
+
+def t_quantile(p, df):
+    """Student's t quantile by the Cornish-Fisher expansion about the normal's
+    (Abramowitz & Stegun 26.7.5): within 1% of the exact from 2 degrees of freedom."""
+    z = normal_quantile(p)
+    if df <= 0:
+        return float("nan")
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
+def t_two_sided_p(t, df):
+    """The two-sided p of t on df degrees of freedom, by bisection on t_quantile."""
+    t = abs(t)
+    if not math.isfinite(t):
+        return 0.0
+    lo, hi = 0.5, 1 - 1e-12
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if t_quantile(mid, df) < t:
+            lo = mid
+        else:
+            hi = mid
+    return 2 * (1 - lo)
+
+
+def paired_log_test(diffs, alpha):
+    """A paired t test of per-pair log ratios `diffs`: pairs, change %, p, the MDE % at 80%
+    power, called (p < alpha). None below 3 pairs."""
+    n = len(diffs)
+    if n < 3:
+        return None
+    mean = statistics.fmean(diffs)
+    se = statistics.stdev(diffs) / math.sqrt(n)
+    df = n - 1
+    t = mean / se if se > 0 else (0.0 if mean == 0 else float("inf"))
+    p = t_two_sided_p(t, df) if se > 0 else (1.0 if mean == 0 else 0.0)
+    mde = (t_quantile(1 - alpha / 2, df) + t_quantile(POWER, df)) * se
+    return {"pairs": n, "change_pct": 100 * math.expm1(mean), "p": p,
+            "mde_pct": 100 * math.expm1(mde), "called": p < alpha}
+
+
+def speed_cancelling_figures(run):
+    """A run's Time (wall_s), its workload's CPU time (user + sys: the same work every run,
+    so it moves with the machine's speed and with the work) and Time per CPU second (wall /
+    CPU, 100 / CPU%: a machine uniformly slower stretches both, so it cancels; it moves with
+    the time the workload waited, not with its work). Where the CPU time is not recorded,
+    Time alone."""
+    out = {}
+    wall = run.get("wall_s", 0)
+    if not wall > 0:
+        return out
+    out["Time"] = wall
+    cpu = (run.get("user_s") or 0) + (run.get("sys_s") or 0)
+    if cpu > 0:
+        out["CPU"] = cpu
+        out["Time per CPU s"] = wall / cpu
+    return out

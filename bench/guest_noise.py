@@ -16,8 +16,10 @@ round each load ran in both: a duet's round is one moment of the host) and,
 for each measure, takes the paired log ratios b/a: their mean (the change),
 a paired t test (two-sided, --alpha) and the minimum detectable effect at 80%
 power, (t(1 - alpha/2, df) + t(0.8, df)) * SE, as a percentage. The measures:
-Time (every load), a load's work done (Loads, each load that counts work) and
-the p99 wake-up latency of each --latency probe. It also keeps contest
+Time (every load), the workload's CPU time and Time per CPU second (wall /
+CPU: a guest the host runs slower stretches both, so its speed cancels;
+bench_common.speed_cancelling_figures), a load's work done (Loads, each load
+that counts work) and the p99 wake-up latency of each --latency probe. It also keeps contest
 compare's own verdict on Time (its family correction applied) and, with
 --runs-per-boot N > 1, the notes contest report gives of each level's noise.
 
@@ -56,42 +58,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import contest_binary
-
-POWER = 0.8
-
-
-def normal_quantile(p):
-    return statistics.NormalDist().inv_cdf(p)
-
-
-def t_quantile(p, df):
-    """Student's t quantile by the Cornish-Fisher expansion about the normal's
-    (Abramowitz & Stegun 26.7.5): within 1% of the exact from 2 degrees of freedom."""
-    z = normal_quantile(p)
-    if df <= 0:
-        return float("nan")
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
-    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
-
-
-def t_two_sided_p(t, df):
-    """The two-sided p of t on df degrees of freedom, by bisection on t_quantile."""
-    t = abs(t)
-    if not math.isfinite(t):
-        return 0.0
-    lo, hi = 0.5, 1 - 1e-12
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        if t_quantile(mid, df) < t:
-            lo = mid
-        else:
-            hi = mid
-    return 2 * (1 - lo)
-
+from bench_common import contest_binary, paired_log_test, speed_cancelling_figures
 
 def default_image():
     out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True,
@@ -105,10 +72,9 @@ def default_image():
 
 
 def run_figures(run):
-    """One run's figures by measure: Time, Loads (work done), p99 <probe> (us)."""
-    out = {}
-    if run.get("wall_s", 0) > 0:
-        out["Time"] = run["wall_s"]
+    """One run's figures by measure: Time, CPU and Time per CPU s (speed_cancelling_figures),
+    Loads (work done), p99 <probe> (us)."""
+    out = speed_cancelling_figures(run)
     if run.get("load_unit") and not run.get("load_not_counted") and run.get("load_units", 0) > 0:
         out["Loads"] = run["load_units"]
     for probe, p in (run.get("latency") or {}).items():
@@ -142,19 +108,9 @@ def paired_tests(results, alpha):
             diffs.setdefault((r["load"], measure), []).append(math.log(fb_[measure] / fa_[measure]))
     out = {}
     for (load, measure), d in sorted(diffs.items()):
-        n = len(d)
-        if n < 3:
-            continue
-        mean = statistics.fmean(d)
-        sd = statistics.stdev(d)
-        se = sd / math.sqrt(n)
-        df = n - 1
-        t = mean / se if se > 0 else (0.0 if mean == 0 else float("inf"))
-        p = t_two_sided_p(t, df) if se > 0 else (1.0 if mean == 0 else 0.0)
-        mde = (t_quantile(1 - alpha / 2, df) + t_quantile(POWER, df)) * se
-        out["%s: %s" % (load, measure)] = {
-            "pairs": n, "change_pct": 100 * math.expm1(mean), "p": p,
-            "mde_pct": 100 * math.expm1(mde), "called": p < alpha}
+        test = paired_log_test(d, alpha)
+        if test:
+            out["%s: %s" % (load, measure)] = test
     # The rounds (boots of each label); with --runs-per-boot a round holds
     # that many runs of each load, each its own pair.
     rounds = max([r.get("boot") or r.get("round", 0) for r in ra] or [0])

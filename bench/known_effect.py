@@ -13,7 +13,7 @@ detectable effect contest stated, and the time a repetition took.
 
     bench/known_effect.py [--effects 0,2,5,10] [--reps 5] [--rounds 5]
                           [--loop 20000000] [--settle 10] [--runs-auto TARGET]
-                          [--jobs N] [--busy] [--seed N]
+                          [--jobs N] [--busy] [--seed N] [--kind work|wait]
     CONTEST=path/to/contest (default: build/contest next to this script)
 
 --runs-auto TARGET: each repetition is `--runs auto --target-mde TARGET`
@@ -25,9 +25,19 @@ each repetition also read net of outside work (compare --adjust outside's
 figures, docs/noise.md): the table then gives both call rates and MDEs.
 --jobs N: the workload runs N loops at once (the share of N - 1 CPUs the
 noise takes is then what slows it, as it slows a parallel compile).
+
+--kind wait: the effect is time the workload waits, not work: after the same
+loop it sleeps effect% of the loop's own time (timed once at the start), as a
+kernel that keeps a task from its CPU longer would. Either kind, each
+repetition also tests, from the two labels' files paired by round, Time, the
+workload's CPU time (user + sys: the same work every run, so it moves with the
+machine's speed) and Time per CPU second (wall / CPU: the machine's speed
+cancels; it sees waits, not work): calls and MDEs per measure (issue 59's
+"measure that cancels the machine's speed").
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -36,9 +46,48 @@ import sys
 import tempfile
 import time
 
-from bench_common import contest_binary
+from bench_common import contest_binary, paired_log_test, speed_cancelling_figures
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def ok_runs(results, label):
+    folder = os.path.join(results, label)
+    with open(os.path.join(folder, sorted(os.listdir(folder))[0])) as f:
+        return [r for r in json.load(f)["runs"] if r.get("status") == "ok"]
+
+
+def measure_tests(results, base, new, effect_pct):
+    """Per measure (bench_common.speed_cancelling_figures), the paired test of new against
+    base by round, and whether it called the effect (the right way, or any way at 0%)."""
+    by_round = {r.get("round"): r for r in ok_runs(results, new)}
+    diffs = {}
+    for r in ok_runs(results, base):
+        other = by_round.get(r.get("round"))
+        if other is None or not r.get("round"):
+            continue
+        a, b = speed_cancelling_figures(r), speed_cancelling_figures(other)
+        for m in a.keys() & b.keys():
+            diffs.setdefault(m, []).append(math.log(b[m] / a[m]))
+    out = {}
+    for m, d in diffs.items():
+        test = paired_log_test(d, 0.05)
+        if test:
+            test["called"] = bool(test["called"] and (effect_pct == 0 or test["change_pct"] > 0))
+            out[m] = test
+    return out
+
+
+def loop_seconds(loop):
+    """The awk loop's own time here, the median of 3 (what --kind wait sleeps a share of)."""
+    times = []
+    for _ in range(3):
+        started = time.monotonic()
+        subprocess.run(["awk", "-v", "n=%d" % loop,
+                        "BEGIN { for (i = 0; i < n; i++) s += i; if (s < 0) print s }"],
+                       check=True)
+        times.append(time.monotonic() - started)
+    return statistics.median(times)
 
 
 def one_repetition(contest, scratch, effect_pct, args, rep):
@@ -57,9 +106,13 @@ def one_repetition(contest, scratch, effect_pct, args, rep):
         loop = ("awk -v f=\"$f\" -v n=%d 'BEGIN { n = f * n / 1000; "
                 "for (i = 0; i < n; i++) s += i; if (s < 0) print s }'" % (args.loop // args.jobs))
         if args.jobs == 1:
-            f.write("exec %s\n" % loop)
+            f.write("%s\n" % loop)
         else:
             f.write("".join("%s &\n" % loop for _ in range(args.jobs)) + "wait\n")
+        if args.kind == "wait":
+            # effect% of the loop's time, as a wait: sleep ((f - 1000) / 1000) * loop's.
+            f.write("awk -v f=\"$f\" -v t=%.6f 'BEGIN { s = (f - 1000) / 1000 * t; "
+                    "if (s > 0) system(\"sleep \" s) }'\n" % args.loop_s)
     cmd = [contest, "run", "--quiet", "-k", "ke", "-w", "command",
            "--workload-cmd", "sh " + work,
            "--vary", "%s=%s" % (knob, values), "--vary-label", "{value}",
@@ -76,9 +129,11 @@ def one_repetition(contest, scratch, effect_pct, args, rep):
     took = time.monotonic() - started
     if run.returncode != 0:
         sys.exit("known_effect: contest run failed (%d): %s" % (run.returncode, run.stderr))
-    labels = sorted(os.listdir(results))
+    labels = sorted(l for l in os.listdir(results) if not l.startswith("."))
+    labels = [l for l in labels if os.path.isdir(os.path.join(results, l))]
     base = [l for l in labels if l == "1000"][0]
     new = [l for l in labels if l != base][0]
+    measures = measure_tests(results, base, new, effect_pct)
     cmp = subprocess.run([contest, "compare", "--format", "json", "--results", results, base, new],
                          capture_output=True, text=True)
     if cmp.returncode != 0:
@@ -102,7 +157,7 @@ def one_repetition(contest, scratch, effect_pct, args, rep):
             "net_change_pct": net[0]["effect_pct"] if net else None,
             "why_not": fit.get("why_not") if not net else None,
             "explained": fit.get("explained"),
-            "rounds": rounds, "change_pct": load.get("change_pct"),
+            "rounds": rounds, "change_pct": load.get("change_pct"), "measures": measures,
             "stopped_because": base_file.get("stopped_because")}
 
 
@@ -117,7 +172,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--busy", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kind", choices=("work", "wait"), default="work")
     args = ap.parse_args()
+    args.loop_s = loop_seconds(args.loop // args.jobs) if args.kind == "wait" else 0
     contest = contest_binary("known_effect")
     scratch = tempfile.mkdtemp(prefix="contest-known-effect.")
     noise = None
@@ -144,6 +201,7 @@ def main():
                 "mean_rounds": statistics.mean(r["rounds"] for r in reps),
                 "mean_seconds": statistics.mean(r["seconds"] for r in reps),
                 "stops": [r["stopped_because"] for r in reps if r["stopped_because"]],
+                "all": reps,
                 "net_reps": [r for r in reps if r["net_called"] is not None],
                 "why_not": [r["why_not"] for r in reps if r["why_not"]],
                 "explained": [r["explained"] for r in reps if r["explained"] is not None],
@@ -157,8 +215,8 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
     mode = ("--runs auto --target-mde %g --max-runs %d" % (args.runs_auto, args.rounds)
             if args.runs_auto else "%d rounds" % args.rounds)
-    print("known-effect bench: %s, loop %d in %d job(s), --settle %g%s; load average %s before, "
-          "%s after" % (mode, args.loop, args.jobs, args.settle,
+    print("known-effect bench (%s): %s, loop %d in %d job(s), --settle %g%s; load average %s "
+          "before, %s after" % (args.kind, mode, args.loop, args.jobs, args.settle,
                         ", busy (noise_maker.py, seed %d)" % args.seed if args.busy else "",
                         " ".join(load_before), " ".join(load_after)))
     print("| true effect | repetitions | called (power; 0%: false alarms) | median change "
@@ -187,6 +245,24 @@ def main():
         for r in rows:
             for why in r["why_not"]:
                 print("%g%%: not adjusted: %s" % (r["effect_pct"], why))
+    print()
+    print("by measure, from the files paired by round (--kind %s; CPU: the workload's user + "
+          "sys; Time per CPU s: wall / CPU, the machine's speed cancelled):" % args.kind)
+    names = ["Time", "CPU", "Time per CPU s"]
+    print("| true effect | " + " | ".join("%s: called | %s: median change | %s: median MDE"
+                                         % (m, m, m) for m in names) + " |")
+    print("|--:|" + "--:|--:|--:|" * len(names))
+    for r in rows:
+        cells = []
+        for m in names:
+            ts = [x["measures"][m] for x in r["all"] if m in x["measures"]]
+            if not ts:
+                cells += ["-", "-", "-"]
+                continue
+            cells.append("%d of %d" % (sum(t["called"] for t in ts), len(ts)))
+            cells.append("%+.2f%%" % statistics.median(t["change_pct"] for t in ts))
+            cells.append("±%.2f%%" % statistics.median(t["mde_pct"] for t in ts))
+        print("| %g%% | %s |" % (r["effect_pct"], " | ".join(cells)))
     for r in rows:
         for why in r["stops"]:
             print("%g%%: --runs auto stopped: %s" % (r["effect_pct"], why))
