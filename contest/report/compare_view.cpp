@@ -209,7 +209,10 @@ CompareView compare_view(const ReportModel& model, const std::string& base,
         f.fresh = model.find_cell(block.load, view.fresh);
         if (f.fresh && f.fresh->versus) {
             find(f, model, found);
-            log_sum += std::log(f.fresh->versus->time_ratio);
+            // Each load's change of record, as its row says it (paired by
+            // round where it was, net where adjusted), not its means' ratio:
+            // the summary agrees with the rows above it.
+            log_sum += std::log1p(time_change_pct(*f.fresh->versus) / 100);
             ++view.geometric_count;
         } else {
             f.time_finding = (f.base && f.base->time.n)     ? "only base has ok runs"
@@ -305,7 +308,7 @@ std::string ratio_pair(const LoadFinding& f) {
 
 std::string geometric_line(const CompareView& view) {
     if (!view.geometric_count) return "";
-    return "geometric mean of the time ratios new/base over " +
+    return "geometric mean of the Time changes above, over " +
            std::to_string(view.geometric_count) +
            (view.geometric_count == 1 ? " load: " : " loads: ") + fixed(view.geometric_mean, 3) +
            " (" + signed_percent((view.geometric_mean - 1) * 100) + ")\n";

@@ -84,7 +84,8 @@ std::string test_finding(const Test& t, const ReportModel& model);
 std::string change_text(const VersusBaseline& v);
 // "1.15 -> 1.08": base's Ratio and new's.
 std::string ratio_pair(const LoadFinding& f);
-// "geometric mean of the time ratios new/base over 3 loads: ...\n"; "" without one.
+// "geometric mean of the Time changes above, over 3 loads: 1.018 (+1.8%)\n"
+// (each load's change of record, new against base); "" without one.
 std::string geometric_line(const CompareView& view);
 
 }  // namespace contest
