@@ -509,6 +509,9 @@ TEST_CASE(
     for (const std::string where : {"a no_load", "a cpu_load", "b no_load", "b cpu_load"})
         CHECK(seen.count(where + " Time") == 1);
     CHECK(seen.count("a cpu_load Loads") == 1);
+    // The two labels' rounds, one moment each: how much of their spread the pairs cancel.
+    CHECK(count_of(report.out, ": the rounds' shared noise (6 rounds;") == 2);
+    CHECK(nlohmann::json::parse(as_json.out).at("shared_noise").size() >= 2);
     CHECK(test::leftover_processes().empty());
 }
 

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <random>
 
+#include "contest/analysis/build_report_model.h"
 #include "contest/analysis/level_noise.h"
 #include "report_fixtures.h"
 
@@ -290,4 +291,78 @@ TEST_CASE("level noise from result files: a note per label and load, costs read 
     note_level_noise({one}, quiet);
     CHECK(quiet.notes.empty());
     CHECK(quiet.level_noise.empty());
+}
+
+namespace {
+
+// Two guest labels of one run (one --kernel group), `rounds` rounds of
+// no_load each: log Time = 3 + the round's shared drift (SD shared_sd) + each
+// guest's own noise (SD own_sd).
+std::vector<ResultFile> shared_drift_files(std::mt19937& gen, int rounds, double shared_sd,
+                                           double own_sd) {
+    std::normal_distribution<double> shared(0, shared_sd), own(0, own_sd);
+    std::vector<ResultFile> files(2);
+    for (std::size_t l = 0; l < 2; ++l) {
+        files[l].label = l == 0 ? "a" : "b";
+        files[l].started_at = l == 0 ? "2026-12-06T00:00:00Z" : "2026-12-06T00:00:01Z";
+        files[l].config = {{"vary", {{"group", "g"}}}};
+    }
+    for (int i = 1; i <= rounds; ++i) {
+        const double drift = shared(gen);
+        for (auto& f : files) {
+            RunRecord r;
+            r.load = "no_load";
+            r.index = r.round = r.boot = i;
+            r.run_in_boot = 1;
+            r.wall_s = std::exp(3 + drift + own(gen));
+            f.runs.push_back(r);
+        }
+    }
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("the rounds' shared noise: what the pairs by round cancel, recovered and said",
+          "[level-noise][report]") {
+    std::mt19937 gen(11);
+    // Shared variance 4 x own: 80% of each label's spread is the round's.
+    double sum = 0;
+    const int seeds = 200;
+    for (int s = 0; s < seeds; ++s) {
+        ReportModel model = build_report_model(shared_drift_files(gen, 30, 0.2, 0.1), {});
+        REQUIRE(model.shared_noise.size() == 1);
+        sum += model.shared_noise.front().shared_share;
+    }
+    CHECK(sum / seeds == Approx(0.8).margin(0.03));
+
+    ReportModel model = build_report_model(shared_drift_files(gen, 30, 0.2, 0.1), {});
+    const SharedNoiseRow& row = model.shared_noise.front();
+    CHECK(row.label == "b");
+    CHECK(row.baseline == "a");
+    CHECK(row.measure == "Time");
+    CHECK(row.pairs == 30);
+    CHECK(row.difference_variance < row.label_variance);
+    const auto said = std::count_if(model.notes.begin(), model.notes.end(), [](const auto& n) {
+        return n.starts_with("b against a, no_load: the rounds' shared noise (30 rounds;");
+    });
+    CHECK(said == 1);
+
+    // Rounds that do not go together (no shared drift): about none shared.
+    sum = 0;
+    for (int s = 0; s < seeds; ++s)
+        sum += build_report_model(shared_drift_files(gen, 30, 0, 0.1), {})
+                   .shared_noise.front()
+                   .shared_share;
+    CHECK(sum / seeds < 0.1);
+
+    // Files of separate runs (no group): their rounds are not pairs, nothing said.
+    auto apart = shared_drift_files(gen, 30, 0.2, 0.1);
+    for (auto& f : apart) f.config = nlohmann::json::object();
+    CHECK(build_report_model(apart, {}).shared_noise.empty());
+    // Host runs (no boot recorded): nothing said.
+    auto host = shared_drift_files(gen, 30, 0.2, 0.1);
+    for (auto& f : host)
+        for (auto& r : f.runs) r.boot = 0;
+    CHECK(build_report_model(host, {}).shared_noise.empty());
 }

@@ -281,6 +281,7 @@ ReportModel build_report_model(const std::vector<ResultFile>& files, const Model
     add_notes(model);
     note_duet_starts(files, model);
     note_level_noise(files, model);
+    note_shared_noise(model);
     return model;
 }
 

@@ -242,4 +242,90 @@ void note_level_noise(const std::vector<ResultFile>& files, ReportModel& model) 
     }
 }
 
+namespace {
+
+// The sample variance of xs (n - 1); 0 below two.
+double variance_of(const std::vector<double>& xs) {
+    if (xs.size() < 2) return 0;
+    double mean = 0;
+    for (double x : xs) mean += x;
+    mean /= static_cast<double>(xs.size());
+    double ss = 0;
+    for (double x : xs) ss += (x - mean) * (x - mean);
+    return ss / static_cast<double>(xs.size() - 1);
+}
+
+// A guest cell's log figures by measure, keyed by (group, round): its ok runs
+// that record a boot and a round.
+using RoundKey = std::pair<std::string, int>;
+std::map<std::string, std::map<RoundKey, double>> guest_log_figures(const Cell& cell) {
+    std::map<std::string, std::map<RoundKey, double>> out;
+    for (const SourcedRun& sr : cell.runs) {
+        // Rounds pair only within one run's group (--kernel's labels share one).
+        if (!sr.run.ok() || sr.run.boot <= 0 || sr.round <= 0 || sr.vary_group.empty()) continue;
+        for (const auto& [measure, value] : level_measures(sr.run))
+            if (value > 0 && std::isfinite(value))
+                out[measure][{sr.vary_group, sr.round}] = std::log(value);
+    }
+    return out;
+}
+
+}  // namespace
+
+void note_shared_noise(ReportModel& model) {
+    const auto rank = [](const std::string& m) { return m == "Time" ? 0 : m == "Loads" ? 1 : 2; };
+    for (const LoadBlock& block : model.blocks) {
+        const Cell* base = nullptr;
+        for (const Cell& c : block.cells)
+            if (c.label == model.baseline) base = &c;
+        if (!base) continue;
+        const auto base_figures = guest_log_figures(*base);
+        if (base_figures.empty()) continue;
+        for (const Cell& cell : block.cells) {
+            if (&cell == base) continue;
+            std::vector<SharedNoiseRow> rows;
+            for (const auto& [measure, by_round] : guest_log_figures(cell)) {
+                const auto other = base_figures.find(measure);
+                if (other == base_figures.end()) continue;
+                std::vector<double> a, b, d;
+                for (const auto& [key, value] : by_round)
+                    if (const auto it = other->second.find(key); it != other->second.end()) {
+                        a.push_back(value);
+                        b.push_back(it->second);
+                        d.push_back(value - it->second);
+                    }
+                if (d.size() < 3) continue;
+                SharedNoiseRow row;
+                row.label = cell.label;
+                row.baseline = base->label;
+                row.load = block.load;
+                row.measure = measure;
+                row.pairs = d.size();
+                row.label_variance = variance_of(a);
+                row.baseline_variance = variance_of(b);
+                row.difference_variance = variance_of(d);
+                const double both = row.label_variance + row.baseline_variance;
+                row.shared_share =
+                    both > 0 ? std::clamp(1 - row.difference_variance / both, 0.0, 1.0) : 0;
+                rows.push_back(row);
+            }
+            if (rows.empty()) continue;
+            std::stable_sort(rows.begin(), rows.end(),
+                             [&](const SharedNoiseRow& x, const SharedNoiseRow& y) {
+                                 return rank(x.measure) < rank(y.measure);
+                             });
+            std::string line = printable(cell.label) + " against " + printable(base->label) + ", " +
+                               printable(block.load) + ": the rounds' shared noise (" +
+                               std::to_string(rows.front().pairs) +
+                               " rounds; the host's moment both guests ran at, which the pairs "
+                               "by round cancel): ";
+            for (std::size_t k = 0; k < rows.size(); ++k)
+                line += (k ? ", " : "") + printable(rows[k].measure) + " " +
+                        fixed(rows[k].shared_share * 100, 0) + "% of the spread";
+            model.notes.push_back(line + ".");
+            model.shared_noise.insert(model.shared_noise.end(), rows.begin(), rows.end());
+        }
+    }
+}
+
 }  // namespace contest

@@ -101,4 +101,11 @@ std::optional<LevelCosts> level_costs_of(const std::vector<ResultFile>& files,
 // files whose boots ran one run each.
 void note_level_noise(const std::vector<ResultFile>& files, ReportModel& model);
 
+// Per guest label other than the baseline, load and measure (Time, Loads,
+// each probe's p99): the share of the two labels' spread their rounds share
+// (SharedNoiseRow), over at least 3 rounds both have; into model.shared_noise
+// and one note per label and load. Only for --kernel guests' runs (they
+// record their boot): what duet's one moment per round buys is read here.
+void note_shared_noise(ReportModel& model);
+
 }  // namespace contest

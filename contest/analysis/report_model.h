@@ -119,6 +119,20 @@ struct LevelNoiseRow {
     bool advice_at_cap = false;  // the boots add no spread: at least that many
 };
 
+// How much of two guest labels' spread under one load the rounds share:
+// each round's guests ran at one moment of the host (at once with --duet),
+// so its drift falls on both and the pairs by round cancel it. On the log
+// figures: shared = 2 cov(a, b) / (var a + var b) over the rounds both have,
+// the part of the spread the paired tests do not see (0 where the rounds
+// do not go together).
+struct SharedNoiseRow {
+    std::string label, baseline, load, measure;
+    std::size_t pairs = 0;
+    double label_variance = 0, baseline_variance = 0;  // of the log figures
+    double difference_variance = 0;                    // of the paired log ratios
+    double shared_share = 0;                           // in [0, 1]
+};
+
 struct ReportModel {
     std::vector<LabelInfo> labels;  // in the order first seen
     std::string baseline;
@@ -132,8 +146,9 @@ struct ReportModel {
     std::vector<std::string> emulated_labels;
     // Under the table: how Ratio was computed, loads that did not load.
     std::vector<std::string> notes;
-    std::vector<LevelNoiseRow> level_noise;  // what the noise-by-level notes say
-    std::size_t family_size = 0;             // tests behind the marks, for the correction
+    std::vector<LevelNoiseRow> level_noise;    // what the noise-by-level notes say
+    std::vector<SharedNoiseRow> shared_noise;  // what the rounds' shared-noise notes say
+    std::size_t family_size = 0;               // tests behind the marks, for the correction
     // The level each test's minimum detectable effect is stated at (the
     // correction's most stringent step; significance.cpp).
     double detection_level = std::numeric_limits<double>::quiet_NaN();

@@ -292,6 +292,7 @@ std::string as_json(const CompareView& view, const ReportModel& model) {
     if (!view.changes.empty()) j["what_else_changed"] = changes_json(view);
     j["notes"] = model.notes;
     if (!model.level_noise.empty()) j["level_noise"] = level_noise_json(model.level_noise);
+    if (!model.shared_noise.empty()) j["shared_noise"] = shared_noise_json(model.shared_noise);
     j["warnings"] = model.warnings;
     j["verdict"] = view.verdict;
     return json_text(j) + "\n";

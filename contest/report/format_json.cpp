@@ -157,6 +157,7 @@ std::string format_json(const ReportModel& model, const ReportOptions& options) 
     report["loads"] = std::move(loads);
     report["notes"] = model.notes;
     if (!model.level_noise.empty()) report["level_noise"] = level_noise_json(model.level_noise);
+    if (!model.shared_noise.empty()) report["shared_noise"] = shared_noise_json(model.shared_noise);
     report["warnings"] = model.warnings;
     // --perf, --psi: {"perf": {"title", "rows": [{"load", "label", column: value}], "notes"}}
     for (const auto& table : observe_tables(model, options)) {

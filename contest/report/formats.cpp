@@ -280,6 +280,21 @@ nlohmann::json level_noise_json(const std::vector<LevelNoiseRow>& rows) {
     return out;
 }
 
+nlohmann::json shared_noise_json(const std::vector<SharedNoiseRow>& rows) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows)
+        out.push_back({{"label", r.label},
+                       {"baseline", r.baseline},
+                       {"load", r.load},
+                       {"measure", r.measure},
+                       {"pairs", r.pairs},
+                       {"label_log_variance", json_number(r.label_variance)},
+                       {"baseline_log_variance", json_number(r.baseline_variance)},
+                       {"difference_log_variance", json_number(r.difference_variance)},
+                       {"shared_share", json_number(r.shared_share)}});
+    return out;
+}
+
 nlohmann::json json_number(double v) {
     // Six significant digits, the precision machine-readable formats carry
     // (enough for any timing, stable from one build to the next); null where

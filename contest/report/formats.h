@@ -61,6 +61,7 @@ nlohmann::json test_json(const Test& t);
 // The noise-by-level rows (ReportModel::level_noise) as json: one object a
 // label, load and measure.
 nlohmann::json level_noise_json(const std::vector<LevelNoiseRow>& rows);
+nlohmann::json shared_noise_json(const std::vector<SharedNoiseRow>& rows);
 // Terminal cells the text takes: "±" one, a CJK character two.
 std::size_t display_width(const std::string& s);
 // `text` padded with spaces to `width` terminal cells, on the left
