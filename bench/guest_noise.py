@@ -15,7 +15,10 @@ From each run's result files the bench pairs a's and b's runs by round (the
 round each load ran in both: a duet's round is one moment of the host) and,
 for each measure, takes the paired log ratios b/a: their mean (the change),
 a paired t test (two-sided, --alpha) and the minimum detectable effect at 80%
-power, (t(1 - alpha/2, df) + t(0.8, df)) * SE, as a percentage. The measures:
+power, (t(1 - alpha/2, df) + t(0.8, df)) * SE, as a percentage; and, as
+"<measure> (ranks)", the Hodges-Lehmann estimate with its Wilcoxon signed-rank
+interval (bench_common.paired_rank_test), which heavy tails do not widen. The
+measures:
 Time (every load), the workload's CPU time and Time per CPU second (wall /
 CPU: a guest the host runs slower stretches both, so its speed cancels;
 bench_common.speed_cancelling_figures), a load's work done (Loads, each load
@@ -58,7 +61,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import contest_binary, paired_log_test, speed_cancelling_figures
+from bench_common import contest_binary, paired_log_test, paired_rank_test, speed_cancelling_figures
 
 def default_image():
     out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True,
@@ -111,6 +114,9 @@ def paired_tests(results, alpha):
         test = paired_log_test(d, alpha)
         if test:
             out["%s: %s" % (load, measure)] = test
+        ranked = paired_rank_test(d, alpha)
+        if ranked:
+            out["%s: %s (ranks)" % (load, measure)] = ranked
     # The rounds (boots of each label); with --runs-per-boot a round holds
     # that many runs of each load, each its own pair.
     rounds = max([r.get("boot") or r.get("round", 0) for r in ra] or [0])

@@ -46,7 +46,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import contest_binary, paired_log_test, speed_cancelling_figures
+from bench_common import contest_binary, paired_log_test, paired_rank_test, speed_cancelling_figures
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -71,10 +71,12 @@ def measure_tests(results, base, new, effect_pct):
             diffs.setdefault(m, []).append(math.log(b[m] / a[m]))
     out = {}
     for m, d in diffs.items():
-        test = paired_log_test(d, 0.05)
-        if test:
-            test["called"] = bool(test["called"] and (effect_pct == 0 or test["change_pct"] > 0))
-            out[m] = test
+        for name, test in ((m, paired_log_test(d, 0.05)),
+                           (m + " (ranks)", paired_rank_test(d, 0.05))):
+            if test:
+                test["called"] = bool(test["called"] and
+                                      (effect_pct == 0 or test["change_pct"] > 0))
+                out[name] = test
     return out
 
 
@@ -248,7 +250,7 @@ def main():
     print()
     print("by measure, from the files paired by round (--kind %s; CPU: the workload's user + "
           "sys; Time per CPU s: wall / CPU, the machine's speed cancelled):" % args.kind)
-    names = ["Time", "CPU", "Time per CPU s"]
+    names = ["Time", "CPU", "Time per CPU s", "Time (ranks)", "Time per CPU s (ranks)"]
     print("| true effect | " + " | ".join("%s: called | %s: median change | %s: median MDE"
                                          % (m, m, m) for m in names) + " |")
     print("|--:|" + "--:|--:|--:|" * len(names))
