@@ -964,6 +964,12 @@ TEST_CASE(
         Catch::Contains("bisect --good=/src/linux@" + a + " --bad=/src/linux@" + b +
                         " --measure=time:cpu_load --results=" + (dir / "x" / "bisect").string() +
                         " -- -w command --workload-cmd true cpu_load"));
+    // --bisect-step-max-rounds: bisect's --step-max-rounds, before its --.
+    ContestBenchSettings patient = settings;
+    patient.bisect_step_max_rounds = 16;
+    CHECK_THROWS(ContestBench(patient).bisect(a, b, dir / "z" / "bisect"));
+    CHECK_THAT(test::slurp(asked),
+               Catch::Contains("bisect --step-max-rounds=16 --good=/src/linux@" + a));
     CHECK(test::leftover_processes().empty());
 }
 

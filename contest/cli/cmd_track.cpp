@@ -94,6 +94,7 @@ int cmd_track(int argc, char** argv) {
     bool head = false, status = false, boot = false;
     unsigned runs = 3, confirm_rounds = 5;
     double run_timeout = 0, bisect_timeout = 0;
+    unsigned bisect_step_max_rounds = 0;
     std::vector<std::string> run_words, send_to;
     std::string sendmail = "/usr/sbin/sendmail";
     // clang-format off
@@ -120,6 +121,9 @@ int cmd_track(int argc, char** argv) {
         ("bisect-timeout", bounded(&bisect_timeout, 0.0, 30 * 86400.0)->default_value(bisect_timeout)->value_name("S"),
          "a change's bisection stopped after S seconds, its state kept and the change left "
          "without an answer (0: no bound)")
+        ("bisect-step-max-rounds", bounded(&bisect_step_max_rounds, 2u, 50u)->value_name("N"),
+         "each change's bisection: a step still undecided after N rounds is skipped (contest "
+         "bisect --step-max-rounds; default its 8)")
         ("results", po::value(&results)->default_value(results)->value_name("D"),
          "the track's folder: its state, each point's run, each change's confirmation and bisection")
         ("mail-dir", po::value(&mail_dir)->value_name("D"), "where the mails go (default: D/mail)")
@@ -187,6 +191,7 @@ int cmd_track(int argc, char** argv) {
     settings.measure = options.measure.text();
     settings.run_timeout_s = run_timeout;
     settings.bisect_timeout_s = bisect_timeout;
+    if (bisect_step_max_rounds) settings.bisect_step_max_rounds = bisect_step_max_rounds;
     settings.boot = boot;
     options.boot = boot;
     track::ContestBench bench(settings);

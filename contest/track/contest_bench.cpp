@@ -182,6 +182,8 @@ bisect::BisectState ContestBench::bisect(const std::string& good, const std::str
                                          const fs::path& folder) {
     std::vector<std::string> words = {"bisect"};
     if (s_.boot) words.push_back("--boot");
+    if (s_.bisect_step_max_rounds)
+        words.push_back("--step-max-rounds=" + std::to_string(*s_.bisect_step_max_rounds));
     for (std::string word :
          {"--good=" + s_.tree.string() + "@" + good, "--bad=" + s_.tree.string() + "@" + bad,
           "--measure=" + s_.measure, "--results=" + folder.string(), std::string("--")})

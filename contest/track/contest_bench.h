@@ -25,6 +25,10 @@ struct ContestBenchSettings {
     // A bisection still going after this long is stopped (its state kept)
     // and its change left without an answer; 0: no bound.
     double bisect_timeout_s = 0;
+    // contest bisect's --step-max-rounds for each change's bisection: a
+    // step between the ends in some rounds (a figure with two values, as
+    // TCG guests' rates are) needs more than its default. Unset: bisect's.
+    std::optional<unsigned> bisect_step_max_rounds;
     // --boot: each run across reboots of this machine (`contest run
     // --boot`, `contest bisect --boot`): started, then asked again at the
     // track's next start until it is over.
