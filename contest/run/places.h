@@ -2,8 +2,8 @@
 // The places a round of `contest run` can run, one table as the loads,
 // workloads, probes and exporters have theirs. Each place is one file
 // (place_host.cpp, place_guests.cpp, place_boot.cpp) holding its entry:
-// the option that chooses it, what it does not go with, its labels and
-// their checks, the order of its turns and the backend that takes them
+// the option that chooses it and its own options, what it does not go
+// with, its labels and their checks, the order of its turns and the backend that takes them
 // (round_backend.h). The run's mode (RunConfig::place) is chosen from this
 // table once; the plan, the loop, the CLI's checks and --help read it.
 //
@@ -60,7 +60,8 @@ struct PlaceOptions {
     std::vector<TableOption> rows;
     std::function<void(const OptionGiven& given, RunConfig& config)> finish;
     // What a caller reads of them by its type (--boot's BootArguments,
-    // boot_options.h: the CLI shows, steps and stops a --boot run); empty.
+    // boot_options.h, with which the CLI starts, shows, steps and stops a
+    // --boot run); empty when the config holds all they give.
     std::any held;
 };
 
