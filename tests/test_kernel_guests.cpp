@@ -341,7 +341,7 @@ TEST_CASE("run --kernel: each round boots each kernel once, in a shuffled order"
     for (std::size_t k = 0; k < plan.size(); k += 3) {
         // Each guest's loads shuffled with its own seed...
         const auto shuffled =
-            plan_runs(loads, 1, RunOrder::shuffled, guest_seed(7, plan[k].index, plan[k].label));
+            plan_runs(loads, 1, RunOrder::shuffled, turn_seed(7, plan[k].index, plan[k].label));
         std::vector<std::string_view> given;
         for (std::size_t j = 0; j < 3; ++j) {
             CHECK(plan[k + j].load == shuffled[j].load);

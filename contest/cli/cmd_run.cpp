@@ -1,9 +1,9 @@
 // `contest run [options] [LOAD...]`
 #include <sys/utsname.h>
 
+#include <any>
 #include <cstdlib>
 #include <iostream>
-#include <map>
 
 #include "contest/analysis/run_summary.h"
 #include "contest/boot/boot_status.h"
@@ -134,120 +134,29 @@ struct RunArguments {
     AutoRuns auto_runs;
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
     bool latency_why = false;
-    unsigned runs_per_boot = 1;  // --runs-per-boot as parsed, before it is known to be given
     std::int64_t latency_why_us = 0;
     latency::ProbeSettings latency_settings;
     std::vector<std::string> vary;
-    // Each place's LABEL=VALUE words, by its option (--kernel LABEL=IMAGE,
-    // --boot LABEL=KERNEL): a std::map, whose values stay where the option
-    // table binds them.
-    std::map<std::string, std::vector<std::string>> place_values;
-    // --boot-append LABEL=ARGS and --boot's other options
-    std::vector<std::string> boot_appends;
-    std::string boot_method = "kexec", boot_on_failure = "continue", boot_continue, boot_root = "/";
-    unsigned boot_max = 0;
-    bool boot_status = false, boot_abort = false, boot_keep_built = false;
+    // Every place's own options (places.h), in the place table's order.
+    std::vector<PlaceOptions> places;
 };
 
 namespace {
 
 using enum OptionScope;
 
-// --kernel's, --boot's and --boot-append's LABEL=VALUE words: checked, then split.
-void check_label_spec(const std::string& option, const std::string& value_name,
-                      const std::vector<std::string>& specs, bool value_may_be_empty) {
-    for (const auto& spec : specs) {
-        const auto eq = spec.find('=');
-        if (eq == std::string::npos || eq == 0 || (!value_may_be_empty && eq + 1 == spec.size()))
-            throw UsageError("--" + option + " '" + printable(spec) +
-                             "': expected LABEL=" + value_name);
-    }
-}
-
-std::vector<KernelSpec> label_specs(const std::vector<std::string>& specs) {
-    std::vector<KernelSpec> out;
-    for (const auto& spec : specs) {
-        const auto eq = spec.find('=');
-        out.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
-    }
-    return out;
-}
-
-void check_vm_accel(const std::string& accel) {
-    if (accel != "auto" && accel != "kvm" && accel != "tcg")
-        throw UsageError("--vm-accel '" + printable(accel) + "': expected auto, kvm or tcg");
-}
-
-// --kernel LABEL=IMAGE and its --vm-* options: the host's, which boots the guests.
-std::vector<TableOption> kernel_options(RunArguments& a) {
-    VmOptions& vm = a.config.vm;
-    // clang-format off
-    return {
-        {"kernel", host, checked(&a.place_values["kernel"], [](const std::vector<std::string>& s) { check_label_spec("kernel", "IMAGE", s, false); })->value_name("LABEL=IMAGE"),
-         "once or more: every round boots each kernel in a QEMU guest and runs the loads there; IMAGE: "
-         "a bzImage, a kernel build tree, a linux-image-* .deb or package name (docs/kernels.md), or TREE@REF[+PATCH][%CONFIG_X=V|%FRAGMENT...], built by contest with the label's own config options, if any (docs/kernel-builds.md); " + exclusions_help(place_info(RunPlace::guests))},
-        {"build-config", host, Needs{{"kernel", "boot"}}, po::value(&a.config.build_config)->value_name("FILE"),
-         "the .config every TREE@REF kernel is built from, through olddefconfig (default: --kernel, tinyconfig + "
-         "kvm_guest.config + the guests' needs; --boot, the running kernel's; docs/kernel-builds.md)"},
-        {"build-cache-max", host, Needs{{"kernel", "boot"}}, bounded(&a.config.build_cache_max_gib, 0.0, 1048576.0)->default_value(a.config.build_cache_max_gib)->value_name("GiB"),
-         "the workdir's cache of TREE@REF kernels contest built holds at most this: once a run's are built, the least recently used "
-         "others are removed (a --boot build with its modules is hundreds of MB; 0 keeps only the run's own)"},
-        {"vm-accel", host, Needs{{"kernel"}}, checked(&vm.accel, check_vm_accel)->default_value(vm.accel)->value_name("ACCEL"),
-         "kvm | tcg (emulated) | auto (a short probe boot tries KVM, else TCG)"},
-        {"vm-cpus", host, Needs{{"kernel"}}, bounded(&vm.shape.cpus, 1u, 64u)->default_value(vm.shape.cpus)->value_name("N"), "the guests' CPUs"},
-        {"vm-memory", host, Needs{{"kernel"}}, bounded(&vm.shape.memory_mib, 256u, 1048576u)->default_value(vm.shape.memory_mib)->value_name("MiB"), "the guests' memory"},
-        {"vm-disk", host, Needs{{"kernel"}}, bounded(&vm.disk_mib, 64u, 1048576u)->default_value(vm.disk_mib)->value_name("MiB"), "the guests' scratch disk (sparse ext4 image in the workdir)"},
-        {"vm-boot-timeout", host, Needs{{"kernel"}}, bounded(&vm.boot_timeout_s, 1.0, 86400.0)->default_value(vm.boot_timeout_s)->value_name("S"),
-         "a guest not up after S seconds is killed, its runs failed"},
-        {"vm-timeout", host, Needs{{"kernel"}}, bounded(&vm.timeout_s, 1.0, 604800.0)->default_value(vm.timeout_s)->value_name("S"),
-         "a guest still running after S seconds (S times --runs-per-boot) is killed, its runs failed"},
-        {"vm-append", host, Needs{{"kernel"}}, po::value(&vm.append)->value_name("ARGS"), "more kernel parameters for every guest"},
-        {"duet", host, Needs{{"kernel"}}, po::bool_switch(&vm.duet),
-         "each round's guests at once, each on --vm-cpus host CPUs of its own (the sets passed from label to label round by round), "
-         "each run's load and workload started in every guest together (docs/kernels.md, Duet guests); where the labels do not fit "
-         "side by side on the host's CPUs, said in one line, and the guests one after another"},
-        {"runs-per-boot", host, Needs{{"kernel"}}, bounded(&a.runs_per_boot, 1u, 1000u)->value_name("N"),
-         "each guest, once booted, takes its round's loads N times before it shuts down, each time runs of their own (recorded with "
-         "their boot and their place in it), so that report and compare can tell the noise between boots from the noise within one "
-         "(docs/kernels.md, Runs per boot; default 1)"},
-    };
-    // clang-format on
-}
-
-// --boot LABEL=KERNEL and its --boot-* options: kernels booted on this
-// machine, one reboot a turn (docs/boot.md).
-std::vector<TableOption> boot_options(RunArguments& a) {
-    // clang-format off
-    return {
-        {"boot", host, checked(&a.place_values["boot"], [](const std::vector<std::string>& s) { check_label_spec("boot", "KERNEL", s, false); })->value_name("LABEL=KERNEL"),
-         "once or more: every round reboots this machine into each kernel and runs the loads there; KERNEL: a release "
-         "(/boot/vmlinuz-R), an image, IMAGE:INITRD, a grub / systemd-boot entry (docs/boot.md), or TREE@REF[+PATCH][%OPTIONS] (kexec; with the label's own config options, if any; built as the user contest runs "
-         "as, root: its Makefiles run as root; docs/kernel-builds.md); its config is resolved once, at the start, into its journal (the --config file merged, "
-         "paths absolute): no later step reads a user's file; " + exclusions_help(place_info(RunPlace::boot))},
-        {"boot-append", host, Needs{{"boot", "kernel"}}, checked(&a.boot_appends, [](const std::vector<std::string>& s) { check_label_spec("boot-append", "ARGS", s, true); })->value_name("LABEL=ARGS"),
-         "kernel parameters of that label's boots, after the others"},
-        {"boot-method", host, Needs{{"boot"}}, checked(&a.boot_method, [](const std::string& m) { parse_boot_method(m); })->default_value(a.boot_method)->value_name("M"),
-         "kexec (default) | grub (grub-reboot) | systemd-boot (bootctl set-oneshot)"},
-        {"boot-max", host, Needs{{"boot"}}, bounded(&a.boot_max, 1u, 100000u)->value_name("N"), "at most N reboots (default: two a turn: one a turn, a detour through the firmware after each but the last, one back)"},
-        {"boot-on-failure", host, Needs{{"boot"}}, checked(&a.boot_on_failure, [](const std::string& w) { if (w != "continue" && w != "stop") throw UsageError("--boot-on-failure '" + printable(w) + "': expected continue or stop"); })->default_value(a.boot_on_failure)->value_name("W"),
-         "after a kernel that did not boot, continue (its runs boot_failed) or stop"},
-        {"boot-keep-built", host, Needs{{"boot"}}, po::bool_switch(&a.boot_keep_built), "keep the releases contest built for TREE@REF kernels installed after the run (default: removed)"},
-        {"boot-root", host, Needs{{"boot", "boot-abort"}}, po::value(&a.boot_root)->default_value(a.boot_root)->value_name("D"), "the root the resuming unit is installed under"},
-        {"boot-status", host, po::bool_switch(&a.boot_status), "say how the --boot run in --results stands"},
-        {"boot-abort", host, po::bool_switch(&a.boot_abort), "stop the --boot run in --results: its unit removed, no further reboot"},
-        {"boot-continue", host, po::value(&a.boot_continue)->value_name("JOURNAL"), "(run by contest's unit after each boot) the next turn of the --boot run whose journal (and state) JOURNAL is"},
-    };
-    // clang-format on
-}
-
-// The place the options choose (places.h), its kernels (--kernel's or
-// --boot's LABEL=VALUE) and what it does not go with, as the place table
-// says: one line naming the first.
+// The place the options choose (places.h), what every place's options
+// make of the config (its kernels, --kernel's or --boot's LABEL=VALUE, its
+// own settings) and what it does not go with, as the place table says: one
+// line naming the first.
 void set_place(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
-    rc.place = choose_place(
-        [&](std::string_view option) { return option_given(vm, std::string(option)); });
+    const OptionGiven given = [&](std::string_view option) {
+        return option_given(vm, std::string(option));
+    };
+    rc.place = choose_place(given);
     const PlaceInfo& place = place_info(rc.place);
-    if (!place.option.empty()) rc.kernels = label_specs(a.place_values[std::string(place.option)]);
+    for (const PlaceOptions& options : a.places)
+        if (options.finish) options.finish(given, rc);
     for (const PlaceExclusion& e : place.excludes)
         if (option_given(vm, std::string(e.option), std::string(e.value)))
             throw UsageError(exclusion_text(place, e));
@@ -381,8 +290,13 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
     po::options_description loads;
     add_load_options(loads, rc.load, a.load_text);
     for (const auto& o : loads.options()) table.emplace_back(o, delegated);
-    for (auto* more : {latency_options, kernel_options, boot_options})
-        for (auto& o : more(a)) table.push_back(std::move(o));
+    for (auto& o : latency_options(a)) table.push_back(std::move(o));
+    // Each place's own options (places.h), in the place table's order.
+    for (const PlaceInfo* place : place_table())
+        if (place->options) {
+            a.places.push_back(place->options(rc));
+            for (const TableOption& o : a.places.back().rows) table.push_back(o);
+        }
     return table;
 }
 
@@ -410,14 +324,12 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     set_runs(rc, a.runs, a.auto_runs, vm);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (vm.count("timeout")) rc.timeout_s = rc.timeout_s_value;
-    if (vm.count("runs-per-boot")) rc.vm.runs_per_boot = a.runs_per_boot;
     if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
     auto names = split_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
     for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));
     set_place(a, vm, rc);
-    rc.boot_appends = label_specs(a.boot_appends);
     return rc;
 }
 
@@ -490,14 +402,12 @@ void print_table(const std::vector<ResultFile>& results) {
         std::cout << render_report(results, ReportOptions{}) << std::flush;
 }
 
-BootRunOptions boot_run_options(const RunArguments& a) {
-    BootRunOptions o;
-    o.method = parse_boot_method(a.boot_method);
-    o.boot_max = a.boot_max;
-    o.stop_on_failure = a.boot_on_failure == "stop";
-    o.keep_built = a.boot_keep_built;
-    o.root = a.boot_root;
-    return o;
+// --boot's options as parsed (its place's, place_boot.cpp).
+const BootArguments& boot_arguments(const RunArguments& a) {
+    for (const PlaceOptions& options : a.places)
+        if (const auto* held = std::any_cast<std::shared_ptr<const BootArguments>>(&options.held))
+            return **held;
+    throw std::logic_error("no place of the place table holds --boot's options");
 }
 
 // --boot-status, --boot-abort, --boot-continue, --boot: the run across
@@ -508,23 +418,24 @@ BootRunOptions boot_run_options(const RunArguments& a) {
 // made of its words as boot_run_words resolves them, and kept in the
 // run's journal: each step reads that, and parses no word.
 std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunConfig& rc) {
-    const int asked = a.boot_status + a.boot_abort + !a.boot_continue.empty();
+    const BootArguments& boot = boot_arguments(a);
+    const int asked = boot.status + boot.abort + !boot.continue_journal.empty();
     if (asked > 1)
         throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
-    if (a.boot_status) return print_boot_status(a.results);
-    if (a.boot_abort) return abort_boot_run(a.results, a.boot_root);
-    if (a.boot_continue.empty() && rc.place != RunPlace::boot) return std::nullopt;
+    if (boot.status) return print_boot_status(a.results);
+    if (boot.abort) return abort_boot_run(a.results, boot.root);
+    if (boot.continue_journal.empty() && !place_info(rc.place).across_reboots) return std::nullopt;
     const auto run_containment = RunContainment::set_up();
     const std::string containment = rc.containment = run_containment->description();
     Progress progress = Progress::for_stderr(a.quiet);
     BootStep step;
-    if (!a.boot_continue.empty()) {
+    if (!boot.continue_journal.empty()) {
         // This boot takes one turn of the run its journal holds.
-        step = continue_boot_run(a.boot_continue, containment, progress);
+        step = continue_boot_run(boot.continue_journal, containment, progress);
     } else {
         RunConfig resolved = run_config_of(boot_run_words(options, false));
         resolved.containment = containment;
-        step = start_boot_run(resolved, boot_run_options(a), progress);
+        step = start_boot_run(resolved, boot.options(), progress);
     }
     progress.clear();
     print_table(step.finished);
@@ -535,12 +446,12 @@ std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunC
 
 RunJournal boot_batch_journal_of(const std::vector<std::string>& words) {
     RunOptions options;
-    if (parsed_run_config(options, words).place != RunPlace::boot)
+    if (!place_info(parsed_run_config(options, words).place).across_reboots)
         throw UsageError("contest run: these words are no --boot run");
     RunJournal journal;
     journal.started_at = utc_timestamp();
     journal.config = run_config_of(boot_run_words(options, true));
-    journal.boot = boot_run_options(options.arguments());
+    journal.boot = boot_arguments(options.arguments()).options();
     journal.boot->root = std::filesystem::absolute(journal.boot->root).lexically_normal();
     return journal;
 }
@@ -557,7 +468,7 @@ RunConfig journal_run_config(RunOptions& options) {
     RunConfig config = read_run_journal(options.arguments().journal).config;
     // A delegated turn is a run on this host; a journal of kernels is its
     // start's, which steps it on (--boot-continue, contest bisect).
-    if (config.place != RunPlace::host)
+    if (!place_info(config.place).option.empty())
         throw UsageError("--journal " + printable(options.arguments().journal) + ": a run of --" +
                          std::string(place_info(config.place).option) +
                          ", which --journal does not take (a turn on this host only)");

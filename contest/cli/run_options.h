@@ -1,5 +1,6 @@
 #pragma once
-// `contest run`'s options: one table (cmd_run.cpp, run_option_table) in
+// `contest run`'s options: one table (cmd_run.cpp, run_option_table, with
+// every place's own rows from the place table, contest/run/places.h) in
 // which each option is declared once with its name, value, help, whether a
 // config file may set it and its scope. The parser, --help and what each
 // --kernel guest's own `contest run` is given are all made from it, so an

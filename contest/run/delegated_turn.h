@@ -31,7 +31,7 @@ struct DelegatedTurn {
     std::string label;
     unsigned round = 0;
     std::vector<std::string> loads;  // in the order the plan takes them
-    std::uint64_t seed = 0;          // the round's own (guest_seed)
+    std::uint64_t seed = 0;          // the round's own (turn_seed)
     // Where the other contest works and writes, as it sees them.
     std::string workdir, results;
     // The run's config that the other contest takes (the workload, probes,

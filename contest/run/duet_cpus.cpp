@@ -31,9 +31,9 @@ std::vector<std::size_t> duet_sets_of_round(unsigned round, std::size_t labels,
     const std::size_t within = (round - 1) % labels;
     std::vector<std::size_t> shifts(labels);
     for (std::size_t k = 0; k < labels; ++k) shifts[k] = k;
-    // Each block's own stream (guest_seed: unrelated seeds for distinct
+    // Each block's own stream (turn_seed: unrelated seeds for distinct
     // blocks), shuffled as the plan shuffles.
-    std::mt19937_64 random(guest_seed(seed, block, labels));
+    std::mt19937_64 random(turn_seed(seed, block, labels));
     for (std::size_t k = labels; k > 1; --k) std::swap(shifts[k - 1], shifts[random() % k]);
     for (std::size_t v = 0; v < labels; ++v) sets[v] = (v + shifts[within]) % labels;
     return sets;

@@ -20,7 +20,7 @@ namespace contest {
 // One label's guest in a duet's round.
 struct DuetGuest {
     const LabelRun* label = nullptr;
-    std::uint64_t seed = 0;  // its contest's --seed (guest_seed)
+    std::uint64_t seed = 0;  // its contest's --seed (turn_seed)
     std::vector<int> cpus;   // the host CPUs its QEMU is pinned to
 };
 

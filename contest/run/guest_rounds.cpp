@@ -76,7 +76,7 @@ std::vector<std::string> GuestRounds::names_of(const std::vector<std::size_t>& l
 void GuestRounds::take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
                             RunRecorder& recorder) {
     const GuestRound got = guests_.run_round(label, index, names_of(loads),
-                                             guest_seed(seed_, index, label.index), progress_);
+                                             turn_seed(seed_, index, label.index), progress_);
     if (got.result) take_guest_facts(label.result, *got.result);
     record_guest_boot(label.result, index, got.up_s, got.total_s);
     say_runs(label, got.runs);
@@ -144,7 +144,7 @@ void GuestRounds::take_round(const PlannedRound& round, RunRecorder& recorder) {
     for (const LabelTurn& turn : round.turns) {
         const LabelRun& label = recorder.labels()[turn.label];
         each.push_back(
-            {&label, guest_seed(seed_, round.index, label.index), duet_.sets[sets[turn.label]]});
+            {&label, turn_seed(seed_, round.index, label.index), duet_.sets[sets[turn.label]]});
     }
     const auto started = std::chrono::steady_clock::now();
     const DuetRound got = run_duet_round(guests_, round.index, each, loads, progress_);

@@ -43,7 +43,7 @@ class GuestRounds : public RoundBackend {
 
     const RunConfig& config_;
     std::vector<std::string_view> load_names_;
-    std::uint64_t seed_;  // the plan's, each guest's own made from it (guest_seed)
+    std::uint64_t seed_;  // the plan's, each guest's own made from it (turn_seed)
     Progress& progress_;
     KernelGuests guests_;
     DuetCpus duet_;  // --duet: the labels' CPU sets (none: the turns one after another)

@@ -67,24 +67,6 @@ KernelGuests::~KernelGuests() {
     workdir_.remove_tree(run_folder_ + "/seed");
 }
 
-AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
-                         const Initramfs& initramfs, const fs::path& folder, Progress& progress) {
-    if (auto named = value_in(kAccelNames, request))
-        return {*named, *named == Accel::tcg ? "--vm-accel tcg" : ""};
-    progress.status("contest: probing KVM with a short boot of " + kernel.release);
-    double up_s = 0;
-    auto why = accel_problem(Accel::kvm, kernel.image, initramfs.path, folder / "probe-kvm.log",
-                             kKvmProbeTimeoutS, &up_s);
-    progress.clear();
-    if (!why) {
-        progress.note("contest: KVM runs guests here (probe up in " + seconds_text(up_s) + ")");
-        return {Accel::kvm, ""};
-    }
-    progress.note("contest: KVM does not run guests here (" + *why +
-                  "): using TCG, software emulation; the times will be EMULATED");
-    return {Accel::tcg, *why};
-}
-
 KernelGuests::KernelGuests(const RunConfig& config, std::vector<LabelRun>& labels,
                            Progress& progress)
     : config_(config),

@@ -19,6 +19,7 @@
 #include "contest/run/run_config.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/workdir.h"
+#include "contest/vm/accel_choice.h"
 #include "contest/vm/guest.h"
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
@@ -41,23 +42,6 @@ struct GuestTurn {
     std::filesystem::path out;  // its results share, on this host
     std::string head;           // "[LABEL] round N", for the progress line
 };
-
-// The KVM probe's time to come up: a stock kernel reaches its init in 1-2 s
-// under KVM; a host where KVM does not run guests (a PVM host, nesting
-// without support) hangs it, which this bounds.
-inline constexpr double kKvmProbeTimeoutS = 15;
-
-// The accelerator --vm-accel asks for, with why KVM is not used ("" when it is).
-struct AccelChoice {
-    Accel accel = Accel::tcg;
-    std::string why_not_kvm;
-};
-
-// --vm-accel auto|kvm|tcg: kvm and tcg as asked; auto probes KVM with a
-// short boot and falls back to TCG.
-AccelChoice choose_accel(const std::string& request, const KernelImage& kernel,
-                         const Initramfs& initramfs, const std::filesystem::path& folder,
-                         Progress& progress);
 
 // The last lines of the guest's contest's output (out/guest.log), joined with " | ".
 std::string guest_log_tail(const std::filesystem::path& out, int lines);

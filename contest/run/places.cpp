@@ -78,6 +78,35 @@ void check_place(const RunConfig& config) {
                          " needs a kernel (LABEL=" + std::string(place.value_name) + ")");
 }
 
+void check_label_spec(const std::string& option, const std::string& value_name,
+                      const std::vector<std::string>& specs, bool value_may_be_empty) {
+    for (const auto& spec : specs) {
+        const auto eq = spec.find('=');
+        if (eq == std::string::npos || eq == 0 || (!value_may_be_empty && eq + 1 == spec.size()))
+            throw UsageError("--" + option + " '" + printable(spec) +
+                             "': expected LABEL=" + value_name);
+    }
+}
+
+std::vector<KernelSpec> label_specs(const std::vector<std::string>& specs) {
+    std::vector<KernelSpec> out;
+    for (const auto& spec : specs) {
+        const auto eq = spec.find('=');
+        out.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+    }
+    return out;
+}
+
+TableOption place_option_row(const PlaceInfo& place, std::vector<std::string>* words,
+                             const std::string& help) {
+    const std::string option(place.option), value_name(place.value_name);
+    auto* value = checked(words, [option, value_name](const std::vector<std::string>& specs) {
+        check_label_spec(option, value_name, specs, false);
+    });
+    value->value_name("LABEL=" + value_name);
+    return {option.c_str(), OptionScope::host, value, help + "; " + exclusions_help(place)};
+}
+
 std::vector<LabelRun> kernel_labels(const RunConfig& config, const RunPlan&) {
     const std::string option(place_info(config.place).option);
     std::vector<LabelRun> labels;

@@ -2,17 +2,20 @@
 // The places a round of `contest run` can run, one table as the loads,
 // workloads, probes and exporters have theirs. Each place is one file
 // (place_host.cpp, place_guests.cpp, place_boot.cpp) holding its entry:
-// the option that chooses it, what it does not go with, its labels and
-// their checks, the order of its turns and the backend that takes them
+// the option that chooses it and its own options, what it does not go
+// with, its labels and their checks, the order of its turns and the backend that takes them
 // (round_backend.h). The run's mode (RunConfig::place) is chosen from this
 // table once; the plan, the loop, the CLI's checks and --help read it.
 //
-// Adding a place: its file with its entry; in places.cpp the entry declared
-// and listed; its value in run_place.h; its own options, if any, in
-// cmd_run.cpp's table, each with Needs{{"its option"}}.
+// Adding a place: its file with its entry (its own options there, in its
+// rows, each with Needs{{"its option"}}); in places.cpp the entry declared
+// and listed; its value in run_place.h. `contest run` gathers every place's
+// rows from the table (cmd_run.cpp names no place).
+#include <any>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +25,7 @@
 #include "contest/run/run_config.h"
 #include "contest/run/run_order.h"
 #include "contest/run/run_place.h"
+#include "contest/sys/option_table.h"
 #include "contest/sys/progress.h"
 
 namespace contest {
@@ -43,6 +47,24 @@ inline constexpr PlaceExclusion kKernelsTakeRounds{
 inline constexpr PlaceExclusion kKernelsNameLabels{"label", "",
                                                    "each kernel's label is given there"};
 
+// Whether an option was given (on the command line or in a --config file).
+using OptionGiven = std::function<bool(std::string_view option)>;
+
+// A place's own options: its rows of `contest run`'s table, in --help's
+// order, the option that chooses it first (place_option_row), bound to the
+// config's fields or to values the place keeps; once they are parsed,
+// finish puts the latter into the config (the place chosen: config.place).
+// Every place's finish is called, chosen or not: an option may serve more
+// than one place (--boot-append, --build-config).
+struct PlaceOptions {
+    std::vector<TableOption> rows;
+    std::function<void(const OptionGiven& given, RunConfig& config)> finish;
+    // What a caller reads of them by its type (--boot's BootArguments,
+    // boot_options.h, with which the CLI starts, shows, steps and stops a
+    // --boot run); empty when the config holds all they give.
+    std::any held;
+};
+
 struct PlaceInfo {
     RunPlace place;
     std::string_view option;      // the option that chooses it, twice or more ("" for the host)
@@ -52,6 +74,13 @@ struct PlaceInfo {
     // the config of the options that reach it (RunConfig::delegated, made
     // once at the start).
     bool delegates_turns = false;
+    // Its run is a start and then steps, each after a reboot of this
+    // machine into the turn's kernel (boot_run.h): `contest run` starts it,
+    // and shows, steps and stops it (--boot-status, --boot-continue, ...).
+    bool across_reboots = false;
+    // Its own options (none for the host): `contest run`'s table has every
+    // place's rows, in the table's order.
+    PlaceOptions (*options)(RunConfig& config) = nullptr;
     // The labels, each checked as -k's; for a place of kernels, one a
     // kernel, two alike refused.
     std::vector<LabelRun> (*labels)(const RunConfig& config, const RunPlan& plan);
@@ -84,6 +113,20 @@ std::string exclusion_text(const PlaceInfo& place, const PlaceExclusion& exclusi
 // What --help and the manual say of the place's option: "not with
 // --order blocks, --vary, ..." (its exclusions in the table's order).
 std::string exclusions_help(const PlaceInfo& place);
+
+// The row of the place's option (--kernel LABEL=IMAGE, given once or more),
+// its words bound to *words and each checked as LABEL=VALUE (value_name);
+// its help, then what the place does not go with (exclusions_help).
+TableOption place_option_row(const PlaceInfo& place, std::vector<std::string>* words,
+                             const std::string& help);
+
+// UsageError "--OPTION 'SPEC': expected LABEL=VALUE_NAME" for the first of
+// specs that is no LABEL=VALUE (an empty VALUE only when it may be).
+void check_label_spec(const std::string& option, const std::string& value_name,
+                      const std::vector<std::string>& specs, bool value_may_be_empty);
+
+// LABEL=VALUE words (as checked) split at their first '='.
+std::vector<KernelSpec> label_specs(const std::vector<std::string>& specs);
 
 // The labels of a place of kernels (config.kernels), each checked as -k's.
 std::vector<LabelRun> kernel_labels(const RunConfig& config, const RunPlan& plan);

@@ -68,6 +68,10 @@ struct RunConfig {
     std::vector<std::string> command_line;
     // Where the rounds run (places.h): chosen once, from the options.
     RunPlace place = RunPlace::host;
+    // The places' own settings, made of their options (each place's rows,
+    // places.h), by place: first the places of kernels' (--kernel's and
+    // --boot's alike), then the guests'. --boot's own (BootRunOptions,
+    // boot_options.h) sit beside the config in its journal.
     // --kernel or --boot (as `place` says): each label's kernel, booted
     // every round in a QEMU guest (docs/kernels.md) or on this machine, one
     // reboot a turn (docs/boot.md).
@@ -78,15 +82,15 @@ struct RunConfig {
     // --build-cache-max: the bound of the workdir's cache of built kernels,
     // in GiB.
     double build_cache_max_gib = kbuild::kDefaultCacheMaxGiB;
+    // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
+    // and --kernel alike (KernelSpec's image holds the ARGS).
+    std::vector<KernelSpec> boot_appends;
     // --kernel: the guests' machine, and the config each guest's contest
     // runs (the options that reach a delegated place, the workload's, the
     // loads' and the probes', as given; made once, at the start), to which
     // each turn adds its label, loads, seed and places (delegated_turn.h).
     VmOptions vm;
     std::shared_ptr<const RunConfig> delegated;
-    // --boot-append LABEL=ARGS: a label's own kernel parameters, for --boot
-    // and --kernel alike (KernelSpec's image holds the ARGS).
-    std::vector<KernelSpec> boot_appends;
     // A duet guest's contest (start_barrier.h): the folder where each run
     // waits, before its load starts, until every guest of the round is
     // ready, so that their runs start together. Empty: no wait.

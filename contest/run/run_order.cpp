@@ -65,7 +65,7 @@ std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, un
     return plan;
 }
 
-std::uint64_t guest_seed(std::uint64_t seed, unsigned round, std::size_t kernel) {
+std::uint64_t turn_seed(std::uint64_t seed, unsigned round, std::size_t kernel) {
     // splitmix64 of the three: distinct rounds and kernels get unrelated seeds.
     std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (1 + round * 1024ULL + kernel);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -86,7 +86,7 @@ std::vector<PlannedRun> plan_kernel_runs(const std::vector<std::string_view>& lo
             for (std::size_t k = kernel_order.size(); k > 1; --k)
                 std::swap(kernel_order[k - 1], kernel_order[random() % k]);
         for (std::size_t v : kernel_order)
-            for (const auto& step : plan_runs(loads, 1, order, guest_seed(seed, i, v)))
+            for (const auto& step : plan_runs(loads, 1, order, turn_seed(seed, i, v)))
                 plan.push_back({step.load, i, v});
     }
     return plan;

@@ -58,15 +58,15 @@ std::vector<PlannedRun> plan_runs(const std::vector<std::string_view>& loads, un
 // --kernel and --boot: every round boots each kernel (label) once, so a round's
 // runs under one kernel are taken together. shuffled: the kernels' order
 // is shuffled every round, and so are each guest's loads, with
-// guest_seed(seed, round, kernel); rounds: the kernels and the loads in
+// turn_seed(seed, round, kernel); rounds: the kernels and the loads in
 // their order. The guest is given its loads in the plan's order and runs
 // them so (--order rounds keeps the order given): the plan is the order
 // the guests take.
 std::vector<PlannedRun> plan_kernel_runs(const std::vector<std::string_view>& loads, unsigned runs,
                                          RunOrder order, std::uint64_t seed, std::size_t kernels);
 
-// The seed a guest's loads are shuffled with, for its round and kernel;
-// the guest's contest gets it as its --seed.
-std::uint64_t guest_seed(std::uint64_t seed, unsigned round, std::size_t kernel);
+// The seed a turn's loads are shuffled with, for its round and kernel; a
+// delegated turn's contest (a guest's) gets it as its --seed.
+std::uint64_t turn_seed(std::uint64_t seed, unsigned round, std::size_t kernel);
 
 }  // namespace contest
