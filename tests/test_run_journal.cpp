@@ -176,7 +176,8 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     RunJournal planted = plain;
     planted.turns = j.turns;
     CHECK_THROWS_WITH(run_journal_from_text(run_journal_text(planted), "journal"),
-                      "journal: turns: in the journal of a run that is not a --boot run");
+                      "journal: turns: in the journal of a run that is neither a --boot run nor a "
+                      "host run");
 }
 
 TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {

@@ -142,14 +142,7 @@ void take_boot_turn(const BootState& state, const JournalTurn& turn, const Runni
     if (r.plan.resumed && !config.latency_probes.empty())
         progress.note("contest: the probes' work as " + state.labels[turn.label].label +
                       "'s file records it (calibrated in its first measured boot)");
-    LabelTurn taken{turn.label, {}};
-    for (const auto& name : turn.loads) {
-        const auto it = std::find(r.plan.load_names.begin(), r.plan.load_names.end(), name);
-        if (it == r.plan.load_names.end())
-            throw UsageError("the boot run's state names a load '" + printable(name) +
-                             "' its options do not plan");
-        taken.loads.push_back(static_cast<std::size_t>(it - r.plan.load_names.begin()));
-    }
+    const LabelTurn taken = label_turn_of(turn, r.plan, "the boot run's journal: its turn");
     r.plan.rounds = {PlannedRound{turn.round, {taken}}};
     std::optional<KnobGuard> no_knobs;
     auto backend = place_info(config.place).backend(config, r.plan, no_knobs, progress);
