@@ -253,6 +253,10 @@ TEST_CASE("contest killed with SIGKILL leaves nothing running, the next start cl
     fs::create_directories(dir / "results" / "kill");
     const auto stale = dir / "results" / "kill" / ("x.json.tmp." + std::to_string(gone));
     write_file(stale, "{");
+    // And a half-written run journal of it.
+    const auto stale_journal =
+        dir / "results" / "kill" / ("x.run-journal.tmp." + std::to_string(gone));
+    write_file(stale_journal, "{");
 
     auto next = test::run_contest_binary(
         args_for(dir, "kill", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
@@ -262,6 +266,7 @@ TEST_CASE("contest killed with SIGKILL leaves nothing running, the next start cl
     CHECK(next.err.find("cpu_load." + std::to_string(pid)) != std::string::npos);
     CHECK(loads_entries(dir) == 0);
     CHECK(!fs::exists(stale));
+    CHECK(!fs::exists(stale_journal));
     CHECK(next.err.find(stale.string()) != std::string::npos);
     CHECK(test::leftover_processes().empty());
 }

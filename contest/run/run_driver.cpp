@@ -11,6 +11,7 @@
 #include "contest/run/run_plan.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/sys/utc_timestamp.h"
 
@@ -91,6 +92,8 @@ class KeptJournal {
         save();
     }
 
+    const RunJournal& journal() const { return journal_; }
+
     void save() const {
         try {
             write_run_journal(path_, journal_);
@@ -145,9 +148,8 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
     KeptJournal journal = [&] {
         if (opened) {
             plan.rounds = rounds_of(opened->journal.turns, plan, printable(opened->path.string()));
-            KeptJournal kept(opened->path, std::move(opened->journal));
-            kept.save();
-            return kept;
+            write_run_journal(opened->path, opened->journal);  // the turns rounds_of marked done
+            return KeptJournal(opened->path, std::move(opened->journal));
         }
         RunJournal made;
         made.config = config;
@@ -160,17 +162,27 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
     if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
     std::unique_ptr<RoundBackend> backend =
         place_info(config.place).backend(config, plan, knob_guard, progress);
+    // A config the journal's JSON cannot hold (a path that is not UTF-8):
+    // the run goes on without a journal, said; it cannot be resumed.
+    bool kept = true;
+    if (!opened) try {
+            (void)run_journal_text(journal.journal());
+        } catch (const UsageError& e) {
+            warn(std::string("this run keeps no journal, and cannot be resumed: ") + e.what());
+            kept = false;
+        }
     std::function<fs::path(const std::string&)> first_file;
-    if (!opened)
+    if (!opened && kept)
         first_file = [&journal, &config](const std::string& label) {
             return journal.claim(config.results_dir, label);
         };
     LabelFiles files =
         run_label_files(config, started_at, system_fingerprint(config.workload.workdir.string()),
                         progress, first_file);
-    files.round_mark = [&journal](const PlannedRound& round, bool done) {
-        journal.mark(round, done);
-    };
+    if (kept)
+        files.round_mark = [&journal](const PlannedRound& round, bool done) {
+            journal.mark(round, done);
+        };
     return run_rounds(config, plan, std::move(backend), knob_guard, files, progress);
 }
 
