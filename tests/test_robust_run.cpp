@@ -17,6 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/history/history_db.h"
+#include "contest/run/result_writer.h"
+#include "contest/sys/atomic_file.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -567,6 +569,51 @@ TEST_CASE("run --resume refuses in one line what is no run's journal, or no jour
     // The file untouched through all of it.
     CHECK(json::parse(test::slurp(file))["runs"].size() >= 1);
     CHECK(json::parse(test::slurp(file))["complete"] == false);
+}
+
+TEST_CASE("a run's journal takes its name with its result file's: made once, a taken name skipped",
+          "[robust-run][resume]") {
+    test::ScratchDir dir("journal-names");
+    const std::string at = "2026-12-06T04:00:00Z";
+    const fs::path first = new_result_path(dir.path(), "L", at);
+    CHECK(first == dir / "L" / "2026-12-06T040000Z.json");
+    CHECK(run_journal_beside(first) == dir / "L" / "2026-12-06T040000Z.run-journal");
+    CHECK(result_beside_journal(run_journal_beside(first)) == first);
+    // Made once: a second maker learns the name is taken, and the first's
+    // file stays as it was, no temporary left.
+    REQUIRE(create_file_atomically(run_journal_beside(first), "one"));
+    CHECK_FALSE(create_file_atomically(run_journal_beside(first), "two"));
+    CHECK(test::slurp(run_journal_beside(first)) == "one");
+    CHECK(std::distance(fs::directory_iterator(dir / "L"), fs::directory_iterator()) == 1);
+    // A name whose journal is there is not given to a new file (its result
+    // file is not made yet: the run has not finished its first run).
+    CHECK(new_result_path(dir.path(), "L", at) == dir / "L" / "2026-12-06T040000Z-2.json");
+}
+
+TEST_CASE("two runs started together into one results folder keep a file and a journal each",
+          "[robust-run][resume][e2e]") {
+    test::ScratchDir dir("journal-together");
+    const auto args =
+        args_for(dir, "together", {"--workload-cmd", "sleep 0.3", "-n", "2", "no_load"});
+    fs::create_directories(dir / "a");
+    fs::create_directories(dir / "b");
+    const pid_t a = test::start_contest(args, dir / "a");
+    const pid_t b = test::start_contest(args, dir / "b");
+    CHECK(test::finish_contest(a, dir / "a").exit_code == 0);
+    CHECK(test::finish_contest(b, dir / "b").exit_code == 0);
+    const auto files = test::result_files(dir / "results");
+    REQUIRE(files.size() == 2);
+    for (const auto& file : files) {
+        INFO(file);
+        const json result = json::parse(test::slurp(file));
+        CHECK(result["runs"].size() == 2);
+        CHECK(result["complete"] == true);
+        // Its own journal beside it, every turn done.
+        const json journal = json::parse(test::slurp(journal_of(file)));
+        CHECK(journal["started_at"] == result["started_at"]);
+        for (const auto& turn : journal["turns"]) CHECK(turn["status"] == "done");
+    }
+    CHECK(test::leftover_processes().empty());
 }
 
 TEST_CASE("a load killed from outside marks its run load_failed and the suite goes on",
