@@ -281,3 +281,22 @@ TEST_CASE(
               std::string::npos);
     }
 }
+
+TEST_CASE("a journal's turns are marked in order: next is the turn a run takes next",
+          "[journal][resume]") {
+    JournalTurns turns;
+    for (unsigned round : {1u, 1u, 2u}) turns.list.push_back({round, 0, {"no_load"}});
+    turns.mark(0, TurnStatus::started);
+    CHECK(turns.next == 0);  // started, not taken: a kill now leaves it to take again
+    turns.mark(0, TurnStatus::done);
+    CHECK(turns.next == 1);
+    turns.mark(1, TurnStatus::boot_failed);  // a --boot turn whose kernel did not come up
+    CHECK(turns.next == 2);
+    CHECK(turns.first_not_taken() == 2);
+    CHECK(turns.any_pending());
+    turns.mark(2, TurnStatus::done);
+    CHECK(turns.next == 3);
+    CHECK(turns.first_not_taken() == 3);
+    CHECK_FALSE(turns.any_pending());
+    CHECK_THROWS_AS(turns.mark(3, TurnStatus::done), std::out_of_range);
+}

@@ -24,13 +24,6 @@ namespace fs = std::filesystem;
 // first (two runs started in one second into one folder take two).
 constexpr int kMaxClaims = 100;
 
-// The first turn not done (list.size(): none left).
-std::size_t first_not_done(const JournalTurns& turns) {
-    const auto it = std::find_if(turns.list.begin(), turns.list.end(),
-                                 [](const JournalTurn& t) { return t.status != TurnStatus::done; });
-    return static_cast<std::size_t>(it - turns.list.begin());
-}
-
 // The rounds still to take: the journal's turns not done, each less the
 // runs the resumed file holds already (a turn cut short by a kill). A turn
 // whose runs the file holds all is marked done (its end was not written).
@@ -48,13 +41,13 @@ std::vector<PlannedRound> rounds_of(JournalTurns& turns, const RunPlan& plan,
             if (!already_done(*plan.resumed, plan.load_names[load], turn.round))
                 taken.loads.push_back(load);
         if (taken.loads.empty()) {
-            turn.status = TurnStatus::done;
+            turn.status = TurnStatus::done;  // next: set below, once every turn is seen
             continue;
         }
         if (rounds.empty() || rounds.back().index != turn.round) rounds.push_back({turn.round, {}});
         rounds.back().turns.push_back(std::move(taken));
     }
-    turns.next = first_not_done(turns);
+    turns.next = turns.first_not_taken();
     return rounds;
 }
 
@@ -85,10 +78,12 @@ class KeptJournal {
     // The round's turns (those not done yet) marked started, or done once
     // its last run is saved.
     void mark(const PlannedRound& round, bool done) {
-        for (JournalTurn& turn : journal_.turns.list)
-            if (turn.round == round.index && turn.status != TurnStatus::done)
-                turn.status = done ? TurnStatus::done : TurnStatus::started;
-        journal_.turns.next = first_not_done(journal_.turns);
+        JournalTurns& turns = journal_.turns;
+        for (std::size_t i = 0; i < turns.list.size(); ++i)
+            if (turns.list[i].round == round.index && turns.list[i].status != TurnStatus::done)
+                turns.mark(i, done ? TurnStatus::done : TurnStatus::started);
+        // A round of several turns (--vary's labels) started: its first.
+        turns.next = turns.first_not_taken();
         save();
     }
 
