@@ -5,7 +5,6 @@
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
 #include "contest/run/leftovers.h"
-#include "contest/run/places.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/run_outcome.h"
 #include "contest/run/run_plan.h"
@@ -144,8 +143,6 @@ void take_boot_turn(const BootState& state, const JournalTurn& turn, const Runni
                       "'s file records it (calibrated in its first measured boot)");
     const LabelTurn taken = label_turn_of(turn, r.plan, "the boot run's journal: its turn");
     r.plan.rounds = {PlannedRound{turn.round, {taken}}};
-    std::optional<KnobGuard> no_knobs;
-    auto backend = place_info(config.place).backend(config, r.plan, no_knobs, progress);
     const nlohmann::json system = system_fingerprint(config.workload.workdir.string());
     std::size_t before = 0;
     const LabelFiles files{
@@ -164,7 +161,7 @@ void take_boot_turn(const BootState& state, const JournalTurn& turn, const Runni
             }
         },
         false};
-    RunOutcome out = run_rounds(config, r.plan, std::move(backend), no_knobs, files, progress);
+    RunOutcome out = take_turns(config, r.plan, files, progress);
     if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
     LabelRun& label = out.labels[turn.label];
     for (std::size_t i = before; i < label.result.runs.size(); ++i)

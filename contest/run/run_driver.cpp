@@ -4,7 +4,6 @@
 
 #include "contest/observe/sysinfo.h"
 #include "contest/run/leftovers.h"
-#include "contest/run/places.h"
 #include "contest/run/result_writer.h"
 #include "contest/run/resume.h"
 #include "contest/run/run_loop.h"
@@ -152,11 +151,6 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
         made.turns = planned_turns(plan);
         return KeptJournal({}, std::move(made));
     }();
-    // Every value written and read back; restored on every way out of here.
-    std::optional<KnobGuard> knob_guard;
-    if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
-    std::unique_ptr<RoundBackend> backend =
-        place_info(config.place).backend(config, plan, knob_guard, progress);
     // A config the journal's JSON cannot hold (a path that is not UTF-8):
     // the run goes on without a journal, said; it cannot be resumed.
     bool kept = true;
@@ -178,7 +172,7 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
         files.round_mark = [&journal](const PlannedRound& round, bool done) {
             journal.mark(round, done);
         };
-    return run_rounds(config, plan, std::move(backend), knob_guard, files, progress);
+    return take_turns(config, plan, files, progress);
 }
 
 }  // namespace contest

@@ -170,18 +170,23 @@ RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<Ro
     return out;
 }
 
-RunOutcome run_suite(const RunConfig& config, Progress& progress) {
-    check_run_options(config);
-    // Everything that can be refused is refused before anything is measured.
-    RunPlan plan = plan_after_clean_up(config);
+RunOutcome take_turns(const RunConfig& config, RunPlan& plan, const LabelFiles& files,
+                      Progress& progress) {
     // Every value written and read back; restored on every way out of here.
     std::optional<KnobGuard> knob_guard;
     if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
     std::unique_ptr<RoundBackend> backend =
         place_info(config.place).backend(config, plan, knob_guard, progress);
+    return run_rounds(config, plan, std::move(backend), knob_guard, files, progress);
+}
+
+RunOutcome run_suite(const RunConfig& config, Progress& progress) {
+    check_run_options(config);
+    // Everything that can be refused is refused before anything is measured.
+    RunPlan plan = plan_after_clean_up(config);
     const LabelFiles files = run_label_files(
         config, utc_timestamp(), system_fingerprint(config.workload.workdir.string()), progress);
-    return run_rounds(config, plan, std::move(backend), knob_guard, files, progress);
+    return take_turns(config, plan, files, progress);
 }
 
 LabelFiles run_label_files(

@@ -50,6 +50,14 @@ RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<Ro
                       std::optional<KnobGuard>& knob_guard, const LabelFiles& files,
                       Progress& progress);
 
+// The plan's turns taken where its place takes them, through run_rounds:
+// the knobs (--vary) set and put back, the place's backend made. What every
+// driver of a run calls: run_suite (contest bisect's batches, --kernel
+// runs), the journal's (run_driver.h: a host run and --resume) and a
+// --boot step's one turn (boot_turn.h).
+RunOutcome take_turns(const RunConfig& config, RunPlan& plan, const LabelFiles& files,
+                      Progress& progress);
+
 // run_suite's files: the resumed one (checked against this run's config
 // record), or a new one per label in results/LABEL/, with `system` (the
 // machine's fingerprint) and the time the run started; complete at the end.
