@@ -520,9 +520,44 @@ TEST_CASE("run --resume after a SIGKILL mid-run takes every planned run once",
                                                              {"no_load", 3}});
     for (std::size_t i = 0; i < before["runs"].size(); ++i)
         CHECK(after["runs"][i] == before["runs"][i]);  // what finished kept as it was
-    for (const auto& turn : json::parse(test::slurp(journal_of(files[0])))["turns"])
-        CHECK(turn["status"] == "done");
+    const json finished = json::parse(test::slurp(journal_of(files[0])));
+    REQUIRE(finished["turns"].size() == 3);  // a turn a round: its two loads
+    for (const auto& turn : finished["turns"]) CHECK(turn["status"] == "done");
     CHECK(loads_entries(dir) == 0);  // what the kill left, removed
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --resume of an --order blocks run takes each load's runs once",
+          "[robust-run][resume][e2e]") {
+    // Under blocks, round 1 is a turn of each load: each marked on its own.
+    test::ScratchDir dir("robust-resume-blocks");
+    pid_t pid = test::start_contest(args_for(dir, "blocks",
+                                             {"--workload-cmd", "sleep 0.4", "-n", "2", "--order",
+                                              "blocks", "--warmup", "0.2", "no_load", "cpu_load"}),
+                                    dir.path());
+    REQUIRE(!wait_for_runs(dir / "results", 2).is_null());
+    ::kill(pid, SIGINT);
+    CHECK(test::finish_contest(pid, dir.path()).exit_code == 130);
+    const auto files = test::result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    const std::size_t before = json::parse(test::slurp(files[0]))["runs"].size();
+    REQUIRE(before < 4);
+    const json journal = json::parse(test::slurp(journal_of(files[0])));
+    std::size_t done = 0;
+    for (const auto& turn : journal["turns"]) done += turn["status"] == "done";
+    // A turn a run here: each one done once its run was saved (the last
+    // saved may have been cut off before its mark), none done before.
+    CHECK(done <= before);
+    CHECK(done + 1 >= before);
+    auto o = test::run_contest_binary(resume_args(files[0]), dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    const json after = json::parse(test::slurp(files[0]));
+    CHECK(after["complete"] == true);
+    std::multiset<std::pair<std::string, int>> runs;
+    for (const auto& r : after["runs"]) runs.emplace(r["load"].get<std::string>(), r["index"]);
+    CHECK(runs == std::multiset<std::pair<std::string, int>>{
+                      {"cpu_load", 1}, {"cpu_load", 2}, {"no_load", 1}, {"no_load", 2}});
     CHECK(test::leftover_processes().empty());
 }
 

@@ -74,13 +74,26 @@ class KeptJournal {
                                std::to_string(kMaxClaims) + " names taken by other runs");
     }
 
-    // The round's turns (those not done yet) marked started, or done once
-    // its last run is saved.
-    void mark(const PlannedRound& round, bool done) {
+    // The round's turns marked started, or done once its last run is
+    // saved: each the journal's turn not done of its round and label that
+    // holds its loads (under --order blocks one label has a turn of round 1
+    // under each load; a resumed turn takes only the loads it lacked).
+    void mark(const PlannedRound& round, bool done, const RunPlan& plan) {
         JournalTurns& turns = journal_.turns;
-        for (std::size_t i = 0; i < turns.list.size(); ++i)
-            if (turns.list[i].round == round.index && turns.list[i].status != TurnStatus::done)
+        for (const LabelTurn& taken : round.turns)
+            for (std::size_t i = 0; i < turns.list.size(); ++i) {
+                const JournalTurn& turn = turns.list[i];
+                const auto holds = [&](std::size_t load) {
+                    return std::find(turn.loads.begin(), turn.loads.end(), plan.load_names[load]) !=
+                           turn.loads.end();
+                };
+                if (turn.round != round.index || turn.label != taken.label ||
+                    turn.status == TurnStatus::done ||
+                    !std::all_of(taken.loads.begin(), taken.loads.end(), holds))
+                    continue;
                 turns.mark(i, done ? TurnStatus::done : TurnStatus::started);
+                break;
+            }
         // A round of several turns (--vary's labels) started: its first.
         turns.next = turns.first_not_taken();
         save();
@@ -169,8 +182,8 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
         run_label_files(config, started_at, system_fingerprint(config.workload.workdir.string()),
                         progress, first_file);
     if (kept)
-        files.round_mark = [&journal](const PlannedRound& round, bool done) {
-            journal.mark(round, done);
+        files.round_mark = [&journal, &plan](const PlannedRound& round, bool done) {
+            journal.mark(round, done, plan);
         };
     return take_turns(config, plan, files, progress);
 }
