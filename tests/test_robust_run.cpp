@@ -331,6 +331,25 @@ fs::path journal_of(const fs::path& result) {
     return fs::path(result).replace_extension(".run-journal");
 }
 
+// Each run of a result file by its load and index.
+using RunKeys = std::multiset<std::pair<std::string, int>>;
+RunKeys run_keys(const json& file) {
+    RunKeys keys;
+    for (const auto& r : file["runs"]) keys.emplace(r["load"].get<std::string>(), r["index"]);
+    return keys;
+}
+
+// The result file after `contest run --resume FILE` (no other word) ended
+// well and marked it complete.
+json resumed_file(const test::ScratchDir& dir, const fs::path& file) {
+    auto o = test::run_contest_binary(resume_args(file), dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    json after = json::parse(test::slurp(file));
+    CHECK(after["complete"] == true);
+    return after;
+}
+
 // The journal's JSON changed by `change`, written back (its text kept to put back).
 std::string changed_journal(const fs::path& result, const std::function<void(json&)>& change) {
     const std::string text = test::slurp(journal_of(result));
@@ -505,19 +524,13 @@ TEST_CASE("run --resume after a SIGKILL mid-run takes every planned run once",
     const json journal = json::parse(test::slurp(journal_of(files[0])));
     CHECK(journal["turns"][0]["status"] == "done");
 
-    auto o = test::run_contest_binary(resume_args(files[0]), dir.path());
-    INFO(o.err);
-    CHECK(o.exit_code == 0);
-    const json after = json::parse(test::slurp(files[0]));
-    CHECK(after["complete"] == true);
-    std::multiset<std::pair<std::string, int>> runs;
-    for (const auto& r : after["runs"]) runs.emplace(r["load"].get<std::string>(), r["index"]);
-    CHECK(runs == std::multiset<std::pair<std::string, int>>{{"cpu_load", 1},
-                                                             {"cpu_load", 2},
-                                                             {"cpu_load", 3},
-                                                             {"no_load", 1},
-                                                             {"no_load", 2},
-                                                             {"no_load", 3}});
+    const json after = resumed_file(dir, files[0]);
+    CHECK(run_keys(after) == RunKeys{{"cpu_load", 1},
+                                     {"cpu_load", 2},
+                                     {"cpu_load", 3},
+                                     {"no_load", 1},
+                                     {"no_load", 2},
+                                     {"no_load", 3}});
     for (std::size_t i = 0; i < before["runs"].size(); ++i)
         CHECK(after["runs"][i] == before["runs"][i]);  // what finished kept as it was
     const json finished = json::parse(test::slurp(journal_of(files[0])));
@@ -549,15 +562,8 @@ TEST_CASE("run --resume of an --order blocks run takes each load's runs once",
     // saved may have been cut off before its mark), none done before.
     CHECK(done <= before);
     CHECK(done + 1 >= before);
-    auto o = test::run_contest_binary(resume_args(files[0]), dir.path());
-    INFO(o.err);
-    CHECK(o.exit_code == 0);
-    const json after = json::parse(test::slurp(files[0]));
-    CHECK(after["complete"] == true);
-    std::multiset<std::pair<std::string, int>> runs;
-    for (const auto& r : after["runs"]) runs.emplace(r["load"].get<std::string>(), r["index"]);
-    CHECK(runs == std::multiset<std::pair<std::string, int>>{
-                      {"cpu_load", 1}, {"cpu_load", 2}, {"no_load", 1}, {"no_load", 2}});
+    CHECK(run_keys(resumed_file(dir, files[0])) ==
+          RunKeys{{"cpu_load", 1}, {"cpu_load", 2}, {"no_load", 1}, {"no_load", 2}});
     CHECK(test::leftover_processes().empty());
 }
 
