@@ -7,14 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "contest/history/history_db.h"
+#include "contest/run/result_writer.h"
+#include "contest/sys/atomic_file.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -31,9 +35,11 @@ std::vector<fs::path> other_files(const fs::path& dir) {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
          it.increment(ec))
-        // The results database is meant to be there (its -wal and -shm files,
-        // left by a connection not closed, are not).
+        // The results database and the run's journal are meant to be there
+        // (the database's -wal and -shm files, left by a connection not
+        // closed, are not).
         if (it->is_regular_file() && it->path().extension() != ".json" &&
+            it->path().extension() != ".run-journal" &&
             it->path().filename() != contest::history::kDefaultDbFile)
             out.push_back(it->path());
     return out;
@@ -249,6 +255,10 @@ TEST_CASE("contest killed with SIGKILL leaves nothing running, the next start cl
     fs::create_directories(dir / "results" / "kill");
     const auto stale = dir / "results" / "kill" / ("x.json.tmp." + std::to_string(gone));
     write_file(stale, "{");
+    // And a half-written run journal of it.
+    const auto stale_journal =
+        dir / "results" / "kill" / ("x.run-journal.tmp." + std::to_string(gone));
+    write_file(stale_journal, "{");
 
     auto next = test::run_contest_binary(
         args_for(dir, "kill", {"--workload-cmd", "true", "-n", "1", "no_load"}), dir.path());
@@ -258,6 +268,7 @@ TEST_CASE("contest killed with SIGKILL leaves nothing running, the next start cl
     CHECK(next.err.find("cpu_load." + std::to_string(pid)) != std::string::npos);
     CHECK(loads_entries(dir) == 0);
     CHECK(!fs::exists(stale));
+    CHECK(!fs::exists(stale_journal));
     CHECK(next.err.find(stale.string()) != std::string::npos);
     CHECK(test::leftover_processes().empty());
 }
@@ -310,10 +321,48 @@ fs::path interrupted_after_first_run(const test::ScratchDir& dir,
     return files[0];
 }
 
+// `contest run --quiet --resume X`: the resumed run's words, none but X.
+std::vector<std::string> resume_args(const fs::path& x) {
+    return {"run", "--quiet", "--resume", x.string()};
+}
+
+// The run's journal beside its result file (STAMP.json: STAMP.run-journal).
+fs::path journal_of(const fs::path& result) {
+    return fs::path(result).replace_extension(".run-journal");
+}
+
+// Each run of a result file by its load and index.
+using RunKeys = std::multiset<std::pair<std::string, int>>;
+RunKeys run_keys(const json& file) {
+    RunKeys keys;
+    for (const auto& r : file["runs"]) keys.emplace(r["load"].get<std::string>(), r["index"]);
+    return keys;
+}
+
+// The result file after `contest run --resume FILE` (no other word) ended
+// well and marked it complete.
+json resumed_file(const test::ScratchDir& dir, const fs::path& file) {
+    auto o = test::run_contest_binary(resume_args(file), dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    json after = json::parse(test::slurp(file));
+    CHECK(after["complete"] == true);
+    return after;
+}
+
+// The journal's JSON changed by `change`, written back (its text kept to put back).
+std::string changed_journal(const fs::path& result, const std::function<void(json&)>& change) {
+    const std::string text = test::slurp(journal_of(result));
+    json j = json::parse(text);
+    change(j);
+    std::ofstream(journal_of(result)) << j.dump(2);
+    return text;
+}
+
 }  // namespace
 
-TEST_CASE("run --resume continues an interrupted result file with the same config",
-          "[robust-run][e2e]") {
+TEST_CASE("run --resume continues an interrupted result file from its journal, no word given",
+          "[robust-run][resume][e2e]") {
     test::ScratchDir dir("robust-resume");
     const std::vector<std::string> common{"--workload-cmd", "sleep 0.6", "-n",     "3",
                                           "--seed",         "7",         "no_load"};
@@ -323,18 +372,30 @@ TEST_CASE("run --resume continues an interrupted result file with the same confi
     const std::size_t done = before["runs"].size();
     REQUIRE(done >= 1);
     REQUIRE(done < 3);
+    // The journal beside the file: the run's config and its plan, the
+    // turns taken so far done.
+    const json journal = json::parse(test::slurp(journal_of(files[0])));
+    CHECK(journal["config"]["runs"] == 3);
+    CHECK(journal["config"]["seed"] == 7);
+    REQUIRE(journal["turns"].size() == 3);
+    CHECK(journal["turns"][0]["status"] == "done");
+    CHECK(journal["turns"][2]["status"] == "pending");
 
-    auto with = [&](std::vector<std::string> a) {
-        a.push_back("--resume");
-        a.push_back(files[0].string());
-        return args_for(dir, "resume", a);
-    };
-    auto bad = test::run_contest_binary(
-        with({"--workload-cmd", "sleep 0.6", "-n", "4", "--seed", "7", "no_load"}), dir.path());
+    // The run's words beside --resume: refused, the journal holds the run.
+    auto words = test::run_contest_binary(
+        {"run", "--resume", files[0].string(), "-n", "4", "--seed", "7", "no_load"}, dir.path());
+    CHECK(words.exit_code == 2);
+    CHECK(words.err.starts_with("contest: --resume goes alone (the journal holds the run): "));
+    CHECK(std::count(words.err.begin(), words.err.end(), '\n') == 1);
+    // A journal whose config is not the one the file recorded: refused,
+    // naming the first field that differs.
+    const std::string kept = changed_journal(files[0], [](json& j) { j["config"]["runs"] = 4; });
+    auto bad = test::run_contest_binary(resume_args(files[0]), dir.path());
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("runs: recorded 3, now 4") != std::string::npos);
+    std::ofstream(journal_of(files[0])) << kept;
 
-    auto o = test::run_contest_binary(with(common), dir.path());
+    auto o = test::run_contest_binary(resume_args(files[0]), dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 0);
     CHECK(test::result_files(dir / "results").size() == 1);
@@ -346,11 +407,21 @@ TEST_CASE("run --resume continues an interrupted result file with the same confi
     CHECK(indexes == std::set<int>{1, 2, 3});
     CHECK(after["runs"][0] == before["runs"][0]);  // the finished run kept as it was
     CHECK(after["started_at"] == before["started_at"]);
+    // The journal stays as the run's record, every turn done; a finished
+    // run is not resumed, by its file or by its journal.
+    const json finished = json::parse(test::slurp(journal_of(files[0])));
+    for (const auto& turn : finished["turns"]) CHECK(turn["status"] == "done");
+    for (const fs::path& x : {files[0], journal_of(files[0])}) {
+        auto again = test::run_contest_binary(resume_args(x), dir.path());
+        CHECK(again.exit_code == 2);
+        CHECK(again.err == "contest: --resume " + files[0].string() +
+                               ": this result file is complete; there is nothing to resume\n");
+    }
     CHECK(test::leftover_processes().empty());
 }
 
 TEST_CASE("run --resume of a --latency run keeps its plan and its calibration",
-          "[robust-run][latency][e2e]") {
+          "[robust-run][resume][latency][e2e]") {
     test::ScratchDir dir("robust-resume-latency");
     const std::vector<std::string> common{
         "--workload-cmd", "sleep 0.6",    "-n",     "3", "--seed", "7",
@@ -360,19 +431,19 @@ TEST_CASE("run --resume of a --latency run keeps its plan and its calibration",
     REQUIRE(before["complete"] == false);
     REQUIRE(before["config"]["latency"].contains("calibration"));
 
-    auto with = [&](std::vector<std::string> a) {
-        a.push_back("--resume");
-        a.push_back(files[0].string());
-        return args_for(dir, "resume", a);
-    };
-    // Another probe list is another experiment.
-    auto bad = test::run_contest_binary(with({"--workload-cmd", "sleep 0.6", "-n", "3", "--seed",
-                                              "7", "--latency", "cyclic", "no_load"}),
-                                        dir.path());
+    // Another probe list is another experiment: a journal that says one is
+    // refused against the file's.
+    const std::string kept = changed_journal(files[0], [](json& j) {
+        json& probes = j["config"]["latency_probes"];
+        REQUIRE(probes.size() == 2);
+        probes.erase(0);
+    });
+    auto bad = test::run_contest_binary(resume_args(files[0]), dir.path());
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("latency.probes") != std::string::npos);
+    std::ofstream(journal_of(files[0])) << kept;
 
-    auto o = test::run_contest_binary(with(common), dir.path());
+    auto o = test::run_contest_binary(resume_args(files[0]), dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 0);
     json after = json::parse(test::slurp(files[0]));
@@ -388,6 +459,200 @@ TEST_CASE("run --resume of a --latency run keeps its plan and its calibration",
         CHECK(work["chunks_per_period"] ==
               after["runs"][0]["latency"]["audio"]["work"]["chunks_per_period"]);
         CHECK(r["latency"]["cyclic"]["latency"]["samples"].get<std::uint64_t>() > 100);
+    }
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "run --resume runs the journal's config alone: its --config file gone, from another folder",
+    "[robust-run][resume][e2e]") {
+    test::ScratchDir dir("robust-resume-alone");
+    fs::create_directories(dir / "start");
+    fs::create_directories(dir / "elsewhere");
+    // The run's options in a --config file, its folders relative to where
+    // it was started.
+    const fs::path config = dir / "start" / "run.conf";
+    std::ofstream(config) << "label = alone\nworkload = command\nworkload-cmd = sleep 0.6\n"
+                             "runs = 3\nresults = results\nworkdir = work\nwarmup = 0.2\n"
+                             "load = no_load,cpu_load\n";
+    pid_t pid = test::start_contest({"run", "--quiet", "--config", config.string()}, dir.path(),
+                                    dir / "start");
+    REQUIRE(!wait_for_runs(dir / "start" / "results", 2).is_null());
+    ::kill(pid, SIGINT);
+    CHECK(test::finish_contest(pid, dir.path()).exit_code == 130);
+    const auto files = test::result_files(dir / "start" / "results");
+    REQUIRE(files.size() == 1);
+    const std::size_t before = json::parse(test::slurp(files[0]))["runs"].size();
+    REQUIRE(before < 6);
+    // The config file made unreadable as a config, and the resume started
+    // in another folder: neither is read again.
+    std::ofstream(config) << "runs = 1\nnot an option\n";
+    auto o = test::run_contest_binary(resume_args(files[0]), dir.path(), dir / "elsewhere");
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    const json after = json::parse(test::slurp(files[0]));
+    CHECK(after["complete"] == true);
+    CHECK(after["label"] == "alone");
+    REQUIRE(after["runs"].size() == 6);
+    std::set<std::pair<std::string, int>> runs;
+    for (const auto& r : after["runs"]) {
+        runs.emplace(r["load"].get<std::string>(), r["index"].get<int>());
+        CHECK(r["status"] == "ok");
+    }
+    CHECK(runs.size() == 6);  // each planned run once
+    // Nothing made where the resume was started; the workdir is the start's.
+    CHECK(fs::is_empty(dir / "elsewhere"));
+    CHECK(fs::exists(dir / "start" / "work" / "command.log"));
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --resume after a SIGKILL mid-run takes every planned run once",
+          "[robust-run][resume][e2e]") {
+    test::ScratchDir dir("robust-resume-kill");
+    const std::vector<std::string> common{"--workload-cmd", "sleep 0.4", "-n",      "3",
+                                          "--warmup",       "0.2",       "no_load", "cpu_load"};
+    pid_t pid = test::start_contest(args_for(dir, "killed", common), dir.path());
+    REQUIRE(!wait_for_runs(dir / "results", 3).is_null());
+    ::kill(pid, SIGKILL);
+    CHECK(test::finish_contest(pid, dir.path()).exit_code == 128 + SIGKILL);
+    const auto files = test::result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    const json before = json::parse(test::slurp(files[0]));
+    CHECK(before["complete"] == false);
+    REQUIRE(before["runs"].size() < 6);
+    // The turn the kill cut short is marked started (or its round done).
+    const json journal = json::parse(test::slurp(journal_of(files[0])));
+    CHECK(journal["turns"][0]["status"] == "done");
+
+    const json after = resumed_file(dir, files[0]);
+    CHECK(run_keys(after) == RunKeys{{"cpu_load", 1},
+                                     {"cpu_load", 2},
+                                     {"cpu_load", 3},
+                                     {"no_load", 1},
+                                     {"no_load", 2},
+                                     {"no_load", 3}});
+    for (std::size_t i = 0; i < before["runs"].size(); ++i)
+        CHECK(after["runs"][i] == before["runs"][i]);  // what finished kept as it was
+    const json finished = json::parse(test::slurp(journal_of(files[0])));
+    REQUIRE(finished["turns"].size() == 3);  // a turn a round: its two loads
+    for (const auto& turn : finished["turns"]) CHECK(turn["status"] == "done");
+    CHECK(loads_entries(dir) == 0);  // what the kill left, removed
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --resume of an --order blocks run takes each load's runs once",
+          "[robust-run][resume][e2e]") {
+    // Under blocks, round 1 is a turn of each load: each marked on its own.
+    test::ScratchDir dir("robust-resume-blocks");
+    pid_t pid = test::start_contest(args_for(dir, "blocks",
+                                             {"--workload-cmd", "sleep 0.4", "-n", "2", "--order",
+                                              "blocks", "--warmup", "0.2", "no_load", "cpu_load"}),
+                                    dir.path());
+    REQUIRE(!wait_for_runs(dir / "results", 2).is_null());
+    ::kill(pid, SIGINT);
+    CHECK(test::finish_contest(pid, dir.path()).exit_code == 130);
+    const auto files = test::result_files(dir / "results");
+    REQUIRE(files.size() == 1);
+    const std::size_t before = json::parse(test::slurp(files[0]))["runs"].size();
+    REQUIRE(before < 4);
+    const json journal = json::parse(test::slurp(journal_of(files[0])));
+    std::size_t done = 0;
+    for (const auto& turn : journal["turns"]) done += turn["status"] == "done";
+    // A turn a run here: each one done once its run was saved (the last
+    // saved may have been cut off before its mark), none done before.
+    CHECK(done <= before);
+    CHECK(done + 1 >= before);
+    CHECK(run_keys(resumed_file(dir, files[0])) ==
+          RunKeys{{"cpu_load", 1}, {"cpu_load", 2}, {"no_load", 1}, {"no_load", 2}});
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("run --resume refuses in one line what is no run's journal, or no journal",
+          "[robust-run][resume][e2e]") {
+    test::ScratchDir dir("robust-resume-refused");
+    const fs::path file =
+        interrupted_after_first_run(dir, {"--workload-cmd", "sleep 0.6", "-n", "3", "no_load"});
+    const fs::path journal = journal_of(file);
+    const std::string text = test::slurp(journal);
+    const auto refused = [&](const fs::path& x, int code, const std::string& says) {
+        auto o = test::run_contest_binary(resume_args(x), dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == code);
+        CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+        CHECK(o.err.find(says) != std::string::npos);
+        CHECK(test::leftover_processes().empty());
+    };
+    // Not JSON; a field out of its range; turns of another run's labels.
+    std::ofstream(journal) << "{";
+    refused(file, 2, journal.string());
+    const auto planted = [&](const std::function<void(json&)>& change) {
+        json j = json::parse(text);
+        change(j);
+        std::ofstream(journal) << j.dump(2);
+    };
+    planted([](json& j) { j["next_turn"] = 99; });
+    refused(journal, 2, "next_turn: past the last turn");
+    planted([](json& j) { j["turns"][1]["label"] = 1; });
+    refused(file, 2, "turns[1]: label: no such label");
+    planted([](json& j) { j["turns"][1]["loads"] = {"no_such_load"}; });
+    refused(file, 2, "turns[1]: loads: 'no_such_load' is no load of the run");
+    // A link where the journal is: not followed.
+    std::ofstream(dir / "copy.run-journal") << text;
+    fs::remove(journal);
+    fs::create_symlink(dir / "copy.run-journal", journal);
+    refused(file, 3, "link");
+    // No journal beside the file (a contest before journals wrote it).
+    fs::remove(journal);
+    refused(file, 2, "it has no run journal beside it");
+    // Not a contest result.
+    std::ofstream(dir / "notes.json") << "{\"hello\": 1}\n";
+    refused(dir / "notes.json", 2, "notes.json");
+    // The file untouched through all of it.
+    CHECK(json::parse(test::slurp(file))["runs"].size() >= 1);
+    CHECK(json::parse(test::slurp(file))["complete"] == false);
+}
+
+TEST_CASE("a run's journal takes its name with its result file's: made once, a taken name skipped",
+          "[robust-run][resume]") {
+    test::ScratchDir dir("journal-names");
+    const std::string at = "2026-12-06T04:00:00Z";
+    const fs::path first = new_result_path(dir.path(), "L", at);
+    CHECK(first == dir / "L" / "2026-12-06T040000Z.json");
+    CHECK(run_journal_beside(first) == dir / "L" / "2026-12-06T040000Z.run-journal");
+    CHECK(result_beside_journal(run_journal_beside(first)) == first);
+    // Made once: a second maker learns the name is taken, and the first's
+    // file stays as it was, no temporary left.
+    REQUIRE(create_file_atomically(run_journal_beside(first), "one"));
+    CHECK_FALSE(create_file_atomically(run_journal_beside(first), "two"));
+    CHECK(test::slurp(run_journal_beside(first)) == "one");
+    CHECK(std::distance(fs::directory_iterator(dir / "L"), fs::directory_iterator()) == 1);
+    // A name whose journal is there is not given to a new file (its result
+    // file is not made yet: the run has not finished its first run).
+    CHECK(new_result_path(dir.path(), "L", at) == dir / "L" / "2026-12-06T040000Z-2.json");
+}
+
+TEST_CASE("two runs started together into one results folder keep a file and a journal each",
+          "[robust-run][resume][e2e]") {
+    test::ScratchDir dir("journal-together");
+    const auto args =
+        args_for(dir, "together", {"--workload-cmd", "sleep 0.3", "-n", "2", "no_load"});
+    fs::create_directories(dir / "a");
+    fs::create_directories(dir / "b");
+    const pid_t a = test::start_contest(args, dir / "a");
+    const pid_t b = test::start_contest(args, dir / "b");
+    CHECK(test::finish_contest(a, dir / "a").exit_code == 0);
+    CHECK(test::finish_contest(b, dir / "b").exit_code == 0);
+    const auto files = test::result_files(dir / "results");
+    REQUIRE(files.size() == 2);
+    for (const auto& file : files) {
+        INFO(file);
+        const json result = json::parse(test::slurp(file));
+        CHECK(result["runs"].size() == 2);
+        CHECK(result["complete"] == true);
+        // Its own journal beside it, every turn done.
+        const json journal = json::parse(test::slurp(journal_of(file)));
+        CHECK(journal["started_at"] == result["started_at"]);
+        for (const auto& turn : journal["turns"]) CHECK(turn["status"] == "done");
     }
     CHECK(test::leftover_processes().empty());
 }
@@ -458,7 +723,8 @@ std::vector<std::string> moment_args(Moment m) {
     return {};
 }
 
-// Waits for the temp file of a save to appear in the label's results folder.
+// Waits for the temp file of a result file's save to appear in the label's
+// results folder (not the run's journal's: STAMP.run-journal.tmp.PID).
 bool wait_for_save(const fs::path& folder) {
     for (int i = 0; i < 500 && !fs::exists(folder); ++i) std::this_thread::sleep_for(5ms);
     int fd = ::inotify_init1(IN_CLOEXEC);
@@ -469,7 +735,7 @@ bool wait_for_save(const fs::path& folder) {
         if (n <= 0) break;
         for (char* p = buf; p < buf + n;) {
             auto* e = reinterpret_cast<inotify_event*>(p);
-            if (e->len && std::string(e->name).find(".tmp.") != std::string::npos) {
+            if (e->len && std::string(e->name).find(".json.tmp.") != std::string::npos) {
                 ::close(fd);
                 return true;
             }

@@ -176,7 +176,8 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     RunJournal planted = plain;
     planted.turns = j.turns;
     CHECK_THROWS_WITH(run_journal_from_text(run_journal_text(planted), "journal"),
-                      "journal: turns: in the journal of a run that is not a --boot run");
+                      "journal: turns: in the journal of a run that is neither a --boot run nor a "
+                      "host run");
 }
 
 TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {
@@ -279,4 +280,23 @@ TEST_CASE(
         CHECK(std::string(e.what()).find("vary.json: config: --vary does not go with --boot") !=
               std::string::npos);
     }
+}
+
+TEST_CASE("a journal's turns are marked in order: next is the turn a run takes next",
+          "[journal][resume]") {
+    JournalTurns turns;
+    for (unsigned round : {1u, 1u, 2u}) turns.list.push_back({round, 0, {"no_load"}});
+    turns.mark(0, TurnStatus::started);
+    CHECK(turns.next == 0);  // started, not taken: a kill now leaves it to take again
+    turns.mark(0, TurnStatus::done);
+    CHECK(turns.next == 1);
+    turns.mark(1, TurnStatus::boot_failed);  // a --boot turn whose kernel did not come up
+    CHECK(turns.next == 2);
+    CHECK(turns.first_not_taken() == 2);
+    CHECK(turns.any_pending());
+    turns.mark(2, TurnStatus::done);
+    CHECK(turns.next == 3);
+    CHECK(turns.first_not_taken() == 3);
+    CHECK_FALSE(turns.any_pending());
+    CHECK_THROWS_AS(turns.mark(3, TurnStatus::done), std::out_of_range);
 }

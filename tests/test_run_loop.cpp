@@ -197,6 +197,27 @@ TEST_CASE("the run loop, interrupted, keeps what finished, --resume takes only t
     CHECK(files[0].runs.size() == 6);
 }
 
+TEST_CASE("the run loop tells the run's journal each round as it starts and once it is saved",
+          "[run_loop][resume]") {
+    LoopBench b;
+    RunPlan plan = make_run_plan(b.config);
+    auto backend = std::make_unique<FakeBackend>(plan, b.log);
+    backend->interrupt_in_round = 2;
+    std::optional<KnobGuard> no_knobs;
+    LabelFiles files = run_label_files(b.config, "2026-12-03T00:00:00Z", {}, b.progress);
+    std::vector<std::string> marks;
+    files.round_mark = [&](const PlannedRound& round, bool done) {
+        // Each mark after the runs before it are saved: the file holds them.
+        const auto saved = b.files();
+        marks.push_back(std::to_string(round.index) + (done ? " done " : " started ") +
+                        std::to_string(saved.empty() ? 0 : saved[0].runs.size()));
+    };
+    CHECK_THROWS_AS(run_rounds(b.config, plan, std::move(backend), no_knobs, files, b.progress),
+                    Interrupted);
+    // Round 2 was cut short: started, never done.
+    CHECK(marks == std::vector<std::string>{"1 started 0", "1 done 2", "2 started 2"});
+}
+
 TEST_CASE("the run loop counts a failed run as data and goes on", "[run_loop]") {
     LoopBench b;
     auto out = b.run([](FakeBackend& f) { f.fail_in_round = 2; });

@@ -260,9 +260,9 @@ TEST_CASE("run --runs auto --budget under --resume takes a round to last as this
     before.erase("finished_at");
     std::ofstream(file) << before.dump(2);
 
-    auto resumed_args = args;
-    resumed_args.insert(resumed_args.end() - 2, {"--resume", file.string()});
-    auto again = contest::test::run_contest_binary(resumed_args, dir.path());
+    // The run from its journal (its --runs auto, --budget and loads), no word but the file.
+    auto again = contest::test::run_contest_binary({"run", "--quiet", "--resume", file.string()},
+                                                   dir.path());
     INFO(again.err);
     REQUIRE(again.exit_code == 0);
     const json after = json::parse(contest::test::slurp(file));

@@ -107,6 +107,9 @@ TEST_CASE("a run whose workload command and workdir hold a 0xFF byte is saved an
     REQUIRE(files.size() == 1);
     const auto j = nlohmann::json::parse(test::slurp(files[0]));  // throws on invalid UTF-8
     CHECK(j["runs"].size() == 1);
+    // A journal's JSON cannot hold the workdir: the run went on without one, said.
+    CHECK(o.err.find("this run keeps no journal, and cannot be resumed: ") != std::string::npos);
+    CHECK_FALSE(fs::exists(fs::path(files[0]).replace_extension(".run-journal")));
     CHECK(j["config"]["workdir"] == valid_utf8(work.string()));
     CHECK(j.dump().find("arg" + kReplacement) != std::string::npos);
 

@@ -525,10 +525,11 @@ TEST_CASE("a start sweeps half-written files of gone contests from every folder 
     fs::create_directories(kept);
     std::ofstream(kept / "r.json") << interrupted.dump();
     fs::remove(files[0]);
+    // Its journal moved with it (STAMP.run-journal beside STAMP.json).
+    fs::rename(fs::path(files[0]).replace_extension(".run-journal"), kept / "r.run-journal");
     std::ofstream(kept / ("r.json.tmp." + gone)) << "{";
     std::ofstream(kept / ("s.json.tmp." + alive)) << "{";
-    o = test::run_contest_binary(
-        f.args("", {"-n", "1", "--resume", (kept / "r.json").string(), "no_load"}), f.dir.path());
+    o = test::run_contest_binary({"run", "--resume", (kept / "r.json").string()}, f.dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 0);
     CHECK_FALSE(fs::exists(kept / ("r.json.tmp." + gone)));

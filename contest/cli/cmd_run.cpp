@@ -20,6 +20,7 @@
 #include "contest/report/report.h"
 #include "contest/run/boot_run.h"
 #include "contest/run/places.h"
+#include "contest/run/run_driver.h"
 #include "contest/run/run_journal.h"
 #include "contest/run/run_loop.h"
 #include "contest/sys/cgroup.h"
@@ -29,6 +30,7 @@
 #include "contest/sys/utc_timestamp.h"
 #include "contest/sys/workdir.h"
 #include "loads/registry.h"
+#include "workloads/kernel.h"
 #include "workloads/synthetic_generator.h"
 #include "workloads/workload.h"
 #include "workloads/workload_registry.h"
@@ -264,7 +266,9 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
          "contest's order; blocks: all runs under one load, then the next"},
         {"timeout", delegated, bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)"},
         {"resume", host, po::value<std::string>()->value_name("FILE"),
-         "continue the interrupted result file FILE (same options), skipping its finished runs"},
+         "continue the interrupted run whose result file FILE is (or its journal, STAMP.run-journal beside "
+         "STAMP.json), from that journal alone: its turns not done, less the runs FILE holds, added to FILE; no other "
+         "option goes with it but --quiet"},
         {"seed", host, bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)"},
         {"journal", host, po::value(&a.journal)->value_name("FILE"),
          "run what the run's journal FILE holds, a run resolved by another contest (a --kernel guest's turn; "
@@ -458,14 +462,27 @@ RunJournal boot_batch_journal_of(const std::vector<std::string>& words) {
 
 namespace {
 
+// UsageError when an option other than `alone` (and --quiet, which says
+// how much is said, not what runs) is given: `alone` names a run whose
+// journal holds everything else.
+void refuse_beside(const RunOptions& options, const std::string& alone) {
+    for (const auto& [name, value] : options.values()) {
+        if (name == alone || name == "quiet" || value.defaulted()) continue;
+        throw UsageError("--" + alone + " goes alone (the journal holds the run): " +
+                         (name == "load" ? std::string("the loads") : "--" + name) + " given too");
+    }
+}
+
 // --journal FILE: the run it holds, alone (a --kernel guest's turn, its
 // config resolved by the host's contest); nothing of it parsed from words.
 RunConfig journal_run_config(RunOptions& options) {
-    for (const auto& [name, value] : options.values())
-        if (name != "journal" && !value.defaulted())
-            throw UsageError("--journal goes alone (the journal holds the run): --" + name +
-                             " given too");
-    RunConfig config = read_run_journal(options.arguments().journal).config;
+    refuse_beside(options, "journal");
+    RunJournal journal = read_run_journal(options.arguments().journal);
+    // A run's own journal, which plans its turns, goes on with --resume.
+    if (!journal.turns.list.empty())
+        throw UsageError("--journal " + printable(options.arguments().journal) +
+                         ": a run's own journal (it plans turns): continue it with --resume");
+    RunConfig config = std::move(journal.config);
     // A delegated turn is a run on this host; a journal of kernels is its
     // start's, which steps it on (--boot-continue, contest bisect).
     if (!place_info(config.place).option.empty())
@@ -473,6 +490,45 @@ RunConfig journal_run_config(RunOptions& options) {
                          std::string(place_info(config.place).option) +
                          ", which --journal does not take (a turn on this host only)");
     return config;
+}
+
+// --resume X: the run its journal holds (the interrupted result file's,
+// or X itself), alone: nothing of it parsed from words or read from a
+// --config file (run_driver.h). An option a place excludes is named with
+// the place first, as every run's check says it.
+RunConfig resumed_run_config(RunOptions& options, const RunConfig& parsed,
+                             std::optional<OpenedJournal>& opened) {
+    check_place(parsed);
+    refuse_beside(options, "resume");
+    opened = open_run_journal(parsed.resume);
+    RunConfig config = opened->journal.config;
+    config.resume = opened->result;
+    return config;
+}
+
+// A new run on this host's paths made absolute, as its journal keeps them:
+// --resume reads them from any folder.
+void absolute_paths(RunConfig& rc) {
+    namespace fs = std::filesystem;
+    const auto absolute = [](const fs::path& p) {
+        return p.empty() ? p : fs::absolute(p).lexically_normal();
+    };
+    rc.workload.workdir = absolute(rc.workload.workdir);
+    rc.load.workdir = absolute(rc.load.workdir);
+    rc.results_dir = absolute(rc.results_dir);
+    rc.build_config = absolute(rc.build_config);
+    rc.workload.kernel_source = absolute(rc.workload.kernel_source);
+    rc.load.workload_source = absolute(rc.load.workload_source);
+    if (!is_named_kernel_config(rc.workload.kernel_config))
+        rc.workload.kernel_config = absolute(rc.workload.kernel_config).string();
+    if (!rc.history_db.empty() && !rc.history_db.starts_with("postgresql://") &&
+        !rc.history_db.starts_with("postgres://"))
+        rc.history_db = absolute(rc.history_db).string();
+    for (auto& probe : rc.latency_probes)
+        if (probe.raw_path) probe.raw_path = absolute(*probe.raw_path).string();
+    for (const auto& name : load_path_options())
+        if (auto it = rc.load.values.find(name); it != rc.load.values.end() && !it->second.empty())
+            it->second = absolute(it->second).string();
 }
 
 }  // namespace
@@ -483,11 +539,18 @@ int cmd_run(int argc, char** argv) {
     RunArguments& arguments = options.arguments();
     RunConfig rc = checked_run_config(arguments, options.table(), options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
+    std::optional<OpenedJournal> resumed;
     if (!arguments.journal.empty())
         rc = journal_run_config(options);
+    else if (!rc.resume.empty())
+        rc = resumed_run_config(options, rc, resumed);
     else
         set_delegated(options, rc);
     if (auto done = boot_command(options, arguments, rc)) return *done;
+    // A run on this host keeps its journal beside its file (run_driver.h);
+    // a guest's turn (--journal) is its host's, which keeps the run's.
+    const bool journaled = rc.place == RunPlace::host && arguments.journal.empty();
+    if (journaled && !resumed) absolute_paths(rc);
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();
@@ -495,7 +558,8 @@ int cmd_run(int argc, char** argv) {
 
     for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
     Progress progress = Progress::for_stderr(arguments.quiet);
-    RunOutcome out = run_suite(rc, progress);
+    RunOutcome out =
+        journaled ? advance_run(rc, std::move(resumed), progress) : run_suite(rc, progress);
     const std::vector<ResultFile> results = label_results(out.labels);
     print_table(results);
     if (!out.save_failure.empty()) {

@@ -84,19 +84,6 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options,
     return state;
 }
 
-// The run's turns as its plan shuffled them, every one pending.
-JournalTurns planned_turns(const RunPlan& plan) {
-    JournalTurns turns;
-    for (const auto& round : plan.rounds)
-        for (const auto& turn : round.turns) {
-            JournalTurn& t = turns.list.emplace_back();
-            t.round = round.index;
-            t.label = turn.label;
-            for (const auto load : turn.loads) t.loads.emplace_back(plan.load_names[load]);
-        }
-    return turns;
-}
-
 // The run's journal: its config as the start resolved it, the seed drawn
 // and the workdir the state's (absolute, its links resolved).
 RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootState& state) {

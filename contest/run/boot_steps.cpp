@@ -187,8 +187,7 @@ class BootSteps {
         say("round " + std::to_string(turn.round) + " " + state_.labels[turn.label].label + ": " +
             failure);
         // The state first: a failure to write the file is not a turn taken twice.
-        turn.status = TurnStatus::boot_failed;
-        ++turns_.next;
+        turns_.mark(turns_.next, TurnStatus::boot_failed);
         save();
         record_boot_failed(state_, turn, failure, k_, journal_);
         if (state_.stop_on_failure) return finish(BootPhase::stopped, failure);
@@ -204,14 +203,13 @@ class BootSteps {
         // A test's made-up boot (kTestRunningKernelVariable) has nothing to settle.
         const Settled settled = settle_machine(k_.stand_in ? 0 : kBootSettleS);
         seen.settled = settled.state;
-        turn.status = TurnStatus::started;
+        turns_.mark(turns_.next, TurnStatus::started);
         save();
         progress_.note("contest: round " + std::to_string(turn.round) + " under " + label + " (" +
                        k_.release + "), up " + up + ", " + settled.state);
         take_boot_turn(state_, turn, k_, journal_, progress_);
-        turn.status = TurnStatus::done;
+        turns_.mark(turns_.next, TurnStatus::done);
         seen.outcome = "measured";
-        ++turns_.next;
         save();
     }
 
@@ -275,8 +273,7 @@ class BootSteps {
             const std::string reason = "cannot boot " + label.label + ": " + why;
             say(reason);
             record_boot_failed(state_, turn, reason, k_, journal_);
-            turn.status = TurnStatus::boot_failed;
-            ++turns_.next;
+            turns_.mark(turns_.next, TurnStatus::boot_failed);
             if (state_.stop_on_failure) return finish(BootPhase::stopped, reason);
             save();
         }

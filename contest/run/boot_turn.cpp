@@ -5,7 +5,6 @@
 #include "contest/observe/sysinfo.h"
 #include "contest/run/config_record.h"
 #include "contest/run/leftovers.h"
-#include "contest/run/places.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/run_outcome.h"
 #include "contest/run/run_plan.h"
@@ -142,17 +141,8 @@ void take_boot_turn(const BootState& state, const JournalTurn& turn, const Runni
     if (r.plan.resumed && !config.latency_probes.empty())
         progress.note("contest: the probes' work as " + state.labels[turn.label].label +
                       "'s file records it (calibrated in its first measured boot)");
-    LabelTurn taken{turn.label, {}};
-    for (const auto& name : turn.loads) {
-        const auto it = std::find(r.plan.load_names.begin(), r.plan.load_names.end(), name);
-        if (it == r.plan.load_names.end())
-            throw UsageError("the boot run's state names a load '" + printable(name) +
-                             "' its options do not plan");
-        taken.loads.push_back(static_cast<std::size_t>(it - r.plan.load_names.begin()));
-    }
+    const LabelTurn taken = label_turn_of(turn, r.plan, "the boot run's journal: its turn");
     r.plan.rounds = {PlannedRound{turn.round, {taken}}};
-    std::optional<KnobGuard> no_knobs;
-    auto backend = place_info(config.place).backend(config, r.plan, no_knobs, progress);
     const nlohmann::json system = system_fingerprint(config.workload.workdir.string());
     std::size_t before = 0;
     const LabelFiles files{
@@ -171,7 +161,7 @@ void take_boot_turn(const BootState& state, const JournalTurn& turn, const Runni
             }
         },
         false};
-    RunOutcome out = run_rounds(config, r.plan, std::move(backend), no_knobs, files, progress);
+    RunOutcome out = take_turns(config, r.plan, files, progress);
     if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
     LabelRun& label = out.labels[turn.label];
     for (std::size_t i = before; i < label.result.runs.size(); ++i)

@@ -14,16 +14,18 @@
 namespace contest {
 namespace {
 
-// A half-written result file's path (<file>.json.tmp.<pid>) whose pid is
-// gone, with why it is stale; nothing for any other file.
+// A half-written result file's or run journal's path (<file>.json.tmp.<pid>,
+// <file>.run-journal.tmp.<pid>) whose pid is gone, with why it is stale;
+// nothing for any other file.
 std::optional<std::string> stale_result_tmp(const std::filesystem::directory_entry& e) {
-    static const std::string tmp_mark = ".json.tmp.";
     std::error_code ec;
     const std::string name = e.path().filename().string();
-    const auto at = name.rfind(tmp_mark);
-    if (at == std::string::npos || e.is_symlink(ec)) return std::nullopt;
+    std::size_t after = std::string::npos;
+    for (const std::string mark : {".json.tmp.", ".run-journal.tmp."})
+        if (const auto at = name.rfind(mark); at != std::string::npos) after = at + mark.size();
+    if (after == std::string::npos || e.is_symlink(ec)) return std::nullopt;
     char* end = nullptr;
-    const long pid = std::strtol(name.c_str() + at + tmp_mark.size(), &end, 10);
+    const long pid = std::strtol(name.c_str() + after, &end, 10);
     if (pid <= 0 || *end != '\0' || !contest_gone(static_cast<pid_t>(pid))) return std::nullopt;
     return e.path().string() + " (half-written by contest pid " + std::to_string(pid) +
            ", which is gone)";

@@ -59,9 +59,22 @@ std::filesystem::path new_result_path(const std::filesystem::path& dir, const st
     std::string stamp = started_at;
     std::erase(stamp, ':');
     std::filesystem::path path = dir / label / (stamp + ".json");
-    for (int i = 2; std::filesystem::exists(path); ++i)
+    std::error_code ec;
+    const auto taken = [&](const std::filesystem::path& p) {
+        return std::filesystem::exists(std::filesystem::symlink_status(p, ec)) ||
+               std::filesystem::exists(std::filesystem::symlink_status(run_journal_beside(p), ec));
+    };
+    for (int i = 2; taken(path); ++i)
         path = dir / label / (stamp + "-" + std::to_string(i) + ".json");
     return path;
+}
+
+std::filesystem::path run_journal_beside(const std::filesystem::path& result) {
+    return std::filesystem::path(result).replace_extension(kHostJournalExtension);
+}
+
+std::filesystem::path result_beside_journal(const std::filesystem::path& journal) {
+    return std::filesystem::path(journal).replace_extension(".json");
 }
 
 }  // namespace contest

@@ -39,8 +39,18 @@ class ResultWriter {
 // file system, permission, no space) is named when it cannot.
 void check_results_folder(const std::filesystem::path& dir);
 
-// A new file under dir/label/, named after the start time.
+// A new file under dir/label/, named after the start time: STAMP.json, or
+// STAMP-2.json, ... when that name, or its journal's, is taken.
 std::filesystem::path new_result_path(const std::filesystem::path& dir, const std::string& label,
                                       const std::string& started_at);
+
+// The journal of the run whose (first) result file is `result`, beside it:
+// its name the file's with .run-journal for .json (results/LABEL/STAMP.json:
+// results/LABEL/STAMP.run-journal), so one a run, as the file's name is, and
+// never read as a result (report and import read .json files).
+std::filesystem::path run_journal_beside(const std::filesystem::path& result);
+// The result file beside a run's journal (run_journal_beside's inverse).
+std::filesystem::path result_beside_journal(const std::filesystem::path& journal);
+inline constexpr const char* kHostJournalExtension = ".run-journal";
 
 }  // namespace contest

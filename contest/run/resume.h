@@ -1,6 +1,7 @@
 #pragma once
-// --resume FILE: an interrupted result file, read and checked against this
-// config, then continued with the runs it does not hold yet.
+// --resume FILE: an interrupted result file, read and checked against the
+// config of the run's journal (run_driver.h opens it: no word is parsed
+// again), then continued with the runs it does not hold yet.
 #include <string>
 #include <string_view>
 

@@ -1,5 +1,7 @@
 #include "contest/run/run_journal.h"
 
+#include <algorithm>
+
 #include "contest/run/places.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/atomic_file.h"
@@ -20,6 +22,29 @@ RunJournal read_run_journal(const std::filesystem::path& path_in) {
         throw UsageError(where + ": config: " + e.what());
     }
     return journal;
+}
+
+JournalTurns planned_turns(const RunPlan& plan) {
+    JournalTurns turns;
+    for (const PlannedRound& round : plan.rounds)
+        for (const LabelTurn& turn : round.turns) {
+            JournalTurn& t = turns.list.emplace_back();
+            t.round = round.index;
+            t.label = turn.label;
+            for (const std::size_t load : turn.loads) t.loads.emplace_back(plan.load_names[load]);
+        }
+    return turns;
+}
+
+LabelTurn label_turn_of(const JournalTurn& turn, const RunPlan& plan, const std::string& where) {
+    LabelTurn taken{turn.label, {}};
+    for (const auto& name : turn.loads) {
+        const auto it = std::find(plan.load_names.begin(), plan.load_names.end(), name);
+        if (it == plan.load_names.end())
+            throw UsageError(where + ": loads: '" + printable(name) + "' is no load of the run");
+        taken.loads.push_back(static_cast<std::size_t>(it - plan.load_names.begin()));
+    }
+    return taken;
 }
 
 void write_run_journal(const std::filesystem::path& path, const RunJournal& journal) {

@@ -24,11 +24,14 @@
 
 #include "contest/boot/boot_state.h"
 #include "contest/run/boot_options.h"
+#include "contest/run/planned_round.h"
 #include "contest/run/run_config.h"
 #include "contest/sys/journal_file.h"
 #include "contest/sys/journal_turns.h"
 
 namespace contest {
+
+struct RunPlan;
 
 struct RunJournal {
     // Resolved: its seed set, its workdirs absolute. Not held: the caller's
@@ -47,6 +50,13 @@ struct RunJournal {
 };
 
 std::string run_journal_text(const RunJournal& journal);
+
+// The plan's rounds as a journal's turns, every one pending: a new run's
+// plan (run_driver.h) and a --boot run's (boot_run.h) alike.
+JournalTurns planned_turns(const RunPlan& plan);
+// A journal's turn as the plan's: its loads by their place in the plan. A
+// UsageError naming `where` and the load when the plan has no such load.
+LabelTurn label_turn_of(const JournalTurn& turn, const RunPlan& plan, const std::string& where);
 
 // UsageError naming `where` and the field's path when text is not a
 // journal of this contest's schema (run_journal_text.cpp, the codec alone).

@@ -167,13 +167,17 @@ RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
         j.erase(section);
     }
     RecordReader::read(j, where, journal);
-    // A --boot run's turns name its state's labels. No other run's journal
-    // plans turns yet (a guest's turn, a bisection's batch config): turns
-    // there are nothing this contest wrote, refused rather than ignored.
+    // A --boot run's turns name its state's labels; a host run's, its
+    // labels (checked against its plan by the driver that takes them,
+    // run_driver.h). No other run's journal plans turns (a bisection's
+    // batch config, a --kernel run): turns there are nothing this contest
+    // wrote, refused rather than ignored.
     if (journal.boot_run)
         check_turn_labels(journal.turns, journal.boot_run->labels.size(), where);
-    else if (!journal.turns.list.empty())
-        throw UsageError(where + ": turns: in the journal of a run that is not a --boot run");
+    else if (!journal.turns.list.empty() && journal.config.place != RunPlace::host)
+        throw UsageError(where +
+                         ": turns: in the journal of a run that is neither a --boot run nor a "
+                         "host run");
     RunConfig& c = journal.config;
     // What the codec cannot know: what only a start makes (absolute
     // workdirs).

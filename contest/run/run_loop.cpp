@@ -27,7 +27,9 @@ using Clock = std::chrono::steady_clock;
 // with what the backend records of where its runs are taken.
 void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend& backend,
                       const nlohmann::json& record, const std::string& started_at,
-                      const nlohmann::json& system, RunOutcome& out) {
+                      const nlohmann::json& system,
+                      const std::function<std::filesystem::path(const std::string&)>& first_file,
+                      RunOutcome& out) {
     const ResultSinks sinks = run_result_sinks(config);
     if (plan.resumed) {
         LabelRun& label = plan.labels.front();
@@ -41,8 +43,10 @@ void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend
             LabelRun& label = plan.labels[v];
             label.result = std::move(results[v]);
             backend.describe(label.result, label);
-            label.writer =
-                ResultWriter(new_result_path(config.results_dir, label.label, started_at), sinks);
+            label.writer = ResultWriter(
+                v == 0 && first_file ? first_file(label.label)
+                                     : new_result_path(config.results_dir, label.label, started_at),
+                sinks);
         }
     }
     out.labels = std::move(plan.labels);
@@ -93,16 +97,21 @@ bool stop_rule_done(const RunConfig& config, unsigned round, RunRecorder& record
 // Takes the plan's rounds in order, each label's turn where the backend
 // takes its runs; stops early when --runs auto has enough after a round,
 // or the caller's stop rule says so.
+// Each round marked started and done (files.round_mark), when the run
+// keeps a journal.
 // The backend goes with the rounds: what it holds (the prepared loads) is
 // let go, on every way out, before the files are saved for the last time.
 void take_rounds(std::unique_ptr<RoundBackend> backend, const RunConfig& config,
-                 const RunPlan& plan, RunRecorder& recorder, Progress& progress) {
+                 const RunPlan& plan, const LabelFiles& files, RunRecorder& recorder,
+                 Progress& progress) {
     backend->begin(recorder);
     // --budget counts from the first run on: preparing the loads is not a round.
     const auto started = Clock::now();
     std::size_t taken = 0;
     for (const PlannedRound& round : plan.rounds) {
+        if (files.round_mark) files.round_mark(round, false);
         backend->take_round(round, recorder);
+        if (files.round_mark) files.round_mark(round, true);
         for (const LabelTurn& turn : round.turns) taken += turn.loads.size();
         if (auto_runs_done(config, plan, round.index, taken, started, recorder, progress)) break;
         if (stop_rule_done(config, round.index, recorder)) break;
@@ -141,7 +150,7 @@ RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<Ro
     files.open(plan, *backend, record, out);
     RunRecorder recorder(out, plan.runs_to_take());
     try {
-        take_rounds(std::move(backend), config, plan, recorder, progress);
+        take_rounds(std::move(backend), config, plan, files, recorder, progress);
     } catch (const Interrupted&) {
         progress.clear();
         // The files the plan takes turns in (a --boot step's: its turn's
@@ -161,34 +170,41 @@ RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<Ro
     return out;
 }
 
-RunOutcome run_suite(const RunConfig& config, Progress& progress) {
-    check_run_options(config);
-    // Everything that can be refused is refused before anything is measured.
-    RunPlan plan = plan_after_clean_up(config);
+RunOutcome take_turns(const RunConfig& config, RunPlan& plan, const LabelFiles& files,
+                      Progress& progress) {
     // Every value written and read back; restored on every way out of here.
     std::optional<KnobGuard> knob_guard;
     if (!plan.knobs.empty()) knob_guard.emplace(plan.knobs, config.workload.workdir);
     std::unique_ptr<RoundBackend> backend =
         place_info(config.place).backend(config, plan, knob_guard, progress);
-    const LabelFiles files = run_label_files(
-        config, utc_timestamp(), system_fingerprint(config.workload.workdir.string()), progress);
     return run_rounds(config, plan, std::move(backend), knob_guard, files, progress);
 }
 
-LabelFiles run_label_files(const RunConfig& config, const std::string& started_at,
-                           const nlohmann::json& system, Progress& progress) {
-    return {
-        [&config, started_at, system, &progress](RunPlan& plan, const RoundBackend& backend,
-                                                 const nlohmann::json& record, RunOutcome& out) {
-            open_label_files(config, plan, backend, record, started_at, system, out);
-            // Each file is made with its first run: none ever holds 0 runs.
-            for (const auto& label : out.labels)
-                progress.note("contest: results go to " + label.path().string());
-            if (config.history)
-                progress.note("contest: and into the results database " +
-                              history::db_target(config.history_db, config.results_dir).shown);
-        },
-        true};
+RunOutcome run_suite(const RunConfig& config, Progress& progress) {
+    check_run_options(config);
+    // Everything that can be refused is refused before anything is measured.
+    RunPlan plan = plan_after_clean_up(config);
+    const LabelFiles files = run_label_files(
+        config, utc_timestamp(), system_fingerprint(config.workload.workdir.string()), progress);
+    return take_turns(config, plan, files, progress);
+}
+
+LabelFiles run_label_files(
+    const RunConfig& config, const std::string& started_at, const nlohmann::json& system,
+    Progress& progress, std::function<std::filesystem::path(const std::string& label)> first_file) {
+    return {[&config, started_at, system, &progress, first_file](
+                RunPlan& plan, const RoundBackend& backend, const nlohmann::json& record,
+                RunOutcome& out) {
+                open_label_files(config, plan, backend, record, started_at, system, first_file,
+                                 out);
+                // Each file is made with its first run: none ever holds 0 runs.
+                for (const auto& label : out.labels)
+                    progress.note("contest: results go to " + label.path().string());
+                if (config.history)
+                    progress.note("contest: and into the results database " +
+                                  history::db_target(config.history_db, config.results_dir).shown);
+            },
+            true};
 }
 
 }  // namespace contest

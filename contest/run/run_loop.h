@@ -4,6 +4,7 @@
 // each label's turn taken where its runs run (round_backend.h: on this host
 // or in a guest) and every run saved as it comes back, until the plan is
 // done, --runs auto has enough, a save fails or the user stops it.
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/run/knobs.h"
+#include "contest/run/planned_round.h"
 #include "contest/run/round_backend.h"
 #include "contest/run/run_config.h"
 #include "contest/run/run_outcome.h"
@@ -30,6 +32,11 @@ struct LabelFiles {
                        RunOutcome& out)>
         open;
     bool complete_at_end = true;
+    // Told of each round as the loop takes it: before its first run
+    // (started) and once its last run is saved (done). A journaled run's
+    // driver marks the round's turns in its journal (run_driver.h); unset
+    // for every other run.
+    std::function<void(const PlannedRound& round, bool done)> round_mark = {};
 };
 
 // The one loop that takes turns, whoever plans them: the plan's rounds in
@@ -43,11 +50,23 @@ RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<Ro
                       std::optional<KnobGuard>& knob_guard, const LabelFiles& files,
                       Progress& progress);
 
+// The plan's turns taken where its place takes them, through run_rounds:
+// the knobs (--vary) set and put back, the place's backend made. What every
+// driver of a run calls: run_suite (contest bisect's batches, --kernel
+// runs), the journal's (run_driver.h: a host run and --resume) and a
+// --boot step's one turn (boot_turn.h).
+RunOutcome take_turns(const RunConfig& config, RunPlan& plan, const LabelFiles& files,
+                      Progress& progress);
+
 // run_suite's files: the resumed one (checked against this run's config
 // record), or a new one per label in results/LABEL/, with `system` (the
 // machine's fingerprint) and the time the run started; complete at the end.
-LabelFiles run_label_files(const RunConfig& config, const std::string& started_at,
-                           const nlohmann::json& system, Progress& progress);
+// `first_file`, when set, names the first label's new file (the driver's,
+// run_driver.h: the name its journal claimed); new_result_path otherwise.
+LabelFiles run_label_files(
+    const RunConfig& config, const std::string& started_at, const nlohmann::json& system,
+    Progress& progress,
+    std::function<std::filesystem::path(const std::string& label)> first_file = {});
 
 // Runs everything in config. Writes the result file after every workload
 // run (not before the first: no file ever holds 0 runs). On Ctrl-C, saves

@@ -81,9 +81,7 @@ RunPlan make_run_plan(const RunConfig& config) {
     for (const LoadInfo* info : plan.loads) plan.load_names.push_back(info->name);
     plan.workload = make_workload(config.workload);
     if (!config.resume.empty() && !config.vary.empty())
-        throw UsageError(
-            "--resume cannot continue a --vary run yet: resume each value's file "
-            "without --vary");
+        throw UsageError("--resume cannot continue a --vary run yet");
     if (!config.resume.empty()) plan.resumed = resumed_result(config);
     plan.knobs = resolve_knobs(config);
     plan.labels = plan_labels(config, plan);

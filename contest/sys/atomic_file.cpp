@@ -30,10 +30,10 @@ std::string file_kind(mode_t mode) {
     return "not a regular file";
 }
 
-}  // namespace
-
-std::optional<std::string> try_write_file_atomically(const std::filesystem::path& path,
-                                                     const std::string& content) {
+// The content in a new temporary file beside path (path.tmp.PID), synced
+// and closed: "" and its path in `tmp`, or the reason it could not be
+// written (nothing left behind), the file at path untouched either way.
+std::string synced_temporary(const fs::path& path, const std::string& content, fs::path& tmp) {
     const std::string name = printable(path.string());
     const auto failed = [&](const std::string& why) {
         return "cannot write " + name + ": " + why + " (the file as it was is kept)";
@@ -48,7 +48,7 @@ std::optional<std::string> try_write_file_atomically(const std::filesystem::path
     std::error_code ec;
     fs::create_directories(folder, ec);
     if (ec) return "cannot create the folder " + printable(folder.string()) + ": " + ec.message();
-    fs::path tmp = path;
+    tmp = path;
     tmp += ".tmp." + std::to_string(::getpid());
     // A stale temporary (or a link planted in its place) goes first; O_EXCL
     // and O_NOFOLLOW then make sure the file written is a new one.
@@ -69,17 +69,46 @@ std::optional<std::string> try_write_file_atomically(const std::filesystem::path
         ::unlink(tmp.c_str());
         return failed(write_cause(e));
     }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int e = errno;
-        ::unlink(tmp.c_str());
-        return failed(write_cause(e));
-    }
-    // The rename is in the folder's data: without this, a crash right after
-    // could bring back the file as it was before.
+    return "";
+}
+
+// The new name is in the folder's data: without this, a crash right after
+// could bring back the file as it was before.
+void sync_folder(const fs::path& path) {
+    const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
     if (const UniqueFd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         dir.get() >= 0)
         ::fsync(dir.get());
+}
+
+}  // namespace
+
+std::optional<std::string> try_write_file_atomically(const std::filesystem::path& path,
+                                                     const std::string& content) {
+    fs::path tmp;
+    if (std::string why = synced_temporary(path, content, tmp); !why.empty()) return why;
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int e = errno;
+        ::unlink(tmp.c_str());
+        return "cannot write " + printable(path.string()) + ": " + write_cause(e) +
+               " (the file as it was is kept)";
+    }
+    sync_folder(path);
     return std::nullopt;
+}
+
+bool create_file_atomically(const std::filesystem::path& path, const std::string& content) {
+    fs::path tmp;
+    if (std::string why = synced_temporary(path, content, tmp); !why.empty())
+        throw EnvironmentError(why);
+    const int linked = ::link(tmp.c_str(), path.c_str());
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    if (linked != 0 && e == EEXIST) return false;
+    if (linked != 0)
+        throw EnvironmentError("cannot write " + printable(path.string()) + ": " + write_cause(e));
+    sync_folder(path);
+    return true;
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& content) {

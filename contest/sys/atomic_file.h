@@ -16,5 +16,11 @@ std::optional<std::string> try_write_file_atomically(const std::filesystem::path
                                                      const std::string& content);
 // The same, throwing EnvironmentError with that reason.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+// A new file at path, whole (written and synced as above, then linked in
+// place: link(2) never replaces): false, and nothing made, when something
+// is at path already; EnvironmentError naming the path and the cause when
+// it cannot be written. What two contests racing for one name need: one of
+// them makes the file, the other learns it is taken.
+bool create_file_atomically(const std::filesystem::path& path, const std::string& content);
 
 }  // namespace contest

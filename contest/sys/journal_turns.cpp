@@ -11,6 +11,25 @@ bool JournalTurns::any_pending() const {
                        [](const JournalTurn& t) { return t.status == TurnStatus::pending; });
 }
 
+namespace {
+
+bool taken(const JournalTurn& t) {
+    return t.status == TurnStatus::done || t.status == TurnStatus::boot_failed;
+}
+
+}  // namespace
+
+std::size_t JournalTurns::first_not_taken() const {
+    return static_cast<std::size_t>(std::find_if_not(list.begin(), list.end(), taken) -
+                                    list.begin());
+}
+
+void JournalTurns::mark(std::size_t i, TurnStatus status) {
+    list.at(i).status = status;
+    next = i;
+    while (next < list.size() && taken(list[next])) ++next;
+}
+
 void check_turn_labels(const JournalTurns& turns, std::size_t labels, const std::string& where) {
     for (std::size_t i = 0; i < turns.list.size(); ++i)
         if (turns.list[i].label >= labels)

@@ -61,6 +61,14 @@ struct JournalTurns {
 
     // Some turn not taken (neither done nor failed): the run stopped short.
     bool any_pending() const;
+    // The first turn not taken yet (neither done nor boot_failed; one
+    // started, cut short, is not): list.size() when every one was.
+    std::size_t first_not_taken() const;
+    // Turn i marked `status`, and `next` set to it, or past it and the
+    // turns taken after it once it is taken (a run takes its turns in
+    // order: the one after it). Every driver marks its turns here (a --boot step's,
+    // boot_steps.cpp; a host run's and --resume's, run/run_driver.h).
+    void mark(std::size_t i, TurnStatus status);
 };
 
 template <typename V, RecordOf<JournalTurn> R>

@@ -1,0 +1,191 @@
+#include "contest/run/run_driver.h"
+
+#include <algorithm>
+
+#include "contest/observe/sysinfo.h"
+#include "contest/run/leftovers.h"
+#include "contest/run/result_writer.h"
+#include "contest/run/resume.h"
+#include "contest/run/run_loop.h"
+#include "contest/run/run_plan.h"
+#include "contest/sys/atomic_file.h"
+#include "contest/sys/errors.h"
+#include "contest/sys/progress.h"
+#include "contest/sys/text.h"
+#include "contest/sys/utc_timestamp.h"
+
+namespace contest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The most names a new run tries for its journal when others take them
+// first (two runs started in one second into one folder take two).
+constexpr int kMaxClaims = 100;
+
+// The rounds still to take: the journal's turns not done, each less the
+// runs the resumed file holds already (a turn cut short by a kill). A turn
+// whose runs the file holds all is marked done (its end was not written).
+std::vector<PlannedRound> rounds_of(JournalTurns& turns, const RunPlan& plan,
+                                    const std::string& where) {
+    check_turn_labels(turns, plan.labels.size(), where);
+    std::vector<PlannedRound> rounds;
+    for (std::size_t i = 0; i < turns.list.size(); ++i) {
+        JournalTurn& turn = turns.list[i];
+        if (turn.status == TurnStatus::done) continue;
+        const LabelTurn planned =
+            label_turn_of(turn, plan, where + ": turns[" + std::to_string(i) + "]");
+        LabelTurn taken{turn.label, {}};
+        for (const std::size_t load : planned.loads)
+            if (!already_done(*plan.resumed, plan.load_names[load], turn.round))
+                taken.loads.push_back(load);
+        if (taken.loads.empty()) {
+            turn.status = TurnStatus::done;  // next: set below, once every turn is seen
+            continue;
+        }
+        if (rounds.empty() || rounds.back().index != turn.round) rounds.push_back({turn.round, {}});
+        rounds.back().turns.push_back(std::move(taken));
+    }
+    turns.next = turns.first_not_taken();
+    return rounds;
+}
+
+// The run's journal as the driver keeps it: made (a new run's) or read
+// (--resume), written again at each mark. A write that fails stops the run
+// as a failed save of its file does (SaveFailed: what finished is kept).
+class KeptJournal {
+  public:
+    KeptJournal(fs::path path, RunJournal journal)
+        : path_(std::move(path)), journal_(std::move(journal)) {}
+
+    // A new run's first file's name, claimed by making its journal beside
+    // it (exclusively: a name another run claimed first is skipped).
+    fs::path claim(const fs::path& results_dir, const std::string& label) {
+        const std::string text = run_journal_text(journal_);
+        for (int i = 0; i < kMaxClaims; ++i) {
+            const fs::path result = new_result_path(results_dir, label, journal_.started_at);
+            if (create_file_atomically(run_journal_beside(result), text)) {
+                path_ = run_journal_beside(result);
+                return result;
+            }
+        }
+        throw EnvironmentError("cannot name a result file in " +
+                               printable((results_dir / label).string()) + ": " +
+                               std::to_string(kMaxClaims) + " names taken by other runs");
+    }
+
+    // The round's turns marked started, or done once its last run is
+    // saved: each the journal's turn not done of its round and label that
+    // holds its loads (under --order blocks one label has a turn of round 1
+    // under each load; a resumed turn takes only the loads it lacked).
+    void mark(const PlannedRound& round, bool done, const RunPlan& plan) {
+        JournalTurns& turns = journal_.turns;
+        for (const LabelTurn& taken : round.turns)
+            for (std::size_t i = 0; i < turns.list.size(); ++i) {
+                const JournalTurn& turn = turns.list[i];
+                const auto holds = [&](std::size_t load) {
+                    return std::find(turn.loads.begin(), turn.loads.end(), plan.load_names[load]) !=
+                           turn.loads.end();
+                };
+                if (turn.round != round.index || turn.label != taken.label ||
+                    turn.status == TurnStatus::done ||
+                    !std::all_of(taken.loads.begin(), taken.loads.end(), holds))
+                    continue;
+                turns.mark(i, done ? TurnStatus::done : TurnStatus::started);
+                break;
+            }
+        // A round of several turns (--vary's labels) started: its first.
+        turns.next = turns.first_not_taken();
+        save();
+    }
+
+    const RunJournal& journal() const { return journal_; }
+
+    void save() const {
+        try {
+            write_run_journal(path_, journal_);
+        } catch (const EnvironmentError& e) {
+            throw SaveFailed(std::string("the run's journal: ") + e.what());
+        }
+    }
+
+  private:
+    fs::path path_;
+    RunJournal journal_;
+};
+
+}  // namespace
+
+OpenedJournal open_run_journal(const fs::path& given) {
+    const fs::path x = given.lexically_normal();
+    const std::string named = "--resume " + printable(given.string());
+    OpenedJournal opened;
+    const bool journal_given = x.extension() == kHostJournalExtension;
+    opened.path = journal_given ? x : run_journal_beside(x);
+    opened.result = journal_given ? result_beside_journal(x) : x;
+    std::error_code ec;
+    if (!journal_given && !fs::exists(fs::symlink_status(opened.path, ec))) {
+        // What the file is says why first: not a result, or complete.
+        if (read_result_file(opened.result).complete)
+            throw UsageError(named + ": this result file is complete; there is nothing to resume");
+        throw UsageError(named + ": it has no run journal beside it (" +
+                         printable(opened.path.filename().string()) +
+                         "): a file of a contest before run journals cannot be resumed; run again");
+    }
+    opened.journal = read_run_journal(opened.path);
+    if (opened.journal.config.place != RunPlace::host || opened.journal.config.delegated)
+        throw UsageError(named + ": the journal is not a run on this host's");
+    if (!fs::exists(fs::symlink_status(opened.result, ec)))
+        throw UsageError(named + ": its result file " +
+                         printable(opened.result.filename().string()) +
+                         " is not there (the run ended before its first run was saved): "
+                         "nothing to resume; run again");
+    return opened;
+}
+
+RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> opened,
+                       Progress& progress) {
+    check_run_options(given);
+    // Everything that can be refused is refused before anything is measured.
+    RunPlan plan = plan_after_clean_up(given);
+    // The run as its journal holds it: its seed drawn.
+    RunConfig config = given;
+    config.seed = plan.seed;
+    const std::string started_at = opened ? opened->journal.started_at : utc_timestamp();
+    KeptJournal journal = [&] {
+        if (opened) {
+            plan.rounds = rounds_of(opened->journal.turns, plan, printable(opened->path.string()));
+            write_run_journal(opened->path, opened->journal);  // the turns rounds_of marked done
+            return KeptJournal(opened->path, std::move(opened->journal));
+        }
+        RunJournal made;
+        made.config = config;
+        made.started_at = started_at;
+        made.turns = planned_turns(plan);
+        return KeptJournal({}, std::move(made));
+    }();
+    // A config the journal's JSON cannot hold (a path that is not UTF-8):
+    // the run goes on without a journal, said; it cannot be resumed.
+    bool kept = true;
+    if (!opened) try {
+            (void)run_journal_text(journal.journal());
+        } catch (const UsageError& e) {
+            warn(std::string("this run keeps no journal, and cannot be resumed: ") + e.what());
+            kept = false;
+        }
+    std::function<fs::path(const std::string&)> first_file;
+    if (!opened && kept)
+        first_file = [&journal, &config](const std::string& label) {
+            return journal.claim(config.results_dir, label);
+        };
+    LabelFiles files =
+        run_label_files(config, started_at, system_fingerprint(config.workload.workdir.string()),
+                        progress, first_file);
+    if (kept)
+        files.round_mark = [&journal, &plan](const PlannedRound& round, bool done) {
+            journal.mark(round, done, plan);
+        };
+    return take_turns(config, plan, files, progress);
+}
+
+}  // namespace contest

@@ -1,0 +1,50 @@
+#pragma once
+// The driver of a run kept in its journal (issue 56): a run on this host
+// writes its journal (run_journal.h: the config resolved at the start, its
+// seed drawn, and its plan of turns) beside its first result file before
+// its first run, and each turn is marked started and done as the one loop
+// (run_loop.h) takes it; `contest run --resume` opens that journal and
+// advances it the same way, the turns not done taken into the same file.
+// Nothing of the run is parsed again after its start: no command word, no
+// --config file, nothing relative to a folder.
+//
+// The journal is STAMP.run-journal beside STAMP.json (result_writer.h),
+// claimed with the file's name (made exclusively: two runs started in one
+// second into one folder take two names), and kept as the run's record
+// when it ends; --resume of a complete file is refused.
+#include <filesystem>
+#include <optional>
+
+#include "contest/run/run_config.h"
+#include "contest/run/run_journal.h"
+#include "contest/run/run_outcome.h"
+#include "contest/sys/progress.h"
+
+namespace contest {
+
+// A run's journal opened to be advanced (--resume): where it is, the result
+// file it continues, and what it holds.
+struct OpenedJournal {
+    std::filesystem::path path;
+    std::filesystem::path result;
+    RunJournal journal;
+};
+
+// --resume X, X the interrupted result file or its journal: the journal
+// read as untrusted (read_run_journal: a regular file, no link, bounded,
+// each field checked). A UsageError in one line when X is neither, when the
+// file has no journal beside it (a file of a contest before journals), or
+// when the journal's run is not one on this host.
+OpenedJournal open_run_journal(const std::filesystem::path& given);
+
+// The one driver of a run on this host: its plan made (what a killed
+// contest left put right first), its journal written before the first run
+// (a new run's, made from the plan) or read (`opened`, --resume: the turns
+// not done, less the runs the file holds already), then the turns taken by
+// the one loop, each marked in the journal as it starts and ends. `config`
+// is the run's (a resumed one's is the journal's, with its resume set to
+// the file); its workdirs are opened by the caller.
+RunOutcome advance_run(const RunConfig& config, std::optional<OpenedJournal> opened,
+                       Progress& progress);
+
+}  // namespace contest
