@@ -232,6 +232,55 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a bisection says the batch it needs next, and reads the batch's files back from its folder, "
+    "whatever wrote them",
+    "[bisect]") {
+    FakeBisection b(8, 5, 1.0, 0.1);
+    Bisection bisection(b.options(), b.progress);
+    // The ends first: their kernels, their folder, the bound, a rule that
+    // has nothing to decide on yet.
+    std::optional<BatchNeed> need = bisection.next();
+    REQUIRE(need);
+    REQUIRE(need->kernels.size() == 2);
+    CHECK(need->kernels[0].label == "good");
+    CHECK(need->kernels[1].label == "bad");
+    CHECK(need->kernels[0].image == b.t.tree.string() + "@" + b.t.commits.front());
+    CHECK(need->folder == b.t.scratch / "results" / "ends");
+    CHECK(need->rounds == BisectRule{}.ends_max_rounds);
+    CHECK_FALSE(need->part);
+    REQUIRE(need->stop);
+    CHECK(need->stop(0, {}).empty());
+    b.take()(need->kernels, need->folder, need->rounds, need->stop);
+    CHECK(b.batches == 1);
+    bisection.ran();
+    CHECK(bisection.state().ends_state == EndsState::differ);
+    // Then git's first commit, with both ends beside it.
+    need = bisection.next();
+    REQUIRE(need);
+    REQUIRE(need->kernels.size() == 3);
+    CHECK(need->kernels[2].label == "tested");
+    CHECK(need->folder.filename().string().starts_with("step-1-"));
+    CHECK(need->rounds == BisectRule{}.step_max_rounds);
+    // A place that wrote nothing into the folder: no round to judge, the
+    // step skipped, saying so; the next step asked for.
+    bisection.ran();
+    REQUIRE(bisection.state().steps.size() == 1);
+    CHECK(bisection.state().steps[0].word == "skip");
+    CHECK(bisection.state().steps[0].why == "no round with a figure of each label");
+    need = bisection.next();
+    REQUIRE(need);
+    CHECK(need->folder.filename().string().starts_with("step-2-"));
+    // A kernel that does not build: the tested commit skipped as git bisect
+    // run skips it, the failure's words kept.
+    bisection.ran(
+        std::make_exception_ptr(StepFailed("--kernel tested=...: make failed", "build", "")));
+    REQUIRE(bisection.state().steps.size() == 2);
+    CHECK(bisection.state().steps[1].word == "skip");
+    CHECK_THAT(bisection.state().steps[1].why, Catch::Contains("does not build: --kernel tested="));
+    CHECK_FALSE(bisection.state().finished);
+}
+
+TEST_CASE(
     "adjacent ends: the answer is as sure as the ends' test, whose real level with a look after "
     "every round is above its nominal p",
     "[bisect]") {

@@ -349,6 +349,7 @@ struct Bisection::Stepper {
 
     // The batch's files came back: the ends measured, or the step taken.
     void close_batch(const std::vector<ResultFile>& files) {
+        part_.reset();
         if (!batch_->step) {
             measure_ends(files);
             batch_.reset();
@@ -370,6 +371,7 @@ struct Bisection::Stepper {
         if (label == "good" || label == "bad") end_does_not_build(label, e);
         BisectStep step = std::move(*batch_->step);
         batch_.reset();
+        part_.reset();
         step.word = "skip";
         step.why = std::string("does not build: ") + e.what();
         step.seconds = end_batch();
@@ -640,7 +642,7 @@ struct Bisection::Stepper {
         return s_;
     }
 
-    const BisectOptions& o_;
+    const BisectOptions o_;  // (a copy: a stepper outlives the options it was given)
     Progress& progress_;
     FileLock lock_;
     GitBisect git_;

@@ -87,7 +87,7 @@ class Bisection {
   public:
     // The bisection in options.results, resumed from its state when it
     // holds one of the same question (UsageError when another's), held by
-    // this contest alone (BisectionBusy) until destroyed.
+    // this contest alone (BisectionBusy) until destroyed; `progress` outlives it.
     Bisection(const BisectOptions& options, Progress& progress);
     ~Bisection();
     Bisection(const Bisection&) = delete;
