@@ -31,6 +31,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
+#include "fake_bisect_place.h"
 #include "fake_kernel_runs.h"
 #include "test_helpers.h"
 
@@ -153,7 +154,7 @@ struct FakeBisection {
 
     // A batch as contest bisect's is, but through the fake backend: a
     // --kernel run's config and plan, the loop itself.
-    TakeRounds take() {
+    test::TakeRounds take() {
         return [this](const std::vector<KernelSpec>& kernels, const fs::path& folder,
                       unsigned rounds, const StopRule& stop) {
             ++batches;
@@ -174,7 +175,7 @@ struct FakeBisection {
     // take(), but `thrown` is thrown instead of the `batch`th batch (an
     // interrupt, a part the machine refused).
     template <typename Thrown>
-    TakeRounds take_failing_at(int batch, Thrown thrown) {
+    test::TakeRounds take_failing_at(int batch, Thrown thrown) {
         return [this, batch, thrown, whole = take()](const std::vector<KernelSpec>& k,
                                                      const fs::path& f, unsigned r,
                                                      const StopRule& stop) {
@@ -192,7 +193,7 @@ TEST_CASE(
     "[bisect]") {
     FakeBisection b(8, 5, 1.0, 0.1);
     const std::string before = b.t.state();
-    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    const BisectState s = test::run_bisection(b.options(), b.take(), b.progress);
     INFO(bisection_text(s));
     CHECK(s.ends_state == EndsState::differ);
     REQUIRE(s.first_bad == b.t.commits[5]);
@@ -224,10 +225,59 @@ TEST_CASE(
 
     SECTION("a rerun of the finished bisection takes no round") {
         const int batches = b.batches;
-        const BisectState again = run_bisection(b.options(), b.take(), b.progress);
+        const BisectState again = test::run_bisection(b.options(), b.take(), b.progress);
         CHECK(b.batches == batches);
         CHECK(again.first_bad == s.first_bad);
     }
+}
+
+TEST_CASE(
+    "a bisection says the batch it needs next, and reads the batch's files back from its folder, "
+    "whatever wrote them",
+    "[bisect]") {
+    FakeBisection b(8, 5, 1.0, 0.1);
+    Bisection bisection(b.options(), b.progress);
+    // The ends first: their kernels, their folder, the bound, a rule that
+    // has nothing to decide on yet.
+    std::optional<BatchNeed> need = bisection.next();
+    REQUIRE(need);
+    REQUIRE(need->kernels.size() == 2);
+    CHECK(need->kernels[0].label == "good");
+    CHECK(need->kernels[1].label == "bad");
+    CHECK(need->kernels[0].image == b.t.tree.string() + "@" + b.t.commits.front());
+    CHECK(need->folder == b.t.scratch / "results" / "ends");
+    CHECK(need->rounds == BisectRule{}.ends_max_rounds);
+    CHECK_FALSE(need->part);
+    REQUIRE(need->stop);
+    CHECK(need->stop(0, {}).empty());
+    b.take()(need->kernels, need->folder, need->rounds, need->stop);
+    CHECK(b.batches == 1);
+    bisection.ran();
+    CHECK(bisection.state().ends_state == EndsState::differ);
+    // Then git's first commit, with both ends beside it.
+    need = bisection.next();
+    REQUIRE(need);
+    REQUIRE(need->kernels.size() == 3);
+    CHECK(need->kernels[2].label == "tested");
+    CHECK(need->folder.filename().string().starts_with("step-1-"));
+    CHECK(need->rounds == BisectRule{}.step_max_rounds);
+    // A place that wrote nothing into the folder: no round to judge, the
+    // step skipped, saying so; the next step asked for.
+    bisection.ran();
+    REQUIRE(bisection.state().steps.size() == 1);
+    CHECK(bisection.state().steps[0].word == "skip");
+    CHECK(bisection.state().steps[0].why == "no round with a figure of each label");
+    need = bisection.next();
+    REQUIRE(need);
+    CHECK(need->folder.filename().string().starts_with("step-2-"));
+    // A kernel that does not build: the tested commit skipped as git bisect
+    // run skips it, the failure's words kept.
+    bisection.ran(
+        std::make_exception_ptr(StepFailed("--kernel tested=...: make failed", "build", "")));
+    REQUIRE(bisection.state().steps.size() == 2);
+    CHECK(bisection.state().steps[1].word == "skip");
+    CHECK_THAT(bisection.state().steps[1].why, Catch::Contains("does not build: --kernel tested="));
+    CHECK_FALSE(bisection.state().finished);
 }
 
 TEST_CASE(
@@ -243,7 +293,7 @@ TEST_CASE(
     CHECK(ends_error < 0.1);
 
     FakeBisection b(1, 1, 1.0, 0.1);
-    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    const BisectState s = test::run_bisection(b.options(), b.take(), b.progress);
     const std::string text = bisection_text(s);
     INFO(text);
     REQUIRE(s.first_bad == b.t.commits[1]);
@@ -263,7 +313,7 @@ TEST_CASE(
     "[bisect]") {
     FakeBisection b(8, 3, 1.0, 0.05);
     b.second_bad = 6;  // commits 3, 4 and 5 lie halfway
-    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    const BisectState s = test::run_bisection(b.options(), b.take(), b.progress);
     const std::string text = bisection_text(s);
     INFO(text);
     CHECK(s.ends_state == EndsState::differ);
@@ -293,21 +343,21 @@ TEST_CASE("a bisection cut after its second step resumes from its state and git'
           "[bisect]") {
     FakeBisection b(8, 3, 1.0, 0.1);
     // The first run stops (as an interrupt would) when its third batch starts.
-    const TakeRounds whole = b.take();
-    const TakeRounds cut = b.take_failing_at(4, Interrupted());
+    const test::TakeRounds whole = b.take();
+    const test::TakeRounds cut = b.take_failing_at(4, Interrupted());
     const auto wall = [](const auto& f) {
         const auto t = std::chrono::steady_clock::now();
         f();
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     };
-    const double first_s =
-        wall([&] { CHECK_THROWS_AS(run_bisection(b.options(), cut, b.progress), Interrupted); });
+    const double first_s = wall(
+        [&] { CHECK_THROWS_AS(test::run_bisection(b.options(), cut, b.progress), Interrupted); });
     const BisectState half = read_bisect_state(b.t.scratch / "results" / "bisect.json");
     CHECK_FALSE(half.finished);
     REQUIRE(half.steps.size() == 2);
     const int batches = b.batches;
     BisectState s;
-    const double second_s = wall([&] { s = run_bisection(b.options(), whole, b.progress); });
+    const double second_s = wall([&] { s = test::run_bisection(b.options(), whole, b.progress); });
     INFO(bisection_text(s));
     CHECK(s.first_bad == b.t.commits[3]);
     REQUIRE(s.steps.size() == 3);
@@ -327,7 +377,7 @@ TEST_CASE(
     FakeBisection b(4, 2, 1.0, 0.1);
     BisectOptions o = b.options();
     o.run_words = {"-w", "command", "--workload-cmd", "sh -c 'exit 0'", "no_load", "cpu_load"};
-    run_bisection(o, b.take(), b.progress);
+    test::run_bisection(o, b.take(), b.progress);
     const fs::path state = b.t.scratch / "results" / "bisect.json";
     BisectState s = read_bisect_state(state);
     REQUIRE(s.finished);
@@ -369,24 +419,24 @@ TEST_CASE(
     FakeBisection b(8, 5, 1.0, 0.1);
     BisectOptions other = b.options();
     other.results = b.t.scratch / "results-2";
-    const TakeRounds whole = b.take();
+    const test::TakeRounds whole = b.take();
     std::optional<BisectState> inner;
     std::string busy;
-    const TakeRounds first = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
-                                 const StopRule& stop) {
+    const test::TakeRounds first = [&](const std::vector<KernelSpec>& k, const fs::path& f,
+                                       unsigned r, const StopRule& stop) {
         // During the first's first step: the same tree bisected elsewhere,
         // and the same bisection asked again.
         if (k.size() == 3 && !inner) {
-            inner = run_bisection(other, whole, b.progress);
+            inner = test::run_bisection(other, whole, b.progress);
             try {
-                run_bisection(b.options(), whole, b.progress);
+                test::run_bisection(b.options(), whole, b.progress);
             } catch (const BisectionBusy& e) {
                 busy = e.what();
             }
         }
         return whole(k, f, r, stop);
     };
-    const BisectState s = run_bisection(b.options(), first, b.progress);
+    const BisectState s = test::run_bisection(b.options(), first, b.progress);
     INFO(bisection_text(s));
     REQUIRE(inner);
     CHECK(inner->first_bad == b.t.commits[5]);
@@ -401,9 +451,9 @@ TEST_CASE(
     "told the marks the state holds",
     "[bisect]") {
     FakeBisection b(8, 3, 1.0, 0.1);
-    const TakeRounds whole = b.take();
-    const TakeRounds cut = b.take_failing_at(4, Interrupted());
-    CHECK_THROWS_AS(run_bisection(b.options(), cut, b.progress), Interrupted);
+    const test::TakeRounds whole = b.take();
+    const test::TakeRounds cut = b.take_failing_at(4, Interrupted());
+    CHECK_THROWS_AS(test::run_bisection(b.options(), cut, b.progress), Interrupted);
     REQUIRE(read_bisect_state(b.t.scratch / "results/bisect.json").steps.size() == 2);
     // git's log as it was before its second mark: the crash came after the
     // state was saved, before the log was kept.
@@ -416,7 +466,7 @@ TEST_CASE(
     lines.resize(lines.size() - 2);  // the mark and its comment
     test::put_file(log, join(lines, "\n") + "\n");
     const int batches = b.batches;
-    const BisectState s = run_bisection(b.options(), whole, b.progress);
+    const BisectState s = test::run_bisection(b.options(), whole, b.progress);
     INFO(bisection_text(s));
     CHECK(s.first_bad == b.t.commits[3]);
     std::set<std::string> commits;
@@ -436,11 +486,11 @@ TEST_CASE(
     FakeBisection b(8, 5, 1.0, 0.1);
     BisectOptions started = b.options();
     started.run_words = {"-w", "command", "cpu_load"};
-    const TakeRounds whole = b.take();
+    const test::TakeRounds whole = b.take();
     // The second step's batch fails (a part the machine refused, say).
-    const TakeRounds failing =
+    const test::TakeRounds failing =
         b.take_failing_at(3, EnvironmentError("the machine refused the part's kexec"));
-    CHECK_THROWS_AS(run_bisection(started, failing, b.progress), EnvironmentError);
+    CHECK_THROWS_AS(test::run_bisection(started, failing, b.progress), EnvironmentError);
     const BisectState failed = read_bisect_state(b.t.scratch / "results/bisect.json");
     CHECK_FALSE(failed.finished);
     CHECK(failed.failure == "the machine refused the part's kexec");
@@ -450,7 +500,7 @@ TEST_CASE(
     CHECK_THAT(text, !Catch::Contains("under way"));
     const auto refusal = [&](const BisectOptions& o) {
         try {
-            run_bisection(o, whole, b.progress);
+            test::run_bisection(o, whole, b.progress);
         } catch (const UsageError& e) {
             return std::string(e.what());
         }
@@ -471,7 +521,7 @@ TEST_CASE(
     // Nothing taken by the refusals; the same question takes it on, and the
     // failure is gone from its state.
     CHECK(read_bisect_state(b.t.scratch / "results/bisect.json").failure == failed.failure);
-    const BisectState s = run_bisection(started, whole, b.progress);
+    const BisectState s = test::run_bisection(started, whole, b.progress);
     CHECK(s.first_bad == b.t.commits[5]);
     CHECK(s.failure.empty());
     CHECK(read_bisect_state(b.t.scratch / "results/bisect.json").failure.empty());
@@ -485,13 +535,13 @@ TEST_CASE(
     BisectOptions o = b.options();
     o.options = {"CONFIG_HZ_1000=y", "# CONFIG_HZ_250 is not set"};
     std::vector<std::string> specs;
-    const TakeRounds whole = b.take();
-    const TakeRounds seen = [&](const std::vector<KernelSpec>& k, const fs::path& f, unsigned r,
-                                const StopRule& stop) {
+    const test::TakeRounds whole = b.take();
+    const test::TakeRounds seen = [&](const std::vector<KernelSpec>& k, const fs::path& f,
+                                      unsigned r, const StopRule& stop) {
         for (const auto& kernel : k) specs.push_back(kernel.image);
         return whole(k, f, r, stop);
     };
-    const BisectState s = run_bisection(o, seen, b.progress);
+    const BisectState s = test::run_bisection(o, seen, b.progress);
     CHECK(s.first_bad == b.t.commits[2]);
     CHECK(s.options == o.options);
     REQUIRE(specs.size() >= 5);  // the ends, then good, bad and tested a step
@@ -505,7 +555,7 @@ TEST_CASE(
     // The same commits with other options: another question, refused.
     BisectOptions other = o;
     other.options = {"CONFIG_HZ_100=y"};
-    CHECK_THROWS_WITH(run_bisection(other, seen, b.progress),
+    CHECK_THROWS_WITH(test::run_bisection(other, seen, b.progress),
                       Catch::Contains("holds another bisection's state"));
     // A state's option line that is none (a file's name) is refused, never read.
     BisectState bad = s;
@@ -516,7 +566,7 @@ TEST_CASE(
 TEST_CASE("ends within the noise are not bisected: cannot tell, with what the rounds could see",
           "[bisect]") {
     FakeBisection b(8, 5, 0.01, 0.5);
-    const BisectState s = run_bisection(b.options(), b.take(), b.progress);
+    const BisectState s = test::run_bisection(b.options(), b.take(), b.progress);
     CHECK(s.ends_state == EndsState::same);
     CHECK(s.first_bad.empty());
     CHECK(s.steps.empty());

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/bisect/batch_files.h"
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
-#include "contest/bisect/boot_batches.h"
 #include "contest/boot/boot_kernel.h"
 #include "contest/boot/boot_state.h"
 #include "contest/boot/boot_unit.h"
@@ -29,6 +29,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/vm/kernel_image.h"
+#include "fake_bisect_place.h"
 #include "kbuild_stand_in.h"
 #include "test_helpers.h"
 
@@ -229,7 +230,7 @@ struct BootBisectBench {
 // The same bisection in guests: each batch's rounds made up here, the k-th
 // run of a commit's kernel taking the k-th of its figures, as the machine's
 // workload holds them; the files where a guests' batch keeps them.
-bisect::TakeRounds figures_take(const BootBisectBench& bench, std::map<int, std::size_t>& taken) {
+test::TakeRounds figures_take(const BootBisectBench& bench, std::map<int, std::size_t>& taken) {
     return [&bench, &taken](const std::vector<KernelSpec>& kernels, const fs::path& folder,
                             unsigned max_rounds, const bisect::StopRule& stop) {
         std::vector<ResultFile> files(kernels.size());
@@ -389,8 +390,7 @@ TEST_CASE(
     in_guests.measure = bisect::parse_bisect_measure("max_rss_kib:no_load", {"no_load"});
     in_guests.results = bench.dir / "guests";
     in_guests.workdir = bench.dir / "guests-work";
-    const bisect::BisectState g =
-        bisect::run_bisection(in_guests, figures_take(bench, taken), quiet);
+    const bisect::BisectState g = test::run_bisection(in_guests, figures_take(bench, taken), quiet);
     INFO(bisect::bisection_text(g));
     REQUIRE(g.first_bad == bench.commits.at(3));
     // Across reboots, the workload holding the same figures.

@@ -3,7 +3,8 @@
 // workload slower (a step) and one tagged commit that does not build. Each
 // measurement goes through a measuring seam (TrackBench) whose runs are
 // the run loop's (run_rounds) through a fake backend deriving each run's
-// figure from its kernel's commit, and the bisection is run_bisection's
+// figure from its kernel's commit, and the bisection is the stepper's
+// (bisection.h) driven at a fake place (fake_bisect_place.h)
 // with real `git bisect`. What is checked: the track finds the step between
 // the two tags around it, confirms it, bisects it to its commit and writes
 // one mail; the failing point is recorded and skipped; a rerun measures
@@ -48,6 +49,7 @@
 #include "contest/track/contest_bench.h"
 #include "contest/track/track_state.h"
 #include "contest/track/tracking.h"
+#include "fake_bisect_place.h"
 #include "fake_kernel_runs.h"
 #include "kbuild_stand_in.h"
 #include "test_helpers.h"
@@ -242,14 +244,14 @@ class FakeBench : public TrackBench {
         o.results = folder;
         o.workdir = work_;
         o.run_words = {"-w", "command", "--workload-cmd", "true", "no_load", "cpu_load"};
-        const bisect::TakeRounds take = [this](const std::vector<KernelSpec>& kernels,
-                                               const fs::path& into, unsigned rounds,
-                                               const bisect::StopRule& stop) {
+        const test::TakeRounds take = [this](const std::vector<KernelSpec>& kernels,
+                                             const fs::path& into, unsigned rounds,
+                                             const bisect::StopRule& stop) {
             const RunOutcome out = run(kernels, into, rounds, stop);
             note("batch " + into.filename().string() + " done");
             return label_results(out.labels);
         };
-        return bisect::run_bisection(o, take, progress_);
+        return test::run_bisection(o, take, progress_);
     }
     // A bisection stopped past the bench's bound, with this reason.
     std::string bisect_stops;

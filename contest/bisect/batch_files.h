@@ -1,7 +1,7 @@
 #pragma once
 // A batch's rounds, label by label, wherever the batch ran: a run of guests
 // keeps each label's files in <batch>/<label>/, a batch across reboots in
-// its parts, <batch>/part-N/<label>/ (boot_batches.h), whose rounds are
+// its parts, <batch>/part-N/<label>/ (bisection.h), whose rounds are
 // numbered on. The one reader of a batch's files: the stop rule of a batch
 // across reboots is asked on it, and the ends' rounds of every batch so far
 // are pooled from it, so that a step is judged on the same rounds in guests

@@ -4,14 +4,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 #include <system_error>
 
 #include "contest/bisect/batch_files.h"
 #include "contest/bisect/bisection_text.h"
 #include "contest/bisect/git_bisect.h"
+#include "contest/boot/boot_state.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
@@ -127,23 +131,139 @@ std::string lacking_in_last_round(const std::vector<ResultFile>& files) {
     return join(lacking, "; ");
 }
 
-class Bisection {
+// A batch across reboots: the part's run as its state says, when it has
+// one: nullopt for none (a start that failed before writing it).
+std::optional<BootState> part_state(const fs::path& part) {
+    const fs::path path = part / kRunJournalName;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return std::nullopt;
+    return read_boot_state(fs::absolute(path));
+}
+
+// The batch's first part without a run's state (the next to start), once
+// none before it is still under way. (A folder without a run's state is no
+// part: read_batch's rule.)
+fs::path next_part_folder(const fs::path& batch) {
+    for (unsigned n = 1;; ++n) {
+        const fs::path part = part_folder(batch, n);
+        const auto state = part_state(part);
+        if (!state) return part;
+        if (!state->finished())
+            throw BisectionBusy("contest bisect: " + printable(part.string()) +
+                                " is a --boot run under way (" + boot_phase_name(state->phase) +
+                                "): it goes on by itself and then the bisection does; see "
+                                "contest run --boot-status --results " +
+                                printable(part.string()));
+    }
+}
+
+// Whether a label of the part has no run that ran (ok).
+bool lacks_a_figure(const std::vector<ResultFile>& part, const std::vector<KernelSpec>& kernels) {
+    return std::any_of(kernels.begin(), kernels.end(), [&](const KernelSpec& k) {
+        return std::none_of(part.begin(), part.end(), [&](const ResultFile& f) {
+            return f.label == k.label && std::any_of(f.runs.begin(), f.runs.end(),
+                                                     [](const RunRecord& r) { return r.ok(); });
+        });
+    });
+}
+
+std::vector<std::string> labels_of(const std::vector<KernelSpec>& kernels) {
+    std::vector<std::string> labels;
+    for (const auto& k : kernels) labels.push_back(k.label);
+    return labels;
+}
+
+}  // namespace
+
+struct Bisection::Stepper {
   public:
-    Bisection(const BisectOptions& o, const TakeRounds& take, Progress& progress)
+    // A batch under way: the ends' (no step) or a step's.
+    struct Batch {
+        std::vector<KernelSpec> kernels;
+        fs::path folder;
+        unsigned max_rounds = 0;
+        std::optional<BisectStep> step;
+    };
+
+    Stepper(const BisectOptions& o, Progress& progress)
         : o_(o),
-          take_(take),
           progress_(progress),
           lock_(bisection_lock(o)),
-          git_(clone_folder(o), o.tree, scratch()) {}
+          git_(clone_folder(o), o.tree, scratch()) {
+        resume_or_start();
+    }
 
+    std::optional<BatchNeed> next() {
+        return guarded([&]() -> std::optional<BatchNeed> {
+            while (!s_.finished) {
+                if (!batch_) open_batch();
+                if (!batch_) continue;  // (finished)
+                if (!o_.across_reboots)
+                    return BatchNeed{batch_->kernels, batch_->folder, batch_->max_rounds,
+                                     stop_rule(), false};
+                // Across reboots: the parts so far, and the next one unless
+                // they are the batch.
+                const fs::path part = next_part_folder(batch_->folder);
+                const BatchFiles so_far = read_batch(batch_->folder, labels_of(batch_->kernels));
+                // A part in which a label brought no figure back (its kernel
+                // never booted, or none of its runs ran) ends the batch with
+                // what it has: another part would most likely do the same,
+                // at a reboot a turn.
+                if ((so_far.parts.empty() ||
+                     !lacks_a_figure(so_far.parts.back(), batch_->kernels)) &&
+                    so_far.rounds < batch_->max_rounds &&
+                    (so_far.rounds == 0 || stop_rule()(so_far.rounds, so_far.files).empty())) {
+                    // The ends' test needs three rounds to begin, a step's decision two.
+                    const unsigned first = batch_->step ? 2 : 3;
+                    const unsigned rounds = std::min(so_far.rounds == 0 ? first : 1u,
+                                                     batch_->max_rounds - so_far.rounds);
+                    part_ = part;
+                    return BatchNeed{batch_->kernels, part, rounds, {}, true};
+                }
+                close_batch(so_far.files);
+            }
+            return std::nullopt;
+        });
+    }
+
+    void ran(std::exception_ptr failure) {
+        guarded([&] {
+            if (!batch_ || (o_.across_reboots && !part_))
+                throw std::logic_error("contest bisect: no batch was asked for");
+            if (failure) {
+                try {
+                    std::rethrow_exception(failure);
+                } catch (const StepFailed& e) {
+                    did_not_build(e);
+                }
+                return;
+            }
+            if (o_.across_reboots) {
+                // The part just started: its run takes its turns across
+                // reboots, unless it ended at its start (its first reboot
+                // refused: another part would end the same way).
+                const fs::path started = *part_;
+                if (const auto state = part_state(started); state && state->finished())
+                    throw EnvironmentError("contest bisect: the batch's run in " +
+                                           printable(started.string()) + " ended at its start (" +
+                                           boot_phase_name(state->phase) + ": " + state->note +
+                                           ")");
+                return;
+            }
+            close_batch(read_batch(batch_->folder, labels_of(batch_->kernels)).files);
+        });
+    }
+
+    const BisectState& state() const { return s_; }
+
+  private:
     // A bisection that fails once its state is its own (an end that no
     // builds, a part the machine refused) says so in the state, where
     // `contest post` reads it: under --boot nobody is there to see the error.
-    BisectState run() {
-        resume_or_start();
-        if (s_.finished) return s_;
+    template <typename F>
+    auto guarded(F f) -> decltype(f()) {
         try {
-            return go_on();
+            return f();
         } catch (const Interrupted&) {
             throw;
         } catch (const BisectionBusy&) {
@@ -159,40 +279,112 @@ class Bisection {
         }
     }
 
-  private:
-    BisectState go_on() {
+    // The next batch begun: the ends' until they are measured, then git's
+    // next commit's; none once the bisection answers (finished).
+    void open_batch() {
         if (s_.ends_state != EndsState::differ) {
-            measure_ends();
-            save();
-            if (s_.ends_state != EndsState::differ) return finish();
+            if (ends_measured_) {
+                finish();
+                return;
+            }
+            progress_.note("contest bisect: the ends first (" + short_hash(s_.good) + " good, " +
+                           short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
+            batch_ = Batch{ends_kernels(), begin_batch("ends"), o_.rule.ends_max_rounds, {}};
+            return;
         }
-        // The ends' rounds of every batch so far, as their files hold them:
-        // a resumed bisection's, and across reboots every contest's, which
-        // took the batches before it in other processes.
-        reload_ends();
-        // Resumed: git told every step's mark again from the state, which
-        // is saved before git is told (git's log may lack the last mark).
-        BisectNext next = git_.start(s_.bad, s_.good);
-        for (const auto& step : s_.steps) next = git_.mark(step.word, step.commit);
-        keep_log();
-        while (!next.commit.empty()) {
-            progress_.note("contest bisect: " +
-                           (next.said.empty() ? "testing " + short_hash(next.commit) + " (" +
-                                                    printable(git_.subject(next.commit)) + ")"
-                                              : next.said));
-            const BisectStep step = take_step(next.commit);
-            s_.steps.push_back(step);
-            save();
-            next = git_.mark(step.word, step.commit);
+        if (!git_started_) {
+            // The ends' rounds of every batch so far, as their files hold
+            // them: a resumed bisection's, and across reboots every
+            // contest's, which took the batches before it in other processes.
+            reload_ends();
+            // Resumed: git told every step's mark again from the state,
+            // which is saved before git is told (git's log may lack the last mark).
+            next_ = git_.start(s_.bad, s_.good);
+            for (const auto& step : s_.steps) next_ = git_.mark(step.word, step.commit);
             keep_log();
+            git_started_ = true;
         }
-        s_.first_bad = next.first_bad;
-        s_.could_be = next.could_be;
-        if (!s_.first_bad.empty()) {
-            s_.first_bad_subject = git_.subject(s_.first_bad);
-            s_.first_bad_author = git_.author(s_.first_bad);
+        if (next_.commit.empty()) {
+            s_.first_bad = next_.first_bad;
+            s_.could_be = next_.could_be;
+            if (!s_.first_bad.empty()) {
+                s_.first_bad_subject = git_.subject(s_.first_bad);
+                s_.first_bad_author = git_.author(s_.first_bad);
+            }
+            finish();
+            return;
         }
-        return finish();
+        const std::string& commit = next_.commit;
+        progress_.note("contest bisect: " + (next_.said.empty()
+                                                 ? "testing " + short_hash(commit) + " (" +
+                                                       printable(git_.subject(commit)) + ")"
+                                                 : next_.said));
+        BisectStep step;
+        step.commit = commit;
+        step.subject = git_.subject(commit);
+        step.folder = "step-" + std::to_string(s_.steps.size() + 1) + "-" + short_hash(commit);
+        std::vector<KernelSpec> kernels = ends_kernels();
+        kernels.push_back({"tested", commit_spec(s_, commit)});
+        batch_ = Batch{kernels, begin_batch(step.folder), o_.rule.step_max_rounds, step};
+    }
+
+    // The batch's rule: the ends' test, or the step's decision, asked on
+    // the batch's files so far.
+    StopRule stop_rule() const {
+        if (!batch_->step)
+            return [this](unsigned, const std::vector<ResultFile>& f) {
+                unsigned incomplete = 0;
+                const EndsVerdict verdict =
+                    judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule, unit_of(o_.measure));
+                return verdict.state == EndsState::unknown ? std::string() : verdict.why;
+            };
+        return [this](unsigned, const std::vector<ResultFile>& f) {
+            unsigned incomplete = 0;
+            const StepVerdict verdict = judge(f, incomplete);
+            return verdict.state == StepClass::unknown
+                       ? std::string()
+                       : std::string(name_in(kStepClassNames, verdict.state));
+        };
+    }
+
+    // The batch's files came back: the ends measured, or the step taken.
+    void close_batch(const std::vector<ResultFile>& files) {
+        part_.reset();
+        if (!batch_->step) {
+            measure_ends(files);
+            batch_.reset();
+            ends_measured_ = true;
+            save();
+            return;
+        }
+        BisectStep step = take_step(files, std::move(*batch_->step));
+        batch_.reset();
+        step_taken(step);
+    }
+
+    // A batch's kernel that does not build: the tested commit is skipped,
+    // as `git bisect run` skips at exit 125; an end's failure is no fault
+    // of the commit's, and ends the bisection.
+    void did_not_build(const StepFailed& e) {
+        const std::string label = failed_label(e, batch_->kernels);
+        if (!batch_->step) end_does_not_build(label.empty() ? "one" : label, e);
+        if (label == "good" || label == "bad") end_does_not_build(label, e);
+        BisectStep step = std::move(*batch_->step);
+        batch_.reset();
+        part_.reset();
+        step.word = "skip";
+        step.why = std::string("does not build: ") + e.what();
+        step.seconds = end_batch();
+        say("step " + short_hash(step.commit) + ": skipped, " + step.why);
+        step_taken(step);
+    }
+
+    // A step kept, before git is told of it.
+    void step_taken(const BisectStep& step) {
+        s_.steps.push_back(step);
+        save();
+        next_ = git_.mark(step.word, step.commit);
+        keep_log();
     }
 
     fs::path scratch() const {
@@ -342,29 +534,12 @@ class Bisection {
         }
     }
 
-    void measure_ends() {
-        progress_.note("contest bisect: the ends first (" + short_hash(s_.good) + " good, " +
-                       short_hash(s_.bad) + " bad), on " + s_.measure + ", until they differ");
-        EndsVerdict verdict;
-        std::vector<ResultFile> files;
-        try {
-            files =
-                take_(ends_kernels(), begin_batch("ends"), o_.rule.ends_max_rounds,
-                      [&](unsigned, const std::vector<ResultFile>& f) {
-                          unsigned incomplete = 0;
-                          verdict = judge_ends(batch_ends(f, o_.measure, incomplete), o_.rule,
-                                               unit_of(o_.measure));
-                          return verdict.state == EndsState::unknown ? std::string() : verdict.why;
-                      });
-        } catch (const StepFailed& e) {
-            const std::string label = failed_label(e, ends_kernels());
-            end_does_not_build(label.empty() ? "one" : label, e);
-        }
+    void measure_ends(const std::vector<ResultFile>& files) {
         unsigned incomplete = 0;
         const std::vector<EndsRound> rounds = batch_ends(files, o_.measure, incomplete);
         end_batch();
         note_emulated(files);
-        verdict = judge_ends(rounds, o_.rule, unit_of(o_.measure));
+        EndsVerdict verdict = judge_ends(rounds, o_.rule, unit_of(o_.measure));
         // Fewer rounds than the bound came back (runs failed): what they say.
         if (verdict.state == EndsState::unknown) {
             verdict.state = EndsState::same;
@@ -402,36 +577,9 @@ class Bisection {
         return s;
     }
 
-    BisectStep take_step(const std::string& commit) {
-        BisectStep step;
-        step.commit = commit;
-        step.subject = git_.subject(commit);
-        step.folder = "step-" + std::to_string(s_.steps.size() + 1) + "-" + short_hash(commit);
-        std::vector<KernelSpec> kernels = ends_kernels();
-        kernels.push_back({"tested", commit_spec(s_, commit)});
-        StepVerdict verdict;
-        std::vector<ResultFile> files;
-        try {
-            files = take_(kernels, begin_batch(step.folder), o_.rule.step_max_rounds,
-                          [&](unsigned, const std::vector<ResultFile>& f) {
-                              verdict = judge(f, step.incomplete);
-                              if (verdict.state != StepClass::unknown)
-                                  return std::string(name_in(kStepClassNames, verdict.state));
-                              return std::string();
-                          });
-        } catch (const StepFailed& e) {
-            // The tested commit that does not build is skipped, as `git
-            // bisect run` skips at exit 125; an end's failure is no fault of
-            // the commit's.
-            const std::string label = failed_label(e, kernels);
-            if (label == "good" || label == "bad") end_does_not_build(label, e);
-            step.word = "skip";
-            step.why = std::string("does not build: ") + e.what();
-            step.seconds = end_batch();
-            say("step " + short_hash(commit) + ": skipped, " + step.why);
-            return step;
-        }
-        verdict = judge(files, step.incomplete);
+    BisectStep take_step(const std::vector<ResultFile>& files, BisectStep step) {
+        const std::string& commit = step.commit;
+        const StepVerdict verdict = judge(files, step.incomplete);
         note_emulated(files);
         note_build(files, step);
         note_boots(files, step);
@@ -494,22 +642,32 @@ class Bisection {
         return s_;
     }
 
-    const BisectOptions& o_;
-    const TakeRounds& take_;
+    const BisectOptions o_;  // (a copy: a stepper outlives the options it was given)
     Progress& progress_;
     FileLock lock_;
     GitBisect git_;
     BisectState s_;
     std::vector<EndsRound> ends_;
+    std::optional<Batch> batch_;    // the batch under way
+    std::optional<fs::path> part_;  // across reboots: its part asked for
+    bool ends_measured_ = false;    // in this contest
+    bool git_started_ = false;      // told the state's marks
+    BisectNext next_;               // git's next commit
     const Clock::time_point started_ = Clock::now();
     double seconds_before_ = 0;  // a resumed bisection's, in the contests before
 };
 
-}  // namespace
-
-BisectState run_bisection(const BisectOptions& options, const TakeRounds& take,
-                          Progress& progress) {
-    return Bisection(options, take, progress).run();
+Bisection::Bisection(const BisectOptions& options, Progress& progress)
+    : stepper_(std::make_unique<Stepper>(options, progress)) {}
+Bisection::~Bisection() = default;
+std::optional<BatchNeed> Bisection::next() {
+    return stepper_->next();
+}
+void Bisection::ran(std::exception_ptr failure) {
+    stepper_->ran(failure);
+}
+const BisectState& Bisection::state() const {
+    return stepper_->state();
 }
 
 void record_bisection_failure(const fs::path& results, const std::string& why) {

@@ -11,17 +11,29 @@
 //
 // Every batch of rounds (the ends', each step's) is one run of `contest
 // run`'s loop over the labels good, bad and tested, each a kernel given as
-// TREE@COMMIT: the place's (--kernel's guests, built and cached by kbuild
-// like any), with a stop rule that asks the decision after each round. The
-// driver holds no loop of its own: TakeRounds is that run, and the tests
-// give it a fake backend through the same loop.
+// TREE@COMMIT, at the bisection's place. The bisection is a stepper with no
+// run of its own: it says what batch it needs next (BatchNeed: the labels'
+// kernels, the folder, the rounds at most, and a stop rule that is a plain
+// function of the files so far), its driver (contest bisect's, or a test's
+// fake place) runs it there and says so (ran), and the stepper reads the
+// batch's files back with read_batch (batch_files.h), whatever the place;
+// until it answers. Across reboots (--boot) a batch is one or more parts,
+// each a `contest run --boot` of the batch's labels into <batch>/part-N,
+// started and left to the machine: the run's unit takes its turns, one
+// reboot each, and then starts `contest bisect --continue`, whose stepper
+// finds the parts' files there. The first part has what the decision needs
+// to begin (the ends' test three rounds, a step's two), each later part one
+// round more, until the rule decides or the bound is reached.
 //
 // What it leaves in its results folder: ends/ and step-NN-<commit>/ (each a
 // run's result files, per label), bisect.log (`git bisect log`) and
 // bisect.json (the state: every step's evidence, the answer), rewritten
 // after every step, from which a rerun resumes (docs/bisect.md).
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,27 +59,58 @@ struct BisectOptions {
     std::filesystem::path results;  // the bisection's folder
     std::filesystem::path workdir;  // contest's: bisect/ in it holds the clone
     std::string place = "kernel";   // where the rounds run, as the record says it
-    // --boot: a batch spans reboots and the contests that take them
-    // (boot_batches.h), so a batch's folder is taken up where it was left,
-    // not set aside as a guests' batch cut short is.
+    // --boot: a batch spans reboots and the contests that take them (its
+    // parts), so a batch's folder is taken up where it was left, not set
+    // aside as a guests' batch cut short is.
     bool across_reboots = false;
     std::vector<std::string> run_words;  // recorded for contest bisect --continue
 };
 
+// A batch's stop rule: asked after each round of the batch's files so far,
+// "" to go on, else why it stops (the decision's).
 using StopRule = std::function<std::string(unsigned round, const std::vector<ResultFile>& files)>;
 
-// One batch: `kernels` (good, bad[, tested], each LABEL=TREE@COMMIT) in up
-// to max_rounds interleaved rounds into `folder`, stopped early by `stop`;
-// the labels' files in the order given. StepFailed when a kernel does not
-// build (the tested one is then skipped; an end's ends the bisection).
-using TakeRounds = std::function<std::vector<ResultFile>(
-    const std::vector<KernelSpec>& kernels, const std::filesystem::path& folder,
-    unsigned max_rounds, const StopRule& stop)>;
+// What the bisection needs run next.
+struct BatchNeed {
+    std::vector<KernelSpec> kernels;  // good, bad[, tested], each TREE@COMMIT[%OPTIONS]
+    std::filesystem::path folder;     // where the run writes: the batch's, or its part's
+    unsigned rounds = 0;              // at most
+    // Asked after each round (a guests' batch); a part's rounds all run,
+    // and the rule is asked on them when the next contest takes the batch.
+    StopRule stop;
+    // Across reboots: a part, its run started and left to the machine (the
+    // bisection goes on in `contest bisect --continue`).
+    bool part = false;
+};
 
-// The bisection, resumed from its state when the results folder holds one
-// of the same question. Its exit code: 0 with a first bad commit, 1 when
-// the ends cannot be told apart or only skipped commits are left.
-BisectState run_bisection(const BisectOptions& options, const TakeRounds& take, Progress& progress);
+class Bisection {
+  public:
+    // The bisection in options.results, resumed from its state when it
+    // holds one of the same question (UsageError when another's), held by
+    // this contest alone (BisectionBusy) until destroyed; `progress` outlives it.
+    Bisection(const BisectOptions& options, Progress& progress);
+    ~Bisection();
+    Bisection(const Bisection&) = delete;
+    Bisection& operator=(const Bisection&) = delete;
+
+    // The batch to run next; nullopt once the bisection has answered
+    // (state()). Across reboots, BisectionBusy while a part's run is under way.
+    std::optional<BatchNeed> next();
+    // The batch next() asked for ran (a part: was started), or failed with
+    // `failure`: a StepFailed kernel that does not build skips the tested
+    // commit (an end's ends the bisection, thrown); anything else is
+    // thrown again, kept in the state as its failure. A guests' batch's
+    // files are read back from its folder.
+    void ran(std::exception_ptr failure = nullptr);
+    // Where it stands: once next() gives nullopt, the answer. Its exit code:
+    // 0 with a first bad commit, 1 when the ends cannot be told apart or
+    // only skipped commits are left.
+    const BisectState& state() const;
+
+  private:
+    struct Stepper;
+    std::unique_ptr<Stepper> stepper_;
+};
 
 // The bisection is being taken by another contest (a part of it under way
 // across reboots, another command on its folder): no failure of its own.

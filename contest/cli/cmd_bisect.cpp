@@ -1,12 +1,14 @@
 // `contest bisect --good TREE@REF --bad TREE@REF [options] [-- RUN-OPTIONS... LOAD...]`
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "contest/bisect/bisection.h"
-#include "contest/bisect/boot_batches.h"
 #include "contest/cli/boot_words.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
@@ -15,7 +17,6 @@
 #include "contest/kbuild/git.h"
 #include "contest/kbuild/kernel_config.h"
 #include "contest/kbuild/kernel_ref.h"
-#include "contest/run/label_run.h"
 #include "contest/run/result_writer.h"
 #include "contest/run/run_journal.h"
 #include "contest/run/run_loop.h"
@@ -199,52 +200,54 @@ RunConfig batch_config(const RunJournal& journal, const std::vector<KernelSpec>&
 }
 
 // Runs (or takes on) the bisection and prints where it is: its answer, or
-// under --boot the part a batch just started.
+// under --boot the part a batch just started. The one loop of a bisection:
+// each batch it asks for run at its place, until it answers.
 int run_and_print(const bisect::BisectOptions& options, const RunJournal& journal) {
     Progress progress = Progress::for_stderr(false);
-    bisect::TakeRounds take;
     std::unique_ptr<RunContainment> containment = RunContainment::set_up();
+    std::optional<BootRunOptions> boot;
     if (options.across_reboots) {
         if (!journal.boot)
             throw UsageError("contest bisect --boot: its journal holds no boot options");
-        BootRunOptions boot = *journal.boot;
-        boot.then = {"bisect", "--continue", options.results.string()};
-        take = bisect::rounds_across_reboots([&, boot](const std::vector<KernelSpec>& kernels,
-                                                       const fs::path& part, unsigned rounds) {
-            RunConfig rc = batch_config(journal, kernels, part, rounds);
-            rc.containment = containment->description();
-            start_boot_run(rc, boot, progress);
-        });
-    } else {
-        take = [&](const std::vector<KernelSpec>& kernels, const fs::path& into, unsigned rounds,
-                   const bisect::StopRule& stop) {
-            RunConfig rc = batch_config(journal, kernels, into, rounds);
-            rc.containment = containment->description();
-            rc.stop_rule = stop;
-            rc.workload.opened_workdir = rc.load.opened_workdir =
-                Workdir::open(rc.workload.workdir);
-            RunOutcome out = run_suite(rc, progress);
-            if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
-            return label_results(out.labels);
-        };
+        boot = *journal.boot;
+        boot->then = {"bisect", "--continue", options.results.string()};
     }
-    try {
-        const bisect::BisectState state = bisect::run_bisection(options, take, progress);
-        progress.clear();
-        std::cout << bisect::bisection_text(state) << std::flush;
-        return state.first_bad.empty() ? kExitSomeRunsFailed : kExitOk;
-    } catch (const bisect::PartStarted& started) {
-        progress.clear();
-        std::cout << "contest bisect: " << started.rounds
-                  << (started.rounds == 1 ? " round" : " rounds") << " started in "
-                  << started.part.string()
-                  << ": this machine reboots through their turns, and the bisection goes on by "
-                     "itself after them (contest run --boot-status --results "
-                  << started.part.string() << "; contest post " << options.results.string()
-                  << " for where it stands)\n"
-                  << std::flush;
-        return kExitOk;
+    bisect::Bisection bisection(options, progress);
+    while (const std::optional<bisect::BatchNeed> need = bisection.next()) {
+        std::exception_ptr failure;
+        try {
+            RunConfig rc = batch_config(journal, need->kernels, need->folder, need->rounds);
+            rc.containment = containment->description();
+            if (need->part) {
+                start_boot_run(rc, *boot, progress);
+            } else {
+                rc.stop_rule = need->stop;
+                rc.workload.opened_workdir = rc.load.opened_workdir =
+                    Workdir::open(rc.workload.workdir);
+                const RunOutcome out = run_suite(rc, progress);
+                if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
+            }
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        bisection.ran(failure);
+        if (need->part && !failure) {
+            progress.clear();
+            std::cout << "contest bisect: " << need->rounds
+                      << (need->rounds == 1 ? " round" : " rounds") << " started in "
+                      << need->folder.string()
+                      << ": this machine reboots through their turns, and the bisection goes on "
+                         "by itself after them (contest run --boot-status --results "
+                      << need->folder.string() << "; contest post " << options.results.string()
+                      << " for where it stands)\n"
+                      << std::flush;
+            return kExitOk;
+        }
     }
+    const bisect::BisectState& state = bisection.state();
+    progress.clear();
+    std::cout << bisect::bisection_text(state) << std::flush;
+    return state.first_bad.empty() ? kExitSomeRunsFailed : kExitOk;
 }
 
 int continue_from_state(const bisect::BisectState& s, const fs::path& folder);
