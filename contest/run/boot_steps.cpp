@@ -67,18 +67,12 @@ struct BootingFrom {
     std::optional<std::size_t> label;
 };
 
-// The reboot place: its hooks around the one driver's loop (run_driver.h,
-// drive_turns) in the boot `k` a step runs in. The next turn is taken here
-// when this boot is the one armed for it (the kernel checked first: a boot
-// that is not the label's kernel's is the turn's boot_failed), else its
-// kernel is armed and the place yields (the contest exits, the machine
-// reboots); a kernel the machine's own cannot boot is the turn's
-// boot_failed, and the driver goes on to the next. Its end: the machine's
-// default kernel asked for (or the run ended when already in it). What
-// comes before the loop (the boot recorded, the way back or a detour come
-// back) is the step's. Each move writes the state before it asks the
-// machine for a reboot, so that the next step (or --boot-status) reads what
-// this one did.
+// The reboot place: its hooks around the one driver's loop (run_driver.h)
+// in the boot `k` a step runs in: the turn this boot is for taken (its
+// kernel checked first), the next turn's kernel armed (yields: the contest
+// exits), the machine's default kernel asked for at the end. Each move
+// writes the state before it asks the machine for a reboot, so that the
+// next step (or --boot-status) reads what this one did.
 class RebootPlace final : public JournalPlace {
   public:
     RebootPlace(fs::path path, BootState& state, JournalTurns& turns, RunningKernel k,
@@ -127,15 +121,16 @@ class RebootPlace final : public JournalPlace {
         return advance({home(), std::nullopt}, true);
     }
 
-    // The run's end; what it says to start then (contest bisect --boot's
-    // next batch) once it is done or stopped, never when it was aborted.
-    BootStep finish(BootPhase phase, const std::string& note) {
+    // The run's end (the step yields: nothing after it); what it says to
+    // start then (contest bisect --boot's next batch) once it is done or
+    // stopped, never when it was aborted.
+    TurnTaken finish(BootPhase phase, const std::string& note) {
         step_ = finish_run(path_, state_, turns_, phase, note);
         // Only in a step after a boot (one is recorded), not in the start's
         // own contest (its first reboot refused): what started the run is
         // there to say so.
         if (phase != BootPhase::aborted && !state_.boots.empty()) start_then(state_);
-        return step_;
+        return TurnTaken::yields;
     }
 
     // The next turn: taken, when this boot is the one armed for it; else
@@ -176,10 +171,7 @@ class RebootPlace final : public JournalPlace {
         say(reason);
         record_boot_failed(state_, turn, reason, k_, journal_);
         turns_.mark(turns_.next, TurnStatus::boot_failed);
-        if (state_.stop_on_failure) {
-            finish(BootPhase::stopped, reason);
-            return TurnTaken::yields;
-        }
+        if (state_.stop_on_failure) return finish(BootPhase::stopped, reason);
         save();
         return TurnTaken::taken;
     }
@@ -236,7 +228,8 @@ class RebootPlace final : public JournalPlace {
     BootStep came_back(BootSeen& seen) {
         seen.expected = "start";
         seen.outcome = home() ? "back" : "back " + where();
-        return finish(end_phase(turns_), home() ? state_.note : "came " + seen.outcome);
+        finish(end_phase(turns_), home() ? state_.note : "came " + seen.outcome);
+        return step_;
     }
 
     // Back through the firmware after a kernel that could not boot the
@@ -274,10 +267,7 @@ class RebootPlace final : public JournalPlace {
         turns_.mark(turns_.next, TurnStatus::boot_failed);
         save();
         record_boot_failed(state_, turn, failure, k_, journal_);
-        if (state_.stop_on_failure) {
-            finish(BootPhase::stopped, failure);
-            return TurnTaken::yields;
-        }
+        if (state_.stop_on_failure) return finish(BootPhase::stopped, failure);
         from_ = {home(), std::nullopt};
         return TurnTaken::taken;
     }
@@ -322,8 +312,9 @@ class RebootPlace final : public JournalPlace {
                        std::to_string(state_.boot_max) + ")");
         const std::string refused = reboot_default(state_.method);
         if (!refused.empty())
-            finish(end_phase(turns_), "the reboot through the firmware was refused: " + refused);
-        return TurnTaken::yields;
+            return finish(end_phase(turns_),
+                          "the reboot through the firmware was refused: " + refused);
+        return TurnTaken::yields;  // the reboot is under way
     }
 
     const fs::path path_;
