@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "contest/latency/probe_table.h"
+#include "contest/run/run_driver.h"
 #include "contest/run/run_journal.h"
 #include "contest/sys/errors.h"
 #include "test_helpers.h"
@@ -299,4 +302,68 @@ TEST_CASE("a journal's turns are marked in order: next is the turn a run takes n
     CHECK(turns.first_not_taken() == 3);
     CHECK_FALSE(turns.any_pending());
     CHECK_THROWS_AS(turns.mark(3, TurnStatus::done), std::out_of_range);
+}
+
+namespace {
+
+// A place that records what the driver gave it: each turn taken (marked
+// done) until `yield_at` (yields) or `end_at` (ends).
+struct RecordingPlace final : contest::JournalPlace {
+    contest::JournalTurns& turns;
+    std::size_t yield_at = 99, end_at = 99;
+    bool mark = true;
+    std::vector<std::size_t> given;
+    int ends = 0;
+
+    explicit RecordingPlace(contest::JournalTurns& t) : turns(t) {}
+    contest::TurnTaken take_next() override {
+        given.push_back(turns.next);
+        if (turns.next == yield_at) return contest::TurnTaken::yields;
+        if (turns.next == end_at) return contest::TurnTaken::ends;
+        if (mark) turns.mark(turns.next, contest::TurnStatus::done);
+        return contest::TurnTaken::taken;
+    }
+    void end() override { ++ends; }
+};
+
+}  // namespace
+
+TEST_CASE("the one driver gives the place the journal's next turn until none is left or it yields",
+          "[journal][resume][boot]") {
+    JournalTurns turns;
+    for (unsigned round : {1u, 1u, 2u}) turns.list.push_back({round, 0, {"no_load"}});
+    SECTION("every turn taken, then the place's end") {
+        turns.mark(0, TurnStatus::done);  // a resumed run: from its next turn
+        RecordingPlace place(turns);
+        drive_turns(turns, place);
+        CHECK(place.given == std::vector<std::size_t>{1, 2});
+        CHECK(place.ends == 1);
+    }
+    SECTION(
+        "a place that yields (a reboot armed) has no end in this contest; one that ends "
+        "(--boot-max) goes to its end, its turns left") {
+        for (const bool yields : {true, false}) {
+            JournalTurns left = turns;
+            RecordingPlace place(left);
+            (yields ? place.yield_at : place.end_at) = 1;
+            drive_turns(left, place);
+            CHECK(place.given == std::vector<std::size_t>{0, 1});
+            CHECK(place.ends == (yields ? 0 : 1));
+            CHECK(left.next == 1);
+            CHECK(left.any_pending());
+        }
+    }
+    SECTION("a plan with no turn left: the place's end alone") {
+        for (std::size_t i = 0; i < turns.list.size(); ++i) turns.mark(i, TurnStatus::done);
+        RecordingPlace place(turns);
+        drive_turns(turns, place);
+        CHECK(place.given.empty());
+        CHECK(place.ends == 1);
+    }
+    SECTION("a turn said taken that does not move the journal on is refused, not looped on") {
+        RecordingPlace place(turns);
+        place.mark = false;
+        CHECK_THROWS_AS(drive_turns(turns, place), std::logic_error);
+        CHECK(place.given.size() == 1);
+    }
 }

@@ -6,8 +6,8 @@
 // write a step); each step is one contest: the start plans and checks
 // everything, writes the journal and asks for the first reboot; after every boot the unit
 // (boot/boot_unit.h) runs --boot-continue, whose step reads the state, takes
-// the turn this boot is for (boot_steps.h: the run's state machine;
-// boot_turn.h: the run's one loop over that turn) and ends by asking for the
+// the turn this boot is for (boot_steps.h: the reboot place's hooks around
+// the one driver's loop, run_driver.h; boot_turn.h: the turn's runs) and ends by asking for the
 // next turn's reboot, or the machine's own kernel after the last.
 // docs/boot.md.
 #include <filesystem>

@@ -6,6 +6,7 @@
 #include "contest/kbuild/boot_install.h"
 #include "contest/run/config_record.h"
 #include "contest/run/result_writer.h"
+#include "contest/run/run_driver.h"
 #include "contest/run/settle.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
@@ -66,15 +67,16 @@ struct BootingFrom {
     std::optional<std::size_t> label;
 };
 
-// One step of the run, in the boot `k` it runs in: the run's state machine.
-// Each member is one way a step goes on from what the state says; each
+// The reboot place: its hooks around the one driver's loop (run_driver.h)
+// in the boot `k` a step runs in: the turn this boot is for taken (its
+// kernel checked first), the next turn's kernel armed (yields: the contest
+// exits), the machine's default kernel asked for at the end. Each move
 // writes the state before it asks the machine for a reboot, so that the
-// next step (or --boot-status) reads what this one did. The step holds the
-// state's path, the state and the boot, which every move reads.
-class BootSteps {
+// next step (or --boot-status) reads what this one did.
+class RebootPlace final : public JournalPlace {
   public:
-    BootSteps(fs::path path, BootState& state, JournalTurns& turns, RunningKernel k,
-              const RunJournal& journal, Progress& progress)
+    RebootPlace(fs::path path, BootState& state, JournalTurns& turns, RunningKernel k,
+                const RunJournal& journal, Progress& progress)
         : path_(std::move(path)),
           state_(state),
           turns_(turns),
@@ -89,7 +91,7 @@ class BootSteps {
     // removed, the state aborted.
     BootStep first_boot() {
         try {
-            return boot_next({true, std::nullopt});
+            return advance({true, std::nullopt}, false);
         } catch (const Interrupted&) {
             try {
                 const InterruptSetAside undo_to_its_end;
@@ -103,10 +105,8 @@ class BootSteps {
         }
     }
 
-    // A step after a boot: the boot recorded, then its turn taken (or
-    // recorded boot_failed when the boot is not the label's kernel's), or
-    // the way back, a detour or a run with no turn left ended; and the next
-    // boot asked.
+    // A step after a boot: the boot recorded, then the way back or a
+    // detour come back, or the driver's loop from the turn this boot is for.
     BootStep after_boot() {
         BootSeen& seen = record_boot();
         if (state_.phase == BootPhase::returning) return came_back(seen);
@@ -116,33 +116,94 @@ class BootSteps {
             // the last turn and asking for the way back.
             seen.expected = "start";
             seen.outcome = "no turn left (the step before ended before asking for the way back)";
-            return boot_next({home(), std::nullopt});
+            return advance({home(), std::nullopt}, false);
         }
-        JournalTurn& turn = turns_.list[turns_.next];
-        const BootLabel& label = state_.labels[turn.label];
-        seen.expected = label.label;
-        std::string failure = turn.status == TurnStatus::started
-                                  ? "the machine rebooted during the turn's runs"
-                                  : not_the_labels_kernel(state_.method, label, k_);
-        if (!failure.empty()) return turn_not_booted(seen, turn, failure);
-        take_turn(seen, turn);
-        return boot_next({home(), turn.label});
+        return advance({home(), std::nullopt}, true);
     }
 
-    // The run's end; what it says to start then (contest bisect --boot's
-    // next batch) once it is done or stopped, never when it was aborted.
-    BootStep finish(BootPhase phase, const std::string& note) {
-        BootStep step = finish_run(path_, state_, turns_, phase, note);
+    // The run's end (the step yields: nothing after it); what it says to
+    // start then (contest bisect --boot's next batch) once it is done or
+    // stopped, never when it was aborted.
+    TurnTaken finish(BootPhase phase, const std::string& note) {
+        step_ = finish_run(path_, state_, turns_, phase, note);
         // Only in a step after a boot (one is recorded), not in the start's
         // own contest (its first reboot refused): what started the run is
         // there to say so.
         if (phase != BootPhase::aborted && !state_.boots.empty()) start_then(state_);
-        return step;
+        return TurnTaken::yields;
+    }
+
+    // The next turn: taken, when this boot is the one armed for it; else
+    // its kernel armed (yields), or recorded boot_failed when the machine's
+    // own kernel cannot boot it; another kernel that cannot is blamed
+    // itself, and the machine's own tries again (detour). At --boot-max the
+    // turns end.
+    TurnTaken take_next() override {
+        JournalTurn& turn = turns_.list[turns_.next];
+        if (booted_for_next_) {
+            booted_for_next_ = false;
+            return take_booted(turn);
+        }
+        if (state_.boots_asked + 1 >= state_.boot_max) {
+            state_.note = "stopped at --boot-max " + std::to_string(state_.boot_max) + " boots";
+            return TurnTaken::ends;
+        }
+        const BootLabel& label = state_.labels[turn.label];
+        throw_if_interrupted();  // --boot-abort: no reboot after it
+        const std::string running =
+            from_.label ? state_.labels[*from_.label].label + "'s kernel (" + k_.release + ")"
+                        : "the running kernel " + k_.release;
+        if (!from_.own_kernel && from_.label &&
+            !state_.labels[*from_.label].cannot_boot_next.empty())
+            return detour(running + " could not boot the next kernel before (" +
+                          state_.labels[*from_.label].cannot_boot_next + ")");
+        ++state_.boots_asked;
+        save();
+        progress_.note("contest: round " + std::to_string(turn.round) + ": booting " + label.label +
+                       " (" + boot_method_name(state_.method) + ", boot " +
+                       std::to_string(state_.boots_asked) + " of at most " +
+                       std::to_string(state_.boot_max) + ")");
+        const std::string why = boot_label(state_.method, booted_files(state_, turn.label));
+        if (why.empty()) return TurnTaken::yields;  // the reboot is under way
+        if (!from_.own_kernel)
+            return detour(running + " cannot boot " + label.label + "'s: " + why);
+        const std::string reason = "cannot boot " + label.label + ": " + why;
+        say(reason);
+        record_boot_failed(state_, turn, reason, k_, journal_);
+        turns_.mark(turns_.next, TurnStatus::boot_failed);
+        if (state_.stop_on_failure) return finish(BootPhase::stopped, reason);
+        save();
+        return TurnTaken::taken;
+    }
+
+    // Every turn taken (or --boot-max reached): the machine's own kernel
+    // asked for, or the run ended when this boot is in it already.
+    void end() override {
+        if (from_.own_kernel) {
+            finish(end_phase(turns_), state_.note);
+            return;
+        }
+        throw_if_interrupted();
+        state_.phase = BootPhase::returning;
+        ++state_.boots_asked;
+        save();
+        progress_.note("contest: every turn taken: rebooting into the machine's default kernel");
+        const std::string why = reboot_default(state_.method);
+        if (!why.empty()) finish(end_phase(turns_), "the reboot back was refused: " + why);
     }
 
   private:
     void save() { write_boot_run(path_, state_, turns_); }
     bool home() const { return in_start_kernel(state_, k_); }
+
+    // The driver's loop from `from`; `booted_for_next`: this boot is the
+    // one the step before armed for the next turn.
+    BootStep advance(const BootingFrom& from, bool booted_for_next) {
+        from_ = from;
+        booted_for_next_ = booted_for_next;
+        drive_turns(turns_, *this);
+        return step_;
+    }
 
     BootSeen& record_boot() {
         BootSeen& seen = state_.boots.emplace_back();
@@ -167,7 +228,8 @@ class BootSteps {
     BootStep came_back(BootSeen& seen) {
         seen.expected = "start";
         seen.outcome = home() ? "back" : "back " + where();
-        return finish(end_phase(turns_), home() ? state_.note : "came " + seen.outcome);
+        finish(end_phase(turns_), home() ? state_.note : "came " + seen.outcome);
+        return step_;
     }
 
     // Back through the firmware after a kernel that could not boot the
@@ -176,12 +238,27 @@ class BootSteps {
         seen.expected = "start";
         seen.outcome = "through the firmware, for the next turn" + (home() ? "" : ", " + where());
         state_.phase = BootPhase::running;
-        return boot_next({true, std::nullopt});
+        return advance({true, std::nullopt}, false);
+    }
+
+    // The turn this boot is for: taken, or recorded boot_failed when the
+    // boot is not its label's kernel's (or the machine rebooted during it).
+    TurnTaken take_booted(JournalTurn& turn) {
+        BootSeen& seen = state_.boots.back();
+        const BootLabel& label = state_.labels[turn.label];
+        seen.expected = label.label;
+        std::string failure = turn.status == TurnStatus::started
+                                  ? "the machine rebooted during the turn's runs"
+                                  : not_the_labels_kernel(state_.method, label, k_);
+        if (!failure.empty()) return turn_not_booted(seen, turn, failure);
+        take_turn(seen, turn);
+        from_ = {home(), turn.label};
+        return TurnTaken::taken;
     }
 
     // This boot is not the turn's kernel's (or the machine rebooted during
     // the turn): the turn's runs recorded boot_failed, and the next asked.
-    BootStep turn_not_booted(BootSeen& seen, JournalTurn& turn, std::string failure) {
+    TurnTaken turn_not_booted(BootSeen& seen, JournalTurn& turn, std::string failure) {
         failure += "; " + previous_boot_tail();
         seen.outcome = "boot_failed: " + failure;
         say("round " + std::to_string(turn.round) + " " + state_.labels[turn.label].label + ": " +
@@ -191,7 +268,8 @@ class BootSteps {
         save();
         record_boot_failed(state_, turn, failure, k_, journal_);
         if (state_.stop_on_failure) return finish(BootPhase::stopped, failure);
-        return boot_next({home(), std::nullopt});
+        from_ = {home(), std::nullopt};
+        return TurnTaken::taken;
     }
 
     // The turn's runs, once the machine settled; the state says `started`
@@ -218,9 +296,9 @@ class BootSteps {
     // tools): not the next turn's fault. Recorded against the running label
     // (once: its file and the state keep the first why) and this boot;
     // then a reboot through the firmware, whose kernel boots the next turn.
-    BootStep detour(const BootingFrom& from, const std::string& why) {
-        if (from.label) {
-            BootLabel& running = state_.labels[*from.label];
+    TurnTaken detour(const std::string& why) {
+        if (from_.label) {
+            BootLabel& running = state_.labels[*from_.label];
             if (running.cannot_boot_next.empty()) running.cannot_boot_next = why;
         }
         if (!state_.boots.empty()) state_.boots.back().outcome += "; " + why;
@@ -236,57 +314,7 @@ class BootSteps {
         if (!refused.empty())
             return finish(end_phase(turns_),
                           "the reboot through the firmware was refused: " + refused);
-        return {};
-    }
-
-    // Boots the next turn's kernel, or the machine's own after the last
-    // turn (or at the bound). A turn whose kernel the machine's own cannot
-    // boot is recorded boot_failed and the next one tried; another kernel
-    // that cannot is blamed itself, and the machine's own tries again
-    // (detour).
-    BootStep boot_next(const BootingFrom& from) {
-        while (turns_.next < turns_.list.size()) {
-            if (state_.boots_asked + 1 >= state_.boot_max) {
-                state_.note = "stopped at --boot-max " + std::to_string(state_.boot_max) + " boots";
-                break;
-            }
-            JournalTurn& turn = turns_.list[turns_.next];
-            const BootLabel& label = state_.labels[turn.label];
-            throw_if_interrupted();  // --boot-abort: no reboot after it
-            const std::string running =
-                from.label ? state_.labels[*from.label].label + "'s kernel (" + k_.release + ")"
-                           : "the running kernel " + k_.release;
-            if (!from.own_kernel && from.label &&
-                !state_.labels[*from.label].cannot_boot_next.empty())
-                return detour(from, running + " could not boot the next kernel before (" +
-                                        state_.labels[*from.label].cannot_boot_next + ")");
-            ++state_.boots_asked;
-            save();
-            progress_.note("contest: round " + std::to_string(turn.round) + ": booting " +
-                           label.label + " (" + boot_method_name(state_.method) + ", boot " +
-                           std::to_string(state_.boots_asked) + " of at most " +
-                           std::to_string(state_.boot_max) + ")");
-            const std::string why = boot_label(state_.method, booted_files(state_, turn.label));
-            if (why.empty()) return {};  // the reboot is under way
-            if (!from.own_kernel)
-                return detour(from, running + " cannot boot " + label.label + "'s: " + why);
-            const std::string reason = "cannot boot " + label.label + ": " + why;
-            say(reason);
-            record_boot_failed(state_, turn, reason, k_, journal_);
-            turns_.mark(turns_.next, TurnStatus::boot_failed);
-            if (state_.stop_on_failure) return finish(BootPhase::stopped, reason);
-            save();
-        }
-        // Already in the machine's own kernel: no reboot needed.
-        if (from.own_kernel) return finish(end_phase(turns_), state_.note);
-        throw_if_interrupted();
-        state_.phase = BootPhase::returning;
-        ++state_.boots_asked;
-        save();
-        progress_.note("contest: every turn taken: rebooting into the machine's default kernel");
-        const std::string why = reboot_default(state_.method);
-        if (!why.empty()) return finish(end_phase(turns_), "the reboot back was refused: " + why);
-        return {};
+        return TurnTaken::yields;  // the reboot is under way
     }
 
     const fs::path path_;
@@ -295,6 +323,9 @@ class BootSteps {
     const RunningKernel k_;
     const RunJournal& journal_;
     Progress& progress_;
+    BootingFrom from_;
+    bool booted_for_next_ = false;
+    BootStep step_;  // what the step leaves: set by finish, else empty (a reboot asked)
 };
 
 }  // namespace
@@ -328,12 +359,12 @@ BootStep finish_run(const fs::path& path, BootState& state, const JournalTurns& 
 
 BootStep first_boot_step(const fs::path& state_path, BootState& state, JournalTurns& turns,
                          const RunningKernel& k, const RunJournal& journal, Progress& progress) {
-    return BootSteps(state_path, state, turns, k, journal, progress).first_boot();
+    return RebootPlace(state_path, state, turns, k, journal, progress).first_boot();
 }
 
 BootStep step_after_boot(const fs::path& state_path, BootState& state, JournalTurns& turns,
                          const RunningKernel& k, const RunJournal& journal, Progress& progress) {
-    return BootSteps(state_path, state, turns, k, journal, progress).after_boot();
+    return RebootPlace(state_path, state, turns, k, journal, progress).after_boot();
 }
 
 }  // namespace contest

@@ -1,10 +1,13 @@
 #pragma once
-// A --boot run's state machine: what a step does in the boot it runs in,
-// from what the state and the journal's turns say (boot_run.h starts the run and hands each boot's
-// step here). Each way a step goes on (a turn taken, a boot that is not the
-// label's, a detour through the firmware, the way back, the end) writes the
-// state before it asks the machine for a reboot, so that the next step (or
-// --boot-status) reads what this one did.
+// A --boot run's steps, the reboot place's hooks around the one driver's
+// loop (run_driver.h, drive_turns: the journal's next turn until none is
+// left or the place yields): a step records the boot it runs in, takes the
+// turn this boot is for (its kernel checked first), and yields once the
+// next turn's kernel is armed; its end asks for the machine's default
+// kernel, or ends the run when back in it (boot_run.h starts the run and
+// hands each boot's step here). Each move writes the state before it asks
+// the machine for a reboot, so that the next step (or --boot-status) reads
+// what this one did.
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 #include "contest/run/run_driver.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "contest/observe/sysinfo.h"
 #include "contest/run/leftovers.h"
@@ -114,7 +115,49 @@ class KeptJournal {
     RunJournal journal_;
 };
 
+// The host's hooks: every turn left taken in this contest, by one call to
+// the one loop (one backend, the knobs set once), each turn marked in the
+// journal as it starts and ends; what it leaves (--runs auto had enough, a
+// save failed) is left. A resumed run whose turns are all done still goes
+// through the loop once, at its end: its file is completed there.
+class HostPlace final : public JournalPlace {
+  public:
+    HostPlace(const RunConfig& config, RunPlan& plan, const LabelFiles& files, Progress& progress)
+        : config_(config), plan_(plan), files_(files), progress_(progress) {}
+
+    TurnTaken take_next() override {
+        take();
+        return TurnTaken::ends;
+    }
+    void end() override {
+        if (!outcome_) take();
+    }
+    RunOutcome outcome() { return std::move(*outcome_); }
+
+  private:
+    void take() { outcome_ = take_turns(config_, plan_, files_, progress_); }
+
+    const RunConfig& config_;
+    RunPlan& plan_;
+    const LabelFiles& files_;
+    Progress& progress_;
+    std::optional<RunOutcome> outcome_;
+};
+
 }  // namespace
+
+void drive_turns(const JournalTurns& turns, JournalPlace& place) {
+    while (turns.next < turns.list.size()) {
+        const std::size_t next = turns.next;
+        const TurnTaken taken = place.take_next();
+        if (taken == TurnTaken::yields) return;
+        if (taken == TurnTaken::ends) break;
+        if (turns.next <= next)
+            throw std::logic_error("drive_turns: turn " + std::to_string(next) +
+                                   " said taken, and the journal's next turn did not move on");
+    }
+    place.end();
+}
 
 OpenedJournal open_run_journal(const fs::path& given) {
     const fs::path x = given.lexically_normal();
@@ -185,7 +228,9 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
         files.round_mark = [&journal, &plan](const PlannedRound& round, bool done) {
             journal.mark(round, done, plan);
         };
-    return take_turns(config, plan, files, progress);
+    HostPlace host(config, plan, files, progress);
+    drive_turns(journal.journal().turns, host);
+    return host.outcome();
 }
 
 }  // namespace contest

@@ -22,6 +22,31 @@
 
 namespace contest {
 
+// What a place did with the journal's next turn, told to the driver.
+enum class TurnTaken {
+    taken,   // marked (done, boot_failed): the driver goes on to the next
+    yields,  // this contest stops here (a reboot armed, or the run ended)
+    ends,    // no further turn taken in this contest: the place's end now
+};
+
+// A place's hooks around the driver's loop: what it does with the next
+// turn, and its end once no turn is left (or it said `ends`). The host's
+// takes every turn left in one call to the one loop (run_loop.h); the
+// reboot place's (boot_steps.h) takes the turn this boot is for and yields
+// once the next turn's kernel is armed.
+class JournalPlace {
+  public:
+    virtual ~JournalPlace() = default;
+    virtual TurnTaken take_next() = 0;
+    virtual void end() = 0;
+};
+
+// The one driver's loop over a journal's turns: the next turn
+// (turns.next) given to the place until none is left or the place yields,
+// then the place's end (not after it yields). A turn said taken must move
+// `next` on (JournalTurns::mark): std::logic_error otherwise.
+void drive_turns(const JournalTurns& turns, JournalPlace& place);
+
 // A run's journal opened to be advanced (--resume): where it is, the result
 // file it continues, and what it holds.
 struct OpenedJournal {
@@ -37,13 +62,12 @@ struct OpenedJournal {
 // when the journal's run is not one on this host.
 OpenedJournal open_run_journal(const std::filesystem::path& given);
 
-// The one driver of a run on this host: its plan made (what a killed
-// contest left put right first), its journal written before the first run
-// (a new run's, made from the plan) or read (`opened`, --resume: the turns
-// not done, less the runs the file holds already), then the turns taken by
-// the one loop, each marked in the journal as it starts and ends. `config`
-// is the run's (a resumed one's is the journal's, with its resume set to
-// the file); its workdirs are opened by the caller.
+// The driver of a run on this host (its place's hooks around drive_turns): its plan made (what a
+// killed contest left put right first), its journal written before the first run (a new run's, made
+// from the plan) or read (`opened`, --resume: the turns not done, less the runs the file holds
+// already), then the turns taken by the one loop, each marked in the journal as it starts and ends.
+// `config` is the run's (a resumed one's is the journal's, with its resume set to the file); its
+// workdirs are opened by the caller.
 RunOutcome advance_run(const RunConfig& config, std::optional<OpenedJournal> opened,
                        Progress& progress);
 
