@@ -105,16 +105,22 @@ def one_repetition(contest, scratch, effect_pct, args, rep):
     work = os.path.join(scratch, "work.sh")
     with open(work, "w") as f:
         f.write("f=$(cat %s)\n" % knob)
-        loop = ("awk -v f=\"$f\" -v n=%d 'BEGIN { n = f * n / 1000; "
-                "for (i = 0; i < n; i++) s += i; if (s < 0) print s }'" % (args.loop // args.jobs))
+        # --kind work: the loop's work grows with the factor; --kind wait: the
+        # same work on both sides, the factor only in the wait below.
+        scale = "n = f * n / 1000; " if args.kind == "work" else ""
+        loop = ("awk -v f=\"$f\" -v n=%d 'BEGIN { %sfor (i = 0; i < n; i++) s += i; "
+                "if (s < 0) print s }'" % (args.loop // args.jobs, scale))
         if args.jobs == 1:
             f.write("%s\n" % loop)
         else:
             f.write("".join("%s &\n" % loop for _ in range(args.jobs)) + "wait\n")
         if args.kind == "wait":
-            # effect% of the loop's time, as a wait: sleep ((f - 1000) / 1000) * loop's.
+            # effect% of the loop's time, as a wait: sleep ((f - 1000) / 1000) * loop's;
+            # `sleep 0` at no effect, so both sides start the same programs (a
+            # shell and sleep cost CPU and time of their own: skipped at 0, they
+            # were a +2.5% CPU "effect" of a wait).
             f.write("awk -v f=\"$f\" -v t=%.6f 'BEGIN { s = (f - 1000) / 1000 * t; "
-                    "if (s > 0) system(\"sleep \" s) }'\n" % args.loop_s)
+                    "system(\"sleep \" (s > 0 ? s : 0)) }'\n" % args.loop_s)
     cmd = [contest, "run", "--quiet", "-k", "ke", "-w", "command",
            "--workload-cmd", "sh " + work,
            "--vary", "%s=%s" % (knob, values), "--vary-label", "{value}",
