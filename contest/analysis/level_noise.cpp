@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "contest/analysis/measures.h"
@@ -97,6 +98,12 @@ RunsPerBootAdvice advise_runs_per_boot(const LevelVariances& v, const LevelCosts
 
 namespace {
 
+// The notes' order of measures: Time first, then the load's work, then
+// the probes (by name, as the maps hold them).
+int measure_rank(const std::string& measure) {
+    return measure == "Time" ? 0 : measure == "Loads" ? 1 : 2;
+}
+
 // One run's figures by measure: Time, a load's work, each probe's p99.
 std::map<std::string, double> level_measures(const RunRecord& run) {
     std::map<std::string, double> out;
@@ -141,8 +148,6 @@ std::vector<LevelNoise> level_noise_of(const std::vector<ResultFile>& files) {
                 of_load[measure][{f, run.boot}].push_back(value);
         }
     std::vector<LevelNoise> out;
-    // Time first, then the load's work, then the probes (by name).
-    const auto rank = [](const std::string& m) { return m == "Time" ? 0 : m == "Loads" ? 1 : 2; };
     for (const auto& [label, load] : order) {
         std::vector<LevelNoise> of_load;
         for (const auto& [measure, by_boot] : runs[label][load]) {
@@ -153,7 +158,7 @@ std::vector<LevelNoise> level_noise_of(const std::vector<ResultFile>& files) {
         }
         std::stable_sort(of_load.begin(), of_load.end(),
                          [&](const LevelNoise& x, const LevelNoise& y) {
-                             return rank(x.measure) < rank(y.measure);
+                             return measure_rank(x.measure) < measure_rank(y.measure);
                          });
         out.insert(out.end(), of_load.begin(), of_load.end());
     }
@@ -229,12 +234,13 @@ void note_level_noise(const std::vector<ResultFile>& files, ReportModel& model) 
                     fixed(costs->run_s, 1) +
                     " s: the runs a boot that give the narrowest mean for the time (Kalibera & "
                     "Jones; --runs-per-boot): ";
-            for (std::size_t k = i; k < end; ++k) {
-                const RunsPerBootAdvice advice = advise_runs_per_boot(noise[k].variances, *costs);
-                line += (k == i ? "" : ", ") + printable(noise[k].measure) + " " +
-                        std::to_string(advice.runs_per_boot) +
-                        (advice.at_cap ? " or more (its boots add no spread of their own)" : "");
-            }
+            // The advice the rows just made hold, one a measure.
+            const auto rows = std::span(model.level_noise).last(end - i);
+            for (std::size_t k = 0; k < rows.size(); ++k)
+                line += (k == 0 ? "" : ", ") + printable(rows[k].measure) + " " +
+                        std::to_string(*rows[k].advised_runs_per_boot) +
+                        (rows[k].advice_at_cap ? " or more (its boots add no spread of their own)"
+                                               : "");
             line += ".";
         }
         model.notes.push_back(line);
@@ -244,15 +250,11 @@ void note_level_noise(const std::vector<ResultFile>& files, ReportModel& model) 
 
 namespace {
 
-// The sample variance of xs (n - 1); 0 below two.
+// The sample variance of xs (n - 1), of stats' summary: 0 below two.
 double variance_of(const std::vector<double>& xs) {
     if (xs.size() < 2) return 0;
-    double mean = 0;
-    for (double x : xs) mean += x;
-    mean /= static_cast<double>(xs.size());
-    double ss = 0;
-    for (double x : xs) ss += (x - mean) * (x - mean);
-    return ss / static_cast<double>(xs.size() - 1);
+    const double sd = stats::summarize(xs).sd;
+    return sd * sd;
 }
 
 // A guest cell's log figures by measure, keyed by (group, round): its ok runs
@@ -273,7 +275,6 @@ std::map<std::string, std::map<RoundKey, double>> guest_log_figures(const Cell& 
 }  // namespace
 
 void note_shared_noise(ReportModel& model) {
-    const auto rank = [](const std::string& m) { return m == "Time" ? 0 : m == "Loads" ? 1 : 2; };
     for (const LoadBlock& block : model.blocks) {
         const Cell* base = nullptr;
         for (const Cell& c : block.cells)
@@ -312,7 +313,7 @@ void note_shared_noise(ReportModel& model) {
             if (rows.empty()) continue;
             std::stable_sort(rows.begin(), rows.end(),
                              [&](const SharedNoiseRow& x, const SharedNoiseRow& y) {
-                                 return rank(x.measure) < rank(y.measure);
+                                 return measure_rank(x.measure) < measure_rank(y.measure);
                              });
             std::string line = printable(cell.label) + " against " + printable(base->label) + ", " +
                                printable(block.load) + ": the rounds' shared noise (" +
