@@ -119,6 +119,30 @@ TEST_CASE("a label's runs pool into one row: bins added, missed over all periods
     CHECK_FALSE(row.p99_test);  // one label: nothing to test against
 }
 
+TEST_CASE("a probe's record of the wrong shape is read as no figures, not thrown at",
+          "[latency][report]") {
+    // What make fuzz found: a result file is untrusted, and the latency
+    // records are kept as JSON until the report reads them.
+    ResultFile f = make_result("k", {{"no_load", {10, 10, 10}}});
+    f.runs[0].latency = {{"cyclic", probe_json({{20000, 100}}, 20050, 20900, 20000, 100, 1)}};
+    json odd = probe_json({{20000, 100}}, 20050, 20900, 20000, 100, 1);
+    odd["latency"]["samples"] = "100";
+    odd["latency"]["periods"] = -1;
+    odd["latency"]["missed"] = 1e308;
+    odd["latency"]["histogram"]["bins"][0] = json::object();
+    f.runs[1].latency = {{"cyclic", odd}, {"audio", 7}};
+    f.runs[2].latency = {{"cyclic", {{"latency", "none"}}}};
+    ReportModel m;
+    REQUIRE_NOTHROW(m = build_report_model({f}, quiet("text")));
+    const LatencyRow& row = row_of(m, "no_load", "k", "cyclic");
+    CHECK(row.runs == 3);
+    CHECK(row.samples == 100);             // the first run's; the others' are no count
+    CHECK_FALSE(row.pooled);               // a run without usable bins: percentiles averaged
+    CHECK(row.missed_pct == Approx(1.0));  // 1 of the first run's 100 periods, nothing added
+    for (const auto& block : m.blocks)
+        for (const auto& r : block.latency) CHECK(r.probe != "audio");
+}
+
 TEST_CASE("compare tests p99 per run with Welch, in the same corrected family as Time",
           "[latency][compare]") {
     ResultFile base = make_result("base", {{"no_load", {10, 10.1, 9.9, 10}}});

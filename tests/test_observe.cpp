@@ -354,6 +354,11 @@ TEST_CASE("the sampler's samples are monotone in time and its SVG well-formed", 
         CHECK(count_of(svg, std::string("data-signal=\"") + signal + "\"") == 1);
     CHECK(count_of(svg, "class=\"mark\"") == 2);
     CHECK_THROWS_AS(timeline_svg(json::object(), "x"), UsageError);
+    // A file's units of the wrong shape (make fuzz found it): drawn without them.
+    tl["units"]["cpu_user_pct"] = 7;
+    CHECK(xml_problem(timeline_svg(tl, "odd unit")) == "");
+    tl["units"] = "none";
+    CHECK(count_of(timeline_svg(tl, "no units"), "<g class=\"panel\"") == 5);
 }
 
 TEST_CASE("a child writing and fsyncing shows io pressure and disk writes",

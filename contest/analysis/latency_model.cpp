@@ -118,27 +118,53 @@ void add_worst_spike(LatencyRow& row, const json& why, int run_index) {
     row.worst_spike = std::move(spike);
 }
 
+// A count read from a file: 0 where it is no whole number at or above 0.
+std::uint64_t count_of(const json& o, const char* key) {
+    if (!o.is_object() || !o.contains(key)) return 0;
+    const json& n = o[key];
+    return n.is_number_unsigned() ? n.get<std::uint64_t>() : 0;
+}
+
+// The run's histogram bins, [lower_ns, count] each; a bin of any other
+// shape makes the run's bins unusable (its percentiles are then averaged).
+bool add_bins(std::map<std::int64_t, std::uint64_t>& bins, const json& lat, std::uint64_t& binned) {
+    const json* list = nullptr;
+    if (lat.contains("histogram") && lat["histogram"].is_object() &&
+        lat["histogram"].contains("bins"))
+        list = &lat["histogram"]["bins"];
+    if (!list) return true;
+    if (!list->is_array()) return false;
+    std::map<std::int64_t, std::uint64_t> mine;
+    for (const auto& b : *list) {
+        if (!b.is_array() || b.size() < 2 || !b[0].is_number_integer() ||
+            !b[1].is_number_unsigned())
+            return false;
+        const auto n = b[1].get<std::uint64_t>();
+        mine[b[0].get<std::int64_t>()] += n;
+        binned += n;
+    }
+    for (const auto& [lower, n] : mine) bins[lower] += n;
+    return true;
+}
+
 void collect(Collected& c, const json& probe, int run_index) {
-    const json& lat = probe.value("latency", json::object());
-    const auto samples = lat.value("samples", std::uint64_t{0});
+    static const json kEmpty = json::object();
+    const json& lat =
+        probe.contains("latency") && probe["latency"].is_object() ? probe["latency"] : kEmpty;
+    const auto samples = count_of(lat, "samples");
     LatencyRow& row = c.row;
     ++row.runs;
     row.samples += samples;
     std::uint64_t binned = 0;
-    if (lat.contains("histogram") && lat["histogram"].contains("bins"))
-        for (const auto& b : lat["histogram"]["bins"]) {
-            c.bins[b.at(0).get<std::int64_t>()] += b.at(1).get<std::uint64_t>();
-            binned += b.at(1).get<std::uint64_t>();
-        }
-    if (binned != samples) c.every_run_has_bins = false;
+    if (!add_bins(c.bins, lat, binned) || binned != samples) c.every_run_has_bins = false;
     if (samples > 0) {
         const double lo = number_at(lat, "/min_ns"_json_pointer);
         const double hi = number_at(lat, "/max_ns"_json_pointer);
         c.min_ns = std::isfinite(c.min_ns) ? std::min(c.min_ns, lo) : lo;
         c.max_ns = std::isfinite(c.max_ns) ? std::max(c.max_ns, hi) : hi;
     }
-    c.periods += lat.value("periods", std::uint64_t{0});
-    c.missed += lat.value("missed", std::uint64_t{0});
+    c.periods += count_of(lat, "periods");
+    c.missed += count_of(lat, "missed");
     row.run_p99_ns.push_back(number_at(lat, "/percentiles_ns/99.00"_json_pointer));
     row.run_missed_pct.push_back(number_at(probe, "/missed_pct"_json_pointer));
     c.p50.push_back(number_at(lat, "/percentiles_ns/50.00"_json_pointer));
@@ -236,6 +262,7 @@ void add_latency(ReportModel& model) {
             for (const auto& sr : cell.runs) {
                 if (!sr.run.ok() || !sr.run.latency.is_object()) continue;
                 for (const auto& [probe, figures] : sr.run.latency.items()) {
+                    if (!figures.is_object()) continue;  // a file's, not a probe's record
                     Collected& c = mine[probe];
                     c.row.label = cell.label;
                     c.row.probe = probe;

@@ -184,8 +184,9 @@ void draw_panel_heading(std::string& svg, const PanelArea& area, const PanelSpec
     const TimelinePage& page = area.page;
     const auto num = svg_number;
     std::string unit;
-    if (units.contains(spec.series.front().column))
-        unit = units[spec.series.front().column].get<std::string>();
+    const std::string& column = spec.series.front().column;
+    if (units.is_object() && units.contains(column) && units[column].is_string())
+        unit = units[column].get<std::string>();
     add_element(svg, "<text x=\"" + num(page.left) + "\" y=\"" + num(area.y0 - 8) +
                          "\" font-weight=\"bold\">" + escape_xml(spec.title) +
                          (unit.empty() ? "" : " (" + escape_xml(unit) + ")") + "</text>");
