@@ -30,7 +30,11 @@ It writes, in --out, guest-noise-<UTC>.json (every repetition's figures and
 the command lines) and guest-noise-<UTC>.md (the tables docs/noise.md quotes),
 and prints the tables: per mode and pair, the median MDE of each measure, the
 calls (A/A: false alarms out of R, against alpha * R; effect: power), the
-median rounds and the wall time a run took.
+median rounds and the wall time a run took; then the A/A pair's rounds pooled over the
+repetitions: each mode's SD of a round's log ratio and rounds a minute, the MDE they give at
+equal wall time for longer budgets, and the time a paired test needs to call a 2.1% effect
+(the bisection demo's). Each test keeps its log ratios in the JSON, and
+`--tables-of guest-noise-<UTC>.json` prints a saved bench's tables again.
 
     bench/guest_noise.py [--image IMAGE] [--effect-image IMAGE] [--reps 20]
                          [--budget 600] [--vm-cpus 1] [--runs-per-boot 1]
@@ -61,7 +65,8 @@ import sys
 import tempfile
 import time
 
-from bench_common import contest_binary, paired_log_test, paired_rank_test, speed_cancelling_figures
+from bench_common import (POWER, contest_binary, normal_quantile, paired_log_test, paired_rank_test,
+                          speed_cancelling_figures, t_quantile)
 
 def default_image():
     out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True,
@@ -113,6 +118,7 @@ def paired_tests(results, alpha):
     for (load, measure), d in sorted(diffs.items()):
         test = paired_log_test(d, alpha)
         if test:
+            test["log_ratios"] = d
             out["%s: %s" % (load, measure)] = test
         ranked = paired_rank_test(d, alpha)
         if ranked:
@@ -234,11 +240,70 @@ def summary_tables(records, args):
                     pair, mode, rs[-1]["rep"]))
                 lines += ["- " + n for n in levels]
                 lines.append("")
+    lines += pooled_tables(records, args)
     failed = [r for r in records if "error" in r]
     for r in failed:
         lines.append("failed: %s %s rep %d: %s" % (r["mode"], r["pair"], r["rep"],
                                                    " | ".join(r["error"])))
     return lines
+
+
+def round_sd(test, alpha):
+    """A paired t's per-round SD of the log ratios: kept (log_ratios), or recovered from its
+    MDE and pairs (a record made before they were kept)."""
+    d = test.get("log_ratios")
+    if d and len(d) >= 2:
+        return statistics.stdev(d)
+    n = test["pairs"]
+    q = t_quantile(1 - alpha / 2, n - 1) + t_quantile(POWER, n - 1)
+    return math.log1p(test["mde_pct"] / 100) / q * math.sqrt(n)
+
+
+def pooled_tables(records, args, horizons=(300, 600, 3600), effect_pct=2.1):
+    """The A/A pair's rounds pooled over the repetitions, per mode and measure: the SD of a
+    round's log ratio (the root mean square of the repetitions', weighted by their degrees of
+    freedom), the rounds a second of wall time gives, and from the two the MDE at equal wall
+    time for longer budgets than a repetition's (normal quantiles: a budget long enough that
+    the t's few degrees of freedom no longer dominate), and the time a paired test needs to
+    call an effect of effect_pct at 80% power. A budget this short penalises the mode with
+    fewer rounds twice (the SE and the t's quantiles); these figures take the second out."""
+    aa = [r for r in records if r["pair"] == "aa" and "tests" in r]
+    modes = args.modes.split(",")
+    measures = sorted({m for r in aa for m in r["tests"] if not m.endswith("(ranks)")})
+    if not aa or not measures:
+        return []
+    z = normal_quantile(1 - args.alpha / 2) + normal_quantile(POWER)
+    head = ["| measure | " + " | ".join(
+        "%s: SD a round | %s: MDE at %s" % (m, m, ", ".join("%d s" % h for h in horizons))
+        for m in modes) + " | duet/order at equal time | time to call %.1f%% (order; duet) |"
+        % effect_pct, "|---|" + "--:|--:|" * len(modes) + "--:|--:|"]
+    rate, rows = {}, []
+    for mode in modes:
+        rs = [r for r in aa if r["mode"] == mode]
+        rate[mode] = sum(r.get("rounds", 0) for r in rs) / max(sum(r["seconds"] for r in rs), 1)
+    for measure in measures:
+        cells, mde_at, need = [], {}, {}
+        for mode in modes:
+            tests = [r["tests"][measure] for r in aa if r["mode"] == mode and measure in r["tests"]]
+            df = sum(t["pairs"] - 1 for t in tests)
+            if not tests or df == 0 or rate[mode] == 0:
+                cells += ["-", "-"]
+                continue
+            sd = math.sqrt(sum((t["pairs"] - 1) * round_sd(t, args.alpha) ** 2
+                               for t in tests) / df)
+            mde_at[mode] = [100 * math.expm1(z * sd / math.sqrt(rate[mode] * h))
+                            for h in horizons]
+            need[mode] = (z * sd / math.log1p(effect_pct / 100)) ** 2 / rate[mode]
+            cells.append("%.3f" % sd)
+            cells.append(" / ".join("±%.1f%%" % x for x in mde_at[mode]))
+        ratio = ("%.2f" % (mde_at["duet"][0] / mde_at["order"][0])
+                 if "duet" in mde_at and "order" in mde_at else "-")
+        times = "; ".join("%.0f min" % (need[m] / 60) if m in need else "-" for m in modes)
+        rows.append("| %s | %s | %s | %s |" % (measure, " | ".join(cells), ratio, times))
+    return (["A/A rounds pooled over the repetitions: rounds a minute %s; the MDE at equal wall "
+             "time projected to longer budgets (normal quantiles, alpha %g, 80%% power)" % (
+                 ", ".join("%s %.2f" % (m, 60 * rate[m]) for m in modes), args.alpha), ""]
+            + head + rows + [""])
 
 
 def main():
@@ -260,7 +325,17 @@ def main():
     ap.add_argument("--workdir")
     ap.add_argument("--keep", action="store_true", help="keep every run's results folder")
     ap.add_argument("more", nargs="*", help="more contest run words (after --)")
+    ap.add_argument("--tables-of", metavar="JSON",
+                    help="print the tables of a bench's saved guest-noise-*.json, run nothing")
     args = ap.parse_args()
+    if args.tables_of:
+        with open(args.tables_of) as f:
+            saved = json.load(f)
+        for key, value in saved["args"].items():
+            if key not in ("tables_of", "out"):
+                setattr(args, key, value)
+        print("\n".join([saved["head"], ""] + summary_tables(saved["records"], args)))
+        return 0
     contest = contest_binary("guest_noise")
     if args.image is None:
         args.image = default_image()
