@@ -122,7 +122,7 @@ void add_worst_spike(LatencyRow& row, const json& why, int run_index) {
 std::uint64_t count_of(const json& o, const char* key) {
     if (!o.is_object() || !o.contains(key)) return 0;
     const json& n = o[key];
-    return n.is_number_unsigned() ? n.get<std::uint64_t>() : 0;
+    return n.is_number_integer() && n >= 0 ? n.get<std::uint64_t>() : 0;
 }
 
 // The run's histogram bins, [lower_ns, count] each; a bin of any other
@@ -137,7 +137,7 @@ bool add_bins(std::map<std::int64_t, std::uint64_t>& bins, const json& lat, std:
     std::map<std::int64_t, std::uint64_t> mine;
     for (const auto& b : *list) {
         if (!b.is_array() || b.size() < 2 || !b[0].is_number_integer() ||
-            !b[1].is_number_unsigned())
+            !b[1].is_number_integer() || b[1] < 0)
             return false;
         const auto n = b[1].get<std::uint64_t>();
         mine[b[0].get<std::int64_t>()] += n;
