@@ -63,18 +63,21 @@ std::map<std::string, double> late_causes_ns(const json& by_cause) {
 
 namespace {
 
+// A count read from a file: 0 where it is no whole number at or above 0.
+std::uint64_t count_of(const json& o, const char* key) {
+    if (!o.is_object() || !o.contains(key)) return 0;
+    const json& n = o[key];
+    return n.is_number_integer() && n >= 0 ? n.get<std::uint64_t>() : 0;
+}
+
 // A run's --latency-why split into the row's sums.
 void add_why(LatencyRow& row, const json& why) {
     if (!why.is_object() || why.value("recorded", json(false)) != json(true)) return;
     const json& c = why.value("by_cause", json::object());
     if (!c.is_object()) return;
     ++row.why_runs;
-    const auto count = [&](const char* key) -> std::uint64_t {
-        const json& n = why.value(key, json(0));
-        return n.is_number_integer() && n >= 0 ? n.get<std::uint64_t>() : 0;
-    };
-    row.late_wakeups += count("late_wakeups");
-    row.late_in_trace += count("in_trace");
+    row.late_wakeups += count_of(why, "late_wakeups");
+    row.late_in_trace += count_of(why, "in_trace");
     row.late_ns += number_or(c.value("late_ns", json(0)));
     for (const auto& [what, ns] : late_causes_ns(c)) row.late_by_cause_ns[what] += ns;
 }
@@ -116,13 +119,6 @@ void add_worst_spike(LatencyRow& row, const json& why, int run_index) {
             if (part.ns > 0) spike.timeline.push_back(std::move(part));
         }
     row.worst_spike = std::move(spike);
-}
-
-// A count read from a file: 0 where it is no whole number at or above 0.
-std::uint64_t count_of(const json& o, const char* key) {
-    if (!o.is_object() || !o.contains(key)) return 0;
-    const json& n = o[key];
-    return n.is_number_integer() && n >= 0 ? n.get<std::uint64_t>() : 0;
 }
 
 // The run's histogram bins, [lower_ns, count] each; a bin of any other
