@@ -156,7 +156,8 @@ TEST_CASE("a boot state file reads, and is written back to the same bytes", "[bo
     // phases and statuses were enums read and written from one field table
     // (its words and seed since moved to the run's journal; the state itself
     // since the journal's boot_run section, with no schema of its own; its
-    // turns since the journal's, at its top level, schema 4); every kind of
+    // turns since the journal's, at its top level, schema 4; schema 5 since
+    // a run names its labels' files); every kind of
     // field, every turn status, each method's word.
     const std::string text = test::slurp(fs::path(CONTEST_TEST_DATA) / "boot-run-journal.json");
     const BootRunFile run = boot_run_from_journal_text(text, "state");

@@ -516,6 +516,68 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a --kernel run killed between guests is resumed from its journal alone: each label's "
+    "file continued, every run once",
+    "[duet][resume][e2e]") {
+    test::ScratchDir dir("guests-resume");
+    put_stand_in_qemu(dir / "bin", dir / "booted", "none", 0);
+    test::StandInBootEnvironment on_path(dir / "bin", dir / "proc");
+    const pid_t pid =
+        test::start_contest(runs_per_boot_run(dir.path(), dir / "starts", false, 1, 3), dir.path());
+    // Killed once a guest's turn is saved (2 runs), mid-run.
+    const auto runs_saved = [&] {
+        std::size_t n = 0;
+        for (const auto& file : test::result_files(dir / "results")) try {
+                n += nlohmann::json::parse(test::slurp(file))["runs"].size();
+            } catch (const std::exception&) {
+            }
+        return n;
+    };
+    for (int i = 0; i < 1200 && runs_saved() < 2; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(runs_saved() >= 2);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    test::leftover_processes();  // what the killed contest left, killed and reaped
+    const std::size_t before = runs_saved();
+    REQUIRE(before < 12);
+    const auto journals = [&] {
+        std::vector<fs::path> found;
+        for (const auto& e : fs::recursive_directory_iterator(dir / "results"))
+            if (e.path().extension() == ".run-journal") found.push_back(e.path());
+        return found;
+    }();
+    REQUIRE(journals.size() == 1);
+    const auto journal = nlohmann::json::parse(test::slurp(journals[0]));
+    CHECK(journal["config"]["place"] == "guests");
+    REQUIRE(journal["results"].size() == 2);
+
+    // Resumed by its journal, no other word, from another folder: only the
+    // turns not done, in guests again.
+    fs::create_directories(dir / "elsewhere");
+    const auto o = test::run_contest_binary({"run", "--quiet", "--resume", journals[0].string()},
+                                            dir.path(), dir / "elsewhere");
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    for (const std::string label : {"a", "b"}) {
+        INFO(label);
+        const ResultFile f = only_file(dir / "results", label);
+        CHECK(f.complete);
+        std::map<std::string, std::multiset<int>> rounds_of_load;
+        for (const auto& r : f.runs) {
+            CHECK(r.ok());
+            rounds_of_load[r.load].insert(r.round);
+        }
+        CHECK(rounds_of_load["no_load"] == std::multiset<int>{1, 2, 3});
+        CHECK(rounds_of_load["cpu_load"] == std::multiset<int>{1, 2, 3});
+    }
+    for (const auto& turn : nlohmann::json::parse(test::slurp(journals[0]))["turns"])
+        CHECK(turn["status"] == "done");
+    CHECK(fs::is_empty(dir / "elsewhere"));
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
     "run --kernel --duet --runs-per-boot 2: every run of a boot passes the start barrier with the "
     "other guest's",
     "[duet][runs-per-boot][e2e]") {

@@ -69,7 +69,7 @@ RunJournal every_field_journal() {
     c.latency_probes = {probe};
     c.latency_dist_ns = 500;
     c.timeout_s = 900;
-    c.resume = "/srv/contest/results/patched/old.json";
+    c.resume = {"/srv/contest/results/patched/old.json", "/srv/contest/results/base/old.json"};
     c.vary = {{"kernel.sched_autogroup_enabled", {"0", "1"}}};
     c.vary_label = "{vary}";
     c.command_line = {"run", "--boot=a=/boot/vmlinuz-a", "--seed=3"};
@@ -100,6 +100,8 @@ RunJournal every_field_journal() {
     j.turns.list = {{1, 0, {"no_load"}, TurnStatus::started}};
     j.turns.next = 0;
     j.boot_run = state;
+    j.results = {"/srv/contest/results/patched/2026-12-06T100000Z.json",
+                 "/srv/contest/results/base/2026-12-06T100000Z.json"};
     c.start_barrier = "/mnt/out";
     return j;
 }
@@ -127,6 +129,7 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     CHECK(run_journal_text(back) == text);
     const RunConfig& c = back.config;
     CHECK(back.started_at == j.started_at);
+    CHECK(back.results == j.results);
     CHECK(c.label == "patched");
     CHECK(c.runs == 7);
     CHECK(c.loads == j.config.loads);
@@ -175,12 +178,19 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     CHECK_FALSE(plain_back.config.delegated);
     CHECK_FALSE(plain_back.boot_run);
     CHECK(plain_back.turns.list.empty());
-    // Turns in the journal of a run that is no --boot run: refused.
+    // Turns in the journal of a run that names no result file (a journal
+    // of no plan: a bisection's batch config, a guest's turn): refused.
     RunJournal planted = plain;
     planted.turns = j.turns;
+    planted.results.clear();
     CHECK_THROWS_WITH(run_journal_from_text(run_journal_text(planted), "journal"),
-                      "journal: turns: in the journal of a run that is neither a --boot run nor a "
-                      "host run");
+                      "journal: turns: in the journal of a run that names no result file");
+    // A run's turns name its labels, one a file it names.
+    planted.results = {"/srv/contest/results/patched/x.json"};
+    CHECK(run_journal_from_text(run_journal_text(planted), "journal").turns.list.size() == 1);
+    planted.turns.list[0].label = 1;
+    CHECK_THROWS_WITH(run_journal_from_text(run_journal_text(planted), "journal"),
+                      Catch::Contains("turns[0]: label: no such label"));
 }
 
 TEST_CASE("a run's journal is read as untrusted: each refusal names its field", "[journal]") {
@@ -192,11 +202,16 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
     };
     const nlohmann::json removed = nlohmann::json::value_t::discarded;
     const Refused cases[] = {
-        {"/schema", 5, "journal: schema: 5 is newer than this contest's 4"},
-        // The schema before the turns moved to the top level: refused, not
-        // read (a run under way is stepped by its own copy of contest).
-        {"/schema", 3, "journal: schema: 3 is older than this contest's 4"},
-        {"/schema", 2, "journal: schema: 2 is older than this contest's 4"},
+        {"/schema", 6, "journal: schema: 6 is newer than this contest's 5"},
+        // The schemas before each label's file was recorded, and before the
+        // turns moved to the top level: refused, not read (a run under way
+        // is stepped by its own copy of contest).
+        {"/schema", 4, "journal: schema: 4 is older than this contest's 5"},
+        {"/schema", 3, "journal: schema: 3 is older than this contest's 5"},
+        {"/schema", 2, "journal: schema: 2 is older than this contest's 5"},
+        {"/config/resume", "/srv/old.json", "journal: config: resume: not a list"},
+        {"/results", "/srv/old.json", "journal: results: not a list"},
+        {"/results/1", 2, "journal: results[1]: not a string"},
         {"/schema", "1", "journal: schema: not a whole number"},
         {"/schema", removed, "journal: schema: missing"},
         {"/config/runs", -1, "journal: config: runs: not a whole number >= 0"},

@@ -186,7 +186,7 @@ TEST_CASE("the run loop, interrupted, keeps what finished, --resume takes only t
     const auto first = test::result_files(b.dir / "results" / "fake").front();
 
     b.log = {};
-    b.config.resume = first;
+    b.config.resume = {first};
     out = b.run();
     REQUIRE(out);
     CHECK(b.planned == 4);

@@ -250,6 +250,60 @@ TEST_CASE("after SIGKILL, the next start restores the original from the note and
     CHECK_FALSE(fs::exists(f.note()));
 }
 
+TEST_CASE("a --vary run killed mid-run is resumed from its journal: each value's file continued",
+          "[vary][resume][e2e]") {
+    VaryFixture f("resume");
+    pid_t pid = test::start_contest(f.args("; sleep 0.3", {"-n", "3", "--seed", "5", "--vary",
+                                                           f.knob.string() + "=a,b", "no_load"}),
+                                    f.dir.path());
+    REQUIRE(wait_for_runs(f, 3));
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    test::leftover_processes();  // the orphaned workload, killed and reaped
+    const auto files = test::result_files(f.dir / "results");
+    REQUIRE(files.size() == 2);
+    // One journal, beside the first value's file, naming both files.
+    const fs::path journal = fs::path(files[0]).replace_extension(".run-journal");
+    REQUIRE(fs::exists(journal));
+    CHECK_FALSE(fs::exists(fs::path(files[1]).replace_extension(".run-journal")));
+    const json j = json::parse(test::slurp(journal));
+    REQUIRE(j["results"].size() == 2);
+    CHECK(j["results"][0] == fs::absolute(files[0]).string());
+    CHECK(j["results"][1] == fs::absolute(files[1]).string());
+    std::size_t before = 0;
+    for (const auto& file : files) before += json::parse(test::slurp(file))["runs"].size();
+    REQUIRE(before < 6);
+
+    // Resumed by the second value's file (its journal is found beside the
+    // first's), no other word, from another folder: the killed run's knob
+    // put back first, then only the runs the files lack, each value's
+    // written before its runs.
+    fs::create_directories(f.dir / "elsewhere");
+    const std::size_t logged_before = f.logged().size();
+    auto o = test::run_contest_binary({"run", "--resume", files[1].string()}, f.dir.path(),
+                                      f.dir / "elsewhere");
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.err.find("restored knob") != std::string::npos);
+    CHECK(f.knob_now() == "orig\n");
+    CHECK_FALSE(fs::exists(f.note()));
+    CHECK(f.logged().size() - logged_before == 6 - before);
+    CHECK(test::result_files(f.dir / "results").size() == 2);
+    for (std::size_t v = 0; v < 2; ++v) {
+        const json file = json::parse(test::slurp(files[v]));
+        CHECK(file["complete"] == true);
+        std::multiset<int> rounds;
+        for (const auto& r : file["runs"]) rounds.insert(r["round"].get<int>());
+        CHECK(rounds == std::multiset<int>{1, 2, 3});
+    }
+    // Each value's runs under its own value: the log's lines of the resumed
+    // runs are the values of the turns the journal had left.
+    for (const auto& turn : json::parse(test::slurp(journal))["turns"])
+        CHECK(turn["status"] == "done");
+    CHECK(fs::is_empty(f.dir / "elsewhere"));
+    CHECK(test::leftover_processes().empty());
+}
+
 TEST_CASE("run --vary iosched= with the workdir disk's own schedulers", "[vary][e2e]") {
     VaryFixture f("iosched");
     fs::create_directories(f.dir / "work");

@@ -18,8 +18,8 @@
 #include "contest/kbuild/kernel_config.h"
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/run/result_writer.h"
+#include "contest/run/run_driver.h"
 #include "contest/run/run_journal.h"
-#include "contest/run/run_loop.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
@@ -195,7 +195,7 @@ RunConfig batch_config(const RunJournal& journal, const std::vector<KernelSpec>&
     RunConfig rc = journal.config;
     rc.kernels = kernels;
     rc.runs = rounds;
-    rc.results_dir = into;
+    rc.results_dir = fs::absolute(into).lexically_normal();
     return rc;
 }
 
@@ -224,7 +224,7 @@ int run_and_print(const bisect::BisectOptions& options, const RunJournal& journa
                 rc.stop_rule = need->stop;
                 rc.workload.opened_workdir = rc.load.opened_workdir =
                     Workdir::open(rc.workload.workdir);
-                const RunOutcome out = run_suite(rc, progress);
+                const RunOutcome out = advance_run(rc, std::nullopt, progress);
                 if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
             }
         } catch (...) {

@@ -14,6 +14,7 @@
 #include "contest/cli/load_cli.h"
 #include "contest/cli/probe_setting_options.h"
 #include "contest/cli/run_options.h"
+#include "contest/kbuild/kernel_ref.h"
 #include "contest/latency/latency_why.h"
 #include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
@@ -328,7 +329,7 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     set_runs(rc, a.runs, a.auto_runs, vm);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
     if (vm.count("timeout")) rc.timeout_s = rc.timeout_s_value;
-    if (vm.count("resume")) rc.resume = vm["resume"].as<std::string>();
+    if (vm.count("resume")) rc.resume = {vm["resume"].as<std::string>()};
     auto names = split_names(a.loads);
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
@@ -500,9 +501,9 @@ RunConfig resumed_run_config(RunOptions& options, const RunConfig& parsed,
                              std::optional<OpenedJournal>& opened) {
     check_place(parsed);
     refuse_beside(options, "resume");
-    opened = open_run_journal(parsed.resume);
+    opened = open_run_journal(parsed.resume.front());
     RunConfig config = opened->journal.config;
-    config.resume = opened->result;
+    config.resume = opened->journal.results;
     return config;
 }
 
@@ -529,6 +530,7 @@ void absolute_paths(RunConfig& rc) {
     for (const auto& name : load_path_options())
         if (auto it = rc.load.values.find(name); it != rc.load.values.end() && !it->second.empty())
             it->second = absolute(it->second).string();
+    for (auto& kernel : rc.kernels) kernel.image = kbuild::absolute_kernel_spec(kernel.image);
 }
 
 }  // namespace
@@ -547,10 +549,10 @@ int cmd_run(int argc, char** argv) {
     else
         set_delegated(options, rc);
     if (auto done = boot_command(options, arguments, rc)) return *done;
-    // A run on this host keeps its journal beside its file (run_driver.h);
-    // a guest's turn (--journal) is its host's, which keeps the run's.
-    const bool journaled = rc.place == RunPlace::host && arguments.journal.empty();
-    if (journaled && !resumed) absolute_paths(rc);
+    // A run keeps its journal beside its first file (run_driver.h); a
+    // guest's turn (--journal) is its host's, which keeps the run's.
+    const bool turn_of_guest = !arguments.journal.empty();
+    if (!turn_of_guest && !resumed) absolute_paths(rc);
     // Opened once, and refused now when others could plant links in it.
     rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
     const auto containment = RunContainment::set_up();
@@ -558,8 +560,8 @@ int cmd_run(int argc, char** argv) {
 
     for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
     Progress progress = Progress::for_stderr(arguments.quiet);
-    RunOutcome out =
-        journaled ? advance_run(rc, std::move(resumed), progress) : run_suite(rc, progress);
+    RunOutcome out = advance_run(rc, std::move(resumed), progress,
+                                 turn_of_guest ? JournalKept::no : JournalKept::yes);
     const std::vector<ResultFile> results = label_results(out.labels);
     print_table(results);
     if (!out.save_failure.empty()) {

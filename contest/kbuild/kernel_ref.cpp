@@ -34,6 +34,29 @@ bool looks_like_kernel_ref(const std::string& spec) {
     return spec.find('@') != std::string::npos && !exists(spec);
 }
 
+std::string absolute_kernel_spec(const std::string& spec) {
+    const auto absolute = [](const std::string& path) {
+        return fs::absolute(path).lexically_normal().string();
+    };
+    if (exists(spec)) return absolute(spec);
+    std::size_t at = spec.find('@');
+    while (at != std::string::npos && !is_folder(spec.substr(0, at))) at = spec.find('@', at + 1);
+    if (at == std::string::npos) return spec;  // a package's name, or nothing there
+    std::string rest = spec.substr(at + 1);
+    std::string options;
+    if (const auto percent = rest.find('%'); percent != std::string::npos) {
+        options = rest.substr(percent);
+        rest.resize(percent);
+    }
+    for (std::size_t plus = rest.find('+'); plus != std::string::npos;
+         plus = rest.find('+', plus + 1))
+        if (exists(rest.substr(plus + 1))) {
+            rest = rest.substr(0, plus + 1) + absolute(rest.substr(plus + 1));
+            break;
+        }
+    return absolute(spec.substr(0, at)) + "@" + rest + options;
+}
+
 std::vector<fs::path> patch_files(const fs::path& patch) {
     std::error_code ec;
     if (!fs::is_directory(patch, ec)) return {patch};

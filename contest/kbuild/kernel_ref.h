@@ -53,6 +53,12 @@ bool looks_like_kernel_ref(const std::string& spec);
 KernelRef read_kernel_ref(const std::string& spec, const std::string& option,
                           const std::filesystem::path& scratch);
 
+// spec with the paths it names absolute: an image, build tree or package
+// file that exists, or TREE and PATCH of TREE@REF[+PATCH][%...]; a
+// package's name as it is. A run's journal keeps its kernels so, to be
+// taken on from any folder.
+std::string absolute_kernel_spec(const std::string& spec);
+
 // The patch files PATCH names, in the order they are applied.
 std::vector<std::filesystem::path> patch_files(const std::filesystem::path& patch);
 

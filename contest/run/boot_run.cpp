@@ -87,7 +87,7 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options,
 // The run's journal: its config as the start resolved it, the seed drawn
 // and the workdir the state's (absolute, its links resolved).
 RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootState& state) {
-    RunJournal journal{config, state.started_at, std::nullopt, {}, std::nullopt};
+    RunJournal journal{config, state.started_at, std::nullopt, {}, std::nullopt, {}};
     journal.config.seed = plan.seed;
     journal.config.workload.workdir = journal.config.load.workdir = state.workdir;
     journal.config.workload.opened_workdir.reset();

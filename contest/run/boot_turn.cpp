@@ -84,13 +84,10 @@ RunOfState plan_of_state(const BootState& state, const RunJournal& journal, bool
 // first measured boot, so that every run of the file asks for the work the
 // file records (a resumed file's is reused the same way); nullopt when the
 // file has none yet.
-std::optional<ResultFile> calibrated_file(const BootState& state, std::size_t label) {
+std::optional<nlohmann::json> calibration_of(const BootState& state, std::size_t label) {
     std::error_code ec;
     if (!fs::exists(state.labels[label].result, ec)) return std::nullopt;
-    ResultFile file = read_result_file(state.labels[label].result);
-    if (!file.config.contains("latency") || !file.config["latency"].contains("calibration"))
-        return std::nullopt;
-    return file;
+    return probe_calibration_of(read_result_file(state.labels[label].result));
 }
 
 }  // namespace
@@ -137,8 +134,8 @@ void take_boot_turn(const BootState& state, const JournalTurn& turn, const Runni
                     const RunJournal& journal, Progress& progress) {
     RunOfState r = plan_of_state(state, journal, true);
     RunConfig& config = r.config;
-    r.plan.resumed = calibrated_file(state, turn.label);
-    if (r.plan.resumed && !config.latency_probes.empty())
+    r.plan.probe_calibration = calibration_of(state, turn.label);
+    if (r.plan.probe_calibration && !config.latency_probes.empty())
         progress.note("contest: the probes' work as " + state.labels[turn.label].label +
                       "'s file records it (calibrated in its first measured boot)");
     const LabelTurn taken = label_turn_of(turn, r.plan, "the boot run's journal: its turn");

@@ -16,7 +16,7 @@ HostRounds::HostRounds(const RunConfig& config, const RunPlan& plan,
 }
 
 std::optional<latency::LatencyPlan> HostRounds::plan_probes() {
-    latency_plan_ = latency_plan_of(config_, plan_.resumed);
+    latency_plan_ = latency_plan_of(config_, plan_.probe_calibration);
     return latency_plan_;
 }
 

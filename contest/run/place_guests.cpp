@@ -102,7 +102,6 @@ extern const PlaceInfo kGuestsPlace{
         {
             kKernelsTakeRounds,
             {"vary", "", "the knobs would be set on the host"},
-            {"resume", "", "a --kernel run cannot be continued yet"},
             kKernelsNameLabels,
             {"latency-raw", "", "the samples would stay in the guest"},
         },

@@ -12,10 +12,13 @@ namespace {
 
 // Fields of the config that differ between two runs of the same config
 // (whether a tree was reused, where the processes were held, the command
-// line, which holds --resume the second time): not compared.
+// line, which holds --resume the second time), the guests' boots a file
+// records as its rounds are taken, and the host's fingerprint beside the
+// guests' (the machine's, as a host run's `system`, which is no config):
+// not compared.
 bool volatile_field(const std::string& key) {
     return key == "containment" || key == "project_rewritten" || key == "prepare_reused" ||
-           key == "command_line";
+           key == "command_line" || key == "boots" || key == "host_system";
 }
 
 // Fields that follow from the others (the latency probes' calibration exists
@@ -27,14 +30,14 @@ bool derived_field(const std::string& key) {
 
 }  // namespace
 
-ResultFile resumed_result(const RunConfig& config) {
-    ResultFile r = read_result_file(config.resume);
+ResultFile resumed_result(const std::filesystem::path& file, const std::string& label) {
+    ResultFile r = read_result_file(file);
     if (r.complete)
-        throw UsageError("--resume " + config.resume.string() +
+        throw UsageError("--resume " + file.string() +
                          ": this result file is complete; there is nothing to resume");
-    if (r.label != config.label)
-        throw UsageError("--resume " + config.resume.string() + ": label differs: recorded '" +
-                         r.label + "', now '" + config.label + "' (-k)");
+    if (r.label != label)
+        throw UsageError("--resume " + file.string() + ": label differs: recorded '" + r.label +
+                         "', now '" + label + "' (-k)");
     return r;
 }
 
@@ -57,11 +60,11 @@ std::string config_difference(const nlohmann::json& recorded, const nlohmann::js
     return "";
 }
 
-ResultFile continued_result(const RunConfig& config, ResultFile resumed,
+ResultFile continued_result(const std::filesystem::path& file, ResultFile resumed,
                             const nlohmann::json& config_record) {
     const std::string diff = config_difference(resumed.config, config_record);
     if (!diff.empty())
-        throw UsageError("--resume " + config.resume.string() +
+        throw UsageError("--resume " + file.string() +
                          ": the config differs from the recorded one in " + diff);
     return resumed;
 }

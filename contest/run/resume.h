@@ -2,6 +2,7 @@
 // --resume FILE: an interrupted result file, read and checked against the
 // config of the run's journal (run_driver.h opens it: no word is parsed
 // again), then continued with the runs it does not hold yet.
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -12,9 +13,9 @@
 
 namespace contest {
 
-// The interrupted result file config.resume names: refused when it is
-// complete or its label is not this run's.
-ResultFile resumed_result(const RunConfig& config);
+// An interrupted result file of the run (one of config.resume): refused
+// when it is complete or its label is not `label`, the plan's.
+ResultFile resumed_result(const std::filesystem::path& file, const std::string& label);
 
 // The first field where the recorded config and this one differ ("" when
 // none), as "runs: recorded 3, now 5". Fields that differ between two runs
@@ -25,7 +26,7 @@ std::string config_difference(const nlohmann::json& recorded, const nlohmann::js
 
 // The resumed file, to continue under `config_record` (this run's config as
 // the file would hold it): refused when that differs from the recorded one.
-ResultFile continued_result(const RunConfig& config, ResultFile resumed,
+ResultFile continued_result(const std::filesystem::path& file, ResultFile resumed,
                             const nlohmann::json& config_record);
 
 // A planned run the resumed file already holds (finished, whatever its status).

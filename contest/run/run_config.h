@@ -58,9 +58,11 @@ struct RunConfig {
     // and the bucket width of their distribution (--latency-dist).
     std::vector<latency::ProbeOptions> latency_probes;
     std::int64_t latency_dist_ns = 1000;
-    std::optional<double> timeout_s;            // --timeout: a workload run is stopped after this
-    double timeout_s_value = 0;                 // as parsed, before it is known to be given
-    std::filesystem::path resume;               // --resume: the interrupted result file to continue
+    std::optional<double> timeout_s;  // --timeout: a workload run is stopped after this
+    double timeout_s_value = 0;       // as parsed, before it is known to be given
+    // --resume: the interrupted run's result files, one per label in the
+    // plan's order, as its journal names them (run_driver.h).
+    std::vector<std::filesystem::path> resume;
     std::string containment;                    // how the runs' processes are held (RunContainment)
     std::vector<VarySpec> vary;                 // --vary: knobs set round by round (docs/vary.md)
     std::string vary_label = "{label},{vary}";  // --vary-label: each combination's label

@@ -38,7 +38,8 @@ std::vector<PlannedRound> rounds_of(JournalTurns& turns, const RunPlan& plan,
             label_turn_of(turn, plan, where + ": turns[" + std::to_string(i) + "]");
         LabelTurn taken{turn.label, {}};
         for (const std::size_t load : planned.loads)
-            if (!already_done(*plan.resumed, plan.load_names[load], turn.round))
+            if (!plan.resumed[turn.label] ||
+                !already_done(*plan.resumed[turn.label], plan.load_names[load], turn.round))
                 taken.loads.push_back(load);
         if (taken.loads.empty()) {
             turn.status = TurnStatus::done;  // next: set below, once every turn is seen
@@ -59,13 +60,19 @@ class KeptJournal {
     KeptJournal(fs::path path, RunJournal journal)
         : path_(std::move(path)), journal_(std::move(journal)) {}
 
-    // A new run's first file's name, claimed by making its journal beside
-    // it (exclusively: a name another run claimed first is skipped).
-    fs::path claim(const fs::path& results_dir, const std::string& label) {
-        const std::string text = run_journal_text(journal_);
+    // A new run's file of label v, recorded in the journal (written again
+    // at the first mark, before any run). The first's name is claimed by
+    // making the journal beside it (exclusively: a name another run
+    // claimed first is skipped).
+    fs::path name_file(std::size_t v, const fs::path& results_dir, const std::string& label) {
+        if (v > 0) {
+            journal_.results.push_back(new_result_path(results_dir, label, journal_.started_at));
+            return journal_.results.back();
+        }
         for (int i = 0; i < kMaxClaims; ++i) {
             const fs::path result = new_result_path(results_dir, label, journal_.started_at);
-            if (create_file_atomically(run_journal_beside(result), text)) {
+            journal_.results = {result};
+            if (create_file_atomically(run_journal_beside(result), run_journal_text(journal_))) {
                 path_ = run_journal_beside(result);
                 return result;
             }
@@ -115,14 +122,15 @@ class KeptJournal {
     RunJournal journal_;
 };
 
-// The host's hooks: every turn left taken in this contest, by one call to
-// the one loop (one backend, the knobs set once), each turn marked in the
-// journal as it starts and ends; what it leaves (--runs auto had enough, a
-// save failed) is left. A resumed run whose turns are all done still goes
-// through the loop once, at its end: its file is completed there.
-class HostPlace final : public JournalPlace {
+// The hooks of a place whose turns this contest takes (the host, or the
+// guests it boots): every turn left, by one call to the one loop (one
+// backend, the knobs set once), each turn marked in the journal as it
+// starts and ends; what it leaves (--runs auto had enough, a save failed)
+// is left. A resumed run whose turns are all done still goes through the
+// loop once, at its end: its files are completed there.
+class TakenHere final : public JournalPlace {
   public:
-    HostPlace(const RunConfig& config, RunPlan& plan, const LabelFiles& files, Progress& progress)
+    TakenHere(const RunConfig& config, RunPlan& plan, const LabelFiles& files, Progress& progress)
         : config_(config), plan_(plan), files_(files), progress_(progress) {}
 
     TurnTaken take_next() override {
@@ -144,6 +152,31 @@ class HostPlace final : public JournalPlace {
     std::optional<RunOutcome> outcome_;
 };
 
+// The journal of result file `file`: beside it (the run's first label's),
+// or, for another label's file, beside the first label's file in a folder
+// next to it (the same name), when that journal names `file`. The path
+// beside `file` when none is found.
+fs::path journal_of_file(const fs::path& file) {
+    const fs::path beside = run_journal_beside(file);
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(beside, ec)) || !file.has_parent_path()) return beside;
+    const fs::path results = file.parent_path().parent_path();
+    const fs::path named = fs::absolute(file, ec).lexically_normal();
+    for (const auto& folder : fs::directory_iterator(results.empty() ? "." : results, ec)) {
+        if (!folder.is_directory(ec) || folder.is_symlink(ec)) continue;
+        const fs::path candidate = folder.path() / beside.filename();
+        if (!fs::is_regular_file(fs::symlink_status(candidate, ec))) continue;
+        try {
+            const RunJournal j = read_run_journal(candidate);
+            if (std::find(j.results.begin(), j.results.end(), named) != j.results.end())
+                return candidate;
+        } catch (const std::exception&) {
+            // another run's, or no journal: not this file's
+        }
+    }
+    return beside;
+}
+
 }  // namespace
 
 void drive_turns(const JournalTurns& turns, JournalPlace& place) {
@@ -164,7 +197,7 @@ OpenedJournal open_run_journal(const fs::path& given) {
     const std::string named = "--resume " + printable(given.string());
     OpenedJournal opened;
     const bool journal_given = x.extension() == kHostJournalExtension;
-    opened.path = journal_given ? x : run_journal_beside(x);
+    opened.path = journal_given ? x : journal_of_file(x);
     opened.result = journal_given ? result_beside_journal(x) : x;
     std::error_code ec;
     if (!journal_given && !fs::exists(fs::symlink_status(opened.path, ec))) {
@@ -176,18 +209,38 @@ OpenedJournal open_run_journal(const fs::path& given) {
                          "): a file of a contest before run journals cannot be resumed; run again");
     }
     opened.journal = read_run_journal(opened.path);
-    if (opened.journal.config.place != RunPlace::host || opened.journal.config.delegated)
-        throw UsageError(named + ": the journal is not a run on this host's");
-    if (!fs::exists(fs::symlink_status(opened.result, ec)))
-        throw UsageError(named + ": its result file " +
-                         printable(opened.result.filename().string()) +
-                         " is not there (the run ended before its first run was saved): "
-                         "nothing to resume; run again");
+    RunJournal& j = opened.journal;
+    // A --boot run steps itself; a guest's turn and a bisection's batch
+    // config plan no turns (their run's journal is elsewhere).
+    if (j.boot_run || j.boot)
+        throw UsageError(named +
+                         ": the journal is a --boot run's, which goes on by itself after "
+                         "each reboot (contest run --boot-status)");
+    if (j.turns.list.empty() || j.results.empty())
+        throw UsageError(named +
+                         ": the journal plans no turns of its own (a guest's turn or a "
+                         "bisection's batch config)");
+    // The first label's file is the one beside the journal (the two moved
+    // together are resumed where they are); each other label's where the
+    // run put it, in its results folder: the resume writes nowhere else.
+    j.results.front() = result_beside_journal(opened.path);
+    const fs::path results = j.config.results_dir.lexically_normal();
+    for (std::size_t v = 1; v < j.results.size(); ++v) {
+        const fs::path& file = j.results[v];
+        const fs::path rel = file.lexically_normal().lexically_relative(results);
+        if (!file.is_absolute() || rel.empty() || *rel.begin() == ".." ||
+            std::distance(rel.begin(), rel.end()) != 2 || file.extension() != ".json")
+            throw UsageError(named + ": the journal's results[" + std::to_string(v) +
+                             "]: " + printable(file.string()) +
+                             " is no LABEL/FILE.json in its results "
+                             "folder " +
+                             printable(results.string()));
+    }
     return opened;
 }
 
 RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> opened,
-                       Progress& progress) {
+                       Progress& progress, JournalKept keep) {
     check_run_options(given);
     // Everything that can be refused is refused before anything is measured.
     RunPlan plan = plan_after_clean_up(given);
@@ -209,28 +262,28 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
     }();
     // A config the journal's JSON cannot hold (a path that is not UTF-8):
     // the run goes on without a journal, said; it cannot be resumed.
-    bool kept = true;
-    if (!opened) try {
+    bool kept = keep == JournalKept::yes;
+    if (!opened && kept) try {
             (void)run_journal_text(journal.journal());
         } catch (const UsageError& e) {
             warn(std::string("this run keeps no journal, and cannot be resumed: ") + e.what());
             kept = false;
         }
-    std::function<fs::path(const std::string&)> first_file;
+    NewFileNamer file_of;
     if (!opened && kept)
-        first_file = [&journal, &config](const std::string& label) {
-            return journal.claim(config.results_dir, label);
+        file_of = [&journal, &config](std::size_t v, const std::string& label) {
+            return journal.name_file(v, config.results_dir, label);
         };
     LabelFiles files =
         run_label_files(config, started_at, system_fingerprint(config.workload.workdir.string()),
-                        progress, first_file);
+                        progress, file_of);
     if (kept)
         files.round_mark = [&journal, &plan](const PlannedRound& round, bool done) {
             journal.mark(round, done, plan);
         };
-    HostPlace host(config, plan, files, progress);
-    drive_turns(journal.journal().turns, host);
-    return host.outcome();
+    TakenHere here(config, plan, files, progress);
+    drive_turns(journal.journal().turns, here);
+    return here.outcome();
 }
 
 }  // namespace contest

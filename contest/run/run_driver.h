@@ -1,11 +1,10 @@
 #pragma once
 // The driver of a run kept in its journal (issue 56): a run on this host
-// writes its journal (run_journal.h: the config resolved at the start, its
-// seed drawn, and its plan of turns) beside its first result file before
-// its first run, and each turn is marked started and done as the one loop
-// (run_loop.h) takes it; `contest run --resume` opens that journal and
-// advances it the same way, the turns not done taken into the same file.
-// Nothing of the run is parsed again after its start: no command word, no
+// or in guests it boots (a bisection's batches among them) writes its journal (run_journal.h: the
+// config resolved at the start, its seed drawn, and its plan of turns) beside its first result file
+// before its first run, and each turn is marked started and done as the one loop (run_loop.h) takes
+// it; `contest run --resume` opens that journal and advances it the same way, the turns not done
+// taken into the same file. Nothing of the run is parsed again after its start: no command word, no
 // --config file, nothing relative to a folder.
 //
 // The journal is STAMP.run-journal beside STAMP.json (result_writer.h),
@@ -55,11 +54,12 @@ struct OpenedJournal {
     RunJournal journal;
 };
 
-// --resume X, X the interrupted result file or its journal: the journal
-// read as untrusted (read_run_journal: a regular file, no link, bounded,
-// each field checked). A UsageError in one line when X is neither, when the
-// file has no journal beside it (a file of a contest before journals), or
-// when the journal's run is not one on this host.
+// --resume X, X the interrupted result file (any label's) or its journal:
+// the journal read as untrusted (read_run_journal: a regular file, no link,
+// bounded, each field checked; each label's file in its results folder). A
+// UsageError in one line when X is neither, when the file has no journal
+// beside it (a file of a contest before journals), or when the journal
+// plans no turns this contest takes (a --boot run's, a guest's turn).
 OpenedJournal open_run_journal(const std::filesystem::path& given);
 
 // The driver of a run on this host (its place's hooks around drive_turns): its plan made (what a
@@ -68,7 +68,9 @@ OpenedJournal open_run_journal(const std::filesystem::path& given);
 // already), then the turns taken by the one loop, each marked in the journal as it starts and ends.
 // `config` is the run's (a resumed one's is the journal's, with its resume set to the file); its
 // workdirs are opened by the caller.
+// A guest's turn (run --journal) keeps none: its host's journal is the run's.
+enum class JournalKept { yes, no };
 RunOutcome advance_run(const RunConfig& config, std::optional<OpenedJournal> opened,
-                       Progress& progress);
+                       Progress& progress, JournalKept keep = JournalKept::yes);
 
 }  // namespace contest

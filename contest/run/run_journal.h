@@ -47,6 +47,10 @@ struct RunJournal {
     JournalTurns turns;
     // A --boot run's boot facts and its boots. Unset for every other run.
     std::optional<BootState> boot_run;
+    // Each label's result file, in the plan's labels' order, as the run
+    // named them before its first run (empty for a journal of no plan,
+    // and a --boot run's, whose state names them).
+    std::vector<std::filesystem::path> results;
 };
 
 std::string run_journal_text(const RunJournal& journal);

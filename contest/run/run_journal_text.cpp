@@ -147,6 +147,7 @@ void fields(V& v, R& j) {
     v("config", j.config);
     v("boot", j.boot);
     fields(v, j.turns);  // at the top level (sys/journal_turns.h)
+    v.absent_when_default("results", j.results);
 }
 
 // The boot_run section is the boot state's own record (boot/boot_state.h).
@@ -167,17 +168,17 @@ RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
         j.erase(section);
     }
     RecordReader::read(j, where, journal);
-    // A --boot run's turns name its state's labels; a host run's, its
-    // labels (checked against its plan by the driver that takes them,
-    // run_driver.h). No other run's journal plans turns (a bisection's
-    // batch config, a --kernel run): turns there are nothing this contest
-    // wrote, refused rather than ignored.
+    // A --boot run's turns name its state's labels; any other run's, its
+    // labels, whose files it names (checked against its plan by the driver
+    // that takes them, run_driver.h). A journal of no plan (a bisection's
+    // batch config, a guest's turn) names no file: turns there are nothing
+    // this contest wrote, refused rather than ignored.
     if (journal.boot_run)
         check_turn_labels(journal.turns, journal.boot_run->labels.size(), where);
-    else if (!journal.turns.list.empty() && journal.config.place != RunPlace::host)
-        throw UsageError(where +
-                         ": turns: in the journal of a run that is neither a --boot run nor a "
-                         "host run");
+    else if (!journal.turns.list.empty() && journal.results.empty())
+        throw UsageError(where + ": turns: in the journal of a run that names no result file");
+    else
+        check_turn_labels(journal.turns, journal.results.size(), where);
     RunConfig& c = journal.config;
     // What the codec cannot know: what only a start makes (absolute
     // workdirs).

@@ -22,32 +22,37 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The plan's labels, moved into `out` with their files: the resumed one
-// (checked against this run's config record), or a new one per label,
-// with what the backend records of where its runs are taken.
+// The plan's labels, moved into `out` with their files: the resumed ones
+// (each checked against this run's config record), or a new one per label,
+// with what the backend records of where its runs are taken; `file_of`
+// names each new file.
 void open_label_files(const RunConfig& config, RunPlan& plan, const RoundBackend& backend,
                       const nlohmann::json& record, const std::string& started_at,
-                      const nlohmann::json& system,
-                      const std::function<std::filesystem::path(const std::string&)>& first_file,
-                      RunOutcome& out) {
+                      const nlohmann::json& system, const NewFileNamer& file_of, RunOutcome& out) {
     const ResultSinks sinks = run_result_sinks(config);
-    if (plan.resumed) {
-        LabelRun& label = plan.labels.front();
-        label.result = continued_result(config, std::move(*plan.resumed), record);
-        label.writer = ResultWriter(config.resume, sinks);
-        for (const auto& r : label.result.runs)
-            if (!r.ok()) ++out.failed_runs;
-    } else {
-        std::vector<ResultFile> results = new_results(config, plan, record, started_at, system);
-        for (std::size_t v = 0; v < results.size(); ++v) {
-            LabelRun& label = plan.labels[v];
-            label.result = std::move(results[v]);
-            backend.describe(label.result, label);
-            label.writer = ResultWriter(
-                v == 0 && first_file ? first_file(label.label)
+    std::vector<ResultFile> made = new_results(config, plan, record, started_at, system);
+    for (std::size_t v = 0; v < made.size(); ++v) {
+        LabelRun& label = plan.labels[v];
+        backend.describe(made[v], label);
+        if (plan.resumed.empty()) {
+            label.writer =
+                ResultWriter(file_of ? file_of(v, label.label)
                                      : new_result_path(config.results_dir, label.label, started_at),
-                sinks);
+                             sinks);
+        } else {
+            label.writer = ResultWriter(config.resume[v], sinks);
+            // The file as the run holds it now is the one it made: refused
+            // when its config differs. A label whose file the run had not
+            // made yet gets it now, where its journal named it.
+            if (plan.resumed[v]) {
+                label.result =
+                    continued_result(config.resume[v], std::move(*plan.resumed[v]), made[v].config);
+                for (const auto& r : label.result.runs)
+                    if (!r.ok()) ++out.failed_runs;
+                continue;
+            }
         }
+        label.result = std::move(made[v]);
     }
     out.labels = std::move(plan.labels);
 }
@@ -180,23 +185,12 @@ RunOutcome take_turns(const RunConfig& config, RunPlan& plan, const LabelFiles& 
     return run_rounds(config, plan, std::move(backend), knob_guard, files, progress);
 }
 
-RunOutcome run_suite(const RunConfig& config, Progress& progress) {
-    check_run_options(config);
-    // Everything that can be refused is refused before anything is measured.
-    RunPlan plan = plan_after_clean_up(config);
-    const LabelFiles files = run_label_files(
-        config, utc_timestamp(), system_fingerprint(config.workload.workdir.string()), progress);
-    return take_turns(config, plan, files, progress);
-}
-
-LabelFiles run_label_files(
-    const RunConfig& config, const std::string& started_at, const nlohmann::json& system,
-    Progress& progress, std::function<std::filesystem::path(const std::string& label)> first_file) {
-    return {[&config, started_at, system, &progress, first_file](
+LabelFiles run_label_files(const RunConfig& config, const std::string& started_at,
+                           const nlohmann::json& system, Progress& progress, NewFileNamer file_of) {
+    return {[&config, started_at, system, &progress, file_of](
                 RunPlan& plan, const RoundBackend& backend, const nlohmann::json& record,
                 RunOutcome& out) {
-                open_label_files(config, plan, backend, record, started_at, system, first_file,
-                                 out);
+                open_label_files(config, plan, backend, record, started_at, system, file_of, out);
                 // Each file is made with its first run: none ever holds 0 runs.
                 for (const auto& label : out.labels)
                     progress.note("contest: results go to " + label.path().string());

@@ -1,7 +1,7 @@
 #pragma once
 // `contest run`'s loop (run_rounds, the one loop that takes turns, and
-// run_suite around it): it takes the planned rounds in order (run_plan.h),
-// each label's turn taken where its runs run (round_backend.h: on this host
+// take_turns around it, which a journal's driver calls, run_driver.h): it takes the planned rounds
+// in order (run_plan.h), each label's turn taken where its runs run (round_backend.h: on this host
 // or in a guest) and every run saved as it comes back, until the plan is
 // done, --runs auto has enough, a save fails or the user stops it.
 #include <filesystem>
@@ -23,7 +23,7 @@ namespace contest {
 struct RunPlan;
 
 // How the loop's labels get their files, and how it leaves them: what
-// differs between a whole run (run_suite: new files, or the resumed one;
+// differs between a whole run (new files, or the resumed ones;
 // complete at the end) and a --boot step's one turn (each label's own file
 // from the run's state; not complete: the run goes on after a reboot).
 struct LabelFiles {
@@ -51,28 +51,23 @@ RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<Ro
                       Progress& progress);
 
 // The plan's turns taken where its place takes them, through run_rounds:
-// the knobs (--vary) set and put back, the place's backend made. What every
-// driver of a run calls: run_suite (contest bisect's batches, --kernel
-// runs), the journal's (run_driver.h: a host run and --resume) and a
-// --boot step's one turn (boot_turn.h).
+// the knobs (--vary) set and put back, the place's backend made. What both
+// drivers' places call: the journal's host and guests (run_driver.h: a new
+// run, --resume, a bisection's batch in guests) and a --boot step's one
+// turn (boot_turn.h).
 RunOutcome take_turns(const RunConfig& config, RunPlan& plan, const LabelFiles& files,
                       Progress& progress);
 
-// run_suite's files: the resumed one (checked against this run's config
-// record), or a new one per label in results/LABEL/, with `system` (the
-// machine's fingerprint) and the time the run started; complete at the end.
-// `first_file`, when set, names the first label's new file (the driver's,
-// run_driver.h: the name its journal claimed); new_result_path otherwise.
-LabelFiles run_label_files(
-    const RunConfig& config, const std::string& started_at, const nlohmann::json& system,
-    Progress& progress,
-    std::function<std::filesystem::path(const std::string& label)> first_file = {});
+// Names a new result file of the run: its label's place v and name.
+using NewFileNamer = std::function<std::filesystem::path(std::size_t v, const std::string& label)>;
 
-// Runs everything in config. Writes the result file after every workload
-// run (not before the first: no file ever holds 0 runs). On Ctrl-C, saves
-// what finished (complete: false) and rethrows Interrupted; when a save
-// fails, stops the suite and returns with save_failure set; loads and the
-// workload are stopped and reaped on every path, and --vary's knobs restored.
-RunOutcome run_suite(const RunConfig& config, Progress& progress);
+// A whole run's files: the resumed ones (each checked against this run's
+// config record), or a new one per label, named by `file_of` (the driver's,
+// run_driver.h: the first the name its journal claimed, each recorded in
+// it; new_result_path's when unset), with `system` (the machine's fingerprint) and the time the run
+// started; complete at the end.
+LabelFiles run_label_files(const RunConfig& config, const std::string& started_at,
+                           const nlohmann::json& system, Progress& progress,
+                           NewFileNamer file_of = {});
 
 }  // namespace contest

@@ -1,7 +1,7 @@
 #pragma once
 // What `contest run` took: each label with its file, and how many runs
-// failed. The recorder fills it run by run (run_recorder.h); run_suite
-// hands it to the command, which prints it and sets the exit status.
+// failed. The recorder fills it run by run (run_recorder.h); the run's
+// driver (run_driver.h) hands it to the command, which prints it and sets the exit status.
 #include <string>
 #include <vector>
 

@@ -13,6 +13,8 @@
 namespace contest {
 namespace {
 
+namespace fs = std::filesystem;
+
 std::vector<Knob> resolve_knobs(const RunConfig& config) {
     std::vector<Knob> knobs;
     for (const auto& spec : config.vary)
@@ -27,11 +29,43 @@ std::vector<LabelRun> plan_labels(const RunConfig& config, const RunPlan& plan) 
     for (std::size_t v = 0; v < labels.size(); ++v) {
         labels[v].index = v;
         labels[v].folder = config.results_dir / labels[v].label;
-        if (plan.resumed)
-            labels[v].folder = config.resume.has_parent_path() ? config.resume.parent_path()
-                                                               : std::filesystem::path(".");
+        if (!config.resume.empty())
+            labels[v].folder = config.resume[v].has_parent_path() ? config.resume[v].parent_path()
+                                                                  : std::filesystem::path(".");
     }
     return labels;
+}
+
+// --resume: each label's file, checked (resume.h); one a label, in order,
+// nullopt where the run had not made it. A run none of whose files is there
+// is nothing to resume.
+std::vector<std::optional<ResultFile>> resumed_files(const RunConfig& config,
+                                                     const std::vector<LabelRun>& labels) {
+    if (config.resume.empty()) return {};
+    if (config.resume.size() != labels.size())
+        throw UsageError("--resume: the run's journal names " +
+                         std::to_string(config.resume.size()) + " result files for its " +
+                         std::to_string(labels.size()) + " labels");
+    std::vector<std::optional<ResultFile>> files;
+    for (std::size_t v = 0; v < labels.size(); ++v) {
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(config.resume[v], ec)))
+            files.push_back(resumed_result(config.resume[v], labels[v].label));
+        else
+            files.emplace_back();
+    }
+    if (std::none_of(files.begin(), files.end(), [](const auto& f) { return f.has_value(); }))
+        throw UsageError("--resume " + config.resume.front().string() +
+                         ": none of the run's result files is there (it ended before its first "
+                         "run was saved): nothing to resume; run again");
+    return files;
+}
+
+// The first file of those resumed.
+const ResultFile* first_resumed(const std::vector<std::optional<ResultFile>>& resumed) {
+    for (const auto& file : resumed)
+        if (file) return &*file;
+    return nullptr;
 }
 
 // Every planned run the resumed file does not hold, grouped by round and,
@@ -39,7 +73,8 @@ std::vector<LabelRun> plan_labels(const RunConfig& config, const RunPlan& plan) 
 std::vector<PlannedRound> rounds_to_take(const std::vector<PlannedRun>& runs, const RunPlan& plan) {
     std::vector<PlannedRound> rounds;
     for (const auto& run : runs) {
-        if (plan.resumed && already_done(*plan.resumed, plan.load_names[run.load], run.index))
+        if (!plan.resumed.empty() && plan.resumed[run.label] &&
+            already_done(*plan.resumed[run.label], plan.load_names[run.load], run.index))
             continue;
         if (rounds.empty() || rounds.back().index != run.index) rounds.push_back({run.index, {}});
         auto& turns = rounds.back().turns;
@@ -49,10 +84,12 @@ std::vector<PlannedRound> rounds_to_take(const std::vector<PlannedRun>& runs, co
     return rounds;
 }
 
-// The seed of the shuffle: the resumed file's, so that the plan is the same.
-std::uint64_t order_seed(const RunConfig& config, const std::optional<ResultFile>& resumed) {
-    if (resumed && resumed->config.contains("order_seed"))
-        return resumed->config["order_seed"].get<std::uint64_t>();
+// The seed of the shuffle: the resumed files', so that the plan is the same.
+std::uint64_t order_seed(const RunConfig& config,
+                         const std::vector<std::optional<ResultFile>>& resumed) {
+    const ResultFile* file = first_resumed(resumed);
+    if (file && file->config.contains("order_seed"))
+        return file->config["order_seed"].get<std::uint64_t>();
     return config.seed ? *config.seed : std::random_device{}();
 }
 
@@ -80,11 +117,11 @@ RunPlan make_run_plan(const RunConfig& config) {
     if (plan.loads.empty()) throw UsageError("no loads to run");
     for (const LoadInfo* info : plan.loads) plan.load_names.push_back(info->name);
     plan.workload = make_workload(config.workload);
-    if (!config.resume.empty() && !config.vary.empty())
-        throw UsageError("--resume cannot continue a --vary run yet");
-    if (!config.resume.empty()) plan.resumed = resumed_result(config);
     plan.knobs = resolve_knobs(config);
     plan.labels = plan_labels(config, plan);
+    plan.resumed = resumed_files(config, plan.labels);
+    if (const ResultFile* file = first_resumed(plan.resumed))
+        plan.probe_calibration = probe_calibration_of(*file);
     plan.seed = order_seed(config, plan.resumed);
     const std::vector<PlannedRun> runs =
         place_info(config.place)
@@ -101,14 +138,18 @@ std::size_t RunPlan::runs_to_take() const {
     return n;
 }
 
+std::optional<nlohmann::json> probe_calibration_of(const ResultFile& file) {
+    if (!file.config.contains("latency") || !file.config["latency"].contains("calibration"))
+        return std::nullopt;
+    return file.config["latency"]["calibration"];
+}
+
 std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config,
-                                                    const std::optional<ResultFile>& resumed) {
+                                                    const std::optional<nlohmann::json>& known) {
     if (config.latency_probes.empty()) return std::nullopt;
-    std::optional<latency::WorkCalibration> known;
-    if (resumed && resumed->config.contains("latency") &&
-        resumed->config["latency"].contains("calibration"))
-        known = latency::calibration_from_json(resumed->config["latency"]["calibration"]);
-    latency::LatencyPlan plan = latency::make_latency_plan(config.latency_probes, known);
+    std::optional<latency::WorkCalibration> calibration;
+    if (known) calibration = latency::calibration_from_json(*known);
+    latency::LatencyPlan plan = latency::make_latency_plan(config.latency_probes, calibration);
     plan.dist_ns = config.latency_dist_ns;
     return plan;
 }

@@ -29,8 +29,14 @@ struct RunPlan {
     std::vector<const LoadInfo*> loads;        // in contest's order
     std::vector<std::string_view> load_names;  // alike
     std::unique_ptr<Workload> workload;
-    std::optional<ResultFile> resumed;  // --resume: the interrupted file, checked
-    std::vector<Knob> knobs;            // --vary: each resolved, its original value read
+    // --resume: each label's interrupted file, in the labels' order,
+    // checked; nullopt for a label whose file the run had not made yet (its
+    // first run not taken). Empty without --resume.
+    std::vector<std::optional<ResultFile>> resumed;
+    // The latency probes' calibration a file recorded, reused (a resumed
+    // run's, a --boot turn's label's): its periods ask for the same work.
+    std::optional<nlohmann::json> probe_calibration;
+    std::vector<Knob> knobs;  // --vary: each resolved, its original value read
     // One per combination of --vary's values, or per kernel of --kernel
     // or --boot; the -k
     // label alone otherwise. Their files are opened once the config is
@@ -53,9 +59,12 @@ void check_run_options(const RunConfig& config);
 RunPlan make_run_plan(const RunConfig& config);
 
 // --latency: the probes' plan, made once before any load starts (audio and
-// video calibrate their work on the idle machine) and kept in the config. A
-// resumed file's calibration is reused: its periods all ask for the same work.
+// video calibrate their work on the idle machine) and kept in the config;
+// `known` (plan.probe_calibration) reused when a file recorded one.
 std::optional<latency::LatencyPlan> latency_plan_of(const RunConfig& config,
-                                                    const std::optional<ResultFile>& resumed);
+                                                    const std::optional<nlohmann::json>& known);
+
+// The calibration `file` recorded, if any.
+std::optional<nlohmann::json> probe_calibration_of(const ResultFile& file);
 
 }  // namespace contest

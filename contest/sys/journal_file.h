@@ -23,11 +23,13 @@ inline constexpr const char* kRunJournalName = ".run-journal.json";
 // file of its own, .boot-state.json, beside a journal of schema 1).
 // 3: config.vm.duet and config.start_barrier (--duet).
 // 4: the turns and next_turn at the top level (they were boot_run's).
+// 5: results, each label's file; config.resume a file per label (a run of
+// several labels, --vary's or --kernel's, is resumed from its journal).
 // A journal of another schema is refused in one line naming both
 // (take_schema), not read: a --boot run under way is stepped by its own
 // copy of contest (results/.boot/contest), which wrote it, so only a
 // contest installed over it meanwhile and run by hand meets one.
-inline constexpr int kRunJournalSchema = 4;
+inline constexpr int kRunJournalSchema = 5;
 inline constexpr std::uintmax_t kMaxRunJournalBytes = 4u << 20;
 
 // The journal's JSON without its schema (UsageError naming `where` when it
