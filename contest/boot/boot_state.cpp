@@ -205,12 +205,17 @@ BootRunFile read_boot_run(const std::filesystem::path& path_in) {
     // written the state, which root then runs.
     check_state_place(path);
     BootRunFile run = boot_run_of_journal(read_journal_json(path, "the boot run's state"), where);
-    check_state_paths(run.state, path.parent_path(), where + ": boot_run");
-    for (const auto& label : run.state.labels)
+    check_boot_run(run.state, path);
+    return run;
+}
+
+void check_boot_run(const BootState& state, const std::filesystem::path& path_in) {
+    const std::filesystem::path path = path_in.lexically_normal();
+    check_state_paths(state, path.parent_path(), printable(path.string()) + ": boot_run");
+    for (const auto& label : state.labels)
         if (auto why = file_open_to_others(label.result))
             throw EnvironmentError("the boot run's result file " + printable(label.result) + ": " +
                                    *why + ": refusing it, root writes it");
-    return run;
 }
 
 BootState read_boot_state(const std::filesystem::path& path) {

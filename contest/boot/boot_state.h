@@ -186,6 +186,11 @@ void check_state_place(const std::filesystem::path& path);
 // (check_state_paths). The rest of the journal is its config, which
 // run/run_journal.h reads.
 BootRunFile read_boot_run(const std::filesystem::path& path);
+// What read_boot_run checks of a state once read, for a state the run's
+// journal reader read (a --boot step reads its journal once, run/boot_run.h):
+// its paths where the run in path's folder keeps its files, and its labels'
+// result files root's alone.
+void check_boot_run(const BootState& state, const std::filesystem::path& path);
 BootState read_boot_state(const std::filesystem::path& path);
 // The journal at path with its boot_run section and its turns replaced,
 // in one atomic write; the rest of the journal kept as it is.

@@ -97,7 +97,7 @@ RunJournal journal_of(const RunConfig& config, const RunPlan& plan, const BootSt
 }
 
 // The run's journal at path, whose config root runs: read only from a
-// folder nobody but root can change (read_boot_state read its state).
+// folder nobody but root can change (checked before anything is read).
 RunJournal read_boot_journal(const fs::path& path) {
     check_state_place(path);
     RunJournal read = read_run_journal(path);
@@ -300,8 +300,16 @@ BootStep continue_boot_run(const fs::path& path, const std::string& containment,
                            Progress& progress) {
     const std::optional<FileLock> lock = take_step_lock(path);
     if (!lock) return {};
-    BootRunFile run = read_boot_run(path);
-    BootState& state = run.state;
+    // The journal read once: its config, its turns and its boot facts, the
+    // last checked as boot/ checks a state root steps on.
+    RunJournal journal = read_boot_journal(path);
+    if (!journal.boot_run)
+        throw UsageError(printable(path.string()) + ": no boot_run section: not a --boot run's");
+    check_boot_run(*journal.boot_run, path);
+    BootState state = std::move(*journal.boot_run);
+    JournalTurns turns = std::move(journal.turns);
+    journal.boot_run.reset();
+    journal.turns = {};
     if (state.finished()) {
         say("the boot run in " + path.string() + " is " + boot_phase_name(state.phase) +
             ": nothing to do");
@@ -314,9 +322,8 @@ BootStep continue_boot_run(const fs::path& path, const std::string& containment,
             say("this boot (" + k.boot_id + ") was recorded already: nothing to do");
             return {};
         }
-    RunJournal journal = read_boot_journal(path);
     journal.config.containment = containment;
-    return step_after_boot(path, state, run.turns, k, journal, progress);
+    return step_after_boot(path, state, turns, k, journal, progress);
 }
 
 int abort_boot_run(const fs::path& results, const fs::path& root_in) {
