@@ -29,6 +29,7 @@
 #include "contest/run/run_loop.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "fake_bisect_place.h"
@@ -352,7 +353,7 @@ TEST_CASE("a bisection cut after its second step resumes from its state and git'
     };
     const double first_s = wall(
         [&] { CHECK_THROWS_AS(test::run_bisection(b.options(), cut, b.progress), Interrupted); });
-    const BisectState half = read_bisect_state(b.t.scratch / "results" / "bisect.json");
+    const BisectState half = read_bisect_state(b.t.scratch / "results");
     CHECK_FALSE(half.finished);
     REQUIRE(half.steps.size() == 2);
     const int batches = b.batches;
@@ -378,7 +379,7 @@ TEST_CASE(
     BisectOptions o = b.options();
     o.run_words = {"-w", "command", "--workload-cmd", "sh -c 'exit 0'", "no_load", "cpu_load"};
     test::run_bisection(o, b.take(), b.progress);
-    const fs::path state = b.t.scratch / "results" / "bisect.json";
+    const fs::path state = b.t.scratch / "results";
     BisectState s = read_bisect_state(state);
     REQUIRE(s.finished);
     // A tree whose commits carry a terminal's escapes and a line break.
@@ -454,7 +455,7 @@ TEST_CASE(
     const test::TakeRounds whole = b.take();
     const test::TakeRounds cut = b.take_failing_at(4, Interrupted());
     CHECK_THROWS_AS(test::run_bisection(b.options(), cut, b.progress), Interrupted);
-    REQUIRE(read_bisect_state(b.t.scratch / "results/bisect.json").steps.size() == 2);
+    REQUIRE(read_bisect_state(b.t.scratch / "results").steps.size() == 2);
     // git's log as it was before its second mark: the crash came after the
     // state was saved, before the log was kept.
     const fs::path log = b.t.scratch / "results/bisect.log";
@@ -491,7 +492,7 @@ TEST_CASE(
     const test::TakeRounds failing =
         b.take_failing_at(3, EnvironmentError("the machine refused the part's kexec"));
     CHECK_THROWS_AS(test::run_bisection(started, failing, b.progress), EnvironmentError);
-    const BisectState failed = read_bisect_state(b.t.scratch / "results/bisect.json");
+    const BisectState failed = read_bisect_state(b.t.scratch / "results");
     CHECK_FALSE(failed.finished);
     CHECK(failed.failure == "the machine refused the part's kexec");
     const std::string text = bisection_text(failed);
@@ -520,11 +521,11 @@ TEST_CASE(
     for (const auto& why : {words, refusal(other_rate)}) CHECK(why.find('\n') == std::string::npos);
     // Nothing taken by the refusals; the same question takes it on, and the
     // failure is gone from its state.
-    CHECK(read_bisect_state(b.t.scratch / "results/bisect.json").failure == failed.failure);
+    CHECK(read_bisect_state(b.t.scratch / "results").failure == failed.failure);
     const BisectState s = test::run_bisection(started, whole, b.progress);
     CHECK(s.first_bad == b.t.commits[5]);
     CHECK(s.failure.empty());
-    CHECK(read_bisect_state(b.t.scratch / "results/bisect.json").failure.empty());
+    CHECK(read_bisect_state(b.t.scratch / "results").failure.empty());
 }
 
 TEST_CASE(
@@ -599,11 +600,30 @@ TEST_CASE("a bisection's state is read as untrusted: each wrong field one line n
             CHECK(std::string(e.what()).find('\n') == std::string::npos);
         }
     }
-    // The fuzz target's seeds are states this reader takes.
+    // A folder of a contest before the state moved into the journal: one line.
+    test::ScratchDir older("bisect-older");
+    std::ofstream(older / "bisect.json") << text;
+    CHECK_THROWS_WITH(has_bisect_state(older.path()),
+                      Catch::Contains("holds a bisection an earlier contest started (its "
+                                      "bisect.json; the state is now its journal's): start it "
+                                      "again in a new folder"));
+    // The state is the journal's section; the rest of the journal is kept
+    // when it is written, and another run's journal holds none.
+    test::ScratchDir folder("bisect-section");
+    test::put_file(folder / kRunJournalName,
+                   "{\"schema\": " + std::to_string(kRunJournalSchema) + ", \"kept\": 1}");
+    CHECK_FALSE(has_bisect_state(folder.path()));
+    write_bisect_state(folder.path(), s);
+    CHECK(has_bisect_state(folder.path()));
+    CHECK(read_bisect_state(folder.path()).tree == "/t");
+    const auto journal = nlohmann::json::parse(test::slurp(folder / kRunJournalName));
+    CHECK(journal["kept"] == 1);
+    CHECK(journal["bisection"]["tree"] == "/t");
+    // The fuzz target's seeds are states (the journal's section) this reader takes.
     for (const auto& e :
          fs::directory_iterator(fs::path(CONTEST_SOURCE_DIR) / "tests/fuzz/seeds/bisect")) {
         INFO(e.path());
-        const BisectState seed = read_bisect_state(e.path());
+        const BisectState seed = bisect_state_from_text(test::slurp(e.path()), e.path().string());
         CHECK(seed.measure == "loads:process_load");
     }
     std::string wrong_class = text;

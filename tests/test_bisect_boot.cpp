@@ -322,7 +322,15 @@ TEST_CASE(
     INFO(log);
     CAPTURE(steps);
     CHECK(steps < 80);  // the machine went idle: no reboot left asked
-    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    // One file holds the bisection: its batches' config and its state, the
+    // journal's two sections; no state file of its own beside it.
+    const nlohmann::json journal =
+        nlohmann::json::parse(test::slurp(bench.results / kRunJournalName));
+    CHECK(journal.contains("config"));
+    CHECK(journal.contains("boot"));
+    CHECK(journal.contains("bisection"));
+    CHECK_FALSE(fs::exists(bench.results / "bisect.json"));
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results);
     CHECK(s.place == "boot");
     CHECK(s.finished);
     CHECK(s.ends_state == EndsState::differ);
@@ -400,7 +408,7 @@ TEST_CASE(
     int boots = 0;
     const std::string log = bench.run_machine(200, boots);
     INFO(log);
-    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results);
     INFO(bisect::bisection_text(s));
     CHECK(s.finished);
     CHECK(s.ends_state == EndsState::differ);
@@ -444,17 +452,18 @@ TEST_CASE(
     // The state's words made unparseable, the journal given a command run
     // before each batch: a part made of words would refuse them, or not
     // run that command.
-    const fs::path state_path = bench.results / "bisect.json";
-    nlohmann::json state = nlohmann::json::parse(test::slurp(state_path));
-    state["run_words"] = {"--no-such-option", "--runs=-1"};
-    test::put_file(state_path, state.dump(2));
+    // (The state is the journal's own section: read before the journal's
+    // config is written again, and put back after.)
+    bisect::BisectState state = bisect::read_bisect_state(bench.results);
+    state.run_words = {"--no-such-option", "--runs=-1"};
     const fs::path mark = bench.dir / "prepared";
     journal.config.workload.prepare_cmd = "touch " + mark.string();
     write_run_journal(journal_path, journal);
+    bisect::write_bisect_state(bench.results, state);
     int steps = 0;
     const std::string log = bench.run_machine(80, steps);
     INFO(log);
-    const bisect::BisectState s = bisect::read_bisect_state(state_path);
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results);
     CHECK(s.finished);
     CHECK(s.first_bad == bench.commits.at(3));
     CHECK(fs::exists(mark));
@@ -515,7 +524,7 @@ TEST_CASE(
     int boots = 0;
     const std::string log = bench.run_machine(120, boots);
     INFO(log);
-    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results);
     CHECK(s.finished);
     CHECK(s.first_bad == bench.commits.at(3));
     CHECK(s.failure.empty());
@@ -552,7 +561,7 @@ TEST_CASE(
     const std::string log = bench.run_machine(40, boots);
     INFO(log);
     CHECK(boots < 40);  // nothing more asked of the machine
-    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results);
     CHECK_FALSE(s.finished);
     CHECK(s.steps.empty());  // no commit blamed for the end's build
     CHECK_THAT(s.failure, Catch::Contains("the good end does not build"));
@@ -569,10 +578,9 @@ TEST_CASE(
                                           bench.dir.path(), bench.dir.path());
     INFO(again.out << again.err);
     CHECK(again.exit_code == 0);
-    CHECK(bisect::read_bisect_state(bench.results / "bisect.json").failure.empty());
+    CHECK(bisect::read_bisect_state(bench.results).failure.empty());
     bench.run_machine(120, boots);
-    CHECK(bisect::read_bisect_state(bench.results / "bisect.json").first_bad ==
-          bench.commits.at(3));
+    CHECK(bisect::read_bisect_state(bench.results).first_bad == bench.commits.at(3));
     CHECK(test::leftover_processes().empty());
 }
 
@@ -588,7 +596,7 @@ TEST_CASE(
     int boots = 0;
     const std::string log = bench.run_machine(120, boots);
     INFO(log);
-    const bisect::BisectState s = bisect::read_bisect_state(bench.results / "bisect.json");
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results);
     INFO(bisect::bisection_text(s));
     CHECK(s.finished);
     const auto c2 = std::find_if(s.steps.begin(), s.steps.end(), [&](const bisect::BisectStep& st) {

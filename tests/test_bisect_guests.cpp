@@ -86,7 +86,7 @@ TEST_CASE(
     // As it was started: the resume below gives the same rule.
     state.step_max_rounds = 2;
     fs::create_directories(results);
-    write_bisect_state(results / "bisect.json", state);
+    write_bisect_state(results, state);
     write_ends_file(results / "ends", "good", 1.0);
     write_ends_file(results / "ends", "bad", 2.0);
 
@@ -118,7 +118,7 @@ TEST_CASE(
     INFO(o.out);
     // Only the skipped commit left: the first bad one is it or the bad end.
     CHECK(o.exit_code == 1);
-    const BisectState after = read_bisect_state(results / "bisect.json");
+    const BisectState after = read_bisect_state(results);
     CHECK(after.finished);
     REQUIRE(after.steps.size() == 1);
     const BisectStep& step = after.steps.front();

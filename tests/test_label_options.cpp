@@ -129,7 +129,7 @@ TEST_CASE("bad label options: one line each naming what is wrong", "[kbuild][lab
     }
 }
 
-// A bisection's state keeps its options as .config lines (bisect.json,
+// A bisection's state keeps its options as .config lines (its journal's bisection section,
 // which others may write): read as a spec's are. fuzz_label_options found
 // two values of one option passed through to the build.
 TEST_CASE("a state's option lines: one option twice with two values refused, the same twice once",

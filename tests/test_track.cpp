@@ -1039,7 +1039,7 @@ TEST_CASE(
     started.tree = "/src/linux";
     started.good = a;
     started.bad = b;
-    bisect::write_bisect_state(bisection / "bisect.json", started);
+    bisect::write_bisect_state(bisection, started);
     CHECK_THROWS_AS(bench.bisect(a, b, bisection), AcrossReboots);
     CHECK_THAT(test::slurp(asked), Catch::Contains("bisect --boot --good=/src/linux@" + a));
 }

@@ -9,6 +9,7 @@
 
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/json_record.h"
 #include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
@@ -34,9 +35,12 @@ namespace {
 
 using json = nlohmann::json;
 
-// A state of a thousand steps is far above any bisection's (2^1000 commits).
-constexpr std::uintmax_t kMaxStateBytes = 4 << 20;
+// A state of a thousand steps is far above any bisection's (2^1000
+// commits); the journal that holds it is bounded (kMaxRunJournalBytes).
 constexpr std::size_t kMaxSteps = 1000;
+
+// The journal's section the state is (sys/journal_file.h).
+constexpr const char* kSection = kBisectionSection;
 
 constexpr double kBig = 1e300;
 constexpr unsigned kMaxCount = 1000000;
@@ -149,29 +153,68 @@ void fields(V& v, R& s) {
     v.kept_when_absent("failure", s.failure);
 }
 
-BisectState bisect_state_from_text(const std::string& text_in, const std::string& where) {
-    const json j = json::parse(text_in, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        throw UsageError(where + ": not a bisection's state (no JSON object)");
+BisectState bisect_state_of_json(const json& j, const std::string& where) {
+    if (!j.is_object()) throw UsageError(where + ": not a bisection's state (no JSON object)");
     BisectState s;
     RecordReader::read(j, where, s);
     return s;
 }
 
+BisectState bisect_state_from_text(const std::string& text_in, const std::string& where) {
+    const json j = json::parse(text_in, nullptr, false);
+    if (j.is_discarded()) throw UsageError(where + ": not a bisection's state (no JSON object)");
+    return bisect_state_of_json(j, where);
+}
+
+json bisect_state_json(const BisectState& s) {
+    return RecordWriter::json_of(s, "the bisection's state", BadText::replaced);
+}
+
 std::string bisect_state_text(const BisectState& s) {
-    return RecordWriter::json_of(s, "the bisection's state", BadText::replaced).dump(2) + "\n";
+    return bisect_state_json(s).dump(2) + "\n";
 }
 
-BisectState read_bisect_state(const std::filesystem::path& path) {
+std::filesystem::path bisection_journal_path(const std::filesystem::path& folder) {
+    return folder / kRunJournalName;
+}
+
+bool has_bisect_state(const std::filesystem::path& folder) {
+    // Looked at, not read: the journal of another run (a --boot run's
+    // folder), or of another schema, is no bisection's; read_bisect_state
+    // refuses what is wrong in one that is.
+    const std::filesystem::path path = bisection_journal_path(folder);
+    const RegularFileRead got =
+        read_regular_file_at(AT_FDCWD, path.c_str(), kMaxRunJournalBytes, false);
+    if (got.refusal == RegularFileRead::Refusal::none) {
+        const json j = json::parse(got.text, nullptr, false);
+        if (j.is_object() && j.contains(kSection)) return true;
+    }
+    std::error_code ec;
+    if (std::filesystem::exists(std::filesystem::symlink_status(folder / "bisect.json", ec)))
+        throw UsageError(printable(folder.string()) +
+                         " holds a bisection an earlier contest started (its bisect.json; the "
+                         "state is now its journal's): start it again in a new folder");
+    return false;
+}
+
+BisectState read_bisect_state(const std::filesystem::path& folder) {
+    const std::filesystem::path path = bisection_journal_path(folder);
     const std::string where = printable(path.string());
-    const RegularFileRead got = read_regular_file_at(AT_FDCWD, path.c_str(), kMaxStateBytes, false);
-    if (got.refusal != RegularFileRead::Refusal::none)
-        throw UsageError("the bisection's state " + where + ": " + got.why());
-    return bisect_state_from_text(got.text, where);
+    json j = read_journal_json(path, "the bisection's state");
+    const auto section = j.find(kSection);
+    if (section == j.end())
+        throw UsageError(where + ": holds no bisection's state (" + kSection + ")");
+    return bisect_state_of_json(*section, where + ": " + kSection);
 }
 
-void write_bisect_state(const std::filesystem::path& path, const BisectState& state) {
-    write_file_atomically(path, bisect_state_text(state));
+void write_bisect_state(const std::filesystem::path& folder, const BisectState& state) {
+    const std::filesystem::path path = bisection_journal_path(folder);
+    std::error_code ec;
+    json j = std::filesystem::exists(std::filesystem::symlink_status(path, ec))
+                 ? read_journal_json(path, "the bisection's state")
+                 : json::object();
+    j[kSection] = bisect_state_json(state);
+    write_file_atomically(path, journal_text(std::move(j)));
 }
 
 }  // namespace contest::bisect

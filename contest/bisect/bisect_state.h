@@ -1,9 +1,13 @@
 #pragma once
-// A bisection's state (bisect.json in its results folder): the question
-// (tree, ends, measure, rule), the ends' verdict, every step's evidence and
-// the answer. Written after every step (atomically), read back by a rerun
-// that resumes it and by `contest post`; read as untrusted text: a field
-// of the wrong type or out of its range is one line naming it (exit 2).
+// A bisection's state: the question (tree, ends, measure, rule), the ends'
+// verdict, every step's evidence and the answer. It is the `bisection`
+// section of the bisection's journal (.run-journal.json in its results
+// folder, sys/journal_file.h), beside the config its batches run with
+// (run/run_journal.h): one file a bisection, written after every step
+// (atomically, the rest of the journal kept), read back by a rerun that
+// resumes it, by --continue and by `contest post`; read as untrusted text:
+// a field of the wrong type or out of its range is one line naming it
+// (exit 2).
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -69,10 +73,22 @@ struct BisectState {
     std::string failure;
 };
 
-BisectState read_bisect_state(const std::filesystem::path& path);
-// From text, for the fuzz target: UsageError naming `where` and the field.
+// The bisection's journal in its results folder.
+std::filesystem::path bisection_journal_path(const std::filesystem::path& folder);
+// Whether the bisection's journal in folder holds a state. A folder of a
+// contest before the state moved into the journal (its bisect.json) is
+// refused in one line (UsageError): start it again in a new folder.
+bool has_bisect_state(const std::filesystem::path& folder);
+// The state in folder's journal: UsageError in one line when there is
+// none, or it is not one (naming the field).
+BisectState read_bisect_state(const std::filesystem::path& folder);
+// The state's section of the journal (its JSON text, without the journal
+// around it), for the fuzz target and its tests: UsageError naming `where`
+// and the field.
 BisectState bisect_state_from_text(const std::string& text, const std::string& where);
 std::string bisect_state_text(const BisectState& state);
-void write_bisect_state(const std::filesystem::path& path, const BisectState& state);
+// The journal's state replaced, in one atomic write, the rest of the
+// journal kept (a journal of the state alone made when there is none).
+void write_bisect_state(const std::filesystem::path& folder, const BisectState& state);
 
 }  // namespace contest::bisect

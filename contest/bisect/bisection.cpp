@@ -392,7 +392,8 @@ struct Bisection::Stepper {
         fs::create_directories(o_.results / ".git-output", ec);
         return o_.results / ".git-output";
     }
-    fs::path state_path() const { return o_.results / "bisect.json"; }
+    // The state's file: the bisection's journal, of which it is a section.
+    fs::path state_path() const { return bisection_journal_path(o_.results); }
     fs::path log_path() const { return o_.results / "bisect.log"; }
     // The state, with the time so far: the earlier contests' (a resumed
     // bisection's) and this one's; across reboots, from the start.
@@ -400,16 +401,15 @@ struct Bisection::Stepper {
         s_.seconds = o_.across_reboots && s_.started > 0
                          ? epoch_now() - s_.started
                          : seconds_before_ + seconds_since(started_);
-        write_bisect_state(state_path(), s_);
+        write_bisect_state(o_.results, s_);
     }
     void keep_log() { write_file_atomically(log_path(), git_.log() + "\n"); }
 
     // A state of the same question is resumed; any other is refused, as
     // is a results folder holding something else's.
     void resume_or_start() {
-        std::error_code ec;
-        if (fs::exists(state_path(), ec)) {
-            BisectState old = read_bisect_state(state_path());
+        if (has_bisect_state(o_.results)) {
+            BisectState old = read_bisect_state(o_.results);
             if (old.tree != o_.tree.string() || old.good != o_.good || old.bad != o_.bad ||
                 old.options != o_.options || old.measure != o_.measure.text())
                 throw UsageError("contest bisect: " + printable(o_.results.string()) +
@@ -671,12 +671,10 @@ const BisectState& Bisection::state() const {
 }
 
 void record_bisection_failure(const fs::path& results, const std::string& why) {
-    const fs::path path = results / "bisect.json";
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return;
-    BisectState s = read_bisect_state(path);
+    if (!has_bisect_state(results)) return;
+    BisectState s = read_bisect_state(results);
     s.failure = why;
-    write_bisect_state(path, s);
+    write_bisect_state(results, s);
 }
 
 }  // namespace contest::bisect

@@ -26,8 +26,9 @@
 // round more, until the rule decides or the bound is reached.
 //
 // What it leaves in its results folder: ends/ and step-NN-<commit>/ (each a
-// run's result files, per label), bisect.log (`git bisect log`) and
-// bisect.json (the state: every step's evidence, the answer), rewritten
+// run's result files and journal, per label), bisect.log (`git bisect log`)
+// and its journal, .run-journal.json: its batches' config and its state
+// (every step's evidence, the answer; bisect_state.h), the state rewritten
 // after every step, from which a rerun resumes (docs/bisect.md).
 #include <exception>
 #include <filesystem>

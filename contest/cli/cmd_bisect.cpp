@@ -134,8 +134,7 @@ std::vector<std::string> words_without(const std::vector<std::string>& words,
 std::vector<std::string> pinned_build_config(const std::vector<std::string>& words,
                                              const RunConfig& first, const fs::path& folder) {
     const fs::path pinned = folder / "build.config";
-    std::error_code ec;
-    if (!fs::exists(folder / "bisect.json", ec)) {
+    if (!bisect::has_bisect_state(folder)) {
         const kbuild::ConfigChoice chosen =
             kbuild::choose_config(first.build_config, kbuild::BuildTarget::boot);
         write_file_atomically(pinned, "# contest bisect --boot: every batch's build config, from " +
@@ -167,13 +166,11 @@ std::vector<std::string> batch_words(const std::vector<std::string>& run_words, 
 }
 
 // The bisection's journal (its folder's .run-journal.json): the config of
-// its batches, as its start resolved them from the words after --, and
-// under --boot how a part boots. Root starts each part from it after a
-// reboot, so it is read only from a folder nobody else can change, as the
-// state is.
-fs::path bisection_journal_path(const fs::path& folder) {
-    return folder / kRunJournalName;
-}
+// its batches, as its start resolved them from the words after --, under
+// --boot how a part boots, and the bisection's state (its own section,
+// bisect/bisect_state.h). Root starts each part from it after a reboot, so
+// it is read only from a folder nobody else can change.
+using bisect::bisection_journal_path;
 
 RunJournal read_bisection_journal(const fs::path& folder) {
     const fs::path path = bisection_journal_path(folder);
@@ -261,9 +258,15 @@ int continue_from_state(const bisect::BisectState& s, const fs::path& folder);
 // pinned), and parsed again.
 RunJournal bisection_journal(const bisect::BisectOptions& options, const fs::path& folder,
                              const std::vector<KernelSpec>& ends, const RunConfig& first) {
-    std::error_code ec;
-    if (fs::exists(folder / "bisect.json", ec) && fs::exists(bisection_journal_path(folder), ec))
-        return read_bisection_journal(folder);
+    // A state with no config beside it (written by hand, or the start
+    // stopped between the two) is kept under the new config.
+    std::optional<bisect::BisectState> state;
+    if (bisect::has_bisect_state(folder)) {
+        if (read_journal_json(bisection_journal_path(folder), "the bisection's journal")
+                .contains("config"))
+            return read_bisection_journal(folder);
+        state = bisect::read_bisect_state(folder);
+    }
     RunJournal journal;
     if (options.across_reboots) {
         journal = boot_batch_journal_of(batch_words(options.run_words, true, ends, folder / "ends",
@@ -277,6 +280,7 @@ RunJournal bisection_journal(const bisect::BisectOptions& options, const fs::pat
     journal.config.workload.workdir = journal.config.load.workdir =
         fs::absolute(journal.config.workload.workdir).lexically_normal();
     write_run_journal(bisection_journal_path(folder), journal);
+    if (state) bisect::write_bisect_state(folder, *state);
     return journal;
 }
 
@@ -285,11 +289,11 @@ RunJournal bisection_journal(const bisect::BisectOptions& options, const fs::pat
 // a folder nobody else can change).
 int continue_bisection(const fs::path& folder_in) {
     const fs::path folder = fs::absolute(folder_in).lexically_normal();
-    const fs::path path = folder / "bisect.json";
+    const fs::path path = bisection_journal_path(folder);
     if (auto why = file_open_to_others(path))
         throw EnvironmentError("contest bisect --continue: " + printable(path.string()) + ": " +
                                *why + ": refusing it, root runs what it names at every batch");
-    const bisect::BisectState s = bisect::read_bisect_state(path);
+    const bisect::BisectState s = bisect::read_bisect_state(folder);
     if (s.place != "boot")
         throw UsageError(
             "contest bisect --continue: " + printable(folder.string()) +

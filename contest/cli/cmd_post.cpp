@@ -31,7 +31,7 @@ namespace {
 // the state and the files escaped (post_lines), the Subject's too: a commit's
 // subject is the tree's, and a line break in it would start a header.
 std::string bisection_post(const std::filesystem::path& folder) {
-    const bisect::BisectState state = bisect::read_bisect_state(folder / "bisect.json");
+    const bisect::BisectState state = bisect::read_bisect_state(folder);
     const std::string answer = !state.finished && !state.failure.empty() ? "ended without an answer"
                                : !state.finished                         ? "under way"
                                : state.first_bad.empty()
@@ -100,8 +100,7 @@ int cmd_post(int argc, char** argv) {
     check_judging_options(options, correction);
 
     // A bisection's folder (contest bisect --results): its answer as a mail.
-    if (sides.size() == 1 &&
-        std::filesystem::is_regular_file(std::filesystem::path(sides.front()) / "bisect.json")) {
+    if (sides.size() == 1 && bisect::has_bisect_state(sides.front())) {
         std::cout << bisection_post(sides.front()) << std::flush;
         return kExitOk;
     }

@@ -163,10 +163,12 @@ RunJournal run_journal_from_text(const std::string& text, const std::string& whe
 
 RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
     RunJournal journal;
-    if (const auto section = j.find("boot_run"); section != j.end()) {
+    if (const auto section = j.find(kBootRunSection); section != j.end()) {
         journal.boot_run = boot_state_from_json(*section, where + ": boot_run");
         j.erase(section);
     }
+    // A bisection's state beside its batches' config: bisect/'s to read.
+    j.erase(kBisectionSection);
     RecordReader::read(j, where, journal);
     // A --boot run's turns name its state's labels; any other run's, its
     // labels, whose files it names (checked against its plan by the driver

@@ -3,9 +3,10 @@
 // sections, each read and written by the layer that owns it: the run's
 // config and start (run/run_journal.h), its plan of turns at the top level
 // (sys/journal_turns.h), and a --boot run's state, how it boots and the
-// boots it saw (boot/boot_state.h, the `boot_run` section). One
-// file a run, replaced whole and atomically once a step, so a crash leaves
-// the last step's file or the next one's, never two files that disagree.
+// boots it saw (boot/boot_state.h, the `boot_run` section), and a
+// bisection's state (bisect/bisect_state.h, the `bisection` section, in the
+// journal of its batches' config). One file a run, replaced whole and atomically once a step, so a
+// crash leaves the last step's file or the next one's, never two files that disagree.
 //
 // Read as untrusted text: a regular file (no link followed), bounded, JSON,
 // of this contest's schema (take_schema, sys/json_record.h); each section
@@ -19,6 +20,9 @@
 namespace contest {
 
 inline constexpr const char* kRunJournalName = ".run-journal.json";
+// The sections other layers than the run's own read and write.
+inline constexpr const char* kBootRunSection = "boot_run";
+inline constexpr const char* kBisectionSection = "bisection";
 // 2: a --boot run's state is the journal's boot_run section (it was a
 // file of its own, .boot-state.json, beside a journal of schema 1).
 // 3: config.vm.duet and config.start_barrier (--duet).

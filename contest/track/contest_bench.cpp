@@ -192,11 +192,10 @@ bisect::BisectState ContestBench::bisect(const std::string& good, const std::str
     // Its log beside its folder: the bisection's folder is its own.
     const fs::path beside = folder.parent_path() / "bisect-log";
     const int code = run_contest(words, beside, s_.bisect_timeout_s);
-    std::error_code ec;
-    if (!fs::exists(folder / "bisect.json", ec))
+    if (!bisect::has_bisect_state(folder))
         throw EnvironmentError("contest track: contest bisect exited " + std::to_string(code) +
                                " before its state was made: " + last_words(beside / "contest.log"));
-    bisect::BisectState state = bisect::read_bisect_state(folder / "bisect.json");
+    bisect::BisectState state = bisect::read_bisect_state(folder);
     if (!state.finished && state.failure.empty()) {
         // Under --boot its parts go on by themselves, each after the last
         // (or the same command again, here, once the machine is back).

@@ -1,7 +1,8 @@
-// libFuzzer: a bisection's state reader on arbitrary bytes (bisect.json lives
-// in a results folder, which others may write). Any bytes either read as a
-// state or are refused with a UsageError; a state read once is written and
-// read back to the same text.
+// libFuzzer: a bisection's state reader on arbitrary bytes (the state is its
+// journal's `bisection` section, in a results folder, which others may
+// write; the journal around it is read by the journal's reader, fuzz_run_journal). Any bytes either
+// read as a state or are refused with a UsageError; a state read once is written and read back to
+// the same text.
 #include <cstdint>
 #include <cstdlib>
 #include <string>

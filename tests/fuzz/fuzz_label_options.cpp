@@ -1,5 +1,5 @@
 // libFuzzer: a label's config options as a bisection's state keeps them
-// (bisect.json, in a results folder others may write) and the merge over a
+// (in a results folder others may write) and the merge over a
 // config. Input: option lines, a NUL, then the config's text. Options either
 // read or are refused with a UsageError; read ones give the same options
 // back through their spec's tail, and the merged config holds every one of
