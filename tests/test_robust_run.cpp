@@ -596,6 +596,27 @@ TEST_CASE("run --resume refuses in one line what is no run's journal, or no jour
     refused(file, 2, "turns[1]: label: no such label");
     planted([](json& j) { j["turns"][1]["loads"] = {"no_such_load"}; });
     refused(file, 2, "turns[1]: loads: 'no_such_load' is no load of the run");
+    // A label's file named outside the run's results folder: the resume
+    // writes nowhere it was not told.
+    planted([&](json& j) {
+        j["results"].push_back((dir / "elsewhere" / "x.json").string());
+        j["turns"][1]["label"] = 1;
+    });
+    refused(file, 2, "results[1]: " + (dir / "elsewhere" / "x.json").string() +
+                         " is no LABEL/FILE.json in its results folder");
+    // The journal of no plan (a bisection's batch config, a guest's turn),
+    // and a --boot run's: not resumed.
+    planted([](json& j) {
+        j.erase("turns");
+        j.erase("next_turn");
+        j.erase("results");
+    });
+    refused(file, 2, "the journal plans no turns of its own");
+    planted([](json& j) {
+        j["boot"] = {{"method", "kexec"}, {"boot_max", 0},         {"stop_on_failure", false},
+                     {"keep_built", false}, {"root", "/"}, {"then", json::array()}};
+    });
+    refused(file, 2, "the journal is a --boot run's, which goes on by itself");
     // A link where the journal is: not followed.
     std::ofstream(dir / "copy.run-journal") << text;
     fs::remove(journal);
