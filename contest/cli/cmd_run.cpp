@@ -267,9 +267,9 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
          "contest's order; blocks: all runs under one load, then the next"},
         {"timeout", delegated, bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)"},
         {"resume", host, po::value<std::string>()->value_name("FILE"),
-         "continue the interrupted run whose result file FILE is (or its journal, STAMP.run-journal beside "
-         "STAMP.json), from that journal alone: its turns not done, less the runs FILE holds, added to FILE; no other "
-         "option goes with it but --quiet"},
+         "continue the interrupted run one of whose result files FILE is (or its journal, STAMP.run-journal beside "
+         "its first label's STAMP.json), from that journal alone: its turns not done, less the runs each label's file "
+         "holds, added to those files (--vary's and --kernel's runs too); no other option goes with it but --quiet"},
         {"seed", host, bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)"},
         {"journal", host, po::value(&a.journal)->value_name("FILE"),
          "run what the run's journal FILE holds, a run resolved by another contest (a --kernel guest's turn; "
