@@ -7,16 +7,23 @@
 // after each round, and, the same kernel as both ends, skipped when the
 // rounds cannot class it; git then has only skipped commits left and says
 // which the first bad one could be.
+#include <signal.h>
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "contest/bisect/bisect_state.h"
 #include "contest/result/result_file.h"
 #include "contest/run/result_writer.h"
 #include "kbuild_stand_in.h"
+#include "stand_in_qemu.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -169,5 +176,79 @@ TEST_CASE(
     CHECK_THAT(o.out, Catch::Contains("emulated (TCG)"));
     CHECK_THAT(o.out, Catch::Contains(", of it booting "));
     CHECK(s.state() == before);
+    CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE(
+    "a bisection in guests cut short in a batch takes the batch on from its run's journal: its "
+    "rounds kept, each once",
+    "[bisect][e2e]") {
+    test::StandIn s;  // two commits: base (good) and next (bad)
+    test::ScratchDir dir("bisect-take-on");
+    test::put_stand_in_qemu(dir / "bin", dir / "booted", "none", 0);
+    test::StandInBootEnvironment on_path(dir / "bin", dir / "proc");
+    const fs::path results = dir / "bisect";
+    const std::vector<std::string> words{"bisect",
+                                         "--good",
+                                         s.tree.string() + "@" + s.base,
+                                         "--bad",
+                                         s.tree.string() + "@" + s.next,
+                                         "--measure",
+                                         "time:no_load",
+                                         "--ends-max-rounds",
+                                         "4",
+                                         "--results",
+                                         results.string(),
+                                         "--",
+                                         "--vm-accel",
+                                         "tcg",
+                                         "--vm-cpus",
+                                         "1",
+                                         "--vm-disk",
+                                         "64",
+                                         "-w",
+                                         "command",
+                                         "--workload-cmd",
+                                         "sleep 0.3",
+                                         "--warmup",
+                                         "0",
+                                         "--timeline-hz",
+                                         "0",
+                                         "--no-drop-caches",
+                                         "--workdir",
+                                         (dir / "work").string(),
+                                         "no_load"};
+    const pid_t pid = test::start_contest(words, dir.path());
+    // A round and a half: a turn of round 2 at least.
+    REQUIRE(test::wait_for_runs_saved(results / "ends", 3));
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    test::leftover_processes();  // what the killed contest left, killed and reaped
+    const std::size_t before = test::runs_saved(results / "ends");
+
+    // The same command again: the ends' batch taken on, not set aside.
+    const auto o = test::run_contest_binary(words, dir.path());
+    INFO(o.err);
+    CHECK((o.exit_code == 0 || o.exit_code == 1));  // an answer, or the ends told apart not
+    CHECK(o.err.find("taking on " + (results / "ends").string()) != std::string::npos);
+    CHECK_FALSE(fs::exists(results / "ends.interrupted-1"));
+    std::size_t after = 0;
+    for (const std::string label : {"good", "bad"}) {
+        INFO(label);
+        std::vector<std::string> bad_files;
+        const auto files = read_result_paths({results / "ends" / label}, bad_files);
+        REQUIRE(files.size() == 1);  // one file a label: the cut one, continued
+        CHECK(files[0].complete);
+        std::multiset<int> rounds;
+        for (const auto& r : files[0].runs) rounds.insert(r.round);
+        // Each round once, from 1 on: the rounds before the kill kept.
+        CHECK(std::set<int>(rounds.begin(), rounds.end()).size() == rounds.size());
+        CHECK(*rounds.begin() == 1);
+        CHECK(static_cast<std::size_t>(*rounds.rbegin()) == rounds.size());
+        after += files[0].runs.size();
+    }
+    CHECK(after > before);
+    const BisectState state = read_bisect_state(results);
+    CHECK(state.ends_rounds == after / 2);
     CHECK(test::leftover_processes().empty());
 }

@@ -29,6 +29,7 @@
 #include "contest/run/start_barrier.h"
 #include "contest/sys/cpu_affinity.h"
 #include "contest/sys/errors.h"
+#include "stand_in_qemu.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -38,40 +39,6 @@ namespace {
 
 void touch(const fs::path& path) {
     std::ofstream(path, std::ios::binary) << "";
-}
-
-// A stand-in qemu-system-x86_64 in `bin`: appends "CONSOLE CPUS THREAD-CPUS..."
-// to `log` (its console log's name, console-LABEL-ROUND, the CPUs it may run
-// on and those of each of its threads), says it is up, waits `slow_s`
-// seconds when its label is `slow` (a guest slower to its runs than the
-// other), then runs the turn's journal with the contest under test (the
-// guest's /mnt/out its share, the rest of /mnt a folder beside it), with
-// DUET_GUEST naming its console for what the runs start.
-void put_stand_in_qemu(const fs::path& bin, const fs::path& log, const std::string& slow,
-                       int slow_s) {
-    test::put_file(
-        bin / "qemu-system-x86_64",
-        "#!/bin/sh\n"
-        "out=\n"
-        "for a; do case $a in *mount_tag=out*) out=${a#*path=}; out=${out%%,*};; esac; done\n"
-        "name=$(basename \"$(readlink /proc/$$/fd/1)\" .log)\n"
-        "cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' \"$1\"; }\n"
-        "threads=; for t in /proc/$$/task/*; do threads=\"$threads $(cpus $t/status)\"; done\n"
-        "echo \"$name $(cpus /proc/$$/status)$threads\" >> '" +
-            log.string() +
-            "'\n"
-            "echo 'contest-guest: up'\n"
-            "case $name in console-" +
-            slow + "-*) sleep " + std::to_string(slow_s) +
-            ";; esac\n"
-            "root=$out.root; mkdir -p \"$root/work\" \"$root/tmp\"\n"
-            "sed -e \"s|\\\"/mnt/out|\\\"$out|g\" -e \"s|\\\"/mnt/|\\\"$root/|g\" "
-            "\"$out/turn.json\" > \"$root/turn.json\"\n"
-            "if DUET_GUEST=$name " CONTEST_BINARY
-            " run --journal=\"$root/turn.json\" > \"$out/guest.log\" 2>&1\n"
-            "then echo 'contest-guest: done'; else echo \"contest-guest: failed: its contest "
-            "exited $?\"; fi\n",
-        true);
 }
 
 // The words of a --kernel run of labels a and b (the same fake kernel) in
@@ -262,7 +229,7 @@ TEST_CASE(
     const fs::path bin = dir / "bin", pinned = dir / "pinned", starts = dir / "starts";
     // a's guest reaches its runs 2 s after b's: without the barrier, their
     // first runs would start at least that far apart.
-    put_stand_in_qemu(bin, pinned, "a", 2);
+    test::put_stand_in_qemu(bin, pinned, "a", 2);
     test::StandInBootEnvironment on_path(bin, dir / "proc");
     const auto o = test::run_contest_binary(stand_in_run(dir.path(), starts, 1, 2), dir.path());
     INFO(o.err);
@@ -353,7 +320,7 @@ TEST_CASE(
     if (allowed.size() > 64) CONTEST_SKIP("--vm-cpus goes to 64: two such guests fit here");
     test::ScratchDir dir("duet-fallback");
     const fs::path bin = dir / "bin", pinned = dir / "pinned", starts = dir / "starts";
-    put_stand_in_qemu(bin, pinned, "none", 0);
+    test::put_stand_in_qemu(bin, pinned, "none", 0);
     test::StandInBootEnvironment on_path(bin, dir / "proc");
     const auto n = static_cast<unsigned>(allowed.size());
     const auto o = test::run_contest_binary(stand_in_run(dir.path(), starts, n, 1), dir.path());
@@ -395,7 +362,7 @@ TEST_CASE("run --kernel --duet stopped while a guest waits at the barrier leaves
     test::ScratchDir dir("duet-stopped");
     const fs::path bin = dir / "bin", pinned = dir / "pinned", starts = dir / "starts";
     // a's guest never gets to its runs; b's contest waits for it at the barrier.
-    put_stand_in_qemu(bin, pinned, "a", 600);
+    test::put_stand_in_qemu(bin, pinned, "a", 600);
     test::StandInBootEnvironment on_path(bin, dir / "proc");
     const pid_t pid = test::start_contest(stand_in_run(dir.path(), starts, 1, 1), dir.path());
     REQUIRE(test::wait_until_catching(pid, SIGTERM));
@@ -434,7 +401,7 @@ std::vector<std::string> runs_per_boot_run(const fs::path& dir, const fs::path& 
 test::Outcome runs_per_boot_in_stand_ins(const test::ScratchDir& dir, bool duet,
                                          unsigned runs_per_boot, unsigned rounds,
                                          const std::string& slow) {
-    put_stand_in_qemu(dir / "bin", dir / "booted", slow, 2);
+    test::put_stand_in_qemu(dir / "bin", dir / "booted", slow, 2);
     test::StandInBootEnvironment on_path(dir / "bin", dir / "proc");
     return test::run_contest_binary(
         runs_per_boot_run(dir.path(), dir / "starts", duet, runs_per_boot, rounds), dir.path());
@@ -520,26 +487,16 @@ TEST_CASE(
     "file continued, every run once",
     "[duet][resume][e2e]") {
     test::ScratchDir dir("guests-resume");
-    put_stand_in_qemu(dir / "bin", dir / "booted", "none", 0);
+    test::put_stand_in_qemu(dir / "bin", dir / "booted", "none", 0);
     test::StandInBootEnvironment on_path(dir / "bin", dir / "proc");
     const pid_t pid =
         test::start_contest(runs_per_boot_run(dir.path(), dir / "starts", false, 1, 3), dir.path());
     // Killed once a guest's turn is saved (2 runs), mid-run.
-    const auto runs_saved = [&] {
-        std::size_t n = 0;
-        for (const auto& file : test::result_files(dir / "results")) try {
-                n += nlohmann::json::parse(test::slurp(file))["runs"].size();
-            } catch (const std::exception&) {
-            }
-        return n;
-    };
-    for (int i = 0; i < 1200 && runs_saved() < 2; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    REQUIRE(runs_saved() >= 2);
+    REQUIRE(test::wait_for_runs_saved(dir / "results", 2));
     ::kill(pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     test::leftover_processes();  // what the killed contest left, killed and reaped
-    const std::size_t before = runs_saved();
+    const std::size_t before = test::runs_saved(dir / "results");
     REQUIRE(before < 12);
     const auto journals = [&] {
         std::vector<fs::path> found;

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "contest/sys/path_below.h"
 #include "contest/sys/process.h"
 #include "contest/sys/spawn.h"
@@ -169,6 +171,26 @@ inline Outcome run_contest_binary(const std::vector<std::string>& args,
                                   const std::filesystem::path& dir,
                                   const std::filesystem::path& cwd = {}) {
     return finish_contest(start_contest(args, dir, cwd), dir);
+}
+
+// The runs the result files under dir hold, all told (a file being
+// written, or not JSON, counts none): what a test waits on before it
+// interrupts a run in the middle.
+inline std::size_t runs_saved(const std::filesystem::path& dir) {
+    std::size_t n = 0;
+    for (const auto& file : result_files(dir)) try {
+            n += nlohmann::json::parse(slurp(file)).at("runs").size();
+        } catch (const std::exception&) {
+        }
+    return n;
+}
+
+// Waits (at most `seconds`) until the files under dir hold `runs` runs.
+inline bool wait_for_runs_saved(const std::filesystem::path& dir, std::size_t runs,
+                                double seconds = 120) {
+    for (int i = 0; i < seconds * 20 && runs_saved(dir) < runs; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    return runs_saved(dir) >= runs;
 }
 
 // Processes left behind by what this test started (they are ours, as

@@ -4,6 +4,8 @@
 #include <set>
 #include <system_error>
 
+#include <nlohmann/json.hpp>
+
 #include "contest/boot/boot_state.h"
 #include "contest/sys/journal_file.h"
 
@@ -55,6 +57,50 @@ std::vector<ResultFile> merged_parts(const std::vector<std::vector<ResultFile>>&
     }
     rounds = static_cast<unsigned>(offset);
     return merged;
+}
+
+std::optional<fs::path> interrupted_run(const fs::path& batch) {
+    std::vector<fs::path> journals;
+    std::error_code ec;
+    for (const auto& label : fs::directory_iterator(batch, ec)) {
+        if (!label.is_directory(ec) || label.is_symlink(ec)) continue;
+        for (const auto& e : fs::directory_iterator(label.path(), ec))
+            if (e.path().extension() == ".run-journal" && e.is_regular_file(ec) &&
+                !e.is_symlink(ec))
+                journals.push_back(e.path());
+    }
+    if (journals.size() != 1) return std::nullopt;
+    nlohmann::json j;
+    try {
+        j = read_journal_json(journals.front(), "the batch's run journal");
+    } catch (const std::exception&) {
+        return std::nullopt;  // not one this contest takes on: the batch again
+    }
+    const auto turns = j.find("turns");
+    const auto results = j.find("results");
+    if (turns == j.end() || !turns->is_array() || results == j.end() || !results->is_array())
+        return std::nullopt;
+    if (std::none_of(turns->begin(), turns->end(), [](const nlohmann::json& turn) {
+            return turn.is_object() && turn.value("status", "") != "done";
+        }))
+        return std::nullopt;
+    bool one_to_continue = false;
+    const fs::path folder = fs::absolute(batch).lexically_normal();
+    for (const auto& result : *results) {
+        if (!result.is_string()) return std::nullopt;
+        const fs::path file = fs::absolute(result.get<std::string>()).lexically_normal();
+        const fs::path rel = file.lexically_relative(folder);
+        if (rel.empty() || *rel.begin() == "..") return std::nullopt;
+        if (!fs::is_regular_file(fs::symlink_status(file, ec))) continue;
+        try {
+            if (read_result_file(file).complete) return std::nullopt;
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+        one_to_continue = true;
+    }
+    if (!one_to_continue) return std::nullopt;
+    return journals.front();
 }
 
 BatchFiles read_batch(const fs::path& batch, const std::vector<std::string>& labels) {

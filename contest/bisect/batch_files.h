@@ -7,6 +7,7 @@
 // are pooled from it, so that a step is judged on the same rounds in guests
 // and across reboots.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,15 @@ struct BatchFiles {
 // The files of `labels` in `batch`: across reboots, of the parts whose
 // run wrote its state (part-1, part-2, ... up to the first without).
 BatchFiles read_batch(const std::filesystem::path& batch, const std::vector<std::string>& labels);
+
+// A guests' batch cut short (Ctrl-C, a kill, a crash) that its run's
+// journal can take on: the one run journal (STAMP.run-journal) in the
+// batch's label folders, of this contest's schema, with a turn not done,
+// naming only files in the batch's folder, at least one of them there and
+// not complete. nullopt for anything else (nothing saved yet, a batch
+// whose rounds all ran, two runs' journals, a journal of another
+// contest): the batch is then taken again from its first round.
+std::optional<std::filesystem::path> interrupted_run(const std::filesystem::path& batch);
 
 // The parts' files merged, label by label, as read_batch's `files`.
 std::vector<ResultFile> merged_parts(const std::vector<std::vector<ResultFile>>& parts,

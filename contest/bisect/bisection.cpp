@@ -200,7 +200,7 @@ struct Bisection::Stepper {
                 if (!batch_) continue;  // (finished)
                 if (!o_.across_reboots)
                     return BatchNeed{batch_->kernels, batch_->folder, batch_->max_rounds,
-                                     stop_rule(), false};
+                                     stop_rule(),     false,          taken_on_};
                 // Across reboots: the parts so far, and the next one unless
                 // they are the batch.
                 const fs::path part = next_part_folder(batch_->folder);
@@ -482,7 +482,15 @@ struct Bisection::Stepper {
         const fs::path folder = o_.results / name;
         if (!(o_.across_reboots && s_.batch_started > 0)) s_.batch_started = epoch_now();
         save();
+        taken_on_.reset();
         if (o_.across_reboots) return folder;
+        // A batch cut short is taken on from its run's journal, its rounds
+        // kept; anything else there is set aside, and the batch run anew.
+        if ((taken_on_ = interrupted_run(folder))) {
+            progress_.note("contest bisect: taking on " + printable(folder.string()) +
+                           " from its run's journal (" + printable(taken_on_->string()) + ")");
+            return folder;
+        }
         std::error_code ec;
         if (fs::exists(folder, ec))
             for (int i = 1;; ++i) {
@@ -650,9 +658,12 @@ struct Bisection::Stepper {
     std::vector<EndsRound> ends_;
     std::optional<Batch> batch_;    // the batch under way
     std::optional<fs::path> part_;  // across reboots: its part asked for
-    bool ends_measured_ = false;    // in this contest
-    bool git_started_ = false;      // told the state's marks
-    BisectNext next_;               // git's next commit
+    // In guests: the batch's run journal, when the batch is one cut short
+    // that is taken on (begin_batch).
+    std::optional<fs::path> taken_on_;
+    bool ends_measured_ = false;  // in this contest
+    bool git_started_ = false;    // told the state's marks
+    BisectNext next_;             // git's next commit
     const Clock::time_point started_ = Clock::now();
     double seconds_before_ = 0;  // a resumed bisection's, in the contests before
 };

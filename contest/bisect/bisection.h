@@ -82,6 +82,10 @@ struct BatchNeed {
     // Across reboots: a part, its run started and left to the machine (the
     // bisection goes on in `contest bisect --continue`).
     bool part = false;
+    // A guests' batch cut short before, taken on from its run's journal
+    // (batch_files.h, interrupted_run): its rounds not taken are run into
+    // its files. Unset: the batch is a new run into `folder`.
+    std::optional<std::filesystem::path> take_on;
 };
 
 class Bisection {

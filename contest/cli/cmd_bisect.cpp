@@ -214,6 +214,23 @@ int run_and_print(const bisect::BisectOptions& options, const RunJournal& journa
         std::exception_ptr failure;
         try {
             RunConfig rc = batch_config(journal, need->kernels, need->folder, need->rounds);
+            // A batch cut short: its run's journal opened and advanced, as
+            // --resume does (its config the journal's, checked against the
+            // files it continues).
+            std::optional<OpenedJournal> taken_on;
+            if (need->take_on) {
+                taken_on = open_run_journal(*need->take_on);
+                const auto& kernels = taken_on->journal.config.kernels;
+                if (!std::equal(kernels.begin(), kernels.end(), need->kernels.begin(),
+                                need->kernels.end(), [](const KernelSpec& a, const KernelSpec& b) {
+                                    return a.label == b.label && a.image == b.image;
+                                }))
+                    throw UsageError("contest bisect: " + printable(need->take_on->string()) +
+                                     ": a run of other kernels than this batch's: remove " +
+                                     printable(need->folder.string()) + " and run again");
+                rc = taken_on->journal.config;
+                rc.resume = taken_on->journal.results;
+            }
             rc.containment = containment->description();
             if (need->part) {
                 start_boot_run(rc, *boot, progress);
@@ -221,7 +238,7 @@ int run_and_print(const bisect::BisectOptions& options, const RunJournal& journa
                 rc.stop_rule = need->stop;
                 rc.workload.opened_workdir = rc.load.opened_workdir =
                     Workdir::open(rc.workload.workdir);
-                const RunOutcome out = advance_run(rc, std::nullopt, progress);
+                const RunOutcome out = advance_run(rc, std::move(taken_on), progress);
                 if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
             }
         } catch (...) {

@@ -13,12 +13,15 @@ namespace {
 // Fields of the config that differ between two runs of the same config
 // (whether a tree was reused, where the processes were held, the command
 // line, which holds --resume the second time), the guests' boots a file
-// records as its rounds are taken, and the host's fingerprint beside the
-// guests' (the machine's, as a host run's `system`, which is no config):
-// not compared.
+// records as its rounds are taken, the host's fingerprint beside the
+// guests' (the machine's, as a host run's `system`, which is no config),
+// and whether a kernel's build was found in the cache this time (a resumed
+// run finds the kernel its start built; the kernel is its key, commit and
+// .config, which are compared): not compared.
 bool volatile_field(const std::string& key) {
     return key == "containment" || key == "project_rewritten" || key == "prepare_reused" ||
-           key == "command_line" || key == "boots" || key == "host_system";
+           key == "command_line" || key == "boots" || key == "host_system" || key == "cache_hit" ||
+           key == "ccache_hits" || key == "ccache_misses";
 }
 
 // Fields that follow from the others (the latency probes' calibration exists
