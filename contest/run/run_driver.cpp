@@ -232,8 +232,7 @@ OpenedJournal open_run_journal(const fs::path& given) {
             std::distance(rel.begin(), rel.end()) != 2 || file.extension() != ".json")
             throw UsageError(named + ": the journal's results[" + std::to_string(v) +
                              "]: " + printable(file.string()) +
-                             " is no LABEL/FILE.json in its results "
-                             "folder " +
+                             " is no LABEL/FILE.json in its results folder " +
                              printable(results.string()));
     }
     return opened;
