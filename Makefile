@@ -44,9 +44,11 @@ BENCH_DEPS := rt-tests jq stress-ng python3 hyperfine postgresql time
 KERNEL_DEPS := linux-source-6.1 $(KERNEL_TOOLS)
 
 # `make fuzz`: libFuzzer (clang's) on the readers of untrusted text, each
-# target for FUZZ_SECONDS, from a seed corpus; a crash fails the target and
-# leaves its input in $(FUZZ_BUILD)/crashes/.
-FUZZ_DEPS    := clang libfuzzer-14-dev
+# target for FUZZ_SECONDS, from a seed corpus and, first, every variant of
+# its JSON seeds with one value of another type or deleted
+# (scripts/fuzz-variants: where byte flips seldom go, and readers of JSON
+# break); a crash fails the target and leaves its input in $(FUZZ_BUILD)/crashes/.
+FUZZ_DEPS    := clang libfuzzer-14-dev python3
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 # target:seed-folder
@@ -142,9 +144,11 @@ fuzz: deps
 	@mkdir -p $(FUZZ_BUILD)/crashes
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    name=$${t%%:*}; seeds=$${t#*:}; corpus=$(FUZZ_BUILD)/corpus/$$name; mkdir -p $$corpus; \
+	    variants=$(FUZZ_BUILD)/variants/$$name; rm -rf $$variants; \
+	    ./scripts/fuzz-variants $$variants $$seeds; \
 	    echo "make fuzz: $$name for $(FUZZ_SECONDS) s"; \
 	    $(FUZZ_BUILD)/tests/fuzz/$$name -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
-	        -artifact_prefix=$(FUZZ_BUILD)/crashes/$$name- $$corpus $$seeds 2>$(FUZZ_BUILD)/$$name.log \
+	        -artifact_prefix=$(FUZZ_BUILD)/crashes/$$name- $$corpus $$seeds $$variants 2>$(FUZZ_BUILD)/$$name.log \
 	        || { tail -n 40 $(FUZZ_BUILD)/$$name.log; exit 1; }; \
 	    grep -E '^stat::number_of_executed_units|^stat::peak_rss' $(FUZZ_BUILD)/$$name.log; \
 	done
