@@ -13,15 +13,18 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <thread>
 
+#include "contest/bisect/batch_files.h"
 #include "contest/bisect/bisect_state.h"
 #include "contest/result/result_file.h"
 #include "contest/run/result_writer.h"
+#include "contest/sys/journal_file.h"
 #include "kbuild_stand_in.h"
 #include "stand_in_qemu.h"
 #include "test_helpers.h"
@@ -251,4 +254,56 @@ TEST_CASE(
     const BisectState state = read_bisect_state(results);
     CHECK(state.ends_rounds == after / 2);
     CHECK(test::leftover_processes().empty());
+}
+
+TEST_CASE("a cut batch is taken on only from one run's journal of its own, read as untrusted",
+          "[bisect]") {
+    test::ScratchDir dir("interrupted-run");
+    const fs::path batch = dir / "ends";
+    // An incomplete file of label good, and its run's journal beside it.
+    ResultFile f;
+    f.label = "good";
+    f.contest_version = "test";
+    f.started_at = "2026-12-06T00:00:00Z";
+    RunRecord r;
+    r.load = "no_load";
+    r.index = r.round = 1;
+    r.wall_s = 1;
+    f.runs.push_back(r);
+    fs::create_directories(batch / "good");
+    ResultWriter(batch / "good" / "s.json").save(f);
+    const fs::path journal = batch / "good" / "s.run-journal";
+    const nlohmann::json cut = {
+        {"schema", kRunJournalSchema},
+        {"turns",
+         {{{"round", 1}, {"label", 0}, {"status", "done"}},
+          {{"round", 2}, {"label", 0}, {"status", "pending"}}}},
+        {"results", {(batch / "good" / "s.json").string(), (batch / "bad" / "s.json").string()}}};
+    const auto with = [&](const std::function<void(nlohmann::json&)>& change) {
+        nlohmann::json j = cut;
+        change(j);
+        test::put_file(journal, j.dump());
+        return interrupted_run(batch);
+    };
+    CHECK(with([](nlohmann::json&) {}) == journal);
+    // Nothing to take on: every turn done, the file complete, a file
+    // outside the batch, another schema, fields of other types.
+    CHECK_FALSE(with([](nlohmann::json& j) { j["turns"][1]["status"] = "done"; }));
+    CHECK_FALSE(with([](nlohmann::json& j) { j["turns"][1]["status"] = 3; }));
+    CHECK_FALSE(with([](nlohmann::json& j) { j["turns"][1] = "pending"; }));
+    CHECK_FALSE(with([](nlohmann::json& j) { j["turns"] = {{"status", "pending"}}; }));
+    CHECK_FALSE(with([](nlohmann::json& j) { j["results"][1] = 7; }));
+    CHECK_FALSE(
+        with([&](nlohmann::json& j) { j["results"][1] = (dir / "elsewhere.json").string(); }));
+    CHECK_FALSE(with([](nlohmann::json& j) { j["schema"] = kRunJournalSchema + 1; }));
+    CHECK_FALSE(with([](nlohmann::json& j) { j.erase("results"); }));
+    f.complete = true;
+    ResultWriter(batch / "good" / "s.json").save(f);
+    CHECK_FALSE(with([](nlohmann::json&) {}));
+    f.complete = false;
+    ResultWriter(batch / "good" / "s.json").save(f);
+    // Two runs' journals: not one run to take on.
+    CHECK(with([](nlohmann::json&) {}) == journal);
+    test::put_file(batch / "good" / "t.run-journal", cut.dump());
+    CHECK_FALSE(interrupted_run(batch));
 }

@@ -80,8 +80,11 @@ std::optional<fs::path> interrupted_run(const fs::path& batch) {
     const auto results = j.find("results");
     if (turns == j.end() || !turns->is_array() || results == j.end() || !results->is_array())
         return std::nullopt;
+    // (Read as the bytes of a folder others may have written: a field of
+    // another type is no run to take on.)
     if (std::none_of(turns->begin(), turns->end(), [](const nlohmann::json& turn) {
-            return turn.is_object() && turn.value("status", "") != "done";
+            const auto status = turn.is_object() ? turn.find("status") : turn.end();
+            return status != turn.end() && status->is_string() && *status != "done";
         }))
         return std::nullopt;
     bool one_to_continue = false;
