@@ -28,6 +28,37 @@ bool is_cover_letter(const fs::path& file) {
     return file.filename().string().starts_with("0000-");
 }
 
+// TREE@REF[+PATCH][%OPTIONS] cut at its marks: TREE the first text before
+// an '@' that is a folder; OPTIONS what follows the first '%' after it;
+// PATCH what follows the first '+' whose rest names a file or folder.
+// nullopt when no text before an '@' is a folder.
+struct SpecParts {
+    std::string tree, ref, patch;
+    std::optional<std::string> options;  // after the '%', when there is one
+};
+
+std::optional<SpecParts> split_spec(const std::string& spec) {
+    std::size_t at = spec.find('@');
+    while (at != std::string::npos && !is_folder(spec.substr(0, at))) at = spec.find('@', at + 1);
+    if (at == std::string::npos) return std::nullopt;
+    SpecParts p;
+    p.tree = spec.substr(0, at);
+    std::string rest = spec.substr(at + 1);
+    if (const auto percent = rest.find('%'); percent != std::string::npos) {
+        p.options = rest.substr(percent + 1);
+        rest.resize(percent);
+    }
+    p.ref = rest;
+    for (std::size_t plus = rest.find('+'); plus != std::string::npos;
+         plus = rest.find('+', plus + 1))
+        if (exists(rest.substr(plus + 1))) {
+            p.ref = rest.substr(0, plus);
+            p.patch = rest.substr(plus + 1);
+            break;
+        }
+    return p;
+}
+
 }  // namespace
 
 bool looks_like_kernel_ref(const std::string& spec) {
@@ -39,22 +70,10 @@ std::string absolute_kernel_spec(const std::string& spec) {
         return fs::absolute(path).lexically_normal().string();
     };
     if (exists(spec)) return absolute(spec);
-    std::size_t at = spec.find('@');
-    while (at != std::string::npos && !is_folder(spec.substr(0, at))) at = spec.find('@', at + 1);
-    if (at == std::string::npos) return spec;  // a package's name, or nothing there
-    std::string rest = spec.substr(at + 1);
-    std::string options;
-    if (const auto percent = rest.find('%'); percent != std::string::npos) {
-        options = rest.substr(percent);
-        rest.resize(percent);
-    }
-    for (std::size_t plus = rest.find('+'); plus != std::string::npos;
-         plus = rest.find('+', plus + 1))
-        if (exists(rest.substr(plus + 1))) {
-            rest = rest.substr(0, plus + 1) + absolute(rest.substr(plus + 1));
-            break;
-        }
-    return absolute(spec.substr(0, at)) + "@" + rest + options;
+    const std::optional<SpecParts> p = split_spec(spec);
+    if (!p) return spec;  // a package's name, or nothing there
+    return absolute(p->tree) + "@" + p->ref + (p->patch.empty() ? "" : "+" + absolute(p->patch)) +
+           (p->options ? "%" + *p->options : "");
 }
 
 std::vector<fs::path> patch_files(const fs::path& patch) {
@@ -75,30 +94,17 @@ KernelRef read_kernel_ref(const std::string& spec, const std::string& option,
     const std::string head = option + "=" + printable(spec) + ": ";
     KernelRef r;
     r.spec = spec;
-    std::size_t at = spec.find('@');
-    while (at != std::string::npos && !is_folder(spec.substr(0, at))) at = spec.find('@', at + 1);
-    if (at == std::string::npos)
+    const std::optional<SpecParts> parts = split_spec(spec);
+    if (!parts)
         throw UsageError(head + "no such file or folder, and no folder before an '@' (TREE@REF)");
-    const std::string tree = spec.substr(0, at);
-    std::string rest = spec.substr(at + 1);
-    if (const auto percent = rest.find('%'); percent != std::string::npos) {
-        r.options = read_label_options(rest.substr(percent + 1), head);
-        rest.resize(percent);
-    }
-    const GitResult top = run_git(tree, {"rev-parse", "--show-toplevel"}, scratch);
+    if (parts->options) r.options = read_label_options(*parts->options, head);
+    const GitResult top = run_git(parts->tree, {"rev-parse", "--show-toplevel"}, scratch);
     if (!top.ok)
-        throw UsageError(head + printable(tree) + " is not a git work tree (" +
+        throw UsageError(head + printable(parts->tree) + " is not a git work tree (" +
                          top.first_error_line() + ")");
     r.tree = fs::path(trim_blanks(top.out));
-    std::string patch;
-    r.ref = rest;
-    for (std::size_t plus = rest.find('+'); plus != std::string::npos;
-         plus = rest.find('+', plus + 1))
-        if (exists(rest.substr(plus + 1))) {
-            r.ref = rest.substr(0, plus);
-            patch = rest.substr(plus + 1);
-            break;
-        }
+    const std::string& patch = parts->patch;
+    r.ref = parts->ref;
     if (r.ref.empty()) throw UsageError(head + "no REF after the '@' (TREE@REF)");
     const GitResult commit = run_git(
         r.tree, {"rev-parse", "--verify", "--quiet", "--end-of-options", r.ref + "^{commit}"},
