@@ -276,8 +276,8 @@ TEST_CASE("a cut batch is taken on only from one run's journal of its own, read 
     const nlohmann::json cut = {
         {"schema", kRunJournalSchema},
         {"turns",
-         {{{"round", 1}, {"label", 0}, {"status", "done"}},
-          {{"round", 2}, {"label", 0}, {"status", "pending"}}}},
+         {{{"round", 1}, {"label", 0}, {"loads", {"no_load"}}, {"status", "done"}},
+          {{"round", 2}, {"label", 0}, {"loads", {"no_load"}}, {"status", "pending"}}}},
         {"results", {(batch / "good" / "s.json").string(), (batch / "bad" / "s.json").string()}}};
     const auto with = [&](const std::function<void(nlohmann::json&)>& change) {
         nlohmann::json j = cut;
@@ -286,6 +286,8 @@ TEST_CASE("a cut batch is taken on only from one run's journal of its own, read 
         return interrupted_run(batch);
     };
     CHECK(with([](nlohmann::json&) {}) == journal);
+    // The last turn started and cut short: a turn not taken.
+    CHECK(with([](nlohmann::json& j) { j["turns"][1]["status"] = "started"; }) == journal);
     // Nothing to take on: every turn done, the file complete, a file
     // outside the batch, another schema, fields of other types.
     CHECK_FALSE(with([](nlohmann::json& j) { j["turns"][1]["status"] = "done"; }));

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/boot/boot_state.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
+#include "contest/sys/journal_turns.h"
 
 namespace contest::bisect {
 
@@ -76,17 +78,16 @@ std::optional<fs::path> interrupted_run(const fs::path& batch) {
     } catch (const std::exception&) {
         return std::nullopt;  // not one this contest takes on: the batch again
     }
-    const auto turns = j.find("turns");
     const auto results = j.find("results");
-    if (turns == j.end() || !turns->is_array() || results == j.end() || !results->is_array())
+    if (results == j.end() || !results->is_array()) return std::nullopt;
+    // The plan read by its own reader (a field of another type is no run to
+    // take on), a turn of it not taken (one started and cut short among them).
+    try {
+        const JournalTurns turns = journal_turns_of(j, results->size(), "the batch's run journal");
+        if (turns.first_not_taken() == turns.list.size()) return std::nullopt;
+    } catch (const UsageError&) {
         return std::nullopt;
-    // (Read as the bytes of a folder others may have written: a field of
-    // another type is no run to take on.)
-    if (std::none_of(turns->begin(), turns->end(), [](const nlohmann::json& turn) {
-            const auto status = turn.is_object() ? turn.find("status") : turn.end();
-            return status != turn.end() && status->is_string() && *status != "done";
-        }))
-        return std::nullopt;
+    }
     bool one_to_continue = false;
     const fs::path folder = fs::absolute(batch).lexically_normal();
     for (const auto& result : *results) {
