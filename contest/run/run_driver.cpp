@@ -198,11 +198,10 @@ OpenedJournal open_run_journal(const fs::path& given) {
     OpenedJournal opened;
     const bool journal_given = x.extension() == kHostJournalExtension;
     opened.path = journal_given ? x : journal_of_file(x);
-    opened.result = journal_given ? result_beside_journal(x) : x;
     std::error_code ec;
     if (!journal_given && !fs::exists(fs::symlink_status(opened.path, ec))) {
         // What the file is says why first: not a result, or complete.
-        if (read_result_file(opened.result).complete)
+        if (read_result_file(x).complete)
             throw UsageError(named + ": this result file is complete; there is nothing to resume");
         throw UsageError(named + ": it has no run journal beside it (" +
                          printable(opened.path.filename().string()) +

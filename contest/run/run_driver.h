@@ -46,11 +46,10 @@ class JournalPlace {
 // `next` on (JournalTurns::mark): std::logic_error otherwise.
 void drive_turns(const JournalTurns& turns, JournalPlace& place);
 
-// A run's journal opened to be advanced (--resume): where it is, the result
-// file it continues, and what it holds.
+// A run's journal opened to be advanced (--resume): where it is, and what
+// it holds (its results: each label's file it continues).
 struct OpenedJournal {
     std::filesystem::path path;
-    std::filesystem::path result;
     RunJournal journal;
 };
 
