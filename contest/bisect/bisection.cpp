@@ -199,8 +199,12 @@ struct Bisection::Stepper {
                 if (!batch_) open_batch();
                 if (!batch_) continue;  // (finished)
                 if (!o_.across_reboots)
-                    return BatchNeed{batch_->kernels, batch_->folder, batch_->max_rounds,
-                                     stop_rule(),     false,          taken_on_};
+                    return BatchNeed{.kernels = batch_->kernels,
+                                     .folder = batch_->folder,
+                                     .rounds = batch_->max_rounds,
+                                     .stop = stop_rule(),
+                                     .part = false,
+                                     .take_on = taken_on_};
                 // Across reboots: the parts so far, and the next one unless
                 // they are the batch.
                 const fs::path part = next_part_folder(batch_->folder);
@@ -218,7 +222,12 @@ struct Bisection::Stepper {
                     const unsigned rounds = std::min(so_far.rounds == 0 ? first : 1u,
                                                      batch_->max_rounds - so_far.rounds);
                     part_ = part;
-                    return BatchNeed{batch_->kernels, part, rounds, {}, true};
+                    return BatchNeed{.kernels = batch_->kernels,
+                                     .folder = part,
+                                     .rounds = rounds,
+                                     .stop = {},
+                                     .part = true,
+                                     .take_on = std::nullopt};
                 }
                 close_batch(so_far.files);
             }
