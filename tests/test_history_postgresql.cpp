@@ -151,7 +151,7 @@ TEST_CASE(
     INFO(o.err);
     CHECK(o.exit_code == 0);
     CHECK_THAT(o.err, Catch::Contains("warning") && Catch::Contains("cannot connect") &&
-                          Catch::Contains("history import"));
+                          Catch::Contains("history sync"));
     CHECK(result_files(dir / "later").size() == 1);
     server.shut();
     CHECK(leftover_processes().empty());

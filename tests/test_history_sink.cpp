@@ -8,7 +8,9 @@
 
 #include "contest/history/history_sink.h"
 #include "contest/history/import.h"
+#include "contest/history/owed_saves.h"
 #include "contest/run/result_writer.h"
+#include "contest/sys/sha256.h"
 #include "history_support.h"
 #include "test_helpers.h"
 
@@ -31,6 +33,14 @@ struct RecordingSink : ResultSink {
         given.push_back({file.runs.size(), path, text});
     }
 };
+
+// A SQLite database that cannot be reached for a while: its folder is a
+// file until the test removes it (the returned path).
+fs::path database_away(const test::ScratchDir& dir) {
+    const fs::path away = dir / "away";
+    test::put_file(away, "a file where the database's folder goes\n");
+    return away;
+}
 
 ResultFile example_with_runs(std::size_t runs) {
     ResultFile f = read_result_file(test::small_example());
@@ -66,7 +76,7 @@ TEST_CASE(
     const DbTarget target = db_target("", dir / "results");
     const fs::path path = dir / "results" / "label" / "file.json";
     fs::create_directories(path.parent_path());
-    const ResultWriter writer(path, {std::make_shared<HistorySink>(target)});
+    const ResultWriter writer(path, {std::make_shared<HistorySink>(target, dir / "results")});
     for (std::size_t runs : {1, 2, 7}) writer.save(example_with_runs(runs));
     {
         HistoryDb db(target, OpenFor::reading);
@@ -95,11 +105,106 @@ TEST_CASE(
     const fs::path path = dir / "label" / "file.json";
     fs::create_directories(path.parent_path());
     const ResultWriter writer(
-        path, {std::make_shared<HistorySink>(db_target((dir / "not-a-db").string(), dir.path()))});
+        path, {std::make_shared<HistorySink>(db_target((dir / "not-a-db").string(), dir.path()),
+                                             dir.path())});
     writer.save(example_with_runs(1));
-    writer.save(example_with_runs(2));  // the sink gave up: no second warning, no throw
+    writer.save(example_with_runs(2));  // owed again: no second warning, no throw
     CHECK(read_result_file(path).runs.size() == 2);
     CHECK(test::slurp(dir / "not-a-db") == "these are not the bytes of a database\n");
+}
+
+TEST_CASE(
+    "history sink: a save the database could not take is owed, and the next save that reaches "
+    "it brings in every owed file",
+    "[history][sink][owed]") {
+    test::ScratchDir dir("sink-owed");
+    const fs::path away = database_away(dir);
+    const DbTarget target = db_target((away / "lab.sqlite").string(), dir.path());
+    const fs::path results = dir / "results";
+    const fs::path first = results / "a" / "file.json", second = results / "b" / "file.json";
+    fs::create_directories(first.parent_path());
+    fs::create_directories(second.parent_path());
+    {
+        const ResultWriter writer(first, {std::make_shared<HistorySink>(target, results)});
+        writer.save(example_with_runs(1));
+        writer.save(example_with_runs(4));
+        const auto owed = owed_saves(results, target.shown);
+        REQUIRE(owed.size() == 1);  // one entry a file, as it last stood
+        CHECK(owed[0].file == fs::absolute(first).lexically_normal().string());
+        CHECK(owed[0].sha256 == sha256_hex(test::slurp(first)));
+    }
+    fs::remove(away);
+    // Another run's first save reaches the database: the first run's file
+    // comes in before it, with every run it holds.
+    const ResultWriter writer(second, {std::make_shared<HistorySink>(target, results)});
+    writer.save(example_with_runs(2));
+    CHECK(owed_saves(results).empty());
+    CHECK_FALSE(fs::exists(results / kOwedFile));
+    HistoryDb db(target, OpenFor::reading);
+    CHECK(test::count_rows(db, "files") == 2);
+    CHECK(test::count_rows(db, "runs") == 6);
+}
+
+TEST_CASE("owed saves: the list is read as untrusted, a bad entry left out", "[history][owed]") {
+    const std::string good =
+        R"({"database":"/d/h.sqlite","file":"/r/a.json","sha256":"ab","since":"t"})";
+    std::size_t dropped = 0;
+    auto saves = parse_owed_saves(
+        R"({"schema":1,"owed":[)" + good +
+            R"(,{"database":"/d","file":"relative.json","sha256":"ab","since":"t"},)"
+            R"({"database":"/d","file":"/r/\u001b[2J.json","sha256":"ab","since":"t"},)"
+            R"({"database":7,"file":"/r/b.json","sha256":"ab","since":"t"},)"
+            R"(["not","an","object"]]})",
+        &dropped);
+    REQUIRE(saves.size() == 1);
+    CHECK(saves[0].file == "/r/a.json");
+    CHECK(dropped == 4);
+    CHECK(parse_owed_saves("not json", &dropped).empty());
+    CHECK(dropped == 1);
+    CHECK(parse_owed_saves(R"({"schema":2,"owed":[)" + good + "]}").empty());
+    // What is written reads back the same.
+    CHECK(owed_saves_text(parse_owed_saves(owed_saves_text(saves))) == owed_saves_text(saves));
+}
+
+TEST_CASE(
+    "contest run: saves the database could not take are owed, said at the run's end, and "
+    "contest history sync brings them in",
+    "[history][sink][owed][e2e]") {
+    test::ScratchDir dir("sink-sync");
+    const fs::path away = database_away(dir);
+    const std::string db = (away / "lab.sqlite").string();
+    const fs::path results = dir / "results";
+    auto o = test::run_contest_binary(
+        {"run", "-k", "owed-kernel", "-n", "2", "-w", "synthetic", "--synthetic-size", "4",
+         "--warmup", "0.2", "--workdir", (dir / "work").string(), "--results", results.string(),
+         "--db", db, "--quiet", "no_load"},
+        dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK_THAT(o.err, Catch::Contains("owed") && Catch::Contains("1 save(s) owed"));
+    REQUIRE(fs::exists(results / kOwedFile));
+    const std::vector<std::string> sync = {"history", "sync",      "--db",
+                                           db,        "--results", results.string()};
+    // Still away: the sync fails as the machine does (exit 3), and owes on.
+    o = test::run_contest_binary(sync, dir.path());
+    CHECK(o.exit_code == 3);
+    CHECK(fs::exists(results / kOwedFile));
+    fs::remove(away);
+    o = test::run_contest_binary(sync, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("brought 1 owed file(s) (2 runs)") &&
+                          Catch::Contains("0 still owed"));
+    CHECK_FALSE(fs::exists(results / kOwedFile));
+    {
+        HistoryDb lab(db_target(db, dir.path()), OpenFor::reading);
+        CHECK(test::count_rows(lab, "runs") == 2);
+    }
+    // Nothing owed: a second sync brings nothing, and says so.
+    o = test::run_contest_binary(sync, dir.path());
+    CHECK(o.exit_code == 0);
+    CHECK_THAT(o.out, Catch::Contains("brought 0 owed file(s)"));
+    CHECK(test::leftover_processes().empty());
 }
 
 TEST_CASE(
@@ -174,7 +279,7 @@ TEST_CASE("contest run: a results database that is not one is a warning, the run
     INFO(o.err);
     CHECK(o.exit_code == 0);
     CHECK_THAT(o.err, Catch::Contains("warning") && Catch::Contains(kDefaultDbFile) &&
-                          Catch::Contains("history import"));
+                          Catch::Contains("history sync"));
     CHECK(test::result_files(dir / "results").size() == 1);
     CHECK(test::slurp(dir / "results" / kDefaultDbFile) == "not a database\n");
     CHECK(test::leftover_processes().empty());

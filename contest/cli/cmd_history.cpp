@@ -12,6 +12,7 @@
 #include "contest/cli/load_cli.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
+#include "contest/history/owed_saves.h"
 #include "contest/history/series.h"
 #include "contest/kbuild/commit_order.h"
 #include "contest/report/formats.h"
@@ -29,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace contest::history;
 
-constexpr const char* kActions[] = {"list", "import", "show", "changes", "page"};
+constexpr const char* kActions[] = {"list", "import", "sync", "show", "changes", "page"};
 
 struct HistoryArgs {
     std::string action = "list";
@@ -192,8 +193,33 @@ int import_action(const HistoryArgs& a) {
                                            : "no readable result file in " + join(a.words, ", "));
     }
     for (const auto& s : t.skipped) say("skipping " + s);
+    // A command that writes to the database brings in what it is owed.
+    const OwedPaid paid = pay_owed_saves(db, a.results_dir, utc_timestamp());
+    for (const auto& line : paid.said) say(line);
+    if (paid.brought_in > 0)
+        say("contest history import: " + std::to_string(paid.brought_in) + " owed save(s) of " +
+            printable(a.results_dir) + " brought in as well");
+    if (!paid.failure.empty())
+        warn(paid.failure + "; " + std::to_string(paid.still_owed) + " save(s) still owed");
     std::cout << "imported " << t.added << " file(s) (" << t.runs << " runs) into "
               << db.target().shown << "; " << t.already_in << " already in\n";
+    return kExitOk;
+}
+
+// What the results folder's list owes the database brought in: each owed
+// file as it stands now (docs/history.md, "When the database is away").
+// Exit 3 when the database fails again (the rest stay owed).
+int sync_action(const HistoryArgs& a) {
+    if (!a.words.empty())
+        throw UsageError("contest history sync: takes no arguments (" + printable(a.words.front()) +
+                         "); --results names the folder");
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::writing);
+    const OwedPaid paid = pay_owed_saves(db, a.results_dir, utc_timestamp());
+    for (const auto& line : paid.said) say(line);
+    std::cout << "brought " << paid.brought_in << " owed file(s) (" << paid.runs << " runs) into "
+              << db.target().shown << "; " << paid.gone << " no longer there; " << paid.still_owed
+              << " still owed\n";
+    if (!paid.failure.empty()) throw EnvironmentError(paid.failure);
     return kExitOk;
 }
 
@@ -224,13 +250,16 @@ int cmd_history(int argc, char** argv) {
     CommandLine cl;
     cl.name = "history";
     cl.usage =
-        "contest history [list | import PATH... | show SERIES | changes [SERIES...] | page "
+        "contest history [list | import PATH... | sync | show SERIES | changes [SERIES...] | page "
         "[SERIES...]] [options]";
     cl.summary =
         "Every run in a results database (SQLite by default, a file beside the results; "
         "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
         "workload, load and measure over kernels. import PATH...: result files and folders into "
-        "the database; a file already in (the same bytes) is not counted again. show SERIES: "
+        "the database; a file already in (the same bytes) is not counted again. sync: the saves "
+        "a run could not make to the database (a server away, a disk full), listed in --results' "
+        ".history-owed, brought in (each run's later saves, and its next start, do it "
+        "too). show SERIES: "
         "the series' kernels in kernel order (commit order where they are builds of one "
         "tree, a git repository here; else version order where each kernel's release "
         "differs; else the order of their first runs), each with its runs' median and range. "
@@ -250,7 +279,7 @@ int cmd_history(int argc, char** argv) {
          "the database: a SQLite file, or postgresql://USER@HOST/NAME (libpq's URI) "
          "(default: history.sqlite in --results)")
         ("results", po::value(&a.results_dir)->value_name("D")->default_value("results"),
-         "where the default database file is")
+         "where the default database file and the list of owed saves are")
         ("points", checked(&a.points, [](const std::string& p) {
              if (p != "kernel" && p != "file")
                  throw UsageError("--points '" + printable(p) + "': expected kernel or file");
@@ -285,12 +314,13 @@ int cmd_history(int argc, char** argv) {
         a.action = argv[1];
         if (std::find(std::begin(kActions), std::end(kActions), a.action) == std::end(kActions))
             throw UsageError("contest history: unknown action '" + printable(a.action) +
-                             "' (expected list, import, show, changes or page)");
+                             "' (expected list, import, sync, show, changes or page)");
         skip = 1;
     }
     po::variables_map vm;
     if (!parse_command_line(cl, argc - skip, argv + skip, vm)) return kExitOk;
     if (a.action == "import") return import_action(a);
+    if (a.action == "sync") return sync_action(a);
     if (a.action == "show") return show_action(a);
     if (a.action == "changes") return changes_action(a);
     if (a.action == "page") return page_action(a);

@@ -7,7 +7,7 @@ namespace contest {
 ResultSinks run_result_sinks(const RunConfig& config) {
     if (!config.history) return {};
     return {std::make_shared<history::HistorySink>(
-        history::db_target(config.history_db, config.results_dir))};
+        history::db_target(config.history_db, config.results_dir), config.results_dir)};
 }
 
 }  // namespace contest

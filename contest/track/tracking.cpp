@@ -712,8 +712,16 @@ std::string track_status_text(const TrackState& s, int holder) {
         failed += p.status == PointStatus::failed;
         left += p.status != PointStatus::stored && p.status != PointStatus::failed;
     }
+    // A point measured and not stored is owed to the database (a server
+    // away when it was measured): the track's next start stores it.
+    const auto owed = std::count_if(s.points.begin(), s.points.end(), [](const TrackPoint& p) {
+        return p.status == PointStatus::measured;
+    });
     out += "points: " + std::to_string(s.points.size()) + ", " + std::to_string(stored) +
            " stored, " + std::to_string(failed) + " failed, " + std::to_string(left) + " to do";
+    if (owed > 0)
+        out += " (" + std::to_string(owed) + " measured, owed to the database: the next start " +
+               "stores them)";
     if (stored && left)
         out += " (about " +
                seconds_text(seconds / static_cast<double>(stored) * static_cast<double>(left)) +
