@@ -5,17 +5,22 @@
 // change, its interval and how sure. Checked by simulation
 // (tests/simulations/sim_history_changes.cpp), whose table set the defaults.
 //
-// The method: binary segmentation with a t-test, as Hunter/Otava replaced
-// E-Divisive's permutations. Each point (a kernel) is its runs' median on
-// a log scale, so a change is a ratio and a spike of one run moves nothing.
-// A split of a segment into a left and right part is tested by Student's t
-// on the points' medians, their spread about the two parts' means pooled;
-// that spread cannot be taken below what the runs' own spread implies for
-// a median of that many runs, so two or three quiet kernels cannot make a
-// change of nothing. The best split's p is multiplied by the number of
-// splits tried (Bonferroni), and a split is taken when that p is below
+// The method: binary segmentation, as Hunter/Otava replaced E-Divisive's
+// permutations with a test of two parts. Each point (a kernel) is its runs'
+// median on a log scale, so a change is a ratio and a spike of one run
+// moves nothing. The points are a local-level model (local_level.h): the
+// machine's level wanders as a random walk from kernel to kernel, each
+// point is that level plus what is independent. A split of a segment is
+// the likelihood of a step there against none, each with the walk fitted
+// (scan_steps), so a machine that drifts makes no change; the points'
+// variance cannot be taken below what the runs' own spread implies for a
+// median of that many runs, so two or three quiet kernels cannot make a
+// change of nothing. The likeliest split's p is multiplied by the number
+// of splits tried (Bonferroni), and a split is taken when that p is below
 // alpha, the change is at least min_change, and each side has at least
-// min_segment kernels; then each side is searched again.
+// min_segment kernels; then each side is searched again. With drift =
+// false, the method before: Student's t of the two parts' medians, the
+// kernels taken as independent (for comparison: the simulations).
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -23,7 +28,9 @@
 namespace contest {
 
 struct ChangePointOptions {
-    double alpha = 0.2;           // the corrected p a change must be below
+    // The corrected p a change must be below; conservative (a walk explains
+    // part of any step): 0.2 keeps the simulation's false alarms under 0.05.
+    double alpha = 0.2;
     std::size_t min_segment = 3;  // kernels on each side of a change, at least
     double min_change = 0.03;     // |after / before - 1| at least
     double level = 0.95;          // of the change's interval
