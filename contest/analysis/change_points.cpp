@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "contest/analysis/local_level.h"
 #include "contest/analysis/stats.h"
 
 namespace contest {
@@ -109,6 +110,41 @@ Split test_split(const LogSeries& s, std::size_t a, std::size_t k, std::size_t b
     return out;
 }
 
+// The best split of [a, b) with the machine's drift (local_level.h): the
+// likeliest step against a random walk fitted with it and without it.
+Split best_drift_split(const LogSeries& s, std::size_t a, std::size_t b, std::size_t m) {
+    std::vector<double> y;
+    double floor_var = 0;
+    for (std::size_t i = a; i < b; ++i) {
+        y.push_back(s.points[i].level);
+        floor_var += s.points[i].floor_var / double(b - a);
+    }
+    const StepScan scan = scan_steps(y, m, floor_var);
+    Split out;
+    out.at = a + scan.at;
+    out.t = scan.t;
+    out.diff = scan.step;
+    out.se = scan.se;
+    out.df = scan.df;
+    out.left_mean = scan.before;
+    out.p = out.df > 0 ? stats::t_test_p(out.t, out.df) : 1;
+    return out;
+}
+
+// The variance a random walk of step variance 1 gives the difference of
+// the means of l points and the r points after them: each step before the
+// split moves the right part wholly and the left part by the share of its
+// points after the step; each step after, the right part by its share.
+double walk_factor(double l, double r) {
+    return (l + 1) * (2 * l + 1) / (6 * l) + (r - 1) * (2 * r - 1) / (6 * r);
+}
+
+std::vector<double> before_levels(const LogSeries& s, std::size_t k) {
+    std::vector<double> y;
+    for (std::size_t i = 0; i < k; ++i) y.push_back(s.points[i].level);
+    return y;
+}
+
 double relative_change(const LogSeries& s, double left_mean, double diff) {
     if (s.logs) return std::expm1(diff);
     return left_mean != 0 ? diff / std::fabs(left_mean) : 0;
@@ -120,11 +156,13 @@ void split_segment(const LogSeries& s, std::size_t a, std::size_t b, const Chang
     if (b - a < 2 * m) return;
     const std::size_t tried = b - a - 2 * m + 1;
     Split best;
-    bool any = false;
-    for (std::size_t k = a + m; k + m <= b; ++k) {
-        const Split sp = test_split(s, a, k, b);
-        if (!any || std::fabs(sp.t) > std::fabs(best.t)) best = sp;
-        any = true;
+    if (o.drift) {
+        best = best_drift_split(s, a, b, m);
+    } else {
+        for (std::size_t k = a + m; k + m <= b; ++k) {
+            const Split sp = test_split(s, a, k, b);
+            if (k == a + m || std::fabs(sp.t) > std::fabs(best.t)) best = sp;
+        }
     }
     const double p = std::min(1.0, best.p * double(tried));
     const double change = relative_change(s, best.left_mean, best.diff);
@@ -154,31 +192,68 @@ std::vector<ChangePoint> find_change_points(const std::vector<std::vector<double
     return out;
 }
 
-std::vector<std::size_t> perfherder_alerts(std::span<const double> v, std::size_t window,
-                                           double t_threshold, double min_change) {
-    const std::size_t n = v.size();
-    std::vector<double> t(n, 0), change(n, 0);
-    const auto mean_var = [&](std::size_t from, std::size_t to) {
-        double m = 0;
-        for (std::size_t i = from; i < to; ++i) m += v[i];
-        m /= double(to - from);
-        double ss = 0;
-        for (std::size_t i = from; i < to; ++i) ss += (v[i] - m) * (v[i] - m);
-        return std::pair{m, to - from > 1 ? ss / double(to - from - 1) : 0.0};
-    };
-    for (std::size_t i = window; i + window <= n; ++i) {
-        const auto [mb, vb] = mean_var(i - window, i);
-        const auto [ma, va] = mean_var(i, i + window);
-        const double se = std::sqrt(vb / double(window) + va / double(window));
-        t[i] = se > 0 ? std::fabs(ma - mb) / se : (ma == mb ? 0 : INFINITY);
-        change[i] = mb != 0 ? (ma - mb) / std::fabs(mb) : 0;
+SeriesDrift series_drift(const std::vector<std::vector<double>>& points) {
+    const LogSeries s = levels_of(points);
+    std::vector<double> y;
+    double floor_var = 0;
+    for (const Point& p : s.points) {
+        y.push_back(p.level);
+        floor_var += p.floor_var / double(s.points.size());
     }
-    std::vector<std::size_t> alerts;
-    for (std::size_t i = window; i + window <= n; ++i)
-        if (t[i] > t_threshold && t[i] > t[i - 1] && (i + 1 >= n || t[i] >= t[i + 1]) &&
-            std::fabs(change[i]) >= min_change)
-            alerts.push_back(i);
-    return alerts;
+    const LocalLevel m = fit_local_level(y, y.size(), floor_var);
+    return {std::sqrt(m.point_var), std::sqrt(m.walk_var)};
+}
+
+std::optional<ChangePoint> head_change(const std::vector<std::vector<double>>& points,
+                                       const ChangePointOptions& o) {
+    const LogSeries s = levels_of(points);
+    const std::size_t n = s.points.size();
+    std::optional<ChangePoint> found;
+    for (std::size_t newest = 1; newest <= 2; ++newest) {
+        if (n < kHeadBefore + newest) continue;
+        const std::size_t k = n - newest;
+        const double nl = double(k), nr = double(newest);
+        double ml = 0, mr = 0, floor_var = 0;
+        for (std::size_t i = 0; i < n; ++i) (i < k ? ml : mr) += s.points[i].level;
+        ml /= nl;
+        mr /= nr;
+        double ss = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double d = s.points[i].level - (i < k ? ml : mr);
+            ss += d * d;
+            floor_var += s.points[i].floor_var / double(n);
+        }
+        const double df = double(n) - 2;
+        // The kernels' spread about the two parts, floored by what their
+        // runs imply; with a longer past, its drift as the series' body sees it.
+        double point_var = std::max(ss / df, floor_var), walk_var = 0;
+        if (o.drift && k >= kDriftPoints) {
+            const std::vector<double> y = before_levels(s, k);
+            const LocalLevel d = fit_local_level(y, y.size(), floor_var);
+            point_var = std::max(point_var, d.point_var);
+            walk_var = d.walk_var;
+        }
+        const double se = std::sqrt(point_var * (1 / nl + 1 / nr) + walk_var * walk_factor(nl, nr));
+        const double diff = mr - ml;
+        const double t = se > 0 ? diff / se : (diff == 0 ? 0 : INFINITY);
+        // Two heads tried: the newest point, the newest two.
+        const double p = std::min(1.0, 2 * (se > 0 ? stats::t_test_p(t, df) : diff == 0 ? 1 : 0));
+        const double change = relative_change(s, ml, diff);
+        if (!(p < o.head_alpha) || std::fabs(change) < o.min_change) continue;
+        if (found && !(p < found->p)) continue;
+        ChangePoint c;
+        c.index = k;
+        c.change = change;
+        c.p = p;
+        c.t = t;
+        c.before = k;
+        c.after = newest;
+        const double q = stats::t_quantile(1 - (1 - o.level) / 4, df);
+        c.low = relative_change(s, ml, diff - q * se);
+        c.high = relative_change(s, ml, diff + q * se);
+        found = c;
+    }
+    return found;
 }
 
 }  // namespace contest

@@ -5,28 +5,41 @@
 // change, its interval and how sure. Checked by simulation
 // (tests/simulations/sim_history_changes.cpp), whose table set the defaults.
 //
-// The method: binary segmentation with a t-test, as Hunter/Otava replaced
-// E-Divisive's permutations. Each point (a kernel) is its runs' median on
-// a log scale, so a change is a ratio and a spike of one run moves nothing.
-// A split of a segment into a left and right part is tested by Student's t
-// on the points' medians, their spread about the two parts' means pooled;
-// that spread cannot be taken below what the runs' own spread implies for
-// a median of that many runs, so two or three quiet kernels cannot make a
-// change of nothing. The best split's p is multiplied by the number of
-// splits tried (Bonferroni), and a split is taken when that p is below
+// The method: binary segmentation, as Hunter/Otava replaced E-Divisive's
+// permutations with a test of two parts. Each point (a kernel) is its runs'
+// median on a log scale, so a change is a ratio and a spike of one run
+// moves nothing. The points are a local-level model (local_level.h): the
+// machine's level wanders as a random walk from kernel to kernel, each
+// point is that level plus what is independent. A split of a segment is
+// the likelihood of a step there against none, each with the walk fitted
+// (scan_steps), so a machine that drifts makes no change; the points'
+// variance cannot be taken below what the runs' own spread implies for a
+// median of that many runs, so two or three quiet kernels cannot make a
+// change of nothing. The likeliest split's p is multiplied by the number
+// of splits tried (Bonferroni), and a split is taken when that p is below
 // alpha, the change is at least min_change, and each side has at least
-// min_segment kernels; then each side is searched again.
+// min_segment kernels; then each side is searched again. With drift =
+// false, the method before: Student's t of the two parts' medians, the
+// kernels taken as independent (for comparison: the simulations).
 #include <cstddef>
-#include <span>
+#include <optional>
 #include <vector>
 
 namespace contest {
 
 struct ChangePointOptions {
-    double alpha = 0.01;          // the corrected p a change must be below
+    // The corrected p a change must be below; conservative (a walk explains
+    // part of any step): 0.2 keeps the simulation's false alarms under 0.05.
+    double alpha = 0.2;
     std::size_t min_segment = 3;  // kernels on each side of a change, at least
-    double min_change = 0.01;     // |after / before - 1| at least
+    double min_change = 0.03;     // |after / before - 1| at least
     double level = 0.95;          // of the change's interval
+    // Model the machine's drift (a random walk between kernels, estimated
+    // from the series) instead of taking the kernels as independent.
+    bool drift = true;
+    // The p a change at the head (head_change) must be below: a suspect
+    // only, which the robot confirms by measuring both sides together.
+    double head_alpha = 0.05;
 };
 
 struct ChangePoint {
@@ -46,12 +59,27 @@ struct ChangePoint {
 std::vector<ChangePoint> find_change_points(const std::vector<std::vector<double>>& points,
                                             const ChangePointOptions& options = {});
 
-// Perfherder's rule, for comparison (Mozilla's treeherder, perfalert.py):
-// each point's mean; at each i the mean of the 12 points before against the
-// 12 after by a t statistic of their variances; an alert where t > 7 is a
-// local maximum and the change is at least 2%. Returns the alerts' indices.
-std::vector<std::size_t> perfherder_alerts(std::span<const double> point_means,
-                                           std::size_t window = 12, double t_threshold = 7,
-                                           double min_change = 0.02);
+// The drift find_change_points sees in a series (on the log scale, so a
+// fraction): the spread of a point about the machine's level that day, and
+// the standard deviation of the level's step from one kernel to the next
+// (a random walk's).
+struct SeriesDrift {
+    double point_sd = 0, walk_sd = 0;
+};
+SeriesDrift series_drift(const std::vector<std::vector<double>>& points);
+
+// The points before the newest one or two a change at the head needs; and
+// the points from which the drift is estimated rather than the points'
+// spread alone.
+inline constexpr std::size_t kHeadBefore = 3, kDriftPoints = 8;
+
+// A change at the head: the newest one or two points set against all
+// before them, by the points' spread (floored by their runs') and, with
+// kDriftPoints or more before, the drift seen there; the better of the two
+// (its p doubled for trying both) when below head_alpha and at least
+// min_change. Found as soon as the points are measured, where
+// find_change_points needs min_segment kernels after a change.
+std::optional<ChangePoint> head_change(const std::vector<std::vector<double>>& points,
+                                       const ChangePointOptions& options = {});
 
 }  // namespace contest

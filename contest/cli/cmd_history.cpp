@@ -296,9 +296,11 @@ int cmd_history(int argc, char** argv) {
          "page: the HTML file written")
         ("alpha", bounded(&a.changes.alpha, kMinAlpha, kMaxAlpha)->value_name("P")
              ->default_value(a.changes.alpha),
-         "changes and page: the p (corrected for the splits tried) a change must be below; "
-         "the default keeps false alarms under 0.05 a series of 10 to 200 kernels "
-         "(docs/history.md)")
+         "changes and page: the p a change must be below (the likelihood ratio of a step against "
+         "a random walk fitted to the series, corrected for the splits tried: conservative); the "
+         "default keeps false alarms under 0.05 a series of 10 to 200 kernels when the machine "
+         "drifts by at most a random walk of 0.3% a kernel or an AR(1) of 0.9 with 0.5% steps, "
+         "not beyond (0.5% a kernel: up to 0.07; docs/history.md)")
         ("min-segment", bounded<std::size_t>(&a.changes.min_segment, 1, 1000)->value_name("N")
              ->default_value(a.changes.min_segment),
          "changes and page: kernels on each side of a change, at least")

@@ -421,7 +421,8 @@ void Track::find_changes() {
             order[s_.points[i].commit] = i;
             latest = &s_.points[i];
         }
-    if (latest && order.size() >= 2 * o_.changes.min_segment) {
+    // A change at the head is looked for from kHeadBefore + 1 points on.
+    if (latest && order.size() >= std::min(2 * o_.changes.min_segment, kHeadBefore + 1)) {
         const ResultFile file = read_result_file(o_.folder / latest->file);
         history::SeriesKey key;
         key.load = o_.measure.load;
@@ -442,7 +443,14 @@ void Track::find_changes() {
                   [&](auto* a, auto* b) { return order[a->commit] < order[b->commit]; });
         std::vector<std::vector<double>> values;
         for (const auto* p : ours) values.push_back(p->values);
-        for (const ChangePoint& c : find_change_points(values, o_.changes)) {
+        // The series' changes, and a suspect one at its head (the newest one
+        // or two points), confirmed at once rather than min_segment points later.
+        std::vector<ChangePoint> found = find_change_points(values, o_.changes);
+        if (const auto head = head_change(values, o_.changes))
+            if (std::none_of(found.begin(), found.end(),
+                             [&](const ChangePoint& c) { return c.index == head->index; }))
+                found.push_back(*head);
+        for (const ChangePoint& c : found) {
             const std::string before = ours[c.index - 1]->commit, after = ours[c.index]->commit;
             const bool seen = std::any_of(s_.changes.begin(), s_.changes.end(), [&](auto& k) {
                 return k.before == before && k.after == after;
