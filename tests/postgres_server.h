@@ -115,7 +115,8 @@ class PostgresServer {
     // libpq's URI of the cluster's database `postgres` as user, on the
     // Unix socket (trust).
     std::string uri(const std::string& user = "contest") const {
-        return "postgresql:///postgres?host=" + (dir_ / "sock").string() + "&user=" + user;
+        return "postgresql:///postgres?host=" + (dir_ / "sock").string() + "&user=" + user +
+               (tcp_ ? "&port=" + std::to_string(port_) : "");
     }
     // The URI as people write it for a server over TCP:
     // postgresql://USER[:PASSWORD]@127.0.0.1:PORT/DATABASE[?QUERY], the user

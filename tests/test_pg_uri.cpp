@@ -141,8 +141,9 @@ TEST_CASE("db_password: a URI's password leaves argv's own bytes for PGPASSWORD"
     CHECK(std::string(argv[3]) == "postgresql://lab@127.0.0.1:54329/lab");
     CHECK(std::string(argv[6]) == "--db=postgres://lab@h/db");
     CHECK(std::string(argv[4]) == "-n");
-    CHECK(warn.str().find("~/.pgpass") != std::string::npos);
-    CHECK(std::count(warn.str().begin(), warn.str().end(), '\n') == 1);
+    const std::string warning = warn.str();
+    CHECK(warning.find("~/.pgpass") != std::string::npos);
+    CHECK(std::count(warning.begin(), warning.end(), '\n') == 1);
     // Two passwords cannot both go in PGPASSWORD.
     std::string prog = "contest", a = "postgresql://u:one@h/db", b = "postgresql://u:two@h/db";
     char* two[] = {prog.data(), a.data(), b.data()};
