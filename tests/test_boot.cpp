@@ -411,9 +411,9 @@ TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited
                       Catch::Matchers::EndsWith("host.json: boot_run: missing (the journal of a "
                                                 "run that is not a --boot run)"));
     fs::create_symlink(dir / "state.json", dir / "link.json");
-    CHECK_THROWS_AS(read_boot_state(dir / "link.json"), UsageError);
+    CHECK_THROWS_AS(read_boot_state(dir / "link.json"), EnvironmentError);
     REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
-    CHECK_THROWS_AS(read_boot_state(dir / "fifo.json"), UsageError);
+    CHECK_THROWS_AS(read_boot_state(dir / "fifo.json"), EnvironmentError);
 }
 
 TEST_CASE(
