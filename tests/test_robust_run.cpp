@@ -628,7 +628,7 @@ TEST_CASE("run --resume refuses in one line what is no run's journal, or no jour
     std::ofstream(dir / "copy.run-journal") << text;
     fs::remove(journal);
     fs::create_symlink(dir / "copy.run-journal", journal);
-    refused(file, 3, "link");
+    refused(file, 2, "link");
     // No journal beside the file (a contest before journals wrote it).
     fs::remove(journal);
     refused(file, 2, "it has no run journal beside it");

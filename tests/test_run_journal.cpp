@@ -285,9 +285,9 @@ TEST_CASE(
     write_run_journal(dir / "journal.json", j);
     CHECK(read_run_journal(dir / "journal.json").config.label == "patched");
     fs::create_symlink(dir / "journal.json", dir / "link.json");
-    CHECK_THROWS_AS(read_run_journal(dir / "link.json"), EnvironmentError);
+    CHECK_THROWS_AS(read_run_journal(dir / "link.json"), UsageError);
     REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
-    CHECK_THROWS_AS(read_run_journal(dir / "fifo.json"), EnvironmentError);
+    CHECK_THROWS_AS(read_run_journal(dir / "fifo.json"), UsageError);
     // A config no start would take (--vary under --boot) is refused on reading too.
     j.config.vary = {{"kernel.sched_autogroup_enabled", {"0", "1"}}};
     write_run_journal(dir / "vary.json", j);
