@@ -91,9 +91,11 @@ TEST_CASE("history: an import that fails half-way leaves nothing of its file", "
     // kernel and its machine all go with it.
     db.sql() << "CREATE TRIGGER refuse BEFORE INSERT ON runs WHEN "
                 "(SELECT COUNT(*) FROM runs) >= 9 BEGIN SELECT RAISE(ABORT, 'refused'); END";
-    const std::string what =
-        one_line_error([&] { import_paths(db, {dir / "in"}, "2026-12-05T00:00:00Z"); });
+    const ImportTally refused = import_paths(db, {dir / "in"}, "2026-12-05T00:00:00Z");
+    REQUIRE(refused.refused.size() == 1);
+    const std::string what = refused.refused.front();
     INFO(what);
+    CHECK(refused.added == 0);
     CHECK(what.find("refused") != std::string::npos);
     CHECK(what.find("a.json") != std::string::npos);
     for (const char* table : {"files", "runs", "run_measures", "kernels", "machines"})

@@ -76,6 +76,26 @@ TEST_CASE("history on PostgreSQL: import, idempotence, a newer schema, two impor
     CHECK(leftover_processes().empty());
 }
 
+TEST_CASE(
+    "history on PostgreSQL: two importers of the same files at once, a run counted once, a "
+    "refused file skipped",
+    "[history][postgresql][e2e]") {
+    const auto bin = postgres_bin_dir();
+    if (!bin) CONTEST_SKIP(kNoServer);
+    ScratchDir dir("history-pg-runs");
+    PostgresServer server(*bin, dir / "pg");
+    check_two_importers_of_the_same_files(server.uri(), dir / "same");
+    check_a_run_counted_once(server.uri(), dir / "once");
+    check_a_refused_file_skipped(server.uri(), dir / "refused", [](HistoryDb& db) {
+        db.sql() << "CREATE FUNCTION refuse_bad() RETURNS trigger LANGUAGE plpgsql AS "
+                    "'BEGIN RAISE EXCEPTION ''refused by the test''; END'";
+        db.sql() << "CREATE TRIGGER refuse BEFORE INSERT ON files FOR EACH ROW WHEN "
+                    "(NEW.label = 'bad') EXECUTE FUNCTION refuse_bad()";
+    });
+    server.shut();
+    CHECK(leftover_processes().empty());
+}
+
 TEST_CASE("history on PostgreSQL: a server that refuses the login, or is down, is one line",
           "[history][postgresql][e2e]") {
     const auto bin = postgres_bin_dir();

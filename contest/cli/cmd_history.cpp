@@ -198,13 +198,14 @@ int import_action(const HistoryArgs& a) {
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::writing);
     const std::vector<fs::path> paths(a.words.begin(), a.words.end());
     const ImportTally t = import_paths(db, paths, utc_timestamp());
-    if (t.added == 0 && t.already_in == 0) {
+    if (t.added == 0 && t.already_in == 0 && t.refused.empty()) {
         if (t.skipped.size() == 1) throw UsageError(t.skipped.front());
         for (const auto& s : t.skipped) say(s);
         throw UsageError(t.skipped.empty() ? "no result files (*.json) in " + join(a.words, ", ")
                                            : "no readable result file in " + join(a.words, ", "));
     }
     for (const auto& s : t.skipped) say("skipping " + s);
+    for (const auto& r : t.refused) warn("skipping " + r);
     // A command that writes to the database brings in what it is owed.
     const OwedPaid paid = pay_owed_saves(db, a.results_dir, utc_timestamp());
     for (const auto& line : paid.said) say(line);
@@ -214,8 +215,12 @@ int import_action(const HistoryArgs& a) {
     if (!paid.failure.empty())
         warn(paid.failure + "; " + std::to_string(paid.still_owed) + " save(s) still owed");
     std::cout << "imported " << t.added << " file(s) (" << t.runs << " runs) into "
-              << db.target().shown << "; " << t.already_in << " already in\n";
-    return kExitOk;
+              << db.target().shown << "; " << t.already_in << " already in";
+    if (!t.refused.empty()) std::cout << "; " << t.refused.size() << " refused";
+    std::cout << "\n";
+    // Result files whose runs are not in the database: the import finished,
+    // but not whole (exit 1, as a run some of whose runs failed).
+    return t.refused.empty() ? kExitOk : kExitSomeRunsFailed;
 }
 
 // What the results folder's list owes the database brought in: each owed
@@ -268,10 +273,14 @@ int cmd_history(int argc, char** argv) {
         "Every run in a results database (SQLite by default, a file beside the results; "
         "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
         "workload, load and measure over kernels. import PATH...: result files and folders into "
-        "the database; a file already in (the same bytes) is not counted again. sync: the saves "
-        "a run could not make to the database (a server away, a disk full), listed in --results' "
-        ".history-owed, brought in (each run's later saves, and its next start, do it "
-        "too). show SERIES: "
+        "the database; a file already in (the same bytes) is not counted again, nor a run "
+        "saved twice (its machine, workload, kernel, label and start, wherever its files lie: the "
+        "complete save, "
+        "else the one with more runs, stands for it); a file the database refuses is a warning, "
+        "the others go in, and the exit is 1. Reading never changes the database's schema; "
+        "import migrates it. sync: the saves a run could not make to the database (a server "
+        "away, a disk full), listed in --results' .history-owed, brought in (each run's later "
+        "saves, and its next start, do it too). show SERIES: "
         "the series' kernels in kernel order (commit order where they are builds of one "
         "tree, a git repository here; else version order where each kernel's release "
         "differs; else the order of their first runs), each with its runs' median and range. "

@@ -96,32 +96,8 @@ DbTarget db_target(const std::string& given, const fs::path& results_dir) {
 
 HistoryDb::HistoryDb(const DbTarget& target, OpenFor mode) : target_(target) {
     connect(mode);
-    const int known = current_schema_version();
-    const auto read_version = [&] {
-        int count = 0;
-        if (postgresql())
-            *sql_ << "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = "
-                     "'schema_version' AND table_schema = current_schema()",
-                soci::into(count);
-        else
-            *sql_ << "SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_version'",
-                soci::into(count);
-        if (count == 0) return 0;
-        int v = 0;
-        soci::indicator ind = soci::i_ok;
-        *sql_ << "SELECT MAX(version) FROM schema_version", soci::into(v, ind);
-        return ind == soci::i_ok ? v : 0;
-    };
-    const auto refuse_newer = [&](int v) {
-        if (v > known)
-            throw UsageError(target_.shown + ": its schema is version " + std::to_string(v) +
-                             ", newer than this contest's (" + std::to_string(known) +
-                             "): a newer contest wrote it; use that one");
-    };
-    version_ = guarded("reading its schema version", read_version);
-    refuse_newer(version_);
-    if (version_ == known) return;
-    if (version_ == 0 && !postgresql()) {
+    SchemaState state = guarded("reading its schema version", [&] { return read_schema(); });
+    if (state.version == 0 && !postgresql()) {
         int tables = 0;
         guarded("reading its tables", [&] {
             *sql_ << "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'", soci::into(tables);
@@ -129,34 +105,85 @@ HistoryDb::HistoryDb(const DbTarget& target, OpenFor mode) : target_(target) {
         // Another contest may have made the schema since the version was
         // read (two opening a new file at once): its tables and its version
         // come in one commit, so a second look tells the two apart.
-        if (tables > 0) version_ = guarded("reading its schema version", read_version);
-        if (tables > 0 && version_ == 0)
+        if (tables > 0)
+            state = guarded("reading its schema version", [&] { return read_schema(); });
+        if (tables > 0 && state.version == 0)
             throw UsageError(target_.shown +
                              ": a SQLite database of something else (tables without contest's "
                              "schema_version): not a contest history database");
-        refuse_newer(version_);
-        if (version_ == known) return;
     }
-    guarded("bringing its schema to version " + std::to_string(known),
-            [&] { in_transaction([&] { migrate(read_version, refuse_newer); }); });
+    refuse_unusable(state, mode);
+    version_ = state.version;
+    if (mode == OpenFor::reading) {
+        // A reader never changes the schema (a lab's older contests go on
+        // with it): it reads an older one as it is.
+        if (version_ == 0)
+            throw UsageError("no contest history in " + target_.shown +
+                             " yet (contest history import PATH... makes it)");
+        return;
+    }
+    if (version_ >= current_schema_version()) return;
+    guarded("bringing its schema to version " + std::to_string(current_schema_version()),
+            [&] { in_transaction([&] { migrate(); }); });
 }
 
 HistoryDb::~HistoryDb() = default;
 
-void HistoryDb::migrate(const std::function<int()>& read_version,
-                        const std::function<void(int)>& refuse_newer) {
+HistoryDb::SchemaState HistoryDb::read_schema() {
+    SchemaState state;
+    int count = 0;
+    if (postgresql())
+        *sql_ << "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = "
+                 "'schema_version' AND table_schema = current_schema()",
+            soci::into(count);
+    else
+        *sql_ << "SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_version'",
+            soci::into(count);
+    if (count == 0) return state;
+    soci::indicator ind = soci::i_ok;
+    *sql_ << "SELECT MAX(version) FROM schema_version", soci::into(state.version, ind);
+    if (ind != soci::i_ok) state.version = 0;
+    // A migration's row without them (put there by hand, or by a contest
+    // that did not record them) is read as needing a contest that knows it.
+    if (state.version >= kOldestUsersSince)
+        *sql_ << "SELECT MAX(COALESCE(oldest_reader, version)), "
+                 "MAX(COALESCE(oldest_writer, version)) FROM schema_version",
+            soci::into(state.oldest_reader), soci::into(state.oldest_writer);
+    return state;
+}
+
+void HistoryDb::refuse_unusable(const SchemaState& state, OpenFor mode) const {
+    const int known = current_schema_version();
+    if (state.version <= known) return;
+    const bool reading = mode == OpenFor::reading;
+    const int oldest = reading ? state.oldest_reader : state.oldest_writer;
+    if (oldest > 0 && oldest <= known) return;
+    throw UsageError(target_.shown + ": its schema is version " + std::to_string(state.version) +
+                     ", newer than this contest's (" + std::to_string(known) + "), and " +
+                     (reading ? "read" : "written") + " right only by a contest of version " +
+                     std::to_string(oldest > 0 ? oldest : state.version) +
+                     " or later: a newer contest wrote it; use that one");
+}
+
+void HistoryDb::migrate() {
     // Two contests starting on a new database: the second waits here
     // (SQLite's write lock, PostgreSQL's lock on the key below), then finds
     // the first's schema and applies nothing again.
     if (postgresql()) *sql_ << "SELECT pg_advisory_xact_lock(5701057)";
     *sql_ << "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)";
-    int v = read_version();
-    refuse_newer(v);
+    const SchemaState state = read_schema();
+    refuse_unusable(state, OpenFor::writing);
+    int v = state.version;
     for (const Migration& m : migrations()) {
         if (m.version <= v) continue;
         for (const char* statement : m.statements)
             *sql_ << schema_statement(statement, postgresql());
-        *sql_ << "INSERT INTO schema_version (version) VALUES (:v)", soci::use(m.version);
+        if (m.version >= kOldestUsersSince)
+            *sql_ << "INSERT INTO schema_version (version, oldest_reader, oldest_writer) "
+                     "VALUES (:v, :r, :w)",
+                soci::use(m.version), soci::use(m.oldest_reader), soci::use(m.oldest_writer);
+        else
+            *sql_ << "INSERT INTO schema_version (version) VALUES (:v)", soci::use(m.version);
         v = m.version;
     }
     version_ = v;
@@ -221,6 +248,16 @@ void HistoryDb::in_transaction(const std::function<void()>& work) {
             // The connection is gone: the server rolls back on its own.
         }
         throw;
+    }
+}
+
+bool HistoryDb::answers() noexcept {
+    try {
+        int one = 0;
+        *sql_ << "SELECT 1", soci::into(one);
+        return one == 1;
+    } catch (...) {
+        return false;
     }
 }
 

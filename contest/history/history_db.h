@@ -1,8 +1,8 @@
 #pragma once
 // The results database (docs/history.md): every run contest saved, in a
 // SQLite file beside the results by default or in a PostgreSQL database a
-// lab shares, through SOCI, the one interface to both. Opening checks and
-// migrates the schema (schema.h); every failure is one line naming the
+// lab shares, through SOCI, the one interface to both. Opening checks the
+// schema (schema.h), and a writer migrates it; every failure is one line naming the
 // database, and every write is one transaction, so a failed import leaves
 // nothing half-written.
 #include <filesystem>
@@ -35,15 +35,24 @@ inline constexpr int kBusyTimeoutS = 60;
 DbTarget db_target(const std::string& given, const std::filesystem::path& results_dir);
 
 enum class OpenFor {
-    writing,  // a missing SQLite file is made
-    reading,  // a missing SQLite file is a UsageError (nothing imported there yet)
+    // A missing SQLite file is made, an older schema brought to this
+    // binary's version; a newer one written as it is when its migrations
+    // allow a contest of this version to write it (schema.h).
+    writing,
+    // Nothing changed: an older schema read as it is (schema_version()
+    // says which columns a reader may select), a newer one when its
+    // migrations allow this version to read it. A missing SQLite file, or
+    // a database without contest's schema yet, is a UsageError (nothing
+    // imported there yet).
+    reading,
 };
 
 class HistoryDb {
   public:
-    // Connects, then checks and brings the schema to this binary's version.
-    // UsageError: a file that is not a database or is corrupt, a schema
-    // newer than this binary knows. EnvironmentError: a server that is down
+    // Connects, then checks the schema, and brings it to this binary's
+    // version when writing. UsageError: a file that is not a database or is
+    // corrupt, a newer schema that a contest of this version may not read
+    // (or write). EnvironmentError: a server that is down
     // or refuses the login, a database locked past kBusyTimeoutS.
     HistoryDb(const DbTarget& target, OpenFor mode);
     ~HistoryDb();
@@ -53,6 +62,7 @@ class HistoryDb {
     soci::session& sql() { return *sql_; }
     const DbTarget& target() const { return target_; }
     bool postgresql() const { return target_.kind == DbKind::postgresql; }
+    // The database's version: below this binary's only when reading.
     int schema_version() const { return version_; }
 
     // work in one transaction, committed when it returns and rolled back
@@ -61,6 +71,10 @@ class HistoryDb {
     // writes are one snapshot and never fail on the upgrade to a writer.
     // Its errors are the database's own: the caller's guarded() says them.
     void in_transaction(const std::function<void()>& work);
+
+    // Whether the database still answers a query (after an error: was it
+    // the statement's, or is the connection gone?).
+    bool answers() noexcept;
 
     // Any database error met while `doing` as one UsageError or
     // EnvironmentError line naming the database (fail_text's).
@@ -76,9 +90,18 @@ class HistoryDb {
   private:
     [[noreturn]] void rethrow(const std::string& doing, const std::exception& e) const;
     void connect(OpenFor mode);
+    struct SchemaState {
+        int version = 0;  // 0: no schema yet
+        // The oldest version that reads, and writes, it right (schema.h);
+        // 0 before version kOldestUsersSince, which every contest reads.
+        int oldest_reader = 0, oldest_writer = 0;
+    };
+    SchemaState read_schema();
+    // UsageError when a contest of this version may not use the database
+    // so (its schema newer, and its migrations say so).
+    void refuse_unusable(const SchemaState& state, OpenFor mode) const;
     // The migrations after the database's version, inside a transaction.
-    void migrate(const std::function<int()>& read_version,
-                 const std::function<void(int)>& refuse_newer);
+    void migrate();
 
     DbTarget target_;
     std::unique_ptr<soci::session> sql_;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "contest/analysis/measures.h"
 #include "contest/history/file_keys.h"
+#include "contest/history/row_values.h"
 #include "contest/result/result_paths.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/packed_text.h"
@@ -126,19 +128,70 @@ void insert_runs(soci::session& sql, long long file_id, const ResultFile& file) 
                       percentiles);
 }
 
-// Every row of the files at `path` of the run of `label` that started at
-// `started` (a file's earlier saves), with their runs, measures and percentiles.
-void remove_earlier_saves(soci::session& sql, const std::string& path, const std::string& label,
-                          const std::string& started) {
-    const std::string of_files =
-        "SELECT id FROM files WHERE path = :p AND label = :l AND started_at = :s";
-    const std::string of_runs = "SELECT id FROM runs WHERE file_id IN (" + of_files + ")";
+// What a run is, wherever its file lies: the machine it ran on, its
+// workload and kernel, its label and its start (all kept by --resume, which
+// refuses another config). Every save of a run, and every copy of one, has
+// the same key; two runs have the same key only if one machine started the
+// same label of the same kernel and workload twice in one second.
+struct RunKey {
+    long long machine_id = 0, workload_id = 0, kernel_id = 0;
+    std::string label, started;
+};
+
+// A save of a run: how far it got.
+struct Save {
+    long long file_id = 0;  // 0: the file being imported
+    bool complete = false;
+    long long runs = 0;
+};
+
+// The save that stands for its run: the complete one, else the one with
+// more runs; on a tie the one imported later (its bytes may say more of the
+// same runs: the end, why --runs auto stopped).
+bool further(const Save& a, const Save& b) {
+    if (a.complete != b.complete) return a.complete;
+    return a.runs >= b.runs;
+}
+
+std::vector<Save> saves_of(soci::session& sql, const RunKey& run) {
+    std::vector<Save> saves;
+    soci::rowset<soci::row> rows =
+        (sql.prepare << "SELECT f.id, f.complete, (SELECT COUNT(*) FROM runs r WHERE r.file_id = "
+                        "f.id) FROM files f WHERE f.machine_id = :m AND f.label = :l AND "
+                        "f.started_at = :s AND f.workload_id = :w AND f.kernel_id = :k",
+         soci::use(run.machine_id), soci::use(run.label), soci::use(run.started),
+         soci::use(run.workload_id), soci::use(run.kernel_id));
+    for (const soci::row& row : rows)
+        saves.push_back({integer_at(row, 0), integer_at(row, 1) != 0, integer_at(row, 2)});
+    return saves;
+}
+
+// One file's rows: its runs, their measures and percentiles, and itself.
+void remove_file(soci::session& sql, long long file_id) {
+    const std::string of_runs = "SELECT id FROM runs WHERE file_id = :f";
     for (const std::string& statement :
          {"DELETE FROM probe_percentiles WHERE run_id IN (" + of_runs + ")",
           "DELETE FROM run_measures WHERE run_id IN (" + of_runs + ")",
-          "DELETE FROM runs WHERE file_id IN (" + of_files + ")",
-          std::string("DELETE FROM files WHERE path = :p AND label = :l AND started_at = :s")})
-        sql << statement, soci::use(path), soci::use(label), soci::use(started);
+          std::string("DELETE FROM runs WHERE file_id = :f"),
+          std::string("DELETE FROM files WHERE id = :f")})
+        sql << statement, soci::use(file_id);
+}
+
+// Two imports of saves of one run at once on PostgreSQL: the second waits
+// here until the first commits, then finds its save (READ COMMITTED: each
+// statement after sees what committed before it). Without it the second's
+// removal of earlier saves could run half before the first's commit and
+// half after, and delete a file whose runs it had not deleted. SQLite's
+// BEGIN IMMEDIATE already lets one writer in at a time. The key's first
+// word is contest's (migrate() locks 5701057 alone, another key space).
+void lock_run(HistoryDb& db, const std::vector<std::string>& identities, const RunKey& run) {
+    if (!db.postgresql()) return;
+    std::string key_text;
+    for (const std::string& identity : identities) key_text += identity + '\n';
+    const std::string sha = sha256_hex(key_text + run.label + '\n' + run.started);
+    const int key =
+        static_cast<int>(static_cast<std::uint32_t>(std::stoul(sha.substr(0, 8), nullptr, 16)));
+    db.sql() << "SELECT pg_advisory_xact_lock(5701058, :k)", soci::use(key);
 }
 
 // Whether the database holds the file of these bytes with its content.
@@ -157,9 +210,18 @@ bool kept_already(HistoryDb& db, const std::string& text) {
 Imported import_result(HistoryDb& db, const ResultFile& file, const std::string& text,
                        const std::string& imported_at) {
     const std::string content_sha256 = sha256_hex(text);
+    const Keyed machine_key = machine_of(file), workload_key = workload_of(file);
+    const KernelKey kernel_key = kernel_of(file);
+    RunKey run;
+    run.label = valid_utf8(file.label);
+    run.started = valid_utf8(file.started_at);
     Imported outcome = Imported::already_in;
     db.in_transaction([&] {
         soci::session& sql = db.sql();
+        lock_run(
+            db,
+            {machine_key.identity_sha256, workload_key.identity_sha256, kernel_key.identity_sha256},
+            run);
         long long known = 0;
         soci::indicator ind = soci::i_null;
         sql << "SELECT id FROM files WHERE content_sha256 = :h", soci::use(content_sha256),
@@ -173,29 +235,39 @@ Imported import_result(HistoryDb& db, const ResultFile& file, const std::string&
                 soci::use(content), soci::use(known);
             return;
         }
-        const long long machine = keyed_row(sql, "machines", machine_of(file));
-        const long long workload = keyed_row(sql, "workloads", workload_of(file));
-        const long long kernel = kernel_row(sql, kernel_of(file));
-        const std::string path = valid_utf8(file.path.string()), label = valid_utf8(file.label),
-                          started = valid_utf8(file.started_at),
+        run.machine_id = keyed_row(sql, "machines", machine_key);
+        run.workload_id = keyed_row(sql, "workloads", workload_key);
+        run.kernel_id = kernel_row(sql, kernel_key);
+        // The run's other saves (its file as it stood before, a copy of it
+        // fetched elsewhere): one stands for the run, or its runs count
+        // twice. The others go, this one too when it is not the furthest.
+        const Save incoming{0, file.complete, static_cast<long long>(file.runs.size())};
+        Save best = incoming;
+        const std::vector<Save> saves = saves_of(sql, run);
+        for (const Save& s : saves)
+            if (!further(best, s)) best = s;
+        for (const Save& s : saves)
+            if (s.file_id != best.file_id) remove_file(sql, s.file_id);
+        if (best.file_id != 0) {
+            outcome = Imported::superseded;
+            return;
+        }
+        const std::string path = valid_utf8(file.path.string()),
                           finished = valid_utf8(file.finished_at),
                           version = valid_utf8(file.contest_version);
         const int complete = file.complete ? 1 : 0;
-        // The same file as it stood before (its run had fewer runs then):
-        // its runs are all in this one, and would count twice.
-        remove_earlier_saves(sql, path, label, started);
         long long file_id = 0;
-        // Another import of the same file at once (PostgreSQL): it waits
-        // here for the first, then finds the file in and adds nothing.
         const std::string content = packed_text(text);
         sql << "INSERT INTO files (content_sha256, path, label, started_at, finished_at, "
                "complete, contest_version, machine_id, workload_id, kernel_id, imported_at, "
                "content) VALUES (:h, :p, :l, :s, :f, :c, :v, :m, :w, :k, :t, :x) "
                "ON CONFLICT (content_sha256) DO NOTHING RETURNING id",
-            soci::use(content_sha256), soci::use(path), soci::use(label), soci::use(started),
-            soci::use(finished), soci::use(complete), soci::use(version), soci::use(machine),
-            soci::use(workload), soci::use(kernel), soci::use(imported_at), soci::use(content),
-            soci::into(file_id);
+            soci::use(content_sha256), soci::use(path), soci::use(run.label),
+            soci::use(run.started), soci::use(finished), soci::use(complete), soci::use(version),
+            soci::use(run.machine_id), soci::use(run.workload_id), soci::use(run.kernel_id),
+            soci::use(imported_at), soci::use(content), soci::into(file_id);
+        // The same bytes in already (their run's lock above makes this a
+        // safeguard): nothing to add.
         if (!sql.got_data()) return;
         insert_runs(sql, file_id, file);
         outcome = Imported::added;
@@ -223,8 +295,23 @@ ImportTally import_paths(HistoryDb& db, const std::vector<std::filesystem::path>
             continue;
         }
         file.path = fs::absolute(path).lexically_normal();
-        const auto outcome = db.guarded("importing " + printable(path.string()),
-                                        [&] { return import_result(db, file, text, imported_at); });
+        Imported outcome = Imported::already_in;
+        try {
+            outcome = db.guarded("importing " + printable(path.string()),
+                                 [&] { return import_result(db, file, text, imported_at); });
+        } catch (const UsageError& e) {
+            // The database refused this file's rows (a value, a constraint):
+            // its transaction left nothing, and the next file may go in.
+            tally.refused.push_back(e.what());
+            continue;
+        } catch (const EnvironmentError& e) {
+            // On SQLite that is the machine's (a lock held too long, a full
+            // disk): every file after would meet it. On PostgreSQL every
+            // error is one; a server that still answers refused this file.
+            if (!db.postgresql() || !db.answers()) throw;
+            tally.refused.push_back(e.what());
+            continue;
+        }
         if (outcome == Imported::added) {
             ++tally.added;
             tally.runs += static_cast<int>(file.runs.size());

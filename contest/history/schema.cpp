@@ -61,6 +61,25 @@ const Migration kMigrations[] = {
          "ALTER TABLE runs ADD COLUMN boot INTEGER NOT NULL DEFAULT 0",
          "ALTER TABLE runs ADD COLUMN run_in_boot INTEGER NOT NULL DEFAULT 0",
      }},
+    // Version 5: with each migration's number, the oldest contest that
+    // still reads and writes the database right (Migration; versions 1 to 4
+    // only added, so every contest that knows this rule does); and a file's
+    // earlier saves found by its run, wherever the file lies: the machine,
+    // the label and the start (with the workload and kernel: import.h). A contest of version 4 keys them
+    // by path and would count a run saved at two paths twice, as it always
+    // did, but writes nothing this one reads wrong.
+    {.version = 5,
+     .statements =
+         {
+             "ALTER TABLE schema_version ADD COLUMN oldest_reader INTEGER",
+             "ALTER TABLE schema_version ADD COLUMN oldest_writer INTEGER",
+             "UPDATE schema_version SET oldest_reader = 1, oldest_writer = 1",
+             "CREATE INDEX files_by_run ON files (machine_id, label, started_at)",
+         }},
+    // A further migration goes here: {.version = 6, .statements = {...}},
+    // with .oldest_reader and .oldest_writer = 6 when it changes what an
+    // older contest reads or writes (a column renamed or dropped, a table an
+    // older contest's deletes would break by referring to its rows).
 };
 
 void replace_every(std::string& s, const std::string& what, const std::string& with) {

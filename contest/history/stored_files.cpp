@@ -2,6 +2,7 @@
 
 #include <soci/soci.h>
 
+#include "contest/history/schema.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/packed_text.h"
 #include "contest/sys/text.h"
@@ -34,9 +35,12 @@ std::vector<ResultFile> stored_files(HistoryDb& db, const std::vector<std::strin
         };
         std::vector<Stored> stored;
         db.guarded("reading the files of " + printable(label), [&] {
+            // A database older than files.content is read as it is: each
+            // file's content as not kept.
+            const std::string content = db.schema_version() >= kFileContentSince ? "content" : "''";
             soci::rowset<soci::row> rows =
-                (db.sql().prepare << "SELECT path, content FROM files WHERE label = :l "
-                                     "ORDER BY started_at, id",
+                (db.sql().prepare << "SELECT path, " + content +
+                                         " FROM files WHERE label = :l ORDER BY started_at, id",
                  soci::use(label));
             for (const soci::row& row : rows)
                 stored.push_back({row.get<std::string>(0), row.get<std::string>(1)});

@@ -399,9 +399,10 @@ void Track::store_point(TrackPoint& point) {
     const history::ImportTally tally = db_->guarded("storing point " + point.name, [&] {
         return history::import_paths(*db_, {o_.folder / point.file}, utc_timestamp());
     });
-    if (!tally.skipped.empty())
-        throw EnvironmentError("contest track: point " + printable(point.name) +
-                               ": its file is not stored: " + tally.skipped.front());
+    for (const auto* why : {&tally.skipped, &tally.refused})
+        if (!why->empty())
+            throw EnvironmentError("contest track: point " + printable(point.name) +
+                                   ": its file is not stored: " + why->front());
     point.status = PointStatus::stored;
     save();
     const std::string hash = point.commit.substr(0, 12);
