@@ -364,7 +364,7 @@ TEST_CASE(
                       << "      contest_track_tree: /srv/contest/linux\n"
                       << "      contest_track_branch: main\n"
                       << "      contest_track_from: t0\n"
-                      << "      contest_track_options: --runs 1\n"
+                      << "      contest_track_options: --runs 1 --measure time:no_load\n"
                       << "      contest_track_args: >-\n"
                       << "        --vm-accel tcg --vm-cpus 1 --vm-disk 64 -w command\n"
                       << "        --workload-cmd true --warmup 0 --timeline-hz 0\n"

@@ -106,7 +106,7 @@ TEST_CASE(
                    "RUN_WORDS=--workdir /var/tmp/contest-work --vm-accel tcg --vm-cpus 1 "
                    "--vm-disk 64 -w command --workload-cmd true --warmup 0 --timeline-hz 0 "
                    "--no-drop-caches no_load\n"
-                   "TRACK_OPTIONS=--runs 1\n");
+                   "TRACK_OPTIONS=--runs 1 --measure time:no_load\n");
     test::put_file(out / "step.sh", kGuestStep);
     test::put_file(out / "units/contest-track-demo-step.service",
                    "[Unit]\nDescription=contest track unit demo: the step\n"
