@@ -41,11 +41,10 @@
 #include "contest/vm/guest.h"
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
-#include "kbuild_stand_in.h"
-#include "stand_in_qemu.h"
 #include "systemd_guest.h"
 #include "test_helpers.h"
 #include "test_skip.h"
+#include "track_guest.h"
 
 using namespace contest;
 namespace fs = std::filesystem;
@@ -117,38 +116,16 @@ void put_network_and_sshd(const fs::path& share, const std::string& public_key) 
 }
 
 // fleet-a also follows a branch from its unit (contest_track_mode=timer):
-// the package's files (make install's, this build's `cmake --install`
-// staged in the share) and the robot's clone are put on its root by a unit
-// of the share's at its first boot, as the package and the role's clone
-// would be; a stand-in QEMU first on the unit's PATH runs each point's guest
-// contest without nested emulation (tests/test_track_unit.cpp does the same
-// in a guest of its own). The upstream gains a tag that does not build after
-// the clone: the unit's fetch brings it.
+// the package's files and the robot's clone are put on its root by a unit
+// of the share's at its first boot (tests/track_guest.h), as the package and
+// the role's clone would be.
 void put_track_host(const fs::path& share) {
-    const std::string installed = test::shell_output(
-        "DESTDIR='" + (share / "stage").string() + "' cmake --install '" +
-        fs::path(CONTEST_BINARY).parent_path().string() + "' >/dev/null 2>&1 && echo installed");
-    REQUIRE(installed == "installed");
-    test::StandIn tree;
-    test::sh(tree.tree, "git tag t0 " + tree.base + " && git reset -q --hard " + tree.base);
-    test::sh(share, "git clone -q --bare '" + tree.tree.string() +
-                        "' upstream.git && git clone -q upstream.git upstream && rm -rf "
-                        "upstream.git");
-    test::put_stand_in_qemu(share / "bin", "/mnt/out/booted", "none", 0);
-    write_guest_file(share / "track-tree.sh",
-                     "cp -a /mnt/out/stage/. / &&\n"
-                     "install -m 755 /mnt/out/bin/qemu-system-x86_64 /usr/local/sbin/ &&\n"
-                     "mkdir -p /srv/contest && cp -a /mnt/out/upstream /srv/upstream &&\n"
-                     "chown -R root:root /srv/upstream &&\n"
-                     "git clone -q /srv/upstream /srv/contest/linux &&\n"
-                     "cd /srv/upstream && echo 1 > fail && git add fail &&\n"
-                     "git -c user.name=t -c user.email=t@t commit -qm 'does not build' &&\n"
-                     "git tag t1\n");
+    test::put_track_machine(share);
     write_guest_file(share / "units/contest-fleet-track-tree.service",
                      "[Unit]\nDescription=contest fleet demo: the package and the robot's clone\n"
                      "ConditionPathExists=!/srv/contest/linux\n"
                      "Before=contest-fleet-sshd.service\n"
-                     "[Service]\nType=oneshot\nExecStart=/bin/sh /mnt/out/track-tree.sh\n");
+                     "[Service]\nType=oneshot\nExecStart=/bin/sh /mnt/out/track-machine.sh\n");
 }
 
 // The guest was told to stop (tick): run_guest's guard stops QEMU on the way out.

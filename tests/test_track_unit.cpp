@@ -20,11 +20,11 @@
 #include "contest/history/history_db.h"
 #include "contest/history/series.h"
 #include "contest/track/track_state.h"
+#include "contest/track/tracking.h"
 #include "contest/vm/guest.h"
-#include "kbuild_stand_in.h"
-#include "stand_in_qemu.h"
 #include "systemd_guest.h"
 #include "test_helpers.h"
+#include "track_guest.h"
 
 using namespace contest;
 namespace fs = std::filesystem;
@@ -35,16 +35,8 @@ namespace {
 // unit and its timer, copy what they left to the share, power off.
 const char* const kGuestStep = R"SH(exec > /mnt/out/step.log 2>&1
 set -x
-# make install's files, where make install puts them.
-cp -a /mnt/out/stage/. /
-# The stand-in QEMU first on the unit's PATH (systemd's: /usr/local/sbin first).
-install -m 755 /mnt/out/bin/qemu-system-x86_64 /usr/local/sbin/qemu-system-x86_64
-mkdir -p /srv/contest /etc/contest/track
-cp -a /mnt/out/upstream /srv/upstream && chown -R root:root /srv/upstream
-git clone -q /srv/upstream /srv/contest/linux
-# Upstream moves on after the clone: a commit that does not build, tagged.
-cd /srv/upstream && echo 1 > fail && git add fail &&
-    git -c user.name=t -c user.email=t@t commit -qm 'does not build' && git tag t1 && cd /
+# make install's files, the stand-in QEMU, the upstream and its clone.
+sh /mnt/out/track-machine.sh
 cp /mnt/out/demo.conf /etc/contest/track/demo.conf
 systemctl daemon-reload
 systemctl cat contest-track@demo.service > /mnt/out/unit.txt
@@ -80,13 +72,7 @@ TEST_CASE(
                                disk.string() + " && echo made") == "made");
     fs::create_directories(out);
 
-    // make install of this build, staged (DESTDIR) for the guest's root.
-    const fs::path build = fs::path(CONTEST_BINARY).parent_path();
-    const std::string installed =
-        test::shell_output("DESTDIR='" + (out / "stage").string() + "' cmake --install '" +
-                           build.string() + "' 2>&1 && echo installed");
-    INFO(installed);
-    REQUIRE(installed.ends_with("installed"));
+    test::put_track_machine(out);
     fs::path unit, timer;
     for (const auto& e : fs::recursive_directory_iterator(out / "stage")) {
         if (e.path().filename() == "contest-track@.service") unit = e.path();
@@ -94,13 +80,6 @@ TEST_CASE(
     }
     REQUIRE_FALSE(unit.empty());
     REQUIRE_FALSE(timer.empty());
-
-    // The upstream: the stand-in tree, its first commit tagged t0.
-    test::StandIn tree;
-    test::sh(tree.tree, "git tag t0 " + tree.base + " && git reset -q --hard " + tree.base);
-    test::sh(out, "git clone -q --bare '" + tree.tree.string() + "' upstream.git && git clone -q " +
-                      "upstream.git upstream && rm -rf upstream.git");
-    test::put_stand_in_qemu(out / "bin", "/mnt/out/booted", "none", 0);
     test::put_file(out / "demo.conf",
                    "TREE=/srv/contest/linux\nBRANCH=main\nFROM=t0\nEVERY=tag\n"
                    "RUN_WORDS=--workdir /var/tmp/contest-work --vm-accel tcg --vm-cpus 1 "
@@ -156,8 +135,9 @@ TEST_CASE(
     std::string head, main, origin_main, t1;
     refs >> head >> main >> origin_main >> t1;
     const std::string upstream_t1 = test::slurp(out / "upstream-t1");
-    CHECK(head == tree.base);
-    CHECK(main == tree.base);
+    const std::string t0 = test::sh(out / "upstream", "git rev-parse t0");
+    CHECK(head == t0);
+    CHECK(main == t0);
     CHECK(origin_main + "\n" == upstream_t1);
     CHECK(t1 == origin_main);
 

@@ -100,7 +100,7 @@ int cmd_track(int argc, char** argv) {
     std::string sendmail = "/usr/sbin/sendmail";
     // clang-format off
     cl.options.add_options()
-        ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read")
+        ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read (--fetch: but its remote-tracking ref and tags)")
         ("branch", po::value(&branch)->default_value(branch)->value_name("BRANCH"), "the ref followed")
         ("from", po::value(&from)->value_name("REF"), "the track's first point (given once: the state keeps it)")
         ("every", checked(&every, check_every)->default_value(every)->value_name("tag|N"),
