@@ -18,8 +18,8 @@ namespace contest::test {
 // other), then runs the turn's journal with the contest under test (the
 // guest's /mnt/out its share, the rest of /mnt a folder beside it), with
 // DUET_GUEST naming its console for what the runs start.
-inline void put_stand_in_qemu(const fs::path& bin, const fs::path& log, const std::string& slow,
-                       int slow_s) {
+inline void put_stand_in_qemu(const std::filesystem::path& bin, const std::filesystem::path& log,
+                              const std::string& slow, int slow_s) {
     put_file(
         bin / "qemu-system-x86_64",
         "#!/bin/sh\n"

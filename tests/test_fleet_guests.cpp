@@ -9,7 +9,9 @@
 // label's kernel panics and hangs (panic=0, no init to run), so that host
 // never answers again: the play gives up on it after its bound and names it
 // with its last status, fetches the others' files, and `contest compare
-// --over-hosts` gives each host's verdict and the one over the hosts.
+// --over-hosts` gives each host's verdict and the one over the hosts. fleet-a
+// also follows a branch from contest's unit (contest_track_mode=timer): the
+// play starts the unit once, and its points are read after the play.
 // Hidden (not in `make test`): the play takes a quarter of an hour and more.
 // Needs openssh-server on this machine (its sshd is what the guests run; it
 // is not started here).
@@ -42,6 +44,7 @@
 #include "systemd_guest.h"
 #include "test_helpers.h"
 #include "test_skip.h"
+#include "track_guest.h"
 
 using namespace contest;
 namespace fs = std::filesystem;
@@ -110,6 +113,19 @@ void put_network_and_sshd(const fs::path& share, const std::string& public_key) 
                      "|| { mkdir -p /etc/contest-fleet && ssh-keygen -q -t ed25519 -N \"\" -f "
                      "/etc/contest-fleet/ssh_host_ed25519_key; }'\n"
                      "ExecStart=/usr/sbin/sshd -D -e -f /mnt/out/sshd_config\n");
+}
+
+// fleet-a also follows a branch from its unit (contest_track_mode=timer):
+// the package's files and the robot's clone are put on its root by a unit
+// of the share's at its first boot (tests/track_guest.h), as the package and
+// the role's clone would be.
+void put_track_host(const fs::path& share) {
+    test::put_track_machine(share);
+    write_guest_file(share / "units/contest-fleet-track-tree.service",
+                     "[Unit]\nDescription=contest fleet demo: the package and the robot's clone\n"
+                     "ConditionPathExists=!/srv/contest/linux\n"
+                     "Before=contest-fleet-sshd.service\n"
+                     "[Service]\nType=oneshot\nExecStart=/bin/sh /mnt/out/track-machine.sh\n");
 }
 
 // The guest was told to stop (tick): run_guest's guard stops QEMU on the way out.
@@ -244,6 +260,7 @@ TEST_CASE(
         REQUIRE(test::shell_output("truncate -s 1G " + disk.string() + " && mkfs.ext4 -q -F " +
                                    disk.string() + " && echo made") == "made");
         put_network_and_sshd(share, public_key);
+        if (name == "fleet-a") put_track_host(share);
         g->boot.kernel = kernel.image;
         g->boot.initramfs = initramfs.path;
         g->boot.scratch_disk = disk;
@@ -318,6 +335,17 @@ TEST_CASE(
                   << "      contest_boot_timeout_s: " << g->bound_s << "\n"
                   << "      contest_b_append: \"contest_label=b"
                   << (g->broken_append.empty() ? "" : " " + g->broken_append) << "\"\n";
+        if (g->name == "fleet-a")
+            inventory << "      contest_track: true\n"
+                      << "      contest_track_mode: timer\n"
+                      << "      contest_track_tree: /srv/contest/linux\n"
+                      << "      contest_track_branch: main\n"
+                      << "      contest_track_from: t0\n"
+                      << "      contest_track_options: --runs 1 --measure time:no_load\n"
+                      << "      contest_track_args: >-\n"
+                      << "        --vm-accel tcg --vm-cpus 1 --vm-disk 64 -w command\n"
+                      << "        --workload-cmd true --warmup 0 --timeline-hz 0\n"
+                      << "        --no-drop-caches no_load\n";
     }
     write_guest_file(dir / "inventory.yml", inventory.str());
     const fs::path controller = dir / "controller";
@@ -386,6 +414,17 @@ TEST_CASE(
                                       : describe_wait_status(*play_status);
     const double play_s = since_start() - play_start;
     const std::string play = test::slurp(dir / "play.log");
+    // fleet-a's track unit, which the play started once (not waited for):
+    // its end waited for here, and what it left read.
+    const std::string track_unit = test::shell_output(
+        ssh_words(key, *guests[0]->boot.ssh_forward_port) +
+        " 'u=contest-track@main.service; i=0; while [ $i -lt 120 ] && { [ \"$(systemctl show -p "
+        "ActiveState --value $u)\" = activating ] || systemctl list-jobs --no-legend | grep -q "
+        "$u; }; do sleep 5; i=$((i + 1)); done; systemctl show -p "
+        "Result,ExecMainStatus,ExecMainStartTimestampMonotonic $u; systemctl is-active "
+        "contest-track@main.timer; git -C /srv/contest/linux rev-parse origin/main; git -C "
+        "/srv/upstream rev-parse t1; " CONTEST_BINARY
+        " track --status --results /var/lib/contest/track/main' 2>&1");
     stop_guests.now();
     for (auto& g : guests)
         if (g->error) std::rethrow_exception(g->error);
@@ -436,6 +475,7 @@ TEST_CASE(
     WARN("the play: " << play_s << " s, exit " << play_exit);
     WARN(test::slurp(dir / "ansible.log"));
     WARN("contest compare --over-hosts a b:\n" << over);
+    WARN("fleet-a's track unit:\n" << track_unit);
 
     INFO("ansible-playbook exited " << play_exit << " after " << play_s
                                     << " s; its output: " << (last / "play.log").string());
@@ -477,6 +517,26 @@ TEST_CASE(
             CHECK(read[0].runs.size() == 2);
             for (const auto& r : read[0].runs) CHECK(r.ok());
         }
+    }
+    // fleet-a's track from its unit (contest_track_mode=timer): the play
+    // enabled its timer and started the unit once; the unit fetched the
+    // tag made after the clone and took both points.
+    {
+        INFO(track_unit);
+        CHECK(has_line_matching(play,
+                                "fleet-a: .*track main: its unit.s settings in "
+                                "/etc/contest/track/main.conf, its timer enabled, its "
+                                "unit started once"));
+        CHECK(has_line_matching(track_unit, "^Result=success$"));
+        CHECK(has_line_matching(track_unit, "^ExecMainStatus=0$"));
+        CHECK_FALSE(has_line_matching(track_unit, "^ExecMainStartTimestampMonotonic=0$"));
+        CHECK(has_line_matching(track_unit, "^active$"));
+        std::istringstream lines(track_unit.substr(track_unit.find("active\n") + 7));
+        std::string origin_main, upstream_t1;
+        lines >> origin_main >> upstream_t1;
+        CHECK(origin_main.size() == 40);
+        CHECK(origin_main == upstream_t1);
+        CHECK_THAT(track_unit, Catch::Contains("points: 2, 1 stored, 1 failed, 0 to do"));
     }
     INFO(over);
     CHECK_THAT(over, Catch::Contains("b against a over 2 hosts"));

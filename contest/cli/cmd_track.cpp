@@ -20,6 +20,7 @@
 #include "contest/sys/workdir.h"
 #include "contest/track/contest_bench.h"
 #include "contest/track/tracking.h"
+#include "contest/track/tree_fetch.h"
 
 namespace contest {
 namespace {
@@ -91,7 +92,7 @@ int cmd_track(int argc, char** argv) {
         "docs/track.md.";
     std::string tree, branch = "HEAD", from, every = "tag", measure, results = "results/track",
                       mail_dir, db;
-    bool head = false, status = false, boot = false;
+    bool head = false, status = false, boot = false, fetch = false;
     unsigned runs = 3, confirm_rounds = 5;
     double run_timeout = 0, bisect_timeout = 0;
     unsigned bisect_step_max_rounds = 0;
@@ -99,12 +100,16 @@ int cmd_track(int argc, char** argv) {
     std::string sendmail = "/usr/sbin/sendmail";
     // clang-format off
     cl.options.add_options()
-        ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read")
+        ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read (--fetch: but its remote-tracking ref and tags)")
         ("branch", po::value(&branch)->default_value(branch)->value_name("BRANCH"), "the ref followed")
         ("from", po::value(&from)->value_name("REF"), "the track's first point (given once: the state keeps it)")
         ("every", checked(&every, check_every)->default_value(every)->value_name("tag|N"),
          "the points: each tagged commit, or every N-th commit of the branch's first-parent line")
         ("head", po::bool_switch(&head), "the branch's head a point too")
+        ("fetch", po::bool_switch(&fetch),
+         "the remote's branch first fetched into its remote-tracking ref, with its tags "
+         "(--branch REMOTE/BRANCH, origin/master), git's config of the tree running no program; "
+         "the tree must be the user's own (the unit's fetch)")
         ("measure", po::value(&measure)->value_name("WHAT:LOAD"),
          "the series watched and the figure bisected: time, loads or a measure a run records, "
          "under LOAD (default: time under the first load but no_load)")
@@ -145,6 +150,7 @@ int cmd_track(int argc, char** argv) {
     if (status) return print_status(folder);
     if (tree.empty()) throw UsageError("contest track: give the TREE to follow (a git work tree)");
     refuse_track_run_options(run_words);
+    if (fetch) track::remote_branch_of(branch);
 
     // Each run's words checked now, as the first point's run will take them.
     const RunConfig first = run_config_of([&] {
@@ -169,6 +175,7 @@ int cmd_track(int argc, char** argv) {
         throw UsageError("contest track: " + printable(tree) +
                          " is no git work tree (git: " + printable(top.first_error_line()) + ")");
     options.tree = fs::path(split_lines(top.out).front());
+    if (fetch) track::fetch_followed_branch(options.tree, branch, options.scratch);
     options.branch = branch;
     options.from = from;
     options.choice.every = every;

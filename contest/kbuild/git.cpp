@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -30,7 +31,8 @@ std::string read_and_remove(const fs::path& file) {
 // (safe.directory), whose .git/config could otherwise name a program for
 // git to run. Each setting that names a program is given one of the
 // machine's own that does nothing (true, false, cat) or is switched off:
-// hooks, fsmonitor, signing and its verification (a signed commit under
+// hooks, fsmonitor, the command that lists an alternate's refs (a
+// fetch's), signing and its verification (a signed commit under
 // log.showSignature runs gpg.program), the pager and editors, external
 // diffs, credential helpers, ssh and every transport but a local path's.
 // (A diff driver's textconv or a filter driver is named per driver, so it
@@ -43,6 +45,7 @@ const char* const kGitSettings[] = {
     "safe.directory=*",
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
+    "core.alternateRefsCommand=true",
     "core.pager=cat",
     "core.editor=true",
     "sequence.editor=true",
@@ -100,6 +103,13 @@ GitResult run_git(const fs::path& dir, const std::vector<std::string>& args,
                         "GIT_SSH_COMMAND=false", "GIT_EXTERNAL_DIFF=true",
                         "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
                         "GIT_ATTR_NOSYSTEM=1",   "GIT_OPTIONAL_LOCKS=0"};
+    // A caller's setting replaces contest's of the same name (a child's
+    // getenv takes the first of two).
+    std::erase_if(so.env_overrides, [&](const std::string& mine) {
+        const std::string name = mine.substr(0, mine.find('=') + 1);
+        return std::any_of(env.begin(), env.end(),
+                           [&](const std::string& e) { return e.starts_with(name); });
+    });
     so.env_overrides.insert(so.env_overrides.end(), env.begin(), env.end());
     const auto started = std::chrono::steady_clock::now();
     const pid_t pid = spawn(argv, so);

@@ -26,7 +26,8 @@ struct GitResult {
 };
 
 // `git -C dir ARGS` with contest's settings; `scratch` is a folder of
-// contest's that takes its output files. EnvironmentError when git cannot
+// contest's that takes its output files; `env`'s NAME=VALUE replace
+// contest's own of those names. EnvironmentError when git cannot
 // be started (not installed).
 GitResult run_git(const std::filesystem::path& dir, const std::vector<std::string>& args,
                   const std::filesystem::path& scratch, const std::vector<std::string>& env = {});
