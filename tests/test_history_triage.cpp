@@ -170,11 +170,11 @@ TEST_CASE("history hosts: per host its last run, what it runs and its failures",
     REQUIRE(lines.size() >= 6);
     CHECK_THAT(lines[0], Catch::Contains("owed") && Catch::Contains("failed"));
     // The host whose last run is oldest first: the one that stopped.
-    CHECK_THAT(lines[1], Catch::StartsWith("2026-12-01T02:00:00Z ") && Catch::EndsWith(" lab-b"));
+    CHECK_THAT(lines[1], Catch::StartsWith("2026-12-01T02:00:00Z ") && Catch::Contains(" lab-b ("));
     CHECK_THAT(lines[2], Catch::Contains("6.1.2 (lab-b-k2)") &&
                              Catch::Contains("labels lab-b-k1, lab-b-k2;"));
     CHECK(lines[3] == "    its last failed run: the workload exited 1");
-    CHECK_THAT(lines[4], Catch::StartsWith("2026-12-05T02:00:00Z ") && Catch::EndsWith(" lab-a"));
+    CHECK_THAT(lines[4], Catch::StartsWith("2026-12-05T02:00:00Z ") && Catch::Contains(" lab-a ("));
     HistoryDb db(db_target("", dir / "results"), OpenFor::reading);
     const auto hosts = host_views(db);
     REQUIRE(hosts.size() == 2);
