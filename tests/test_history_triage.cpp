@@ -184,7 +184,7 @@ TEST_CASE("history hosts: per host its last run, what it runs and its failures",
     CHECK(hosts[0].ok_runs + hosts[0].failed_runs == 50);
 }
 
-TEST_CASE("history page opens on the changes and their states; KCIDB gets them as issues",
+TEST_CASE("history page opens on the changes and their states, and KCIDB gets them as issues",
           "[history][triage][e2e]") {
     ScratchDir dir("triage-page");
     for (int i = 1; i <= 8; ++i) put_stepped_kernel(dir / "results", i);

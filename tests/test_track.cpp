@@ -688,7 +688,7 @@ struct ChangeFound : std::runtime_error {
 
 TEST_CASE(
     "track: a change marked invalid (or acknowledged) between two starts is never confirmed, "
-    "bisected or mailed; one left untriaged is",
+    "bisected or mailed, and one someone is investigating is",
     "[track][triage]") {
     for (const auto status : {history::TriageStatus::invalid, history::TriageStatus::acknowledged,
                               history::TriageStatus::investigating}) {

@@ -224,7 +224,7 @@ int changes_action(const HistoryArgs& a) {
     std::cout << shown.size() << " of " << looked.size() << " change(s) in " << groups.size()
               << " alert(s)"
               << (only ? std::string(", those ") + triage_status_name(*only) : std::string())
-              << "; contest history triage ID --status S sets one's state\n";
+              << "; contest history triage ID --status STATE sets one's state\n";
     return kExitOk;
 }
 
@@ -347,7 +347,7 @@ int cmd_history(int argc, char** argv) {
     cl.name = "history";
     cl.usage =
         "contest history [list | import PATH... | show SERIES | changes [SERIES...] | page "
-        "[SERIES...] | triage CHANGE [--status S] | hosts] [options]";
+        "[SERIES...] | triage CHANGE [--status STATE] | hosts] [options]";
     cl.summary =
         "Every run in a results database (SQLite by default, a file beside the results; "
         "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
@@ -365,7 +365,7 @@ int cmd_history(int argc, char** argv) {
         "run of every kernel in kernel order and its changes marked, written to --out. Each change "
         "found is recorded with an id a later look finds again (its series, the same way, within "
         "2 points of where it was), and the changes of one kernel pair over measures, loads and "
-        "hosts are one alert, the change that moved most first. triage CHANGE --status S "
+        "hosts are one alert, the change that moved most first. triage CHANGE --status STATE "
         "[--note TEXT] [--bug URL] [--of CHANGE]: a change's state, who set it, when and why "
         "(every setting kept; without --status, shows them). hosts: per host, what it runs, its "
         "last run and when, its failed runs: which host stopped.";
@@ -404,7 +404,7 @@ int cmd_history(int argc, char** argv) {
         ("min-change", bounded(&a.changes.min_change, 0.0, 10.0)->value_name("F")
              ->default_value(a.changes.min_change),
          "changes and page: the smallest change reported, as a fraction (0.01: 1%)")
-        ("status", po::value(&a.triage.status)->value_name("S"),
+        ("status", po::value(&a.triage.status)->value_name("STATE"),
          "triage: the change's new state; changes and page: only the changes in it (untriaged, "
          "acknowledged, investigating, invalid, improvement, fixed, wontfix, downstream)")
         ("note", po::value(&a.triage.note)->value_name("TEXT"), "triage: why")

@@ -331,7 +331,7 @@ std::string alerts_section(const TrendPage& page, const std::vector<std::string>
     out += html_paragraph(
         std::to_string(changes) + " change(s) in " + std::to_string(page.alerts.size()) +
         " alert(s): the changes of one kernel pair over measures, loads and hosts are one alert, "
-        "the change that moved most first. contest history triage ID --status S sets a change's "
+        "the change that moved most first. contest history triage ID --status STATE sets a change's "
         "state.");
     out +=
         "<table class=\"alerts\">\n<tr><th>change</th><th>state</th><th>series</th><th>host"
