@@ -741,6 +741,27 @@ TEST_CASE(
     CHECK(test::leftover_processes().empty());
 }
 
+TEST_CASE(
+    "track: a second track of the same database (another host's robot) confirms and bisects the "
+    "change too, and does not mail its alert again",
+    "[track][triage]") {
+    Tracking k;
+    check_the_answer(k, run_track(k.options(), k.bench, k.quiet));
+    TrackOptions o = k.options();
+    o.folder = k.scratch / "track-2";
+    o.mail_dir = k.scratch / "mail-2";
+    const TrackState second = run_track(o, k.bench, k.quiet);
+    INFO(track_status_text(second, 0));
+    REQUIRE(!second.changes.empty());
+    const TrackChange& c = second.changes.front();
+    CHECK(c.first_bad == k.t.commits[TrackedTree::kStep]);
+    CHECK(c.status == ChangeStatus::already_mailed);
+    CHECK(k.bench.count("compare " + k.t.commits[12] + " " + k.t.commits[16] + " done") == 2);
+    std::error_code ec;
+    CHECK((!fs::exists(o.mail_dir, ec) || fs::is_empty(o.mail_dir, ec)));
+    CHECK(k.mails().size() == 1);
+}
+
 TEST_CASE("track: one contest a track, another question refused, the state read as untrusted",
           "[track]") {
     Tracking k;
