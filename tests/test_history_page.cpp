@@ -55,6 +55,14 @@ TrendSeries stepped_series(const std::string& machine, const std::string& measur
     return s;
 }
 
+// A page of these series, from "h.sqlite".
+TrendPage page_of(std::vector<TrendSeries> series) {
+    TrendPage page;
+    page.database = "h.sqlite";
+    page.series = std::move(series);
+    return page;
+}
+
 // The text of the <figure> whose data-series is `name`.
 std::string figure_of(const std::string& page, const std::string& name) {
     const std::size_t at = page.find("data-series=\"" + name + "\"");
@@ -79,8 +87,11 @@ TEST_CASE("history page: a chart per series, by machine and then measure", "[his
     const std::size_t beta = html.find("<h2>m2: beta</h2>");
     REQUIRE(alpha != std::string::npos);
     REQUIRE(beta != std::string::npos);
-    CHECK(alpha < html.find("<h3>user_s</h3>"));
-    CHECK(html.find("<h3>user_s</h3>") < beta);
+    // Time open, every other measure folded under its machine.
+    const std::size_t user = html.find("<details class=\"measure\" data-measure=\"user_s\">");
+    CHECK(alpha < user);
+    CHECK(user < beta);
+    CHECK(html.find("<h3>user_s</h3>") == std::string::npos);
     CHECK(count_of(html, "<h3>wall_s</h3>") == 2);
     // Every run a dot, with its hover.
     CHECK(count_of(figure_of(html, "m2/w1/io_load/wall_s"), "<circle") == 24);
@@ -93,10 +104,8 @@ TEST_CASE("history page: a chart per series, by machine and then measure", "[his
 
 TEST_CASE("history page: a change is marked between its kernels, with its change",
           "[history][page]") {
-    TrendPage page;
-    page.database = "h.sqlite";
-    page.series = {stepped_series("m1: alpha", "wall_s", 9, 5),
-                   stepped_series("m1: alpha", "user_s", 9, 5)};
+    TrendPage page = page_of(
+        {stepped_series("m1: alpha", "wall_s", 9, 5), stepped_series("m1: alpha", "user_s", 9, 5)});
     page.series[1].changes.clear();
     const std::string html = trend_page_html(page);
     const std::string moved = figure_of(html, "m1/w1/io_load/wall_s");
@@ -110,6 +119,41 @@ TEST_CASE("history page: a change is marked between its kernels, with its change
     const std::string quiet = figure_of(html, "m1/w1/io_load/user_s");
     CHECK(quiet.find("class=\"change-mark\"") == std::string::npos);
     CHECK(quiet.find("No change.") != std::string::npos);
+    // Folded and without a change: its kernels' medians and bands, no dot a
+    // run (the bulk of a page's bytes); the one with a change keeps them.
+    CHECK(count_of(quiet, "<circle") == 0);
+    CHECK(quiet.find("class=\"medians\"") != std::string::npos);
+    CHECK(count_of(moved, "<circle") == 27);
+}
+
+TEST_CASE("history page: it opens on the alerts, each change's id and state linked to its chart",
+          "[history][page][triage]") {
+    TrendPage page = page_of(
+        {stepped_series("m1: alpha", "user_s", 9, 5), stepped_series("m1: alpha", "wall_s", 9, 5)});
+    page.series[0].change_states = {"#4 invalid"};
+    page.series[1].change_states = {"#3 untriaged"};
+    TrendAlert alert;
+    alert.state = "untriaged";
+    alert.before = "k5";
+    alert.after = "k6";
+    alert.changes = {{3, "untriaged", "m1/w1/io_load/wall_s", "alpha", 0.3, ""},
+                     {4, "invalid", "m1/w1/io_load/user_s", "alpha", 0.1, "invalid by ann@lab"}};
+    page.alerts = {alert};
+    const std::string html = trend_page_html(page);
+    const std::size_t changes = html.find("<section id=\"changes\">");
+    REQUIRE(changes != std::string::npos);
+    CHECK(changes < html.find("<figure"));
+    // The most moved first, each row linked to its chart (series-2: wall_s,
+    // the second of page.series, drawn first as Time).
+    const std::size_t three = html.find("data-change=\"3\" data-state=\"untriaged\"");
+    const std::size_t four = html.find("data-change=\"4\" data-state=\"invalid\"");
+    REQUIRE(three != std::string::npos);
+    REQUIRE(four != std::string::npos);
+    CHECK(three < four);
+    CHECK(html.find("<a href=\"#series-2\">m1/w1/io_load/wall_s</a>") != std::string::npos);
+    CHECK(html.find("id=\"series-2\"") < html.find("id=\"series-1\""));
+    CHECK_THAT(figure_of(html, "m1/w1/io_load/user_s"), Catch::Contains("#4 invalid: +30.0%"));
+    CHECK(html.find("invalid by ann@lab") != std::string::npos);
 }
 
 TEST_CASE("history page: names from the database are text, in elements and attributes",
@@ -201,7 +245,10 @@ TEST_CASE(
     // (-23.1%): each marked after 6.1.4, and nothing else.
     CHECK(count_of(page.dom, "class=\"change-mark\"") == 7);
     CHECK(count_of(page.dom, "data-change-after=\"6.1.4\"") == 7);
-    CHECK(count_of(page.dom, ">-23.1%<") == 2);
+    // Each marked in its chart and listed in the changes the page opens on.
+    CHECK(count_of(page.dom, ">-23.1%<") == 4);
+    CHECK(count_of(page.dom, "class=\"change-row\"") == 7);
+    CHECK(page.dom.find("<section id=\"changes\">") < page.dom.find("<figure"));
     for (const char* load : {"no_load", "cacherun", "process_load", "io_load", "mem_load"}) {
         INFO(load);
         const std::string figure = figure_of(page.dom, "m1/w1/" + std::string(load) + "/wall_s");

@@ -65,9 +65,9 @@ const Migration kMigrations[] = {
     // still reads and writes the database right (Migration; versions 1 to 4
     // only added, so every contest that knows this rule does); and a file's
     // earlier saves found by its run, wherever the file lies: the machine,
-    // the label and the start (with the workload and kernel: import.h). A contest of version 4 keys them
-    // by path and would count a run saved at two paths twice, as it always
-    // did, but writes nothing this one reads wrong.
+    // the label and the start (with the workload and kernel: import.h). A contest of version 4 keys
+    // them by path and would count a run saved at two paths twice, as it always did, but writes
+    // nothing this one reads wrong.
     {.version = 5,
      .statements =
          {
@@ -76,8 +76,34 @@ const Migration kMigrations[] = {
              "UPDATE schema_version SET oldest_reader = 1, oldest_writer = 1",
              "CREATE INDEX files_by_run ON files (machine_id, label, started_at)",
          }},
-    // A further migration goes here: {.version = 6, .statements = {...}},
-    // with .oldest_reader and .oldest_writer = 6 when it changes what an
+    // Version 6: changes people triage (triage.h). A change is its series and
+    // the kernels either side as the latest look placed it, its state the
+    // latest of its rows of change_triage (each setting kept: who, when, why,
+    // the bug); change_mails, the robot's one mail of a group of changes.
+    // Only added tables that refer to machines, workloads and kernels, which
+    // no contest deletes: an older contest reads and writes on.
+    {.version = 6,
+     .statements =
+         {
+             "CREATE TABLE changes (id {id}, machine_id BIGINT NOT NULL REFERENCES machines(id), "
+             "workload_id BIGINT NOT NULL REFERENCES workloads(id), load TEXT NOT NULL, "
+             "measure TEXT NOT NULL, before_kernel_id BIGINT NOT NULL REFERENCES kernels(id), "
+             "after_kernel_id BIGINT NOT NULL REFERENCES kernels(id), moved {real} NOT NULL, "
+             "p {real} NOT NULL, status TEXT NOT NULL, back_after BIGINT NOT NULL, "
+             "found_at TEXT NOT NULL, seen_at TEXT NOT NULL)",
+             "CREATE INDEX changes_by_series ON changes (machine_id, workload_id, load, measure)",
+             "CREATE INDEX changes_by_status ON changes (status)",
+             "CREATE TABLE change_triage (id {id}, change_id BIGINT NOT NULL REFERENCES "
+             "changes(id), "
+             "status TEXT NOT NULL, note TEXT NOT NULL, bug TEXT NOT NULL, of_change BIGINT NOT "
+             "NULL, "
+             "by_whom TEXT NOT NULL, triaged_at TEXT NOT NULL)",
+             "CREATE INDEX change_triage_by_change ON change_triage (change_id)",
+             "CREATE TABLE change_mails (group_key TEXT NOT NULL UNIQUE, first_bad TEXT NOT NULL, "
+             "mail TEXT NOT NULL, claimant TEXT NOT NULL, mailed_at TEXT NOT NULL)",
+         }},
+    // A further migration goes here: {.version = 7, .statements = {...}},
+    // with .oldest_reader and .oldest_writer = 7 when it changes what an
     // older contest reads or writes (a column renamed or dropped, a table an
     // older contest's deletes would break by referring to its rows).
 };
