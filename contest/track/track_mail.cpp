@@ -7,8 +7,8 @@
 #include "contest/report/format_post.h"
 #include "contest/report/formats.h"
 #include "contest/report/post_parts.h"
-#include "contest/report/run_facts.h"
 #include "contest/sys/text.h"
+#include "contest/sys/words.h"
 
 namespace contest::track {
 
