@@ -3,6 +3,7 @@
 // machine's folder whatever the workdir, so two contests of one track
 // exclude each other however they were started, a root unit's and a user's
 // among them, and hosts of a fleet do not.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -189,6 +190,25 @@ TEST_CASE("track lock: root's and another user's lock exclude each other in the 
     for (int fd : {to_parent[0], to_parent[1], to_child[0], to_child[1]}) ::close(fd);
     std::error_code ec;
     fs::remove(file, ec);
+
+    // A folder a user made first (their track before root's unit) is taken
+    // over by root; a link in its place is refused.
+    test::ScratchDir parent("track-lock-shared", "/tmp");  // nobody reaches it
+    fs::permissions(parent.path(), fs::perms::all | fs::perms::sticky_bit);
+    const fs::path made = parent / "locks";
+    const pid_t maker = ::fork();
+    if (maker == 0)
+        ::_exit(::setgid(65534) == 0 && ::setuid(65534) == 0 && ::mkdir(made.c_str(), 0755) == 0
+                    ? 0
+                    : 1);
+    REQUIRE(exit_code(maker) == 0);
+    CHECK(shared_lock_folder(made) == made);
+    struct stat st {};
+    REQUIRE(::lstat(made.c_str(), &st) == 0);
+    CHECK(st.st_uid == 0);
+    CHECK((st.st_mode & 07777) == 01777);
+    fs::create_directory_symlink("/etc", parent / "link");
+    CHECK_THROWS_AS(shared_lock_folder(parent / "link"), EnvironmentError);
 }
 
 TEST_CASE(

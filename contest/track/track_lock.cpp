@@ -16,6 +16,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
+#include "contest/sys/unique_fd.h"
 
 namespace contest::track {
 
@@ -158,17 +159,34 @@ fs::path machine_lock_folder() {
     struct stat run_lock {};
     const bool run_lock_fit = ::lstat("/run/lock", &run_lock) == 0 && S_ISDIR(run_lock.st_mode) &&
                               run_lock.st_uid == 0 && (run_lock.st_mode & S_ISVTX);
-    const fs::path folder = run_lock_fit ? "/run/lock/contest" : "/tmp/contest-locks";
+    return shared_lock_folder(run_lock_fit ? "/run/lock/contest" : "/tmp/contest-locks");
+}
+
+fs::path shared_lock_folder(const fs::path& folder) {
     if (::mkdir(folder.c_str(), 01777) == 0)
         (void)::chmod(folder.c_str(), 01777);  // the umask took some of it
     else if (errno != EEXIST)
         throw EnvironmentError("cannot make the folder of track locks " + folder.string() + ": " +
                                std::strerror(errno));
+    // Root takes over a folder a user made first (a user's track before
+    // root's unit): opened without following a link, checked to be the
+    // folder at the path, and made root's, which nobody else can then
+    // rename or replace in the sticky parent.
+    struct stat st {};
+    if (::geteuid() == 0 && ::lstat(folder.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+        st.st_uid != 0) {
+        const UniqueFd dir(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        struct stat opened {};
+        if (dir.get() >= 0 && ::fstat(dir.get(), &opened) == 0 && opened.st_dev == st.st_dev &&
+            opened.st_ino == st.st_ino) {
+            (void)!::fchown(dir.get(), 0, 0);
+            (void)!::fchmod(dir.get(), 01777);
+        }
+    }
     // Not a link, and only root's or this user's: in a folder every user
     // can write, another's folder (or a link to one) would let them put
     // what they like where root opens its locks. In a sticky parent owned by
     // root, nobody else can rename or remove it once checked.
-    struct stat st {};
     if (::lstat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         throw EnvironmentError("the folder of track locks " + folder.string() +
                                " is not a folder (a link?): remove it");

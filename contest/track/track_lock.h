@@ -44,6 +44,9 @@ std::string track_lock_name(const std::string& machine, const std::filesystem::p
 // link) owned by root or by this user, sticky if others can write it.
 // EnvironmentError naming it otherwise.
 std::filesystem::path machine_lock_folder();
+// The same for `folder` (in a sticky folder of root's): made, taken over by
+// root when a user made it first, checked.
+std::filesystem::path shared_lock_folder(const std::filesystem::path& folder);
 
 // A lock in machine_lock_folder(), held while this lives; its file is
 // readable and writable by every user (a user's track and root's must each
