@@ -33,11 +33,12 @@ BOOT_DEPS := systemd
 # tests/fleet deploys contest as the package `make deb` makes.
 # `make deb` reads the binary's library dependencies with dpkg-shlibdeps.
 PKG_DEPS := dpkg-dev
-# tests/fleet's stand-in hosts: pgrep (procps) watches their steps.
+# tests/fleet's stand-in hosts: pgrep (procps) watches their steps; its
+# lint-ansible.sh runs ansible-lint over deploy/ansible (offline).
 # tests/test_history_postgresql starts its own PostgreSQL server (postgresql).
 # contest track --fetch reaches an ssh remote with the machine's own ssh,
 # which its test runs (openssh-client).
-TEST_DEPS := postgresql dbench linux-source-6.1 $(KERNEL_TOOLS) ansible-core git openssh-client python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
+TEST_DEPS := postgresql dbench linux-source-6.1 $(KERNEL_TOOLS) ansible-core ansible-lint git openssh-client python3-apt python3-jsonschema chromium procps $(VM_DEPS) $(PKG_DEPS) $(BOOT_DEPS)
 # bench/ (not the tests): cyclictest and jq for latency_vs_cyclictest.sh,
 # stress-ng for loads_vs_reference.sh, hyperfine for exec_vs_hyperfine.sh,
 # python3 for the statistics, postgresql and time (max RSS) for history_scale.sh.

@@ -240,6 +240,65 @@ TEST_CASE("history changes: a planted step found, with the commands that look cl
     CHECK(o.out.find("no change in 5 series") != std::string::npos);
 }
 
+TEST_CASE("history changes: the commands it suggests paste back as their words, --db kept",
+          "[history][e2e]") {
+    // Labels and a tree path as any host of a shared database may have
+    // stored them: each must reach the command as one word, and nothing in
+    // it run by the shell it is pasted into.
+    ScratchDir dir("history-changes-quoted");
+    const std::string before_label = "k4; touch pwned-a", after_label = "k5$(touch pwned-b)\"'!x";
+    const std::string tree = (dir / "tree `touch pwned-c`\n\"$HOME\" 'q'; \x1b[31m").string();
+    const std::string db = (dir / "lab's db $X.sqlite").string();
+    for (int i = 1; i <= 8; ++i) {
+        const std::string label = i == 4   ? before_label
+                                  : i == 5 ? after_label
+                                           : "k" + std::to_string(i);
+        const fs::path path = dir / "results" / ("k" + std::to_string(i)) / "r.json";
+        put_example_as(path, label, "6.1." + std::to_string(i), i <= 4 ? 1.0 : 1.3);
+        nlohmann::json j = nlohmann::json::parse(slurp(path));
+        j["config"]["kernel"] = {{"release", "6.1." + std::to_string(i)},
+                                 {"build",
+                                  {{"tree", tree},
+                                   {"ref", "r" + std::to_string(i)},
+                                   {"commit", std::string(40, static_cast<char>('0' + i))},
+                                   {"key", "k" + std::to_string(i)}}}};
+        put_file(path, j.dump(1));
+    }
+    Outcome o =
+        run_contest_binary({"history", "import", "--db", db, "results"}, dir.path(), dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    o = run_contest_binary({"history", "changes", "--db", db, "--workdir", (dir / "work").string(),
+                            "m1/w1/io_load/wall_s"},
+                           dir.path(), dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    // Nothing a terminal obeys: the escape in the tree path is spelled out.
+    CHECK(o.out.find('\x1b') == std::string::npos);
+    const auto command = [&](const std::string& start, const std::string& end) {
+        const std::size_t at = o.out.find("    " + start);
+        REQUIRE(at != std::string::npos);
+        const std::size_t stop = o.out.find(end + "\n", at);
+        REQUIRE(stop != std::string::npos);
+        return o.out.substr(at, stop + end.size() - at);
+    };
+    // The shell's own words, each in brackets: a word holding a newline or
+    // a space is still one.
+    const auto words_of = [&](const std::string& line) {
+        return shell_output("cd '" + dir.path().string() + "' && set -- " + line +
+                            "\nprintf '[%s]' \"$@\"");
+    };
+    const auto bracketed = [](const std::vector<std::string>& words) {
+        return join(words, "", [](const std::string& w) { return "[" + w + "]"; });
+    };
+    CHECK(words_of(command("contest compare", "")) ==
+          bracketed({"contest", "compare", before_label, after_label}));
+    CHECK(words_of(command("contest bisect", "LOADS...")) ==
+          bracketed({"contest", "bisect", "--good", tree + "@" + std::string(40, '4'), "--bad",
+                     tree + "@" + std::string(40, '5'), "--", "--db", db, "LOADS..."}));
+    for (const char* made : {"pwned-a", "pwned-b", "pwned-c"}) CHECK_FALSE(fs::exists(dir / made));
+}
+
 TEST_CASE("history changes: the committed examples imported raise no alarm", "[history][e2e]") {
     ScratchDir dir("history-examples");
     Outcome o = run_contest_binary(

@@ -3,6 +3,7 @@
 // warnings beside the progress line.
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
@@ -116,6 +117,20 @@ TEST_CASE("FileLock: one holder at a time, its pid readable, no link followed", 
     CHECK(FileLock::try_take(path));
     std::filesystem::create_symlink(path, dir / "link.lock");
     CHECK_THROWS_AS(FileLock::try_take(dir / "link.lock"), EnvironmentError);
+    // A file of two names is not a lock to truncate: a hard link another
+    // user made in a shared folder to a file of root's.
+    test::put_file(dir / "victim", "kept\n");
+    std::filesystem::create_hard_link(dir / "victim", dir / "hard.lock");
+    CHECK_THROWS_AS(FileLock::try_take(dir / "hard.lock"), EnvironmentError);
+    CHECK(test::slurp(dir / "victim") == "kept\n");
+    // A file made is given the mode asked whatever the umask: a lock every
+    // user of a shared folder can open.
+    const mode_t old_mask = ::umask(077);
+    CHECK(FileLock::try_take(dir / "shared.lock", 0666));
+    ::umask(old_mask);
+    struct stat st {};
+    REQUIRE(::stat((dir / "shared.lock").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0666);
 }
 
 TEST_CASE("UniqueFd closes once, close() tells whether the close worked", "[platform]") {

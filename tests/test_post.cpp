@@ -17,9 +17,9 @@
 
 #include "chromium_support.h"
 #include "contest/analysis/build_report_model.h"
-#include "contest/report/outputs.h"
 #include "contest/report/format_post.h"
 #include "contest/report/formats.h"
+#include "contest/report/outputs.h"
 #include "contest/report/report.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/number_text.h"
@@ -115,15 +115,13 @@ TEST_CASE("post: labels that fit are left as they are", "[post]") {
 
 TEST_CASE("post: the recorded command line pastes back into a shell", "[post]") {
     auto files = long_labelled({"base", "new"});
-    const std::vector<std::string> words = {"run",
-                                            "-k",
-                                            "a label with spaces",
-                                            "--vary",
-                                            "iosched=mq-deadline,bfq",
-                                            "--config",
-                                            "/tmp/" + std::string(90, 'p') + "/x.conf",
-                                            "$HOME",
-                                            "no_load"};
+    const std::vector<std::string> words = {"run", "-k", "a label with spaces", "--vary",
+                                            "iosched=mq-deadline,bfq", "--config",
+                                            "/tmp/" + std::string(90, 'p') + "/x.conf", "$HOME",
+                                            // Longer than a line, broken inside: never
+                                            // between a backslash and what it escapes.
+                                            std::string(150, '$'), "x" + std::string(150, '$'),
+                                            "bash's !! and !$ " + std::string(100, '!'), "no_load"};
     for (auto& f : files) f.config["command_line"] = words;
     const std::string post = format_post(files, judged_against("base"));
     check_mail_lines(post);

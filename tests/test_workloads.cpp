@@ -13,6 +13,7 @@
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/spawn.h"
+#include "contest/sys/text.h"
 #include "contest/sys/words.h"
 #include "test_helpers.h"
 #include "workloads/kernel.h"
@@ -85,6 +86,35 @@ TEST_CASE("join_words quotes so that split_words gives the words back", "[worklo
     const Words words{"make", "-j8", "a b", "it's", "", "\"q\"", "back\\slash", "$X"};
     CHECK(split_words(contest::join_words(words)) == words);
     CHECK(contest::join_words({"make", "-j8"}) == "make -j8");
+}
+
+TEST_CASE("shell_quoted words paste back into sh and an interactive bash as themselves",
+          "[workloads][words]") {
+    const Words words{"plain-1.0",   "",           "a b",         "it's",     "\"q\"",
+                      "back\\slash", "$X",         "$(id)",       "`id`",     "a;b|c&d>e",
+                      "line\nbreak", "tab\there",  "\x1b[31mred", "bell\x07", "K\xc3\xb6nig",
+                      "bad\xff",     "c1\xc2\x9b", "!!",          "a!$b",     "!-1",
+                      "*?~#"};
+    for (const auto& w : Words{"\x1b[31mred", "bell\x07", "bad\xff", "c1\xc2\x9b"}) {
+        INFO(contest::printable(w));
+        CHECK(contest::is_printable(contest::shell_quoted(w)));
+    }
+    CHECK(contest::shell_quoted("plain-1.0") == "plain-1.0");
+    std::string line = "set --";
+    for (const auto& w : words) line += " " + contest::shell_quoted(w);
+    std::string expected;
+    for (const auto& w : words) expected += "[" + w + "]";
+    ScratchDir dir("shell-quoted");
+    // bash with history expansion on, as at a prompt: '!' inside double
+    // quotes would be expanded there.
+    const std::string paste = line + "\nprintf '[%s]' \"$@\"\n";
+    contest::test::put_file(dir / "sh", paste);
+    contest::test::put_file(dir / "bash", "set -o history -H\necho earlier >/dev/null\n" + paste);
+    for (const char* shell : {"sh", "bash"}) {
+        INFO(shell << ": " << contest::printable(line));
+        CHECK(contest::test::shell_output(std::string(shell) + " '" + (dir / shell).string() +
+                                          "' 2>/dev/null") == expected);
+    }
 }
 
 TEST_CASE("the synthetic generator is deterministic", "[workloads][synthetic]") {

@@ -29,6 +29,7 @@
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/sys/utc_timestamp.h"
+#include "contest/sys/words.h"
 
 namespace contest {
 namespace {
@@ -85,19 +86,34 @@ std::string kernel_name(const KernelPoint& p, PointsBy by = PointsBy::kernel) {
     return name;
 }
 
-// The command that looks at a change closer: compare of the two kernels'
-// labels, and bisect between their commits where both are builds of one tree.
+// A suggested command's line: its words quoted for a shell, so a label or a
+// tree path from any host of a shared database pastes back as that word and
+// nothing else (no `;`, `$(...)` or quote of it does anything).
+std::string command_line(const std::vector<std::string>& words) {
+    return "    " + join(words, " ", [](const std::string& w) { return shell_quoted(w); }) + "\n";
+}
+
+// The commands that look at a change closer: compare of the two kernels'
+// labels, and bisect between their commits where both are builds of one tree,
+// its batches kept in the database read here (--db as given, a password in
+// the URI left out).
 void print_next_steps(const HistoryArgs& a, const KernelPoint& before, const KernelPoint& after) {
-    const std::string results = a.results_dir == "results" ? "" : " --results " + a.results_dir;
-    if (!before.labels.empty() && !after.labels.empty())
-        std::cout << "    contest compare" << printable(results) << " "
-                  << printable(before.labels.front()) << " " << printable(after.labels.front())
-                  << "\n";
+    if (!before.labels.empty() && !after.labels.empty()) {
+        std::vector<std::string> words = {"contest", "compare"};
+        if (a.results_dir != "results") words.insert(words.end(), {"--results", a.results_dir});
+        words.insert(words.end(), {before.labels.front(), after.labels.front()});
+        std::cout << command_line(words);
+    }
     if (!before.commit.empty() && !after.commit.empty() && before.tree == after.tree &&
-        before.commit != after.commit)
-        std::cout << "    contest bisect --good " << printable(before.tree) << "@"
-                  << printable(before.commit) << " --bad " << printable(after.tree) << "@"
-                  << printable(after.commit) << " -- LOADS...\n";
+        before.commit != after.commit) {
+        std::vector<std::string> words = {"contest", "bisect",
+                                          "--good",  before.tree + "@" + before.commit,
+                                          "--bad",   after.tree + "@" + after.commit,
+                                          "--"};
+        if (!a.db.empty()) words.insert(words.end(), {"--db", without_password(a.db)});
+        words.push_back("LOADS...");
+        std::cout << command_line(words);
+    }
 }
 
 // The series an action's words name, else every series (of --measure).
@@ -411,7 +427,8 @@ int cmd_history(int argc, char** argv) {
         "where a series moved and stayed (every run of each kernel; binary segmentation by a "
         "t-test on the kernels' medians, corrected for the splits tried), each with the kernels "
         "either side, the change and its interval, its p, and the contest compare and contest "
-        "bisect commands that look closer. page: one self-contained HTML page (no script, nothing "
+        "bisect commands that look closer (each word quoted for a shell, --db kept). page: one "
+        "self-contained HTML page (no script, nothing "
         "fetched: it works offline and as a mail attachment) with a chart per series, every "
         "run of every kernel in kernel order and its changes marked, written to --out. Each change "
         "found is recorded with an id a later look finds again (its series, the same way, within "

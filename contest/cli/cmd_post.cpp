@@ -18,9 +18,9 @@
 #include "contest/report/outputs.h"
 #include "contest/report/post_parts.h"
 #include "contest/report/report_options.h"
-#include "contest/report/run_facts.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
+#include "contest/sys/words.h"
 
 namespace contest {
 namespace {

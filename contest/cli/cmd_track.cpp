@@ -19,6 +19,7 @@
 #include "contest/sys/words.h"
 #include "contest/sys/workdir.h"
 #include "contest/track/contest_bench.h"
+#include "contest/track/track_lock.h"
 #include "contest/track/tracking.h"
 #include "contest/track/tree_fetch.h"
 
@@ -164,11 +165,11 @@ int cmd_track(int argc, char** argv) {
     measure = measure_or_default(measure, loads, "contest track");
     const Workdir workdir = Workdir::open(first.workload.workdir);
     workdir.make_dir("kbuild");
-    workdir.make_dir("track");
 
     track::TrackOptions options;
     options.scratch = workdir.real_dir("kbuild");
-    options.locks = workdir.real_dir("track");
+    options.locks = track::machine_lock_folder();
+    options.machine = track::this_machine();
     const kbuild::GitResult top =
         kbuild::run_git(fs::absolute(tree), {"rev-parse", "--show-toplevel"}, options.scratch);
     if (!top.ok || split_lines(top.out).empty())

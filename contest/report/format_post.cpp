@@ -95,12 +95,13 @@ bool labels_fit_lkp(const ReportModel& model) {
 }
 
 // The robot's mail: what ran where, the labels, then a table a comparison.
-std::string lkp_post(const ReportModel& model, const PostNames& names) {
+std::string lkp_post(const ReportModel& model, const PostNames& names,
+                     const FollowedMeasure* followed = nullptr) {
     std::string out = post_subject(model, views_against_baseline(model)) + "\n\n";
     out += post_facts(model) + post_legend(names, model) + "\nlabels:\n";
     for (const auto& l : model.labels)
         out += "  " + l.label + (l.label == model.baseline ? " (the baseline)" : "") + "\n";
-    out += model.labels.size() < 2 ? kNothingToJudge : lkp_comparisons(model);
+    out += model.labels.size() < 2 ? kNothingToJudge : lkp_comparisons(model, followed);
     return out + post_warnings(model) + post_command(model) + post_signature();
 }
 
@@ -117,6 +118,12 @@ std::string post_lkp_shape(const std::vector<ResultFile>& files, const ReportOpt
     const PostModel post = post_model(files, options, labels_fit_lkp);
     // UTF-8's "±", as the robot's mails have it.
     return post_lines(lkp_post(post.model, post.names), false);
+}
+
+std::string post_lkp_followed(const std::vector<ResultFile>& files, const ReportOptions& options,
+                              const FollowedMeasure& followed) {
+    const PostModel post = post_model(files, options, labels_fit_lkp);
+    return post_lines(lkp_post(post.model, post.names, &followed), false);
 }
 
 std::string post_normalized_shape(const std::vector<ResultFile>& files,

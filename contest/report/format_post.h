@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/report/post_lkp.h"
 #include "contest/report/post_parts.h"
 #include "contest/report/report_options.h"
 #include "contest/result/result_file.h"
@@ -31,5 +32,10 @@ std::string post_contest_shape(const std::vector<ResultFile>& files, const Repor
 std::string post_lkp_shape(const std::vector<ResultFile>& files, const ReportOptions& options);
 std::string post_normalized_shape(const std::vector<ResultFile>& files,
                                   const ReportOptions& options);
+
+// The lkp shape with its table's mark of `followed` and its verdict on it
+// (post_lkp.h), as contest track's mail has it.
+std::string post_lkp_followed(const std::vector<ResultFile>& files, const ReportOptions& options,
+                              const FollowedMeasure& followed);
 
 }  // namespace contest

@@ -39,8 +39,12 @@ std::string change(const MeasureRow& row) {
                               : signed_percent(row.change_pct);
 }
 
-std::string row_line(const MeasureRow& row) {
-    const std::string mark = row.mark().empty() ? " " : row.mark();
+std::string row_line(const MeasureRow& row, const FollowedMeasure* followed) {
+    std::string mark = row.mark();
+    if (followed && row.probe.empty() && row.load == followed->load &&
+        row.kind.name == followed->row)
+        mark = followed->differ ? "*" : "";
+    if (mark.empty()) mark = " ";
     return right_aligned(figure(row.base), 10) + " " + stddev(row.base_cv_pct) +
            right_aligned(change(row), 11) + right_aligned(figure(row.fresh), 11) + " " +
            stddev(row.fresh_cv_pct) + "  " + mark + " " + row.path();
@@ -62,15 +66,28 @@ std::string directions(const std::vector<MeasureRow>& rows) {
     return out;
 }
 
-std::string one_comparison(const ReportModel& model, const CompareView& view) {
+// The verdict on the followed measure, by its own test; the model's, on
+// Time, beside it.
+std::string followed_verdict(const FollowedMeasure& f, const CompareView& view) {
+    return "  Verdict on " + f.name + ", the measure followed: " +
+           (f.differ ? "changed " + f.change + ", beyond noise by its own test"
+                     : "no change beyond noise by its own test (" + f.change + ")") +
+           " (" + f.test + ").\n  Time, beside it: " + view.verdict + "\n";
+}
+
+std::string one_comparison(const ReportModel& model, const CompareView& view,
+                           const FollowedMeasure* followed) {
     const auto rows = comparison_rows(model, view.base, view.fresh);
     std::string out = "\n" + left_aligned(view.base, kLkpLabelColumns) + " " + view.fresh + "\n";
     out += std::string(16, '-') + " " + std::string(27, '-') + "\n";
     out += "         %stddev     %change         %stddev\n";
     out += "             \\          |                \\\n";
-    for (const auto& row : rows) out += row_line(row) + "\n";
+    for (const auto& row : rows) out += row_line(row, followed) + "\n";
     if (rows.empty()) out += "  (no load both labels ran)\n";
     out += "\n  " + row_marks_legend(model) + "\n";
+    if (followed && !followed->row.empty())
+        out += "  The mark of " + followed->load + "." + followed->row + ", the measure followed (" +
+               followed->name + "), is its own test's, below; the others' are the model's.\n";
     out +=
         "  %stddev: the runs' standard deviation over their mean; blank where one figure "
         "stands for every run (Ratio, the pooled percentiles but the 99th). %change: its "
@@ -80,16 +97,17 @@ std::string one_comparison(const ReportModel& model, const CompareView& view) {
     if (const std::string c = rows_could_see(rows); !c.empty())
         out += "  These runs could see: " + c + "\n";
     if (const std::string g = geometric_line(view); !g.empty()) out += "  " + g;
+    if (followed) return out + followed_verdict(*followed, view);
     return out + "  Verdict: " + view.verdict + "\n";
 }
 
 }  // namespace
 
-std::string lkp_comparisons(const ReportModel& model) {
+std::string lkp_comparisons(const ReportModel& model, const FollowedMeasure* followed) {
     std::string out;
     for (const auto& l : model.labels) {
         if (l.label == model.baseline) continue;
-        out += one_comparison(model, compare_view(model, model.baseline, l.label));
+        out += one_comparison(model, compare_view(model, model.baseline, l.label), followed);
     }
     return out;
 }

@@ -64,6 +64,41 @@ std::size_t fitting_prefix(const std::string& word, std::size_t cells) {
     return fits;
 }
 
+// Where a shell_quoted word may be broken by a backslash-newline, which the
+// shell drops outside quotes and inside double quotes alike: breakable[i] is
+// true where a break may go before byte i: not inside single quotes or a
+// $(...), nor after a backslash that escapes the next character, nor inside
+// a UTF-8 character.
+std::vector<bool> break_points(const std::string& word) {
+    std::vector<bool> breakable(word.size() + 1, false);
+    bool in_single = false, in_double = false, escaped = false;
+    int depth = 0;  // of $( )
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        const char c = word[i];
+        breakable[i] =
+            !in_single && depth == 0 && !escaped && (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        if (escaped) {
+            escaped = false;
+        } else if (in_single) {
+            in_single = c != '\'';
+        } else if (c == '\\') {
+            escaped = true;
+        } else if (c == '$' && i + 1 < word.size() && word[i + 1] == '(') {
+            ++depth;
+            breakable[++i] = false;
+        } else if (depth > 0) {
+            if (c == '\'') in_single = true;
+            if (c == ')') --depth;
+        } else if (c == '"') {
+            in_double = !in_double;
+        } else if (c == '\'' && !in_double) {
+            in_single = true;
+        }
+    }
+    breakable[word.size()] = true;
+    return breakable;
+}
+
 PostNames as_they_are(const std::vector<std::string>& labels) {
     PostNames names;
     for (const auto& l : labels) names.shown[l] = l;
@@ -330,16 +365,25 @@ std::string post_command_lines(const std::vector<std::string>& words) {
             line = "   ";
         }
         line += " ";
-        std::string rest = word;
         // Longer than a line: broken inside, where a backslash-newline is
-        // dropped by the shell (unquoted and in double quotes alike).
-        while (display_width(line + rest) > room) {
-            const std::size_t cut = fitting_prefix(rest, room - display_width(line));
-            out += line + rest.substr(0, cut) + "\\\n";
+        // dropped by the shell (unquoted and in double quotes alike), at the
+        // last place that fits where it may go (else the first after).
+        const std::vector<bool> breakable = break_points(word);
+        std::size_t at = 0;
+        while (display_width(line + word.substr(at)) > room) {
+            const std::size_t fits = fitting_prefix(word.substr(at), room - display_width(line));
+            std::size_t cut = at + fits;
+            while (cut > at && !breakable[cut]) --cut;
+            if (cut == at) {
+                cut = at + fits;
+                while (!breakable[cut]) ++cut;
+            }
+            if (cut == word.size()) break;
+            out += line + word.substr(at, cut - at) + "\\\n";
             line.clear();
-            rest = rest.substr(cut);
+            at = cut;
         }
-        line += rest;
+        line += word.substr(at);
         has_word = true;
     }
     return out + line + "\n";

@@ -1,7 +1,6 @@
 #include "contest/report/run_facts.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +8,7 @@
 #include "contest/sys/json_text.h"
 #include "contest/sys/number_text.h"
 #include "contest/sys/text.h"
+#include "contest/sys/words.h"
 
 namespace contest {
 
@@ -117,25 +117,7 @@ std::string guest(const json& j, int depth = 0) {
     return "";
 }
 
-bool needs_quotes(const std::string& word) {
-    if (word.empty()) return true;
-    return std::any_of(word.begin(), word.end(), [](char c) {
-        return !(std::isalnum(static_cast<unsigned char>(c)) ||
-                 std::string_view("_./,=:+@%^-").find(c) != std::string_view::npos);
-    });
-}
-
 }  // namespace
-
-std::string shell_quoted(const std::string& word) {
-    if (!needs_quotes(word)) return word;
-    std::string out = "\"";
-    for (char c : word) {
-        if (std::string_view("\\$`\"").find(c) != std::string_view::npos) out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
 
 bool RunFact::same() const {
     return std::all_of(values.begin(), values.end(),

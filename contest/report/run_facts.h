@@ -27,9 +27,4 @@ std::vector<RunFact> run_facts(const ReportModel& model);
 // config does not record one.
 std::vector<std::string> command_words(const nlohmann::json& config);
 
-// `word` as a POSIX shell reads it back: as it is when it needs no quotes,
-// else in double quotes, where only \ $ ` " stay special (and a backslash
-// before a line break is dropped, so a long word can be broken there).
-std::string shell_quoted(const std::string& word);
-
 }  // namespace contest

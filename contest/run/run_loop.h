@@ -51,10 +51,10 @@ RunOutcome run_rounds(const RunConfig& config, RunPlan& plan, std::unique_ptr<Ro
                       Progress& progress);
 
 // The plan's turns taken where its place takes them, through run_rounds:
-// the knobs (--vary) set and put back, the place's backend made. What both
-// drivers' places call: the journal's host and guests (run_driver.h: a new
-// run, --resume, a bisection's batch in guests) and a --boot step's one
-// turn (boot_turn.h).
+// the knobs (--vary) set and put back, the place's backend made. Its two
+// callers: run_driver.h's turns on the host or in guests (a new run,
+// --resume, a bisection's batch in guests), and a --boot step's one turn
+// (boot_turn.h).
 RunOutcome take_turns(const RunConfig& config, RunPlan& plan, const LabelFiles& files,
                       Progress& progress);
 

@@ -15,15 +15,31 @@ namespace contest {
 
 namespace {
 
-UniqueFd open_lock_file(const std::filesystem::path& path) {
-    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600));
-    if (fd.get() < 0)
-        throw EnvironmentError("cannot open the lock " + path.string() + ": " +
-                               std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-        throw EnvironmentError("the lock " + path.string() + " is not a regular file");
-    return fd;
+// Opened as it is when there, else made (exclusively, with `mode` whatever
+// the umask): an O_CREAT of a file that is there is refused in a sticky
+// folder others can write (fs.protected_regular) when it is another user's,
+// which a lock in a folder every user shares is. One link only: a hard link
+// to another file is not a lock to truncate.
+UniqueFd open_lock_file(const std::filesystem::path& path, mode_t mode) {
+    constexpr int kFlags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+    for (;;) {
+        UniqueFd fd(::open(path.c_str(), kFlags));
+        if (fd.get() < 0 && errno == ENOENT) {
+            fd = UniqueFd(::open(path.c_str(), kFlags | O_CREAT | O_EXCL, mode));
+            if (fd.get() < 0 && errno == EEXIST) continue;  // made meanwhile: open that one
+            if (fd.get() >= 0) (void)::fchmod(fd.get(), mode);
+        }
+        if (fd.get() < 0)
+            throw EnvironmentError("cannot open the lock " + path.string() + ": " +
+                                   std::strerror(errno));
+        struct stat st {};
+        if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+            throw EnvironmentError("the lock " + path.string() + " is not a regular file");
+        if (st.st_nlink != 1)
+            throw EnvironmentError("the lock " + path.string() +
+                                   " has other names (hard links): not a lock file");
+        return fd;
+    }
 }
 
 // Whether fd is still the file at path: a holder that ends removes the
@@ -38,9 +54,9 @@ bool still_at(int fd, const std::filesystem::path& path) {
 
 }  // namespace
 
-std::optional<FileLock> FileLock::try_take(const std::filesystem::path& path) {
+std::optional<FileLock> FileLock::try_take(const std::filesystem::path& path, mode_t mode) {
     for (;;) {
-        UniqueFd fd = open_lock_file(path);
+        UniqueFd fd = open_lock_file(path, mode);
         if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
             if (errno == EWOULDBLOCK) return std::nullopt;
             throw EnvironmentError("cannot lock " + path.string() + ": " + std::strerror(errno));

@@ -16,9 +16,11 @@ namespace contest {
 
 class FileLock {
   public:
-    // The lock, or nullopt when another process holds it. EnvironmentError
-    // when the file cannot be opened (a link, a folder, no permission).
-    static std::optional<FileLock> try_take(const std::filesystem::path& path);
+    // The lock, or nullopt when another process holds it. A file made is
+    // given `mode` (not masked by the umask). EnvironmentError when the file
+    // cannot be opened (a link, a folder, a file of several links, no
+    // permission).
+    static std::optional<FileLock> try_take(const std::filesystem::path& path, mode_t mode = 0600);
 
     // The pid written by the process holding the lock at path, 0 when it
     // cannot be read (none wrote one yet).

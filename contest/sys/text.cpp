@@ -53,24 +53,24 @@ bool is_control(unsigned char c) {
 
 }  // namespace
 
+std::size_t printable_char_length(std::string_view s) {
+    if (s.empty()) return 0;
+    const auto c = static_cast<unsigned char>(s[0]);
+    if (c < 0x80) return is_control(c) ? 0 : 1;
+    return printable_utf8_length(s);
+}
+
 std::string printable(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     std::size_t i = 0;
     while (i < text.size()) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        if (c < 0x80 && !is_control(c)) {
-            out += static_cast<char>(c);
-            ++i;
+        if (std::size_t n = printable_char_length(text.substr(i))) {
+            out.append(text.substr(i, n));
+            i += n;
             continue;
         }
-        if (c >= 0x80) {
-            if (std::size_t n = printable_utf8_length(text.substr(i))) {
-                out.append(text.substr(i, n));
-                i += n;
-                continue;
-            }
-        }
+        const auto c = static_cast<unsigned char>(text[i]);
         switch (c) {
             case '\n':
                 out += "\\n";

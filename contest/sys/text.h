@@ -52,6 +52,11 @@ std::string printable(std::string_view text);
 // replacement character; valid text, control characters included, is kept.
 std::string valid_utf8(std::string_view text);
 
+// The length of the character at the start of s that printable() keeps as
+// it is (ASCII other than a control, or valid UTF-8 other than a C1
+// control); 0 when s starts with any other byte, or is empty.
+std::size_t printable_char_length(std::string_view s);
+
 // True when valid_utf8() would change nothing.
 bool is_valid_utf8(std::string_view text);
 

@@ -1,5 +1,9 @@
 #include "contest/sys/words.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 
@@ -15,7 +19,53 @@ bool escapable_in_double_quotes(char c) {
     return c == '$' || c == '`' || c == '"' || c == '\\' || c == '\n';
 }
 
+// What shell_quoted leaves as it is: letters, digits and punctuation no
+// shell gives a meaning inside a word.
+bool needs_quotes(std::string_view word) {
+    if (word.empty()) return true;
+    return std::any_of(word.begin(), word.end(), [](char c) {
+        return !(std::isalnum(static_cast<unsigned char>(c)) ||
+                 std::string_view("_./,=:+@%^-").find(c) != std::string_view::npos);
+    });
+}
+
 }  // namespace
+
+std::string shell_quoted(std::string_view word) {
+    if (!needs_quotes(word)) return std::string(word);
+    if (word.empty()) return "\"\"";
+    std::string out;
+    bool in_double = false;
+    const auto double_quotes = [&](bool open) {
+        if (in_double != open) out += '"';
+        in_double = open;
+    };
+    std::size_t i = 0;
+    while (i < word.size()) {
+        const char c = word[i];
+        const std::size_t n = c == '\n' ? 1 : printable_char_length(word.substr(i));
+        if (c == '!') {
+            double_quotes(false);
+            out += "'!'";
+        } else if (n == 0) {
+            // A command substitution inside the double quotes: its output
+            // stays one word, and its own single quotes are its own.
+            double_quotes(true);
+            char octal[8];
+            std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned char>(c));
+            out.append("$(printf '").append(octal).append("')");
+        } else {
+            double_quotes(true);
+            if (std::string_view("\\$`\"").find(c) != std::string_view::npos) out += '\\';
+            out.append(word.substr(i, n));
+            i += n;
+            continue;
+        }
+        ++i;
+    }
+    double_quotes(false);
+    return out;
+}
 
 std::vector<std::string> split_words(std::string_view text) {
     std::vector<std::string> words;

@@ -24,4 +24,15 @@ std::vector<std::string> split_words(std::string_view text);
 // split_words gives them back.
 std::string join_words(const std::vector<std::string>& words);
 
+// One word as a POSIX shell reads it back, for a command a person pastes
+// (a mail's, a suggestion printed on a terminal), whatever the word holds: as
+// it is when it needs no quotes, else in double quotes, where only \ $ ` "
+// are escaped (and a backslash-newline is dropped: post_command_lines breaks
+// a long word there). What double quotes cannot hold is outside them: a '!'
+// as '!' (bash's history expansion works inside double quotes), and a control
+// character other than a newline, or a byte of no valid UTF-8 character, as
+// $(printf '\ooo') inside the double quotes, so nothing a terminal obeys as
+// an escape is printed.
+std::string shell_quoted(std::string_view word);
+
 }  // namespace contest

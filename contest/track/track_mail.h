@@ -1,11 +1,15 @@
 #pragma once
 // A change the track confirmed and bisected, as a mail in the shape of the
 // kernel test robot's (LKP, 0-day): the first bad commit with its subject
-// and author, the change the series showed, the confirmation, the
-// bisection's evidence, the two kernels' table (`contest post --style
-// lkp` of the confirmation's run: the machine, each measure's %change,
-// the run's words) and the track's command. Every text of the tree's
-// escaped, no line wider than the post's columns.
+// and author, every figure of the change each named (the confirmation's,
+// the figure of record the Subject and lead give; the series'; the
+// bisection's ends'), the bisection's evidence, the two kernels' table
+// (`contest post --style lkp` of the confirmation's run: the machine, each
+// measure's %change, the run's words; its mark of the measure followed and
+// its verdict the confirmation's test, Time's beside it) and the track's
+// command. Every text of the tree's escaped, no line wider than the post's
+// columns; MIME-clean (a non-ASCII Subject as RFC 2047 encoded-words, the
+// body's UTF-8 said).
 #include <string>
 #include <vector>
 

@@ -32,11 +32,11 @@
 #include "contest/sys/host_name.h"
 #include "contest/sys/process.h"
 #include "contest/sys/regular_file.h"
-#include "contest/sys/sha256.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
 #include "contest/sys/utc_timestamp.h"
+#include "contest/track/track_lock.h"
 #include "contest/track/track_mail.h"
 
 namespace contest::track {
@@ -267,22 +267,22 @@ void Track::start_or_take_on() {
 
 TrackState Track::run() {
     fs::create_directories(o_.folder);
-    fs::create_directories(o_.locks);
+    fs::create_directories(o_.locks);  // the machine's is made with care before (track_lock.h)
     // One contest a track: of this folder, and of this tree into this
-    // database (two folders tracking one tree into one database would
-    // store each point twice).
-    const std::string key = sha256_hex(o_.tree.string() + "\n" + o_.db.where).substr(0, 16);
+    // database on this machine, wherever the track's folder and workdir
+    // (two tracking one tree into one database would store each point
+    // twice, and confirm, bisect and mail each change twice).
     auto folder_lock = FileLock::try_take(o_.folder / "track.lock");
     if (!folder_lock)
         throw TrackBusy("contest track: " + printable(o_.folder.string()) +
                         " is being taken by another contest (pid " +
                         std::to_string(FileLock::holder(o_.folder / "track.lock")) + ")");
-    auto tree_lock = FileLock::try_take(o_.locks / ("track-" + key + ".lock"));
+    const fs::path tree_lock_file = o_.locks / track_lock_name(o_.machine, o_.tree, o_.db);
+    auto tree_lock = TrackLock::try_take(tree_lock_file);
     if (!tree_lock)
         throw TrackBusy("contest track: " + printable(o_.tree.string()) + " into " +
                         printable(o_.db.shown) + " is being tracked by another contest (pid " +
-                        std::to_string(FileLock::holder(o_.locks / ("track-" + key + ".lock"))) +
-                        ")");
+                        std::to_string(FileLock::holder(tree_lock_file)) + ")");
     start_or_take_on();
     db_.emplace(o_.db, history::OpenFor::writing);
     try {

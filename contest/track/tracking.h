@@ -45,7 +45,11 @@ struct TrackOptions {
     std::vector<std::string> send_to;
     std::vector<std::string> sendmail = {"/usr/sbin/sendmail"};
     std::filesystem::path scratch;  // a folder of contest's for git's output
-    std::filesystem::path locks;    // a folder of contest's for the tree's and database's lock
+    // Where the lock of this tree into this database goes: the machine's
+    // (machine_lock_folder(), track_lock.h), whatever the workdir; and the
+    // machine it is keyed by (this_machine()).
+    std::filesystem::path locks;
+    std::string machine;
     history::DbTarget db;
     ChangePointOptions changes;
     BisectRule rule;  // its ends' test judges a confirmation

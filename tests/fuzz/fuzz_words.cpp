@@ -1,8 +1,10 @@
 // libFuzzer: the shell-like word splitter on arbitrary text. Any text is
 // either split or refused with a UsageError, and join_words quotes words so
-// that splitting gives them back exactly.
+// that splitting gives them back exactly; shell_quoted of any word prints
+// nothing a terminal obeys.
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "contest/sys/errors.h"
@@ -20,5 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     if (contest::split_words(contest::join_words(words)) != words) std::abort();
+    // A newline is kept as it is, inside quotes (the shell reads it back);
+    // nothing else a terminal obeys.
+    std::string quoted = contest::shell_quoted(text);
+    std::erase(quoted, '\n');
+    if (!contest::is_printable(quoted)) std::abort();
     return 0;
 }
