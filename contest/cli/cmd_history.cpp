@@ -143,20 +143,72 @@ struct LookedChange {
     KernelPoint before, after;
 };
 
+// A look's way of recording its changes: whether it said it cannot, and
+// the changes it could not record, each given a negative id of its own.
+struct Recording {
+    bool said = false;
+    long long unrecorded = 0;
+};
+
+// The changes one look found, recorded (a later look finds the same ids);
+// where the database cannot record them (older than the triage's tables, or
+// one this user may only read) they are shown as found, without ids, said
+// once: a look reads, and never needs to write.
+std::vector<RecordedChange> record_or_show(HistoryDb& db, const SeriesKey& key,
+                                           const SeriesPoints& s,
+                                           const std::vector<ChangePoint>& found,
+                                           const std::string& by, const std::string& now,
+                                           Recording& recording) {
+    bool& said = recording.said;
+    std::vector<long long> kernels;
+    for (const auto& p : s.points) kernels.push_back(p.kernel_id);
+    if (db.schema_version() >= kTriageSchemaVersion) {
+        try {
+            return record_changes(db, key, kernels, found, by, now);
+        } catch (const std::exception& e) {
+            if (!said) warn(std::string(e.what()) + "; the changes are shown without ids");
+            said = true;
+        }
+    } else if (!said) {
+        say("contest history: " + db.target().shown + " is of schema version " +
+            std::to_string(db.schema_version()) + ", older than the triage's (" +
+            std::to_string(kTriageSchemaVersion) +
+            "): its changes are shown without ids (a writer, contest history import, brings it "
+            "up)");
+        said = true;
+    }
+    std::vector<RecordedChange> shown;
+    for (const ChangePoint& c : found) {
+        RecordedChange& r = shown.emplace_back();
+        r.id = -++recording.unrecorded;
+        const KernelPoint &before = s.points[c.index - 1], &after = s.points[c.index];
+        r.series = key;
+        r.machine = s.info.machine;
+        r.before_kernel = before.kernel_id;
+        r.after_kernel = after.kernel_id;
+        r.before_name = kernel_name(before);
+        r.after_name = kernel_name(after);
+        r.before_commit = before.commit;
+        r.after_commit = after.commit;
+        r.moved = c.change;
+        r.p = c.p;
+    }
+    return shown;
+}
+
 // Every change of the chosen series, each recorded (a later look finds the
 // same id) and with its state.
 std::vector<LookedChange> look_for_changes(const HistoryArgs& a, HistoryDb& db,
                                            const std::vector<SeriesKey>& keys) {
     std::vector<LookedChange> out;
     const std::string by = who_triages(a.triage.by), now = utc_timestamp();
+    Recording said;
     for (const auto& key : keys) {
         const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
         const std::vector<ChangePoint> found = changes_of(s, a.changes);
         if (found.empty()) continue;
-        std::vector<long long> kernels;
-        for (const auto& p : s.points) kernels.push_back(p.kernel_id);
         const std::vector<RecordedChange> records =
-            record_changes(db, key, kernels, found, by, now);
+            record_or_show(db, key, s, found, by, now, said);
         for (std::size_t i = 0; i < found.size() && i < records.size(); ++i)
             out.push_back({records[i], found[i], key, s.points.size(), s.order,
                            s.points[found[i].index - 1], s.points[found[i].index]});
@@ -217,8 +269,9 @@ int changes_action(const HistoryArgs& a) {
         for (const RecordedChange& r : g.changes) {
             const LookedChange& l = *by_id.at(r.id);
             const ChangePoint& c = l.change;
-            std::cout << "  #" << r.id << " [" << triage_status_name(r.status) << "] "
-                      << printable(l.key.text()) << ": " << signed_percent(100 * c.change) << " ("
+            std::cout << "  " << (r.id > 0 ? "#" + std::to_string(r.id) + " " : std::string())
+                      << "[" << triage_status_name(r.status) << "] " << printable(l.key.text())
+                      << ": " << signed_percent(100 * c.change) << " ("
                       << number_text(100 * a.changes.level) << "%: " << signed_percent(100 * c.low)
                       << " to " << signed_percent(100 * c.high) << "), p " << format_p(c.p)
                       << " over " << l.points << points_word(a) << " ("
@@ -269,6 +322,7 @@ int page_action(const HistoryArgs& a) {
     std::size_t changes = 0;
     const std::string by = who_triages(a.triage.by), now = utc_timestamp();
     std::vector<RecordedChange> records;
+    Recording said;
     for (const auto& key : chosen_series(a, db)) {
         const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
         TrendSeries t;
@@ -279,15 +333,13 @@ int page_action(const HistoryArgs& a) {
         t.measure = key.measure;
         t.order = kernel_order_name(s.order);
         t.changes = changes_of(s, a.changes);
-        std::vector<long long> kernels;
-        for (const auto& p : s.points) {
+        for (const auto& p : s.points)
             t.points.push_back({kernel_name(p, points_by(a)), p.labels, p.values});
-            kernels.push_back(p.kernel_id);
-        }
         if (!t.changes.empty())
-            for (RecordedChange& r : record_changes(db, key, kernels, t.changes, by, now)) {
-                t.change_states.push_back("#" + std::to_string(r.id) + " " +
-                                          triage_status_name(r.status));
+            for (RecordedChange& r : record_or_show(db, key, s, t.changes, by, now, said)) {
+                t.change_states.push_back(
+                    (r.id > 0 ? "#" + std::to_string(r.id) + " " : std::string()) +
+                    triage_status_name(r.status));
                 if (!only || r.status == *only) records.push_back(std::move(r));
             }
         changes += t.changes.size();
@@ -514,7 +566,7 @@ int cmd_history(int argc, char** argv) {
             throw UsageError("contest history hosts: takes no arguments (" +
                              printable(a.words.front()) + ")");
         HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
-        return history_hosts(db);
+        return history_hosts(db, a.results_dir);
     }
     if (!a.words.empty())
         throw UsageError("contest history list: takes no arguments (" + printable(a.words.front()) +

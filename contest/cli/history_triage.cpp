@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "contest/history/hosts.h"
+#include "contest/history/owed_saves.h"
 #include "contest/history/triage.h"
 #include "contest/report/formats.h"
 #include "contest/sys/errors.h"
@@ -97,22 +98,17 @@ int history_triage(HistoryDb& db, const std::vector<std::string>& words, const T
     return kExitOk;
 }
 
-int history_hosts(HistoryDb& db) {
+int history_hosts(HistoryDb& db, const std::filesystem::path& results_dir) {
     const std::vector<HostView> hosts = host_views(db);
-    if (hosts.empty()) {
-        std::cout << "no host in " << db.target().shown << "\n";
-        return kExitOk;
-    }
+    if (hosts.empty()) std::cout << "no host in " << db.target().shown << "\n";
     // A line a host, its name last (a machine's name says its CPUs and
-    // guests: long), what it runs on the line below. Owed saves (runs in a
-    // host's files that never reached the database) are the host's own to
-    // count: "-" until the hosts report them.
-    std::printf("%-20s %5s %6s %6s %5s  %s\n", "last run started", "files", "runs", "failed",
-                "owed", "host");
+    // guests: long), what it runs on the line below.
+    if (!hosts.empty())
+        std::printf("%-20s %5s %6s %6s  %s\n", "last run started", "files", "runs", "failed",
+                    "host");
     for (const HostView& h : hosts) {
-        std::printf("%-20s %5lld %6lld %6lld %5s  %s\n", printable(h.last_started_at).c_str(),
-                    h.files, h.ok_runs + h.failed_runs, h.failed_runs, "-",
-                    printable(h.name).c_str());
+        std::printf("%-20s %5lld %6lld %6lld  %s\n", printable(h.last_started_at).c_str(), h.files,
+                    h.ok_runs + h.failed_runs, h.failed_runs, printable(h.name).c_str());
         std::cout << "    last kernel " << printable(h.last_kernel) << " ("
                   << printable(h.last_label) << "); " << h.series << " series; loads "
                   << first_few(h.loads) << "; labels " << first_few(h.labels) << "; trees "
@@ -120,6 +116,16 @@ int history_hosts(HistoryDb& db) {
         if (!h.last_failure.empty())
             std::cout << "    its last failed run: " << printable(h.last_failure) << "\n";
     }
+    // Saves a host could not make are what the database cannot know: they
+    // are on the host's own list (owed_saves.h). This machine's is read; a
+    // host that stopped reaching the database shows as its old last run.
+    const std::size_t owed = owed_saves(results_dir, db.target().shown).size();
+    std::cout << "this machine's " << printable(results_dir.string()) << " owes "
+              << (owed == 0 ? std::string("nothing")
+                            : std::to_string(owed) +
+                                  " save(s) (contest history sync brings "
+                                  "them in)")
+              << " to " << db.target().shown << "\n";
     return kExitOk;
 }
 

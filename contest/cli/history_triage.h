@@ -2,6 +2,7 @@
 // `contest history triage` and `contest history hosts` (docs/history.md,
 // "Triage" and "Hosts"): a change's state set by a person, and the lab's
 // own view of its hosts.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,6 @@ int history_triage(history::HistoryDb& db, const std::vector<std::string>& words
                    const TriageWords& t);
 
 // hosts: per machine, what it runs, its last file and when, its failures.
-int history_hosts(history::HistoryDb& db);
+int history_hosts(history::HistoryDb& db, const std::filesystem::path& results_dir);
 
 }  // namespace contest

@@ -39,6 +39,10 @@ std::string triage_status_names();
 // no confirmation, no bisection, no mail.
 bool robot_leaves(TriageStatus s);
 
+// The schema version that made the triage's tables (schema.cpp): an older
+// database is read without recording its changes.
+inline constexpr int kTriageSchemaVersion = 6;
+
 // A split's place moves by this many points as points arrive.
 inline constexpr std::size_t kPlaceTolerance = 2;
 

@@ -331,7 +331,8 @@ std::string alerts_section(const TrendPage& page, const std::vector<std::string>
     out += html_paragraph(
         std::to_string(changes) + " change(s) in " + std::to_string(page.alerts.size()) +
         " alert(s): the changes of one kernel pair over measures, loads and hosts are one alert, "
-        "the change that moved most first. contest history triage ID --status STATE sets a change's "
+        "the change that moved most first. contest history triage ID --status STATE sets a "
+        "change's "
         "state.");
     out +=
         "<table class=\"alerts\">\n<tr><th>change</th><th>state</th><th>series</th><th>host"
@@ -350,10 +351,12 @@ std::string alerts_section(const TrendPage& page, const std::vector<std::string>
                     : "<a href=\"#" + anchors[static_cast<std::size_t>(at - page.series.begin())] +
                           "\">" + escape_html(c.series) + "</a>";
             out += "<tr class=\"change-row\" data-change=\"" + std::to_string(c.id) +
-                   "\" data-state=\"" + escape_html(c.state) + "\"><td>#" + std::to_string(c.id) +
-                   "</td><td>" + escape_html(c.state) + "</td><td>" + series + "</td><td>" +
-                   escape_html(c.host) + "</td><td>" + signed_percent(100 * c.change) +
-                   "</td><td>" + escape_html(c.triage) + "</td></tr>\n";
+                   "\" data-state=\"" + escape_html(c.state) + "\"><td>" +
+                   // A change the database could not record has no id (< 0).
+                   (c.id > 0 ? "#" + std::to_string(c.id) : std::string("-")) + "</td><td>" +
+                   escape_html(c.state) + "</td><td>" + series + "</td><td>" + escape_html(c.host) +
+                   "</td><td>" + signed_percent(100 * c.change) + "</td><td>" +
+                   escape_html(c.triage) + "</td></tr>\n";
         }
     }
     return out + "</table>\n</section>\n";

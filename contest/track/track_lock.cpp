@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 
+#include "contest/history/pg_uri.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
@@ -32,29 +33,6 @@ std::string env_or(const char* name, const std::string& otherwise) {
 std::string login_name() {
     if (const passwd* pw = ::getpwuid(::geteuid())) return pw->pw_name;
     return std::to_string(::geteuid());
-}
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-// %XX as the byte it stands for; a '%' not followed by two hex digits is
-// kept (libpq refuses such a URI: the key only has to be one spelling).
-std::string percent_decoded(std::string_view text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
-            hex_digit(text[i + 2]) >= 0) {
-            out += static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2]));
-            i += 2;
-        } else {
-            out += text[i];
-        }
-    }
-    return out;
 }
 
 std::string lower(std::string text) {
@@ -84,49 +62,10 @@ std::string this_machine() {
 }
 
 std::string postgresql_identity(const std::string& uri) {
-    std::string_view rest = uri;
-    if (const auto scheme = rest.find("://"); scheme != std::string_view::npos)
-        rest.remove_prefix(scheme + 3);
+    // libpq's own reading of the URI (pg_uri.h): the query's host=, port=,
+    // user= and dbname= over the URI's parts, as libpq takes them.
     std::map<std::string, std::string> key;
-    std::string_view query;
-    if (const auto q = rest.find('?'); q != std::string_view::npos) {
-        query = rest.substr(q + 1);
-        rest = rest.substr(0, q);
-    }
-    std::string_view authority = rest.substr(0, rest.find('/'));
-    if (const auto slash = rest.find('/'); slash != std::string_view::npos)
-        key["dbname"] = percent_decoded(rest.substr(slash + 1));
-    // libpq reads the user (and password) up to the last '@'.
-    if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
-        const std::string_view user_info = authority.substr(0, at);
-        key["user"] = percent_decoded(user_info.substr(0, user_info.find(':')));
-        authority.remove_prefix(at + 1);
-    }
-    // host, host:port, [v6]:port; a list of them (h1,h2:5433) kept as it is.
-    std::string_view host = authority, port;
-    if (!authority.empty() && authority.front() == '[') {
-        const auto close = authority.find(']');
-        host = authority.substr(0, close == std::string_view::npos ? close : close + 1);
-        if (close != std::string_view::npos && close + 1 < authority.size() &&
-            authority[close + 1] == ':')
-            port = authority.substr(close + 2);
-    } else if (authority.find(',') == std::string_view::npos) {
-        if (const auto colon = authority.rfind(':'); colon != std::string_view::npos) {
-            host = authority.substr(0, colon);
-            port = authority.substr(colon + 1);
-        }
-    }
-    key["host"] = percent_decoded(host);
-    key["port"] = std::string(port);
-    while (!query.empty()) {
-        const std::string_view pair = query.substr(0, query.find('&'));
-        query.remove_prefix(std::min(query.size(), pair.size() + 1));
-        const auto equals = pair.find('=');
-        if (equals == std::string_view::npos) continue;
-        const std::string name = percent_decoded(pair.substr(0, equals));
-        if (name == "host" || name == "port" || name == "user" || name == "dbname")
-            key[name] = percent_decoded(pair.substr(equals + 1));
-    }
+    for (const auto& [name, value] : history::pg_uri_options(uri)) key[name] = value;
     const auto given = [&](const char* name, const char* env, const std::string& otherwise) {
         return !key[name].empty() ? key[name] : env_or(env, otherwise);
     };
