@@ -49,7 +49,8 @@ int cmd_export(int argc, char** argv) {
             ->default_value("kcidb"),
         format_help.c_str())("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
-                             "where labels are looked up")(
+                             "where labels are looked up (not in its examples/ folder, the "
+                             "committed examples: --results results/examples for those)")(
         "db", po::value(&db)->value_name("FILE|URI"),
         "look the labels up in this results database instead (a SQLite file, or "
         "postgresql://...; contest history): every file of each label, as it was saved")(
