@@ -237,6 +237,7 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
         {"/config/delegated/runs", "1", "journal: config: delegated: runs: not a whole number"},
         {"/config/delegated", 7, "journal: config: delegated: not an object"},
         {"/boot_run/phase", "sleeping", "journal: boot_run: phase: 'sleeping' is no phase"},
+        {"/boot_run/boots_asked", 1, "journal: boot_run: boots_asked: 1 is more than boot_max 0"},
         {"/turns/0/label", 1, "journal: turns[0]: label: no such label"},
         // A round is one of the config's 7 (its runs' index in the file).
         {"/turns/0/round", 0, "journal: turns[0]: round: 0 is not one of the run's 7 rounds"},
