@@ -514,11 +514,13 @@ TEST_CASE(
 namespace {
 
 // Runs a shell command as nobody (uid 65534), as a user of the machine would
-// change their own files; REQUIREs that it ran.
+// change their own files; REQUIREs that it ran. Its PATH is the system's
+// folders: the test's own (the dependency-path folder in the build tree)
+// may lie below a folder only root can enter (a clone in a mktemp -d).
 void as_nobody(const std::string& command) {
     const std::string out =
-        test::shell_output("setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '" + command +
-                           "' 2>&1; echo rc=$?");
+        test::shell_output("setpriv --reuid=65534 --regid=65534 --clear-groups env " +
+                           test::kSystemPath + " sh -c '" + command + "' 2>&1; echo rc=$?");
     INFO(out);
     REQUIRE(out.ends_with("rc=0"));
 }

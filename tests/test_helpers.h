@@ -253,6 +253,29 @@ inline std::string debian_kernel_package() {
     return name;
 }
 
+// A PATH of the system's own folders, for a command run as another user
+// (nobody): the tests' PATH is the dependency-path folder in the build
+// tree, which may lie below a folder only root can enter (a clone in
+// /root or in a mktemp -d folder).
+inline const std::string kSystemPath = "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+
+// A copy of contest in dir/bin that any user may run (the folder 0755, dir
+// o+x), for a test that runs contest as another user (nobody): the build
+// may lie below a folder only root can enter, where CONTEST_BINARY cannot
+// be reached. What that user is given to read must lie in dir too.
+inline std::filesystem::path contest_others_can_run(const ScratchDir& dir) {
+    namespace fs = std::filesystem;
+    const auto open = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec;  // 0755
+    fs::permissions(dir.path(), fs::perms::others_exec, fs::perm_options::add);
+    fs::create_directories(dir / "bin");
+    fs::permissions(dir / "bin", open);
+    const fs::path binary = dir / "bin" / "contest";
+    fs::copy_file(CONTEST_BINARY, binary, fs::copy_options::overwrite_existing);
+    fs::permissions(binary, open);
+    return binary;
+}
+
 // One workdir for every guest test, so the package is fetched and unpacked once.
 inline std::filesystem::path vm_test_workdir() {
     return std::filesystem::path(CONTEST_BINARY).parent_path() / "vm-test-workdir";

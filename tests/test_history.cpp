@@ -154,6 +154,30 @@ TEST_CASE("history: contest history import, list and show end to end", "[history
     REQUIRE(o.exit_code == 0);
     CHECK(o.out.find("m1/w1/io_load/wall_s") != std::string::npos);
     CHECK(o.out.find("m1/w1/io_load/user_s") == std::string::npos);
+    // With no word: Time's series, and how many others there are, not
+    // every measure of every load.
+    const std::string time_only = o.out;
+    o = run_contest_binary({"history"}, dir.path(), dir.path());
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out.starts_with(time_only));
+    CHECK(o.out.find("m1/w1/io_load/user_s") == std::string::npos);
+    const std::string others = o.out.substr(time_only.size());
+    CHECK_THAT(others, Catch::Matches("[0-9]+ series of other measures \\(the load's work, "
+                                      "latency, \\.\\.\\.\\): --all-measures lists them, "
+                                      "--measure M one measure's\n"));
+    // On asking, every series, Time's first, the others counted before.
+    o = run_contest_binary({"history", "--all-measures"}, dir.path(), dir.path());
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.out.starts_with(time_only));
+    CHECK(o.out.find("m1/w1/io_load/user_s") != std::string::npos);
+    const auto lines = static_cast<std::size_t>(std::count(o.out.begin(), o.out.end(), '\n'));
+    const auto time_lines =
+        static_cast<std::size_t>(std::count(time_only.begin(), time_only.end(), '\n'));
+    CHECK(lines - time_lines == std::stoul(others));
+    o = run_contest_binary({"history", "--all-measures", "--measure", "wall_s"}, dir.path(),
+                           dir.path());
+    CHECK(o.exit_code == 2);
+    CHECK(o.err == "contest: contest history: --all-measures and --measure: give one\n");
 
     o = run_contest_binary({"history", "show", "m1/w1/io_load/wall_s"}, dir.path(), dir.path());
     INFO(o.out);

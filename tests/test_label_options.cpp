@@ -12,6 +12,7 @@
 
 #include "contest/kbuild/built_kernels.h"
 #include "contest/kbuild/kernel_config.h"
+#include "contest/kbuild/kernel_ref.h"
 #include "contest/kbuild/label_options.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
@@ -127,6 +128,58 @@ TEST_CASE("bad label options: one line each naming what is wrong", "[kbuild][lab
         CHECK(why.starts_with("--kernel A=T@main%...: "));
         CHECK(why.find('\n') == std::string::npos);
     }
+}
+
+namespace {
+
+// The process's folder set to `folder` while it lives.
+class InFolder {
+  public:
+    explicit InFolder(const fs::path& folder) : before_(fs::current_path()) {
+        fs::current_path(folder);
+    }
+    ~InFolder() { fs::current_path(before_); }
+    InFolder(const InFolder&) = delete;
+    InFolder& operator=(const InFolder&) = delete;
+
+  private:
+    fs::path before_;
+};
+
+}  // namespace
+
+// A run's journal keeps its kernels' specs with every path absolute
+// (absolute_kernel_spec, cmd_run.cpp), so that --resume from another folder
+// reads the files the start read: the tree, the patch and each fragment.
+TEST_CASE(
+    "a kernel spec's fragment files are made absolute as its tree and patch are: read the same "
+    "from another folder",
+    "[kbuild][label-options]") {
+    test::ScratchDir dir("label-options-absolute");
+    const fs::path top = fs::absolute(dir.path()).lexically_normal();
+    fs::create_directories(top / "tree");
+    fs::create_directories(top / "elsewhere");
+    write_file(top / "fix.patch", "x\n");
+    write_file(top / "hz.config", "CONFIG_HZ_1000=y\n");
+    write_file(top / "50%.config", "CONFIG_HZ_PERIODIC=y\n");  // a '%' in a name: "%%"
+    // A file of the same name in the other folder, which must not be read.
+    write_file(top / "elsewhere" / "hz.config", "CONFIG_HZ_250=y\n");
+    std::string spec;
+    {
+        const InFolder here(top);
+        spec = absolute_kernel_spec(
+            "tree@v6.1+fix.patch%hz.config%CONFIG_PREEMPT=y%50%%.config%# CONFIG_X is not set");
+    }
+    const std::string t = top.string();
+    CHECK(spec == t + "/tree@v6.1+" + t + "/fix.patch%" + t + "/hz.config%CONFIG_PREEMPT=y%" + t +
+                      "/50%%.config%# CONFIG_X is not set");
+    const InFolder there(top / "elsewhere");
+    CHECK(absolute_kernel_spec(spec) == spec);  // taken on again: the same
+    const LabelOptions o = read_label_options(spec.substr(spec.find('%') + 1), "h: ");
+    CHECK(o.text() ==
+          "CONFIG_HZ_1000=y\nCONFIG_PREEMPT=y\nCONFIG_HZ_PERIODIC=y\n# CONFIG_X is not set\n");
+    REQUIRE(o.options.size() == 4);
+    CHECK(o.options[0].from == t + "/hz.config:1");
 }
 
 // A bisection's state keeps its options as .config lines (its journal's bisection section,

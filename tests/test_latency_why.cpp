@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -71,20 +72,35 @@ bool tracefs_usable() {
            (fs::exists("/sys/kernel/tracing/instances") || fs::exists("/sys/kernel/tracing"));
 }
 
-// No tracing instance left by a contest that has ended: one whose owner is
-// still running is another test's or another user's (ctest runs two at once,
-// and CI may share the machine), and stays out of the count.
-bool no_instance_of_ours() {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator("/sys/kernel/tracing/instances", ec)) {
-        const std::string name = e.path().filename().string();
-        if (!name.starts_with("contest-")) continue;
-        const auto pid_end = name.find('-', 8);
-        const std::string pid =
-            name.substr(8, pid_end == std::string::npos ? pid_end : pid_end - 8);
-        if (pid.empty() || !fs::exists("/proc/" + pid)) return false;
-    }
-    return true;
+// A contest run to its end, with the tracing instance it makes (named
+// while it runs: its start time is in the name). A test checks that its own
+// contest left no instance, not that no ended contest's is there: the
+// signals test below leaves one on purpose (its SIGKILLed contest's, until
+// the next start), and ctest runs it beside the others.
+struct TracedRun {
+    contest::test::Outcome outcome;
+    fs::path instance;
+};
+
+TracedRun run_traced_contest(const std::vector<std::string>& args, const fs::path& dir) {
+    const pid_t pid = contest::test::start_contest(args, dir);
+    const fs::path instance =
+        fs::path("/sys/kernel/tracing/instances") / contest::trace_instance_name(pid);
+    return {contest::test::finish_contest(pid, dir), instance};
+}
+
+// The time a why split names task `pid` for: in its tasks (the 10 that held
+// the probe's CPU longest) or, where a busy machine's other tasks crowd it
+// out of those, summed over its worst late wake-ups' own tasks (the 8
+// longest of each); 0 where it is in neither.
+std::int64_t named_ns(const nlohmann::json& why, pid_t pid) {
+    std::int64_t in_tasks = 0, in_worst = 0;
+    for (const auto& t : why.at("tasks"))
+        if (t.at("pid") == pid) in_tasks += t.at("ns").get<std::int64_t>();
+    for (const auto& w : why.at("worst"))
+        for (const auto& t : w.at("tasks"))
+            if (t.at("pid") == pid) in_worst += t.at("ns").get<std::int64_t>();
+    return std::max(in_tasks, in_worst);
 }
 
 // The test process and what it starts on one CPU, for the duration.
@@ -145,8 +161,13 @@ std::int64_t class_ns(const nlohmann::json& why, const std::string& cls) {
 // cyclic probe and --latency-why at 300 us: the run's cyclic "why".
 // The loops' awk is run as dir/<loop_comm> (a link to awk), so that this
 // run's loops are told by name from another test's running beside it.
-nlohmann::json run_why_of_two_loops(const contest::test::ScratchDir& dir, long iterations,
-                                    const std::string& loop_comm = "awk") {
+struct TwoLoopsWhy {
+    nlohmann::json why;
+    fs::path instance;  // its contest's tracing instance, gone once it ended
+};
+
+TwoLoopsWhy run_why_of_two_loops(const contest::test::ScratchDir& dir, long iterations,
+                                 const std::string& loop_comm = "awk") {
     std::string awk = "awk";
     if (loop_comm != "awk") {
         awk = (dir / loop_comm).string();
@@ -156,38 +177,38 @@ nlohmann::json run_why_of_two_loops(const contest::test::ScratchDir& dir, long i
     }
     const std::string loop =
         awk + " 'BEGIN { for (i = 0; i < " + std::to_string(iterations) + "; i++) s += i }'";
-    auto o = contest::test::run_contest_binary({"run",
-                                                "--quiet",
-                                                "-k",
-                                                "why",
-                                                "-w",
-                                                "command",
-                                                "--workload-cmd",
-                                                "sh -c \"" + loop + " & " + loop + " & wait\"",
-                                                "--latency",
-                                                "cyclic",
-                                                "--latency-why",
-                                                "--latency-why-us",
-                                                "300",
-                                                "--warmup",
-                                                "0",
-                                                "--settle",
-                                                "0",
-                                                "--timeline-hz",
-                                                "0",
-                                                "--workdir",
-                                                (dir / "work").string(),
-                                                "--results",
-                                                (dir / "res").string(),
-                                                "-n",
-                                                "1",
-                                                "no_load"},
-                                               dir.path());
-    REQUIRE(o.exit_code == 0);
+    const TracedRun run = run_traced_contest({"run",
+                                              "--quiet",
+                                              "-k",
+                                              "why",
+                                              "-w",
+                                              "command",
+                                              "--workload-cmd",
+                                              "sh -c \"" + loop + " & " + loop + " & wait\"",
+                                              "--latency",
+                                              "cyclic",
+                                              "--latency-why",
+                                              "--latency-why-us",
+                                              "300",
+                                              "--warmup",
+                                              "0",
+                                              "--settle",
+                                              "0",
+                                              "--timeline-hz",
+                                              "0",
+                                              "--workdir",
+                                              (dir / "work").string(),
+                                              "--results",
+                                              (dir / "res").string(),
+                                              "-n",
+                                              "1",
+                                              "no_load"},
+                                             dir.path());
+    REQUIRE(run.outcome.exit_code == 0);
     const auto files = contest::test::result_files(dir / "res");
     REQUIRE(files.size() == 1);
     const auto j = nlohmann::json::parse(contest::test::slurp(files.front()));
-    return j.at("runs").at(0).at("latency").at("cyclic").at("why");
+    return {j.at("runs").at(0).at("latency").at("cyclic").at("why"), run.instance};
 }
 
 }  // namespace
@@ -202,32 +223,30 @@ TEST_CASE("contest latency --why names the culprit that held the probe's CPU",
     const int cpu = static_cast<int>(std::thread::hardware_concurrency()) > 1 ? 1 : 0;
     Pinned pinned(cpu);
     const pid_t culprit = start_culprit(cpu, 3.5);
-    auto o = contest::test::run_contest_binary(
-        {"latency", "--why", "--duration", "2", "--format", "json"}, dir.path());
+    const TracedRun run =
+        run_traced_contest({"latency", "--why", "--duration", "2", "--format", "json"}, dir.path());
     int status = 0;
     ::waitpid(culprit, &status, 0);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
         WARN("SCHED_FIFO refused here: no culprit to find");
         return;
     }
-    REQUIRE(o.exit_code == 0);
-    const auto j = nlohmann::json::parse(o.out);
+    REQUIRE(run.outcome.exit_code == 0);
+    const auto j = nlohmann::json::parse(run.outcome.out);
     const auto& why = j.at("why");
     REQUIRE(why.at("recorded") == true);
     INFO(why.dump(2));
     REQUIRE(why.at("in_trace").get<int>() > 5);
-    double culprit_ns = 0;
     for (const auto& t : why.at("tasks"))
-        if (t.at("pid") == culprit) {
-            CHECK(t.at("comm") == "why-culprit");
-            culprit_ns = t.at("ns").get<double>();
-        }
+        if (t.at("pid") == culprit) CHECK(t.at("comm") == "why-culprit");
     // The culprit is named for at least most of one of its 4 ms bursts (the
     // probe's threshold is one period, 1 ms). Not "most of the late time",
-    // nor the longest holder: ctest runs other tests beside this one, whose
-    // tasks share the probe's CPU too and are rightly named with it.
-    CHECK(culprit_ns >= 3e6);
-    CHECK(no_instance_of_ours());
+    // nor the longest holder: ctest runs other tests beside this one, and
+    // the machine may be busy, whose tasks share the probe's CPU too and are
+    // rightly named with it, ahead of the culprit's bursts when they held it
+    // longer (named_ns then finds it in the worst wake-ups).
+    CHECK(named_ns(why, culprit) >= 3'000'000);
+    CHECK_FALSE(fs::exists(run.instance));
     CHECK(contest::test::leftover_processes().empty());
 }
 
@@ -314,7 +333,7 @@ TEST_CASE(
     }
     contest::test::ScratchDir dir("run-latency-why");
     // Two busy loops on the 2 CPUs: the probe's late wake-ups wait for them.
-    const nlohmann::json why = run_why_of_two_loops(dir, 40000000);
+    const auto [why, instance] = run_why_of_two_loops(dir, 40000000);
     INFO(why.dump(2));
     REQUIRE(why.at("recorded") == true);
     CHECK(why.at("threshold_ns") == 300'000);
@@ -322,7 +341,7 @@ TEST_CASE(
         const auto& classes = why.at("by_cause").at("tasks_by_class_ns");
         CHECK(classes.value("workload", 0) > 0);
     }
-    CHECK(no_instance_of_ours());
+    CHECK_FALSE(fs::exists(instance));
     auto o = contest::test::run_contest_binary({"run", "--latency-why", "-n", "1", "no_load"},
                                                dir.path());
     CHECK(o.exit_code == 2);
@@ -502,28 +521,26 @@ TEST_CASE(
             }
         }
     } spinners{{same_group, own_session}};
-    const nlohmann::json why = run_why_of_two_loops(dir, 8000000, "spin-side-awk");
+    const auto [why, instance] = run_why_of_two_loops(dir, 8000000, "spin-side-awk");
     INFO(why.dump(2));
     REQUIRE(why.at("recorded") == true);
     REQUIRE(why.at("in_trace").get<int>() > 0);
-    std::int64_t spinners_ns = 0;
-    auto check_tasks = [&](const nlohmann::json& tasks, bool sum) {
+    auto check_tasks = [&](const nlohmann::json& tasks) {
         for (const auto& t : tasks) {
             const pid_t pid = t.at("pid").get<pid_t>();
-            if (pid == same_group || pid == own_session) {
-                CHECK(t.at("class") == "other");
-                if (sum) spinners_ns += t.at("ns").get<std::int64_t>();
-            }
+            if (pid == same_group || pid == own_session) CHECK(t.at("class") == "other");
             if (t.at("comm") == "spin-side-awk") CHECK(t.at("class") == "workload");
         }
     };
-    check_tasks(why.at("tasks"), true);
-    for (const auto& w : why.at("worst")) check_tasks(w.at("tasks"), false);
-    // The spinners held the probe's CPU, and what held it most was theirs and
-    // the workload's, not contest's.
+    check_tasks(why.at("tasks"));
+    for (const auto& w : why.at("worst")) check_tasks(w.at("tasks"));
+    // The spinners held the probe's CPU (named in its tasks or, where a busy
+    // machine's own tasks held it longer, in its worst wake-ups), and what
+    // held it was theirs and the workload's more than contest's.
+    const std::int64_t spinners_ns = named_ns(why, same_group) + named_ns(why, own_session);
     CHECK(spinners_ns > 0);
     CHECK(class_ns(why, "other") >= spinners_ns);
     CHECK(class_ns(why, "workload") > 0);
     CHECK(class_ns(why, "contest") < spinners_ns);
-    CHECK(no_instance_of_ours());
+    CHECK_FALSE(fs::exists(instance));
 }

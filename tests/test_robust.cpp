@@ -104,14 +104,7 @@ OrdinaryUserRun run_as_ordinary_user(const std::vector<std::string>& args,
     fs::permissions(out, fs::perms::all);
     if (::geteuid() != 0) return {test::run_contest_binary(args, out), ""};
 
-    const auto open = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                      fs::perms::others_read | fs::perms::others_exec;  // 0755
-    fs::permissions(dir.path(), fs::perms::others_exec, fs::perm_options::add);
-    fs::create_directories(dir / "bin");
-    fs::permissions(dir / "bin", open);
-    const fs::path binary = dir / "bin" / "contest";
-    fs::copy_file(CONTEST_BINARY, binary, fs::copy_options::overwrite_existing);
-    fs::permissions(binary, open);
+    const fs::path binary = test::contest_others_can_run(dir);
     std::vector<std::string> argv{binary.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     const std::string reach =

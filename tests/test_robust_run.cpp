@@ -600,6 +600,17 @@ TEST_CASE("run --resume refuses in one line what is no run's journal, or no jour
     refused(journal, 2, "next_turn: past the last turn");
     planted([](json& j) { j["turns"][1]["label"] = 1; });
     refused(file, 2, "turns[1]: label: no such label");
+    // A round outside the run's 3 (taken, it was saved with index
+    // -294967296), and more runs than a start takes.
+    planted([](json& j) { j["turns"][1]["round"] = 4000000000u; });
+    refused(file, 2, "turns[1]: round: 4000000000 is not one of the run's 3 rounds");
+    planted([](json& j) { j["turns"][1]["round"] = 0; });
+    refused(file, 2, "turns[1]: round: 0 is not one of the run's 3 rounds");
+    planted([](json& j) {
+        j["config"]["runs"] = 4000000000u;
+        j["turns"][1]["round"] = 4000000000u;
+    });
+    refused(file, 2, "config: --runs must be at most 1000");
     planted([](json& j) { j["turns"][1]["loads"] = {"no_such_load"}; });
     refused(file, 2, "turns[1]: loads: 'no_such_load' is no load of the run");
     // A label's file named outside the run's results folder: the resume

@@ -237,7 +237,14 @@ TEST_CASE("a run's journal is read as untrusted: each refusal names its field", 
         {"/config/delegated/runs", "1", "journal: config: delegated: runs: not a whole number"},
         {"/config/delegated", 7, "journal: config: delegated: not an object"},
         {"/boot_run/phase", "sleeping", "journal: boot_run: phase: 'sleeping' is no phase"},
+        {"/boot_run/boots_asked", 1, "journal: boot_run: boots_asked: 1 is more than boot_max 0"},
         {"/turns/0/label", 1, "journal: turns[0]: label: no such label"},
+        // A round is one of the config's 7 (its runs' index in the file).
+        {"/turns/0/round", 0, "journal: turns[0]: round: 0 is not one of the run's 7 rounds"},
+        {"/turns/0/round", 8, "journal: turns[0]: round: 8 is not one of the run's 7 rounds"},
+        {"/turns/0/round", 4000000000ull,
+         "journal: turns[0]: round: 4000000000 is not one of the run's 7 rounds"},
+        {"/turns/0/round", 4294967296ull, "journal: turns[0]: round: too large"},
         {"/turns/0/status", "waiting", "journal: turns[0]: status: 'waiting' is no turn status"},
         {"/turns", nlohmann::json::object(), "journal: turns: not a list"},
         {"/next_turn", 2, "journal: next_turn: past the last turn"},
@@ -288,16 +295,25 @@ TEST_CASE(
     CHECK_THROWS_AS(read_run_journal(dir / "link.json"), UsageError);
     REQUIRE(::mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
     CHECK_THROWS_AS(read_run_journal(dir / "fifo.json"), UsageError);
+    // j written as `name` and read: refused, saying `says`.
+    const auto refused = [&](const std::string& name, const std::string& says) {
+        write_run_journal(dir / name, j);
+        try {
+            read_run_journal(dir / name);
+            FAIL("read");
+        } catch (const UsageError& e) {
+            CHECK(std::string(e.what()).find(name + ": config: " + says) != std::string::npos);
+        }
+    };
+    // More runs than a start takes (a journal edited by hand): refused.
+    j.config.runs = 4000000000u;
+    j.turns.list[0].round = 4000000000u;
+    refused("runs.json", "--runs must be at most 1000");
+    j.config.runs = 7;
+    j.turns.list[0].round = 1;
     // A config no start would take (--vary under --boot) is refused on reading too.
     j.config.vary = {{"kernel.sched_autogroup_enabled", {"0", "1"}}};
-    write_run_journal(dir / "vary.json", j);
-    try {
-        read_run_journal(dir / "vary.json");
-        FAIL("read");
-    } catch (const UsageError& e) {
-        CHECK(std::string(e.what()).find("vary.json: config: --vary does not go with --boot") !=
-              std::string::npos);
-    }
+    refused("vary.json", "--vary does not go with --boot");
 }
 
 TEST_CASE("a journal's turns are marked in order: next is the turn a run takes next",

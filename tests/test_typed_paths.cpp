@@ -37,8 +37,9 @@ std::vector<fs::path> beside(const fs::path& db) {
 
 }  // namespace
 
-TEST_CASE("--db naming a FIFO, a socket, a device or a link to one: exit 2, nothing made",
-          "[history][typed]") {
+TEST_CASE(
+    "history: a --db naming a FIFO, a socket, a device or a link to one: exit 2, nothing made",
+    "[history][typed]") {
     ScratchDir dir("typed-db");
     const fs::path fifo = dir / "fifo.sqlite";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

@@ -87,6 +87,12 @@ void fields(V& v, R& s) {
     v("labels", s.labels);
     v("boots_asked", s.boots_asked);
     v("boot_max", s.boot_max);
+    // A step asks for no reboot past the bound (boot_steps.cpp: the turns
+    // end at it, the way back is the last).
+    if constexpr (V::reading)
+        if (s.boots_asked > s.boot_max)
+            v.refuse("boots_asked", std::to_string(s.boots_asked) + " is more than boot_max " +
+                                        std::to_string(s.boot_max));
     v("stop_on_failure", s.stop_on_failure);
     v("boots", s.boots);
     v("note", s.note);

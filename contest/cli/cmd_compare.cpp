@@ -74,7 +74,8 @@ int cmd_compare(int argc, char** argv) {
     const std::string formats = output_names(OutputUse::compare);
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
-                             "where labels are looked up")(
+                             "where labels are looked up (not in its examples/ folder, the "
+                             "committed examples: --results results/examples for those)")(
         "format,f", checked(&format, check_compare_format)->value_name("F")->default_value("text"),
         formats.c_str())("plot", po::value(&plot)->value_name("FILE.svg"),
                          "also draw Ratio per load for both, with 95% CI error bars, as SVG")(

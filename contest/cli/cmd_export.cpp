@@ -81,12 +81,14 @@ int cmd_export(int argc, char** argv) {
             ->default_value("kcidb"),
         format_help.c_str())("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
-                             "where labels are looked up")(
+                             "where labels are looked up (not in its examples/ folder, the "
+                             "committed examples: --results results/examples for those)")(
         "changes", po::bool_switch(&changes),
         "the database's changes and their triage as KCIDB issues and incidents (no labels)")(
         "db", po::value(&db)->value_name("FILE|URI"),
         "look the labels up in this results database instead (a SQLite file, or "
-        "postgresql://..., its password in ~/.pgpass or PGPASSWORD; contest history): every file of "
+        "postgresql://..., its password in ~/.pgpass or PGPASSWORD; contest history): every file "
+        "of "
         "each label, as it was saved")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "judge every other label against L: a test of record gets FAIL where the label is worse "

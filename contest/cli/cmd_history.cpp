@@ -1,5 +1,6 @@
 // `contest history [import PATH... | show SERIES | changes [SERIES...] | page
 // [SERIES...]]`: every run in a results database (docs/history.md).
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -45,9 +46,15 @@ struct HistoryArgs {
     std::vector<std::string> words;  // after the action
     std::string db, results_dir = "results", measure, workdir, points = "kernel";
     std::string out = "history.html";  // page's
+    bool all_measures = false;         // list's: every measure, not Time alone
     ChangePointOptions changes;
     TriageWords triage;  // triage's, and changes' and page's --status
 };
+
+// The measure list shows alone unless asked for the rest: Time, the figure
+// every run has (a run's every measure of every load is a series: 188 for
+// one run of the tour).
+constexpr const char* kListedMeasure = "wall_s";
 
 // Builds of one tree put in its commits' order, read from the tree where it
 // is a git repository here (only read; git's output in the workdir).
@@ -369,17 +376,29 @@ int page_action(const HistoryArgs& a) {
     return kExitOk;
 }
 
+// Time's series (or --measure's), or with --all-measures every series,
+// Time's first; the count of the others said after Time's.
 int list_action(const HistoryArgs& a) {
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
-    const auto series = list_series(db, a.measure);
-    if (series.empty()) {
+    auto series = list_series(db, a.measure);
+    const auto is_time = [](const SeriesInfo& s) { return s.key.measure == kListedMeasure; };
+    const auto others = std::stable_partition(series.begin(), series.end(), is_time);
+    const std::size_t hidden =
+        a.measure.empty() && !a.all_measures ? static_cast<std::size_t>(series.end() - others) : 0;
+    series.erase(series.end() - static_cast<std::ptrdiff_t>(hidden), series.end());
+    if (series.empty() && hidden == 0) {
         std::cout << "no series in " << db.target().shown << "\n";
         return kExitOk;
     }
-    std::printf("%-40s %7s %5s  %s\n", "series", "kernels", "runs", "machine, workload");
+    if (!series.empty())
+        std::printf("%-40s %7s %5s  %s\n", "series", "kernels", "runs", "machine, workload");
     for (const auto& s : series)
         std::printf("%-40s %7d %5d  %s, %s\n", printable(s.key.text()).c_str(), s.kernels, s.runs,
                     printable(s.machine).c_str(), printable(s.workload).c_str());
+    if (hidden > 0)
+        std::cout << (series.empty() ? "no series of Time (wall_s); " : "") << hidden
+                  << " series of other measures (the load's work, latency, ...): "
+                     "--all-measures lists them, --measure M one measure's\n";
     return kExitOk;
 }
 
@@ -463,7 +482,8 @@ int cmd_history(int argc, char** argv) {
     cl.summary =
         "Every run in a results database (SQLite by default, a file beside the results; "
         "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
-        "workload, load and measure over kernels. import PATH...: result files and folders into "
+        "workload, load and measure over kernels: Time's (wall_s), the other measures' with "
+        "--all-measures or --measure. import PATH...: result files and folders into "
         "the database; a file already in (the same bytes) is not counted again, nor a run "
         "saved twice (its machine, workload, kernel, label and start, wherever its files lie: the "
         "complete save, "
@@ -512,6 +532,9 @@ int cmd_history(int argc, char** argv) {
         ("measure", po::value(&a.measure)->value_name("M"),
          "list, changes and page: only the series of this measure (wall_s, "
          "latency_cyclic_p99_us, ...)")
+        ("all-measures", po::bool_switch(&a.all_measures),
+         "list: every measure's series, Time's (wall_s) first (default: Time's alone, and how "
+         "many others there are)")
         ("out", po::value(&a.out)->value_name("FILE")->default_value(a.out),
          "page: the HTML file written")
         ("alpha", bounded(&a.changes.alpha, kMinAlpha, kMaxAlpha)->value_name("P")
@@ -571,6 +594,8 @@ int cmd_history(int argc, char** argv) {
     if (!a.words.empty())
         throw UsageError("contest history list: takes no arguments (" + printable(a.words.front()) +
                          ")");
+    if (a.all_measures && !a.measure.empty())
+        throw UsageError("contest history: --all-measures and --measure: give one");
     return list_action(a);
 }
 

@@ -80,7 +80,8 @@ int cmd_post(int argc, char** argv) {
     ReportOptions options;
     cl.options.add_options()("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
-                             "where labels are looked up")(
+                             "where labels are looked up (not in its examples/ folder, the "
+                             "committed examples: --results results/examples for those)")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "the label the others are judged against (default: the first argument's)")(
         "style",

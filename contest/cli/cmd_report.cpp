@@ -9,6 +9,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/judging_options.h"
+#include "contest/cli/result_sides.h"
 #include "contest/report/latency_plot.h"
 #include "contest/report/outputs.h"
 #include "contest/report/plot_svg.h"
@@ -93,7 +94,8 @@ std::optional<ReportRequest> parse_report_command(int argc, char** argv) {
     cl.name = "report";
     cl.usage = "contest report [options] [PATH...]";
     cl.summary =
-        "Prints the contest table from result files and folders (default: results/). Runs of one "
+        "Prints the contest table from result files and folders (default: what you ran, results/ "
+        "without the committed examples in results/examples, read when named). Runs of one "
         "label pool together across files; rows that differ from the baseline beyond noise are "
         "marked.";
     cl.accepts_config = true;
@@ -137,7 +139,8 @@ std::optional<ReportRequest> parse_report_command(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return std::nullopt;
     if (!baseline.empty()) options.baseline = baseline;
     check_judging_options(options, correction);
-    if (request.paths.empty()) request.paths.push_back("results");
+    // What a person ran: the results folder without its committed examples.
+    if (request.paths.empty()) request.paths = own_result_paths("results");
     if (request.timeline.empty() && (vm.count("run") || vm.count("load")))
         throw UsageError("--run and --load go with --timeline FILE.svg");
     if (vm.count("run")) request.timeline_run = timeline_run;

@@ -41,9 +41,8 @@ namespace contest {
 namespace {
 
 // The largest values `contest run` takes: far beyond any real use, small
-// enough that a slip of the keyboard cannot ask for a day of runs or a fork
-// storm.
-constexpr unsigned kMaxRuns = 1000;
+// enough that a slip of the keyboard cannot ask for a fork storm (--runs'
+// own, kMaxRuns, is the run config's: a journal's is checked against it).
 constexpr unsigned kMaxJobs = 4096;
 constexpr double kMaxWarmupSeconds = 3600;
 // --runs is a number or auto, so not a bounded() one: its range is said here.

@@ -11,20 +11,24 @@
 #include "contest/sys/workdir.h"
 #include "contest/vm/accel_choice.h"
 #include "contest/vm/guest.h"
+#include "contest/vm/host_accel.h"
 #include "contest/vm/initramfs.h"
 #include "contest/vm/kernel_image.h"
 
 namespace contest {
 namespace {
 
-// The running kernel's own image, where Debian keeps it.
+// The running kernel's own image, where Debian keeps it. Without one the
+// check has said what it read of the machine, and booted nothing.
 std::string host_kernel_image() {
     struct utsname u {};
     ::uname(&u);
     const std::string image = std::string("/boot/vmlinuz-") + u.release;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(image, ec))
-        throw UsageError("no " + image + " to boot: give --kernel IMAGE");
+        throw UsageError("no probe guest booted: no " + image +
+                         " (the running kernel's image) to boot; give --kernel IMAGE (a kernel "
+                         "image or a linux-image package's name) to boot-test KVM and TCG");
     return image;
 }
 
@@ -35,9 +39,11 @@ int cmd_vm(int argc, char** argv) {
     cl.name = "vm";
     cl.usage = "contest vm check [--kernel IMAGE] [--workdir D] [--vm-boot-timeout S]";
     cl.summary =
-        "check: boots a kernel in a short probe guest under KVM and under TCG (software\n"
-        "emulation) and says which accelerator `contest run --kernel` can use here, and why\n"
-        "not the other.";
+        "check: says what the machine offers guests (whether /dev/kvm opens, its KVM module:\n"
+        "kvm_intel, kvm_amd or PVM's kvm_pvm, the CPU's vmx or svm) and the accelerator that\n"
+        "most likely runs them here; then boots a kernel in a short probe guest under KVM and\n"
+        "under TCG (software emulation) and says which accelerator `contest run --kernel` can\n"
+        "use here, and why not the other.";
     std::string image, workdir;
     double boot_timeout_s = 120;
     // clang-format off
@@ -57,6 +63,9 @@ int cmd_vm(int argc, char** argv) {
     if (!parse_command_line(cl, check ? argc - 1 : argc, check ? argv + 1 : argv, vm))
         return kExitOk;
     if (!check) throw UsageError("contest vm: expected an action: check");
+    // What the machine offers, read first: said even when no guest can be
+    // booted to tell for sure.
+    std::cout << likely_accel_line(host_accel_facts()) << std::endl;
     if (image.empty()) image = host_kernel_image();
     const Workdir dir =
         Workdir::open(workdir.empty() ? default_workdir() : std::filesystem::path(workdir));

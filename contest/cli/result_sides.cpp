@@ -28,9 +28,36 @@ std::vector<ResultFile> ResultSides::resolve(const std::string& arg) {
     return matching;
 }
 
+std::vector<std::string> own_result_paths(const std::string& results_dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(results_dir, ec)) return {results_dir};
+    std::vector<std::string> paths;
+    bool examples = false;
+    for (fs::directory_iterator it(results_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const fs::path& p = it->path();
+        std::error_code unreadable;  // an entry's own: the reader names it
+        const bool folder = it->is_directory(unreadable);
+        if (folder && p.filename() == kExamplesFolder)
+            examples = true;
+        else if (folder || p.extension() == ".json")
+            paths.push_back(p.string());
+    }
+    // Unlisted, the folder is the reader's to name with the cause.
+    if (ec) return {results_dir};
+    if (paths.empty())
+        throw UsageError("no result files of your own in " + results_dir +
+                         " (contest run writes them there)" +
+                         (examples ? "; the committed examples are read when named: " +
+                                         (fs::path(results_dir) / kExamplesFolder).string()
+                                   : std::string()));
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
+
 const std::vector<ResultFile>& ResultSides::everything() {
     if (!loaded_) {
-        all_ = read_results_or_fail({results_dir_});
+        all_ = read_results_or_fail(own_result_paths(results_dir_));
         loaded_ = true;
     }
     return all_;

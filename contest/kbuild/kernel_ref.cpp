@@ -73,7 +73,7 @@ std::string absolute_kernel_spec(const std::string& spec) {
     const std::optional<SpecParts> p = split_spec(spec);
     if (!p) return spec;  // a package's name, or nothing there
     return absolute(p->tree) + "@" + p->ref + (p->patch.empty() ? "" : "+" + absolute(p->patch)) +
-           (p->options ? "%" + *p->options : "");
+           (p->options ? "%" + absolute_fragment_paths(*p->options) : "");
 }
 
 std::vector<fs::path> patch_files(const fs::path& patch) {

@@ -54,7 +54,8 @@ KernelRef read_kernel_ref(const std::string& spec, const std::string& option,
                           const std::filesystem::path& scratch);
 
 // spec with the paths it names absolute: an image, build tree or package
-// file that exists, or TREE and PATCH of TREE@REF[+PATCH][%...]; a
+// file that exists, or TREE, PATCH and each FRAGMENT-FILE of
+// TREE@REF[+PATCH][%OPTIONS]; a
 // package's name as it is. A run's journal keeps its kernels so, to be
 // taken on from any folder.
 std::string absolute_kernel_spec(const std::string& spec);

@@ -186,16 +186,21 @@ class GivenOptions {
     std::map<std::string, std::size_t> given_;  // name -> its place in out_
 };
 
+// An item that names a fragment file: one that exists, unless it reads as
+// an option. A file first, so that a path with '=' in it is one.
+bool is_fragment_file(const std::string& item) {
+    std::error_code ec;
+    return !item.empty() && !item.starts_with("CONFIG_") && !item.starts_with(kNotSetHead) &&
+           fs::exists(item, ec);
+}
+
 }  // namespace
 
 LabelOptions read_label_options(const std::string& items, const std::string& head) {
     GivenOptions given(head);
     for (const std::string& item : split_items(items)) {
         if (item.empty()) throw UsageError(head + "an empty option after a '%'");
-        std::error_code ec;
-        // A file first, so that a path with '=' in it is one.
-        const bool file =
-            !item.starts_with("CONFIG_") && !item.starts_with(kNotSetHead) && fs::exists(item, ec);
+        const bool file = is_fragment_file(item);
         if (auto o = file ? std::optional<LabelOption>() : option_of(item, head)) {
             o->from = "inline";
             given.add(*o);
@@ -204,6 +209,18 @@ LabelOptions read_label_options(const std::string& items, const std::string& hea
         for (auto& o : fragment_options(item, head)) given.add(std::move(o));
     }
     return std::move(given).options();
+}
+
+std::string absolute_fragment_paths(const std::string& items) {
+    std::string out;
+    bool first = true;
+    for (std::string item : split_items(items)) {
+        if (is_fragment_file(item)) item = fs::absolute(item).lexically_normal().string();
+        if (!first) out += '%';
+        first = false;
+        for (char c : item) out += c == '%' ? std::string("%%") : std::string(1, c);
+    }
+    return out;
 }
 
 LabelOptions label_options_of_lines(const std::vector<std::string>& lines,

@@ -50,6 +50,11 @@ struct LabelOptions {
 // option given twice with two values.
 LabelOptions read_label_options(const std::string& items, const std::string& head);
 
+// The items after a spec's first '%' with each fragment file's path made
+// absolute (the items read_label_options reads as files), the rest as
+// given: a run's journal keeps a spec so, to be read from any folder.
+std::string absolute_fragment_paths(const std::string& items);
+
 // Options given as .config lines (a bisection's state keeps them so), each
 // read as read_label_options reads an inline one; UsageError for a line
 // that is no option (a file's name among them is one: none is read).

@@ -26,6 +26,11 @@
 
 namespace contest {
 
+// The most runs a load `contest run` takes (--runs, --max-runs), and a
+// run's journal holds: far beyond any real use, small enough that a slip
+// of the keyboard, or a journal edited by hand, cannot ask for a day of runs.
+inline constexpr unsigned kMaxRuns = 1000;
+
 // Every field is kept in a run's journal (run_journal_text.cpp names each
 // once): a field added here goes there too, or a --boot step loses it.
 struct RunConfig {

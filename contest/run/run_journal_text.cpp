@@ -191,6 +191,9 @@ RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
     else
         check_turn_labels(journal.turns, journal.results.size(), where);
     RunConfig& c = journal.config;
+    // A turn's round is its runs' index in the result file: one of the
+    // config's rounds (a round of 4000000000 would be saved as -294967296).
+    check_turn_rounds(journal.turns, c.runs, where);
     // What the codec cannot know: what only a start makes (absolute
     // workdirs).
     for (const auto* path : {&c.workload.workdir, &c.load.workdir})

@@ -98,6 +98,8 @@ std::uint64_t order_seed(const RunConfig& config,
 void check_run_options(const RunConfig& config) {
     check_label_name(config.label, "--label");
     if (config.runs < 1) throw UsageError("--runs must be at least 1");
+    if (config.runs > kMaxRuns)
+        throw UsageError("--runs must be at most " + std::to_string(kMaxRuns));
     if (config.auto_runs && config.order == RunOrder::blocks)
         throw UsageError("--runs auto needs runs in rounds (--order shuffled or rounds)");
     if (!config.vary.empty() && config.order == RunOrder::blocks)

@@ -36,6 +36,14 @@ void check_turn_labels(const JournalTurns& turns, std::size_t labels, const std:
             throw UsageError(where + ": turns[" + std::to_string(i) + "]: label: no such label");
 }
 
+void check_turn_rounds(const JournalTurns& turns, unsigned runs, const std::string& where) {
+    for (std::size_t i = 0; i < turns.list.size(); ++i)
+        if (turns.list[i].round < 1 || turns.list[i].round > runs)
+            throw UsageError(where + ": turns[" + std::to_string(i) +
+                             "]: round: " + std::to_string(turns.list[i].round) +
+                             " is not one of the run's " + std::to_string(runs) + " rounds");
+}
+
 JournalTurns journal_turns_of(const nlohmann::json& journal, std::size_t labels,
                               const std::string& where) {
     if (!journal.is_object()) throw UsageError(where + ": not an object");

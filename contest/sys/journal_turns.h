@@ -100,5 +100,9 @@ void put_journal_turns(nlohmann::json& journal, const JournalTurns& turns);
 // UsageError naming `where` and the first turn whose label is at or past
 // `labels`.
 void check_turn_labels(const JournalTurns& turns, std::size_t labels, const std::string& where);
+// UsageError naming `where` and the first turn whose round is not one of
+// the run's `runs` rounds (1 to runs: a round's number is its runs' index
+// in the result file, run/run_order.h).
+void check_turn_rounds(const JournalTurns& turns, unsigned runs, const std::string& where);
 
 }  // namespace contest
