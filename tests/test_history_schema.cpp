@@ -85,7 +85,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "history: a database one migration newer that only adds is written on; one that forbids "
+    "history: a database one migration newer that only adds is written on, one that forbids "
     "older writers is refused in one line",
     "[history][e2e]") {
     ScratchDir dir("history-newer-writer");
