@@ -134,11 +134,12 @@ inline void check_two_importers_at_once(const std::string& db, const std::filesy
 
 // The database as a contest of schema `version` left it: what the later
 // migrations added taken away again (SQLite since 3.35 and PostgreSQL drop
-// columns alike), with their rows of schema_version. A migration after 5
+// columns alike), with their rows of schema_version. A migration after 6
 // needs its own line here.
 inline void downgrade_schema(history::HistoryDb& db, int version) {
-    REQUIRE(db.schema_version() <= 5);
+    REQUIRE(db.schema_version() <= 6);
     const std::vector<std::pair<int, std::vector<const char*>>> undo = {
+        {6, {"DROP TABLE change_mails", "DROP TABLE change_triage", "DROP TABLE changes"}},
         {5,
          {"DROP INDEX files_by_run", "ALTER TABLE schema_version DROP COLUMN oldest_writer",
           "ALTER TABLE schema_version DROP COLUMN oldest_reader"}},

@@ -221,7 +221,7 @@ TEST_CASE(
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     REQUIRE(o.out.find("imported 8 file(s)") != std::string::npos);
-    o = run_contest_binary({"history"}, dir.path(), dir.path());
+    o = run_contest_binary({"history", "--all-measures"}, dir.path(), dir.path());
     REQUIRE(o.exit_code == 0);
     const std::size_t series = split_lines(o.out).size() - 1;  // less the heading
     REQUIRE(series > 5);

@@ -2,7 +2,11 @@
 // (history_support.h) on a server the test starts itself
 // (postgres_server.h), and what only a server can do wrong: be down, or
 // refuse the login. Skipped, not passed, where PostgreSQL is not installed.
+#include <functional>
+#include <thread>
+
 #include "contest/history/history_db.h"
+#include "contest/history/owed_saves.h"
 #include "contest/history/pg_uri.h"
 #include "contest/history/schema.h"
 #include "contest/sys/errors.h"
@@ -394,6 +398,87 @@ TEST_CASE("history on PostgreSQL: triage round trip, a change's identity, alerts
     const DbTarget target = db_target(server.uri(), {});
     check_triage_round_trip(target, dir / "round");
     check_triage_identity_and_groups(target, dir / "groups");
+    server.shut();
+    CHECK(leftover_processes().empty());
+}
+
+TEST_CASE(
+    "history on PostgreSQL: a server away for a while mid-run gets every run once it is back, "
+    "and history sync brings in what a run's end still owed",
+    "[history][postgresql][sink][owed][e2e]") {
+    const auto bin = postgres_bin_dir();
+    if (!bin) CONTEST_SKIP(kNoServer);
+    ScratchDir dir("history-pg-owed");
+    PostgresServer server(*bin, dir / "pg");
+    const std::string uri = server.uri();
+    const fs::path results = dir / "results";
+    const std::vector<std::string> run = {"run",
+                                          "-k",
+                                          "owed-kernel",
+                                          "-n",
+                                          "12",
+                                          "-w",
+                                          "synthetic",
+                                          "--synthetic-size",
+                                          "4",
+                                          "--warmup",
+                                          "0.2",
+                                          "--workdir",
+                                          (dir / "work").string(),
+                                          "--results",
+                                          results.string(),
+                                          "--db",
+                                          uri,
+                                          "--quiet",
+                                          "no_load"};
+    // The server stopped once the run has saved a run, and started again
+    // once a save was owed: every run in the database at the run's end.
+    fs::create_directories(dir / "out");
+    const pid_t contest = start_contest(run, dir / "out");
+    const fs::path list = results / kOwedFile;
+    const auto wait_for = [](const std::function<bool()>& done) {
+        for (int i = 0; i < 6000 && !done(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return done();
+    };
+    REQUIRE(wait_for([&] { return !result_files(results).empty(); }));
+    server.stop();
+    // a save was owed while it was away
+    REQUIRE(wait_for([&] { return fs::exists(list); }));
+    server.restart();
+    const Outcome o = finish_contest(contest, dir / "out");
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK_THAT(o.err, Catch::Contains("is back"));
+    CHECK_FALSE(fs::exists(list));
+    {
+        HistoryDb db(db_target(uri, {}), OpenFor::reading);
+        CHECK(count_rows(db, "files") == 1);
+        CHECK(count_rows(db, "runs") == 12);
+    }
+    // Away at the run's end: owed, said; sync is exit 3 while the server is
+    // down, then brings the run in once, the list gone.
+    server.stop();
+    std::vector<std::string> second = run;
+    second[2] = "owed-later";
+    Outcome later = run_contest_binary(second, dir.path());
+    INFO(later.err);
+    REQUIRE(later.exit_code == 0);
+    CHECK_THAT(later.err, Catch::Contains("1 save(s) owed"));
+    const std::vector<std::string> sync = {"history", "sync",      "--db",
+                                           uri,       "--results", results.string()};
+    CHECK(run_contest_binary(sync, dir.path()).exit_code == 3);
+    server.restart();
+    later = run_contest_binary(sync, dir.path());
+    INFO(later.out << later.err);
+    CHECK(later.exit_code == 0);
+    CHECK_THAT(later.out, Catch::Contains("brought 1 owed file(s) (12 runs)"));
+    {
+        HistoryDb db(db_target(uri, {}), OpenFor::reading);
+        CHECK(count_rows(db, "files") == 2);
+        CHECK(count_rows(db, "runs") == 24);
+    }
+    CHECK_FALSE(fs::exists(list));
     server.shut();
     CHECK(leftover_processes().empty());
 }

@@ -97,6 +97,7 @@ StepScan scan_steps(std::span<const double> y, std::size_t min_segment, double f
     // variance (least squares with the step one more regressor).
     double best_none = -INFINITY;
     std::vector<double> best_step(n, -INFINITY), best_ratio(n, 0);
+    std::vector<bool> exact_at(n, false);
     std::vector<double> ratios{0};
     for (double r = 1e-4; r <= 100; r *= 1.25) ratios.push_back(r);
     for (double r : ratios) {
@@ -114,7 +115,14 @@ StepScan scan_steps(std::span<const double> y, std::size_t min_segment, double f
             const double var = f.var[k - 1] + b.var[n - 1 - k] + r;
             const double s1 = std::max(s0 - step * step / var, s0 * 1e-12);
             const double loglik = -0.5 * (sum_log + m * std::log(s1 / m));
-            if (loglik > best_step[k]) best_step[k] = loglik, best_ratio[k] = r;
+            // A step that leaves nothing to explain (the points agree
+            // exactly on each side) does so at every walk, and the floored
+            // fit's likelihood then only follows s0 down as the walk grows:
+            // nothing chooses a walk, so the smallest is kept (the first).
+            const bool exact = s1 <= s0 * 1e-12;
+            if (exact_at[k]) continue;
+            if (exact) exact_at[k] = true;
+            if (exact || loglik > best_step[k]) best_step[k] = loglik, best_ratio[k] = r;
         }
     }
     if (!std::isfinite(best_none)) return out;  // every point the same

@@ -18,6 +18,7 @@
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/owed_saves.h"
+#include "contest/history/pg_uri.h"
 #include "contest/history/series.h"
 #include "contest/history/triage.h"
 #include "contest/kbuild/commit_order.h"
@@ -117,7 +118,9 @@ void print_next_steps(const HistoryArgs& a, const KernelPoint& before, const Ker
                                           "--good",  before.tree + "@" + before.commit,
                                           "--bad",   after.tree + "@" + after.commit,
                                           "--"};
-        if (!a.db.empty()) words.insert(words.end(), {"--db", without_password(a.db)});
+        if (!a.db.empty())
+            words.insert(words.end(),
+                         {"--db", is_postgresql_uri(a.db) ? without_password(a.db) : a.db});
         words.push_back("LOADS...");
         std::cout << command_line(words);
     }

@@ -36,8 +36,7 @@ void HistorySink::try_save(const ResultFile& file, const fs::path& path, const s
         for (const auto& line : paid.said) warn(line);
         if (!paid.failure.empty()) throw EnvironmentError(paid.failure);
         if (paid.brought_in > 0)
-            say("contest: " + std::to_string(paid.brought_in) + " owed save(s) brought into " +
-                target_.shown);
+            say(std::to_string(paid.brought_in) + " owed save(s) brought into " + target_.shown);
     }
     ResultFile stored = file;
     stored.path = path;
@@ -51,7 +50,7 @@ void HistorySink::saved(const ResultFile& file, const fs::path& given,
     try {
         try_save(file, path, text);
         if (failing_) {
-            say("contest: the results database " + target_.shown + " is back; saves go on");
+            say("the results database " + target_.shown + " is back; saves go on");
             failing_ = false;
         }
         forget_owed_save(results_dir_, target_.shown, path);
