@@ -9,9 +9,9 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Build and test dependencies (Debian package names). libssl-dev is
 # libcrypto's headers, for contest's SHA-256. libsoci-dev: the results
 # database's one interface to SQLite and PostgreSQL (contest/history), both
-# backends with it.
+# backends with it. libpq-dev: libpq's own parser of a PostgreSQL URI.
 DEPS := cmake make ninja-build g++ libboost-dev libboost-program-options-dev libboost-filesystem-dev \
-        nlohmann-json3-dev catch2 time tar zlib1g-dev libssl-dev libsoci-dev
+        nlohmann-json3-dev catch2 time tar zlib1g-dev libssl-dev libsoci-dev libpq-dev
 # What a kernel build needs besides the source (contest checks for each);
 # libssl-dev again, as a kernel build's own need (certificates, signing),
 # so deps-kernel alone is enough for a machine that only builds kernels.

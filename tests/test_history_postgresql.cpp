@@ -3,8 +3,10 @@
 // (postgres_server.h), and what only a server can do wrong: be down, or
 // refuse the login. Skipped, not passed, where PostgreSQL is not installed.
 #include "contest/history/history_db.h"
+#include "contest/history/pg_uri.h"
 #include "contest/history/schema.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/packed_text.h"
 #include "history_support.h"
 #include "postgres_server.h"
 
@@ -18,6 +20,30 @@ namespace {
 constexpr const char* kNoServer =
     "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; `make deps-test` "
     "installs the package postgresql)";
+
+// A quick contest run (the synthetic workload, two runs) saving into db.
+std::vector<std::string> quick_run(const fs::path& dir, const std::string& results,
+                                   const std::string& db) {
+    return {"run",
+            "-k",
+            "lab-kernel",
+            "-n",
+            "2",
+            "-w",
+            "synthetic",
+            "--synthetic-size",
+            "4",
+            "--warmup",
+            "0.2",
+            "--workdir",
+            (dir / "work").string(),
+            "--results",
+            (dir / results).string(),
+            "--quiet",
+            "--db",
+            db,
+            "no_load"};
+}
 
 }  // namespace
 
@@ -130,11 +156,7 @@ TEST_CASE(
     ScratchDir dir("history-pg-run");
     PostgresServer server(*bin, dir / "pg");
     auto run = [&](const std::string& results) {
-        return run_contest_binary(
-            {"run", "-k", "lab-kernel", "-n", "2", "-w", "synthetic", "--synthetic-size", "4",
-             "--warmup", "0.2", "--workdir", (dir / "work").string(), "--results",
-             (dir / results).string(), "--quiet", "--db", server.uri(), "no_load"},
-            dir.path());
+        return run_contest_binary(quick_run(dir.path(), results, server.uri()), dir.path());
     };
     Outcome o = run("results");
     INFO(o.err);
@@ -155,4 +177,189 @@ TEST_CASE(
     CHECK(result_files(dir / "later").size() == 1);
     server.shut();
     CHECK(leftover_processes().empty());
+}
+
+namespace {
+
+// Every value of every column of every table of the server's database as
+// text, and each packed file (files.content) unpacked.
+std::string every_value(HistoryDb& db) {
+    std::vector<std::string> tables;
+    {
+        soci::rowset<std::string> rs =
+            (db.sql().prepare << "SELECT table_name FROM information_schema.tables WHERE "
+                                 "table_schema = current_schema()");
+        tables.assign(rs.begin(), rs.end());
+    }
+    std::string all;
+    for (const auto& table : tables) {
+        std::vector<std::string> columns;
+        {
+            soci::rowset<std::string> rs =
+                (db.sql().prepare << "SELECT column_name FROM information_schema.columns WHERE "
+                                     "table_schema = current_schema() AND table_name = '" +
+                                         table + "'");
+            columns.assign(rs.begin(), rs.end());
+        }
+        for (const auto& column : columns) {
+            soci::rowset<std::string> rs = (db.sql().prepare << "SELECT COALESCE(CAST(" + column +
+                                                                    " AS TEXT), '') FROM " + table);
+            for (const auto& v : rs) {
+                all += v + "\n";
+                if (table == "files" && column == "content")
+                    all += unpacked_text(v, 64u << 20).value_or("(not packed text)") + "\n";
+            }
+        }
+    }
+    return all;
+}
+
+// The files under dir that hold any of needles, and the needle.
+std::vector<std::string> files_holding(const fs::path& dir,
+                                       const std::vector<std::string>& needles) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+         it.increment(ec)) {
+        if (!it->is_regular_file()) continue;
+        const std::string text = slurp(it->path());
+        for (const auto& n : needles)
+            if (text.find(n) != std::string::npos) found.push_back(it->path().string() + ": " + n);
+    }
+    return found;
+}
+
+// A password with what URIs and shells make much of.
+const std::string kPassword = "Pw?7@x%41&y=z";
+
+}  // namespace
+
+TEST_CASE("history on PostgreSQL: the URI forms people write connect, over TCP and a socket",
+          "[history][postgresql][e2e]") {
+    const auto bin = postgres_bin_dir();
+    if (!bin) CONTEST_SKIP(kNoServer);
+    ScratchDir dir("history-pg-uris");
+    PostgresServer server(*bin, dir / "pg", TcpLogin{kPassword});
+    const std::string port = std::to_string(server.port());
+    const std::vector<std::string> forms = {
+        // As --help and docs/fleet.md write it: no query string (SOCI 4.0
+        // made the database "postgres=" of it).
+        server.tcp_uri("contest", kPassword),
+        server.tcp_uri("contest", kPassword, "postgres", "sslmode=disable"),
+        server.tcp_uri("contest", kPassword, "postgres", "connect_timeout=5&application_name=c"),
+        "postgres://contest:" + uri_percent_encoded(kPassword) + "@127.0.0.1:" + port + "/postgres",
+        "postgresql://127.0.0.1:" + port +
+            "/postgres?user=contest&password=" + uri_percent_encoded(kPassword),
+        "postgresql:///postgres?host=127.0.0.1&port=" + port +
+            "&user=contest&password=" + uri_percent_encoded(kPassword),
+        // A Unix socket: its folder percent-encoded as the host, or in the query.
+        "postgresql://contest@" + uri_percent_encoded(server.socket_dir().string()) + "/postgres",
+        server.uri(),
+    };
+    for (const auto& uri : forms) {
+        INFO(uri);
+        HistoryDb db(db_target(uri, {}), OpenFor::writing);
+        CHECK(db.schema_version() == current_schema_version());
+        const Outcome o = run_contest_binary({"history", "--db", uri}, dir.path());
+        INFO(o.err);
+        CHECK(o.exit_code == 0);
+    }
+    // No password in the URI: libpq's own places, here PGPASSWORD.
+    {
+        const Outcome refused =
+            run_contest_binary({"history", "--db", server.tcp_uri("contest")}, dir.path());
+        CHECK(refused.exit_code == 3);
+        ::setenv("PGPASSWORD", kPassword.c_str(), 1);
+        const Outcome o =
+            run_contest_binary({"history", "--db", server.tcp_uri("contest")}, dir.path());
+        ::unsetenv("PGPASSWORD");
+        INFO(o.err);
+        CHECK(o.exit_code == 0);
+    }
+    // A wrong password: exit 3, one line, no password in it.
+    const std::string wrong = "Wr0ng?pw@%41";
+    const Outcome o =
+        run_contest_binary({"history", "--db", server.tcp_uri("contest", wrong)}, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 3);
+    CHECK(o.err.find("password authentication failed") != std::string::npos);
+    CHECK(o.err.find("Wr0ng") == std::string::npos);
+    CHECK(o.err.find(uri_percent_encoded(wrong)) == std::string::npos);
+    // restart(): the same port, the data kept.
+    server.restart();
+    {
+        HistoryDb db(db_target(forms.front(), {}), OpenFor::reading);
+        CHECK(db.schema_version() == current_schema_version());
+    }
+    server.shut();
+    CHECK(leftover_processes().empty());
+}
+
+TEST_CASE("history on PostgreSQL: --db's password is in no file, report, post, row or argv",
+          "[history][postgresql][sink][e2e]") {
+    const auto bin = postgres_bin_dir();
+    if (!bin) CONTEST_SKIP(kNoServer);
+    ScratchDir dir("history-pg-secret");
+    PostgresServer server(*bin, dir / "pg", TcpLogin{kPassword});
+    const std::string uri = server.tcp_uri("contest", kPassword);
+    // The password's own bytes as the URI writes them, and as libpq reads them.
+    const std::vector<std::string> needles = {uri_percent_encoded(kPassword), kPassword, "Pw?7"};
+    const std::vector<std::string> words = quick_run(dir.path(), "results", uri);
+    const pid_t pid = start_contest(words, dir.path());
+    // Once it has warned, argv's bytes no longer hold the password.
+    std::string cmdline;
+    for (int i = 0; i < 2000 && slurp(dir / "stderr").find("PGPASSWORD") == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    cmdline = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+    const Outcome o = finish_contest(pid, dir.path());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(o.err.find("~/.pgpass") != std::string::npos);
+    if (!cmdline.empty()) {  // empty: it ended before the look
+        CHECK(cmdline.find("--db") != std::string::npos);
+        for (const auto& n : needles) CHECK(cmdline.find(n) == std::string::npos);
+    }
+    // Its runs went into the database, through the password.
+    {
+        HistoryDb db(db_target(uri, {}), OpenFor::reading);
+        CHECK(count_rows(db, "runs") == 2);
+        const std::string rows = every_value(db);
+        CHECK(rows.find("lab-kernel") != std::string::npos);
+        CHECK(rows.find("127.0.0.1") != std::string::npos);  // the URI without the password
+        for (const auto& n : needles) CHECK(rows.find(n) == std::string::npos);
+    }
+    CHECK(files_holding(dir / "results", needles).empty());
+    CHECK(files_holding(dir / "work", needles).empty());
+    // Every report format, and the mail body.
+    for (const char* format : {"text", "html", "json", "markdown", "csv"}) {
+        const Outcome r = run_contest_binary(
+            {"report", "-f", format, "--stats", (dir / "results").string()}, dir.path());
+        INFO(format << ": " << r.err);
+        CHECK(r.exit_code == 0);
+        if (std::string(format) == "text" || std::string(format) == "json" ||
+            std::string(format) == "html")  // "How it was run": the URI without it
+            CHECK(r.out.find("127.0.0.1") != std::string::npos);
+        for (const auto& n : needles) CHECK(r.out.find(n) == std::string::npos);
+    }
+    const Outcome p = run_contest_binary({"post", (dir / "results").string()}, dir.path());
+    INFO(p.err);
+    CHECK(p.exit_code == 0);
+    for (const auto& n : needles) CHECK(p.out.find(n) == std::string::npos);
+    server.shut();
+    CHECK(leftover_processes().empty());
+}
+
+TEST_CASE("history on PostgreSQL: a URI libpq cannot read is exit 2, one line, no password",
+          "[history][pg_uri]") {
+    ScratchDir dir("history-pg-bad-uri");
+    for (const std::string uri : {"postgresql://%zz@/%%%", "postgresql://lab:PW%zzSECRET@h/db"}) {
+        for (const std::string command : {"history", "run"}) {
+            const Outcome o = run_contest_binary({command, "--db", uri}, dir.path());
+            INFO(command << " " << uri << ": " << o.err);
+            CHECK(o.exit_code == 2);
+            CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+            CHECK(o.err.find("SECRET") == std::string::npos);
+            CHECK(o.err.find("libpq cannot read") != std::string::npos);
+        }
+    }
 }

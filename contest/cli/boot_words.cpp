@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <set>
 
+#include "contest/cli/db_password.h"
 #include "contest/cli/load_cli.h"
+#include "contest/history/pg_uri.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/trusted_folder.h"
@@ -33,9 +35,7 @@ PathOption path_option(const std::string& name, const std::string& value, bool l
     // The results database every step writes: a SQLite file is a path; a
     // PostgreSQL URI is not.
     if (name == "db")
-        return value.starts_with("postgresql://") || value.starts_with("postgres://")
-                   ? PathOption{}
-                   : PathOption{true, true};
+        return history::is_postgresql_uri(value) ? PathOption{} : PathOption{true, true};
     if (read_later.contains(name) || loads.contains(name)) return {true, true};
     return {start_own.contains(name), false};
 }
@@ -73,6 +73,13 @@ std::vector<std::string> boot_run_words(const RunOptions& options, bool later_bu
             if (word.starts_with(head)) {
                 const std::string value = word.substr(head.size());
                 const PathOption kind = path_option(name, value, later_builds);
+                if (name == "db" &&
+                    (db_password_moved_to_environment() ||
+                     (history::is_postgresql_uri(value) && history::pg_uri_password(value))))
+                    throw UsageError(
+                        "--boot and a password in --db's URI: the steps after each reboot, "
+                        "which systemd starts, would not have it; put it in root's ~/.pgpass "
+                        "or a service file and give the URI without it (docs/history.md)");
                 if (kind.path) {
                     word = head + resolved_path(value);
                     if (kind.read_later) refuse_open_to_others(name, word.substr(head.size()));

@@ -52,7 +52,8 @@ int cmd_export(int argc, char** argv) {
                              "where labels are looked up")(
         "db", po::value(&db)->value_name("FILE|URI"),
         "look the labels up in this results database instead (a SQLite file, or "
-        "postgresql://...; contest history): every file of each label, as it was saved")(
+        "postgresql://..., its password in ~/.pgpass or PGPASSWORD; contest history): every file of "
+        "each label, as it was saved")(
         "baseline,b", po::value(&baseline)->value_name("L"),
         "judge every other label against L: a test of record gets FAIL where the label is worse "
         "beyond noise, PASS where it is better or where nothing differs and the test could see "

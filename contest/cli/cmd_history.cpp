@@ -139,6 +139,18 @@ int changes_action(const HistoryArgs& a) {
 // The trend page (contest/report/trend_page.h) of the chosen series, each
 // with its change points as changes finds them, written to --out.
 int page_action(const HistoryArgs& a) {
+    // What --out names is the user's to mend, before the database is read.
+    std::error_code ec;
+    const auto out = fs::status(a.out, ec);
+    if (fs::is_directory(out))
+        throw UsageError("--out " + printable(a.out) + ": a folder; give the page's file");
+    if (fs::exists(out) && !fs::is_regular_file(out))
+        throw UsageError("--out " + printable(a.out) +
+                         ": not a regular file; give the page's file");
+    const auto folder = fs::path(a.out).parent_path();
+    if (!folder.empty() && !fs::is_directory(folder, ec))
+        throw UsageError("--out " + printable(a.out) + ": no folder " + printable(folder.string()) +
+                         " to write it in");
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
     TrendPage page;
     page.database = db.target().shown;
@@ -247,7 +259,8 @@ int cmd_history(int argc, char** argv) {
     // clang-format off
     cl.options.add_options()
         ("db", po::value(&a.db)->value_name("FILE|URI"),
-         "the database: a SQLite file, or postgresql://USER@HOST/NAME (libpq's URI) "
+         "the database: a SQLite file, or postgresql://USER@HOST[:PORT]/NAME (libpq's URI; "
+         "its password in ~/.pgpass, PGPASSFILE, PGPASSWORD or a service file, not in the URI) "
          "(default: history.sqlite in --results)")
         ("results", po::value(&a.results_dir)->value_name("D")->default_value("results"),
          "where the default database file is")

@@ -19,6 +19,7 @@
 #include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
+#include "contest/history/pg_uri.h"
 #include "contest/run/boot_run.h"
 #include "contest/run/places.h"
 #include "contest/run/run_driver.h"
@@ -257,8 +258,10 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"workdir", host, po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)"},
         {"results", host, po::value(&a.results)->value_name("D"), "where result files go (default results/)"},
         {"db", host, po::value(&rc.history_db)->value_name("FILE|URI"),
-         "the results database each saved file also goes into: a SQLite file, or postgresql://USER@HOST/NAME "
-         "(default: history.sqlite in --results; docs/history.md)"},
+         "the results database each saved file also goes into: a SQLite file, or postgresql://USER@HOST[:PORT]/NAME "
+         "(default: history.sqlite in --results; docs/history.md); its password belongs in ~/.pgpass, PGPASSFILE, "
+         "PGPASSWORD or a service file: one in the URI is taken out of contest's words and passed on in PGPASSWORD, "
+         "with a warning, and refused with --boot"},
         {"no-history", host, po::bool_switch(&a.no_history), "save the runs in their result files only, not in the results database"},
         {"warmup", delegated, bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts"},
@@ -522,8 +525,7 @@ void absolute_paths(RunConfig& rc) {
     rc.load.workload_source = absolute(rc.load.workload_source);
     if (!is_named_kernel_config(rc.workload.kernel_config))
         rc.workload.kernel_config = absolute(rc.workload.kernel_config).string();
-    if (!rc.history_db.empty() && !rc.history_db.starts_with("postgresql://") &&
-        !rc.history_db.starts_with("postgres://"))
+    if (!rc.history_db.empty() && !history::is_postgresql_uri(rc.history_db))
         rc.history_db = absolute(rc.history_db).string();
     for (auto& probe : rc.latency_probes)
         if (probe.raw_path) probe.raw_path = absolute(*probe.raw_path).string();

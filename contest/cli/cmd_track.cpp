@@ -132,7 +132,9 @@ int cmd_track(int argc, char** argv) {
         ("sendmail", po::value(&sendmail)->default_value(sendmail)->value_name("PROGRAM"),
          "the mail program --send-to hands each mail to (its words, then -oi -- ADDRESS...)")
         ("db", po::value(&db)->value_name("FILE|URI"),
-         "the results database each point is stored in (default: history.sqlite in --results' parent)")
+         "the results database each point is stored in: a SQLite file or postgresql://USER@HOST[:PORT]/NAME, "
+         "its password in ~/.pgpass, PGPASSFILE, PGPASSWORD or a service file, not in the URI "
+         "(default: history.sqlite in --results' parent)")
         ("status", po::bool_switch(&status), "where the track in --results stands, and exit")
         ("run-word", po::value(&run_words)->value_name("WORD"), "a word of each `contest run`");
     // clang-format on

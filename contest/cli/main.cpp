@@ -9,6 +9,7 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/cli/db_password.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
@@ -84,6 +85,8 @@ int main(int argc, char** argv) {
     int rc = contest::kExitUsage;
     bool known = false;
     try {
+        // Before any command reads (and records) its words.
+        contest::move_db_password_to_environment(argc, argv, std::cerr);
         for (const auto& s : contest::subcommands()) {
             if (cmd == s.name) {
                 known = true;

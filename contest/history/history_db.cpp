@@ -2,8 +2,12 @@
 
 #include <soci/soci.h>
 
-#include <regex>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include "contest/history/pg_uri.h"
 #include "contest/history/schema.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -52,11 +56,34 @@ bool sqlite_environment_error(const std::string& why) {
     return false;
 }
 
+// A SQLite database is a regular file, or nothing yet: a folder, a device,
+// a FIFO or a socket is refused before SQLite opens it (as root, /dev/null
+// would be opened and /dev/null-journal made), and so is a symbolic link to
+// anything but a regular file, or to nothing (SQLite would make its target).
+void refuse_other_than_a_file(const fs::path& file) {
+    struct stat own {};
+    if (::lstat(file.c_str(), &own) != 0) return;  // nothing there yet: made on writing
+    struct stat target = own;
+    const bool link = S_ISLNK(own.st_mode);
+    if (link && ::stat(file.c_str(), &target) != 0)
+        throw UsageError(printable(file.string()) + ": a symbolic link to nothing (" +
+                         std::strerror(errno) + "), not a history database file");
+    if (S_ISREG(target.st_mode)) return;
+    const char* what = S_ISDIR(target.st_mode)    ? "a folder"
+                       : S_ISCHR(target.st_mode)  ? "a character device"
+                       : S_ISBLK(target.st_mode)  ? "a block device"
+                       : S_ISFIFO(target.st_mode) ? "a FIFO"
+                       : S_ISSOCK(target.st_mode) ? "a socket"
+                                                  : "not a regular file";
+    throw UsageError(printable(file.string()) + ": " + (link ? "a symbolic link to " : "") + what +
+                     ", not a history database file");
+}
+
 }  // namespace
 
 DbTarget db_target(const std::string& given, const fs::path& results_dir) {
     DbTarget t;
-    if (given.starts_with("postgresql://") || given.starts_with("postgres://")) {
+    if (is_postgresql_uri(given)) {
         t.kind = DbKind::postgresql;
         t.where = given;
         t.shown = printable(without_password(given));
@@ -65,12 +92,6 @@ DbTarget db_target(const std::string& given, const fs::path& results_dir) {
     t.where = given.empty() ? (results_dir / kDefaultDbFile).string() : given;
     t.shown = printable(t.where);
     return t;
-}
-
-std::string without_password(const std::string& uri) {
-    static const std::regex in_authority(R"(^([a-z]+://[^:/@?]*):[^@/?]*@)");
-    static const std::regex in_query(R"(([?&]password=)[^&]*)");
-    return std::regex_replace(std::regex_replace(uri, in_authority, "$1:***@"), in_query, "$1***");
 }
 
 HistoryDb::HistoryDb(const DbTarget& target, OpenFor mode) : target_(target) {
@@ -142,23 +163,38 @@ void HistoryDb::migrate(const std::function<int()>& read_version,
 }
 
 void HistoryDb::connect(OpenFor mode) {
-    guarded("cannot connect", [&] {
-        if (postgresql()) {
-            sql_ = std::make_unique<soci::session>(*factory_postgresql(), target_.where);
-            // Notices (a table that already exists) are not contest's to print.
-            *sql_ << "SET client_min_messages TO WARNING";
-            return;
+    if (postgresql()) {
+        const std::string password = pg_uri_password(target_.where).value_or("");
+        try {
+            guarded("cannot connect", [&] {
+                sql_ = std::make_unique<soci::session>(*factory_postgresql(),
+                                                       soci_connect_string(target_.where));
+                // Notices (a table that already exists) are not contest's to print.
+                *sql_ << "SET client_min_messages TO WARNING";
+            });
+        } catch (const EnvironmentError& e) {
+            // libpq does not quote a password back, but nothing it says
+            // may carry one out.
+            std::string line = e.what();
+            for (std::size_t at; !password.empty() && (at = line.find(password)) != line.npos;)
+                line.replace(at, password.size(), "***");
+            throw EnvironmentError(line);
         }
+        return;
+    }
+    guarded("cannot connect", [&] {
         const fs::path file = target_.where;
+        refuse_other_than_a_file(file);
         std::error_code ec;
-        if (!fs::exists(file, ec)) {
+        if (!fs::exists(fs::symlink_status(file, ec))) {
             if (mode == OpenFor::reading)
                 throw UsageError("no history database at " + target_.shown +
                                  " (contest history import PATH... makes one)");
             if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
+            if (ec == std::errc::not_a_directory || ec == std::errc::file_exists)
+                throw UsageError(target_.shown + ": its folder " +
+                                 printable(file.parent_path().string()) + " is not a folder");
         }
-        if (fs::is_directory(file, ec))
-            throw UsageError(target_.shown + ": a folder, not a history database file");
         // SOCI's connection string quotes a value in double quotes; a path
         // holding one cannot be said in it.
         if (target_.where.find('"') != std::string::npos)

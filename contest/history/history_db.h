@@ -21,7 +21,7 @@ enum class DbKind { sqlite, postgresql };
 struct DbTarget {
     DbKind kind = DbKind::sqlite;
     std::string where;  // SQLite: the file; PostgreSQL: the connection URI, as libpq takes it
-    std::string shown;  // for messages: the file, or the URI with any password hidden
+    std::string shown;  // for messages: the file, or the URI without its password
 };
 
 // The SQLite file `--db` names when it is not given: beside the result files.
@@ -31,10 +31,8 @@ inline constexpr int kBusyTimeoutS = 60;
 
 // --db as given: "postgresql://..." or "postgres://..." is a PostgreSQL
 // database, anything else a SQLite file; "" is results_dir/history.sqlite.
+// UsageError: a PostgreSQL URI libpq cannot read (pg_uri.h).
 DbTarget db_target(const std::string& given, const std::filesystem::path& results_dir);
-
-// The URI with its password (user:PASSWORD@, password=...) replaced by "***".
-std::string without_password(const std::string& uri);
 
 enum class OpenFor {
     writing,  // a missing SQLite file is made

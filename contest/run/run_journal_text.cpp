@@ -1,5 +1,6 @@
 #include "contest/run/run_journal.h"
 
+#include "contest/history/pg_uri.h"
 #include "contest/latency/probe_table.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_record.h"
@@ -153,6 +154,14 @@ void fields(V& v, R& j) {
 // The boot_run section is the boot state's own record (boot/boot_state.h).
 std::string run_journal_text(const RunJournal& journal) {
     nlohmann::json j = RecordWriter::json_of(journal, "the run's journal");
+    // A password a --config file gave in db = postgresql://... (one on the
+    // command line is gone at the start, cli/db_password.h) is not kept in
+    // the journal: --resume's libpq finds it where it belongs (~/.pgpass,
+    // PGPASSWORD, a service file).
+    if (auto c = j.find("config"); c != j.end() && c->is_object())
+        if (auto db = c->find("history_db");
+            db != c->end() && db->is_string() && history::is_postgresql_uri(db->get<std::string>()))
+            *db = history::without_password(db->get<std::string>());
     if (journal.boot_run) j["boot_run"] = boot_state_json(*journal.boot_run);
     return journal_text(std::move(j));
 }

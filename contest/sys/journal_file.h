@@ -43,8 +43,9 @@ nlohmann::json journal_json_from_text(const std::string& text, const std::string
 std::string journal_text(nlohmann::json j);
 
 // The journal at path read as journal_json_from_text reads its text: a
-// regular file (not a link) of at most kMaxRunJournalBytes, or an
-// EnvironmentError naming `what` and the path.
+// regular file (not a link) of at most kMaxRunJournalBytes. A path naming
+// anything else, or nothing, is a UsageError naming `what` and the path; a
+// file that cannot be read (permission, I/O) an EnvironmentError.
 nlohmann::json read_journal_json(const std::filesystem::path& path, const std::string& what);
 
 }  // namespace contest
