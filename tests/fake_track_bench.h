@@ -240,9 +240,9 @@ class FakeBench : public track::TrackBench {
     std::vector<ResultFile> compare(const std::string& before, const std::string& after,
                                     const std::filesystem::path& folder) override {
         start_across_reboots(folder);
-        const RunOutcome out = run({{track::kBeforeLabel, tree_.spec(before)},
-                                    {track::kAfterLabel, tree_.spec(after)}},
-                                   folder, 5, {});
+        const RunOutcome out = run(
+            {{track::kBeforeLabel, tree_.spec(before)}, {track::kAfterLabel, tree_.spec(after)}},
+            folder, 5, {});
         note("compare " + before + " " + after + " done");
         return label_results(out.labels);
     }
@@ -303,7 +303,8 @@ class FakeBench : public track::TrackBench {
     }
     RunOutcome run(const std::vector<KernelSpec>& kernels, const std::filesystem::path& folder,
                    unsigned rounds, const bisect::StopRule& stop) {
-        RunConfig config = fake_kernel_run_config(kernels, work_, folder, rounds, 7 + ++runs_, stop);
+        RunConfig config =
+            fake_kernel_run_config(kernels, work_, folder, rounds, 7 + ++runs_, stop);
         RunPlan plan = make_run_plan(config);
         auto backend = std::make_unique<CommitFigures>(plan, tree_, rng_, point_offsets, speed);
         std::optional<KnobGuard> no_knobs;

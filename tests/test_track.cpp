@@ -5,12 +5,11 @@
 // the run loop's (run_rounds) through a fake backend deriving each run's
 // figure from its kernel's commit, and the bisection is the stepper's
 // (bisection.h) driven at a fake place (fake_bisect_place.h)
-// with real `git bisect` (the stand-in bench: fake_track_bench.h). What is checked: the track finds the step between
-// the two tags around it, confirms it, bisects it to its commit and writes
-// one mail; the failing point is recorded and skipped; a rerun measures
-// nothing; a SIGKILL at every step and in the middle of runs resumes
-// without measuring again what was done; the user's tree is untouched; the
-// state is read as untrusted.
+// with real `git bisect` (the stand-in bench: fake_track_bench.h). What is checked: the track finds
+// the step between the two tags around it, confirms it, bisects it to its commit and writes one
+// mail; the failing point is recorded and skipped; a rerun measures nothing; a SIGKILL at every
+// step and in the middle of runs resumes without measuring again what was done; the user's tree is
+// untouched; the state is read as untrusted.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,8 +59,8 @@ namespace fs = std::filesystem;
 namespace {
 
 using test::FakeBench;
-using test::kills_log;
 using test::killed_here;
+using test::kills_log;
 using test::last_phase;
 using test::phase_of;
 using test::TrackedTree;
