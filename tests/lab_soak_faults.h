@@ -71,6 +71,23 @@ class Faults {
     }
 
   private:
+    // Where the host's state stood at a kill: its point measuring, its
+    // change bisecting (the state file is replaced whole, so it is read
+    // whole whenever the kill lands).
+    static std::string state_said(const Host& h) {
+        try {
+            const TrackState s = read_track_state(h.folder / kTrackStateFile);
+            for (const auto& c : s.changes)
+                if (c.status == ChangeStatus::bisecting)
+                    return "its state had a change bisecting";
+            for (const auto& p : s.points)
+                if (p.status == PointStatus::measuring)
+                    return "its state had point " + p.name + " measuring";
+            return "its state had nothing under way (" + test::phase_of(s) + ")";
+        } catch (const std::exception& e) {
+            return std::string("its state unread: ") + e.what();
+        }
+    }
     void note(const std::string& what) {
         const double t = std::chrono::duration<double>(Clock::now() - began_).count();
         log_ << "  " << static_cast<int>(t * 10) / 10.0 << " s: " << what << "\n";
@@ -100,7 +117,8 @@ class Faults {
         ::kill(h.child, SIGKILL);
         kill_point_met_ = true;
         ++injected_;
-        note(h.name + "'s loop (pid " + std::to_string(h.child) + ") SIGKILLed mid-point");
+        note(h.name + "'s loop (pid " + std::to_string(h.child) + ") SIGKILLed mid-point: " +
+             state_said(h));
     }
 
     void kill_mid_bisection() {
@@ -116,7 +134,8 @@ class Faults {
             ::kill(h.child, SIGKILL);
             kill_bisect_met_ = true;
             ++injected_;
-            note(h.name + "'s loop (pid " + std::to_string(h.child) + ") SIGKILLed mid-bisection");
+            note(h.name + "'s loop (pid " + std::to_string(h.child) +
+                 ") SIGKILLed mid-bisection: " + state_said(h));
             return;
         }
         bisecting_ = nullptr;
