@@ -252,7 +252,8 @@ for line in open(list_txt).read().splitlines()[1:]:
     workload[key] = line.rsplit(", ", 1)[1]
 named = set(open(sys.argv[5]).read().split()) if len(sys.argv) > 5 else set(workload)
 in_named = {(workload[k],) + tuple(k.split("/")[2:4]) for k in named}
-shape = re.compile(r"^(\S+): .* between (\S+) \(the last of \d+\) and (\S+) \(the first of \d+\)$")
+shape = re.compile(r"^ *(?:#\d+ \[[a-z]+\] )?(\S+): .* between (\S+) \(the last of \d+\) and "
+                   r"(\S+) \(the first of \d+\)$")
 found = []
 for line in open(changes_txt):
     m = shape.match(line.rstrip("\n"))

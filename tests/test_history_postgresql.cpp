@@ -9,6 +9,7 @@
 #include "contest/sys/packed_text.h"
 #include "history_support.h"
 #include "postgres_server.h"
+#include "triage_support.h"
 
 using namespace contest;
 using namespace contest::history;
@@ -62,8 +63,9 @@ TEST_CASE("history on PostgreSQL: import, idempotence, a newer schema, two impor
     check_import_is_idempotent(target, dir.path());
     {
         HistoryDb db(target, OpenFor::writing);
-        for (const char* table : {"probe_percentiles", "run_measures", "runs", "files", "kernels",
-                                  "machines", "workloads", "schema_version"})
+        for (const char* table :
+             {"change_mails", "change_triage", "changes", "probe_percentiles", "run_measures",
+              "runs", "files", "kernels", "machines", "workloads", "schema_version"})
             db.sql() << std::string("DROP TABLE ") + table;
     }
     check_two_importers_at_once(server.uri(), dir / "two");
@@ -362,4 +364,17 @@ TEST_CASE("history on PostgreSQL: a URI libpq cannot read is exit 2, one line, n
             CHECK(o.err.find("libpq cannot read") != std::string::npos);
         }
     }
+}
+
+TEST_CASE("history on PostgreSQL: triage round trip, a change's identity, alerts, one mail",
+          "[history][postgresql][triage][e2e]") {
+    const auto bin = postgres_bin_dir();
+    if (!bin) CONTEST_SKIP(kNoServer);
+    ScratchDir dir("history-pg-triage");
+    PostgresServer server(*bin, dir / "pg");
+    const DbTarget target = db_target(server.uri(), {});
+    check_triage_round_trip(target, dir / "round");
+    check_triage_identity_and_groups(target, dir / "groups");
+    server.shut();
+    CHECK(leftover_processes().empty());
 }

@@ -34,6 +34,7 @@
 #include "contest/boot/boot_state.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
+#include "contest/history/triage.h"
 #include "contest/report/post_parts.h"
 #include "contest/run/label_run.h"
 #include "contest/run/run_loop.h"
@@ -445,6 +446,67 @@ TEST_CASE(
     CHECK(again.changes[0].status == ChangeStatus::no_answer);
     CHECK(k.bench.lines() == measured);
     CHECK(k.mails().empty());
+}
+
+// The first start stopped right after it records a change (as a timer's
+// start that ends there), a person marks it between the two starts.
+struct ChangeFound : std::runtime_error {
+    ChangeFound() : std::runtime_error("stopped where the change was found") {}
+};
+
+TEST_CASE(
+    "track: a change marked invalid (or acknowledged) between two starts is never confirmed, "
+    "bisected or mailed; one left untriaged is",
+    "[track][triage]") {
+    for (const auto status : {history::TriageStatus::invalid, history::TriageStatus::acknowledged,
+                              history::TriageStatus::investigating}) {
+        const std::string name = history::triage_status_name(status);
+        INFO(name);
+        Tracking k;
+        TrackOptions o = k.options();
+        o.saved = [](const TrackState& s) {
+            for (const auto& c : s.changes)
+                if (c.status == ChangeStatus::found) throw ChangeFound();
+        };
+        CHECK_THROWS_AS(run_track(o, k.bench, k.quiet), ChangeFound);
+        {
+            history::HistoryDb db(o.db, history::OpenFor::writing);
+            const auto recorded = history::recorded_changes(db);
+            REQUIRE(recorded.size() == 1);
+            CHECK(recorded.front().before_commit == k.t.commits[12]);
+            CHECK(recorded.front().after_commit == k.t.commits[16]);
+            CHECK_THAT(recorded.front().by, Catch::StartsWith("contest track@"));
+            history::TriageRequest r;
+            r.change = recorded.front().id;
+            r.status = status;
+            r.note = "a noisy host";
+            r.by = "ann@lab";
+            history::triage_change(db, r, "2026-12-05T06:00:00Z");
+        }
+        o.saved = {};
+        const TrackState s = run_track(o, k.bench, k.quiet);
+        INFO(track_status_text(s, 0));
+        for (const auto& p : s.points) CHECK(p.status != PointStatus::pending);
+        const std::string compared = "compare " + k.t.commits[12] + " " + k.t.commits[16] + " done";
+        if (history::robot_leaves(status)) {
+            REQUIRE(s.changes.size() == 1);
+            CHECK(s.changes.front().status == ChangeStatus::found);
+            CHECK(k.bench.count(compared) == 0);
+            CHECK(k.bench.count("bisect " + k.t.commits[12] + " " + k.t.commits[16] + " begun") ==
+                  0);
+            CHECK(k.mails().empty());
+            // A third start leaves it too.
+            const int measured = k.bench.lines();
+            run_track(o, k.bench, k.quiet);
+            CHECK(k.bench.lines() == measured);
+            CHECK(k.mails().empty());
+        } else {
+            // Someone looking: the robot's confirmation and bisection help.
+            CHECK(k.bench.count(compared) == 1);
+            CHECK(k.mails().size() == 1);
+        }
+    }
+    CHECK(test::leftover_processes().empty());
 }
 
 TEST_CASE("track: one contest a track, another question refused, the state read as untrusted",

@@ -13,7 +13,9 @@
 #include "contest/cli/result_sides.h"
 #include "contest/history/history_db.h"
 #include "contest/history/stored_files.h"
+#include "contest/history/triage.h"
 #include "contest/report/kcidb_export.h"
+#include "contest/report/kcidb_issues.h"
 #include "contest/report/outputs.h"
 #include "contest/report/report.h"
 #include "contest/sys/errors.h"
@@ -21,10 +23,37 @@
 
 namespace contest {
 
+namespace {
+
+// --changes: the database's alerts and their states as KCIDB issues and
+// incidents (docs/kcidb.md, "Changes as issues").
+int export_changes(const std::string& db, const std::string& results_dir,
+                   const std::string& origin) {
+    using namespace history;
+    HistoryDb store(db_target(db, results_dir), OpenFor::reading);
+    std::vector<KcidbAlert> alerts;
+    for (const ChangeGroup& g : group_changes(recorded_changes(store))) {
+        KcidbAlert& a = alerts.emplace_back();
+        a.key = g.key;
+        a.before = g.before_name;
+        a.after = g.after_name;
+        a.state = triage_status_name(g.status);
+        for (const RecordedChange& c : g.changes) {
+            a.version += static_cast<int>(triage_history(store, c.id).size());
+            a.changes.push_back({c.id, c.series.text(), c.machine, c.series.load, c.series.measure,
+                                 c.moved, c.p, triage_status_name(c.status), c.bug, c.note});
+        }
+    }
+    std::cout << kcidb_issues(alerts, origin).dump(2) << "\n" << std::flush;
+    return kExitOk;
+}
+
+}  // namespace
+
 int cmd_export(int argc, char** argv) {
     CommandLine cl;
     cl.name = "export";
-    cl.usage = "contest export [options] --origin NAME LABEL|PATH...";
+    cl.usage = "contest export [options] --origin NAME LABEL|PATH... | --changes";
     cl.summary =
         "Prints the result files as one submission to KernelCI's results database (KCIDB, "
         "kcidb-io schema v4.4), for kcidb-submit: a checkout and a build per label, a test per "
@@ -32,12 +61,15 @@ int cmd_export(int argc, char** argv) {
         "number and unit and the machine as its environment; PASS, FAIL or DONE only against a "
         "--baseline named here. The same files give the same ids. Each argument is a label "
         "(looked up under --results, or with --db in a results database) or a result file or "
-        "folder.";
+        "folder. --changes: instead, the results database's changes (contest history changes "
+        "records them) as KCIDB issues, each alert an issue and each of its changes an incident, "
+        "with their triage states.";
     cl.accepts_config = true;
     std::vector<std::string> sides;
     std::string results_dir = "results", baseline, origin, format = "kcidb", db;
     const std::string format_help = outputs_help(OutputUse::export_);
     double target_mde = 5;
+    bool changes = false;
     JudgingNames correction;
     ReportOptions options;
     cl.options.add_options()(
@@ -50,6 +82,8 @@ int cmd_export(int argc, char** argv) {
         format_help.c_str())("results",
                              po::value(&results_dir)->value_name("D")->default_value("results"),
                              "where labels are looked up")(
+        "changes", po::bool_switch(&changes),
+        "the database's changes and their triage as KCIDB issues and incidents (no labels)")(
         "db", po::value(&db)->value_name("FILE|URI"),
         "look the labels up in this results database instead (a SQLite file, or "
         "postgresql://..., its password in ~/.pgpass or PGPASSWORD; contest history): every file of "
@@ -68,6 +102,12 @@ int cmd_export(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (origin.empty())
         throw UsageError("contest export: give --origin NAME (your CI system's name in KCIDB)");
+    if (changes) {
+        if (!sides.empty())
+            throw UsageError("contest export --changes: takes no labels (" +
+                             printable(sides.front()) + ")");
+        return export_changes(db, results_dir, origin);
+    }
     if (sides.empty()) throw UsageError("contest export: give the labels or result files");
     check_judging_options(options, correction);
 

@@ -2,6 +2,9 @@
 // [SERIES...]]`: every run in a results database (docs/history.md).
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -9,10 +12,12 @@
 #include "contest/analysis/stats.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/cli/history_triage.h"
 #include "contest/cli/load_cli.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/series.h"
+#include "contest/history/triage.h"
 #include "contest/kbuild/commit_order.h"
 #include "contest/report/formats.h"
 #include "contest/report/trend_page.h"
@@ -22,6 +27,7 @@
 #include "contest/sys/number_text.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
+#include "contest/sys/utc_timestamp.h"
 
 namespace contest {
 namespace {
@@ -29,7 +35,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace contest::history;
 
-constexpr const char* kActions[] = {"list", "import", "show", "changes", "page"};
+constexpr const char* kActions[] = {"list", "import", "show", "changes", "page", "triage", "hosts"};
 
 struct HistoryArgs {
     std::string action = "list";
@@ -37,6 +43,7 @@ struct HistoryArgs {
     std::string db, results_dir = "results", measure, workdir, points = "kernel";
     std::string out = "history.html";  // page's
     ChangePointOptions changes;
+    TriageWords triage;  // triage's, and changes' and page's --status
 };
 
 // Builds of one tree put in its commits' order, read from the tree where it
@@ -107,32 +114,117 @@ std::vector<ChangePoint> changes_of(const SeriesPoints& s, const ChangePointOpti
     return find_change_points(values, options);
 }
 
-int changes_action(const HistoryArgs& a) {
-    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
-    const std::vector<SeriesKey> keys = chosen_series(a, db);
-    int found = 0;
+// A change as one look found it: its record (id, state) and the points
+// either side.
+struct LookedChange {
+    RecordedChange record;
+    ChangePoint change;
+    SeriesKey key;
+    std::size_t points = 0;
+    KernelOrder order = KernelOrder::time;
+    KernelPoint before, after;
+};
+
+// Every change of the chosen series, each recorded (a later look finds the
+// same id) and with its state.
+std::vector<LookedChange> look_for_changes(const HistoryArgs& a, HistoryDb& db,
+                                           const std::vector<SeriesKey>& keys) {
+    std::vector<LookedChange> out;
+    const std::string by = who_triages(a.triage.by), now = utc_timestamp();
     for (const auto& key : keys) {
         const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
-        for (const ChangePoint& c : changes_of(s, a.changes)) {
-            const KernelPoint& before = s.points[c.index - 1];
-            const KernelPoint& after = s.points[c.index];
-            std::cout << printable(key.text()) << ": " << signed_percent(100 * c.change) << " ("
-                      << number_text(100 * a.changes.level) << "%: " << signed_percent(100 * c.low)
-                      << " to " << signed_percent(100 * c.high) << "), p " << format_p(c.p)
-                      << " over " << s.points.size() << points_word(a) << " ("
-                      << kernel_order_name(s.order) << "), between "
-                      << printable(kernel_name(before, points_by(a))) << " (the last of "
-                      << c.before << ") and " << printable(kernel_name(after, points_by(a)))
-                      << " (the first of " << c.after << ")\n";
-            print_next_steps(a, before, after);
-            ++found;
-        }
+        const std::vector<ChangePoint> found = changes_of(s, a.changes);
+        if (found.empty()) continue;
+        std::vector<long long> kernels;
+        for (const auto& p : s.points) kernels.push_back(p.kernel_id);
+        const std::vector<RecordedChange> records =
+            record_changes(db, key, kernels, found, by, now);
+        for (std::size_t i = 0; i < found.size() && i < records.size(); ++i)
+            out.push_back({records[i], found[i], key, s.points.size(), s.order,
+                           s.points[found[i].index - 1], s.points[found[i].index]});
     }
-    if (found == 0)
+    return out;
+}
+
+std::optional<TriageStatus> status_filter(const HistoryArgs& a) {
+    if (a.triage.status.empty()) return std::nullopt;
+    const auto status = parse_triage_status(a.triage.status);
+    if (!status)
+        throw UsageError("contest history " + a.action + ": --status '" +
+                         printable(a.triage.status) + "': expected one of " +
+                         triage_status_names());
+    return status;
+}
+
+// What a group spans: "2 measures, 5 loads, 1 host".
+std::string group_span(const ChangeGroup& g) {
+    std::set<std::string> measures, loads, hosts;
+    for (const auto& c : g.changes) {
+        measures.insert(c.series.measure);
+        loads.insert(c.series.load);
+        hosts.insert(c.machine);
+    }
+    const auto n = [](std::size_t k, const char* one, const char* many) {
+        return std::to_string(k) + " " + (k == 1 ? one : many);
+    };
+    return n(g.changes.size(), "change", "changes") + " (" +
+           n(measures.size(), "measure", "measures") + ", " + n(loads.size(), "load", "loads") +
+           ", " + n(hosts.size(), "host", "hosts") + ")";
+}
+
+int changes_action(const HistoryArgs& a) {
+    const std::optional<TriageStatus> only = status_filter(a);
+    HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+    const std::vector<SeriesKey> keys = chosen_series(a, db);
+    const std::vector<LookedChange> looked = look_for_changes(a, db, keys);
+    if (looked.empty()) {
         std::cout << "no change in " << keys.size() << " series (alpha "
                   << number_text(a.changes.alpha) << ", at least " << a.changes.min_segment
                   << points_word(a) << " a side, at least "
                   << number_text(100 * a.changes.min_change) << "%)\n";
+        return kExitOk;
+    }
+    std::map<long long, const LookedChange*> by_id;
+    std::vector<RecordedChange> shown;
+    for (const auto& l : looked) {
+        by_id[l.record.id] = &l;
+        if (!only || l.record.status == *only) shown.push_back(l.record);
+    }
+    const std::vector<ChangeGroup> groups = group_changes(shown);
+    std::size_t number = 0;
+    for (const ChangeGroup& g : groups) {
+        std::cout << "alert " << ++number << ", " << triage_status_name(g.status) << ": "
+                  << printable(g.before_name) << " to " << printable(g.after_name) << ", "
+                  << group_span(g) << "\n";
+        for (const RecordedChange& r : g.changes) {
+            const LookedChange& l = *by_id.at(r.id);
+            const ChangePoint& c = l.change;
+            std::cout << "  #" << r.id << " [" << triage_status_name(r.status) << "] "
+                      << printable(l.key.text()) << ": " << signed_percent(100 * c.change) << " ("
+                      << number_text(100 * a.changes.level) << "%: " << signed_percent(100 * c.low)
+                      << " to " << signed_percent(100 * c.high) << "), p " << format_p(c.p)
+                      << " over " << l.points << points_word(a) << " ("
+                      << kernel_order_name(l.order) << "), between "
+                      << printable(kernel_name(l.before, points_by(a))) << " (the last of "
+                      << c.before << ") and " << printable(kernel_name(l.after, points_by(a)))
+                      << " (the first of " << c.after << ")\n";
+            if (r.back_after)
+                std::cout << "    back: a regression after #" << r.back_after
+                          << ", marked fixed, of the same series\n";
+            if (r.status != TriageStatus::untriaged)
+                std::cout << "    " << triage_status_name(r.status) << " by " << printable(r.by)
+                          << " " << printable(r.at)
+                          << (r.of ? " (downstream of #" + std::to_string(r.of) + ")" : "")
+                          << (r.bug.empty() ? "" : " " + printable(r.bug))
+                          << (r.note.empty() ? "" : ": " + printable(r.note)) << "\n";
+        }
+        const LookedChange& first = *by_id.at(g.changes.front().id);
+        print_next_steps(a, first.before, first.after);
+    }
+    std::cout << shown.size() << " of " << looked.size() << " change(s) in " << groups.size()
+              << " alert(s)"
+              << (only ? std::string(", those ") + triage_status_name(*only) : std::string())
+              << "; contest history triage ID --status S sets one's state\n";
     return kExitOk;
 }
 
@@ -151,11 +243,14 @@ int page_action(const HistoryArgs& a) {
     if (!folder.empty() && !fs::is_directory(folder, ec))
         throw UsageError("--out " + printable(a.out) + ": no folder " + printable(folder.string()) +
                          " to write it in");
+    const std::optional<TriageStatus> only = status_filter(a);
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
     TrendPage page;
     page.database = db.target().shown;
     page.options = a.changes;
     std::size_t changes = 0;
+    const std::string by = who_triages(a.triage.by), now = utc_timestamp();
+    std::vector<RecordedChange> records;
     for (const auto& key : chosen_series(a, db)) {
         const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
         TrendSeries t;
@@ -166,10 +261,37 @@ int page_action(const HistoryArgs& a) {
         t.measure = key.measure;
         t.order = kernel_order_name(s.order);
         t.changes = changes_of(s, a.changes);
-        for (const auto& p : s.points)
+        std::vector<long long> kernels;
+        for (const auto& p : s.points) {
             t.points.push_back({kernel_name(p, points_by(a)), p.labels, p.values});
+            kernels.push_back(p.kernel_id);
+        }
+        if (!t.changes.empty())
+            for (RecordedChange& r : record_changes(db, key, kernels, t.changes, by, now)) {
+                t.change_states.push_back("#" + std::to_string(r.id) + " " +
+                                          triage_status_name(r.status));
+                if (!only || r.status == *only) records.push_back(std::move(r));
+            }
         changes += t.changes.size();
         page.series.push_back(std::move(t));
+    }
+    for (const ChangeGroup& g : group_changes(records)) {
+        TrendAlert& alert = page.alerts.emplace_back();
+        alert.state = triage_status_name(g.status);
+        alert.before = g.before_name;
+        alert.after = g.after_name;
+        for (const RecordedChange& r : g.changes) {
+            std::string triage;
+            if (r.status != TriageStatus::untriaged)
+                triage = std::string(triage_status_name(r.status)) + " by " + r.by + " " + r.at +
+                         (r.of ? " (downstream of #" + std::to_string(r.of) + ")" : "") +
+                         (r.bug.empty() ? "" : " " + r.bug) + (r.note.empty() ? "" : ": " + r.note);
+            if (r.back_after)
+                triage += (triage.empty() ? "" : "; ") + std::string("back after #") +
+                          std::to_string(r.back_after) + ", marked fixed";
+            alert.changes.push_back(
+                {r.id, triage_status_name(r.status), r.series.text(), r.machine, r.moved, triage});
+        }
     }
     write_file_atomically(a.out, trend_page_html(page));
     std::cout << "the trend page of " << page.series.size() << " series (" << changes
@@ -237,7 +359,7 @@ int cmd_history(int argc, char** argv) {
     cl.name = "history";
     cl.usage =
         "contest history [list | import PATH... | show SERIES | changes [SERIES...] | page "
-        "[SERIES...]] [options]";
+        "[SERIES...] | triage CHANGE [--status S] | hosts] [options]";
     cl.summary =
         "Every run in a results database (SQLite by default, a file beside the results; "
         "PostgreSQL with --db postgresql://...). list (the default): the series, one machine, "
@@ -252,7 +374,13 @@ int cmd_history(int argc, char** argv) {
         "either side, the change and its interval, its p, and the contest compare and contest "
         "bisect commands that look closer. page: one self-contained HTML page (no script, nothing "
         "fetched: it works offline and as a mail attachment) with a chart per series, every "
-        "run of every kernel in kernel order and its changes marked, written to --out.";
+        "run of every kernel in kernel order and its changes marked, written to --out. Each change "
+        "found is recorded with an id a later look finds again (its series, the same way, within "
+        "2 points of where it was), and the changes of one kernel pair over measures, loads and "
+        "hosts are one alert, the change that moved most first. triage CHANGE --status S "
+        "[--note TEXT] [--bug URL] [--of CHANGE]: a change's state, who set it, when and why "
+        "(every setting kept; without --status, shows them). hosts: per host, what it runs, its "
+        "last run and when, its failed runs: which host stopped.";
     // A lab's shared database is a line of its config file (db = postgresql://...).
     cl.accepts_config = true;
     HistoryArgs a;
@@ -289,6 +417,16 @@ int cmd_history(int argc, char** argv) {
         ("min-change", bounded(&a.changes.min_change, 0.0, 10.0)->value_name("F")
              ->default_value(a.changes.min_change),
          "changes and page: the smallest change reported, as a fraction (0.01: 1%)")
+        ("status", po::value(&a.triage.status)->value_name("S"),
+         "triage: the change's new state; changes and page: only the changes in it (untriaged, "
+         "acknowledged, investigating, invalid, improvement, fixed, wontfix, downstream)")
+        ("note", po::value(&a.triage.note)->value_name("TEXT"), "triage: why")
+        ("bug", po::value(&a.triage.bug)->value_name("URL"),
+         "triage: the bug or mail thread that says more (http:// or https://)")
+        ("of", po::value(&a.triage.of)->value_name("CHANGE"),
+         "triage --status downstream: the change this one follows from")
+        ("by", po::value(&a.triage.by)->value_name("WHO"),
+         "triage: who (default USER@HOST); changes and page: who a change is found by")
         ("word", po::value(&a.words)->value_name("ARG"), "the action's arguments");
     // clang-format on
     cl.positional.add("word", -1);
@@ -298,7 +436,7 @@ int cmd_history(int argc, char** argv) {
         a.action = argv[1];
         if (std::find(std::begin(kActions), std::end(kActions), a.action) == std::end(kActions))
             throw UsageError("contest history: unknown action '" + printable(a.action) +
-                             "' (expected list, import, show, changes or page)");
+                             "' (expected list, import, show, changes, page, triage or hosts)");
         skip = 1;
     }
     po::variables_map vm;
@@ -307,6 +445,17 @@ int cmd_history(int argc, char** argv) {
     if (a.action == "show") return show_action(a);
     if (a.action == "changes") return changes_action(a);
     if (a.action == "page") return page_action(a);
+    if (a.action == "triage") {
+        HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+        return history_triage(db, a.words, a.triage);
+    }
+    if (a.action == "hosts") {
+        if (!a.words.empty())
+            throw UsageError("contest history hosts: takes no arguments (" +
+                             printable(a.words.front()) + ")");
+        HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
+        return history_hosts(db);
+    }
     if (!a.words.empty())
         throw UsageError("contest history list: takes no arguments (" + printable(a.words.front()) +
                          ")");

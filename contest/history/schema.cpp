@@ -61,6 +61,28 @@ const Migration kMigrations[] = {
          "ALTER TABLE runs ADD COLUMN boot INTEGER NOT NULL DEFAULT 0",
          "ALTER TABLE runs ADD COLUMN run_in_boot INTEGER NOT NULL DEFAULT 0",
      }},
+    // Version 6: changes people triage (triage.h). A change is its series and
+    // the kernels either side as the latest look placed it, its state the
+    // latest of its rows of change_triage (each setting kept: who, when, why,
+    // the bug); change_mails, the robot's one mail of a group of changes.
+    // (Numbered after version 5, a run's identity, made beside it.)
+    {6,
+     {
+         "CREATE TABLE changes (id {id}, machine_id BIGINT NOT NULL REFERENCES machines(id), "
+         "workload_id BIGINT NOT NULL REFERENCES workloads(id), load TEXT NOT NULL, "
+         "measure TEXT NOT NULL, before_kernel_id BIGINT NOT NULL REFERENCES kernels(id), "
+         "after_kernel_id BIGINT NOT NULL REFERENCES kernels(id), moved {real} NOT NULL, "
+         "p {real} NOT NULL, status TEXT NOT NULL, back_after BIGINT NOT NULL, "
+         "found_at TEXT NOT NULL, seen_at TEXT NOT NULL)",
+         "CREATE INDEX changes_by_series ON changes (machine_id, workload_id, load, measure)",
+         "CREATE INDEX changes_by_status ON changes (status)",
+         "CREATE TABLE change_triage (id {id}, change_id BIGINT NOT NULL REFERENCES changes(id), "
+         "status TEXT NOT NULL, note TEXT NOT NULL, bug TEXT NOT NULL, of_change BIGINT NOT NULL, "
+         "by_whom TEXT NOT NULL, triaged_at TEXT NOT NULL)",
+         "CREATE INDEX change_triage_by_change ON change_triage (change_id)",
+         "CREATE TABLE change_mails (group_key TEXT NOT NULL UNIQUE, first_bad TEXT NOT NULL, "
+         "mail TEXT NOT NULL, claimant TEXT NOT NULL, mailed_at TEXT NOT NULL)",
+     }},
 };
 
 void replace_every(std::string& s, const std::string& what, const std::string& with) {

@@ -26,6 +26,9 @@ constexpr std::size_t kAxisNameChars = 24;
 constexpr const char* kStyle =
     R"(figure{margin:1.5em 0}figcaption{margin-bottom:.3em}
 .change{color:#D55E00}nav li{margin:.1em 0}
+table.alerts{border-collapse:collapse}table.alerts td,table.alerts th{padding:.15em .6em;
+text-align:left;border-bottom:1px solid #ddd}tr.alert td{background:#f3f3f3;font-weight:bold}
+details{margin:.4em 0}summary{cursor:pointer}
 )";
 
 // A point's runs as the chart draws them; n is 0 for a kernel without runs.
@@ -238,7 +241,9 @@ void add_axes(std::string& svg, const TrendSeries& s, const Chart& c) {
            escape_html("kernels, in " + s.order) + "</text>\n";
 }
 
-std::string chart_svg(const TrendSeries& s, const TrendPage& page) {
+// every_run: a dot a run; else (a folded series without a change) the
+// kernels' medians and bands only, each kernel's runs in its column's hover.
+std::string chart_svg(const TrendSeries& s, const TrendPage& page, bool every_run) {
     const Chart c = chart_for(s);
     std::string svg = svg_document_head(c.width, c.height, 12,
                                         valid_utf8(s.name + ": " + s.workload + ", " + s.load));
@@ -247,7 +252,7 @@ std::string chart_svg(const TrendSeries& s, const TrendPage& page) {
     add_band_and_medians(svg, s, c);
     add_steps(svg, s, c);
     add_changes(svg, s, c, page);
-    add_runs(svg, s, c);
+    if (every_run) add_runs(svg, s, c);
     add_axes(svg, s, c);
     return inline_svg(svg + "</svg>\n");
 }
@@ -258,7 +263,8 @@ std::size_t runs_of(const TrendSeries& s) {
     return n;
 }
 
-std::string series_figure(const TrendSeries& s, std::size_t number, const TrendPage& page) {
+std::string series_figure(const TrendSeries& s, std::size_t number, const TrendPage& page,
+                          bool every_run = true) {
     std::string out =
         "<figure class=\"series\" id=\"series-" + std::to_string(number) + "\" data-series=\"" +
         escape_html(s.name) + "\">\n<figcaption><b>" + escape_html(s.name) + "</b>: " +
@@ -266,17 +272,21 @@ std::string series_figure(const TrendSeries& s, std::size_t number, const TrendP
                     " kernels in " + s.order + ", " + std::to_string(runs_of(s)) + " runs") +
         ". ";
     std::vector<std::string> changes;
-    for (const auto& ch : s.changes)
+    for (std::size_t i = 0; i < s.changes.size(); ++i) {
+        const ChangePoint& ch = s.changes[i];
         if (ch.index > 0 && ch.index < s.points.size())
-            changes.push_back(change_text(ch, page) + " between " + s.points[ch.index - 1].kernel +
+            changes.push_back((i < s.change_states.size() ? s.change_states[i] + ": " : "") +
+                              change_text(ch, page) + " between " + s.points[ch.index - 1].kernel +
                               " and " + s.points[ch.index].kernel);
+    }
     out += changes.empty()
                ? std::string("No change.")
                : "<span class=\"change\">" +
                      escape_html(std::string(changes.size() == 1 ? "Change: " : "Changes: ") +
                                  join(changes, "; ")) +
                      "</span>";
-    return out + "</figcaption>\n" + chart_svg(s, page) + "</figure>\n";
+    if (!every_run) out += " (Each kernel's runs in its hover.)";
+    return out + "</figcaption>\n" + chart_svg(s, page, every_run) + "</figure>\n";
 }
 
 // The machines, and each machine's measures, in the order the series first
@@ -304,6 +314,53 @@ std::string how_to_read(const TrendPage& page) {
 
 }  // namespace
 
+bool trend_measure_first(const std::string& measure) {
+    return measure == "wall_s" || measure == "load_units_per_s";
+}
+
+namespace {
+
+// The page's first section: every alert, its changes each a row with its
+// id, state and a link to its chart.
+std::string alerts_section(const TrendPage& page, const std::vector<std::string>& anchors) {
+    std::string out = "<section id=\"changes\">\n<h2>Changes</h2>\n";
+    if (page.alerts.empty())
+        return out + html_paragraph("No change in these series.") + "</section>\n";
+    std::size_t changes = 0;
+    for (const auto& a : page.alerts) changes += a.changes.size();
+    out += html_paragraph(
+        std::to_string(changes) + " change(s) in " + std::to_string(page.alerts.size()) +
+        " alert(s): the changes of one kernel pair over measures, loads and hosts are one alert, "
+        "the change that moved most first. contest history triage ID --status S sets a change's "
+        "state.");
+    out +=
+        "<table class=\"alerts\">\n<tr><th>change</th><th>state</th><th>series</th><th>host"
+        "</th><th>moved</th><th>triage</th></tr>\n";
+    std::size_t number = 0;
+    for (const auto& a : page.alerts) {
+        out += "<tr class=\"alert\"><td colspan=\"6\">alert " + std::to_string(++number) + ", " +
+               escape_html(a.state) + ": " + escape_html(a.before) + " to " + escape_html(a.after) +
+               "</td></tr>\n";
+        for (const auto& c : a.changes) {
+            const auto at = std::find_if(page.series.begin(), page.series.end(),
+                                         [&](const TrendSeries& s) { return s.name == c.series; });
+            const std::string series =
+                at == page.series.end()
+                    ? escape_html(c.series)
+                    : "<a href=\"#" + anchors[static_cast<std::size_t>(at - page.series.begin())] +
+                          "\">" + escape_html(c.series) + "</a>";
+            out += "<tr class=\"change-row\" data-change=\"" + std::to_string(c.id) +
+                   "\" data-state=\"" + escape_html(c.state) + "\"><td>#" + std::to_string(c.id) +
+                   "</td><td>" + escape_html(c.state) + "</td><td>" + series + "</td><td>" +
+                   escape_html(c.host) + "</td><td>" + signed_percent(100 * c.change) +
+                   "</td><td>" + escape_html(c.triage) + "</td></tr>\n";
+        }
+    }
+    return out + "</table>\n</section>\n";
+}
+
+}  // namespace
+
 std::string trend_page_html(const TrendPage& page) {
     std::vector<const TrendSeries*> all;
     for (const auto& s : page.series) all.push_back(&s);
@@ -318,6 +375,11 @@ std::string trend_page_html(const TrendPage& page) {
                               ": nothing to draw (contest history import puts result "
                               "files in).") +
                kHtmlPageEnd;
+    // Each chart's anchor by its place in page.series, whatever order it is drawn in.
+    std::vector<std::string> anchors;
+    for (std::size_t i = 0; i < page.series.size(); ++i)
+        anchors.push_back("series-" + std::to_string(i + 1));
+    out += alerts_section(page, anchors);
     out += html_paragraph(how_to_read(page));
     if (machines.size() > 1) {
         out += "<nav><ul>\n";
@@ -326,18 +388,40 @@ std::string trend_page_html(const TrendPage& page) {
                    escape_html(machines[m]) + "</a></li>\n";
         out += "</ul></nav>\n";
     }
-    std::size_t number = 0;
+    const auto figure = [&](const TrendSeries* s, bool every_run = true) {
+        return series_figure(*s, static_cast<std::size_t>(s - page.series.data()) + 1, page,
+                             every_run);
+    };
     for (std::size_t m = 0; m < machines.size(); ++m) {
         out += "<section class=\"machine\" id=\"machine-" + std::to_string(m + 1) + "\">\n<h2>" +
                escape_html(machines[m]) + "</h2>\n";
         std::vector<const TrendSeries*> on;
         std::copy_if(all.begin(), all.end(), std::back_inserter(on),
                      [&](const TrendSeries* s) { return s->machine == machines[m]; });
-        for (const auto& measure :
-             in_first_order(on, [](const TrendSeries& s) { return s.measure; })) {
+        const auto measures = in_first_order(on, [](const TrendSeries& s) { return s.measure; });
+        for (const auto& measure : measures) {
+            if (!trend_measure_first(measure)) continue;
             out += "<h3>" + escape_html(measure) + "</h3>\n";
             for (const TrendSeries* s : on)
-                if (s->measure == measure) out += series_figure(*s, ++number, page);
+                if (s->measure == measure) out += figure(s);
+        }
+        // The rest a click away: a fold per measure, saying how many of its
+        // series moved.
+        for (const auto& measure : measures) {
+            if (trend_measure_first(measure)) continue;
+            std::size_t series = 0, changed = 0;
+            for (const TrendSeries* s : on)
+                if (s->measure == measure) ++series, changed += !s->changes.empty();
+            out += "<details class=\"measure\" data-measure=\"" + escape_html(measure) +
+                   "\"><summary>" +
+                   escape_html(measure + ": " + std::to_string(series) + " series, " +
+                               std::to_string(changed) + " with a change") +
+                   "</summary>\n";
+            // A folded series without a change is drawn without its runs'
+            // dots: most of a page's bytes are the dots' hovers.
+            for (const TrendSeries* s : on)
+                if (s->measure == measure) out += figure(s, !s->changes.empty());
+            out += "</details>\n";
         }
         out += "</section>\n";
     }

@@ -71,7 +71,8 @@ std::string mail_file_name(const std::string& first_bad, const std::string& meas
 std::string track_mail(const TrackState& state, const TrackChange& change,
                        const bisect::BisectState& bisection,
                        const std::vector<ResultFile>& compared,
-                       const std::vector<std::string>& other_hosts) {
+                       const std::vector<std::string>& other_hosts,
+                       const std::vector<std::string>& group) {
     const std::string subject =
         "Subject: [contest] track: " + bisect::short_hash(bisection.first_bad) + " " +
         printable(bisection.first_bad_subject) + ": " + printable(state.measure) + " " +
@@ -89,6 +90,10 @@ std::string track_mail(const TrackState& state, const TrackChange& change,
     if (!other_hosts.empty()) {
         body += "\nThe database's other hosts (the same workload, load and measure):\n";
         for (const auto& line : other_hosts) body += line + "\n";
+    }
+    if (!group.empty()) {
+        body += "\nIts alert (the database's changes between the same two kernels):\n";
+        for (const auto& line : group) body += "  " + line + "\n";
     }
     body += "\nThe bisection between them:\n" + bisect::bisection_text(bisection);
     if (compared.size() >= 2) {

@@ -18,11 +18,14 @@ namespace contest::track {
 // `compared`: the confirmation's files (every part's; the before's first,
 // the baseline of the table); `other_hosts`: a
 // line per other host of the database with a series of the same workload,
-// load and measure, what it shows between the same points.
+// load and measure, what it shows between the same points; `group`: the
+// change's alert (history/triage.h), a line per other change between the
+// same two kernels, and whether it comes back after one marked fixed.
 std::string track_mail(const TrackState& state, const TrackChange& change,
                        const bisect::BisectState& bisection,
                        const std::vector<ResultFile>& compared,
-                       const std::vector<std::string>& other_hosts = {});
+                       const std::vector<std::string>& other_hosts = {},
+                       const std::vector<std::string>& group = {});
 
 // The mail's file name: track-FIRSTBAD12-WHAT-LOAD.mail (the measure's
 // characters outside [A-Za-z0-9_.-] written as '_').

@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -23,10 +24,12 @@
 #include "contest/history/file_keys.h"
 #include "contest/history/import.h"
 #include "contest/history/series.h"
+#include "contest/history/triage.h"
 #include "contest/report/formats.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/host_name.h"
 #include "contest/sys/process.h"
 #include "contest/sys/regular_file.h"
 #include "contest/sys/sha256.h"
@@ -155,6 +158,14 @@ class Track {
     void bisect_and_mail(TrackChange& change);
     void send_mails();
     std::vector<std::string> on_other_hosts(const TrackChange& change);
+    // Triage (history/triage.h): the series' changes recorded at each look,
+    // what a person marked a change, the group's one mail.
+    void record_for_triage(const history::SeriesKey& key,
+                           const std::vector<const history::KernelPoint*>& ours,
+                           const std::vector<ChangePoint>& found);
+    std::optional<history::RecordedChange> triaged(const TrackChange& change);
+    bool left_by_triage(const TrackChange& change);
+    std::vector<std::string> group_lines(const TrackChange& change);
     std::string point_name(const std::string& commit) const {
         for (const auto& p : s_.points)
             if (p.commit == commit) return p.name;
@@ -166,6 +177,12 @@ class Track {
     Progress& progress_;
     TrackState s_;
     std::optional<history::HistoryDb> db_;
+    // The series of the latest look: its key and its points' kernels and
+    // commits, in the branch's order.
+    history::SeriesKey series_;
+    std::vector<long long> kernels_;
+    std::map<std::string, std::size_t> place_;
+    std::set<std::string> said_;  // triage notes already given this start
 };
 
 void refuse_other_question(const TrackState& s, const TrackState& asked, const fs::path& folder) {
@@ -442,7 +459,9 @@ void Track::find_changes() {
                   [&](auto* a, auto* b) { return order[a->commit] < order[b->commit]; });
         std::vector<std::vector<double>> values;
         for (const auto* p : ours) values.push_back(p->values);
-        for (const ChangePoint& c : find_change_points(values, o_.changes)) {
+        const std::vector<ChangePoint> found = find_change_points(values, o_.changes);
+        record_for_triage(key, ours, found);
+        for (const ChangePoint& c : found) {
             const std::string before = ours[c.index - 1]->commit, after = ours[c.index]->commit;
             const bool seen = std::any_of(s_.changes.begin(), s_.changes.end(), [&](auto& k) {
                 return k.before == before && k.after == after;
@@ -465,6 +484,11 @@ void Track::find_changes() {
 
 void Track::act_on(std::size_t index) {
     TrackChange& change = s_.changes[index];
+    const bool would_act =
+        change.status == ChangeStatus::found || change.status == ChangeStatus::confirming ||
+        change.status == ChangeStatus::bisecting ||
+        (change.status == ChangeStatus::not_confirmed && change.neighbour_of.empty());
+    if (would_act && left_by_triage(change)) return;
     if (change.status == ChangeStatus::found || change.status == ChangeStatus::confirming)
         confirm(s_.changes[index]);
     if (s_.changes[index].status == ChangeStatus::bisecting) bisect_and_mail(s_.changes[index]);
@@ -620,6 +644,17 @@ void Track::bisect_and_mail(TrackChange& change) {
         save();
         return;
     }
+    // One mail a group (the changes of this kernel pair over measures,
+    // loads and hosts): another host's track may have mailed it.
+    if (!history::claim_group_mail(*db_, change.before + ".." + change.after, b.first_bad,
+                                   mail_file_name(b.first_bad, s_.measure),
+                                   host_name() + ":" + o_.folder.string(), utc_timestamp())) {
+        change.status = ChangeStatus::already_mailed;
+        save();
+        progress_.note("contest track: first bad commit " + b.first_bad.substr(0, 12) +
+                       ": its group was mailed by another track of the database");
+        return;
+    }
     change.mail = mail_file_name(b.first_bad, s_.measure);
     const fs::path mail = o_.mail_dir / change.mail;
     std::error_code ec;
@@ -634,13 +669,71 @@ void Track::bisect_and_mail(TrackChange& change) {
             for (auto& f : found)
                 if (f.label == label) compared.push_back(f);
         fs::create_directories(o_.mail_dir);
-        write_file_atomically(mail, track_mail(s_, change, b, compared, on_other_hosts(change)));
+        write_file_atomically(
+            mail, track_mail(s_, change, b, compared, on_other_hosts(change), group_lines(change)));
     }
     s_.mailed.push_back(key);
     change.status = ChangeStatus::mailed;
     save();
     progress_.note("contest track: first bad commit " + b.first_bad.substr(0, 12) + " " +
                    printable(b.first_bad_subject) + ": mail " + printable(mail.string()));
+}
+
+void Track::record_for_triage(const history::SeriesKey& key,
+                              const std::vector<const history::KernelPoint*>& ours,
+                              const std::vector<ChangePoint>& found) {
+    series_ = key;
+    kernels_.clear();
+    place_.clear();
+    for (const auto* p : ours) {
+        place_[p->commit] = kernels_.size();
+        kernels_.push_back(p->kernel_id);
+    }
+    history::record_changes(*db_, key, kernels_, found, "contest track@" + host_name(),
+                            utc_timestamp());
+}
+
+// The recorded change a track's change is: a neighbour's, the split's it
+// came from.
+std::optional<history::RecordedChange> Track::triaged(const TrackChange& change) {
+    std::string after = change.after;
+    if (const auto dots = change.neighbour_of.find(".."); dots != std::string::npos)
+        after = change.neighbour_of.substr(dots + 2);
+    const auto at = place_.find(after);
+    if (at == place_.end()) return std::nullopt;
+    return history::recorded_change_at(*db_, series_, kernels_, at->second, change.change);
+}
+
+// A change a person marked as needing nothing more (invalid, acknowledged,
+// wontfix, downstream, fixed): not confirmed, bisected or mailed again.
+bool Track::left_by_triage(const TrackChange& change) {
+    const auto r = triaged(change);
+    if (!r || !history::robot_leaves(r->status)) return false;
+    const std::string key = change.before + ".." + change.after;
+    if (said_.insert(key).second)
+        progress_.note(
+            "contest track: the change between " + printable(point_name(change.before)) + " and " +
+            printable(point_name(change.after)) + " is #" + std::to_string(r->id) + ", marked " +
+            history::triage_status_name(r->status) + " by " + printable(r->by) + ": left alone");
+    return true;
+}
+
+// The mail's word on its group: a regression back after one marked fixed,
+// and the database's other changes between the same two kernels.
+std::vector<std::string> Track::group_lines(const TrackChange& change) {
+    std::vector<std::string> lines;
+    const auto mine = triaged(change);
+    if (mine && mine->back_after)
+        lines.push_back("This change comes back: the same way as #" +
+                        std::to_string(mine->back_after) + " of the same series, marked fixed.");
+    for (const auto& c : history::recorded_changes(*db_)) {
+        if (c.before_commit != change.before || c.after_commit != change.after) continue;
+        if (mine && c.id == mine->id) continue;
+        lines.push_back("#" + std::to_string(c.id) + " " + c.series.text() + " (" + c.machine +
+                        "): " + signed_percent(100 * c.moved) + ", " +
+                        history::triage_status_name(c.status));
+    }
+    return lines;
 }
 
 // The same change on the database's other hosts (a fleet's shared --db):
