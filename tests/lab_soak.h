@@ -53,7 +53,26 @@ inline Settings settings_from_environment() {
 }
 
 // The exit codes of one start of a host's loop.
-enum StartExit { kDone = 0, kUsage = 2, kEnvironment = 3, kBusy = 4, kOther = 5 };
+enum StartExit {
+    kDone = 0,
+    kUsage = 2,
+    kEnvironment = 3,
+    kBusy = 4,
+    kOther = 5,
+    kStoppedAtFound = 6  // stopped where a change was recorded, for a person to triage
+};
+
+// A start stopped right after its state records a change before the step
+// (a timer's start that ends there), so that the change is marked between
+// two starts.
+struct StoppedAtFound : std::runtime_error {
+    StoppedAtFound() : std::runtime_error("stopped where a change was found") {}
+};
+
+// The host's speed jumps by this (a host's own change, no kernel's) once
+// the file `jump` is in its folder: a change the robot would act on, which
+// a person marks invalid.
+inline constexpr double kJump = 1.07;
 
 struct Host {
     std::string name;
@@ -157,6 +176,9 @@ class Lab {
     // The lab's database as its hosts reach it: over TCP, with a password.
     std::string uri() const { return server_->tcp_uri("contest", "soak: a lab's password"); }
     bool mounts() const { return mounts_; }
+    // The last commit a change may end at to be none of the step's (two
+    // points before the step's pair, whatever way a look places it).
+    int before_step() const { return 4 * (settings_.points / 2 - 2); }
     std::string step_commit() const { return tree_.commits[static_cast<std::size_t>(tree_.step)]; }
 
     TrackOptions options(const Host& h) const {
@@ -204,7 +226,11 @@ class Lab {
             test::FakeBench bench(facts, h.work, h.dir / "measured.log",
                                   static_cast<unsigned>(settings_.seed + h.starts));
             const std::uint64_t walk = settings_.seed ^ std::hash<std::string>()(h.name);
-            bench.speed = [&] { return drifted_speed(h.dir / "speed", walk); };
+            bench.speed = [&] {
+                std::error_code ec;
+                return drifted_speed(h.dir / "speed", walk) *
+                       (fs::exists(h.dir / "jump", ec) ? kJump : 1.0);
+            };
             if (!uts_) bench.hostname = h.name;
             TrackOptions o = options(h);
             o.folder = folder;
@@ -215,9 +241,18 @@ class Lab {
                 test::put_file(h.dir / "phase.new",
                                test::phase_of(s) + " " + std::to_string(stored) + "\n");
                 fs::rename(h.dir / "phase.new", h.dir / "phase");
+                std::error_code ec;
+                if (!fs::exists(h.dir / "stop-at-found", ec)) return;
+                for (const auto& c : s.changes)
+                    if (c.status == ChangeStatus::found &&
+                        facts.number.at(c.after) <= before_step())
+                        throw StoppedAtFound();
             };
             Progress quiet(Progress::Mode::kQuiet);
             run_track(o, bench, quiet);
+        } catch (const StoppedAtFound& e) {
+            code = kStoppedAtFound;
+            why = e.what();
         } catch (const TrackBusy& e) {
             code = kBusy;
             why = e.what();

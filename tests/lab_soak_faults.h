@@ -17,7 +17,9 @@
 #include <thread>
 #include <vector>
 
+#include "contest/history/triage.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/utc_timestamp.h"
 #include "lab_soak.h"
 
 namespace contest::lab_soak {
@@ -37,6 +39,8 @@ class Faults {
         full_at_ = between(2, total / 2);
         second_at_ = between(1, total - 3);
         second_host_ = any_host();
+        jump_host_ = any_host();
+        jump_at_ = between(2, std::max(2, lab.settings().points / 2 - 3));
         if (!lab.tmpfs_host()) {
             full_met_ = true;
             note(
@@ -48,12 +52,18 @@ class Faults {
     // A host's start ended with `code`.
     void ended(const Host& h, int code) {
         if (full_ && &h == lab_.tmpfs_host() && code != kDone) ++failed_while_full_;
+        if (&h == jump_host_ && code == kStoppedAtFound) triage_due_ = true;
     }
-    // A host kept from starting now: none (a fault acts on the running).
-    bool holds(const Host&) const { return false; }
+    // A host kept from starting now: the one whose change a person is to
+    // mark before its next start.
+    bool holds(const Host& h) const { return triage_due_ && &h == jump_host_; }
     bool all_met() const {
-        return server_met_ && kill_point_met_ && kill_bisect_met_ && full_met_ && second_met_;
+        return server_met_ && kill_point_met_ && kill_bisect_met_ && full_met_ && second_met_ &&
+               triage_met_;
     }
+    // The host whose change was marked invalid, and the change's two commits.
+    const Host* triaged_host() const { return triage_met_ ? jump_host_ : nullptr; }
+    const std::pair<std::string, std::string>& triaged_pair() const { return triaged_pair_; }
     int injected() const { return injected_; }
     std::string log() const { return log_.str(); }
     // What this branch cannot check yet, one line each; "" when nothing.
@@ -68,6 +78,7 @@ class Faults {
         kill_mid_bisection();
         fill(stored);
         second_track(stored);
+        jump_and_triage();
     }
 
   private:
@@ -78,8 +89,7 @@ class Faults {
         try {
             const TrackState s = read_track_state(h.folder / kTrackStateFile);
             for (const auto& c : s.changes)
-                if (c.status == ChangeStatus::bisecting)
-                    return "its state had a change bisecting";
+                if (c.status == ChangeStatus::bisecting) return "its state had a change bisecting";
             for (const auto& p : s.points)
                 if (p.status == PointStatus::measuring)
                     return "its state had point " + p.name + " measuring";
@@ -117,8 +127,8 @@ class Faults {
         ::kill(h.child, SIGKILL);
         kill_point_met_ = true;
         ++injected_;
-        note(h.name + "'s loop (pid " + std::to_string(h.child) + ") SIGKILLed mid-point: " +
-             state_said(h));
+        note(h.name + "'s loop (pid " + std::to_string(h.child) +
+             ") SIGKILLed mid-point: " + state_said(h));
     }
 
     void kill_mid_bisection() {
@@ -208,6 +218,58 @@ class Faults {
         note("a second track of " + h.name + "'s tree and database beside the first: " + outcome);
     }
 
+    // A host's speed jumps (kJump) once it has stored jump_at_ points, and
+    // its start stops where the change is recorded; between that start and
+    // the next, the change is marked invalid in the database (as `contest
+    // history triage ID --status invalid` does), never to be acted on.
+    void jump_and_triage() {
+        Host& h = *jump_host_;
+        if (triage_met_) return;
+        if (!jumped_) {
+            if (read_phase(h).stored < jump_at_) return;
+            test::put_file(h.dir / "stop-at-found", "");
+            test::put_file(h.dir / "jump", "");
+            jumped_ = true;
+            note(h.name + "'s speed jumped " + std::to_string(static_cast<int>(kJump * 100 - 100)) +
+                 "% (" + std::to_string(jump_at_) + " of its points stored)");
+            return;
+        }
+        if (!triage_due_) return;
+        const TrackState s = read_track_state(h.folder / kTrackStateFile);
+        const TrackChange* found = nullptr;
+        for (const auto& c : s.changes)
+            if (c.status == ChangeStatus::found &&
+                lab_.tree().number.at(c.after) <= lab_.before_step())
+                found = &c;
+        REQUIRE(found);
+        try {
+            history::HistoryDb db(history::db_target(lab_.uri(), lab_.dir()),
+                                  history::OpenFor::writing);
+            long long id = 0;
+            for (const auto& r : history::recorded_changes(db))
+                if (r.machine == h.name && r.before_commit == found->before &&
+                    r.after_commit == found->after)
+                    id = r.id;
+            REQUIRE(id != 0);
+            history::TriageRequest request;
+            request.change = id;
+            request.status = history::TriageStatus::invalid;
+            request.note = "the soak's host sped up: no kernel's change";
+            request.by = "soak@lab";
+            history::triage_change(db, request, utc_timestamp());
+            triaged_pair_ = {found->before, found->after};
+            note(h.name + "'s change #" + std::to_string(id) + " between " +
+                 found->before.substr(0, 12) + " and " + found->after.substr(0, 12) +
+                 " marked invalid between two starts");
+        } catch (const EnvironmentError&) {
+            return;  // the server is down now: marked when it is back
+        }
+        fs::remove(h.dir / "stop-at-found");
+        triage_due_ = false;
+        triage_met_ = true;
+        ++injected_;
+    }
+
     Lab& lab_;
     Clock::time_point began_;
     std::ostringstream log_;
@@ -219,6 +281,10 @@ class Faults {
     bool server_met_ = false, kill_point_met_ = false, kill_bisect_met_ = false, full_met_ = false,
          second_met_ = false;
     int failed_while_full_ = 0;
+    Host* jump_host_ = nullptr;
+    int jump_at_ = 0;
+    bool jumped_ = false, triage_due_ = false, triage_met_ = false;
+    std::pair<std::string, std::string> triaged_pair_;
     Clock::time_point up_at_, full_since_, bisecting_since_;
 };
 
