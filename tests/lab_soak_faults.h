@@ -34,11 +34,11 @@ class Faults {
         const auto any_host = [&] { return &lab.hosts()[lab.rng()() % lab.hosts().size()]; };
         server_at_ = between(1, total / 3);
         kill_point_at_ = between(total / 4, total / 2);
-        kill_point_host_ = any_host();
+        kill_point_host_ = any_host();  // the first asked; another when it has settled
         bisect_delay_ms_ = between(0, 60);
         full_at_ = between(2, total / 2);
         second_at_ = between(1, total - 3);
-        second_host_ = any_host();
+        second_host_ = any_host();  // the first asked; another when it has settled
         jump_host_ = any_host();
         jump_at_ = between(2, std::max(2, lab.settings().points / 2 - 3));
         if (!lab.tmpfs_host()) {
@@ -120,9 +120,19 @@ class Faults {
         note("the server started again");
     }
 
+    // The host a fault picked, or the next one while it has settled (its
+    // points all in: no loop of its to cut any more).
+    Host*& unsettled(Host*& picked) {
+        for (std::size_t i = 0; picked->settled && i < lab_.hosts().size(); ++i)
+            picked = &lab_.hosts()[(static_cast<std::size_t>(picked - lab_.hosts().data()) + 1) %
+                                   lab_.hosts().size()];
+        return picked;
+    }
+
     void kill_mid_point(int stored) {
-        Host& h = *kill_point_host_;
-        if (kill_point_met_ || stored < kill_point_at_ || h.child <= 0) return;
+        if (kill_point_met_ || stored < kill_point_at_) return;
+        Host& h = *unsettled(kill_point_host_);
+        if (h.child <= 0) return;
         if (read_phase(h).phase != "measuring") return;
         ::kill(h.child, SIGKILL);
         kill_point_met_ = true;
@@ -186,8 +196,9 @@ class Faults {
     // the same database, its results folder another: refused (TrackBusy)
     // or waiting; never measuring.
     void second_track(int stored) {
-        Host& h = *second_host_;
-        if (second_met_ || stored < second_at_ || h.child <= 0) return;
+        if (second_met_ || stored < second_at_) return;
+        Host& h = *unsettled(second_host_);
+        if (h.child <= 0) return;
         if (FileLock::held_by(h.folder / "track.lock") != h.child) return;
         ::kill(h.child, SIGSTOP);
         const std::string measured = test::slurp(h.dir / "measured.log");
