@@ -102,9 +102,10 @@ Counts check_the_lab(Lab& lab, Faults& faults) {
             if (marked) {
                 CHECK(c.status == ChangeStatus::found);
                 CHECK(c.confirm_attempts == 0);
-                const test::FakeBench log(lab.tree().at(h.tree), h.work, h.dir / "measured.log");
-                CHECK(log.count("compare " + c.before + " " + c.after + " done") == 0);
-                CHECK(log.count("bisect " + c.before + " " + c.after + " begun") == 0);
+                const std::string measured = test::slurp(h.dir / "measured.log");
+                CHECK_THAT(measured,
+                           !Catch::Contains("compare " + c.before + " " + c.after + " done"));
+                CHECK_THAT(measured, !Catch::Contains("bisect " + c.before + " " + c.after));
             } else {
                 CHECK(c.status != ChangeStatus::found);
             }
@@ -263,6 +264,13 @@ void run_soak(const fs::path& pg_bin) {
               << " owed saves caught up, " << counts.mails << " mails, " << counts.starts
               << " starts, " << static_cast<int>(soak_s) << " s (seed " << settings.seed << ")"
               << std::endl;
+    std::cout << "  (a start's exit: 0 done, 3 the server down or the disk full, 4 busy, 6 "
+                 "stopped for triage, 137 SIGKILL)\n";
+    for (const Host& h : lab.hosts()) {
+        std::cout << "  " << h.name << ": " << h.starts << " starts, their exits";
+        for (const auto& [code, n] : h.exits) std::cout << " " << code << " x" << n;
+        std::cout << "\n";
+    }
     std::cout << faults.log() << std::flush;
     if (!pending.empty()) FAIL(pending);
 }
