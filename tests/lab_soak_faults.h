@@ -40,7 +40,8 @@ class Faults {
         second_at_ = between(1, total - 3);
         second_host_ = any_host();  // the first asked; another when it has settled
         jump_host_ = any_host();
-        jump_at_ = between(2, std::max(2, lab.settings().points / 2 - 3));
+        // Three points a side at least (the change points' min_segment).
+        jump_at_ = between(3, std::max(3, lab.settings().points / 2 - 3));
         if (!lab.tmpfs_host()) {
             full_met_ = true;
             note(
