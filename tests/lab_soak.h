@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -231,7 +232,11 @@ class Lab {
                 return drifted_speed(h.dir / "speed", walk) *
                        (fs::exists(h.dir / "jump", ec) ? kJump : 1.0);
             };
-            if (!uts_) bench.hostname = h.name;
+            // The fake run loop's files have no sysinfo: the hostname is
+            // written as a run's would be, uname's (the namespace's) where
+            // the host has a UTS namespace of its own.
+            utsname u{};
+            bench.hostname = uts_ && ::uname(&u) == 0 ? std::string(u.nodename) : h.name;
             TrackOptions o = options(h);
             o.folder = folder;
             o.saved = [&](const TrackState& s) {

@@ -259,9 +259,14 @@ class Faults {
                                   history::OpenFor::writing);
             long long id = 0;
             for (const auto& r : history::recorded_changes(db))
-                if (r.machine == h.name && r.before_commit == found->before &&
+                if (r.machine.rfind(h.name + " (", 0) == 0 && r.before_commit == found->before &&
                     r.after_commit == found->after)
                     id = r.id;
+            if (id == 0)
+                for (const auto& r : history::recorded_changes(db))
+                    UNSCOPED_INFO("recorded #" << r.id << " " << r.machine << " " << r.before_commit
+                                               << ".." << r.after_commit);
+            INFO(h.name << "'s change found: " << found->before << ".." << found->after);
             REQUIRE(id != 0);
             history::TriageRequest request;
             request.change = id;
