@@ -177,6 +177,7 @@ class Lab {
     // The lab's database as its hosts reach it: over TCP, with a password.
     std::string uri() const { return server_->tcp_uri("contest", "soak: a lab's password"); }
     bool mounts() const { return mounts_; }
+    const std::vector<pid_t>& started() const { return started_; }
     // The last commit a change may end at to be none of the step's (two
     // points before the step's pair, whatever way a look places it).
     int before_step() const { return 4 * (settings_.points / 2 - 2); }
@@ -216,7 +217,10 @@ class Lab {
         ++h.starts;
         std::fflush(nullptr);
         const pid_t pid = ::fork();
-        if (pid != 0) return pid;
+        if (pid != 0) {
+            started_.push_back(pid);
+            return pid;
+        }
         int code = kDone;
         std::string why;
         try {
@@ -289,6 +293,7 @@ class Lab {
     fs::path tmpfs_;
     std::optional<test::PostgresServer> server_;
     std::vector<Host> hosts_;
+    std::vector<pid_t> started_;  // every start's pid
 };
 
 }  // namespace contest::lab_soak

@@ -151,6 +151,17 @@ Counts check_the_lab(Lab& lab, Faults& faults) {
             CHECK(FileLock::held_by(e.path()) == 0);
         }
     }
+    // Nor a machine-wide one (where a contest keys the one-track lock by
+    // the machine, the tree and the database) held by any start of the lab.
+    for (const char* folder : {"/run/lock/contest", "/tmp/contest-locks"}) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(folder, ec)) {
+            const pid_t holder = FileLock::held_by(e.path());
+            INFO(e.path() << " held by " << holder);
+            CHECK(std::find(lab.started().begin(), lab.started().end(), holder) ==
+                  lab.started().end());
+        }
+    }
     // Nothing in the database but the hosts' points (the second track's none).
     long long files = 0, runs = 0;
     db.sql() << "SELECT COUNT(*) FROM files", soci::into(files);
