@@ -276,6 +276,8 @@ class FakeBench : public track::TrackBench {
     std::map<std::string, double> point_offsets;
     // The host's speed at each turn (a factor of every run's Time): none, 1.
     std::function<double()> speed;
+    // Called with each line the log is given (a test slows its runs there).
+    std::function<void(const std::string&)> noted;
     // Each file's system.hostname (what the database tells machines
     // apart by); "": none, as the run loop's fake files have.
     std::string hostname;
@@ -294,7 +296,10 @@ class FakeBench : public track::TrackBench {
     }
 
   private:
-    void note(const std::string& line) { std::ofstream(log_, std::ios::app) << line << "\n"; }
+    void note(const std::string& line) {
+        std::ofstream(log_, std::ios::app) << line << "\n";
+        if (noted) noted(line);
+    }
     void start_across_reboots(const std::filesystem::path& folder) {
         if (!across_reboots || goes_on_by_itself(folder)) return;
         std::filesystem::create_directories(folder);

@@ -66,6 +66,22 @@ class Faults {
     const Host* triaged_host() const { return triage_met_ ? jump_host_ : nullptr; }
     const std::pair<std::string, std::string>& triaged_pair() const { return triaged_pair_; }
     int injected() const { return injected_; }
+    // The faults that have not met their moment yet, named.
+    std::string unmet() const {
+        std::string out;
+        const auto add = [&](bool met, const char* what) {
+            if (!met) out += std::string(out.empty() ? "" : "; ") + what;
+        };
+        add(server_met_, "the server's restart");
+        add(kill_point_met_, "the kill mid-point");
+        add(kill_bisect_met_, "the kill mid-bisection");
+        add(full_met_, "the full results file system");
+        add(second_met_, "the second track");
+        add(triage_met_,
+            "the change marked invalid (its host's change before the step never "
+            "found)");
+        return out;
+    }
     std::string log() const { return log_.str(); }
     // What this branch cannot check yet, one line each; "" when nothing.
     std::string pending_text() const { return pending_; }
@@ -133,9 +149,11 @@ class Faults {
     void kill_mid_point(int stored) {
         if (kill_point_met_ || stored < kill_point_at_) return;
         Host& h = *unsettled(kill_point_host_);
+        test::put_file(h.dir / "slow-point", "");  // a window for the kill
         if (h.child <= 0) return;
         if (read_phase(h).phase != "measuring") return;
         ::kill(h.child, SIGKILL);
+        for (const Host& any : lab_.hosts()) fs::remove(any.dir / "slow-point");
         kill_point_met_ = true;
         ++injected_;
         note(h.name + "'s loop (pid " + std::to_string(h.child) +
@@ -144,6 +162,10 @@ class Faults {
 
     void kill_mid_bisection() {
         if (kill_bisect_met_) return;
+        // Each batch held a while: a window for the kill, whichever host
+        // bisects first.
+        for (const Host& h : lab_.hosts())
+            if (!fs::exists(h.dir / "slow-bisection")) test::put_file(h.dir / "slow-bisection", "");
         for (Host& h : lab_.hosts()) {
             if (h.child <= 0 || read_phase(h).phase != "bisecting") continue;
             if (bisecting_ != &h) {
@@ -153,6 +175,7 @@ class Faults {
             if (Clock::now() - bisecting_since_ < std::chrono::milliseconds(bisect_delay_ms_))
                 return;
             ::kill(h.child, SIGKILL);
+            for (const Host& any : lab_.hosts()) fs::remove(any.dir / "slow-bisection");
             kill_bisect_met_ = true;
             ++injected_;
             note(h.name + "'s loop (pid " + std::to_string(h.child) +

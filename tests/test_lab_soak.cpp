@@ -231,13 +231,19 @@ void run_soak(const fs::path& pg_bin) {
         }
         faults.step();
         if (all_settled && faults.all_met()) break;
+        // Every point in and a fault still to come: it cannot come now.
+        if (all_settled) {
+            UNSCOPED_INFO(faults.log());
+            FAIL("the lab settled before these faults met their moment: "
+                 << faults.unmet() << " (seed " << settings.seed << ")");
+        }
         if (Clock::now() > deadline) {
             for (Host& h : lab.hosts())
                 UNSCOPED_INFO(h.name << ": " << h.starts << " starts, phase " << read_phase(h).phase
                                      << " " << read_phase(h).stored << ", settled " << h.settled
                                      << "\n"
                                      << test::slurp(h.dir / "starts.log"));
-            UNSCOPED_INFO(faults.log());
+            UNSCOPED_INFO(faults.log() << "still to come: " << faults.unmet());
             for (Host& h : lab.hosts())
                 if (h.child > 0) ::kill(h.child, SIGKILL);
             FAIL("the lab did not settle in " << settings.budget_s << " s (seed " << settings.seed
