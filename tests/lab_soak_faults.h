@@ -110,7 +110,7 @@ class Faults {
             for (const auto& p : s.points)
                 if (p.status == PointStatus::measuring)
                     return "its state had point " + p.name + " measuring";
-            return "its state had nothing under way (" + test::phase_of(s) + ")";
+            return "its state had nothing under way (" + phase_of(s) + ")";
         } catch (const std::exception& e) {
             return std::string("its state unread: ") + e.what();
         }
