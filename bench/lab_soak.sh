@@ -6,8 +6,9 @@
 # walk of each host's speed, and faults at random moments (the server
 # stopped and started again, loops SIGKILLed mid-point and mid-bisection, a
 # full results file system, a second track beside the first). `make
-# test-long` runs it at 12 points a host; this at 40 (about an hour on 2
-# shared CPUs), several seeds one after the other, and prints each run's
+# test-long` runs it at 12 points a host; this at 40 (seconds a seed: the
+# stand-in bench measures in milliseconds; an hour is many seeds), several
+# seeds one after the other, and prints each run's
 # counts (points, runs, faults injected, owed saves caught up, mails, starts,
 # seconds) and the table docs/track.md quotes.
 #
