@@ -25,6 +25,7 @@
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
 #include "contest/bisect/bisection.h"
+#include "contest/bisect/git_bisect.h"
 #include "contest/result/result_file.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/run_plan.h"
@@ -34,6 +35,7 @@
 #include "contest/sys/text.h"
 #include "fake_bisect_place.h"
 #include "fake_kernel_runs.h"
+#include "kbuild_stand_in.h"
 #include "test_helpers.h"
 
 using namespace contest;
@@ -746,4 +748,21 @@ TEST_CASE(
     // The user's tree as it was, and nothing made where the results go.
     CHECK(t.state() == before);
     CHECK_FALSE(fs::exists(results));
+}
+
+TEST_CASE(
+    "bisect: a clone cut by a SIGKILL (a repo.git without HEAD) is made again at the next start, "
+    "not refused forever",
+    "[bisect]") {
+    test::StandIn s;
+    const fs::path folder = s.scratch / "bisect", scratch = s.scratch / "git-scratch";
+    fs::create_directories(scratch);
+    // What `git clone --bare` leaves when killed before it wrote HEAD.
+    fs::create_directories(folder / "repo.git" / "objects" / "pack");
+    test::put_file(folder / "repo.git" / "config", "[core]\n");
+    GitBisect git(folder, s.tree, scratch);
+    CHECK(fs::exists(folder / "repo.git" / "HEAD"));
+    const BisectNext next = git.start(s.next, s.base);
+    CHECK(next.first_bad == s.next);
+    CHECK_FALSE(fs::exists(folder / "repo.git.partial"));
 }

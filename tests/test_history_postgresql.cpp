@@ -389,6 +389,7 @@ TEST_CASE("history on PostgreSQL: a URI libpq cannot read is exit 2, one line, n
         }
     }
 }
+
 TEST_CASE("history on PostgreSQL: triage round trip, a change's identity, alerts, one mail",
           "[history][postgresql][triage][e2e]") {
     const auto bin = postgres_bin_dir();

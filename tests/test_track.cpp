@@ -5,12 +5,11 @@
 // the run loop's (run_rounds) through a fake backend deriving each run's
 // figure from its kernel's commit, and the bisection is the stepper's
 // (bisection.h) driven at a fake place (fake_bisect_place.h)
-// with real `git bisect`. What is checked: the track finds the step between
-// the two tags around it, confirms it, bisects it to its commit and writes
-// one mail; the failing point is recorded and skipped; a rerun measures
-// nothing; a SIGKILL at every step and in the middle of runs resumes
-// without measuring again what was done; the user's tree is untouched; the
-// state is read as untrusted.
+// with real `git bisect` (the stand-in bench: fake_track_bench.h). What is checked: the track finds
+// the step between the two tags around it, confirms it, bisects it to its commit and writes one
+// mail; the failing point is recorded and skipped; a rerun measures nothing; a SIGKILL at every
+// step and in the middle of runs resumes without measuring again what was done; the user's tree is
+// untouched; the state is read as untrusted.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,8 +49,7 @@
 #include "contest/track/contest_bench.h"
 #include "contest/track/track_state.h"
 #include "contest/track/tracking.h"
-#include "fake_bisect_place.h"
-#include "fake_kernel_runs.h"
+#include "fake_track_bench.h"
 #include "kbuild_stand_in.h"
 #include "test_helpers.h"
 
@@ -61,243 +59,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// In a forked track: the turns its runs may still take before it is
-// killed (SIGKILL, in the middle of a run); -1: never.
-int turns_before_kill = -1;
-// In a forked track: what its state said last (phase_of), and the file each
-// kill writes it to before the signal.
-std::string last_phase;
-fs::path kills_log;
-
-void killed_here(const std::string& how) {
-    std::ofstream(kills_log, std::ios::app) << last_phase << " " << how << "\n";
-    raise(SIGKILL);
-}
-
-// The step a state is at: a change's confirming or bisecting, else the
-// status of the last point taken.
-std::string phase_of(const TrackState& s) {
-    for (const auto& c : s.changes)
-        if (c.status == ChangeStatus::confirming || c.status == ChangeStatus::bisecting ||
-            c.status == ChangeStatus::found)
-            return std::string(name_in(kChangeStatusNames, c.status));
-    for (auto p = s.points.rbegin(); p != s.points.rend(); ++p)
-        if (p->status != PointStatus::pending)
-            return std::string(name_in(kPointStatusNames, p->status));
-    return "listed";
-}
-
-// The stand-in tree (kbuild's tests'), then commits 2 to 30 on top of its
-// two; tags t00, t04, ... t28 on every 4th; from commit kStep on the
-// workload is 10% slower (the commit adds a file `slow`, as a delay in a
-// path a load feels); the commit of tag t08 adds `fail` (the stand-in's
-// build fails there) and the next removes it.
-struct TrackedTree {
-    static constexpr int kStep = 14, kFailing = 8, kCommits = 30;
-    int step;  // the commit that makes the workload slower (kStep unless told)
-    test::StandIn stand_in;
-    fs::path tree = stand_in.tree;
-    std::vector<std::string> commits;   // [0] the stand-in's base
-    std::map<std::string, int> number;  // commit -> its index
-    std::set<std::string> failing;
-
-    explicit TrackedTree(int step_at = kStep) : step(step_at) {
-        // One shell for the 29 commits and the tags (a process or two each
-        // would be most of the test's time).
-        std::string script = "set -e";
-        for (int i = 2; i <= kCommits; ++i) script += "; " + commit_script(i);
-        for (int i = 0; i <= 28; i += 4)
-            script += "; git tag " + tag_name(i) + " $(git rev-list --reverse main | sed -n " +
-                      std::to_string(i + 1) + "p)";
-        test::sh(tree, script);
-        for (const auto& c : split_lines(test::sh(tree, "git rev-list --reverse main")))
-            commits.push_back(c);
-        REQUIRE(commits.size() == kCommits + 1);
-        REQUIRE(commits[0] == stand_in.base);
-        for (std::size_t i = 0; i < commits.size(); ++i) number[commits[i]] = static_cast<int>(i);
-        failing.insert(commits[kFailing]);
-    }
-    std::string commit_script(int i) const {
-        std::string files = "echo " + std::to_string(i) + " > work && git add work";
-        std::string subject = "work: step " + std::to_string(i);
-        if (i == step) {
-            files += " && echo 'udelay(200)' > slow && git add slow";
-            subject = "pipe: let a slow reader catch up before each write";
-        }
-        if (i == kFailing) files += " && echo 1 > fail && git add fail";
-        if (i == kFailing + 1) files += " && git rm -q fail";
-        return files +
-               " && git -c user.name='Dee Pipes' -c user.email=dee@example.org commit -qm '" +
-               subject + "'";
-    }
-    static std::string tag_name(int i) {
-        char name[8];
-        std::snprintf(name, sizeof name, "t%02d", i);
-        return name;
-    }
-    void add_commit(int i) {
-        test::sh(tree, commit_script(i));
-        commits.push_back(test::sh(tree, "git rev-parse HEAD"));
-        number[commits.back()] = i;
-    }
-    void tag(int i) {
-        test::sh(tree, "git tag " + tag_name(i) + " " + commits[static_cast<std::size_t>(i)]);
-    }
-    std::string spec(const std::string& commit) const { return tree.string() + "@" + commit; }
-};
-
-// Each run's Time: 10 s under cpu_load (5 s under no_load), 1 s more from
-// the step's commit on, and noise of 1%; what the kernel label's image
-// (TREE@COMMIT) names. Each new file records its kernel as a build of the
-// tree would (release, tree, commit, key): what the database keys a
-// kernel by.
-class CommitFigures : public RoundBackend {
-  public:
-    CommitFigures(const RunPlan& plan, const TrackedTree& tree, std::mt19937_64& rng,
-                  std::map<std::string, double>& point_offsets)
-        : plan_(plan), tree_(tree), rng_(rng), point_offsets_(point_offsets) {}
-    std::optional<latency::LatencyPlan> plan_probes() override { return std::nullopt; }
-    void describe(ResultFile& file, const LabelRun& label) const override {
-        const std::string c = commit_of(label);
-        file.config["kernel"] = {
-            {"release", "6.1.0-standin-" + c.substr(0, 12)},
-            {"build",
-             {{"tree", tree_.tree.string()}, {"ref", c}, {"commit", c}, {"key", "key-" + c}}}};
-    }
-    void begin(RunRecorder&) override {}
-    void take_turn(LabelRun& label, unsigned index, const std::vector<std::size_t>& loads,
-                   RunRecorder& recorder) override {
-        if (turns_before_kill == 0) killed_here("mid-run");
-        if (turns_before_kill > 0) --turns_before_kill;
-        const auto at = tree_.number.find(commit_of(label));
-        REQUIRE(at != tree_.number.end());
-        std::normal_distribution<double> noise(0, 0.01);
-        std::vector<RunRecord> runs;
-        for (std::size_t k : loads) {
-            RunRecord r;
-            r.load = std::string(plan_.load_names[k]);
-            r.index = r.round = static_cast<int>(index);
-            const double base = r.load == "no_load" ? 5 : 10;
-            r.wall_s = base * (1 + noise(rng_)) +
-                       (r.load != "no_load" && at->second >= tree_.step ? 1.0 : 0.0) +
-                       (label.label == kPointLabel && r.load != "no_load"
-                            ? point_offsets_[commit_of(label)]
-                            : 0.0);
-            r.cpu_pct = 90;
-            runs.push_back(r);
-        }
-        recorder.record(label, runs, 0.01);
-    }
-
-  private:
-    static std::string commit_of(const LabelRun& label) {
-        const std::string& image = label.kernel->image;
-        return image.substr(image.rfind('@') + 1);
-    }
-    const RunPlan& plan_;
-    const TrackedTree& tree_;
-    std::mt19937_64& rng_;
-    std::map<std::string, double>& point_offsets_;
-};
-
-// The measuring seam: every run a --kernel run's config and plan through
-// the loop itself, figures from CommitFigures; each measurement that
-// begins and ends is a line of `log` (a file, so that a forked track's
-// count too).
-class FakeBench : public TrackBench {
-  public:
-    FakeBench(const TrackedTree& tree, fs::path work, fs::path log)
-        : tree_(tree), work_(std::move(work)), log_(std::move(log)) {}
-
-    // As --boot's runs: the first ask of a folder starts its run and
-    // yields (AcrossReboots), the next ask finds it over.
-    bool across_reboots = false;
-    bool goes_on_by_itself(const fs::path& folder) const override {
-        return across_reboots && fs::exists(folder / "started-across-reboots");
-    }
-    fs::path measure_point(const std::string& commit, const fs::path& folder) override {
-        note("point " + commit + " begun");
-        if (tree_.failing.count(commit))
-            throw PointFailed("does not build: error: the stand-in fails here");
-        start_across_reboots(folder);
-        const RunOutcome out = run({{kPointLabel, tree_.spec(commit)}}, folder, 3, {});
-        note("point " + commit + " done");
-        return out.labels.front().path();
-    }
-    std::vector<ResultFile> compare(const std::string& before, const std::string& after,
-                                    const fs::path& folder) override {
-        start_across_reboots(folder);
-        const RunOutcome out = run(
-            {{kBeforeLabel, tree_.spec(before)}, {kAfterLabel, tree_.spec(after)}}, folder, 5, {});
-        note("compare " + before + " " + after + " done");
-        return label_results(out.labels);
-    }
-    bisect::BisectState bisect(const std::string& good, const std::string& bad,
-                               const fs::path& folder) override {
-        note("bisect " + good + " " + bad + " begun");
-        if (!bisect_stops.empty()) throw PointFailed(bisect_stops);
-        start_across_reboots(folder);
-        bisect::BisectOptions o;
-        o.tree = tree_.tree;
-        o.good = good;
-        o.bad = bad;
-        o.measure = bisect::parse_bisect_measure("time:cpu_load", {"no_load", "cpu_load"});
-        o.results = folder;
-        o.workdir = work_;
-        o.run_words = {"-w", "command", "--workload-cmd", "true", "no_load", "cpu_load"};
-        const test::TakeRounds take = [this](const std::vector<KernelSpec>& kernels,
-                                             const fs::path& into, unsigned rounds,
-                                             const bisect::StopRule& stop) {
-            const RunOutcome out = run(kernels, into, rounds, stop);
-            note("batch " + into.filename().string() + " done");
-            return label_results(out.labels);
-        };
-        return test::run_bisection(o, take, progress_);
-    }
-    // A bisection stopped past the bench's bound, with this reason.
-    std::string bisect_stops;
-    // Seconds more in a point's own runs of a commit (not in a comparison's
-    // or a bisection's): that point measured on a bad day.
-    std::map<std::string, double> point_offsets;
-
-    int count(const std::string& line) const {
-        std::ifstream in(log_);
-        int n = 0;
-        for (std::string l; std::getline(in, l);) n += l == line;
-        return n;
-    }
-    int lines() const {
-        std::ifstream in(log_);
-        int n = 0;
-        for (std::string l; std::getline(in, l);) ++n;
-        return n;
-    }
-
-  private:
-    void note(const std::string& line) { std::ofstream(log_, std::ios::app) << line << "\n"; }
-    void start_across_reboots(const fs::path& folder) {
-        if (!across_reboots || goes_on_by_itself(folder)) return;
-        fs::create_directories(folder);
-        test::put_file(folder / "started-across-reboots", "");
-        note("started across reboots");
-        throw AcrossReboots("the fake's run in " + folder.string());
-    }
-    RunOutcome run(const std::vector<KernelSpec>& kernels, const fs::path& folder, unsigned rounds,
-                   const bisect::StopRule& stop) {
-        RunConfig config =
-            test::fake_kernel_run_config(kernels, work_, folder, rounds, 7 + ++runs_, stop);
-        RunPlan plan = make_run_plan(config);
-        auto backend = std::make_unique<CommitFigures>(plan, tree_, rng_, point_offsets);
-        std::optional<KnobGuard> no_knobs;
-        const LabelFiles files = run_label_files(config, "2026-12-05T00:00:00Z", {}, progress_);
-        return run_rounds(config, plan, std::move(backend), no_knobs, files, progress_);
-    }
-    const TrackedTree& tree_;
-    fs::path work_, log_;
-    std::mt19937_64 rng_{5};
-    unsigned runs_ = 0;
-    Progress progress_{Progress::Mode::kQuiet};
-};
+using test::FakeBench;
+using test::killed_here;
+using test::kills_log;
+using test::last_phase;
+using test::phase_of;
+using test::TrackedTree;
+using test::turns_before_kill;
 
 struct Tracking {
     explicit Tracking(int step = TrackedTree::kStep) : t(step) {}

@@ -28,12 +28,23 @@ GitBisect::GitBisect(const fs::path& folder, const fs::path& tree, const fs::pat
     std::error_code ec;
     if (fs::exists(repo_ / "HEAD", ec)) return;
     fs::create_directories(folder, ec);
+    // Cloned beside its place, then renamed into it: a clone cut (a SIGKILL
+    // of the robot's loop) leaves only the partial one, removed at the next
+    // start, not a repo.git that every later clone is refused into. A
+    // repo.git without HEAD is one an earlier contest's cut clone left.
+    const fs::path partial = folder / "repo.git.partial";
+    fs::remove_all(partial, ec);
+    fs::remove_all(repo_, ec);
     const auto r =
-        run_git(folder, {"clone", "--bare", "--shared", "--quiet", tree.string(), repo_.string()},
+        run_git(folder, {"clone", "--bare", "--shared", "--quiet", tree.string(), partial.string()},
                 scratch_);
     if (!r.ok)
         throw EnvironmentError("contest bisect: cannot clone " + printable(tree.string()) + ": " +
                                r.first_error_line());
+    fs::rename(partial, repo_, ec);
+    if (ec)
+        throw EnvironmentError("contest bisect: cannot rename its clone into " +
+                               printable(repo_.string()) + ": " + ec.message());
 }
 
 BisectNext GitBisect::next(const std::string& said) const {
