@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,6 +89,9 @@ struct Host {
     std::map<int, int> exits;  // exit code -> how many starts
     bool settled = false;      // its last start ended 0 with every point given
     Clock::time_point next_start{};
+    // Points a start left measured and not stored (the server away): owed to
+    // the database, stored by a later start.
+    std::set<std::string> owed;
 };
 
 // What a host's start wrote last: its state's phase and points stored.

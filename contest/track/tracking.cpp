@@ -464,9 +464,15 @@ void Track::find_changes() {
         // The series' changes, and a suspect one at its head (the newest one
         // or two points), confirmed at once rather than min_segment points later.
         std::vector<ChangePoint> found = find_change_points(values, o_.changes);
+        // A suspect within the tolerance of a split the same way is that
+        // change (history/triage.h), not a second one to confirm.
         if (const auto head = head_change(values, o_.changes))
-            if (std::none_of(found.begin(), found.end(),
-                             [&](const ChangePoint& c) { return c.index == head->index; }))
+            if (std::none_of(found.begin(), found.end(), [&](const ChangePoint& c) {
+                    const auto apart =
+                        c.index > head->index ? c.index - head->index : head->index - c.index;
+                    return apart <= history::kPlaceTolerance &&
+                           (c.change > 0) == (head->change > 0);
+                }))
                 found.push_back(*head);
         record_for_triage(key, ours, found);
         for (const ChangePoint& c : found) {
