@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "contest/history/pg_uri.h"
 #include "contest/history/schema.h"
@@ -230,8 +232,25 @@ void HistoryDb::connect(OpenFor mode) {
             *factory_sqlite3(),
             "db=\"" + target_.where + "\" timeout=" + std::to_string(kBusyTimeoutS));
         // WAL: readers go on while one contest writes, and a writer that
-        // dies leaves the database as its last commit had it.
-        *sql_ << "PRAGMA journal_mode = WAL";
+        // dies leaves the database as its last commit had it. SQLite may
+        // answer the change of journal mode "locked" at once, its busy
+        // handler not asked, while another contest makes a new file's
+        // schema: asked again until the busy timeout (two imports into a
+        // new file at once met it).
+        const auto give_up_at =
+            std::chrono::steady_clock::now() + std::chrono::seconds(kBusyTimeoutS);
+        for (;;) {
+            try {
+                *sql_ << "PRAGMA journal_mode = WAL";
+                break;
+            } catch (const std::exception& e) {
+                const std::string why = e.what();
+                const bool busy = why.find("locked") != std::string::npos ||
+                                  why.find("busy") != std::string::npos;
+                if (!busy || std::chrono::steady_clock::now() > give_up_at) throw;
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        }
         *sql_ << "PRAGMA foreign_keys = ON";
     });
 }
