@@ -413,25 +413,10 @@ TEST_CASE(
     PostgresServer server(*bin, dir / "pg");
     const std::string uri = server.uri();
     const fs::path results = dir / "results";
-    const std::vector<std::string> run = {"run",
-                                          "-k",
-                                          "owed-kernel",
-                                          "-n",
-                                          "12",
-                                          "-w",
-                                          "synthetic",
-                                          "--synthetic-size",
-                                          "4",
-                                          "--warmup",
-                                          "0.2",
-                                          "--workdir",
-                                          (dir / "work").string(),
-                                          "--results",
-                                          results.string(),
-                                          "--db",
-                                          uri,
-                                          "--quiet",
-                                          "no_load"};
+    // quick_run's words with 12 runs: time to stop the server after the first.
+    std::vector<std::string> run = quick_run(dir.path(), "results", uri);
+    REQUIRE(run[3] == "-n");
+    run[4] = "12";
     // The server stopped once the run has saved a run, and started again
     // once a save was owed: every run in the database at the run's end.
     fs::create_directories(dir / "out");
@@ -461,7 +446,7 @@ TEST_CASE(
     // down, then brings the run in once, the list gone.
     server.stop();
     std::vector<std::string> second = run;
-    second[2] = "owed-later";
+    second[2] = "owed-later";  // -k's label
     Outcome later = run_contest_binary(second, dir.path());
     INFO(later.err);
     REQUIRE(later.exit_code == 0);
