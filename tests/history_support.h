@@ -40,6 +40,33 @@ inline void put_example_as(const std::filesystem::path& path, const std::string&
     put_file(path, to_json(f).dump(1));
 }
 
+// A quick contest run (the synthetic workload) of `kernel`, `runs` runs under
+// no_load, results into dir/results, saving into db ("": the default database).
+inline std::vector<std::string> quick_run(const std::filesystem::path& dir,
+                                          const std::string& results, const std::string& db,
+                                          const std::string& kernel = "lab-kernel",
+                                          const std::string& runs = "2") {
+    std::vector<std::string> words = {"run",
+                                      "-k",
+                                      kernel,
+                                      "-n",
+                                      runs,
+                                      "-w",
+                                      "synthetic",
+                                      "--synthetic-size",
+                                      "4",
+                                      "--warmup",
+                                      "0.2",
+                                      "--workdir",
+                                      (dir / "work").string(),
+                                      "--results",
+                                      (dir / results).string(),
+                                      "--quiet"};
+    if (!db.empty()) words.insert(words.end(), {"--db", db});
+    words.push_back("no_load");
+    return words;
+}
+
 inline long long count_rows(history::HistoryDb& db, const std::string& table) {
     long long n = 0;
     db.sql() << "SELECT COUNT(*) FROM " + table, soci::into(n);

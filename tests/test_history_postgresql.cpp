@@ -26,30 +26,6 @@ constexpr const char* kNoServer =
     "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; `make deps-test` "
     "installs the package postgresql)";
 
-// A quick contest run (the synthetic workload, two runs) saving into db.
-std::vector<std::string> quick_run(const fs::path& dir, const std::string& results,
-                                   const std::string& db) {
-    return {"run",
-            "-k",
-            "lab-kernel",
-            "-n",
-            "2",
-            "-w",
-            "synthetic",
-            "--synthetic-size",
-            "4",
-            "--warmup",
-            "0.2",
-            "--workdir",
-            (dir / "work").string(),
-            "--results",
-            (dir / results).string(),
-            "--quiet",
-            "--db",
-            db,
-            "no_load"};
-}
-
 }  // namespace
 
 TEST_CASE("history on PostgreSQL: import, idempotence, a newer schema, two importers",
@@ -413,10 +389,8 @@ TEST_CASE(
     PostgresServer server(*bin, dir / "pg");
     const std::string uri = server.uri();
     const fs::path results = dir / "results";
-    // quick_run's words with 12 runs: time to stop the server after the first.
-    std::vector<std::string> run = quick_run(dir.path(), "results", uri);
-    REQUIRE(run[3] == "-n");
-    run[4] = "12";
+    // 12 runs: time to stop the server after the first.
+    const std::vector<std::string> run = quick_run(dir.path(), "results", uri, "owed-kernel", "12");
     // The server stopped once the run has saved a run, and started again
     // once a save was owed: every run in the database at the run's end.
     fs::create_directories(dir / "out");
@@ -445,8 +419,8 @@ TEST_CASE(
     // Away at the run's end: owed, said; sync is exit 3 while the server is
     // down, then brings the run in once, the list gone.
     server.stop();
-    std::vector<std::string> second = run;
-    second[2] = "owed-later";  // -k's label
+    const std::vector<std::string> second =
+        quick_run(dir.path(), "results", uri, "owed-later", "12");
     Outcome later = run_contest_binary(second, dir.path());
     INFO(later.err);
     REQUIRE(later.exit_code == 0);

@@ -176,11 +176,8 @@ TEST_CASE(
     const fs::path away = database_away(dir);
     const std::string db = (away / "lab.sqlite").string();
     const fs::path results = dir / "results";
-    auto o = test::run_contest_binary(
-        {"run", "-k", "owed-kernel", "-n", "2", "-w", "synthetic", "--synthetic-size", "4",
-         "--warmup", "0.2", "--workdir", (dir / "work").string(), "--results", results.string(),
-         "--db", db, "--quiet", "no_load"},
-        dir.path());
+    auto o = test::run_contest_binary(test::quick_run(dir.path(), "results", db, "owed-kernel"),
+                                      dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
     CHECK_THAT(o.err, Catch::Contains("owed") && Catch::Contains("1 save(s) owed"));
@@ -217,23 +214,7 @@ TEST_CASE(
     "[history][sink][e2e]") {
     test::ScratchDir dir("sink-run");
     auto run = [&](const std::string& results, std::vector<std::string> more) {
-        std::vector<std::string> args = {"run",
-                                         "-k",
-                                         "db-kernel",
-                                         "-n",
-                                         "2",
-                                         "-w",
-                                         "synthetic",
-                                         "--synthetic-size",
-                                         "4",
-                                         "--warmup",
-                                         "0.2",
-                                         "--workdir",
-                                         (dir / "work").string(),
-                                         "--results",
-                                         (dir / results).string(),
-                                         "--quiet",
-                                         "no_load"};
+        std::vector<std::string> args = test::quick_run(dir.path(), results, "", "db-kernel");
         args.insert(args.end(), more.begin(), more.end());
         return test::run_contest_binary(args, dir.path());
     };
@@ -276,10 +257,7 @@ TEST_CASE("contest run: a results database that is not one is a warning, the run
     test::ScratchDir dir("sink-run-bad");
     test::put_file(dir / "results" / kDefaultDbFile, "not a database\n");
     const auto o = test::run_contest_binary(
-        {"run", "-k", "db-kernel", "-n", "1", "-w", "synthetic", "--synthetic-size", "4",
-         "--warmup", "0.2", "--workdir", (dir / "work").string(), "--results",
-         (dir / "results").string(), "--quiet", "no_load"},
-        dir.path());
+        test::quick_run(dir.path(), "results", "", "db-kernel", "1"), dir.path());
     INFO(o.err);
     CHECK(o.exit_code == 0);
     CHECK_THAT(o.err, Catch::Contains("warning") && Catch::Contains(kDefaultDbFile) &&

@@ -1,6 +1,5 @@
 #include "contest/cli/history_triage.h"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,10 +54,7 @@ std::string first_few(const std::vector<std::string>& items, std::size_t few = 3
 std::string who_triages(const std::string& by) {
     if (!by.empty()) return by;
     const char* user = std::getenv("USER");
-    std::string name = user && *user ? user : "";
-    if (name.empty())
-        if (const passwd* pw = ::getpwuid(::geteuid()); pw && pw->pw_name) name = pw->pw_name;
-    if (name.empty()) name = std::to_string(::geteuid());
+    std::string name = user && *user ? user : login_name();
     if (const std::string host = host_name(); !host.empty()) name += "@" + host;
     return name;
 }

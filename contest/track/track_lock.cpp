@@ -1,7 +1,6 @@
 #include "contest/track/track_lock.h"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 
 #include "contest/history/pg_uri.h"
 #include "contest/sys/errors.h"
+#include "contest/sys/host_name.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
 #include "contest/sys/unique_fd.h"
@@ -28,11 +28,6 @@ namespace {
 std::string env_or(const char* name, const std::string& otherwise) {
     const char* value = std::getenv(name);
     return value && *value ? value : otherwise;
-}
-
-std::string login_name() {
-    if (const passwd* pw = ::getpwuid(::geteuid())) return pw->pw_name;
-    return std::to_string(::geteuid());
 }
 
 std::string lower(std::string text) {
@@ -56,9 +51,8 @@ std::string this_machine() {
     std::ifstream in("/etc/machine-id");
     std::string id;
     if (in && std::getline(in, id) && !trim_blanks(id).empty()) return trim_blanks(id);
-    char name[256] = {};
-    if (::gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') return name;
-    return "?";
+    const std::string name = host_name();
+    return name.empty() ? "?" : name;
 }
 
 std::string postgresql_identity(const std::string& uri) {
