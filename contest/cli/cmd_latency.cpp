@@ -107,16 +107,15 @@ void print_text(const ProbeResult& r, std::int64_t dist_ns) {
 // UsageError for an option of another probe's than the one chosen (the
 // probe table's own options): "--exec-cmd is the exec probe's".
 void refuse_other_probes_options(const ProbeInfo& chosen, const po::variables_map& vm) {
-    for (const ProbeInfo* p : probe_table()) {
-        if (p == &chosen) continue;
-        for (const ProbeOwnOption& o : p->options) {
-            const std::string name(o.name);
-            if (!vm.count(name) || vm[name].defaulted()) continue;
-            const std::string mine = "--" + name + " is the " + std::string(p->name) + " probe's";
-            throw UsageError(o.others.empty() ? mine + ": add --probe " + std::string(p->name)
-                                              : mine + "; " + std::string(o.others));
-        }
-    }
+    const auto other = option_of_unchosen_probe(
+        {&chosen}, [&](const ProbeOwnOption& o) { return option_given(vm, std::string(o.name)); });
+    if (!other) return;
+    const std::string probe(other->probe->name);
+    const std::string mine =
+        "--" + std::string(other->option->name) + " is the " + probe + " probe's";
+    throw UsageError(other->option->others.empty()
+                         ? mine + ": add --probe " + probe
+                         : mine + "; " + std::string(other->option->others));
 }
 
 // What the command line asked `contest latency` for.
@@ -149,24 +148,24 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     ProbeSettings settings;
     LoadOptionText text;
     std::int64_t why_us = 0;
+    using enum OptionScope;
     // clang-format off
-    cl.options.add_options()
-        ("duration,d", bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
-        ("probe", checked(&probe, [](const std::string& p) { parse_probe(p); })->default_value(default_probe)->value_name("P"), probe_names(" | ").c_str())
-        ("format", checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
-        ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
-        ("load", po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)")
-        ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)")
-        ("why", po::bool_switch(&request.why), "say what held the probe's CPU each time it woke late: tasks, interrupts, softirqs, the timer (a tracing instance of contest's own; root, tracefs)")
-        ("why-us", bounded(&why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "--why: explain the wake-ups at least N us late (default: one period, the missed-period limit)");
+    add_options(cl, {
+        {"duration,d", host, bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure"},
+        {"probe", host, checked(&probe, [](const std::string& p) { parse_probe(p); })->default_value(default_probe)->value_name("P"), probe_names(" | ")},
+        {"format", host, checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json"},
+        {"latency-raw", host, po::value(&raw)->value_name("FILE"), "every sample of the window, one a line"},
+        {"load", host, po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)"},
+        {"workdir", host, po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)"},
+        {"why", host, po::bool_switch(&request.why), "say what held the probe's CPU each time it woke late: tasks, interrupts, softirqs, the timer (a tracing instance of contest's own; root, tracefs)"},
+        {"why-us", host, Needs{{"why"}}, bounded(&why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "explain the wake-ups at least N us late (default: one period, the missed-period limit)"},
+    });
     // clang-format on
-    for (const ProbeSettingOption& o :
-         probe_setting_options({&settings, &method, &policy, &request.dist_ns}, ""))
-        cl.options.add(
-            boost::make_shared<po::option_description>(o.name.c_str(), o.value, o.help.c_str()));
-    add_load_options(cl.options, request.load_options, text);
+    add_options(cl, probe_setting_rows({&settings, &method, &policy, &request.dist_ns}, "", host));
+    add_options(cl, load_option_rows(text, host));
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return std::nullopt;
+    refuse_options_without_needs(cl.table, vm);
     finish_load_options(request.load_options, text);
     if (request.dist_ns <= 0 || request.dist_ns % kFineWidthNs != 0)
         throw UsageError("--dist " + std::to_string(request.dist_ns) +
@@ -177,7 +176,6 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     settings.policy = parse_sched_policy(policy);
     request.probe = make_probe_options(chosen, settings);
     if (!raw.empty()) request.probe.raw_path = raw;
-    if (why_us && !request.why) throw UsageError("--why-us needs --why");
     if (request.why)
         request.probe.why_threshold_ns = why_us ? why_us * 1000 : request.probe.period_ns;
     return request;
