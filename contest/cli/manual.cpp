@@ -183,6 +183,9 @@ std::string bash_completion() {
         "            export) values='" +
         output_names(OutputUse::export_, " ", " ") +
         "' ;;\n"
+        "            latency) values='" +
+        output_names(OutputUse::latency, " ", " ") +
+        "' ;;\n"
         "            help) values='man bash-completion' ;;\n"
         "            esac\n"
         "            COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")); return ;;\n"
