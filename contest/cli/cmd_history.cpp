@@ -21,6 +21,8 @@
 #include "contest/history/triage.h"
 #include "contest/kbuild/commit_order.h"
 #include "contest/report/trend_page.h"
+#include "contest/report/formats.h"
+#include "contest/report/outputs.h"
 #include "contest/run/config_record.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
@@ -261,7 +263,7 @@ int page_action(const HistoryArgs& a) {
                 {r.id, triage_status_name(r.status), r.series.text(), r.machine, r.moved, triage});
         }
     }
-    write_file_atomically(a.out, trend_page_html(page));
+    write_file_atomically(a.out, find_output("html", OutputUse::trend).trend(page));
     std::cout << "the trend page of " << page.series.size() << " series (" << changes
               << " change(s)) written to " << printable(a.out) << "\n";
     return kExitOk;

@@ -112,18 +112,6 @@ void check_label(const std::string& label) {
     if (auto why = label_problem(label)) throw UsageError("--label " + *why);
 }
 
-// The probes' checks name contest latency's options (--method): here they
-// are --latency-*.
-void as_latency_option(const std::function<void()>& check) {
-    try {
-        check();
-    } catch (const UsageError& e) {
-        const std::string why = e.what();
-        if (!why.starts_with("--") || why.starts_with("--latency")) throw;
-        throw UsageError("--latency-" + why.substr(2));
-    }
-}
-
 }  // namespace
 
 // `contest run`'s options as parsed, before they are checked into a RunConfig.
@@ -181,8 +169,8 @@ std::vector<TableOption> latency_options(RunArguments& a) {
     // clang-format on
     const ProbeSettingTargets to{&a.latency_settings, &a.latency_method, &a.latency_policy,
                                  &a.config.latency_dist_ns};
-    for (const ProbeSettingOption& o : probe_setting_options(to, "latency-"))
-        table.emplace_back(o.name.c_str(), delegated, Needs{{"latency"}}, o.value, o.help);
+    for (TableOption& o : probe_setting_rows(to, "latency-", delegated, Needs{{"latency"}}))
+        table.push_back(std::move(o));
     return table;
 }
 
@@ -191,16 +179,16 @@ std::vector<TableOption> latency_options(RunArguments& a) {
 // probe's".
 void refuse_unlisted_probes_options(const std::vector<latency::ProbeOptions>& listed,
                                     const po::variables_map& vm) {
-    for (const latency::ProbeInfo* p : latency::probe_table()) {
-        if (std::any_of(listed.begin(), listed.end(), [&](const auto& o) { return o.probe == p; }))
-            continue;
-        for (const latency::ProbeOwnOption& o : p->options) {
-            const std::string name = "latency-" + std::string(o.name);
-            if (!o.others.empty() || !vm.count(name) || vm[name].defaulted()) continue;
-            throw UsageError("--" + name + " is the " + std::string(p->name) + " probe's: add " +
-                             std::string(p->name) + " to --latency");
-        }
-    }
+    std::vector<const latency::ProbeInfo*> chosen;
+    for (const auto& o : listed) chosen.push_back(o.probe);
+    const auto other =
+        latency::option_of_unchosen_probe(chosen, [&](const latency::ProbeOwnOption& o) {
+            return o.others.empty() && option_given(vm, "latency-" + std::string(o.name));
+        });
+    if (!other) return;
+    const std::string probe(other->probe->name);
+    throw UsageError("--latency-" + std::string(other->option->name) + " is the " + probe +
+                     " probe's: add " + probe + " to --latency");
 }
 
 void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
@@ -209,7 +197,9 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
         throw UsageError("--latency-dist " + std::to_string(rc.latency_dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
     using namespace latency;
-    as_latency_option([&] {
+    // The probes' checks name contest latency's options (--method): here
+    // they are --latency-*.
+    as_prefixed_option("latency-", [&] {
         ProbeSettings settings = a.latency_settings;
         settings.method = parse_sleep_method(a.latency_method);
         settings.policy = parse_sched_policy(a.latency_policy);
@@ -295,9 +285,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
     };
     // clang-format on
     // The loads' options (their values and --load-cmd's) are the guests' too.
-    po::options_description loads;
-    add_load_options(loads, rc.load, a.load_text);
-    for (const auto& o : loads.options()) table.emplace_back(o, delegated);
+    for (TableOption& o : load_option_rows(a.load_text, delegated)) table.push_back(std::move(o));
     for (auto& o : latency_options(a)) table.push_back(std::move(o));
     // Each place's own options (places.h), in the place table's order.
     for (const PlaceInfo* place : place_table())
