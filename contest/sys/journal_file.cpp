@@ -152,9 +152,11 @@ nlohmann::json JournalFile::fields_of(const std::vector<const char*>& fields) co
 
 void JournalFile::replace_fields(const std::vector<const char*>& fields,
                                  const nlohmann::json& value) {
-    for (const auto& [name, v] : value.items())
+    for (const auto& item : value.items()) {
+        const std::string& name = item.key();
         if (std::none_of(fields.begin(), fields.end(), [&](const char* f) { return name == f; }))
             throw std::logic_error("a journal section wrote '" + name + "', no field of its own");
+    }
     for (const char* f : fields) fields_.erase(f);
     for (const auto& [name, v] : value.items()) fields_[name] = v;
 }
