@@ -55,7 +55,7 @@ FUZZ_DEPS    := clang libfuzzer-14-dev python3
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 # target:seed-folder
-FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words fuzz_text:tests/fuzz/seeds/text fuzz_trace_events:tests/fuzz/seeds/trace fuzz_report:tests/fuzz/seeds/report fuzz_boot_state:tests/fuzz/seeds/boot fuzz_bisect_state:tests/fuzz/seeds/bisect fuzz_label_options:tests/fuzz/seeds/label_options fuzz_packed_text:tests/fuzz/seeds/packed fuzz_run_journal:tests/fuzz/seeds/journal fuzz_track_state:tests/fuzz/seeds/track fuzz_owed_saves:tests/fuzz/seeds/owed
+FUZZ_TARGETS := fuzz_result_file:tests/data/results fuzz_config:configs fuzz_words:tests/fuzz/seeds/words fuzz_text:tests/fuzz/seeds/text fuzz_trace_events:tests/fuzz/seeds/trace fuzz_report:tests/fuzz/seeds/report fuzz_label_options:tests/fuzz/seeds/label_options fuzz_packed_text:tests/fuzz/seeds/packed fuzz_journal:tests/fuzz/seeds/journal fuzz_track_state:tests/fuzz/seeds/track fuzz_owed_saves:tests/fuzz/seeds/owed
 
 .PHONY: all deps deps-test deps-kernel deps-bench deps-vm configure run test test-build test-long test-sanitized fuzz install deb clean format
 

@@ -20,29 +20,28 @@ namespace contest::test {
 // DUET_GUEST naming its console for what the runs start.
 inline void put_stand_in_qemu(const std::filesystem::path& bin, const std::filesystem::path& log,
                               const std::string& slow, int slow_s) {
-    put_file(
-        bin / "qemu-system-x86_64",
-        "#!/bin/sh\n"
-        "out=\n"
-        "for a; do case $a in *mount_tag=out*) out=${a#*path=}; out=${out%%,*};; esac; done\n"
-        "name=$(basename \"$(readlink /proc/$$/fd/1)\" .log)\n"
-        "cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' \"$1\"; }\n"
-        "threads=; for t in /proc/$$/task/*; do threads=\"$threads $(cpus $t/status)\"; done\n"
-        "echo \"$name $(cpus /proc/$$/status)$threads\" >> '" +
-            log.string() +
-            "'\n"
-            "echo 'contest-guest: up'\n"
-            "case $name in console-" +
-            slow + "-*) sleep " + std::to_string(slow_s) +
-            ";; esac\n"
-            "root=$out.root; mkdir -p \"$root/work\" \"$root/tmp\"\n"
-            "sed -e \"s|\\\"/mnt/out|\\\"$out|g\" -e \"s|\\\"/mnt/|\\\"$root/|g\" "
-            "\"$out/turn.json\" > \"$root/turn.json\"\n"
-            "if DUET_GUEST=$name " CONTEST_BINARY
-            " run --journal=\"$root/turn.json\" > \"$out/guest.log\" 2>&1\n"
-            "then echo 'contest-guest: done'; else echo \"contest-guest: failed: its contest "
-            "exited $?\"; fi\n",
-        true);
+    put_file(bin / "qemu-system-x86_64",
+             "#!/bin/sh\n"
+             "out=\n"
+             "for a; do case $a in *mount_tag=out*) out=${a#*path=}; out=${out%%,*};; esac; done\n"
+             "name=$(basename \"$(readlink /proc/$$/fd/1)\" .log)\n"
+             "cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' \"$1\"; }\n"
+             "threads=; for t in /proc/$$/task/*; do threads=\"$threads $(cpus $t/status)\"; done\n"
+             "echo \"$name $(cpus /proc/$$/status)$threads\" >> '" +
+                 log.string() +
+                 "'\n"
+                 "echo 'contest-guest: up'\n"
+                 "case $name in console-" +
+                 slow + "-*) sleep " + std::to_string(slow_s) +
+                 ";; esac\n"
+                 "root=$out.root; mkdir -p \"$root/work\" \"$root/tmp\"\n"
+                 "sed -e \"s|\\\"/mnt/out|\\\"$out|g\" -e \"s|\\\"/mnt/|\\\"$root/|g\" "
+                 "\"$out/turn.run-journal\" > \"$root/turn.run-journal\"\n"
+                 "if DUET_GUEST=$name " CONTEST_BINARY
+                 " run --journal=\"$root/turn.run-journal\" > \"$out/guest.log\" 2>&1\n"
+                 "then echo 'contest-guest: done'; else echo \"contest-guest: failed: its contest "
+                 "exited $?\"; fi\n",
+             true);
 }
 
 }  // namespace contest::test

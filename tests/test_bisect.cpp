@@ -612,22 +612,26 @@ TEST_CASE("a bisection's state is read as untrusted: each wrong field one line n
     // The state is the journal's section; the rest of the journal is kept
     // when it is written, and another run's journal holds none.
     test::ScratchDir folder("bisect-section");
-    test::put_file(folder / kRunJournalName,
-                   "{\"schema\": " + std::to_string(kRunJournalSchema) + ", \"kept\": 1}");
+    test::put_file(folder / kRunJournalName, "{\"schema\": " + std::to_string(kRunJournalSchema) +
+                                                 ", \"started_at\": \"1\"}");
     CHECK_FALSE(has_bisect_state(folder.path()));
     write_bisect_state(folder.path(), s);
     CHECK(has_bisect_state(folder.path()));
     CHECK(read_bisect_state(folder.path()).tree == "/t");
     const auto journal = nlohmann::json::parse(test::slurp(folder / kRunJournalName));
-    CHECK(journal["kept"] == 1);
+    CHECK(journal["started_at"] == "1");
     CHECK(journal["bisection"]["tree"] == "/t");
-    // The fuzz target's seeds are states (the journal's section) this reader takes.
+    // The fuzz target's seeds of a bisection are journals this reader takes.
+    int seeds = 0;
     for (const auto& e :
-         fs::directory_iterator(fs::path(CONTEST_SOURCE_DIR) / "tests/fuzz/seeds/bisect")) {
+         fs::directory_iterator(fs::path(CONTEST_SOURCE_DIR) / "tests/fuzz/seeds/journal")) {
+        if (!e.path().filename().string().starts_with("bisection-")) continue;
         INFO(e.path());
-        const BisectState seed = bisect_state_from_text(test::slurp(e.path()), e.path().string());
+        const BisectState seed = JournalFile::read(e.path(), "seed").get(kBisectionStateSection);
         CHECK(seed.measure == "loads:process_load");
+        ++seeds;
     }
+    CHECK(seeds == 4);
     std::string wrong_class = text;
     wrong_class.replace(wrong_class.find("\"cannot tell\""), 13, "\"maybe\"");
     CHECK_THROWS_WITH(bisect_state_from_text(wrong_class, "bisect.json"),

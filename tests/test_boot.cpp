@@ -214,7 +214,8 @@ TEST_CASE("a boot state's unknown or mistyped closed word is refused naming its 
         {R"("boot_max": 12)", R"("boot_max": 1.5)", "boot_run: boot_max: not a whole number >= 0"},
         {R"("stop_on_failure": true)", R"("stop_on_failure": 1)", "boot_run: stop_on_failure: not true or false"},
         {R"("loads": [])", R"("loads": [3])", "turns[4]: loads[0]: not a string"},
-        {R"("turns": [)", R"("turns": {}, "x": [)", "turns: not a list"},
+        {R"("turns": [)", R"("turns": {}, "results": [)", "turns: not a list"},
+        {R"("turns": [)", R"("x": 1, "turns": [)", "x: a field this contest does not know"},
         {R"("note": "")", R"("nothing": "")", "boot_run: note: missing"},
         {R"("label": 0)", R"("label": 2)", "turns[1]: label: no such label"},
         {R"("next_turn": 4)", R"("next_turn": 6)", "next_turn: past the last turn"},
@@ -228,11 +229,13 @@ TEST_CASE("a boot state's unknown or mistyped closed word is refused naming its 
 
 namespace {
 
-// A journal holding state as its boot_run section (and a field of its own
-// in place of the config, which the boot layer does not read).
+// A journal holding state as its boot_run section (and a field of the
+// run's section, which the boot layer does not read, in place of the config).
 std::string journal_holding(const BootState& state) {
-    return journal_text(
-        nlohmann::json{{"kept", "as it was"}, {"boot_run", boot_state_json(state)}});
+    return nlohmann::json{{"schema", kRunJournalSchema},
+                          {"started_at", "as it was"},
+                          {"boot_run", boot_state_json(state)}}
+        .dump(2);
 }
 
 // A boot state whose paths are those of a run in folder.
@@ -396,7 +399,7 @@ TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited
     next.note = "replaced";
     write_boot_state(dir / "state.json", next);
     const nlohmann::json written = nlohmann::json::parse(test::slurp(dir / "state.json"));
-    CHECK(written["kept"] == "as it was");
+    CHECK(written["started_at"] == "as it was");
     CHECK(read_boot_state(dir / "state.json").note == "replaced");
     // A journal of another schema, or of a run that is not a --boot run,
     // is refused in one line.
@@ -406,7 +409,8 @@ TEST_CASE("the boot state is read as untrusted: no link followed, no FIFO waited
     CHECK_THROWS_WITH(read_boot_state(dir / "newer.json"),
                       Catch::Matchers::Contains("is newer than this contest's " +
                                                 std::to_string(kRunJournalSchema)));
-    write_file(dir / "host.json", journal_text(nlohmann::json{{"started_at", ""}}));
+    write_file(dir / "host.json",
+               nlohmann::json{{"schema", kRunJournalSchema}, {"started_at", ""}}.dump());
     CHECK_THROWS_WITH(read_boot_state(dir / "host.json"),
                       Catch::Matchers::EndsWith("host.json: boot_run: missing (the journal of a "
                                                 "run that is not a --boot run)"));

@@ -123,7 +123,7 @@ TEST_CASE(
     // ends QEMU. Ordered after contest's unit, so in the last boot it
     // finds the state contest-boot.service left.
     put_guest_file(out / "end.sh",
-                   "state=/mnt/out/results/.run-journal.json\n"
+                   "state=/mnt/out/results/.run-journal\n"
                    // contest's unit is started once contest is (Type=exec):
                    // its step ends when the unit does.
                    "while systemctl is-active -q contest-boot.service; do sleep 2; done\n"

@@ -4,9 +4,6 @@
 #include <set>
 #include <system_error>
 
-#include <nlohmann/json.hpp>
-
-#include "contest/boot/boot_state.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
 #include "contest/sys/journal_turns.h"
@@ -67,32 +64,28 @@ std::optional<fs::path> interrupted_run(const fs::path& batch) {
     for (const auto& label : fs::directory_iterator(batch, ec)) {
         if (!label.is_directory(ec) || label.is_symlink(ec)) continue;
         for (const auto& e : fs::directory_iterator(label.path(), ec))
-            if (e.path().extension() == ".run-journal" && e.is_regular_file(ec) &&
+            if (e.path().extension() == kJournalExtension && e.is_regular_file(ec) &&
                 !e.is_symlink(ec))
                 journals.push_back(e.path());
     }
     if (journals.size() != 1) return std::nullopt;
-    nlohmann::json j;
+    // Its plan and files read by their sections' readers (a field of another
+    // type is no run to take on), a turn of it not taken (one started and
+    // cut short among them).
+    std::vector<fs::path> results;
     try {
-        j = read_journal_json(journals.front(), "the batch's run journal");
+        const JournalFile journal = JournalFile::read(journals.front(), "the batch's run journal");
+        results = journal.get(kResultsSection).files;
+        if (results.empty()) return std::nullopt;
+        const JournalTurns turns = journal_turns_of(journal, results.size());
+        if (turns.first_not_taken() == turns.list.size()) return std::nullopt;
     } catch (const std::exception&) {
         return std::nullopt;  // not one this contest takes on: the batch again
     }
-    const auto results = j.find("results");
-    if (results == j.end() || !results->is_array()) return std::nullopt;
-    // The plan read by its own reader (a field of another type is no run to
-    // take on), a turn of it not taken (one started and cut short among them).
-    try {
-        const JournalTurns turns = journal_turns_of(j, results->size(), "the batch's run journal");
-        if (turns.first_not_taken() == turns.list.size()) return std::nullopt;
-    } catch (const UsageError&) {
-        return std::nullopt;
-    }
     bool one_to_continue = false;
     const fs::path folder = fs::absolute(batch).lexically_normal();
-    for (const auto& result : *results) {
-        if (!result.is_string()) return std::nullopt;
-        const fs::path file = fs::absolute(result.get<std::string>()).lexically_normal();
+    for (const auto& result : results) {
+        const fs::path file = fs::absolute(result).lexically_normal();
         const fs::path rel = file.lexically_relative(folder);
         if (rel.empty() || *rel.begin() == "..") return std::nullopt;
         if (!fs::is_regular_file(fs::symlink_status(file, ec))) continue;
@@ -109,13 +102,12 @@ std::optional<fs::path> interrupted_run(const fs::path& batch) {
 
 BatchFiles read_batch(const fs::path& batch, const std::vector<std::string>& labels) {
     BatchFiles out;
-    std::error_code ec;
     // A part's folder without its run's state is a start that was refused or
     // cut before it wrote one (its build logs, at most): no part, and the
     // next start goes into it.
     for (unsigned n = 1;; ++n) {
         const fs::path part = part_folder(batch, n);
-        if (!fs::exists(part / kRunJournalName, ec)) break;
+        if (!has_folder_journal(part)) break;
         out.parts.push_back(label_files(part, labels));
     }
     if (!out.parts.empty()) {

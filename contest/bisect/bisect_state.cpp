@@ -1,17 +1,14 @@
 #include "contest/bisect/bisect_state.h"
 
-#include <fcntl.h>
-
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
 #include "contest/sys/json_record.h"
-#include "contest/sys/regular_file.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -160,10 +157,8 @@ BisectState bisect_state_of_json(const json& j, const std::string& where) {
     return s;
 }
 
-BisectState bisect_state_from_text(const std::string& text_in, const std::string& where) {
-    const json j = json::parse(text_in, nullptr, false);
-    if (j.is_discarded()) throw UsageError(where + ": not a bisection's state (no JSON object)");
-    return bisect_state_of_json(j, where);
+BisectState bisect_state_from_text(const std::string& text, const std::string& where) {
+    return bisect_state_of_json(journal_section_json_from_text(text, where), where);
 }
 
 json bisect_state_json(const BisectState& s) {
@@ -174,20 +169,38 @@ std::string bisect_state_text(const BisectState& s) {
     return bisect_state_json(s).dump(2) + "\n";
 }
 
+namespace {
+
+json bisection_section_json(const BisectState& s) {
+    return {{kSection, bisect_state_json(s)}};
+}
+
+BisectState bisection_section_from_json(const json& fields, const std::string& where) {
+    const auto section = fields.find(kSection);
+    if (section == fields.end())
+        throw UsageError(where + ": holds no bisection's state (" + kSection + ")");
+    return bisect_state_of_json(*section, where + ": " + kSection);
+}
+
+}  // namespace
+
+const JournalSection<BisectState> kBisectionStateSection{
+    {kSection}, bisection_section_json, bisection_section_from_json};
+
 std::filesystem::path bisection_journal_path(const std::filesystem::path& folder) {
-    return folder / kRunJournalName;
+    return folder_journal_path(folder);
 }
 
 bool has_bisect_state(const std::filesystem::path& folder) {
-    // Looked at, not read: the journal of another run (a --boot run's
+    // Looked at, not refused: the journal of another run (a --boot run's
     // folder), or of another schema, is no bisection's; read_bisect_state
     // refuses what is wrong in one that is.
     const std::filesystem::path path = bisection_journal_path(folder);
-    const RegularFileRead got =
-        read_regular_file_at(AT_FDCWD, path.c_str(), kMaxRunJournalBytes, false);
-    if (got.refusal == RegularFileRead::Refusal::none) {
-        const json j = json::parse(got.text, nullptr, false);
-        if (j.is_object() && j.contains(kSection)) return true;
+    try {
+        if (JournalFile::read(path, "the bisection's state").has(kBisectionStateSection))
+            return true;
+    } catch (const std::runtime_error&) {
+        // none there, or not one this contest reads: no state
     }
     std::error_code ec;
     if (std::filesystem::exists(std::filesystem::symlink_status(folder / "bisect.json", ec)))
@@ -198,23 +211,15 @@ bool has_bisect_state(const std::filesystem::path& folder) {
 }
 
 BisectState read_bisect_state(const std::filesystem::path& folder) {
-    const std::filesystem::path path = bisection_journal_path(folder);
-    const std::string where = printable(path.string());
-    json j = read_journal_json(path, "the bisection's state");
-    const auto section = j.find(kSection);
-    if (section == j.end())
-        throw UsageError(where + ": holds no bisection's state (" + kSection + ")");
-    return bisect_state_of_json(*section, where + ": " + kSection);
+    return JournalFile::read(bisection_journal_path(folder), "the bisection's state")
+        .get(kBisectionStateSection);
 }
 
 void write_bisect_state(const std::filesystem::path& folder, const BisectState& state) {
-    const std::filesystem::path path = bisection_journal_path(folder);
-    std::error_code ec;
-    json j = std::filesystem::exists(std::filesystem::symlink_status(path, ec))
-                 ? read_journal_json(path, "the bisection's state")
-                 : json::object();
-    j[kSection] = bisect_state_json(state);
-    write_file_atomically(path, journal_text(std::move(j)));
+    JournalFile::update(
+        bisection_journal_path(folder), "the bisection's state",
+        [&](JournalFile& journal) { journal.put(kBisectionStateSection, state); },
+        JournalFile::IfAbsent::made);
 }
 
 }  // namespace contest::bisect

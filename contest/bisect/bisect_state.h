@@ -1,7 +1,7 @@
 #pragma once
 // A bisection's state: the question (tree, ends, measure, rule), the ends'
 // verdict, every step's evidence and the answer. It is the `bisection`
-// section of the bisection's journal (.run-journal.json in its results
+// section of the bisection's journal (.run-journal in its results
 // folder, sys/journal_file.h), beside the config its batches run with
 // (run/run_journal.h): one file a bisection, written after every step
 // (atomically, the rest of the journal kept), read back by a rerun that
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "contest/analysis/bisect_decision.h"
+#include "contest/sys/journal_file.h"
 
 namespace contest::bisect {
 
@@ -73,7 +74,12 @@ struct BisectState {
     std::string failure;
 };
 
-// The bisection's journal in its results folder.
+// The journal's `bisection` section (sys/journal_file.h): the bisect
+// layer's codec; reading a journal without it is a UsageError in one line.
+extern const JournalSection<BisectState> kBisectionStateSection;
+
+// The bisection's journal in its results folder (.run-journal, or the
+// name an earlier contest gave it, .run-journal.json, while it is there).
 std::filesystem::path bisection_journal_path(const std::filesystem::path& folder);
 // Whether the bisection's journal in folder holds a state. A folder of a
 // contest before the state moved into the journal (its bisect.json) is
@@ -87,8 +93,9 @@ BisectState read_bisect_state(const std::filesystem::path& folder);
 // and the field.
 BisectState bisect_state_from_text(const std::string& text, const std::string& where);
 std::string bisect_state_text(const BisectState& state);
-// The journal's state replaced, in one atomic write, the rest of the
-// journal kept (a journal of the state alone made when there is none).
+// The journal's state replaced, in one atomic write under the journal's
+// lock (JournalFile::update), the rest of the journal kept (a journal of
+// the state alone made when there is none).
 void write_bisect_state(const std::filesystem::path& folder, const BisectState& state);
 
 }  // namespace contest::bisect

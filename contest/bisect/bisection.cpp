@@ -134,7 +134,7 @@ std::string lacking_in_last_round(const std::vector<ResultFile>& files) {
 // A batch across reboots: the part's run as its state says, when it has
 // one: nullopt for none (a start that failed before writing it).
 std::optional<BootState> part_state(const fs::path& part) {
-    const fs::path path = part / kRunJournalName;
+    const fs::path path = folder_journal_path(part);
     std::error_code ec;
     if (!fs::exists(path, ec)) return std::nullopt;
     return read_boot_state(fs::absolute(path));

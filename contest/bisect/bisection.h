@@ -27,7 +27,7 @@
 //
 // What it leaves in its results folder: ends/ and step-NN-<commit>/ (each a
 // run's result files and journal, per label), bisect.log (`git bisect log`)
-// and its journal, .run-journal.json: its batches' config and its state
+// and its journal, .run-journal: its batches' config and its state
 // (every step's evidence, the answer; bisect_state.h), the state rewritten
 // after every step, from which a rerun resumes (docs/bisect.md).
 #include <exception>

@@ -22,7 +22,8 @@ constexpr double kAbortWaitS = 120;
 }  // namespace
 
 fs::path boot_lock_path(const fs::path& state) {
-    // Named after the journal it guards (.run-journal.json: .run-journal.lock).
+    // Named after the journal it guards (.run-journal, and an earlier
+    // contest's .run-journal.json: .run-journal.lock).
     return state.parent_path() / (state.stem().string() + ".lock");
 }
 
@@ -123,7 +124,7 @@ fs::path boot_run_folder(const fs::path& results) {
 }
 
 fs::path boot_state_path(const fs::path& results) {
-    return boot_run_folder(results) / kRunJournalName;
+    return folder_journal_path(boot_run_folder(results));
 }
 
 }  // namespace contest

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
 #include "contest/sys/journal_turns.h"
@@ -124,38 +123,42 @@ BootState boot_state_from_json(const nlohmann::json& j, const std::string& where
     return s;
 }
 
+namespace {
+
+nlohmann::json boot_section_json(const BootState& s) {
+    return {{kBootRunSection, boot_state_json(s)}};
+}
+
+BootState boot_section_from_json(const nlohmann::json& fields, const std::string& where) {
+    const auto section = fields.find(kBootRunSection);
+    if (section == fields.end())
+        throw UsageError(where + ": " + kBootRunSection +
+                         ": missing (the journal of a run that is not a --boot run)");
+    return boot_state_from_json(*section, where + ": " + kBootRunSection);
+}
+
+}  // namespace
+
+const JournalSection<BootState> kBootStateSection{
+    {kBootRunSection}, boot_section_json, boot_section_from_json};
+
 std::string boot_state_text(const BootState& s) {
     return boot_state_json(s).dump(2) + "\n";
 }
 
 BootState boot_state_from_text(const std::string& text, const std::string& where) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw UsageError(where + ": not JSON (" + std::string(e.what()) + ")");
-    }
-    return boot_state_from_json(j, where);
+    return boot_state_from_json(journal_section_json_from_text(text, where), where);
 }
 
-namespace {
-
-BootRunFile boot_run_of_journal(const nlohmann::json& journal, const std::string& where) {
-    const auto section = journal.find("boot_run");
-    if (section == journal.end())
-        throw UsageError(where +
-                         ": boot_run: missing (the journal of a run that is not a --boot "
-                         "run)");
+BootRunFile boot_run_of(const JournalFile& journal) {
     BootRunFile run;
-    run.state = boot_state_from_json(*section, where + ": boot_run");
-    run.turns = journal_turns_of(journal, run.state.labels.size(), where);
+    run.state = journal.get(kBootStateSection);
+    run.turns = journal_turns_of(journal, run.state.labels.size());
     return run;
 }
 
-}  // namespace
-
 BootRunFile boot_run_from_journal_text(const std::string& text, const std::string& where) {
-    return boot_run_of_journal(journal_json_from_text(text, where), where);
+    return boot_run_of(JournalFile::from_text(text, where));
 }
 
 BootState boot_state_from_journal_text(const std::string& text, const std::string& where) {
@@ -163,9 +166,10 @@ BootState boot_state_from_journal_text(const std::string& text, const std::strin
 }
 
 std::string boot_run_text(const BootRunFile& run) {
-    nlohmann::json j = {{"boot_run", boot_state_json(run.state)}};
-    put_journal_turns(j, run.turns);
-    return journal_text(std::move(j));
+    JournalFile journal{std::filesystem::path()};
+    journal.put(kBootStateSection, run.state);
+    journal.put(kPlanSection, run.turns);
+    return journal.text();
 }
 
 std::filesystem::path boot_binary_path(const std::filesystem::path& folder) {
@@ -206,11 +210,10 @@ void check_state_place(const std::filesystem::path& path) {
 
 BootRunFile read_boot_run(const std::filesystem::path& path_in) {
     const std::filesystem::path path = path_in.lexically_normal();
-    const std::string where = printable(path.string());
     // Before anything is read: whoever could write the folder could have
     // written the state, which root then runs.
     check_state_place(path);
-    BootRunFile run = boot_run_of_journal(read_journal_json(path, "the boot run's state"), where);
+    BootRunFile run = boot_run_of(JournalFile::read(path, "the boot run's state"));
     check_boot_run(run.state, path);
     return run;
 }
@@ -230,16 +233,15 @@ BootState read_boot_state(const std::filesystem::path& path) {
 
 void write_boot_run(const std::filesystem::path& path, const BootState& state,
                     const JournalTurns& turns) {
-    nlohmann::json journal = read_journal_json(path, "the boot run's state");
-    journal["boot_run"] = boot_state_json(state);
-    put_journal_turns(journal, turns);
-    write_file_atomically(path, journal_text(std::move(journal)));
+    JournalFile::update(path, "the boot run's state", [&](JournalFile& journal) {
+        journal.put(kBootStateSection, state);
+        journal.put(kPlanSection, turns);
+    });
 }
 
 void write_boot_state(const std::filesystem::path& path, const BootState& state) {
-    nlohmann::json journal = read_journal_json(path, "the boot run's state");
-    journal["boot_run"] = boot_state_json(state);
-    write_file_atomically(path, journal_text(std::move(journal)));
+    JournalFile::update(path, "the boot run's state",
+                        [&](JournalFile& journal) { journal.put(kBootStateSection, state); });
 }
 
 BootPhase end_phase(const JournalTurns& turns) {

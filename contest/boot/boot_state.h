@@ -1,6 +1,6 @@
 #pragma once
 // `contest run --boot`: the run's state, the boot_run section of the run's
-// journal in the results folder (.run-journal.json, sys/journal_file.h:
+// journal in the results folder (.run-journal, sys/journal_file.h:
 // the journal's config is run/run_journal.h's), which with the config is
 // all a contest started after a reboot knows of the run. The file is
 // replaced whole and atomically before every reboot and after every turn,
@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/sys/enum_names.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/journal_turns.h"
 
 namespace contest {
@@ -137,14 +138,17 @@ struct BootState {
 // was (measured or failed), stopped when some were left (the bound).
 BootPhase end_phase(const JournalTurns& turns);
 
-// The journal's boot_run section. Both directions walk one fields() record
-// each (boot_state.cpp, on sys/json_record.h), so a field is named once.
-// (The journal's schema is the file's: a journal of another contest is
-// refused in one line before its sections are read.)
+// The journal's boot_run section (sys/journal_file.h): the boot layer's
+// codec, both directions walking one fields() record each (boot_state.cpp,
+// on sys/json_record.h), so a field is named once. Reading a journal
+// without the section is a UsageError saying it is no --boot run's. (The
+// journal's schema is the file's: a journal of another contest is refused
+// in one line before its sections are read.)
+extern const JournalSection<BootState> kBootStateSection;
 nlohmann::json boot_state_json(const BootState& state);
 // UsageError naming `where` and the field when j is not a boot state.
 BootState boot_state_from_json(const nlohmann::json& j, const std::string& where);
-// The section as text, and read from text (its tests and its fuzz target).
+// The section alone as text, and read from text (its tests).
 std::string boot_state_text(const BootState& state);
 BootState boot_state_from_text(const std::string& text, const std::string& where);
 // A --boot run as its journal holds it: the boot facts (the boot_run
@@ -162,6 +166,8 @@ struct BootRunFile {
 // not checked here (check_state_paths).
 BootRunFile boot_run_from_journal_text(const std::string& text, const std::string& where);
 BootState boot_state_from_journal_text(const std::string& text, const std::string& where);
+// The same of a journal read (sys/journal_file.h).
+BootRunFile boot_run_of(const JournalFile& journal);
 // The journal text of those sections alone (no config): the boot_run
 // section, the turns and the schema (its tests and its fuzz target).
 std::string boot_run_text(const BootRunFile& run);
@@ -193,7 +199,9 @@ BootRunFile read_boot_run(const std::filesystem::path& path);
 void check_boot_run(const BootState& state, const std::filesystem::path& path);
 BootState read_boot_state(const std::filesystem::path& path);
 // The journal at path with its boot_run section and its turns replaced,
-// in one atomic write; the rest of the journal kept as it is.
+// in one atomic write under the journal's lock (JournalFile::update: a
+// --boot step and a --boot-abort at once lose neither's change); the rest
+// of the journal kept as it is.
 void write_boot_run(const std::filesystem::path& path, const BootState& state,
                     const JournalTurns& turns);
 // The same with the boot_run section alone replaced (the turns kept).

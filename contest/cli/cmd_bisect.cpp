@@ -165,7 +165,7 @@ std::vector<std::string> batch_words(const std::vector<std::string>& run_words, 
     return words;
 }
 
-// The bisection's journal (its folder's .run-journal.json): the config of
+// The bisection's journal (its folder's .run-journal): the config of
 // its batches, as its start resolved them from the words after --, under
 // --boot how a part boots, and the bisection's state (its own section,
 // bisect/bisect_state.h). Root starts each part from it after a reboot, so
@@ -279,8 +279,8 @@ RunJournal bisection_journal(const bisect::BisectOptions& options, const fs::pat
     // stopped between the two) is kept under the new config.
     std::optional<bisect::BisectState> state;
     if (bisect::has_bisect_state(folder)) {
-        if (read_journal_json(bisection_journal_path(folder), "the bisection's journal")
-                .contains("config"))
+        if (JournalFile::read(bisection_journal_path(folder), "the bisection's journal")
+                .has(kRunSection))
             return read_bisection_journal(folder);
         state = bisect::read_bisect_state(folder);
     }

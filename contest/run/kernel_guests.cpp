@@ -32,7 +32,7 @@ const std::string kGuestBinary = kGuestScratch + "/contest-bin/contest";
 const std::string kGuestWorkdir = kGuestScratch + "/work";
 const std::string kGuestResults = kGuestScratch + "/out/results";
 // The turn's journal, in the share the guest sees at /mnt/out.
-const std::string kGuestJournalName = "turn.json";
+const std::string kGuestJournalName = std::string("turn") + kJournalExtension;
 const std::string kGuestJournal = kGuestScratch + "/out/" + kGuestJournalName;
 
 // vm/run-<pid> of contests that are gone: a killed run's disk and shares.

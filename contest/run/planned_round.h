@@ -12,6 +12,9 @@ namespace contest {
 struct LabelTurn {
     std::size_t label;  // index into RunPlan::labels
     std::vector<std::size_t> loads;
+    // Its turn in the run's journal (JournalTurns::list), which the driver
+    // marks as it is taken: the plan is the journal's (run_driver.cpp).
+    std::size_t turn = 0;
 };
 
 // One round's runs still to take, turn by turn. `index` is its runs'

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "contest/sys/errors.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/unique_fd.h"
@@ -70,7 +71,7 @@ std::filesystem::path new_result_path(const std::filesystem::path& dir, const st
 }
 
 std::filesystem::path run_journal_beside(const std::filesystem::path& result) {
-    return std::filesystem::path(result).replace_extension(kHostJournalExtension);
+    return std::filesystem::path(result).replace_extension(kJournalExtension);
 }
 
 std::filesystem::path result_beside_journal(const std::filesystem::path& journal) {

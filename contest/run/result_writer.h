@@ -45,12 +45,12 @@ std::filesystem::path new_result_path(const std::filesystem::path& dir, const st
                                       const std::string& started_at);
 
 // The journal of the run whose (first) result file is `result`, beside it:
-// its name the file's with .run-journal for .json (results/LABEL/STAMP.json:
+// its name the file's with .run-journal for .json (sys/journal_file.h's
+// naming rule; results/LABEL/STAMP.json:
 // results/LABEL/STAMP.run-journal), so one a run, as the file's name is, and
 // never read as a result (report and import read .json files).
 std::filesystem::path run_journal_beside(const std::filesystem::path& result);
 // The result file beside a run's journal (run_journal_beside's inverse).
 std::filesystem::path result_beside_journal(const std::filesystem::path& journal);
-inline constexpr const char* kHostJournalExtension = ".run-journal";
 
 }  // namespace contest

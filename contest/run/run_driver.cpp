@@ -9,7 +9,6 @@
 #include "contest/run/resume.h"
 #include "contest/run/run_loop.h"
 #include "contest/run/run_plan.h"
-#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
@@ -24,9 +23,11 @@ namespace fs = std::filesystem;
 // first (two runs started in one second into one folder take two).
 constexpr int kMaxClaims = 100;
 
-// The rounds still to take: the journal's turns not done, each less the
-// runs the resumed file holds already (a turn cut short by a kill). A turn
-// whose runs the file holds all is marked done (its end was not written).
+// The rounds still to take, made of the journal's turns (the plan is
+// written down once, there; each turn taken names its journal turn, which
+// the round's mark marks): the turns not done, each less the runs the
+// resumed file holds already (a turn cut short by a kill). A turn whose
+// runs the file holds all is marked done (its end was not written).
 std::vector<PlannedRound> rounds_of(JournalTurns& turns, const RunPlan& plan,
                                     const std::string& where) {
     check_turn_labels(turns, plan.labels.size(), where);
@@ -36,9 +37,9 @@ std::vector<PlannedRound> rounds_of(JournalTurns& turns, const RunPlan& plan,
         if (turn.status == TurnStatus::done) continue;
         const LabelTurn planned =
             label_turn_of(turn, plan, where + ": turns[" + std::to_string(i) + "]");
-        LabelTurn taken{turn.label, {}};
+        LabelTurn taken{turn.label, {}, i};
         for (const std::size_t load : planned.loads)
-            if (!plan.resumed[turn.label] ||
+            if (plan.resumed.empty() || !plan.resumed[turn.label] ||
                 !already_done(*plan.resumed[turn.label], plan.load_names[load], turn.round))
                 taken.loads.push_back(load);
         if (taken.loads.empty()) {
@@ -72,7 +73,7 @@ class KeptJournal {
         for (int i = 0; i < kMaxClaims; ++i) {
             const fs::path result = new_result_path(results_dir, label, journal_.started_at);
             journal_.results = {result};
-            if (create_file_atomically(run_journal_beside(result), run_journal_text(journal_))) {
+            if (create_run_journal(run_journal_beside(result), journal_)) {
                 path_ = run_journal_beside(result);
                 return result;
             }
@@ -83,25 +84,11 @@ class KeptJournal {
     }
 
     // The round's turns marked started, or done once its last run is
-    // saved: each the journal's turn not done of its round and label that
-    // holds its loads (under --order blocks one label has a turn of round 1
-    // under each load; a resumed turn takes only the loads it lacked).
-    void mark(const PlannedRound& round, bool done, const RunPlan& plan) {
+    // saved: each its own journal turn (rounds_of).
+    void mark(const PlannedRound& round, bool done) {
         JournalTurns& turns = journal_.turns;
         for (const LabelTurn& taken : round.turns)
-            for (std::size_t i = 0; i < turns.list.size(); ++i) {
-                const JournalTurn& turn = turns.list[i];
-                const auto holds = [&](std::size_t load) {
-                    return std::find(turn.loads.begin(), turn.loads.end(), plan.load_names[load]) !=
-                           turn.loads.end();
-                };
-                if (turn.round != round.index || turn.label != taken.label ||
-                    turn.status == TurnStatus::done ||
-                    !std::all_of(taken.loads.begin(), taken.loads.end(), holds))
-                    continue;
-                turns.mark(i, done ? TurnStatus::done : TurnStatus::started);
-                break;
-            }
+            turns.mark(taken.turn, done ? TurnStatus::done : TurnStatus::started);
         // A round of several turns (--vary's labels) started: its first.
         turns.next = turns.first_not_taken();
         save();
@@ -196,7 +183,7 @@ OpenedJournal open_run_journal(const fs::path& given) {
     const fs::path x = given.lexically_normal();
     const std::string named = "--resume " + printable(given.string());
     OpenedJournal opened;
-    const bool journal_given = x.extension() == kHostJournalExtension;
+    const bool journal_given = x.extension() == kJournalExtension;
     opened.path = journal_given ? x : journal_of_file(x);
     std::error_code ec;
     if (!journal_given && !fs::exists(fs::symlink_status(opened.path, ec))) {
@@ -256,6 +243,7 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
         made.config = config;
         made.started_at = started_at;
         made.turns = planned_turns(plan);
+        plan.rounds = rounds_of(made.turns, plan, "the run's plan");
         return KeptJournal({}, std::move(made));
     }();
     // A config the journal's JSON cannot hold (a path that is not UTF-8):
@@ -276,8 +264,8 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
         run_label_files(config, started_at, system_fingerprint(config.workload.workdir.string()),
                         progress, file_of);
     if (kept)
-        files.round_mark = [&journal, &plan](const PlannedRound& round, bool done) {
-            journal.mark(round, done, plan);
+        files.round_mark = [&journal](const PlannedRound& round, bool done) {
+            journal.mark(round, done);
         };
     TakenHere here(config, plan, files, progress);
     drive_turns(journal.journal().turns, here);

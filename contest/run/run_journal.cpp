@@ -4,7 +4,6 @@
 
 #include "contest/run/places.h"
 #include "contest/run/run_plan.h"
-#include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 
@@ -13,7 +12,7 @@ namespace contest {
 RunJournal read_run_journal(const std::filesystem::path& path_in) {
     const std::filesystem::path path = path_in.lexically_normal();
     const std::string where = printable(path.string());
-    RunJournal journal = run_journal_from_json(read_journal_json(path, "the run's journal"), where);
+    RunJournal journal = run_journal_of(JournalFile::read(path, "the run's journal"));
     // The config checked as a start checks its own, before anything runs on it.
     try {
         check_run_options(journal.config);
@@ -48,7 +47,15 @@ LabelTurn label_turn_of(const JournalTurn& turn, const RunPlan& plan, const std:
 }
 
 void write_run_journal(const std::filesystem::path& path, const RunJournal& journal) {
-    write_file_atomically(path, run_journal_text(journal));
+    JournalFile::update(
+        path, "the run's journal", [&](JournalFile& file) { put_run_journal(file, journal); },
+        JournalFile::IfAbsent::made);
+}
+
+bool create_run_journal(const std::filesystem::path& path, const RunJournal& journal) {
+    JournalFile file(path);
+    put_run_journal(file, journal);
+    return file.create();
 }
 
 }  // namespace contest

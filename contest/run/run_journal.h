@@ -53,6 +53,20 @@ struct RunJournal {
     std::vector<std::filesystem::path> results;
 };
 
+// The run's section of its journal (sys/journal_file.h): its config,
+// start and boot options, its plan of turns and its result files, each
+// field checked by the record codec (run_journal_text.cpp).
+extern const JournalSection<RunJournal> kRunSection;
+// The run's section put in a journal, and its boot facts (the boot
+// layer's section) when it has them; the journal's other sections kept.
+void put_run_journal(JournalFile& file, const RunJournal& journal);
+// The run in a journal: its section and its boot facts, the turns checked
+// against the labels (the boot facts' or the result files'); a UsageError
+// naming the journal and the field when it is not one.
+RunJournal run_journal_of(const JournalFile& file);
+
+// The journal's text of the run alone (its tests, its fuzz target, and a
+// new run's claim of its name, run_driver.cpp).
 std::string run_journal_text(const RunJournal& journal);
 
 // The plan's rounds as a journal's turns, every one pending: a new run's
@@ -65,13 +79,16 @@ LabelTurn label_turn_of(const JournalTurn& turn, const RunPlan& plan, const std:
 // UsageError naming `where` and the field's path when text is not a
 // journal of this contest's schema (run_journal_text.cpp, the codec alone).
 RunJournal run_journal_from_text(const std::string& text, const std::string& where);
-// The same, of a journal's JSON without its schema (journal_file.h).
-RunJournal run_journal_from_json(nlohmann::json j, const std::string& where);
 
-// Reads the journal at path: a regular file (not a link) of at most
-// kMaxRunJournalBytes (EnvironmentError otherwise), its config one a start
-// would take (check_run_options, check_place; a UsageError otherwise).
+// Reads the journal at path (JournalFile::read: a regular file, not a
+// link, of at most kMaxRunJournalBytes), its config one a start would take
+// (check_run_options, check_place; a UsageError otherwise).
 RunJournal read_run_journal(const std::filesystem::path& path);
+// The run written into the journal at path (made when there is none), under
+// the journal's lock, its other sections (a bisection's state) kept.
 void write_run_journal(const std::filesystem::path& path, const RunJournal& journal);
+// A new run's journal made at path, whole, when nothing is there: false,
+// and nothing made, when something is (a name another run claimed first).
+bool create_run_journal(const std::filesystem::path& path, const RunJournal& journal);
 
 }  // namespace contest

@@ -160,8 +160,11 @@ void fields(V& v, R& j) {
     v.absent_when_default("results", j.results);
 }
 
-// The boot_run section is the boot state's own record (boot/boot_state.h).
-std::string run_journal_text(const RunJournal& journal) {
+namespace {
+
+// The run's section: its fields but the boot facts, which are the boot
+// layer's section (boot/boot_state.h), and the bisection's state.
+nlohmann::json run_section_json(const RunJournal& journal) {
     nlohmann::json j = RecordWriter::json_of(journal, "the run's journal");
     // A password a --config file gave in db = postgresql://... (one on the
     // command line is gone at the start, cli/db_password.h) is not kept in
@@ -171,23 +174,42 @@ std::string run_journal_text(const RunJournal& journal) {
         if (auto db = c->find("history_db");
             db != c->end() && db->is_string() && history::is_postgresql_uri(db->get<std::string>()))
             *db = history::without_password(db->get<std::string>());
-    if (journal.boot_run) j["boot_run"] = boot_state_json(*journal.boot_run);
-    return journal_text(std::move(j));
+    return j;
+}
+
+RunJournal run_section_from_json(const nlohmann::json& fields, const std::string& where) {
+    RunJournal journal;
+    RecordReader::read(fields, where, journal);
+    return journal;
+}
+
+}  // namespace
+
+const JournalSection<RunJournal> kRunSection{
+    {"started_at", "config", "boot", "results", "turns", "next_turn"},
+    run_section_json,
+    run_section_from_json};
+
+void put_run_journal(JournalFile& file, const RunJournal& journal) {
+    file.put(kRunSection, journal);
+    if (journal.boot_run) file.put(kBootStateSection, *journal.boot_run);
+}
+
+std::string run_journal_text(const RunJournal& journal) {
+    JournalFile file{std::filesystem::path()};
+    put_run_journal(file, journal);
+    return file.text();
 }
 
 RunJournal run_journal_from_text(const std::string& text, const std::string& where) {
-    return run_journal_from_json(journal_json_from_text(text, where), where);
+    return run_journal_of(JournalFile::from_text(text, where));
 }
 
-RunJournal run_journal_from_json(nlohmann::json j, const std::string& where) {
-    RunJournal journal;
-    if (const auto section = j.find(kBootRunSection); section != j.end()) {
-        journal.boot_run = boot_state_from_json(*section, where + ": boot_run");
-        j.erase(section);
-    }
-    // A bisection's state beside its batches' config: bisect/'s to read.
-    j.erase(kBisectionSection);
-    RecordReader::read(j, where, journal);
+RunJournal run_journal_of(const JournalFile& file) {
+    const std::string& where = file.where();
+    RunJournal journal = file.get(kRunSection);
+    journal.boot_run = file.find(kBootStateSection);
+    // (A bisection's state beside its batches' config is bisect/'s to read.)
     // A --boot run's turns name its state's labels; any other run's, its
     // labels, whose files it names (checked against its plan by the driver
     // that takes them, run_driver.h). A journal of no plan (a bisection's

@@ -44,24 +44,37 @@ void check_turn_rounds(const JournalTurns& turns, unsigned runs, const std::stri
                              " is not one of the run's " + std::to_string(runs) + " rounds");
 }
 
-JournalTurns journal_turns_of(const nlohmann::json& journal, std::size_t labels,
-                              const std::string& where) {
-    if (!journal.is_object()) throw UsageError(where + ": not an object");
-    // The plan's own fields alone, so that the record's reader refuses
-    // nothing of the journal's other sections.
-    nlohmann::json plan = nlohmann::json::object();
-    for (const char* name : {"turns", "next_turn"})
-        if (const auto it = journal.find(name); it != journal.end()) plan[name] = *it;
+namespace {
+
+nlohmann::json plan_json(const JournalTurns& turns) {
+    return RecordWriter::json_of(turns, "the run's turns", BadText::replaced);
+}
+
+JournalTurns plan_from_json(const nlohmann::json& fields, const std::string& where) {
     JournalTurns turns;
-    RecordReader::read(plan, where, turns);
-    check_turn_labels(turns, labels, where);
+    RecordReader::read(fields, where, turns);
     return turns;
 }
 
-void put_journal_turns(nlohmann::json& journal, const JournalTurns& turns) {
-    journal.erase("turns");
-    journal.erase("next_turn");
-    journal.update(RecordWriter::json_of(turns, "the run's turns", BadText::replaced));
+nlohmann::json results_json(const JournalResults& results) {
+    return RecordWriter::json_of(results, "the run's result files");
+}
+
+JournalResults results_from_json(const nlohmann::json& fields, const std::string& where) {
+    JournalResults results;
+    RecordReader::read(fields, where, results);
+    return results;
+}
+
+}  // namespace
+
+const JournalSection<JournalTurns> kPlanSection{{"turns", "next_turn"}, plan_json, plan_from_json};
+const JournalSection<JournalResults> kResultsSection{{"results"}, results_json, results_from_json};
+
+JournalTurns journal_turns_of(const JournalFile& journal, std::size_t labels) {
+    JournalTurns turns = journal.get(kPlanSection);
+    check_turn_labels(turns, labels, journal.where());
+    return turns;
 }
 
 }  // namespace contest

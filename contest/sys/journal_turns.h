@@ -1,5 +1,6 @@
 #pragma once
-// A run's plan of turns, at its journal's top level (sys/journal_file.h):
+// A run's plan of turns, at its journal's top level (sys/journal_file.h,
+// the section kPlanSection):
 // each turn one label's loads in one round, with where it is, and the turn
 // the run takes next. The plan is the run's, not any place's: the boot
 // run's state beside it (boot/boot_state.h, the boot_run section) keeps
@@ -11,12 +12,14 @@
 // bisection's batch config, a guest's turn).
 #include <array>
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "contest/sys/enum_names.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/json_record.h"
 
 namespace contest {
@@ -79,8 +82,8 @@ void fields(V& v, R& t) {
     v("status", t.status);
 }
 
-// The journal's top-level fields "turns" and "next_turn"; the run
-// journal's own record (run/run_journal_text.cpp) walks these too.
+// The journal's top-level fields "turns" and "next_turn" (kPlanSection);
+// the run journal's own record (run/run_journal_text.cpp) walks these too.
 template <typename V, RecordOf<JournalTurns> R>
 void fields(V& v, R& t) {
     v.absent_when_default("turns", t.list);
@@ -89,14 +92,27 @@ void fields(V& v, R& t) {
         if (t.next > t.list.size()) v.refuse("next_turn", "past the last turn");
 }
 
-// The plan in a journal's JSON (its schema already taken: journal_file.h),
-// whatever else the journal holds: a UsageError naming `where` and the
-// field when it is not one, or when a turn names a label at or past
-// `labels`.
-JournalTurns journal_turns_of(const nlohmann::json& journal, std::size_t labels,
-                              const std::string& where);
-// The plan written into a journal's JSON (its other fields kept).
-void put_journal_turns(nlohmann::json& journal, const JournalTurns& turns);
+// The plan's section of a journal (sys/journal_file.h): its top-level
+// turns and next_turn, whatever else the journal holds; a journal of no
+// plan holds neither, and reads as none.
+extern const JournalSection<JournalTurns> kPlanSection;
+// The plan in a journal: a UsageError naming the journal and the field
+// when it is not one, or when a turn names a label at or past `labels`.
+JournalTurns journal_turns_of(const JournalFile& journal, std::size_t labels);
+
+// Each label's result file, in the plan's labels' order, as a run named
+// them before its first run (the run's section, run/run_journal.h, holds
+// them; a layer that takes on a run's files, bisect/batch_files.h, reads
+// them here). Absent from a journal of no plan, and from a --boot run's.
+struct JournalResults {
+    std::vector<std::filesystem::path> files;
+};
+template <typename V, RecordOf<JournalResults> R>
+void fields(V& v, R& r) {
+    v.absent_when_default("results", r.files);
+}
+extern const JournalSection<JournalResults> kResultsSection;
+
 // UsageError naming `where` and the first turn whose label is at or past
 // `labels`.
 void check_turn_labels(const JournalTurns& turns, std::size_t labels, const std::string& where);

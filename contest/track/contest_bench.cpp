@@ -126,7 +126,7 @@ ContestBenchSettings bench_settings_of(const TrackOptions& options) {
 
 bool ContestBench::goes_on_by_itself(const fs::path& folder) const {
     std::error_code ec;
-    return s_.boot && fs::is_regular_file(fs::symlink_status(folder / kRunJournalName, ec));
+    return s_.boot && fs::is_regular_file(fs::symlink_status(folder_journal_path(folder), ec));
 }
 
 std::vector<ResultFile> ContestBench::boot_run_files(const fs::path& folder,
@@ -134,9 +134,9 @@ std::vector<ResultFile> ContestBench::boot_run_files(const fs::path& folder,
                                                      std::optional<int> code) const {
     // A start refused before its state was written leaves no journal, or
     // one without the boot run's section.
-    const fs::path journal = folder / kRunJournalName;
+    const fs::path journal = folder_journal_path(folder);
     if (!goes_on_by_itself(folder) ||
-        !read_journal_json(journal, "the point's --boot run").contains("boot_run"))
+        !JournalFile::read(journal, "the point's --boot run").has(kBootStateSection))
         throw PointFailed((code ? "contest run --boot exited " + std::to_string(*code)
                                 : std::string("its --boot run")) +
                           " before its first reboot: " + last_words(folder / "contest.log"));
