@@ -184,7 +184,7 @@ def one_run(contest, args, scratch, mode, pair, image_b, rep):
     return record
 
 
-def summary_tables(records, args):
+def summary_tables(records, args, intervals=None):
     lines = []
     measures = sorted({m for r in records for m in r.get("tests", {})})
     for pair in args.pairs.split(","):
@@ -240,7 +240,7 @@ def summary_tables(records, args):
                     pair, mode, rs[-1]["rep"]))
                 lines += ["- " + n for n in levels]
                 lines.append("")
-    lines += pooled_tables(records, args)
+    lines += pooled_tables(records, args, intervals=intervals)
     failed = [r for r in records if "error" in r]
     for r in failed:
         lines.append("failed: %s %s rep %d: %s" % (r["mode"], r["pair"], r["rep"],
@@ -259,7 +259,22 @@ def round_sd(test, alpha):
     return math.log1p(test["mde_pct"] / 100) / q * math.sqrt(n)
 
 
-def pooled_tables(records, args, horizons=(300, 600, 3600), effect_pct=2.1):
+def ratio_interval(sds, rate, alpha):
+    """Duet's MDE at equal wall time over the order's, with its interval: the ratio of the two
+    modes' SDs of a round's log ratio times the square root of their rates of rounds (counted,
+    taken as known). log(SD) of normal data has variance about 1 / (2 df), so the log of the SD
+    ratio is normal with variance 1/(2 df_duet) + 1/(2 df_order); heavier tails than normal
+    make this interval too narrow. None when a mode is missing."""
+    if "duet" not in sds or "order" not in sds or not rate.get("duet") or not rate.get("order"):
+        return None
+    (sd_d, df_d), (sd_o, df_o) = sds["duet"], sds["order"]
+    log_ratio = math.log(sd_d / sd_o) + 0.5 * math.log(rate["order"] / rate["duet"])
+    half = normal_quantile(1 - alpha / 2) * math.sqrt(1 / (2 * df_d) + 1 / (2 * df_o))
+    return math.exp(log_ratio), math.exp(log_ratio - half), math.exp(log_ratio + half), log_ratio, \
+        1 / (2 * df_d) + 1 / (2 * df_o)
+
+
+def pooled_tables(records, args, horizons=(300, 600, 3600), effect_pct=2.1, intervals=None):
     """The A/A pair's rounds pooled over the repetitions, per mode and measure: the SD of a
     round's log ratio (the root mean square of the repetitions', weighted by their degrees of
     freedom), the rounds a second of wall time gives, and from the two the MDE at equal wall
@@ -275,9 +290,9 @@ def pooled_tables(records, args, horizons=(300, 600, 3600), effect_pct=2.1):
     z = normal_quantile(1 - args.alpha / 2) + normal_quantile(POWER)
     head = ["| measure | " + " | ".join(
         "%s: SD a round | %s: MDE at %s" % (m, m, ", ".join("%d s" % h for h in horizons))
-        for m in modes) + " | duet/order at equal time | time to call %.1f%% (order; duet) |"
-        % effect_pct, "|---|" + "--:|--:|" * len(modes) + "--:|--:|"]
-    rate, rows = {}, []
+        for m in modes) + " | duet/order at equal time (%d%% interval) | time to call %.1f%% (order; duet) |"
+        % (round(100 * (1 - args.alpha)), effect_pct), "|---|" + "--:|--:|" * len(modes) + "--:|--:|"]
+    rate, rows, sds = {}, [], {}
     for mode in modes:
         rs = [r for r in aa if r["mode"] == mode]
         rate[mode] = sum(r.get("rounds", 0) for r in rs) / max(sum(r["seconds"] for r in rs), 1)
@@ -294,10 +309,13 @@ def pooled_tables(records, args, horizons=(300, 600, 3600), effect_pct=2.1):
             mde_at[mode] = [100 * math.expm1(z * sd / math.sqrt(rate[mode] * h))
                             for h in horizons]
             need[mode] = (z * sd / math.log1p(effect_pct / 100)) ** 2 / rate[mode]
+            sds.setdefault(measure, {})[mode] = (sd, df)
             cells.append("%.3f" % sd)
             cells.append(" / ".join("±%.1f%%" % x for x in mde_at[mode]))
-        ratio = ("%.2f" % (mde_at["duet"][0] / mde_at["order"][0])
-                 if "duet" in mde_at and "order" in mde_at else "-")
+        interval = ratio_interval(sds.get(measure, {}), rate, args.alpha)
+        if interval and intervals is not None:
+            intervals[measure] = interval
+        ratio = ("%.2f (%.2f-%.2f)" % interval[:3] if interval else "-")
         times = "; ".join("%.0f min" % (need[m] / 60) if m in need else "-" for m in modes)
         rows.append("| %s | %s | %s | %s |" % (measure, " | ".join(cells), ratio, times))
     return (["A/A rounds pooled over the repetitions: rounds a minute %s; the MDE at equal wall "
@@ -306,12 +324,59 @@ def pooled_tables(records, args, horizons=(300, 600, 3600), effect_pct=2.1):
             + head + rows + [""])
 
 
+def saved_tables(paths, args):
+    """Saved benches' tables: the files of one (image, workload, budget) are one cell, their
+    records pooled; then, over the cells, duet's MDE ratio on each A/A measure combined (the
+    cells' log ratios weighted by the inverse of their variances, a fixed-effect combination:
+    it answers "over these conditions, on average", not whether every condition agrees)."""
+    cells = {}
+    for path in paths:
+        with open(path) as f:
+            saved = json.load(f)
+        a = saved["args"]
+        key = (a.get("image"), a.get("workload"), a.get("budget"), a.get("vm_cpus"))
+        cell = cells.setdefault(key, {"args": a, "records": [], "heads": []})
+        cell["records"] += saved["records"]
+        cell["heads"].append(saved["head"])
+    lines, by_measure = [], {}
+    for (image, workload, budget, _), cell in cells.items():
+        for key, value in cell["args"].items():
+            if key not in ("tables_of", "out"):
+                setattr(args, key, value)
+        args.reps = len({r["rep"] for r in cell["records"]})
+        intervals = {}
+        lines += ["## %s, %s, --budget %g: %d repetitions from %d files" % (
+            os.path.basename(image), workload, budget, args.reps, len(cell["heads"])), ""]
+        lines += ["- " + h for h in cell["heads"]] + [""]
+        lines += summary_tables(cell["records"], args, intervals)
+        for measure, interval in intervals.items():
+            by_measure.setdefault(measure, []).append(interval)
+    if len(cells) > 1:
+        z = normal_quantile(1 - args.alpha / 2)
+        lines += ["## Over the %d cells: duet's MDE at equal time over the order's, combined "
+                  "(fixed effect, %d%% interval)" % (len(cells), round(100 * (1 - args.alpha))),
+                  "", "| measure | cells | combined ratio | interval | the cells' ratios |",
+                  "|---|--:|--:|--:|---|"]
+        for measure, ivs in sorted(by_measure.items()):
+            weight = sum(1 / iv[4] for iv in ivs)
+            mean = sum(iv[3] / iv[4] for iv in ivs) / weight
+            half = z / math.sqrt(weight)
+            lines.append("| %s | %d | %.2f | %.2f-%.2f | %s |" % (
+                measure, len(ivs), math.exp(mean), math.exp(mean - half), math.exp(mean + half),
+                ", ".join("%.2f" % iv[0] for iv in ivs)))
+        lines.append("")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--image")
     ap.add_argument("--effect-image")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--rep-from", type=int, default=1,
+                    help="number the repetitions from this one (seeds and which mode goes first "
+                    "follow it), for a bench run a repetition at a time")
     ap.add_argument("--budget", type=float, default=600)
     ap.add_argument("--vm-cpus", type=int, default=1)
     ap.add_argument("--runs-per-boot", type=int, default=1)
@@ -325,16 +390,13 @@ def main():
     ap.add_argument("--workdir")
     ap.add_argument("--keep", action="store_true", help="keep every run's results folder")
     ap.add_argument("more", nargs="*", help="more contest run words (after --)")
-    ap.add_argument("--tables-of", metavar="JSON",
-                    help="print the tables of a bench's saved guest-noise-*.json, run nothing")
+    ap.add_argument("--tables-of", metavar="JSON", nargs="+",
+                    help="print the tables of saved guest-noise-*.json files, run nothing: the "
+                    "files of one image and workload pooled as one bench, and duet's MDE ratio "
+                    "combined over them")
     args = ap.parse_args()
     if args.tables_of:
-        with open(args.tables_of) as f:
-            saved = json.load(f)
-        for key, value in saved["args"].items():
-            if key not in ("tables_of", "out"):
-                setattr(args, key, value)
-        print("\n".join([saved["head"], ""] + summary_tables(saved["records"], args)))
+        print("\n".join(saved_tables(args.tables_of, args)))
         return 0
     contest = contest_binary("guest_noise")
     if args.image is None:
@@ -353,7 +415,7 @@ def main():
         load_before = f.read().split()[:3]
     records = []
     try:
-        for rep in range(1, args.reps + 1):
+        for rep in range(args.rep_from, args.rep_from + args.reps):
             modes = args.modes.split(",")
             # Which mode goes first alternates, so the host's drift over the
             # bench falls on both alike.
