@@ -17,7 +17,11 @@ RunJournal batch_journal(const RunJournal& journal, const bisect::BatchNeed& nee
     batch.config.runs = need.rounds;
     batch.config.results_dir = fs::absolute(need.folder).lexically_normal();
     batch.boot = journal.boot;
-    if (batch.boot) batch.boot->owner = fs::absolute(bisection_folder).lexically_normal();
+    if (batch.boot) {
+        fs::path owner = fs::absolute(bisection_folder).lexically_normal();
+        if (!owner.has_filename() && owner.has_relative_path()) owner = owner.parent_path();
+        batch.boot->owner = owner;  // "/srv/bisect", not "/srv/bisect/"
+    }
     return batch;
 }
 
