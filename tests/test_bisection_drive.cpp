@@ -19,12 +19,12 @@ TEST_CASE(
     RunJournal journal;
     journal.started_at = "2026-12-07T00:00:00Z";
     journal.config.workload.workload_cmd = "sh -c 'echo --runs=9 --results=/elsewhere'";
-    // A config that as words would be refused (contest run: "--no-history
-    // and --db: give one"): a batch made of words could not be this one.
-    journal.config.history = false;
-    journal.config.history_db = "/srv/history.sqlite";
-    CHECK_THROWS_WITH(run_config_of({"--no-history", "--db=/srv/history.sqlite", "no_load"}),
-                      Catch::Contains("--no-history and --db: give one"));
+    // A config that no words can give (--db goes once): a batch made of
+    // words could not be this one.
+    journal.config.sinks = {{SinkKind::results_database, "/srv/a.sqlite"},
+                            {SinkKind::results_database, "/srv/b.sqlite"}};
+    CHECK_THROWS_AS(run_config_of({"--db=/srv/a.sqlite", "--db=/srv/b.sqlite", "no_load"}),
+                    UsageError);
     journal.config.command_line = {"run", "--kernel=good=/t@1", "--kernel=bad=/t@2"};
     journal.config.kernels = {{"good", "/t@1"}, {"bad", "/t@2"}};
     journal.config.runs = 7;
@@ -38,8 +38,8 @@ TEST_CASE(
     CHECK(batch.config.kernels[2].image == "/t@3");
     CHECK(batch.config.runs == 2);
     CHECK(batch.config.results_dir == "/srv/bisect/step-1-abc");
-    CHECK_FALSE(batch.config.history);
-    CHECK(batch.config.history_db == "/srv/history.sqlite");
+    REQUIRE(batch.config.sinks.size() == 2);
+    CHECK(batch.config.sinks[1].where == "/srv/b.sqlite");
     CHECK_FALSE(batch.boot);
     // Every other field is the journal's: the two journals' texts the same
     // once the batch's own three are put back.

@@ -136,6 +136,7 @@ struct RunArguments {
     std::string workdir, results = "results", order, summary_json, journal;
     LoadOptionText load_text;
     bool quiet = false, no_drop = false, no_history = false;
+    std::string db;  // --db: the results database sink's
     std::string runs;
     AutoRuns auto_runs;
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
@@ -259,7 +260,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"clean-cmd", delegated, po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)"},
         {"workdir", host, po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)"},
         {"results", host, po::value(&a.results)->value_name("D"), "where result files go (default results/)"},
-        {"db", host, po::value(&rc.history_db)->value_name("FILE|URI"),
+        {"db", host, po::value(&a.db)->value_name("FILE|URI"),
          "the results database each saved file also goes into: a SQLite file, or postgresql://USER@HOST[:PORT]/NAME "
          "(default: history.sqlite in --results; docs/history.md); its password belongs in ~/.pgpass, PGPASSFILE, "
          "PGPASSWORD or a service file: one in the URI is taken out of contest's words and passed on in PGPASSWORD, "
@@ -329,7 +330,8 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     rc.drop_caches = !a.no_drop;
     if (a.no_history && vm.count("db"))
         throw UsageError("--no-history and --db: give one (--db names the database runs go into)");
-    rc.history = !a.no_history;
+    rc.sinks.clear();
+    if (!a.no_history) rc.sinks.push_back({SinkKind::results_database, a.db});
     rc.order = parse_run_order(a.order);
     set_runs(rc, a.runs, a.auto_runs, vm);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();
@@ -532,8 +534,10 @@ void absolute_paths(RunConfig& rc) {
     rc.load.workload_source = absolute(rc.load.workload_source);
     if (!is_named_kernel_config(rc.workload.kernel_config))
         rc.workload.kernel_config = absolute(rc.workload.kernel_config).string();
-    if (!rc.history_db.empty() && !history::is_postgresql_uri(rc.history_db))
-        rc.history_db = absolute(rc.history_db).string();
+    for (auto& sink : rc.sinks)
+        if (sink.kind == SinkKind::results_database && !sink.where.empty() &&
+            !history::is_postgresql_uri(sink.where))
+            sink.where = absolute(sink.where).string();
     for (auto& probe : rc.latency_probes)
         if (probe.raw_path) probe.raw_path = absolute(*probe.raw_path).string();
     for (const auto& name : load_path_options())

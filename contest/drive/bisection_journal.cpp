@@ -81,7 +81,10 @@ RunJournal bisection_journal(const fs::path& folder, RunJournal started) {
     config.seed.reset();
     config.workload.workdir = config.load.workdir =
         fs::absolute(config.workload.workdir).lexically_normal();
-    if (config.history_db.empty()) config.history = false;
+    // (--db: an entry with its `where`; none given: the default one, empty.)
+    std::erase_if(config.sinks, [](const SinkSpec& sink) {
+        return sink.kind == SinkKind::results_database && sink.where.empty();
+    });
     if (journal.boot) config.build_config = pinned_build_config(folder, config.build_config);
     write_run_journal(bisection_journal_path(folder), journal);
     if (state) bisect::write_bisect_state(folder, *state);

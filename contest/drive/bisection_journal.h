@@ -21,7 +21,7 @@ namespace contest::drive {
 // batch as the start parsed it, once) made the bisection's and written: the
 // seed unset (each batch draws its own), the workdir absolute (every batch
 // runs in this process or in a part root starts from "/"), the results
-// database off unless the words named one (a batch is the bisection's
+// database off unless the words named one with --db (a batch is the bisection's
 // evidence, kept in its folder; `contest history import` takes it later),
 // and under --boot (started.boot) the build config read now into the
 // folder's build.config, every batch built from that copy: the running

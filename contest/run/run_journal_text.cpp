@@ -103,8 +103,17 @@ void fields(V& v, R& c) {
     v("workload", c.workload);
     v("load", c.load);
     v("results_dir", c.results_dir);
-    v("history_db", c.history_db);
-    v("history", c.history);
+    // The sinks as journals have always named them (the database, the one
+    // kind: its --db and whether it is there), so that every journal reads.
+    const SinkSpec* database = database_sink(c.sinks);
+    std::string history_db = database ? database->where : "";
+    bool history = database != nullptr;
+    v("history_db", history_db);
+    v("history", history);
+    if constexpr (V::reading) {
+        c.sinks.clear();
+        if (history) c.sinks.push_back({SinkKind::results_database, history_db});
+    }
     v("warmup_s", c.warmup_s);
     v("drop_caches", c.drop_caches);
     v("settle_s", c.settle_s);
