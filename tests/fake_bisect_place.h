@@ -1,6 +1,6 @@
 #pragma once
-// A bisection driven at a fake place, as contest bisect's loop drives it at
-// the guests' (cli/cmd_bisect.cpp, run_and_print): each batch the stepper
+// A bisection driven at a fake place, as the drive layer's loop drives it at
+// its place (drive/bisection_drive.cpp, drive_bisection): each batch the stepper
 // asks for (bisection.h, BatchNeed) taken by `take`, which writes the
 // labels' files into the batch's folder as a guests' batch keeps them (a
 // fake backend through the run loop, or figures written by hand), and the

@@ -7,7 +7,8 @@
 // git repository whose "kernel" builds in a blink and whose release says
 // whether the commit is slow; the workload reads the release it runs under.
 // So every batch is a real `contest run --boot`, every later batch is
-// started by the last step of the one before (the state's `then`), and the
+// started by the last step of the one before (the part's journal names the
+// bisection that owns it, whose journal that step takes on), and the
 // bisection must find the commit by what the runs measured.
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -355,7 +356,7 @@ TEST_CASE(
                 if (part.path().filename().string().starts_with("part-")) {
                     const BootState b = read_boot_state(part.path() / kRunJournalName);
                     CHECK(b.phase == BootPhase::done);
-                    CHECK(b.then.size() == 3);
+                    CHECK(b.owner == bench.results.string());
                     CHECK_FALSE(fs::exists(part.path() / ".boot"));
                 }
     std::error_code ec;
@@ -615,35 +616,89 @@ TEST_CASE(
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("a boot state's `then` is only ever contest bisect --continue of a folder above its own",
-          "[bisect][boot]") {
+TEST_CASE(
+    "a boot state's owner is only ever a folder above its own; an earlier contest's `then` is "
+    "read as its owner",
+    "[bisect][boot]") {
     BootState s;
     s.workdir = s.unit_root = "/";
     const fs::path folder = "/var/lib/contest/bisect/step-1-abc/part-1";
     s.binary = boot_binary_path(folder).string();
-    s.then = {"bisect", "--continue", "/var/lib/contest/bisect"};
+    s.owner = "/var/lib/contest/bisect";
     const BootState back = boot_state_from_text(boot_state_text(s), "state");
-    CHECK(back.then == s.then);
+    CHECK(back.owner == s.owner);
     CHECK_NOTHROW(check_state_paths(back, folder, "state"));
-    // Without a then, the file has none (an earlier contest's state reads the same).
-    s.then.clear();
-    CHECK(boot_state_text(s).find("\"then\"") == std::string::npos);
-    const auto refused = [&](const std::vector<std::string>& then) {
-        BootState bad = s;
-        bad.then = then;
+    // Without an owner, the file has none (an earlier contest's state reads the same).
+    s.owner.clear();
+    CHECK(boot_state_text(s).find("\"owner\"") == std::string::npos);
+    const auto read = [&](const std::string& field, const nlohmann::json& value) {
+        nlohmann::json j = nlohmann::json::parse(boot_state_text(s));
+        j[field] = value;
         try {
-            check_state_paths(boot_state_from_text(boot_state_text(bad), "state"), folder, "state");
+            const BootState b = boot_state_from_text(j.dump(), "state");
+            check_state_paths(b, folder, "state");
+            return "owner " + b.owner;
         } catch (const UsageError& e) {
             return std::string(e.what());
         }
-        return std::string();
     };
-    CHECK(refused({"sh", "-c", "reboot"}).find("then: not 'bisect --continue FOLDER'") !=
-          std::string::npos);
-    CHECK(refused({"bisect", "--continue", "relative/bisect"}).find("not an absolute path") !=
-          std::string::npos);
-    CHECK(refused({"bisect", "--continue", "/elsewhere"}).find("is not a folder above") !=
-          std::string::npos);
-    CHECK(refused({"bisect", "--continue", "/var/lib/contest/bisect", "--boot"}).find("then:") !=
-          std::string::npos);
+    CHECK_THAT(read("owner", "relative/bisect"), Catch::Contains("owner: 'relative/bisect' is not "
+                                                                 "an absolute path"));
+    CHECK_THAT(read("owner", "/elsewhere"), Catch::Contains("owner: '/elsewhere' is not a folder "
+                                                            "above"));
+    // An earlier contest's words: only `bisect --continue FOLDER`, read as FOLDER.
+    CHECK(read("then", {"bisect", "--continue", "/var/lib/contest/bisect"}) ==
+          "owner /var/lib/contest/bisect");
+    CHECK_THAT(read("then", {"sh", "-c", "reboot"}),
+               Catch::Contains("then: not 'bisect --continue FOLDER'"));
+    CHECK_THAT(read("then", {"bisect", "--continue", "relative/bisect"}),
+               Catch::Contains("then: 'relative/bisect' is not an absolute path"));
+    CHECK_THAT(read("then", {"bisect", "--continue", "/elsewhere"}),
+               Catch::Contains("owner: '/elsewhere' is not a folder above"));
+    CHECK_THAT(read("then", {"bisect", "--continue", "/var/lib/contest/bisect", "--boot"}),
+               Catch::Contains("then:"));
+}
+
+TEST_CASE(
+    "contest bisect --boot: a part's end hands over to the bisection its journal names, in the "
+    "unit's own step; a part whose journal names none ends alone",
+    "[bisect][boot][e2e][journal]") {
+    BootBisectBench bench;
+    auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
+    INFO(o.out << o.err);
+    REQUIRE(o.exit_code == 0);
+    // The part's journal names the bisection that owns it, and no command.
+    const fs::path part_journal = bench.results / "ends/part-1" / kRunJournalName;
+    const nlohmann::json j = nlohmann::json::parse(test::slurp(part_journal));
+    CHECK(j.at("boot_run").value("owner", "") == bench.results.string());
+    CHECK_FALSE(j.at("boot_run").contains("then"));
+    // Its owner taken out of its journal: the part ends alone, and nothing
+    // goes on after it.
+    BootState state = read_boot_state(part_journal);
+    state.owner.clear();
+    write_boot_state(part_journal, state);
+    int steps = 0;
+    std::string log = bench.run_machine(20, steps);
+    INFO(log);
+    CHECK(read_boot_state(part_journal).phase == BootPhase::done);
+    CHECK_FALSE(boot_unit_state(bench.root));
+    CHECK_FALSE(fs::exists(bench.results / "ends/part-2"));
+    for (const auto& entry : fs::directory_iterator(bench.results))
+        CHECK_FALSE(entry.path().filename().string().starts_with("step-"));
+    CHECK(bisect::read_bisect_state(bench.results).ends_state == EndsState::unknown);
+    CHECK_THAT(log, !Catch::Contains("bisection goes on"));
+    // Taken on by hand; from then on each part's last step takes the
+    // bisection's journal on itself (no contest of words started), to the answer.
+    auto again = test::run_contest_binary({"bisect", "--continue", bench.results.string()},
+                                          bench.dir.path(), bench.dir.path());
+    INFO(again.out << again.err);
+    REQUIRE(again.exit_code == 0);
+    CHECK_THAT(again.out, Catch::Contains("started in"));
+    log = bench.run_machine(80, steps);
+    CHECK_THAT(log, Catch::Contains("the boot run's bisection goes on: " + bench.results.string()));
+    CHECK_THAT(log, !Catch::Contains("goes on with: contest"));
+    const bisect::BisectState s = bisect::read_bisect_state(bench.results);
+    CHECK(s.finished);
+    CHECK(s.first_bad == bench.commits.at(3));
+    CHECK(test::leftover_processes().empty());
 }

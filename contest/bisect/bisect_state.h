@@ -49,8 +49,9 @@ struct BisectState {
     double error_rate = 0.01;
     unsigned step_max_rounds = 8;
     unsigned ends_max_rounds = 0;  // 0 in a state written before it was kept
-    // Each batch's `contest run` words after its own (the workload, the
-    // loads, ...): what `contest bisect --continue` runs the next batch with.
+    // The words after -- as the start was given them (the workload, the
+    // loads, ...): a rerun's are compared with them; never parsed again
+    // (each batch is the bisection journal's config).
     std::vector<std::string> run_words;
     // When the batch under way began (seconds since the epoch; 0: none):
     // under --boot a batch spans reboots and the contests that take them.

@@ -11,7 +11,7 @@
 #include "contest/bisect/batch_files.h"
 #include "contest/bisect/bisection_text.h"
 #include "contest/bisect/git_bisect.h"
-#include "contest/boot/boot_state.h"
+#include "contest/bisect/step_evidence.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
@@ -35,22 +35,6 @@ double seconds_since(Clock::time_point t) {
 double epoch_now() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
         .count();
-}
-
-// A label's file among a batch's, by label.
-const ResultFile* file_of(const std::vector<ResultFile>& files, const std::string& label) {
-    for (const auto& f : files)
-        if (f.label == label) return &f;
-    return nullptr;
-}
-
-// The ends' rounds of a batch's files (good's and bad's, paired by round);
-// none when either file is missing. `incomplete`: rounds without both.
-std::vector<EndsRound> batch_ends(const std::vector<ResultFile>& files, const BisectMeasure& m,
-                                  unsigned& incomplete) {
-    incomplete = 0;
-    const ResultFile *g = file_of(files, "good"), *b = file_of(files, "bad");
-    return g && b ? ends_rounds(*g, *b, m, incomplete) : std::vector<EndsRound>{};
 }
 
 // The bisection's own clone of the tree, keyed by its results folder: two
@@ -80,21 +64,6 @@ FileLock bisection_lock(const BisectOptions& o) {
     return std::move(*lock);
 }
 
-// Which label's kernel a build failure is of: the build writes its log
-// in the batch's (or part's) folder of the label, and names the label's
-// option first (--kernel LABEL=..., --boot LABEL: ...); "" when neither says.
-std::string failed_label(const StepFailed& e, const std::vector<KernelSpec>& kernels) {
-    const std::string folder = fs::path(e.log()).parent_path().filename().string();
-    const std::string what = e.what();
-    for (const auto& k : kernels) {
-        if (!e.log().empty() && folder == k.label) return k.label;
-        for (const char* option : {"--kernel ", "--boot "})
-            for (const char* after : {"=", ":"})
-                if (what.starts_with(option + k.label + after)) return k.label;
-    }
-    return "";
-}
-
 // An end that does not build (or no longer: its cache gone, the machine's
 // compiler changed) is no commit's fault, and the bisection cannot go on
 // without it.
@@ -103,93 +72,16 @@ std::string failed_label(const StepFailed& e, const std::vector<KernelSpec>& ker
                      e.log());
 }
 
-// The labels whose runs of the batch's last round all failed, as "the
-// tested commit brought no figure back in round 4 (boot_failed: why)";
-// "" when each has one that ran.
-std::string lacking_in_last_round(const std::vector<ResultFile>& files) {
-    int last = 0;
-    for (const auto& f : files)
-        for (const auto& r : f.runs) last = std::max(last, r.round);
-    std::vector<std::string> lacking;
-    for (const auto& f : files) {
-        const RunRecord* failed = nullptr;
-        bool figure = false;
-        for (const auto& r : f.runs)
-            if (r.round == last) {
-                figure = figure || r.ok();
-                if (!r.ok() && !failed) failed = &r;
-            }
-        if (figure) continue;
-        const std::string who =
-            f.label == "tested" ? "the tested commit" : "the " + f.label + " end";
-        lacking.push_back(
-            who + " brought no figure back in round " + std::to_string(last) +
-            (failed ? " (" + std::string(name_in(kRunStatusNames, failed->status)) +
-                          (failed->reason.empty() ? "" : ": " + printable(failed->reason)) + ")"
-                    : ""));
-    }
-    return join(lacking, "; ");
-}
-
-// A batch across reboots: the part's run as its state says, when it has
-// one: nullopt for none (a start that failed before writing it).
-std::optional<BootState> part_state(const fs::path& part) {
-    const fs::path path = folder_journal_path(part);
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return std::nullopt;
-    return read_boot_state(fs::absolute(path));
-}
-
-// The batch's first part without a run's state (the next to start), once
-// none before it is still under way. (A folder without a run's state is no
-// part: read_batch's rule.)
-fs::path next_part_folder(const fs::path& batch) {
-    for (unsigned n = 1;; ++n) {
-        const fs::path part = part_folder(batch, n);
-        const auto state = part_state(part);
-        if (!state) return part;
-        if (!state->finished())
-            throw BisectionBusy("contest bisect: " + printable(part.string()) +
-                                " is a --boot run under way (" + boot_phase_name(state->phase) +
-                                "): it goes on by itself and then the bisection does; see "
-                                "contest run --boot-status --results " +
-                                printable(part.string()));
-    }
-}
-
-// Whether a label of the part has no run that ran (ok).
-bool lacks_a_figure(const std::vector<ResultFile>& part, const std::vector<KernelSpec>& kernels) {
-    return std::any_of(kernels.begin(), kernels.end(), [&](const KernelSpec& k) {
-        return std::none_of(part.begin(), part.end(), [&](const ResultFile& f) {
-            return f.label == k.label && std::any_of(f.runs.begin(), f.runs.end(),
-                                                     [](const RunRecord& r) { return r.ok(); });
-        });
-    });
-}
-
-std::vector<std::string> labels_of(const std::vector<KernelSpec>& kernels) {
-    std::vector<std::string> labels;
-    for (const auto& k : kernels) labels.push_back(k.label);
-    return labels;
-}
-
 }  // namespace
 
 struct Bisection::Stepper {
   public:
-    // A batch under way: the ends' (no step) or a step's.
-    struct Batch {
-        std::vector<KernelSpec> kernels;
-        fs::path folder;
-        unsigned max_rounds = 0;
-        std::optional<BisectStep> step;
-    };
-
     Stepper(const BisectOptions& o, Progress& progress)
         : o_(o),
           progress_(progress),
           lock_(bisection_lock(o)),
-          git_(clone_folder(o), o.tree, scratch()) {
+          git_(clone_folder(o), o.tree, scratch()),
+          way_(batch_way(o.in_parts)) {
         resume_or_start();
     }
 
@@ -198,38 +90,9 @@ struct Bisection::Stepper {
             while (!s_.finished) {
                 if (!batch_) open_batch();
                 if (!batch_) continue;  // (finished)
-                if (!o_.across_reboots)
-                    return BatchNeed{.kernels = batch_->kernels,
-                                     .folder = batch_->folder,
-                                     .rounds = batch_->max_rounds,
-                                     .stop = stop_rule(),
-                                     .part = false,
-                                     .take_on = taken_on_};
-                // Across reboots: the parts so far, and the next one unless
-                // they are the batch.
-                const fs::path part = next_part_folder(batch_->folder);
-                const BatchFiles so_far = read_batch(batch_->folder, labels_of(batch_->kernels));
-                // A part in which a label brought no figure back (its kernel
-                // never booted, or none of its runs ran) ends the batch with
-                // what it has: another part would most likely do the same,
-                // at a reboot a turn.
-                if ((so_far.parts.empty() ||
-                     !lacks_a_figure(so_far.parts.back(), batch_->kernels)) &&
-                    so_far.rounds < batch_->max_rounds &&
-                    (so_far.rounds == 0 || stop_rule()(so_far.rounds, so_far.files).empty())) {
-                    // The ends' test needs three rounds to begin, a step's decision two.
-                    const unsigned first = batch_->step ? 2 : 3;
-                    const unsigned rounds = std::min(so_far.rounds == 0 ? first : 1u,
-                                                     batch_->max_rounds - so_far.rounds);
-                    part_ = part;
-                    return BatchNeed{.kernels = batch_->kernels,
-                                     .folder = part,
-                                     .rounds = rounds,
-                                     .stop = {},
-                                     .part = true,
-                                     .take_on = std::nullopt};
-                }
-                close_batch(so_far.files);
+                std::vector<ResultFile> files;
+                if (auto need = way_->need(*batch_, stop_rule(), files)) return need;
+                close_batch(files);
             }
             return std::nullopt;
         });
@@ -237,8 +100,7 @@ struct Bisection::Stepper {
 
     void ran(std::exception_ptr failure) {
         guarded([&] {
-            if (!batch_ || (o_.across_reboots && !part_))
-                throw std::logic_error("contest bisect: no batch was asked for");
+            if (!batch_) throw std::logic_error("contest bisect: no batch was asked for");
             if (failure) {
                 try {
                     std::rethrow_exception(failure);
@@ -247,19 +109,7 @@ struct Bisection::Stepper {
                 }
                 return;
             }
-            if (o_.across_reboots) {
-                // The part just started: its run takes its turns across
-                // reboots, unless it ended at its start (its first reboot
-                // refused: another part would end the same way).
-                const fs::path started = *part_;
-                if (const auto state = part_state(started); state && state->finished())
-                    throw EnvironmentError("contest bisect: the batch's run in " +
-                                           printable(started.string()) + " ended at its start (" +
-                                           boot_phase_name(state->phase) + ": " + state->note +
-                                           ")");
-                return;
-            }
-            close_batch(read_batch(batch_->folder, labels_of(batch_->kernels)).files);
+            if (auto files = way_->ran(*batch_)) close_batch(*files);
         });
     }
 
@@ -358,7 +208,7 @@ struct Bisection::Stepper {
 
     // The batch's files came back: the ends measured, or the step taken.
     void close_batch(const std::vector<ResultFile>& files) {
-        part_.reset();
+        way_->ended();
         if (!batch_->step) {
             measure_ends(files);
             batch_.reset();
@@ -380,7 +230,7 @@ struct Bisection::Stepper {
         if (label == "good" || label == "bad") end_does_not_build(label, e);
         BisectStep step = std::move(*batch_->step);
         batch_.reset();
-        part_.reset();
+        way_->ended();
         step.word = "skip";
         step.why = std::string("does not build: ") + e.what();
         step.seconds = end_batch();
@@ -407,7 +257,7 @@ struct Bisection::Stepper {
     // The state, with the time so far: the earlier contests' (a resumed
     // bisection's) and this one's; across reboots, from the start.
     void save() {
-        s_.seconds = o_.across_reboots && s_.started > 0
+        s_.seconds = way_->spans_contests() && s_.started > 0
                          ? epoch_now() - s_.started
                          : seconds_before_ + seconds_since(started_);
         write_bisect_state(o_.results, s_);
@@ -485,70 +335,15 @@ struct Bisection::Stepper {
     }
 
     // A batch begun: its start kept in the state (for its time when it ends
-    // in a later contest), and its folder, fresh: one a rerun left half-done
-    // is set aside (across reboots, its parts are taken up instead).
+    // in a later contest), and its folder, as the batch's way has it.
     fs::path begin_batch(const std::string& name) {
-        const fs::path folder = o_.results / name;
-        if (!(o_.across_reboots && s_.batch_started > 0)) s_.batch_started = epoch_now();
+        if (!(way_->spans_contests() && s_.batch_started > 0)) s_.batch_started = epoch_now();
         save();
-        taken_on_.reset();
-        if (o_.across_reboots) return folder;
-        // A batch cut short is taken on from its run's journal, its rounds
-        // kept; anything else there is set aside, and the batch run anew.
-        if ((taken_on_ = interrupted_run(folder))) {
-            progress_.note("contest bisect: taking on " + printable(folder.string()) +
-                           " from its run's journal (" + printable(taken_on_->string()) + ")");
-            return folder;
-        }
-        std::error_code ec;
-        if (fs::exists(folder, ec))
-            for (int i = 1;; ++i) {
-                const fs::path aside = o_.results / (name + ".interrupted-" + std::to_string(i));
-                if (fs::exists(aside, ec)) continue;
-                fs::rename(folder, aside, ec);
-                break;
-            }
-        return folder;
+        return way_->begin(o_.results, name, progress_);
     }
 
-    // --kernel under TCG records config.vm.emulated in every file.
     void note_emulated(const std::vector<ResultFile>& files) {
-        for (const auto& f : files)
-            if (const auto vm = f.config.find("vm"); vm != f.config.end() && vm->is_object())
-                s_.emulated = s_.emulated || vm->value("emulated", false);
-    }
-
-    // What the tested commit's build took, from its file's build record
-    // (config.kernel.build, or config.boot.build across reboots, as kbuild recorded it).
-    static void note_build(const std::vector<ResultFile>& files, BisectStep& step) {
-        const ResultFile* x = file_of(files, "tested");
-        if (!x) return;
-        auto kernel = x->config.find("kernel");
-        if (kernel == x->config.end() || !kernel->is_object()) kernel = x->config.find("boot");
-        if (kernel == x->config.end() || !kernel->is_object()) return;
-        const auto build = kernel->find("build");
-        if (build == kernel->end() || !build->is_object()) return;
-        step.cache_hit = build->value("cache_hit", false);
-        const auto s = build->find("build_s");
-        if (!step.cache_hit && s != build->end() && s->is_number()) step.build_s = s->get<double>();
-    }
-
-    // The guests' boots of the step's files (config.vm.boots: each boot's
-    // up_s and total_s, as the guests' place records them).
-    static void note_boots(const std::vector<ResultFile>& files, BisectStep& step) {
-        for (const auto& f : files) {
-            const auto vm = f.config.find("vm");
-            if (vm == f.config.end() || !vm->is_object()) continue;
-            const auto boots = vm->find("boots");
-            if (boots == vm->end() || !boots->is_array()) continue;
-            for (const auto& b : *boots) {
-                if (!b.is_object()) continue;
-                if (b.contains("up_s") && b["up_s"].is_number())
-                    step.boots_s += b["up_s"].get<double>();
-                if (b.contains("total_s") && b["total_s"].is_number())
-                    step.guests_s += b["total_s"].get<double>();
-            }
-        }
+        s_.emulated = s_.emulated || emulated(files);
     }
 
     void measure_ends(const std::vector<ResultFile>& files) {
@@ -665,14 +460,11 @@ struct Bisection::Stepper {
     GitBisect git_;
     BisectState s_;
     std::vector<EndsRound> ends_;
-    std::optional<Batch> batch_;    // the batch under way
-    std::optional<fs::path> part_;  // across reboots: its part asked for
-    // In guests: the batch's run journal, when the batch is one cut short
-    // that is taken on (begin_batch).
-    std::optional<fs::path> taken_on_;
-    bool ends_measured_ = false;  // in this contest
-    bool git_started_ = false;    // told the state's marks
-    BisectNext next_;             // git's next commit
+    std::unique_ptr<BatchWay> way_;  // whole batches, or parts
+    std::optional<Batch> batch_;     // the batch under way
+    bool ends_measured_ = false;     // in this contest
+    bool git_started_ = false;       // told the state's marks
+    BisectNext next_;                // git's next commit
     const Clock::time_point started_ = Clock::now();
     double seconds_before_ = 0;  // a resumed bisection's, in the contests before
 };

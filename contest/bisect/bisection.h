@@ -14,16 +14,18 @@
 // TREE@COMMIT, at the bisection's place. The bisection is a stepper with no
 // run of its own: it says what batch it needs next (BatchNeed: the labels'
 // kernels, the folder, the rounds at most, and a stop rule that is a plain
-// function of the files so far), its driver (contest bisect's, or a test's
-// fake place) runs it there and says so (ran), and the stepper reads the
-// batch's files back with read_batch (batch_files.h), whatever the place;
-// until it answers. Across reboots (--boot) a batch is one or more parts,
-// each a `contest run --boot` of the batch's labels into <batch>/part-N,
-// started and left to the machine: the run's unit takes its turns, one
-// reboot each, and then starts `contest bisect --continue`, whose stepper
-// finds the parts' files there. The first part has what the decision needs
-// to begin (the ends' test three rounds, a step's two), each later part one
-// round more, until the rule decides or the bound is reached.
+// function of the files so far), its driver (drive/bisection_drive.h, or a
+// test's fake place) runs it there and says so (ran), and the stepper reads
+// the batch's files back with read_batch (batch_files.h), whatever the
+// place; until it answers. Whole batches or parts are batch_way.h's, the
+// one seam: across reboots (--boot) a batch is one or more parts, each a
+// `contest run --boot` of the batch's labels into <batch>/part-N, started
+// and left to the machine: the run's unit takes its turns, one reboot each,
+// and its last step hands the run's end over to the bisection that owns it
+// (the part's journal names it), whose stepper finds the parts' files
+// there. The first part has what the decision needs to begin (the ends'
+// test three rounds, a step's two), each later part one round more, until
+// the rule decides or the bound is reached.
 //
 // What it leaves in its results folder: ends/ and step-NN-<commit>/ (each a
 // run's result files and journal, per label), bisect.log (`git bisect log`)
@@ -39,8 +41,10 @@
 #include <vector>
 
 #include "contest/analysis/bisect_decision.h"
+#include "contest/bisect/batch_way.h"
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisect_state.h"
+#include "contest/bisect/bisection_busy.h"
 #include "contest/bisect/bisection_text.h"
 #include "contest/result/result_file.h"
 #include "contest/sys/errors.h"
@@ -60,32 +64,13 @@ struct BisectOptions {
     std::filesystem::path results;  // the bisection's folder
     std::filesystem::path workdir;  // contest's: bisect/ in it holds the clone
     std::string place = "kernel";   // where the rounds run, as the record says it
-    // --boot: a batch spans reboots and the contests that take them (its
-    // parts), so a batch's folder is taken up where it was left, not set
-    // aside as a guests' batch cut short is.
-    bool across_reboots = false;
-    std::vector<std::string> run_words;  // recorded for contest bisect --continue
-};
-
-// A batch's stop rule: asked after each round of the batch's files so far,
-// "" to go on, else why it stops (the decision's).
-using StopRule = std::function<std::string(unsigned round, const std::vector<ResultFile>& files)>;
-
-// What the bisection needs run next.
-struct BatchNeed {
-    std::vector<KernelSpec> kernels;  // good, bad[, tested], each TREE@COMMIT[%OPTIONS]
-    std::filesystem::path folder;     // where the run writes: the batch's, or its part's
-    unsigned rounds = 0;              // at most
-    // Asked after each round (a guests' batch); a part's rounds all run,
-    // and the rule is asked on them when the next contest takes the batch.
-    StopRule stop;
-    // Across reboots: a part, its run started and left to the machine (the
-    // bisection goes on in `contest bisect --continue`).
-    bool part = false;
-    // A guests' batch cut short before, taken on from its run's journal
-    // (batch_files.h, interrupted_run): its rounds not taken are run into
-    // its files. Unset: the batch is a new run into `folder`.
-    std::optional<std::filesystem::path> take_on;
+    // A batch is parts, each a run that goes on in other contests (--boot's,
+    // across reboots: batch_way.h), not one run in this contest.
+    bool in_parts = false;
+    // The words after --, as given at the start: recorded, and compared
+    // with a rerun's (never parsed again: each batch's config is the
+    // bisection's journal's, drive/bisection_drive.h).
+    std::vector<std::string> run_words;
 };
 
 class Bisection {
@@ -115,12 +100,6 @@ class Bisection {
   private:
     struct Stepper;
     std::unique_ptr<Stepper> stepper_;
-};
-
-// The bisection is being taken by another contest (a part of it under way
-// across reboots, another command on its folder): no failure of its own.
-struct BisectionBusy : UsageError {
-    using UsageError::UsageError;
 };
 
 // `why` kept in the state in `results` as its failure (BisectState::failure),

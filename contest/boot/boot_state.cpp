@@ -23,15 +23,24 @@ std::optional<std::string> bad_built_release(const std::string& r) {
     return "not a release name (a '/', '.' or '..')";
 }
 
-// Root runs `then` at the run's end: nothing but the one command contest
-// bisect --boot gives, naming a bisection's folder above this run's.
-std::optional<std::string> bad_then(const std::vector<std::string>& then) {
+// The bisection that owns the run: root takes its journal on at the
+// run's end, so only ever an absolute folder (above this run's:
+// check_state_paths).
+std::optional<std::string> bad_owner(const std::string& owner) {
+    if (owner.empty()) return std::nullopt;
+    const std::filesystem::path folder = owner;
+    if (!folder.is_absolute() || folder != folder.lexically_normal())
+        return "'" + printable(owner) + "' is not an absolute path";
+    return std::nullopt;
+}
+
+// An earlier contest's `then`: only ever `bisect --continue FOLDER`, FOLDER
+// the owner's folder.
+std::optional<std::string> owner_of_then(const std::vector<std::string>& then, std::string& owner) {
     if (then.empty()) return std::nullopt;
     if (then.size() != 3 || then[0] != "bisect" || then[1] != "--continue")
         return "not 'bisect --continue FOLDER'";
-    const std::filesystem::path folder = then[2];
-    if (!folder.is_absolute() || folder != folder.lexically_normal())
-        return "'" + printable(then[2]) + "' is not an absolute path";
+    owner = then[2];
     return std::nullopt;
 }
 
@@ -96,9 +105,13 @@ void fields(V& v, R& s) {
     v("boots", s.boots);
     v("note", s.note);
     v.absent_when_default("keep_built", s.keep_built);
-    v.absent_when_default("then", s.then);
-    if constexpr (V::reading)
-        if (auto why = bad_then(s.then)) v.refuse("then", *why);
+    v.absent_when_default("owner", s.owner);
+    if constexpr (V::reading) {
+        std::vector<std::string> then;
+        v.absent_when_default("then", then);
+        if (auto why = owner_of_then(then, s.owner)) v.refuse("then", *why);
+        if (auto why = bad_owner(s.owner)) v.refuse(then.empty() ? "owner" : "then", *why);
+    }
 }
 
 BootMethod parse_boot_method(const std::string& name) {
@@ -182,8 +195,8 @@ void check_state_paths(const BootState& s, const std::filesystem::path& folder,
     auto bad = [&](const std::string& field, const std::string& why) {
         throw UsageError(where + ": " + field + ": " + why);
     };
-    if (!s.then.empty() && !path_below(folder, s.then[2]))
-        bad("then", "'" + printable(s.then[2]) + "' is not a folder above " + folder.string());
+    if (!s.owner.empty() && !path_below(folder, s.owner))
+        bad("owner", "'" + printable(s.owner) + "' is not a folder above " + folder.string());
     if (s.binary != boot_binary_path(folder).string())
         bad("binary", "'" + printable(s.binary) + "' is not " + boot_binary_path(folder).string() +
                           ", this run's copy of contest");

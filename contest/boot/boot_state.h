@@ -122,11 +122,13 @@ struct BootState {
     bool keep_built = false;  // --boot-keep-built: the releases contest built stay installed
     std::vector<BootSeen> boots;
     std::string note;  // why it stopped, when it did
-    // What the run's last step starts once the run is done or stopped
-    // (never after --boot-abort): contest's words, only ever `bisect
-    // --continue FOLDER` with FOLDER a folder above the state's (contest
-    // bisect --boot's next batch). Empty: nothing. Absent from the file then.
-    std::vector<std::string> then;
+    // The bisection whose batch this run is (contest bisect --boot's part):
+    // its folder, absolute, above the state's, whose journal the run's last
+    // step hands over to once the run is done or stopped (never after
+    // --boot-abort; drive/journal_continue.h). Empty: a run of its own.
+    // Absent from the file then. (A state of an earlier contest names it in
+    // `then`, the words `bisect --continue FOLDER`: read as this folder.)
+    std::string owner;
 
     bool finished() const {
         return phase == BootPhase::done || phase == BootPhase::stopped ||

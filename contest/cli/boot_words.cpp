@@ -25,13 +25,13 @@ struct PathOption {
     bool read_later = false;
 };
 
-PathOption path_option(const std::string& name, const std::string& value, bool later_builds) {
+PathOption path_option(const std::string& name, const std::string& value) {
     static const std::set<std::string> read_later = {"kernel-source", "latency-raw",
                                                      "summary-json"};
     static const std::set<std::string> start_own = {"workdir", "results", "boot-root", "resume"};
     static const std::set<std::string> loads = load_path_options();
     if (name == "kernel-config") return {!is_named_kernel_config(value), true};
-    if (name == "build-config") return {true, later_builds};
+    if (name == "build-config") return {true, false};
     // The results database every step writes: a SQLite file is a path; a
     // PostgreSQL URI is not.
     if (name == "db")
@@ -61,7 +61,7 @@ void refuse_open_to_others(const std::string& name, const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> boot_run_words(const RunOptions& options, bool later_builds) {
+std::vector<std::string> boot_run_words(const RunOptions& options) {
     std::vector<std::string> words;
     const po::variables_map& vm = options.values();
     for (const auto& o : options.table()) {
@@ -72,7 +72,7 @@ std::vector<std::string> boot_run_words(const RunOptions& options, bool later_bu
             const std::string head = "--" + name + "=";
             if (word.starts_with(head)) {
                 const std::string value = word.substr(head.size());
-                const PathOption kind = path_option(name, value, later_builds);
+                const PathOption kind = path_option(name, value);
                 if (name == "db" &&
                     (db_password_moved_to_environment() ||
                      (history::is_postgresql_uri(value) && history::pg_uri_password(value))))

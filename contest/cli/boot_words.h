@@ -19,9 +19,10 @@ namespace contest {
 // one word an option's value ("--name=value"), paths absolute and
 // resolved. UsageError, one line naming the option, when a path that a
 // later step reads or writes (the workload's source and config, the
-// latency probes' raw files, the summary, a load's folder, and with
-// `later_builds` --build-config, which each contest bisect --boot part
-// builds with) is one anyone but root could change.
-std::vector<std::string> boot_run_words(const RunOptions& options, bool later_builds);
+// latency probes' raw files, the summary, a load's folder) is one anyone
+// but root could change. (--build-config is read at the start alone: a
+// --boot run builds then, and contest bisect --boot copies it into its
+// folder for every later part, drive/bisection_journal.h.)
+std::vector<std::string> boot_run_words(const RunOptions& options);
 
 }  // namespace contest

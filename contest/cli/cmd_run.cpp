@@ -4,9 +4,11 @@
 #include <any>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "contest/analysis/run_summary.h"
 #include "contest/boot/boot_status.h"
+#include "contest/cli/bisection_print.h"
 #include "contest/cli/boot_words.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
@@ -14,6 +16,7 @@
 #include "contest/cli/load_cli.h"
 #include "contest/cli/probe_setting_options.h"
 #include "contest/cli/run_options.h"
+#include "contest/drive/journal_continue.h"
 #include "contest/history/pg_uri.h"
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/latency/latency_why.h"
@@ -426,16 +429,21 @@ std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunC
     const std::string containment = rc.containment = run_containment->description();
     Progress progress = Progress::for_stderr(a.quiet);
     BootStep step;
+    std::optional<drive::JournalContinued> continued;
     if (!boot.continue_journal.empty()) {
-        // This boot takes one turn of the run its journal holds.
-        step = continue_boot_run(boot.continue_journal, containment, progress);
+        // This boot takes one turn of the run its journal holds; the run's
+        // end hands over to the bisection that owns it (journal_continue.h).
+        continued = drive::continue_journal(boot.continue_journal, containment, progress);
+        step = continued->step;
     } else {
-        RunConfig resolved = run_config_of(boot_run_words(options, false));
+        RunConfig resolved = run_config_of(boot_run_words(options));
         resolved.containment = containment;
         step = start_boot_run(resolved, boot.options(), progress);
     }
     progress.clear();
     print_table(step.finished);
+    if (continued && continued->driven)
+        print_bisection(*continued->driven, continued->bisection, progress);
     return step.exit_code;
 }
 
@@ -447,7 +455,7 @@ RunJournal boot_batch_journal_of(const std::vector<std::string>& words) {
         throw UsageError("contest run: these words are no --boot run");
     RunJournal journal;
     journal.started_at = utc_timestamp();
-    journal.config = run_config_of(boot_run_words(options, true));
+    journal.config = run_config_of(boot_run_words(options));
     journal.boot = boot_arguments(options.arguments()).options();
     journal.boot->root = std::filesystem::absolute(journal.boot->root).lexically_normal();
     return journal;

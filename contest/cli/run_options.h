@@ -58,10 +58,10 @@ class RunOptions {
 RunConfig run_config_of(const std::vector<std::string>& words);
 
 // The journal of a `contest run --boot` of these words, parsed once and
-// resolved as a --boot start resolves its own (boot_run_words, with later
-// builds: its paths root's alone), its boot options beside its config:
+// resolved as a --boot start resolves its own (boot_run_words: the paths
+// later steps use root's alone), its boot options beside its config:
 // contest bisect --boot's, made at its start, from which each batch's part
-// is started after a reboot without a word parsed.
+// is started after a reboot without a word parsed (drive/bisection_drive.h).
 RunJournal boot_batch_journal_of(const std::vector<std::string>& words);
 
 }  // namespace contest

@@ -1,7 +1,7 @@
 #pragma once
 // How a --boot run boots its kernels: its own options, beside its config
 // (run_config.h), which the start takes (boot_run.h) and a bisection keeps
-// in its journal for the --boot part it starts after each batch.
+// in its journal for the --boot part it starts for each batch.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,9 +16,9 @@ struct BootRunOptions {
     bool stop_on_failure = false;
     bool keep_built = false;           // --boot-keep-built
     std::filesystem::path root = "/";  // where the unit is installed
-    // Started once the run is over (BootState::then): contest bisect
-    // --boot's next batch. Not an option of contest run.
-    std::vector<std::string> then;
+    // The bisection whose batch the run is (BootState::owner): its folder,
+    // whose journal the run's end hands over to. Not an option of contest run.
+    std::filesystem::path owner;
 };
 
 // --boot's options as `contest run` parses them (its rows, place_boot.cpp):

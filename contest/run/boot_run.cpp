@@ -47,7 +47,7 @@ BootState planned_state(const RunConfig& config, const BootRunOptions& options,
     state.unit_root = fs::absolute(options.root).lexically_normal().string();
     state.stop_on_failure = options.stop_on_failure;
     state.keep_built = options.keep_built;
-    state.then = options.then;
+    state.owner = options.owner.string();
     // The unit runs with another environment (no HOME, XDG_CACHE_HOME):
     // the workdir as parsed (its links resolved), recorded, here and in
     // the journal.

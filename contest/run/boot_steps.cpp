@@ -9,9 +9,7 @@
 #include "contest/run/run_driver.h"
 #include "contest/run/settle.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/process.h"
 #include "contest/sys/signals.h"
-#include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
 
 namespace contest {
@@ -34,28 +32,6 @@ void remove_built_releases(const BootState& state) {
         if (kbuild::remove_release(label.built_release, state.unit_root))
             say("removed the release contest built for " + label.label + " (lib/modules/" +
                 label.built_release + ")");
-    }
-}
-
-// The run's `then`, once it is over: contest's words, run by this very
-// binary (its copy in .boot was just removed: /proc/self/exe still names
-// it) from "/" (no step reads in the folder the run was started in), and
-// waited for. It asks for
-// the next reboot itself, when there is one; a failure is the unit's log's.
-void start_then(const BootState& state) {
-    if (state.then.empty()) return;
-    say("the boot run goes on with: contest " + join(state.then, " "));
-    std::vector<std::string> argv = {"/proc/self/exe"};
-    argv.insert(argv.end(), state.then.begin(), state.then.end());
-    SpawnOptions options;
-    options.cwd = "/";
-    options.ties.own_group = false;
-    try {
-        const int status = wait_for_exit(spawn(argv, options));
-        if (status != 0)
-            warn("contest " + join(state.then, " ") + ": " + describe_wait_status(status));
-    } catch (const std::exception& e) {
-        warn("contest " + join(state.then, " ") + ": " + e.what());
     }
 }
 
@@ -121,15 +97,16 @@ class RebootPlace final : public JournalPlace {
         return advance({home(), std::nullopt}, true);
     }
 
-    // The run's end (the step yields: nothing after it); what it says to
-    // start then (contest bisect --boot's next batch) once it is done or
-    // stopped, never when it was aborted.
+    // The run's end (the step yields: nothing after it); the bisection
+    // that owns the run (contest bisect --boot's) named to the step's caller
+    // once it is done or stopped, never when it was aborted, which takes
+    // the bisection's journal on (drive/journal_continue.h).
     TurnTaken finish(BootPhase phase, const std::string& note) {
         step_ = finish_run(path_, state_, turns_, phase, note);
         // Only in a step after a boot (one is recorded), not in the start's
         // own contest (its first reboot refused): what started the run is
         // there to say so.
-        if (phase != BootPhase::aborted && !state_.boots.empty()) start_then(state_);
+        if (phase != BootPhase::aborted && !state_.boots.empty()) step_.owner = state_.owner;
         return TurnTaken::yields;
     }
 

@@ -20,11 +20,14 @@
 
 namespace contest {
 
-// What one step of the run leaves: contest's exit code, and the labels'
-// files when the run ended (for the table).
+// What one step of the run leaves: contest's exit code, the labels'
+// files when the run ended (for the table), and when this step ended a
+// run a bisection owns (done or stopped, after a boot), that bisection's
+// folder (BootState::owner), whose journal goes on next.
 struct BootStep {
     int exit_code = 0;
     std::vector<ResultFile> finished;
+    std::string owner;
 };
 
 // The first boot, asked from the kernel the run starts in (k). An

@@ -146,9 +146,15 @@ void fields(V& v, R& b) {
     v("stop_on_failure", b.stop_on_failure);
     v("keep_built", b.keep_built);
     v("root", b.root);
-    v("then", b.then);
-    if constexpr (V::reading)
+    v.absent_when_default("owner", b.owner);
+    if constexpr (V::reading) {
+        // An earlier contest wrote a `then` here, always empty in a journal.
+        std::vector<std::string> then;
+        v.absent_when_default("then", then);
+        if (!then.empty()) v.refuse("then", "not empty (a journal's boot options start nothing)");
         if (!b.root.is_absolute()) v.refuse("root", "not an absolute path");
+        if (!b.owner.empty() && !b.owner.is_absolute()) v.refuse("owner", "not an absolute path");
+    }
 }
 
 template <typename V, RecordOf<RunJournal> R>

@@ -1,0 +1,35 @@
+#pragma once
+// A run's journal started or advanced at its place: the drive layer's one
+// file that calls run/'s drivers. A journal of the guests' or this host's
+// place is advanced here until its turns are all taken (or its stop rule
+// stops it); a --boot journal is started, and yields: its turns go on
+// across reboots, each step a contest of its own (run/boot_run.h), whose
+// end hands over to the journal that owns it (journal_continue.h).
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "contest/bisect/batch_way.h"
+#include "contest/run/boot_steps.h"
+#include "contest/run/run_journal.h"
+#include "contest/sys/progress.h"
+
+namespace contest::drive {
+
+enum class AtPlace { ended, yields };
+
+// `journal`: the run's config and, for a --boot run, how it boots
+// (journal.boot). `take_on`: the run's own journal when the run is one cut
+// short that goes on (its config is then that journal's, which must be a
+// run of the same kernels: UsageError otherwise). `stop` asked after each
+// round of a run that ends here. SaveFailed when saving its files failed;
+// UsageError, EnvironmentError, StepFailed as the run's.
+AtPlace advance_at_place(RunJournal journal, const std::optional<std::filesystem::path>& take_on,
+                         const bisect::StopRule& stop, Progress& progress);
+
+// A --boot run's journal after a boot: the turn this boot is for (its
+// step), `containment` how this contest holds the runs' processes.
+BootStep continue_at_place(const std::filesystem::path& journal, const std::string& containment,
+                           Progress& progress);
+
+}  // namespace contest::drive
