@@ -34,6 +34,7 @@
 
 #include "contest/boot/boot_state.h"
 #include "contest/result/result_file.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/process.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "contest/history/hosts.h"
+#include "contest/sys/text.h"
 #include "triage_support.h"
 
 using namespace contest;

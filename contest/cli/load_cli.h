@@ -30,9 +30,6 @@ struct LoadOptionText {
 // user's own loads the moment they are read (so that a load name after
 // them, or in the config file, finds the load).
 void add_load_options(po::options_description& d, LoadOptions& lo, LoadOptionText& text);
-// The load options whose value is a path (a folder or file: text, not a
-// number), by name.
-std::set<std::string> load_path_options();
 // Checks the given values and moves them into lo. Throws UsageError.
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text);
 
