@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/result/result_file.h"
@@ -69,7 +70,7 @@ inline std::vector<std::string> quick_run(const std::filesystem::path& dir,
 
 inline long long count_rows(history::HistoryDb& db, const std::string& table) {
     long long n = 0;
-    db.sql() << "SELECT COUNT(*) FROM " + table, soci::into(n);
+    session_of(db) << "SELECT COUNT(*) FROM " + table, soci::into(n);
     return n;
 }
 
@@ -118,7 +119,7 @@ inline void check_newer_schema_refused(const history::DbTarget& target) {
     using namespace history;
     {
         HistoryDb db(target, OpenFor::writing);
-        db.sql() << "INSERT INTO schema_version (version) VALUES (99)";
+        session_of(db) << "INSERT INTO schema_version (version) VALUES (99)";
     }
     try {
         HistoryDb db(target, OpenFor::reading);
@@ -175,13 +176,13 @@ inline void downgrade_schema(history::HistoryDb& db, int version) {
     };
     for (const auto& [applied, statements] : undo)
         if (applied > version && applied <= db.schema_version())
-            for (const char* statement : statements) db.sql() << statement;
-    db.sql() << "DELETE FROM schema_version WHERE version > :v", soci::use(version);
+            for (const char* statement : statements) session_of(db) << statement;
+    session_of(db) << "DELETE FROM schema_version WHERE version > :v", soci::use(version);
 }
 
 inline int schema_version_of(history::HistoryDb& db) {
     int v = 0;
-    db.sql() << "SELECT MAX(version) FROM schema_version", soci::into(v);
+    session_of(db) << "SELECT MAX(version) FROM schema_version", soci::into(v);
     return v;
 }
 
@@ -212,11 +213,12 @@ inline void check_two_importers_of_the_same_files(const std::string& db,
     CHECK_THAT(a.out + b.out, Catch::Contains("file(s)"));
     history::HistoryDb h(history::db_target(db, dir), history::OpenFor::reading);
     long long files = 0;
-    h.sql() << "SELECT COUNT(*) FROM files WHERE path LIKE '%/same/%'", soci::into(files);
+    session_of(h) << "SELECT COUNT(*) FROM files WHERE path LIKE '%/same/%'", soci::into(files);
     CHECK(files == kFiles);
     long long runs = 0;
-    h.sql() << "SELECT COUNT(*) FROM runs r JOIN files f ON f.id = r.file_id WHERE f.path LIKE "
-               "'%/same/%'",
+    session_of(h)
+        << "SELECT COUNT(*) FROM runs r JOIN files f ON f.id = r.file_id WHERE f.path LIKE "
+           "'%/same/%'",
         soci::into(runs);
     CHECK(runs == kFiles * 25);
 }
@@ -241,9 +243,10 @@ inline RunCount run_count(const std::string& db, const std::filesystem::path& di
                           const std::string& label) {
     history::HistoryDb h(history::db_target(db, dir), history::OpenFor::reading);
     RunCount c;
-    h.sql() << "SELECT COUNT(*), COALESCE(SUM(complete), 0) FROM files WHERE label = :l",
+    session_of(h) << "SELECT COUNT(*), COALESCE(SUM(complete), 0) FROM files WHERE label = :l",
         soci::use(label), soci::into(c.files), soci::into(c.complete);
-    h.sql() << "SELECT COUNT(*) FROM runs r JOIN files f ON f.id = r.file_id WHERE f.label = :l",
+    session_of(h)
+        << "SELECT COUNT(*) FROM runs r JOIN files f ON f.id = r.file_id WHERE f.label = :l",
         soci::use(label), soci::into(c.runs);
     return c;
 }

@@ -55,7 +55,7 @@ TEST_CASE(
     CHECK(c.workload.workdir == "/mnt/work");
     CHECK(c.load.workdir == "/mnt/work");
     CHECK(c.results_dir == "/mnt/out/results");
-    CHECK_FALSE(c.history);  // this host's recorder keeps what comes back
+    CHECK(c.sinks.empty());  // this host's recorder keeps what comes back
     CHECK(c.place == RunPlace::host);
     // The run's delegated config: what the options that reach the other
     // contest set, nothing of the host's.

@@ -5,6 +5,7 @@
 // at once, the series in kernel order, and `contest history` end to end.
 #include <fstream>
 
+#include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/pg_uri.h"
@@ -40,7 +41,7 @@ TEST_CASE("history: the committed examples imported into SQLite, again adds noth
     // WAL: two contests may read and write at once.
     HistoryDb db(target, OpenFor::reading);
     std::string mode;
-    db.sql() << "PRAGMA journal_mode", soci::into(mode);
+    session_of(db) << "PRAGMA journal_mode", soci::into(mode);
     CHECK(mode == "wal");
 }
 
@@ -62,7 +63,7 @@ TEST_CASE("history: a file that is not a database is one line and left as it was
     const fs::path other = dir / "other.sqlite";
     {
         HistoryDb db(db_target(other.string(), {}), OpenFor::writing);
-        db.sql() << "DROP TABLE schema_version";
+        session_of(db) << "DROP TABLE schema_version";
     }
     const std::string what =
         one_line_error([&] { HistoryDb db(db_target(other.string(), {}), OpenFor::writing); });
@@ -89,8 +90,8 @@ TEST_CASE("history: an import that fails half-way leaves nothing of its file", "
     HistoryDb db(target, OpenFor::writing);
     // The database refuses the file's tenth run: its runs, the file, its
     // kernel and its machine all go with it.
-    db.sql() << "CREATE TRIGGER refuse BEFORE INSERT ON runs WHEN "
-                "(SELECT COUNT(*) FROM runs) >= 9 BEGIN SELECT RAISE(ABORT, 'refused'); END";
+    session_of(db) << "CREATE TRIGGER refuse BEFORE INSERT ON runs WHEN "
+                      "(SELECT COUNT(*) FROM runs) >= 9 BEGIN SELECT RAISE(ABORT, 'refused'); END";
     const ImportTally refused = import_paths(db, {dir / "in"}, "2026-12-05T00:00:00Z");
     REQUIRE(refused.refused.size() == 1);
     const std::string what = refused.refused.front();
@@ -100,7 +101,7 @@ TEST_CASE("history: an import that fails half-way leaves nothing of its file", "
     CHECK(what.find("a.json") != std::string::npos);
     for (const char* table : {"files", "runs", "run_measures", "kernels", "machines"})
         CHECK(count_rows(db, table) == 0);
-    db.sql() << "DROP TRIGGER refuse";
+    session_of(db) << "DROP TRIGGER refuse";
     const ImportTally t = import_paths(db, {dir / "in"}, "2026-12-05T00:00:01Z");
     CHECK(t.added == 1);
     CHECK(count_rows(db, "runs") == 25);
@@ -338,7 +339,7 @@ TEST_CASE("history changes: the committed examples imported raise no alarm", "[h
     long long machine = 0, workload = 0;
     {
         HistoryDb db(db_target((dir / "h.sqlite").string(), dir.path()), OpenFor::reading);
-        db.sql() << "SELECT machine_id, workload_id FROM files WHERE label = 'aa'",
+        session_of(db) << "SELECT machine_id, workload_id FROM files WHERE label = 'aa'",
             soci::into(machine), soci::into(workload);
     }
     const std::string aa_series =
@@ -461,7 +462,7 @@ TEST_CASE(
         HistoryDb db(target, OpenFor::writing);
         import_paths(db, {small_example()}, "2026-12-05T00:00:00Z");
         // As schema 2 left it.
-        db.sql() << "UPDATE files SET content = ''";
+        session_of(db) << "UPDATE files SET content = ''";
         CHECK_THROWS_WITH(stored_files(db, {read_result_file(small_example()).label}),
                           Catch::Contains("import it again"));
     }
@@ -486,7 +487,7 @@ TEST_CASE("history: a guest's run keeps its boot and its place in the boot", "[h
     CHECK(db.schema_version() >= 4);
     import_paths(db, {dir / "in"}, "2026-12-06T00:00:00Z");
     soci::rowset<soci::row> rows =
-        (db.sql().prepare << "SELECT run_index, boot, run_in_boot FROM runs ORDER BY id");
+        (session_of(db).prepare << "SELECT run_index, boot, run_in_boot FROM runs ORDER BY id");
     std::size_t i = 0;
     for (const soci::row& row : rows) {
         REQUIRE(i < f.runs.size());

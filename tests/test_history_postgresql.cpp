@@ -5,6 +5,7 @@
 #include <functional>
 #include <thread>
 
+#include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "contest/history/owed_saves.h"
 #include "contest/history/pg_uri.h"
@@ -46,7 +47,7 @@ TEST_CASE("history on PostgreSQL: import, idempotence, a newer schema, two impor
         for (const char* table :
              {"change_mails", "change_triage", "changes", "probe_percentiles", "run_measures",
               "runs", "files", "kernels", "machines", "workloads", "schema_version"})
-            db.sql() << std::string("DROP TABLE ") + table;
+            session_of(db) << std::string("DROP TABLE ") + table;
     }
     check_two_importers_at_once(server.uri(), dir / "two");
     check_newer_schema_refused(target);
@@ -69,10 +70,10 @@ TEST_CASE(
     check_two_importers_of_the_same_files(server.uri(), dir / "same");
     check_a_run_counted_once(server.uri(), dir / "once");
     check_a_refused_file_skipped(server.uri(), dir / "refused", [](HistoryDb& db) {
-        db.sql() << "CREATE FUNCTION refuse_bad() RETURNS trigger LANGUAGE plpgsql AS "
-                    "'BEGIN RAISE EXCEPTION ''refused by the test''; END'";
-        db.sql() << "CREATE TRIGGER refuse BEFORE INSERT ON files FOR EACH ROW WHEN "
-                    "(NEW.label = 'bad') EXECUTE FUNCTION refuse_bad()";
+        session_of(db) << "CREATE FUNCTION refuse_bad() RETURNS trigger LANGUAGE plpgsql AS "
+                          "'BEGIN RAISE EXCEPTION ''refused by the test''; END'";
+        session_of(db) << "CREATE TRIGGER refuse BEFORE INSERT ON files FOR EACH ROW WHEN "
+                          "(NEW.label = 'bad') EXECUTE FUNCTION refuse_bad()";
     });
     server.shut();
     CHECK(leftover_processes().empty());
@@ -189,8 +190,8 @@ std::string every_value(HistoryDb& db) {
     std::vector<std::string> tables;
     {
         soci::rowset<std::string> rs =
-            (db.sql().prepare << "SELECT table_name FROM information_schema.tables WHERE "
-                                 "table_schema = current_schema()");
+            (session_of(db).prepare << "SELECT table_name FROM information_schema.tables WHERE "
+                                       "table_schema = current_schema()");
         tables.assign(rs.begin(), rs.end());
     }
     std::string all;
@@ -198,14 +199,16 @@ std::string every_value(HistoryDb& db) {
         std::vector<std::string> columns;
         {
             soci::rowset<std::string> rs =
-                (db.sql().prepare << "SELECT column_name FROM information_schema.columns WHERE "
-                                     "table_schema = current_schema() AND table_name = '" +
-                                         table + "'");
+                (session_of(db).prepare
+                 << "SELECT column_name FROM information_schema.columns WHERE "
+                    "table_schema = current_schema() AND table_name = '" +
+                        table + "'");
             columns.assign(rs.begin(), rs.end());
         }
         for (const auto& column : columns) {
-            soci::rowset<std::string> rs = (db.sql().prepare << "SELECT COALESCE(CAST(" + column +
-                                                                    " AS TEXT), '') FROM " + table);
+            soci::rowset<std::string> rs =
+                (session_of(db).prepare
+                 << "SELECT COALESCE(CAST(" + column + " AS TEXT), '') FROM " + table);
             for (const auto& v : rs) {
                 all += v + "\n";
                 if (table == "files" && column == "content")

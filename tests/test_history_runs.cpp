@@ -3,6 +3,7 @@
 // two importers of the same files at once, and a file the database refuses
 // skipped with the others imported. The same checks run on PostgreSQL
 // (test_history_postgresql.cpp).
+#include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "history_support.h"
 
@@ -27,7 +28,7 @@ TEST_CASE("history: a file the database refuses is skipped, the others imported,
           "[history][e2e]") {
     ScratchDir dir("history-refused");
     check_a_refused_file_skipped((dir / "h.sqlite").string(), dir.path(), [](auto& h) {
-        h.sql() << "CREATE TRIGGER refuse BEFORE INSERT ON files WHEN NEW.label = 'bad' "
-                   "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END";
+        session_of(h) << "CREATE TRIGGER refuse BEFORE INSERT ON files WHEN NEW.label = 'bad' "
+                         "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END";
     });
 }

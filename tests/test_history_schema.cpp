@@ -3,6 +3,7 @@
 // changes it and reads an older one as it is; a writer of an older version
 // goes on with a newer database whose newer migrations only add, and is
 // refused in one line by one that changes what is there.
+#include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "contest/history/schema.h"
 #include "history_support.h"
@@ -17,7 +18,7 @@ namespace {
 // Whether `table` has `column`, read without changing anything.
 bool sqlite_has_column(HistoryDb& db, const std::string& table, const std::string& column) {
     int n = 0;
-    db.sql() << "SELECT COUNT(*) FROM pragma_table_info('" + table + "') WHERE name = :c",
+    session_of(db) << "SELECT COUNT(*) FROM pragma_table_info('" + table + "') WHERE name = :c",
         soci::use(column), soci::into(n);
     return n > 0;
 }
@@ -109,9 +110,10 @@ TEST_CASE(
     const auto newer = [&](int version, int oldest_reader, int oldest_writer) {
         HistoryDb db(db_target(file, {}), OpenFor::reading);
         if (version == known + 1)
-            db.sql() << "ALTER TABLE runs ADD COLUMN later INTEGER NOT NULL DEFAULT 0";
-        db.sql() << "INSERT INTO schema_version (version, oldest_reader, oldest_writer) VALUES "
-                    "(:v, :r, :w)",
+            session_of(db) << "ALTER TABLE runs ADD COLUMN later INTEGER NOT NULL DEFAULT 0";
+        session_of(db)
+            << "INSERT INTO schema_version (version, oldest_reader, oldest_writer) VALUES "
+               "(:v, :r, :w)",
             soci::use(version), soci::use(oldest_reader), soci::use(oldest_writer);
     };
     newer(known + 1, 1, 1);

@@ -10,6 +10,7 @@
 #include "contest/history/import.h"
 #include "contest/history/owed_saves.h"
 #include "contest/run/result_writer.h"
+#include "contest/run/run_sinks.h"
 #include "contest/sys/sha256.h"
 #include "history_support.h"
 #include "test_helpers.h"
@@ -94,6 +95,32 @@ TEST_CASE(
     CHECK(again.added == 1);
     CHECK(test::count_rows(db, "files") == 1);
     CHECK(test::count_rows(db, "runs") == 9);
+}
+
+TEST_CASE("run sinks: the results database one entry of the run's sinks, none under --no-history",
+          "[history][sink]") {
+    test::ScratchDir dir("sink-list");
+    RunConfig config;
+    config.results_dir = dir / "results";
+    // By default the one entry, the database beside the results.
+    REQUIRE(config.sinks.size() == 1);
+    CHECK(run_sink_names(config) ==
+          std::vector<std::string>{"the results database " +
+                                   (dir / "results" / "history.sqlite").string()});
+    // An entry with --db's file: each save goes there, and nowhere else.
+    config.sinks = {{SinkKind::results_database, (dir / "lab.sqlite").string()}};
+    const fs::path path = dir / "results" / "label" / "file.json";
+    fs::create_directories(path.parent_path());
+    ResultWriter(path, run_result_sinks(config)).save(example_with_runs(3));
+    {
+        HistoryDb db(db_target((dir / "lab.sqlite").string(), dir.path()), OpenFor::reading);
+        CHECK(test::count_rows(db, "runs") == 3);
+    }
+    CHECK_FALSE(fs::exists(dir / "results" / "history.sqlite"));
+    // --no-history: no entry, no sink, no database.
+    config.sinks.clear();
+    CHECK(run_result_sinks(config).empty());
+    CHECK(run_sink_names(config).empty());
 }
 
 TEST_CASE(

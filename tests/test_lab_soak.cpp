@@ -40,6 +40,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "contest/history/owed_saves.h"
 #include "contest/history/schema.h"
@@ -78,9 +79,9 @@ bool add_newer_migration(Lab& lab) {
         history::HistoryDb db(history::db_target(lab.uri(), lab.dir()), history::OpenFor::reading);
         const int newer = history::current_schema_version() + 1;
         db.in_transaction([&] {
-            db.sql() << "ALTER TABLE files ADD COLUMN soak_newer TEXT NOT NULL DEFAULT ''";
-            db.sql() << "INSERT INTO schema_version (version, oldest_reader, oldest_writer) "
-                        "VALUES (:v, 1, 1)",
+            session_of(db) << "ALTER TABLE files ADD COLUMN soak_newer TEXT NOT NULL DEFAULT ''";
+            session_of(db) << "INSERT INTO schema_version (version, oldest_reader, oldest_writer) "
+                              "VALUES (:v, 1, 1)",
                 soci::use(newer);
         });
         std::cout << "lab soak: a newer contest's migration (version " << newer
@@ -153,9 +154,9 @@ Counts check_the_lab(Lab& lab, Faults& faults) {
         std::map<std::string, long long> by_commit;
         const std::string ours = h.folder.string() + "/%";
         soci::rowset<soci::row> rows =
-            (db.sql().prepare << "SELECT k.commit_id, m.name, f.path, f.id FROM files f "
-                                 "JOIN kernels k ON f.kernel_id = k.id JOIN machines m ON "
-                                 "f.machine_id = m.id WHERE f.path LIKE :ours",
+            (session_of(db).prepare << "SELECT k.commit_id, m.name, f.path, f.id FROM files f "
+                                       "JOIN kernels k ON f.kernel_id = k.id JOIN machines m ON "
+                                       "f.machine_id = m.id WHERE f.path LIKE :ours",
              soci::use(ours));
         for (const soci::row& r : rows) {
             const std::string commit = r.get<std::string>(0), path = r.get<std::string>(2);
@@ -164,7 +165,7 @@ Counts check_the_lab(Lab& lab, Faults& faults) {
             CHECK_THAT(r.get<std::string>(1), Catch::StartsWith(h.name + " ("));  // its machine
             long long runs = 0;
             const long long id = r.get<long long>(3);
-            db.sql() << "SELECT COUNT(*) FROM runs WHERE file_id = :id", soci::use(id),
+            session_of(db) << "SELECT COUNT(*) FROM runs WHERE file_id = :id", soci::use(id),
                 soci::into(runs);
             const auto file = nlohmann::json::parse(test::slurp(path));
             INFO(path);
@@ -199,8 +200,8 @@ Counts check_the_lab(Lab& lab, Faults& faults) {
     }
     // Nothing in the database but the hosts' points (the second track's none).
     long long files = 0, runs = 0;
-    db.sql() << "SELECT COUNT(*) FROM files", soci::into(files);
-    db.sql() << "SELECT COUNT(*) FROM runs", soci::into(runs);
+    session_of(db) << "SELECT COUNT(*) FROM files", soci::into(files);
+    session_of(db) << "SELECT COUNT(*) FROM runs", soci::into(runs);
     CHECK(files == files_of_hosts);
     CHECK(runs == counts.runs);
     // One mail for the step, covering its hosts; none for the drift.

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "contest/latency/probe_choice.h"
 #include "contest/report/outputs.h"
 #include "contest/sys/errors.h"
 #include "test_helpers.h"
@@ -21,8 +22,9 @@ TEST_CASE(
         CHECK(names.insert(o.name).second);
         CHECK_FALSE(o.what.empty());
         bool offered = false;
-        for (OutputUse use : {OutputUse::report, OutputUse::compare, OutputUse::post,
-                              OutputUse::export_, OutputUse::run_summary})
+        for (OutputUse use :
+             {OutputUse::report, OutputUse::compare, OutputUse::post, OutputUse::export_,
+              OutputUse::run_summary, OutputUse::latency, OutputUse::trend})
             if (o.offered_by(use)) {
                 offered = true;
                 CHECK(&find_output(std::string(o.name), use) == &o);
@@ -37,6 +39,37 @@ TEST_CASE(
     CHECK(output_names(OutputUse::post) == "contest, lkp or normalized");
     CHECK(output_names(OutputUse::export_) == "kcidb");
     CHECK(output_names(OutputUse::report) == "text, markdown, csv, json or html");
+    CHECK(output_names(OutputUse::latency) == "text or json");
+    CHECK(output_names(OutputUse::trend) == "html");
+}
+
+TEST_CASE("contest latency's window and the trend page are rendered through the outputs table",
+          "[outputs][latency]") {
+    LatencyWindowModel w;
+    w.probe.options =
+        latency::make_probe_options(latency::parse_probe("cyclic"), latency::ProbeSettings{});
+    w.probe.window_s = 2;
+    w.load = LatencyWindowModel::Load{"cpu_load", 97.5, std::nullopt};
+    const std::string text = find_output("text", OutputUse::latency).latency(w);
+    CHECK_THAT(text, Catch::StartsWith("cyclic: next to cpu_load (its CPU 97.5%)\n"
+                                       "cyclic: sched other, method clock_ns, period 1000000 ns, "
+                                       "window 2.00 s\n"));
+    CHECK_THAT(text, Catch::Contains("\ncyclic: samples               0\n"));
+    CHECK_THAT(text, Catch::Contains("\ncyclic: mean                  -\n"));
+    CHECK_THAT(text, Catch::Contains("\ncyclic:     latency_ns      count\n"));
+    const auto json = nlohmann::json::parse(find_output("json", OutputUse::latency).latency(w));
+    CHECK(json.at("probe") == "cyclic");
+    CHECK(json.at("load").at("name") == "cpu_load");
+    CHECK_FALSE(json.contains("why"));
+    CHECK_THROWS_WITH(find_output("html", OutputUse::latency),
+                      Catch::Contains("(latency: text or json)"));
+
+    TrendPage page;
+    page.database = "history.sqlite";
+    const std::string html = find_output("html", OutputUse::trend).trend(page);
+    CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>"));
+    CHECK(html == trend_page_html(page));
+    CHECK_THROWS_AS(find_output("text", OutputUse::trend), UsageError);
 }
 
 TEST_CASE("the manual, the completion and the commands' help list the outputs from the table",

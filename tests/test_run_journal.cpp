@@ -44,8 +44,7 @@ RunJournal every_field_journal() {
     c.load.workload_source = "/srv/src";
     c.load.values = {{"io-size-mib", "512"}, {"mem-share", "0.6"}};
     c.results_dir = "/srv/contest/results";
-    c.history_db = "postgresql://lab@db/contest";
-    c.history = false;
+    c.sinks = {{SinkKind::results_database, "postgresql://lab@db/contest"}};
     c.warmup_s = 1.5;
     c.drop_caches = false;
     c.settle_s = 30;
@@ -121,6 +120,18 @@ std::string changed(const std::string& text, const std::string& pointer,
 
 }  // namespace
 
+// The sinks are kept as journals have always named the database (history_db,
+// history): one written under --no-history reads back with no sink, and the
+// same text.
+TEST_CASE("a run's journal of --no-history reads back with no sink", "[journal]") {
+    const std::string text =
+        changed(changed(run_journal_text(every_field_journal()), "/config/history", false),
+                "/config/history_db", "");
+    const RunJournal back = run_journal_from_text(text, "journal");
+    CHECK(back.config.sinks.empty());
+    CHECK(nlohmann::json::parse(run_journal_text(back)) == nlohmann::json::parse(text));
+}
+
 TEST_CASE("a run's journal holds every field of its config and reads back to the same text",
           "[journal]") {
     const RunJournal j = every_field_journal();
@@ -136,7 +147,9 @@ TEST_CASE("a run's journal holds every field of its config and reads back to the
     CHECK(c.workload.workdir == "/srv/contest/work dir");
     CHECK(c.workload.workload_cmd == "sh -c 'make -j2'");
     CHECK(c.load.values.at("mem-share") == "0.6");
-    CHECK_FALSE(c.history);
+    REQUIRE(c.sinks.size() == 1);
+    CHECK(c.sinks[0].kind == SinkKind::results_database);
+    CHECK(c.sinks[0].where == "postgresql://lab@db/contest");
     CHECK(c.order == RunOrder::rounds);
     CHECK(c.seed == 18446744073709551615ull);
     REQUIRE(c.auto_runs);

@@ -32,7 +32,7 @@ TEST_CASE(
     c.workload.kernel_source = "src";
     c.load.workload_source = "ws";
     c.workload.kernel_config = "my.config";
-    c.history_db = "h.sqlite";
+    c.sinks = {{SinkKind::results_database, "h.sqlite"}};
     c.load.values = {{"io-other-dir", "other"}, {"ring-processes", "4"}};
     latency::ProbeOptions probe;
     probe.raw_path = "raw";
@@ -50,7 +50,7 @@ TEST_CASE(
     CHECK(c.workload.kernel_source == at("src"));
     CHECK(c.load.workload_source == at("ws"));
     CHECK(c.workload.kernel_config == at("my.config").string());
-    CHECK(c.history_db == at("h.sqlite").string());
+    CHECK(c.sinks.front().where == at("h.sqlite").string());
     CHECK(c.load.values["io-other-dir"] == at("other").string());
     CHECK(c.load.values["ring-processes"] == "4");
     CHECK(c.latency_probes[0].raw_path == at("raw").string());
@@ -64,10 +64,10 @@ TEST_CASE(
 
     RunConfig named;
     named.workload.kernel_config = "tinyconfig";
-    named.history_db = "postgresql://u@db.example/contest";
+    named.sinks = {{SinkKind::results_database, "postgresql://u@db.example/contest"}};
     named.results_dir.clear();
     make_paths_absolute(named);
     CHECK(named.workload.kernel_config == "tinyconfig");
-    CHECK(named.history_db == "postgresql://u@db.example/contest");
+    CHECK(named.sinks.front().where == "postgresql://u@db.example/contest");
     CHECK(named.results_dir.empty());
 }

@@ -32,6 +32,7 @@
 #include "contest/bisect/bisect_state.h"
 #include "contest/bisect/bisection.h"
 #include "contest/boot/boot_state.h"
+#include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/triage.h"
@@ -103,8 +104,9 @@ struct Tracking {
         std::map<std::string, long long> out;
         const std::string ours = options().folder.string() + "/%";
         soci::rowset<std::string> rows =
-            (db.sql().prepare << "SELECT k.commit_id FROM files f JOIN kernels k ON f.kernel_id = "
-                                 "k.id WHERE f.path LIKE :ours",
+            (session_of(db).prepare
+                 << "SELECT k.commit_id FROM files f JOIN kernels k ON f.kernel_id = "
+                    "k.id WHERE f.path LIKE :ours",
              soci::use(ours));
         for (const auto& commit : rows) ++out[commit];
         return out;

@@ -206,7 +206,8 @@ std::vector<CommandFacts>* collected_facts = nullptr;
 
 CommandFacts facts_of(const CommandLine& cl) {
     CommandFacts facts{cl.name, cl.usage, cl.summary, {}};
-    for (const auto& o : cl.options.options()) {
+    for (const TableOption& row : command_rows(cl)) {
+        const po::option_description* o = row.description.get();
         OptionFacts f;
         f.long_name = o->long_name();
         // "-k [ --label ]" when it has a short name, else "--label".
@@ -225,18 +226,31 @@ void collect_command_facts(std::vector<CommandFacts>* into) {
     collected_facts = into;
 }
 
-bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_map& vm) {
-    cl.options.add_options()("help,h", "show this help");
+std::vector<TableOption> command_rows(const CommandLine& cl) {
+    std::vector<TableOption> rows = cl.table;
+    for (const auto& o : cl.options.options()) rows.emplace_back(o, OptionScope::host);
+    rows.emplace_back("help,h", OptionScope::host, new po::untyped_value(true), "show this help");
     if (cl.accepts_config)
-        cl.options.add_options()("config", po::value<std::string>()->value_name("FILE"),
-                                 "read options from an INI file (the command line wins)");
+        rows.emplace_back("config", OptionScope::host, po::value<std::string>()->value_name("FILE"),
+                          "read options from an INI file (the command line wins)");
+    return rows;
+}
+
+bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_map& vm) {
     if (collected_facts) {
         collected_facts->push_back(facts_of(cl));
         return false;
     }
+    const std::vector<TableOption> rows = command_rows(cl);
+    // 100 columns: --help's width.
+    po::options_description described("Options", 100), from_file;
+    for (const TableOption& row : rows) {
+        described.add(row.description);
+        if (row.config == FromConfig::yes) from_file.add(row.description);
+    }
     try {
         po::store(po::command_line_parser(argc, argv)
-                      .options(cl.options)
+                      .options(described)
                       .positional(cl.positional)
                       .style(po::command_line_style::unix_style)
                       .run(),
@@ -245,15 +259,11 @@ bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_ma
         throw UsageError("contest " + cl.name + ": " + printable(option_error_text(e)));
     }
     if (vm.count("help")) {
-        std::cout << "usage: " << cl.usage << "\n" << cl.summary << "\n\n" << cl.options << "\n";
+        std::cout << "usage: " << cl.usage << "\n" << cl.summary << "\n\n" << described << "\n";
         return false;
     }
-    if (cl.accepts_config && vm.count("config")) {
-        po::options_description from_file;
-        for (const auto& o : cl.options.options())
-            if (!cl.not_from_config.count(o->long_name())) from_file.add(o);
+    if (cl.accepts_config && vm.count("config"))
         store_config_file(vm["config"].as<std::string>(), from_file, vm);
-    }
     try {
         po::notify(vm);
     } catch (const po::error& e) {
@@ -286,10 +296,7 @@ void refuse_options_without_needs(const std::vector<TableOption>& table,
 }
 
 void add_options(CommandLine& cl, const std::vector<TableOption>& table) {
-    for (const auto& o : table) {
-        cl.options.add(o.description);
-        if (o.config == FromConfig::no) cl.not_from_config.insert(o.description->long_name());
-    }
+    cl.table.insert(cl.table.end(), table.begin(), table.end());
 }
 
 namespace {

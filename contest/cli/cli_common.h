@@ -4,7 +4,6 @@
 // one line naming the option (or file and line) for anything wrong.
 #include <cstdint>
 #include <functional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,15 +16,23 @@
 
 namespace contest {
 
+// A command's words: its name, what --help says of it, and its table of
+// options (option_table.h), one row an option. The parse, --help, the
+// manual page and the bash completion are all made of the table; the rows
+// of --help and --config are added to it by parse_command_line.
 struct CommandLine {
     std::string name;     // "run", "report", ...
     std::string usage;    // "contest run [options] [LOAD...]"
     std::string summary;  // one line: what the command does
-    po::options_description options{"Options", 100};
+    std::vector<TableOption> table;
+    // Which rows the words that are no option fill, in order.
     po::positional_options_description positional;
     bool accepts_config = false;  // adds --config FILE
-    // Options a config file may not set (add_options fills it from a table).
-    std::set<std::string> not_from_config;
+    // Transitional: the options of a command that still declares them with
+    // Boost's add_options() (bisect, history, track, until their tables),
+    // read after the table's rows, each of them host and from a config too.
+    // A command with a table leaves it empty.
+    po::options_description options{"Options", 100};
 };
 
 // Whether vm holds the option `name` as given (on the command line or in
@@ -34,12 +41,18 @@ bool option_given(const po::variables_map& vm, const std::string& name,
                   const std::string& value = "");
 
 // UsageError "--vm-cpus needs --kernel" for the first option of the table
-// given without anything it needs.
+// given without anything it needs. Called by the command after its parse,
+// not by the parse: a batch's words of `contest run` (contest bisect's,
+// contest track's) are parsed without the option the batch adds (--kernel).
 void refuse_options_without_needs(const std::vector<TableOption>& table,
                                   const po::variables_map& vm);
 
-// Adds the options of the table to cl, in its order (--help lists them so).
+// Adds the rows of the table to cl's, in its order (--help lists them so).
 void add_options(CommandLine& cl, const std::vector<TableOption>& table);
+
+// Every row of cl's parse, as --help lists them: its table (and the
+// transitional options), then --help and, when it accepts one, --config.
+std::vector<TableOption> command_rows(const CommandLine& cl);
 
 // The words that give another parser of the same options the value v of
 // option o, as this parser holds it: "--name=value" as one word, so that a
@@ -74,7 +87,10 @@ struct CommandFacts {
 void collect_command_facts(std::vector<CommandFacts>* into);
 
 // Parses argv into vm (command line first, then the config file, so the
-// command line wins). Returns false when --help was printed (exit 0).
+// command line wins) by cl's table: each row's value checked as it is read,
+// a row a config file may not set refused there (what a row needs is the
+// command's to refuse: refuse_options_without_needs). Returns false when
+// --help was printed (exit 0).
 // Throws UsageError on any bad option, value or config line.
 bool parse_command_line(CommandLine& cl, int argc, char** argv, po::variables_map& vm);
 

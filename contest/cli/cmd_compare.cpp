@@ -72,19 +72,22 @@ int cmd_compare(int argc, char** argv) {
     JudgingNames correction;
     ReportOptions options;
     const std::string formats = output_names(OutputUse::compare);
-    cl.options.add_options()("results",
-                             po::value(&results_dir)->value_name("D")->default_value("results"),
-                             "where labels are looked up (not in its examples/ folder, the "
-                             "committed examples: --results results/examples for those)")(
-        "format,f", checked(&format, check_compare_format)->value_name("F")->default_value("text"),
-        formats.c_str())("plot", po::value(&plot)->value_name("FILE.svg"),
-                         "also draw Ratio per load for both, with 95% CI error bars, as SVG")(
-        "side", po::value(&sides)->value_name("BASE NEW"), "the two labels or files")(
-        "over-hosts", po::bool_switch(&over_hosts),
-        "a fleet's runs: NEW against BASE on every host that ran both (each judged on its own), "
-        "then each load's effect combined over the hosts (random effects: the spread between "
-        "hosts, how many agree); --format text, markdown, json or html");
-    add_judging_options(cl.options, options, correction);
+    using enum OptionScope;
+    // clang-format off
+    add_options(cl, {
+        {"results", host, po::value(&results_dir)->value_name("D")->default_value("results"),
+         "where labels are looked up (not in its examples/ folder, the committed examples: "
+         "--results results/examples for those)"},
+        {"format,f", host, checked(&format, check_compare_format)->value_name("F")->default_value("text"), formats},
+        {"plot", host, po::value(&plot)->value_name("FILE.svg"), "also draw Ratio per load for both, with 95% CI error bars, as SVG"},
+        {"side", host, po::value(&sides)->value_name("BASE NEW"), "the two labels or files"},
+        {"over-hosts", host, po::bool_switch(&over_hosts),
+         "a fleet's runs: NEW against BASE on every host that ran both (each judged on its own), "
+         "then each load's effect combined over the hosts (random effects: the spread between "
+         "hosts, how many agree); --format text, markdown, json or html"},
+    });
+    // clang-format on
+    add_options(cl, judging_option_rows(options, correction));
     cl.positional.add("side", 2);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;

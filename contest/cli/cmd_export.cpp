@@ -72,33 +72,33 @@ int cmd_export(int argc, char** argv) {
     bool changes = false;
     JudgingNames correction;
     ReportOptions options;
-    cl.options.add_options()(
-        "origin", checked(&origin, check_kcidb_origin)->value_name("NAME"),
-        "your CI system's name in KCIDB, the start of every id (lowercase letters, digits, _)")(
-        "format,f",
-        checked(&format, [](const std::string& f) { find_output(f, OutputUse::export_); })
-            ->value_name("F")
-            ->default_value("kcidb"),
-        format_help.c_str())("results",
-                             po::value(&results_dir)->value_name("D")->default_value("results"),
-                             "where labels are looked up (not in its examples/ folder, the "
-                             "committed examples: --results results/examples for those)")(
-        "changes", po::bool_switch(&changes),
-        "the database's changes and their triage as KCIDB issues and incidents (no labels)")(
-        "db", po::value(&db)->value_name("FILE|URI"),
-        "look the labels up in this results database instead (a SQLite file, or "
-        "postgresql://..., its password in ~/.pgpass or PGPASSWORD; contest history): every file "
-        "of "
-        "each label, as it was saved")(
-        "baseline,b", po::value(&baseline)->value_name("L"),
-        "judge every other label against L: a test of record gets FAIL where the label is worse "
-        "beyond noise, PASS where it is better or where nothing differs and the test could see "
-        "a change of --target-mde, DONE where it could not (without it, no status)")(
-        "target-mde", bounded(&target_mde, 0.01, 1000.0)->value_name("PCT")->default_value(5),
-        "with --baseline: the largest change, in % (points for missed_pct), a test may be unable "
-        "to see and still PASS")("side", po::value(&sides)->value_name("LABEL|PATH"),
-                                 "a label, result file or folder");
-    add_judging_options(cl.options, options, correction);
+    using enum OptionScope;
+    // clang-format off
+    add_options(cl, {
+        {"origin", host, checked(&origin, check_kcidb_origin)->value_name("NAME"),
+         "your CI system's name in KCIDB, the start of every id (lowercase letters, digits, _)"},
+        {"format,f", host, checked(&format, [](const std::string& f) { find_output(f, OutputUse::export_); })->value_name("F")->default_value("kcidb"),
+         format_help},
+        {"results", host, po::value(&results_dir)->value_name("D")->default_value("results"),
+         "where labels are looked up (not in its examples/ folder, the committed examples: "
+         "--results results/examples for those)"},
+        {"changes", host, po::bool_switch(&changes),
+         "the database's changes and their triage as KCIDB issues and incidents (no labels)"},
+        {"db", host, po::value(&db)->value_name("FILE|URI"),
+         "look the labels up in this results database instead (a SQLite file, or "
+         "postgresql://..., its password in ~/.pgpass or PGPASSWORD; contest history): every file "
+         "of each label, as it was saved"},
+        {"baseline,b", host, po::value(&baseline)->value_name("L"),
+         "judge every other label against L: a test of record gets FAIL where the label is worse "
+         "beyond noise, PASS where it is better or where nothing differs and the test could see "
+         "a change of --target-mde, DONE where it could not (without it, no status)"},
+        {"target-mde", host, bounded(&target_mde, 0.01, 1000.0)->value_name("PCT")->default_value(5),
+         "with --baseline: the largest change, in % (points for missed_pct), a test may be unable "
+         "to see and still PASS"},
+        {"side", host, po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder"},
+    });
+    // clang-format on
+    add_options(cl, judging_option_rows(options, correction));
     cl.positional.add("side", -1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;

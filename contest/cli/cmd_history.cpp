@@ -1,29 +1,28 @@
 // `contest history [import PATH... | show SERIES | changes [SERIES...] | page
 // [SERIES...]]`: every run in a results database (docs/history.md).
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "contest/analysis/change_points.h"
-#include "contest/analysis/stats.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/cli/history_text.h"
 #include "contest/cli/history_triage.h"
 #include "contest/cli/load_cli.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/owed_saves.h"
-#include "contest/history/pg_uri.h"
 #include "contest/history/series.h"
+#include "contest/history/series_changes.h"
 #include "contest/history/triage.h"
 #include "contest/kbuild/commit_order.h"
-#include "contest/report/formats.h"
 #include "contest/report/trend_page.h"
+#include "contest/report/formats.h"
+#include "contest/report/outputs.h"
 #include "contest/run/config_record.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
@@ -31,7 +30,6 @@
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/sys/utc_timestamp.h"
-#include "contest/sys/words.h"
 
 namespace contest {
 namespace {
@@ -74,56 +72,12 @@ PointsBy points_by(const HistoryArgs& a) {
     return a.points == "file" ? PointsBy::file : PointsBy::kernel;
 }
 
-// What the points are called in what is printed.
-const char* points_word(const HistoryArgs& a) {
-    return points_by(a) == PointsBy::file ? " files" : " kernels";
-}
-
 SeriesKey series_word(const std::string& action, const std::string& word) {
     const auto key = parse_series_key(word);
     if (!key)
         throw UsageError("contest history " + action + ": '" + printable(word) +
                          "' is not a series (mM/wW/LOAD/MEASURE, as contest history lists them)");
     return *key;
-}
-
-std::string kernel_name(const KernelPoint& p, PointsBy by = PointsBy::kernel) {
-    std::string name = p.release.empty() ? "?" : p.release;
-    if (!p.commit.empty()) name += " @" + p.commit.substr(0, 12);
-    if (by == PointsBy::file) name += " " + p.first_run_at;
-    return name;
-}
-
-// A suggested command's line: its words quoted for a shell, so a label or a
-// tree path from any host of a shared database pastes back as that word and
-// nothing else (no `;`, `$(...)` or quote of it does anything).
-std::string command_line(const std::vector<std::string>& words) {
-    return "    " + join(words, " ", [](const std::string& w) { return shell_quoted(w); }) + "\n";
-}
-
-// The commands that look at a change closer: compare of the two kernels'
-// labels, and bisect between their commits where both are builds of one tree,
-// its batches kept in the database read here (--db as given, a password in
-// the URI left out).
-void print_next_steps(const HistoryArgs& a, const KernelPoint& before, const KernelPoint& after) {
-    if (!before.labels.empty() && !after.labels.empty()) {
-        std::vector<std::string> words = {"contest", "compare"};
-        if (a.results_dir != "results") words.insert(words.end(), {"--results", a.results_dir});
-        words.insert(words.end(), {before.labels.front(), after.labels.front()});
-        std::cout << command_line(words);
-    }
-    if (!before.commit.empty() && !after.commit.empty() && before.tree == after.tree &&
-        before.commit != after.commit) {
-        std::vector<std::string> words = {"contest", "bisect",
-                                          "--good",  before.tree + "@" + before.commit,
-                                          "--bad",   after.tree + "@" + after.commit,
-                                          "--"};
-        if (!a.db.empty())
-            words.insert(words.end(),
-                         {"--db", is_postgresql_uri(a.db) ? without_password(a.db) : a.db});
-        words.push_back("LOADS...");
-        std::cout << command_line(words);
-    }
 }
 
 // The series an action's words name, else every series (of --measure).
@@ -134,24 +88,6 @@ std::vector<SeriesKey> chosen_series(const HistoryArgs& a, HistoryDb& db) {
         for (const auto& s : list_series(db, a.measure)) keys.push_back(s.key);
     return keys;
 }
-
-// Where the series moved and stayed: every run of each kernel, in kernel order.
-std::vector<ChangePoint> changes_of(const SeriesPoints& s, const ChangePointOptions& options) {
-    std::vector<std::vector<double>> values;
-    for (const auto& p : s.points) values.push_back(p.values);
-    return find_change_points(values, options);
-}
-
-// A change as one look found it: its record (id, state) and the points
-// either side.
-struct LookedChange {
-    RecordedChange record;
-    ChangePoint change;
-    SeriesKey key;
-    std::size_t points = 0;
-    KernelOrder order = KernelOrder::time;
-    KernelPoint before, after;
-};
 
 // A look's way of recording its changes: whether it said it cannot, and
 // the changes it could not record, each given a negative id of its own.
@@ -215,7 +151,7 @@ std::vector<LookedChange> look_for_changes(const HistoryArgs& a, HistoryDb& db,
     Recording said;
     for (const auto& key : keys) {
         const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
-        const std::vector<ChangePoint> found = changes_of(s, a.changes);
+        const std::vector<ChangePoint> found = series_changes(s, a.changes).changes;
         if (found.empty()) continue;
         const std::vector<RecordedChange> records =
             record_or_show(db, key, s, found, by, now, said);
@@ -236,22 +172,6 @@ std::optional<TriageStatus> status_filter(const HistoryArgs& a) {
     return status;
 }
 
-// What a group spans: "2 measures, 5 loads, 1 host".
-std::string group_span(const ChangeGroup& g) {
-    std::set<std::string> measures, loads, hosts;
-    for (const auto& c : g.changes) {
-        measures.insert(c.series.measure);
-        loads.insert(c.series.load);
-        hosts.insert(c.machine);
-    }
-    const auto n = [](std::size_t k, const char* one, const char* many) {
-        return std::to_string(k) + " " + (k == 1 ? one : many);
-    };
-    return n(g.changes.size(), "change", "changes") + " (" +
-           n(measures.size(), "measure", "measures") + ", " + n(loads.size(), "load", "loads") +
-           ", " + n(hosts.size(), "host", "hosts") + ")";
-}
-
 int changes_action(const HistoryArgs& a) {
     const std::optional<TriageStatus> only = status_filter(a);
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
@@ -260,7 +180,7 @@ int changes_action(const HistoryArgs& a) {
     if (looked.empty()) {
         std::cout << "no change in " << keys.size() << " series (alpha "
                   << number_text(a.changes.alpha) << ", at least " << a.changes.min_segment
-                  << points_word(a) << " a side, at least "
+                  << points_word(points_by(a)) << " a side, at least "
                   << number_text(100 * a.changes.min_change) << "%)\n";
         return kExitOk;
     }
@@ -271,37 +191,7 @@ int changes_action(const HistoryArgs& a) {
         if (!only || l.record.status == *only) shown.push_back(l.record);
     }
     const std::vector<ChangeGroup> groups = group_changes(shown);
-    std::size_t number = 0;
-    for (const ChangeGroup& g : groups) {
-        std::cout << "alert " << ++number << ", " << triage_status_name(g.status) << ": "
-                  << printable(g.before_name) << " to " << printable(g.after_name) << ", "
-                  << group_span(g) << "\n";
-        for (const RecordedChange& r : g.changes) {
-            const LookedChange& l = *by_id.at(r.id);
-            const ChangePoint& c = l.change;
-            std::cout << "  " << (r.id > 0 ? "#" + std::to_string(r.id) + " " : std::string())
-                      << "[" << triage_status_name(r.status) << "] " << printable(l.key.text())
-                      << ": " << signed_percent(100 * c.change) << " ("
-                      << number_text(100 * a.changes.level) << "%: " << signed_percent(100 * c.low)
-                      << " to " << signed_percent(100 * c.high) << "), p " << format_p(c.p)
-                      << " over " << l.points << points_word(a) << " ("
-                      << kernel_order_name(l.order) << "), between "
-                      << printable(kernel_name(l.before, points_by(a))) << " (the last of "
-                      << c.before << ") and " << printable(kernel_name(l.after, points_by(a)))
-                      << " (the first of " << c.after << ")\n";
-            if (r.back_after)
-                std::cout << "    back: a regression after #" << r.back_after
-                          << ", marked fixed, of the same series\n";
-            if (r.status != TriageStatus::untriaged)
-                std::cout << "    " << triage_status_name(r.status) << " by " << printable(r.by)
-                          << " " << printable(r.at)
-                          << (r.of ? " (downstream of #" + std::to_string(r.of) + ")" : "")
-                          << (r.bug.empty() ? "" : " " + printable(r.bug))
-                          << (r.note.empty() ? "" : ": " + printable(r.note)) << "\n";
-        }
-        const LookedChange& first = *by_id.at(g.changes.front().id);
-        print_next_steps(a, first.before, first.after);
-    }
+    std::cout << alerts_text(groups, by_id, a.changes, points_by(a), {a.results_dir, a.db});
     std::cout << shown.size() << " of " << looked.size() << " change(s) in " << groups.size()
               << " alert(s)"
               << (only ? std::string(", those ") + triage_status_name(*only) : std::string())
@@ -342,7 +232,7 @@ int page_action(const HistoryArgs& a) {
         t.load = key.load;
         t.measure = key.measure;
         t.order = kernel_order_name(s.order);
-        t.changes = changes_of(s, a.changes);
+        t.changes = series_changes(s, a.changes).changes;
         for (const auto& p : s.points)
             t.points.push_back({kernel_name(p, points_by(a)), p.labels, p.values});
         if (!t.changes.empty())
@@ -373,7 +263,7 @@ int page_action(const HistoryArgs& a) {
                 {r.id, triage_status_name(r.status), r.series.text(), r.machine, r.moved, triage});
         }
     }
-    write_file_atomically(a.out, trend_page_html(page));
+    write_file_atomically(a.out, find_output("html", OutputUse::trend).trend(page));
     std::cout << "the trend page of " << page.series.size() << " series (" << changes
               << " change(s)) written to " << printable(a.out) << "\n";
     return kExitOk;
@@ -393,11 +283,7 @@ int list_action(const HistoryArgs& a) {
         std::cout << "no series in " << db.target().shown << "\n";
         return kExitOk;
     }
-    if (!series.empty())
-        std::printf("%-40s %7s %5s  %s\n", "series", "kernels", "runs", "machine, workload");
-    for (const auto& s : series)
-        std::printf("%-40s %7d %5d  %s, %s\n", printable(s.key.text()).c_str(), s.kernels, s.runs,
-                    printable(s.machine).c_str(), printable(s.workload).c_str());
+    std::cout << series_list_text(series);
     if (hidden > 0)
         std::cout << (series.empty() ? "no series of Time (wall_s); " : "") << hidden
                   << " series of other measures (the load's work, latency, ...): "
@@ -459,18 +345,7 @@ int show_action(const HistoryArgs& a) {
     const SeriesKey key = series_word("show", a.words.front());
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
     const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
-    std::cout << printable(key.text()) << ": " << printable(s.info.machine) << ", "
-              << printable(s.info.workload) << "; " << s.points.size() << points_word(a) << " in "
-              << kernel_order_name(s.order) << "\n";
-    std::printf("%-32s %5s %12s %12s %12s  %s\n", "kernel", "runs", "median", "min", "max",
-                "labels");
-    for (const auto& p : s.points) {
-        const stats::Summary v = stats::summarize(p.values);
-        std::printf("%-32s %5zu %12s %12s %12s  %s\n",
-                    printable(kernel_name(p, points_by(a))).c_str(), v.n,
-                    four_digits(v.median).c_str(), four_digits(v.min).c_str(),
-                    four_digits(v.max).c_str(), printable(join(p.labels, ",")).c_str());
-    }
+    std::cout << series_points_text(key, s, points_by(a));
     return kExitOk;
 }
 

@@ -1,12 +1,9 @@
 // `contest latency`: one latency probe alone (or next to one load) for
 // --duration seconds, reported in the spirit of stress-ng's cyclic stressor.
 #include <algorithm>
-#include <cstdio>
-#include <functional>
 #include <iostream>
 #include <optional>
 
-#include "contest/analysis/latency_model.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
@@ -15,11 +12,10 @@
 #include "contest/latency/latency_why.h"
 #include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
-#include "contest/report/latency_tables.h"
+#include "contest/report/latency_window.h"
+#include "contest/report/outputs.h"
 #include "contest/run/load_runner.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/json_text.h"
-#include "contest/sys/number_text.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
 #include "contest/sys/text.h"
@@ -31,92 +27,23 @@ namespace {
 
 using namespace latency;
 
-constexpr std::size_t kDistributionRows = 100;  // stress-ng prints at most 100 too
 // The load's time to get going, as `contest run --warmup` gives it by
 // default: a load that counts its work late (dbench, once a second) has
 // shown some by then, and one that has not did no work.
 constexpr double kLoadWarmupS = 3;
 
-void print_figure(const char* probe, const char* what, const std::optional<std::int64_t>& ns) {
-    if (ns)
-        std::printf("%s: %-10s %12lld ns\n", probe, what, static_cast<long long>(*ns));
-    else
-        std::printf("%s: %-10s %12s\n", probe, what, "-");
-}
-
-void print_figure(const char* probe, const char* what, const std::optional<double>& ns) {
-    if (ns)
-        std::printf("%s: %-10s %14.1f ns\n", probe, what, *ns);
-    else
-        std::printf("%s: %-10s %12s\n", probe, what, "-");
-}
-
-void print_text(const ProbeResult& r, std::int64_t dist_ns) {
-    std::string name(r.options.name());
-    const char* n = name.c_str();
-    const LatencyStats& s = r.stats;
-    std::printf("%s: sched %s", n, std::string(name_of(r.setup.policy)).c_str());
-    if (r.setup.policy != SchedPolicy::other) std::printf(" %d", r.setup.priority);
-    std::printf(", method %s, period %lld ns, window %.2f s\n",
-                std::string(name_of(r.options.method)).c_str(),
-                static_cast<long long>(r.options.period_ns), r.window_s);
-    if (r.setup.policy_note[0]) std::printf("%s: fallback: %s\n", n, r.setup.policy_note);
-    std::printf("%s: %-10s %12llu\n", n, "samples", static_cast<unsigned long long>(s.samples()));
-    print_figure(n, "mean", s.mean_ns());
-    print_figure(n, "mode", s.mode_ns());
-    print_figure(n, "min", s.min_ns());
-    print_figure(n, "max", s.max_ns());
-    print_figure(n, "sd", s.sd_ns());
-    for (double p : kReportedPercentiles) {
-        std::string label = "p";
-        label += fixed(p, 2);
-        print_figure(n, label.c_str(), s.percentile_ns(p));
-    }
-    auto missed = r.missed_pct();
-    std::printf("%s: %-10s %12llu of %llu periods (%.2f%%), %llu skipped\n", n, "missed",
-                static_cast<unsigned long long>(s.missed()),
-                static_cast<unsigned long long>(s.periods()), missed.value_or(0),
-                static_cast<unsigned long long>(s.skipped()));
-    if (auto wanted = r.share_wanted_pct()) {
-        std::printf(
-            "%s: %-10s %.1f%% of a CPU wanted, %.1f%% got (%llu chunks of %.0f ns a period)\n", n,
-            "cpu share", *wanted, r.share_got_pct().value_or(0),
-            static_cast<unsigned long long>(r.chunks_per_period), r.calibration->ns_per_chunk);
-        const double nominal = 1e9 / static_cast<double>(r.options.period_ns);
-        const auto low = s.one_pct_low_fps();
-        const auto mean = s.frame_mean_ns();
-        std::printf("%s: %-10s %llu done, %.1f fps mean, 1%% low %.1f fps (nominal %.1f)\n", n,
-                    "frames", static_cast<unsigned long long>(s.frames()), mean ? 1e9 / *mean : 0.0,
-                    low.value_or(0), nominal);
-    }
-    if (r.cpu_pct)
-        std::printf("%s: %-10s %.2f%% (user %.3f s, sys %.3f s)\n", n, "probe cpu", *r.cpu_pct,
-                    *r.cpu_user_s, *r.cpu_sys_s);
-    std::printf("%s: %-10s %s, timer slack %lld ns\n", n, "memory",
-                r.setup.memory_locked ? "locked" : r.setup.lock_note,
-                static_cast<long long>(r.setup.timer_slack_ns));
-    if (!r.complete) std::printf("%s: incomplete: the probe was stopped before it settled\n", n);
-    std::printf("%s: latency distribution (%lld ns buckets):\n", n,
-                static_cast<long long>(dist_ns));
-    std::printf("%s: %14s %10s\n", n, "latency_ns", "count");
-    for (const auto& row : s.distribution(dist_ns, kDistributionRows))
-        std::printf("%s: %13lld%s %10llu\n", n, static_cast<long long>(row.lower_ns),
-                    row.and_above ? "+" : " ", static_cast<unsigned long long>(row.count));
-}
-
 // UsageError for an option of another probe's than the one chosen (the
 // probe table's own options): "--exec-cmd is the exec probe's".
 void refuse_other_probes_options(const ProbeInfo& chosen, const po::variables_map& vm) {
-    for (const ProbeInfo* p : probe_table()) {
-        if (p == &chosen) continue;
-        for (const ProbeOwnOption& o : p->options) {
-            const std::string name(o.name);
-            if (!vm.count(name) || vm[name].defaulted()) continue;
-            const std::string mine = "--" + name + " is the " + std::string(p->name) + " probe's";
-            throw UsageError(o.others.empty() ? mine + ": add --probe " + std::string(p->name)
-                                              : mine + "; " + std::string(o.others));
-        }
-    }
+    const auto other = option_of_unchosen_probe(
+        {&chosen}, [&](const ProbeOwnOption& o) { return option_given(vm, std::string(o.name)); });
+    if (!other) return;
+    const std::string probe(other->probe->name);
+    const std::string mine =
+        "--" + std::string(other->option->name) + " is the " + probe + " probe's";
+    throw UsageError(other->option->others.empty()
+                         ? mine + ": add --probe " + probe
+                         : mine + "; " + std::string(other->option->others));
 }
 
 // What the command line asked `contest latency` for.
@@ -149,24 +76,24 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     ProbeSettings settings;
     LoadOptionText text;
     std::int64_t why_us = 0;
+    using enum OptionScope;
     // clang-format off
-    cl.options.add_options()
-        ("duration,d", bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure")
-        ("probe", checked(&probe, [](const std::string& p) { parse_probe(p); })->default_value(default_probe)->value_name("P"), probe_names(" | ").c_str())
-        ("format", checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json")
-        ("latency-raw", po::value(&raw)->value_name("FILE"), "every sample of the window, one a line")
-        ("load", po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)")
-        ("workdir", po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)")
-        ("why", po::bool_switch(&request.why), "say what held the probe's CPU each time it woke late: tasks, interrupts, softirqs, the timer (a tracing instance of contest's own; root, tracefs)")
-        ("why-us", bounded(&why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "--why: explain the wake-ups at least N us late (default: one period, the missed-period limit)");
+    add_options(cl, {
+        {"duration,d", host, bounded(&request.duration, kMinDurationS, kMaxDurationS)->default_value(10.0)->value_name("S"), "seconds to measure"},
+        {"probe", host, checked(&probe, [](const std::string& p) { parse_probe(p); })->default_value(default_probe)->value_name("P"), probe_names(" | ")},
+        {"format", host, checked(&request.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json"},
+        {"latency-raw", host, po::value(&raw)->value_name("FILE"), "every sample of the window, one a line"},
+        {"load", host, po::value(&request.load_name)->value_name("NAME"), "run next to this load (see contest loads)"},
+        {"workdir", host, po::value(&request.workdir)->value_name("D"), "the load's scratch space (default $XDG_CACHE_HOME/contest)"},
+        {"why", host, po::bool_switch(&request.why), "say what held the probe's CPU each time it woke late: tasks, interrupts, softirqs, the timer (a tracing instance of contest's own; root, tracefs)"},
+        {"why-us", host, Needs{{"why"}}, bounded(&why_us, std::int64_t{1}, std::int64_t{10'000'000})->value_name("N"), "explain the wake-ups at least N us late (default: one period, the missed-period limit)"},
+    });
     // clang-format on
-    for (const ProbeSettingOption& o :
-         probe_setting_options({&settings, &method, &policy, &request.dist_ns}, ""))
-        cl.options.add(
-            boost::make_shared<po::option_description>(o.name.c_str(), o.value, o.help.c_str()));
-    add_load_options(cl.options, request.load_options, text);
+    add_options(cl, probe_setting_rows({&settings, &method, &policy, &request.dist_ns}, "", host));
+    add_options(cl, load_option_rows(text, host));
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return std::nullopt;
+    refuse_options_without_needs(cl.table, vm);
     finish_load_options(request.load_options, text);
     if (request.dist_ns <= 0 || request.dist_ns % kFineWidthNs != 0)
         throw UsageError("--dist " + std::to_string(request.dist_ns) +
@@ -177,7 +104,6 @@ std::optional<LatencyRequest> parse_latency_command(int argc, char** argv) {
     settings.policy = parse_sched_policy(policy);
     request.probe = make_probe_options(chosen, settings);
     if (!raw.empty()) request.probe.raw_path = raw;
-    if (why_us && !request.why) throw UsageError("--why-us needs --why");
     if (request.why)
         request.probe.why_threshold_ns = why_us ? why_us * 1000 : request.probe.period_ns;
     return request;
@@ -255,46 +181,16 @@ LatencyWindow measure(const LatencyPlan& plan, std::optional<LoadSession>& load,
     return {results.front(), split, lw, load_failed};
 }
 
-// "cyclic: why: 312 wake-ups >= 1000 us late, 298 in the trace; of their late
-// time: 71% load tasks, 18% other, 6% softirq NET_RX, 3% unexplained", then
-// the tasks that took most and the worst spike.
-void print_why(const std::string& n, const nlohmann::json& why) {
-    if (!why.value("recorded", false)) {
-        std::printf("%s: why        not recorded: %s\n", n.c_str(),
-                    why.value("why", std::string("?")).c_str());
-        return;
-    }
-    const auto& c = why["by_cause"];
-    const double late = c.value("late_ns", 0.0);
-    const std::string shares = late_shares_text(late_causes_ns(c), late);
-    std::printf("%s: why        %llu wake-ups >= %lld us late, %llu in the trace%s\n", n.c_str(),
-                why.value("late_wakeups", 0ull), why.value("threshold_ns", 0ll) / 1000,
-                why.value("in_trace", 0ull),
-                late > 0 ? ("; of their late time: " + shares).c_str() : "");
-    for (const auto& t : why["tasks"])
-        std::printf("%s: why task   %-16s pid %-7d %-13s %10.0f us\n", n.c_str(),
-                    t.value("comm", std::string()).c_str(), t.value("pid", 0),
-                    t.value("class", std::string()).c_str(), t.value("ns", 0.0) / 1000);
-}
-
+// The window through the outputs table (contest/report/outputs.h): as
+// --format renders it.
 void print_window(const LatencyWindow& w, const std::optional<LoadSession>& load,
                   const LatencyRequest& request) {
-    const ProbeResult& r = w.probe;
-    if (request.format == "json") {
-        nlohmann::json j = r.to_json();
-        if (!w.why.is_null()) j["why"] = w.why;
-        if (load) {
-            j["load"] = {{"name", load->info().name}, {"cpu_pct", w.load->cpu_pct}};
-            if (w.load_failed) j["load"]["failure"] = *w.load_failed;
-        }
-        std::cout << json_text(j) << "\n";
-    } else {
-        if (load)
-            std::printf("%s: next to %s (its CPU %.1f%%)\n", std::string(r.options.name()).c_str(),
-                        load->info().name.data(), w.load->cpu_pct);
-        print_text(r, request.dist_ns);
-        if (!w.why.is_null()) print_why(std::string(r.options.name()), w.why);
-    }
+    LatencyWindowModel model;
+    model.probe = w.probe;
+    model.dist_ns = request.dist_ns;
+    model.why = w.why;
+    if (load) model.load = {std::string(load->info().name), w.load->cpu_pct, w.load_failed};
+    std::cout << find_output(request.format, OutputUse::latency).latency(model) << std::flush;
 }
 
 // A failed load or a probe that failed or did not settle is said on stderr.

@@ -25,7 +25,7 @@ int cmd_loads(int argc, char** argv) {
     cl.accepts_config = true;
     LoadOptionText text;
     LoadOptions lo;
-    add_load_options(cl.options, lo, text);
+    add_options(cl, load_option_rows(text, OptionScope::host));
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     finish_load_options(lo, text);
@@ -65,15 +65,17 @@ void describe_load_options(CommandLine& cl, LoadArguments& a) {
     cl.usage = "contest load NAME [--duration S]";
     cl.summary = "Runs one load alone for S seconds and prints its work rate and CPU use.";
     cl.accepts_config = true;
+    using enum OptionScope;
     // One option a line reads as a table; keep clang-format out of it.
     // clang-format off
-    cl.options.add_options()
-        ("name", po::value(&a.name)->value_name("NAME"), "the load (also positional)")
-        ("duration,d", bounded(&a.duration, kMinDurationS, kMaxDurationS)->default_value(5.0)->value_name("S"), "seconds to run it")
-        ("workdir", po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)")
-        ("format", checked(&a.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json");
+    add_options(cl, {
+        {"name", host, po::value(&a.name)->value_name("NAME"), "the load (also positional)"},
+        {"duration,d", host, bounded(&a.duration, kMinDurationS, kMaxDurationS)->default_value(5.0)->value_name("S"), "seconds to run it"},
+        {"workdir", host, po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)"},
+        {"format", host, checked(&a.format, check_text_or_json)->default_value("text")->value_name("F"), "text | json"},
+    });
     // clang-format on
-    add_load_options(cl.options, a.lo, a.text);
+    add_options(cl, load_option_rows(a.text, host));
     cl.positional.add("name", 1);
 }
 

@@ -78,22 +78,23 @@ int cmd_post(int argc, char** argv) {
     bool over_hosts = false;
     JudgingNames correction;
     ReportOptions options;
-    cl.options.add_options()("results",
-                             po::value(&results_dir)->value_name("D")->default_value("results"),
-                             "where labels are looked up (not in its examples/ folder, the "
-                             "committed examples: --results results/examples for those)")(
-        "baseline,b", po::value(&baseline)->value_name("L"),
-        "the label the others are judged against (default: the first argument's)")(
-        "style",
-        checked(&style, [](const std::string& s) { find_output(s, OutputUse::post); })
-            ->value_name("STYLE")
-            ->default_value("contest"),
-        style_help.c_str())("side", po::value(&sides)->value_name("LABEL|PATH"),
-                            "a label, result file or folder")(
-        "over-hosts", po::bool_switch(&over_hosts),
-        "a fleet's runs of two labels (BASE NEW): each host's verdict and the one over the hosts, "
-        "as contest compare --over-hosts gives them");
-    add_judging_options(cl.options, options, correction);
+    using enum OptionScope;
+    // clang-format off
+    add_options(cl, {
+        {"results", host, po::value(&results_dir)->value_name("D")->default_value("results"),
+         "where labels are looked up (not in its examples/ folder, the committed examples: "
+         "--results results/examples for those)"},
+        {"baseline,b", host, po::value(&baseline)->value_name("L"),
+         "the label the others are judged against (default: the first argument's)"},
+        {"style", host, checked(&style, [](const std::string& s) { find_output(s, OutputUse::post); })->value_name("STYLE")->default_value("contest"),
+         style_help},
+        {"side", host, po::value(&sides)->value_name("LABEL|PATH"), "a label, result file or folder"},
+        {"over-hosts", host, po::bool_switch(&over_hosts),
+         "a fleet's runs of two labels (BASE NEW): each host's verdict and the one over the hosts, "
+         "as contest compare --over-hosts gives them"},
+    });
+    // clang-format on
+    add_options(cl, judging_option_rows(options, correction));
     cl.positional.add("side", -1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;

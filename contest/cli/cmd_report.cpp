@@ -105,35 +105,36 @@ std::optional<ReportRequest> parse_report_command(int argc, char** argv) {
     JudgingNames correction;
     int timeline_run = 0;
     const std::string formats = output_names(OutputUse::report);
-    cl.options.add_options()(
-        "format,f",
-        checked(&options.format, check_table_format)->value_name("F")->default_value("text"),
-        formats.c_str())(
-        "baseline,b", po::value(&baseline)->value_name("L"),
-        "the label the others are compared with (default: the label that ran first)")(
-        "stats,s", po::bool_switch(&options.stats),
-        "text: add the 95% CIs, the change against the baseline, adjusted p-values, every "
-        "test and what else changed against the baseline")(
-        "by-host", po::bool_switch(&options.by_host),
-        "rows per label and host (LABEL@host) instead of pooling a label's hosts")(
-        "plot", po::value(&request.plot)->value_name("FILE.svg"),
-        "also draw Ratio per load and label, with 95% CI error bars, as SVG (with latency runs, "
-        "their distribution too, as FILE-latency.svg; with --latency, only that, as FILE.svg)")(
-        "latency", po::bool_switch(&options.latency_only),
-        "only the latency blocks (runs made with contest run --latency)")(
-        "perf", po::bool_switch(&options.perf),
-        "add the perf counters per load and label (runs with contest run --perf)")(
-        "psi", po::bool_switch(&options.psi),
-        "add pressure stalls and vmstat deltas per load and label (from the runs' timelines)")(
-        "timeline", po::value(&request.timeline)->value_name("FILE.svg"),
-        "draw one result file's run over time as SVG (--run N, or --load L side by side)")(
-        "run", bounded(&timeline_run, 1, kMaxRunNumber)->value_name("N"),
-        "--timeline: the file's Nth run; with --load, each load's run N")(
-        "load", po::value(&request.timeline_loads)->value_name("L"),
-        "--timeline: a load whose run goes in a column of its own (repeatable)")(
-        "path", po::value(&request.paths)->value_name("PATH"),
-        "result file or folder (repeatable)");
-    add_judging_options(cl.options, options, correction);
+    using enum OptionScope;
+    // clang-format off
+    add_options(cl, {
+        {"format,f", host, checked(&options.format, check_table_format)->value_name("F")->default_value("text"), formats},
+        {"baseline,b", host, po::value(&baseline)->value_name("L"),
+         "the label the others are compared with (default: the label that ran first)"},
+        {"stats,s", host, po::bool_switch(&options.stats),
+         "text: add the 95% CIs, the change against the baseline, adjusted p-values, every "
+         "test and what else changed against the baseline"},
+        {"by-host", host, po::bool_switch(&options.by_host),
+         "rows per label and host (LABEL@host) instead of pooling a label's hosts"},
+        {"plot", host, po::value(&request.plot)->value_name("FILE.svg"),
+         "also draw Ratio per load and label, with 95% CI error bars, as SVG (with latency runs, "
+         "their distribution too, as FILE-latency.svg; with --latency, only that, as FILE.svg)"},
+        {"latency", host, po::bool_switch(&options.latency_only),
+         "only the latency blocks (runs made with contest run --latency)"},
+        {"perf", host, po::bool_switch(&options.perf),
+         "add the perf counters per load and label (runs with contest run --perf)"},
+        {"psi", host, po::bool_switch(&options.psi),
+         "add pressure stalls and vmstat deltas per load and label (from the runs' timelines)"},
+        {"timeline", host, po::value(&request.timeline)->value_name("FILE.svg"),
+         "draw one result file's run over time as SVG (--run N, or --load L side by side)"},
+        {"run", host, bounded(&timeline_run, 1, kMaxRunNumber)->value_name("N"),
+         "--timeline: the file's Nth run; with --load, each load's run N"},
+        {"load", host, po::value(&request.timeline_loads)->value_name("L"),
+         "--timeline: a load whose run goes in a column of its own (repeatable)"},
+        {"path", host, po::value(&request.paths)->value_name("PATH"), "result file or folder (repeatable)"},
+    });
+    // clang-format on
+    add_options(cl, judging_option_rows(options, correction));
     cl.positional.add("path", -1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return std::nullopt;

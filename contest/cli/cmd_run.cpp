@@ -95,18 +95,6 @@ void check_label(const std::string& label) {
     if (auto why = label_problem(label)) throw UsageError("--label " + *why);
 }
 
-// The probes' checks name contest latency's options (--method): here they
-// are --latency-*.
-void as_latency_option(const std::function<void()>& check) {
-    try {
-        check();
-    } catch (const UsageError& e) {
-        const std::string why = e.what();
-        if (!why.starts_with("--") || why.starts_with("--latency")) throw;
-        throw UsageError("--latency-" + why.substr(2));
-    }
-}
-
 }  // namespace
 
 // `contest run`'s options as parsed, before they are checked into a RunConfig.
@@ -116,6 +104,7 @@ struct RunArguments {
     std::string workdir, results = "results", order, summary_json, journal;
     LoadOptionText load_text;
     bool quiet = false, no_drop = false, no_history = false;
+    std::string db;  // --db: the results database sink's
     std::string runs;
     AutoRuns auto_runs;
     std::string latency, latency_method, latency_policy, latency_raw;  // --latency and its options
@@ -171,8 +160,8 @@ std::vector<TableOption> latency_options(RunArguments& a) {
     // clang-format on
     const ProbeSettingTargets to{&a.latency_settings, &a.latency_method, &a.latency_policy,
                                  &a.config.latency_dist_ns};
-    for (const ProbeSettingOption& o : probe_setting_options(to, "latency-"))
-        table.emplace_back(o.name.c_str(), delegated, Needs{{"latency"}}, o.value, o.help);
+    for (TableOption& o : probe_setting_rows(to, "latency-", delegated, Needs{{"latency"}}))
+        table.push_back(std::move(o));
     return table;
 }
 
@@ -181,16 +170,16 @@ std::vector<TableOption> latency_options(RunArguments& a) {
 // probe's".
 void refuse_unlisted_probes_options(const std::vector<latency::ProbeOptions>& listed,
                                     const po::variables_map& vm) {
-    for (const latency::ProbeInfo* p : latency::probe_table()) {
-        if (std::any_of(listed.begin(), listed.end(), [&](const auto& o) { return o.probe == p; }))
-            continue;
-        for (const latency::ProbeOwnOption& o : p->options) {
-            const std::string name = "latency-" + std::string(o.name);
-            if (!o.others.empty() || !vm.count(name) || vm[name].defaulted()) continue;
-            throw UsageError("--" + name + " is the " + std::string(p->name) + " probe's: add " +
-                             std::string(p->name) + " to --latency");
-        }
-    }
+    std::vector<const latency::ProbeInfo*> chosen;
+    for (const auto& o : listed) chosen.push_back(o.probe);
+    const auto other =
+        latency::option_of_unchosen_probe(chosen, [&](const latency::ProbeOwnOption& o) {
+            return o.others.empty() && option_given(vm, "latency-" + std::string(o.name));
+        });
+    if (!other) return;
+    const std::string probe(other->probe->name);
+    throw UsageError("--latency-" + std::string(other->option->name) + " is the " + probe +
+                     " probe's: add " + probe + " to --latency");
 }
 
 void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
@@ -199,7 +188,9 @@ void check_latency_options(RunArguments& a, const po::variables_map& vm, RunConf
         throw UsageError("--latency-dist " + std::to_string(rc.latency_dist_ns) +
                          ": must be a positive multiple of 1000 (the histogram's 1 us)");
     using namespace latency;
-    as_latency_option([&] {
+    // The probes' checks name contest latency's options (--method): here
+    // they are --latency-*.
+    as_prefixed_option("latency-", [&] {
         ProbeSettings settings = a.latency_settings;
         settings.method = parse_sleep_method(a.latency_method);
         settings.policy = parse_sched_policy(a.latency_policy);
@@ -247,7 +238,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"clean-cmd", delegated, po::value(&rc.workload.clean_cmd)->value_name("CMD"), "command: run before every run (untimed)"},
         {"workdir", host, po::value(&a.workdir)->value_name("D"), "scratch space (default $XDG_CACHE_HOME/contest)"},
         {"results", host, po::value(&a.results)->value_name("D"), "where result files go (default results/)"},
-        {"db", host, po::value(&rc.history_db)->value_name("FILE|URI"),
+        {"db", host, po::value(&a.db)->value_name("FILE|URI"),
          "the results database each saved file also goes into: a SQLite file, or postgresql://USER@HOST[:PORT]/NAME "
          "(default: history.sqlite in --results; docs/history.md); its password belongs in ~/.pgpass, PGPASSFILE, "
          "PGPASSWORD or a service file: one in the URI is taken out of contest's words and passed on in PGPASSWORD, "
@@ -285,9 +276,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
     };
     // clang-format on
     // The loads' options (their values and --load-cmd's) are the guests' too.
-    po::options_description loads;
-    add_load_options(loads, rc.load, a.load_text);
-    for (const auto& o : loads.options()) table.emplace_back(o, delegated);
+    for (TableOption& o : load_option_rows(a.load_text, delegated)) table.push_back(std::move(o));
     for (auto& o : latency_options(a)) table.push_back(std::move(o));
     // Each place's own options (places.h), in the place table's order.
     for (const PlaceInfo* place : place_table()) {
@@ -316,7 +305,8 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     rc.drop_caches = !a.no_drop;
     if (a.no_history && vm.count("db"))
         throw UsageError("--no-history and --db: give one (--db names the database runs go into)");
-    rc.history = !a.no_history;
+    rc.sinks.clear();
+    if (!a.no_history) rc.sinks.push_back({SinkKind::results_database, a.db});
     rc.order = parse_run_order(a.order);
     set_runs(rc, a.runs, a.auto_runs, vm);
     if (vm.count("seed")) rc.seed = vm["seed"].as<std::uint64_t>();

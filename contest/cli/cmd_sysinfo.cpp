@@ -18,9 +18,9 @@ int cmd_sysinfo(int argc, char** argv) {
         "Prints the system fingerprint recorded in every result file, as JSON: the machine,\n"
         "and under \"kernel\" its build, settings and the workdir's file system.";
     std::string workdir;
-    cl.options.add_options()("workdir", po::value(&workdir)->value_name("D"),
-                             "whose file system, mount and I/O scheduler to describe (default: "
-                             "contest run's default workdir)");
+    add_options(cl, {{"workdir", OptionScope::host, po::value(&workdir)->value_name("D"),
+                      "whose file system, mount and I/O scheduler to describe (default: "
+                      "contest run's default workdir)"}});
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     if (workdir.empty()) {

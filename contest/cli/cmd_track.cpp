@@ -193,17 +193,11 @@ int cmd_track(int argc, char** argv) {
     if (options.sendmail.empty()) throw UsageError("contest track: --sendmail: give a program");
     options.db = history::db_target(db, folder.parent_path());
 
-    track::ContestBenchSettings settings;
-    settings.tree = options.tree;
-    settings.run_words = run_words;
-    settings.point_rounds = runs;
-    settings.confirm_rounds = confirm_rounds;
-    settings.measure = options.measure.text();
+    options.boot = boot;
+    track::ContestBenchSettings settings = track::bench_settings_of(options);
     settings.run_timeout_s = run_timeout;
     settings.bisect_timeout_s = bisect_timeout;
     if (bisect_step_max_rounds) settings.bisect_step_max_rounds = bisect_step_max_rounds;
-    settings.boot = boot;
-    options.boot = boot;
     track::ContestBench bench(settings);
     Progress progress = Progress::for_stderr(false);
     const track::TrackState state = track::run_track(options, bench, progress);

@@ -46,13 +46,15 @@ int cmd_vm(int argc, char** argv) {
         "use here, and why not the other.";
     std::string image, workdir;
     double boot_timeout_s = 120;
+    using enum OptionScope;
     // clang-format off
-    cl.options.add_options()
-        ("kernel", po::value(&image)->value_name("IMAGE"),
-         "the kernel to probe with: as --kernel's IMAGE of contest run (default: /boot/vmlinuz-$(uname -r))")
-        ("workdir", po::value(&workdir)->value_name("D"), "where the probe's files go (default $XDG_CACHE_HOME/contest)")
-        ("vm-boot-timeout", bounded(&boot_timeout_s, 1.0, 86400.0)->default_value(boot_timeout_s)->value_name("S"),
-         "the TCG probe's time to come up");
+    add_options(cl, {
+        {"kernel", host, po::value(&image)->value_name("IMAGE"),
+         "the kernel to probe with: as --kernel's IMAGE of contest run (default: /boot/vmlinuz-$(uname -r))"},
+        {"workdir", host, po::value(&workdir)->value_name("D"), "where the probe's files go (default $XDG_CACHE_HOME/contest)"},
+        {"vm-boot-timeout", host, bounded(&boot_timeout_s, 1.0, 86400.0)->default_value(boot_timeout_s)->value_name("S"),
+         "the TCG probe's time to come up"},
+    });
     // clang-format on
     // The action comes first: `contest vm check [options]`.
     const bool check = argc > 1 && std::string(argv[1]) == "check";

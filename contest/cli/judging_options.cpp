@@ -17,26 +17,22 @@ bool parse_adjust(const std::string& adjust) {
     throw UsageError("--adjust " + adjust + ": expected none or outside");
 }
 
-void add_judging_options(po::options_description& od, ReportOptions& options, JudgingNames& names) {
-    od.add_options()(
-        "alpha",
-        bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
-        "significance level of the marks and the verdict")(
-        "correction",
-        checked(&names.correction, [](const std::string& c) { stats::parse_correction(c); })
-            ->value_name("C")
-            ->default_value("holm"),
-        "over all the tests behind one table: holm, bh (Benjamini-Hochberg) or none")(
-        "min-effect",
-        bounded(&options.min_effect_pct, 0.0, 100.0)->value_name("PCT")->default_value(1, "1"),
-        "a difference below PCT % is never called one, whatever its p")(
-        "adjust",
-        checked(&names.adjust, [](const std::string& a) { parse_adjust(a); })
-            ->value_name("WHAT")
-            ->default_value("none"),
-        "the verdict of record: none (the raw tests) or outside (the tests net of other "
-        "processes' CPU, steal and the machine's speed where the adjustment applies, the raw "
-        "ones with the reason where not; both are always printed)");
+std::vector<TableOption> judging_option_rows(ReportOptions& options, JudgingNames& names) {
+    using enum OptionScope;
+    // clang-format off
+    return {
+        {"alpha", host, bounded(&options.alpha, kMinAlpha, kMaxAlpha)->value_name("A")->default_value(0.05, "0.05"),
+         "significance level of the marks and the verdict"},
+        {"correction", host, checked(&names.correction, [](const std::string& c) { stats::parse_correction(c); })->value_name("C")->default_value("holm"),
+         "over all the tests behind one table: holm, bh (Benjamini-Hochberg) or none"},
+        {"min-effect", host, bounded(&options.min_effect_pct, 0.0, 100.0)->value_name("PCT")->default_value(1, "1"),
+         "a difference below PCT % is never called one, whatever its p"},
+        {"adjust", host, checked(&names.adjust, [](const std::string& a) { parse_adjust(a); })->value_name("WHAT")->default_value("none"),
+         "the verdict of record: none (the raw tests) or outside (the tests net of other "
+         "processes' CPU, steal and the machine's speed where the adjustment applies, the raw "
+         "ones with the reason where not; both are always printed)"},
+    };
+    // clang-format on
 }
 
 void check_judging_options(ReportOptions& options, const JudgingNames& names) {

@@ -1,10 +1,10 @@
 #pragma once
 // The options `report` and `compare` share: how significance is judged.
 #include <string>
-
-#include <boost/program_options.hpp>
+#include <vector>
 
 #include "contest/report/report_options.h"
+#include "contest/sys/option_table.h"
 
 namespace contest {
 
@@ -18,9 +18,8 @@ struct JudgingNames {
 // (the tests net of outside work are); anything else is a UsageError.
 bool parse_adjust(const std::string& adjust);
 
-// --alpha, --correction, --min-effect, --adjust into `options`.
-void add_judging_options(boost::program_options::options_description& od, ReportOptions& options,
-                         JudgingNames& names);
+// The rows of --alpha, --correction, --min-effect, --adjust, into `options`.
+std::vector<TableOption> judging_option_rows(ReportOptions& options, JudgingNames& names);
 // Throws UsageError naming the option that is out of range.
 void check_judging_options(ReportOptions& options, const JudgingNames& names);
 // UsageError unless format is one of report's (--format of report).

@@ -93,13 +93,14 @@ void set_load_cmd_units(const std::vector<std::string>& specs) {
 
 }  // namespace
 
-void add_load_options(po::options_description& d, LoadOptions&, LoadOptionText& text) {
+std::vector<TableOption> load_option_rows(LoadOptionText& text, OptionScope scope) {
     // clang-format off
-    d.add_options()
-        ("load-cmd", checked(&text.load_cmds, define_load_cmds)->composing()->value_name("NAME=CMD"),
-         "your own command as the load NAME (words, no shell; again for another)")
-        ("load-cmd-units", checked(&text.load_cmd_units, set_load_cmd_units)->composing()->value_name("NAME=CMD"),
-         "what counts NAME's work: CMD prints the work done so far, a number (Loads: its growth)");
+    std::vector<TableOption> rows = {
+        {"load-cmd", scope, checked(&text.load_cmds, define_load_cmds)->composing()->value_name("NAME=CMD"),
+         "your own command as the load NAME (words, no shell; again for another)"},
+        {"load-cmd-units", scope, checked(&text.load_cmd_units, set_load_cmd_units)->composing()->value_name("NAME=CMD"),
+         "what counts NAME's work: CMD prints the work done so far, a number (Loads: its growth)"},
+    };
     // clang-format on
     for (const auto& use : option_uses()) {
         const LoadOption& o = *use.option;
@@ -112,8 +113,9 @@ void add_load_options(po::options_description& d, LoadOptions&, LoadOptionText& 
         semantic->value_name(std::string(o.value_name));
         semantic->notifier(
             [&text, name = std::string(o.name)](const std::string&) { text.given.insert(name); });
-        d.add_options()(flags.c_str(), semantic, help.c_str());
+        rows.emplace_back(flags.c_str(), scope, semantic, help);
     }
+    return rows;
 }
 
 std::filesystem::path default_workdir() {

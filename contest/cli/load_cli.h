@@ -24,12 +24,13 @@ struct LoadOptionText {
     std::vector<std::string> load_cmds, load_cmd_units;
 };
 
-// One option per distinct LoadOption of the registry's entries, its help
-// prefixed with the loads that use it ("process_load: bytes per record");
-// and --load-cmd NAME=CMD, --load-cmd-units NAME=CMD, which define the
-// user's own loads the moment they are read (so that a load name after
-// them, or in the config file, finds the load).
-void add_load_options(po::options_description& d, LoadOptions& lo, LoadOptionText& text);
+// The loads' rows of a command's table, each of the given scope: one per
+// distinct LoadOption of the registry's entries, its help prefixed with the
+// loads that use it ("process_load: bytes per record"); and --load-cmd
+// NAME=CMD, --load-cmd-units NAME=CMD, which define the user's own loads
+// the moment they are read (so that a load name after them, or in the
+// config file, finds the load).
+std::vector<TableOption> load_option_rows(LoadOptionText& text, OptionScope scope);
 // Checks the given values and moves them into lo. Throws UsageError.
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text);
 

@@ -183,6 +183,9 @@ std::string bash_completion() {
         "            export) values='" +
         output_names(OutputUse::export_, " ", " ") +
         "' ;;\n"
+        "            latency) values='" +
+        output_names(OutputUse::latency, " ", " ") +
+        "' ;;\n"
         "            help) values='man bash-completion' ;;\n"
         "            esac\n"
         "            COMPREPLY=($(compgen -W \"$values\" -- \"$cur\")); return ;;\n"
@@ -213,8 +216,8 @@ int cmd_help(int argc, char** argv) {
         "man: the manual page (roff); bash-completion: a bash completion script; both made "
         "from the option, load and probe tables (`make install` installs them)";
     std::string what;
-    cl.options.add_options()("format", po::value(&what)->value_name("F"),
-                             "man | bash-completion (also positional)");
+    add_options(cl, {{"format", OptionScope::host, po::value(&what)->value_name("F"),
+                      "man | bash-completion (also positional)"}});
     cl.positional.add("format", 1);
     po::variables_map vm;
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;

@@ -7,10 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/make_shared.hpp>
-#include <boost/program_options.hpp>
-
 #include "contest/latency/probe_options.h"
+#include "contest/sys/option_table.h"
 
 namespace contest {
 
@@ -23,16 +21,11 @@ struct ProbeSettingTargets {
     std::int64_t* dist_ns = nullptr;
 };
 
-struct ProbeSettingOption {
-    std::string name;  // with the prefix
-    const boost::program_options::value_semantic* value;
-    std::string help;
-};
-
-// interval-us, method, policy, priority, dist, exec-cmd, exec-missed-ms,
-// each named prefix + name; a bad value's UsageError names the option as
-// prefixed.
-std::vector<ProbeSettingOption> probe_setting_options(const ProbeSettingTargets& to,
-                                                      const std::string& prefix);
+// The rows of interval-us, method, policy, priority, dist, exec-cmd,
+// exec-missed-ms, each named prefix + name, of the given scope and needing
+// `needs`; a bad value's UsageError names the option as prefixed.
+std::vector<TableOption> probe_setting_rows(const ProbeSettingTargets& to,
+                                            const std::string& prefix, OptionScope scope,
+                                            const Needs& needs = {});
 
 }  // namespace contest

@@ -255,6 +255,11 @@ void HistoryDb::connect(OpenFor mode) {
     });
 }
 
+// db_session.h's (not included here: it includes this unit's header).
+soci::session& session_of(HistoryDb& db) {
+    return db.sql();
+}
+
 void HistoryDb::in_transaction(const std::function<void()>& work) {
     *sql_ << (postgresql() ? "BEGIN" : "BEGIN IMMEDIATE");
     try {

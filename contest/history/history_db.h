@@ -59,7 +59,6 @@ class HistoryDb {
     HistoryDb(const HistoryDb&) = delete;
     HistoryDb& operator=(const HistoryDb&) = delete;
 
-    soci::session& sql() { return *sql_; }
     const DbTarget& target() const { return target_; }
     bool postgresql() const { return target_.kind == DbKind::postgresql; }
     // The database's version: below this binary's only when reading.
@@ -88,6 +87,11 @@ class HistoryDb {
     }
 
   private:
+    // Every statement against the history's tables is history/'s own
+    // (db_session.h): the robot, the commands and the tests use the
+    // functions history/ gives, not SQL of their own.
+    friend soci::session& session_of(HistoryDb& db);
+    soci::session& sql() { return *sql_; }
     [[noreturn]] void rethrow(const std::string& doing, const std::exception& e) const;
     void connect(OpenFor mode);
     struct SchemaState {

@@ -1,10 +1,9 @@
 #include "contest/history/hosts.h"
 
-#include <soci/soci.h>
-
 #include <algorithm>
 #include <map>
 
+#include "contest/history/db_session.h"
 #include "contest/history/row_values.h"
 
 namespace contest::history {
@@ -21,7 +20,7 @@ std::vector<HostView> host_views(HistoryDb& db) {
     std::map<long long, HostView> by_id;
     db.guarded("reading its hosts", [&] {
         soci::rowset<soci::row> files =
-            (db.sql().prepare
+            (session_of(db).prepare
              << "SELECT ma.id, ma.name, f.label, f.started_at, f.finished_at, k.release, "
                 "k.tree, k.commit_id FROM files f JOIN machines ma ON ma.id = f.machine_id "
                 "JOIN kernels k ON k.id = f.kernel_id ORDER BY f.started_at, f.id");
@@ -40,7 +39,7 @@ std::vector<HostView> host_views(HistoryDb& db) {
                 row.get<std::string>(5) + (commit.empty() ? "" : " @" + commit.substr(0, 12));
         }
         soci::rowset<soci::row> runs =
-            (db.sql().prepare
+            (session_of(db).prepare
              << "SELECT f.machine_id, r.load, r.status, r.reason FROM runs r JOIN files f ON "
                 "f.id = r.file_id ORDER BY f.started_at, f.id, r.id");
         for (const soci::row& row : runs) {
@@ -55,7 +54,7 @@ std::vector<HostView> host_views(HistoryDb& db) {
             h.last_failure = reason.empty() ? row.get<std::string>(2) : reason;
         }
         soci::rowset<soci::row> series =
-            (db.sql().prepare
+            (session_of(db).prepare
              << "SELECT machine_id, COUNT(*) FROM (SELECT DISTINCT f.machine_id, f.workload_id, "
                 "r.load, m.measure FROM files f JOIN runs r ON r.file_id = f.id JOIN "
                 "run_measures m ON m.run_id = r.id WHERE r.status = 'ok') s GROUP BY machine_id");

@@ -1,12 +1,11 @@
 #include "contest/history/import.h"
 
-#include <soci/soci.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 #include "contest/analysis/measures.h"
+#include "contest/history/db_session.h"
 #include "contest/history/file_keys.h"
 #include "contest/history/row_values.h"
 #include "contest/result/result_paths.h"
@@ -191,7 +190,7 @@ void lock_run(HistoryDb& db, const std::vector<std::string>& identities, const R
     const std::string sha = sha256_hex(key_text + run.label + '\n' + run.started);
     const int key =
         static_cast<int>(static_cast<std::uint32_t>(std::stoul(sha.substr(0, 8), nullptr, 16)));
-    db.sql() << "SELECT pg_advisory_xact_lock(5701058, :k)", soci::use(key);
+    session_of(db) << "SELECT pg_advisory_xact_lock(5701058, :k)", soci::use(key);
 }
 
 // Whether the database holds the file of these bytes with its content.
@@ -199,7 +198,7 @@ bool kept_already(HistoryDb& db, const std::string& text) {
     const std::string sha = sha256_hex(text);
     int kept = 0;
     db.guarded("looking a file up", [&] {
-        db.sql() << "SELECT COUNT(*) FROM files WHERE content_sha256 = :h AND content <> ''",
+        session_of(db) << "SELECT COUNT(*) FROM files WHERE content_sha256 = :h AND content <> ''",
             soci::use(sha), soci::into(kept);
     });
     return kept > 0;
@@ -217,7 +216,7 @@ Imported import_result(HistoryDb& db, const ResultFile& file, const std::string&
     run.started = valid_utf8(file.started_at);
     Imported outcome = Imported::already_in;
     db.in_transaction([&] {
-        soci::session& sql = db.sql();
+        soci::session& sql = session_of(db);
         lock_run(
             db,
             {machine_key.identity_sha256, workload_key.identity_sha256, kernel_key.identity_sha256},

@@ -1,12 +1,12 @@
 #include "contest/history/series.h"
 
-#include <soci/soci.h>
-
 #include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
 
+#include "contest/history/db_session.h"
+#include "contest/history/file_keys.h"
 #include "contest/history/row_values.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -88,6 +88,30 @@ std::optional<SeriesKey> parse_series_key(const std::string& text) {
     return k;
 }
 
+SeriesKey series_of_file(HistoryDb& db, const ResultFile& file, const std::string& load,
+                         const std::string& measure) {
+    SeriesKey key;
+    key.load = load;
+    key.measure = measure;
+    const std::string machine = machine_of(file).identity_sha256,
+                      workload = workload_of(file).identity_sha256;
+    bool machine_in = false, workload_in = false;
+    db.guarded("reading the series of " + printable(file.path.string()), [&] {
+        soci::session& sql = session_of(db);
+        sql << "SELECT id FROM machines WHERE identity_sha256 = :s", soci::use(machine),
+            soci::into(key.machine_id);
+        machine_in = sql.got_data();
+        sql << "SELECT id FROM workloads WHERE identity_sha256 = :s", soci::use(workload),
+            soci::into(key.workload_id);
+        workload_in = sql.got_data();
+    });
+    if (!machine_in || !workload_in)
+        throw UsageError(printable(file.path.string()) + ": its " +
+                         (machine_in ? "workload" : "machine") + " is not in " +
+                         printable(db.target().shown) + " (contest history import stores it)");
+    return key;
+}
+
 const char* kernel_order_name(KernelOrder order) {
     switch (order) {
         case KernelOrder::commits:
@@ -105,7 +129,7 @@ std::vector<SeriesInfo> list_series(HistoryDb& db, const std::string& measure) {
         std::vector<SeriesInfo> out;
         const std::string all = measure.empty() ? "1" : "0";
         soci::rowset<soci::row> rows =
-            (db.sql().prepare
+            (session_of(db).prepare
                  << std::string("SELECT f.machine_id, f.workload_id, r.load, m.measure, ma.name, "
                                 "w.name, COUNT(DISTINCT f.kernel_id), COUNT(*)") +
                         kMeasuresOfFiles +
@@ -136,7 +160,7 @@ SeriesPoints series_points(HistoryDb& db, const SeriesKey& key, const CommitOrde
     std::map<long long, KernelPoint> by_point;
     db.guarded("reading series " + printable(key.text()), [&] {
         soci::rowset<soci::row> rows =
-            (db.sql().prepare
+            (session_of(db).prepare
                  << std::string("SELECT k.id, k.release, k.tree, k.ref, k.commit_id, "
                                 "f.started_at, f.label, m.value, ma.name, w.name, f.id") +
                         kMeasuresOfFiles +

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "contest/history/history_db.h"
+#include "contest/result/result_file.h"
 
 namespace contest::history {
 
@@ -19,6 +20,13 @@ struct SeriesKey {
 };
 // nullopt when text is not of that shape.
 std::optional<SeriesKey> parse_series_key(const std::string& text);
+
+// The series of `load` and `measure` that `file` is a point of: its
+// machine's and workload's rows (file_keys.h) as the database holds them.
+// UsageError when either is not in the database (the file, or any of its
+// machine and workload, was never stored).
+SeriesKey series_of_file(HistoryDb& db, const ResultFile& file, const std::string& load,
+                         const std::string& measure);
 
 struct SeriesInfo {
     SeriesKey key;

@@ -1,7 +1,6 @@
 #include "contest/history/stored_files.h"
 
-#include <soci/soci.h>
-
+#include "contest/history/db_session.h"
 #include "contest/history/schema.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/packed_text.h"
@@ -14,7 +13,7 @@ namespace {
 std::string labels_there(HistoryDb& db) {
     std::vector<std::string> labels;
     soci::rowset<std::string> rows =
-        (db.sql().prepare << "SELECT DISTINCT label FROM files ORDER BY label");
+        (session_of(db).prepare << "SELECT DISTINCT label FROM files ORDER BY label");
     for (const std::string& label : rows) {
         if (labels.size() == 20) {
             labels.push_back("...");
@@ -39,8 +38,9 @@ std::vector<ResultFile> stored_files(HistoryDb& db, const std::vector<std::strin
             // file's content as not kept.
             const std::string content = db.schema_version() >= kFileContentSince ? "content" : "''";
             soci::rowset<soci::row> rows =
-                (db.sql().prepare << "SELECT path, " + content +
-                                         " FROM files WHERE label = :l ORDER BY started_at, id",
+                (session_of(db).prepare
+                     << "SELECT path, " + content +
+                            " FROM files WHERE label = :l ORDER BY started_at, id",
                  soci::use(label));
             for (const soci::row& row : rows)
                 stored.push_back({row.get<std::string>(0), row.get<std::string>(1)});

@@ -1,7 +1,5 @@
 #include "contest/history/triage.h"
 
-#include <soci/soci.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -9,6 +7,7 @@
 #include <map>
 #include <regex>
 
+#include "contest/history/db_session.h"
 #include "contest/history/row_values.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -81,7 +80,8 @@ template <class... Uses>
 std::vector<RecordedChange> changes_where(HistoryDb& db, const std::string& where, Uses&&... uses) {
     std::vector<RecordedChange> out;
     soci::rowset<soci::row> rows =
-        ((db.sql().prepare << std::string(kChangeColumns) + where + " ORDER BY c.id"), ..., uses);
+        ((session_of(db).prepare << std::string(kChangeColumns) + where + " ORDER BY c.id"), ...,
+         uses);
     for (const soci::row& row : rows) out.push_back(change_from(row));
     return out;
 }
@@ -170,50 +170,56 @@ std::vector<RecordedChange> record_changes(HistoryDb& db, const SeriesKey& key,
                                            const std::vector<ChangePoint>& found,
                                            const std::string& by, const std::string& now) {
     std::vector<long long> ids;
-    db.guarded("recording the changes of " + printable(key.text()), [&] {
-        db.in_transaction([&] {
-            const std::vector<RecordedChange> recorded = changes_of_series(db, key);
-            const auto at = places(point_kernels);
-            for (const ChangePoint& c : found) {
-                if (c.index == 0 || c.index >= point_kernels.size()) continue;
-                const long long before = point_kernels[c.index - 1], after = point_kernels[c.index];
-                if (const RecordedChange* r = nearest(recorded, at, c.index, c.change, ids)) {
-                    db.sql() << "UPDATE changes SET before_kernel_id = :b, after_kernel_id = :a, "
-                                "moved = :m, p = :p, seen_at = :n WHERE id = :id",
-                        soci::use(before), soci::use(after), soci::use(c.change), soci::use(c.p),
-                        soci::use(now), soci::use(r->id);
-                    ids.push_back(r->id);
-                    continue;
+    db.guarded(
+        "recording the changes of " + printable(key.text()), [&] {
+            db.in_transaction([&] {
+                const std::vector<RecordedChange> recorded = changes_of_series(db, key);
+                const auto at = places(point_kernels);
+                for (const ChangePoint& c : found) {
+                    if (c.index == 0 || c.index >= point_kernels.size()) continue;
+                    const long long before = point_kernels[c.index - 1],
+                                    after = point_kernels[c.index];
+                    if (const RecordedChange* r = nearest(recorded, at, c.index, c.change, ids)) {
+                        session_of(db)
+                            << "UPDATE changes SET before_kernel_id = :b, after_kernel_id = :a, "
+                               "moved = :m, p = :p, seen_at = :n WHERE id = :id",
+                            soci::use(before), soci::use(after), soci::use(c.change),
+                            soci::use(c.p), soci::use(now), soci::use(r->id);
+                        ids.push_back(r->id);
+                        continue;
+                    }
+                    // A regression back: after a change of this series, the same
+                    // way, that was marked fixed.
+                    long long back_after = 0, back_place = -1;
+                    for (const RecordedChange& r : recorded) {
+                        const long long place = place_of(r, at);
+                        if (r.status == TriageStatus::fixed && (r.moved > 0) == (c.change > 0) &&
+                            place >= 0 && place < static_cast<long long>(c.index) &&
+                            place > back_place)
+                            back_after = r.id, back_place = place;
+                    }
+                    long long id = 0;
+                    const std::string untriaged = triage_status_name(TriageStatus::untriaged);
+                    session_of(db)
+                        << "INSERT INTO changes (machine_id, workload_id, load, measure, "
+                           "before_kernel_id, after_kernel_id, moved, p, status, back_after, "
+                           "found_at, seen_at) VALUES (:mi, :wi, :l, :s, :b, :a, :m, :p, :st, "
+                           ":ba, :n, :n2) RETURNING id",
+                        soci::use(key.machine_id), soci::use(key.workload_id), soci::use(key.load),
+                        soci::use(key.measure), soci::use(before), soci::use(after),
+                        soci::use(c.change), soci::use(c.p), soci::use(untriaged),
+                        soci::use(back_after), soci::use(now), soci::use(now), soci::into(id);
+                    const std::string note = "found", none;
+                    const long long no_change = 0;
+                    session_of(db)
+                        << "INSERT INTO change_triage (change_id, status, note, bug, of_change, "
+                           "by_whom, triaged_at) VALUES (:c, :s, :n, :b, :o, :w, :t)",
+                        soci::use(id), soci::use(untriaged), soci::use(note), soci::use(none),
+                        soci::use(no_change), soci::use(by), soci::use(now);
+                    ids.push_back(id);
                 }
-                // A regression back: after a change of this series, the same
-                // way, that was marked fixed.
-                long long back_after = 0, back_place = -1;
-                for (const RecordedChange& r : recorded) {
-                    const long long place = place_of(r, at);
-                    if (r.status == TriageStatus::fixed && (r.moved > 0) == (c.change > 0) &&
-                        place >= 0 && place < static_cast<long long>(c.index) && place > back_place)
-                        back_after = r.id, back_place = place;
-                }
-                long long id = 0;
-                const std::string untriaged = triage_status_name(TriageStatus::untriaged);
-                db.sql() << "INSERT INTO changes (machine_id, workload_id, load, measure, "
-                            "before_kernel_id, after_kernel_id, moved, p, status, back_after, "
-                            "found_at, seen_at) VALUES (:mi, :wi, :l, :s, :b, :a, :m, :p, :st, "
-                            ":ba, :n, :n2) RETURNING id",
-                    soci::use(key.machine_id), soci::use(key.workload_id), soci::use(key.load),
-                    soci::use(key.measure), soci::use(before), soci::use(after),
-                    soci::use(c.change), soci::use(c.p), soci::use(untriaged),
-                    soci::use(back_after), soci::use(now), soci::use(now), soci::into(id);
-                const std::string note = "found", none;
-                const long long no_change = 0;
-                db.sql() << "INSERT INTO change_triage (change_id, status, note, bug, of_change, "
-                            "by_whom, triaged_at) VALUES (:c, :s, :n, :b, :o, :w, :t)",
-                    soci::use(id), soci::use(untriaged), soci::use(note), soci::use(none),
-                    soci::use(no_change), soci::use(by), soci::use(now);
-                ids.push_back(id);
-            }
+            });
         });
-    });
     std::vector<RecordedChange> out;
     for (long long id : ids) out.push_back(recorded_change(db, id));
     return out;
@@ -252,8 +258,9 @@ std::vector<TriageEntry> triage_history(HistoryDb& db, long long id) {
     std::vector<TriageEntry> out;
     db.guarded("reading the triage of change " + std::to_string(id), [&] {
         soci::rowset<soci::row> rows =
-            (db.sql().prepare << "SELECT status, note, bug, by_whom, triaged_at, of_change FROM "
-                                 "change_triage WHERE change_id = :c ORDER BY id",
+            (session_of(db).prepare
+                 << "SELECT status, note, bug, by_whom, triaged_at, of_change FROM "
+                    "change_triage WHERE change_id = :c ORDER BY id",
              soci::use(id));
         for (const soci::row& row : rows) {
             TriageEntry e;
@@ -285,11 +292,11 @@ RecordedChange triage_change(HistoryDb& db, const TriageRequest& r, const std::s
     const std::string status = triage_status_name(r.status);
     db.guarded("triaging " + change, [&] {
         db.in_transaction([&] {
-            db.sql() << "INSERT INTO change_triage (change_id, status, note, bug, of_change, "
-                        "by_whom, triaged_at) VALUES (:c, :s, :n, :b, :o, :w, :t)",
+            session_of(db) << "INSERT INTO change_triage (change_id, status, note, bug, of_change, "
+                              "by_whom, triaged_at) VALUES (:c, :s, :n, :b, :o, :w, :t)",
                 soci::use(r.change), soci::use(status), soci::use(r.note), soci::use(r.bug),
                 soci::use(r.of), soci::use(r.by), soci::use(now);
-            db.sql() << "UPDATE changes SET status = :s WHERE id = :c", soci::use(status),
+            session_of(db) << "UPDATE changes SET status = :s WHERE id = :c", soci::use(status),
                 soci::use(r.change);
         });
     });
@@ -338,18 +345,19 @@ bool claim_group_mail(HistoryDb& db, const std::string& group, const std::string
     db.guarded("claiming the mail of " + printable(group), [&] {
         db.in_transaction([&] {
             // PostgreSQL: claims of one database one at a time (its own key).
-            if (db.postgresql()) db.sql() << "SELECT pg_advisory_xact_lock(5701058)";
+            if (db.postgresql()) session_of(db) << "SELECT pg_advisory_xact_lock(5701058)";
             std::string by;
             soci::indicator ind = soci::i_null;
-            db.sql() << "SELECT claimant FROM change_mails WHERE group_key = :g OR first_bad = :f "
-                        "ORDER BY mailed_at LIMIT 1",
+            session_of(db)
+                << "SELECT claimant FROM change_mails WHERE group_key = :g OR first_bad = :f "
+                   "ORDER BY mailed_at LIMIT 1",
                 soci::use(group), soci::use(first_bad), soci::into(by, ind);
-            if (ind == soci::i_ok && db.sql().got_data()) {
+            if (ind == soci::i_ok && session_of(db).got_data()) {
                 mine = by == claimant;
                 return;
             }
-            db.sql() << "INSERT INTO change_mails (group_key, first_bad, mail, claimant, "
-                        "mailed_at) VALUES (:g, :f, :m, :c, :t)",
+            session_of(db) << "INSERT INTO change_mails (group_key, first_bad, mail, claimant, "
+                              "mailed_at) VALUES (:g, :f, :m, :c, :t)",
                 soci::use(group), soci::use(first_bad), soci::use(mail), soci::use(claimant),
                 soci::use(now);
             mine = true;

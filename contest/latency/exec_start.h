@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/sys/spawn.h"
+#include "contest/sys/timed_starts.h"
 
 namespace contest::latency {
 

@@ -2,6 +2,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 
@@ -55,6 +57,17 @@ std::vector<ProbeOptions> make_probe_list(const std::string& probes,
         list.push_back(make_probe_options(probe, settings));
     }
     return list;
+}
+
+std::optional<UnchosenProbeOption> option_of_unchosen_probe(
+    const std::vector<const ProbeInfo*>& chosen,
+    const std::function<bool(const ProbeOwnOption&)>& given) {
+    for (const ProbeInfo* p : probe_table()) {
+        if (std::find(chosen.begin(), chosen.end(), p) != chosen.end()) continue;
+        for (const ProbeOwnOption& o : p->options)
+            if (given(o)) return UnchosenProbeOption{p, &o};
+    }
+    return std::nullopt;
 }
 
 }  // namespace contest::latency

@@ -3,6 +3,8 @@
 // command line's settings: what `contest latency --probe` and `contest run
 // --latency` ask for. Above both the options (probe_options.h) and the
 // table (probe_table.h), which includes the options for its entries' type.
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,5 +28,17 @@ ProbeOptions make_probe_options(const ProbeInfo& probe, const ProbeSettings& set
 // options set per probe, each named once; the other settings as above.
 // Throws UsageError naming --latency for an empty or repeated name.
 std::vector<ProbeOptions> make_probe_list(const std::string& probes, const ProbeSettings& settings);
+
+// An option of a probe's own (ProbeInfo::options) given for a probe that
+// was not chosen: the first, in the table's order, that `given` says was
+// given; nothing when none was. `contest latency` (--exec-cmd) and
+// `contest run` (--latency-exec-cmd) each refuse it in a line of their own.
+struct UnchosenProbeOption {
+    const ProbeInfo* probe = nullptr;
+    const ProbeOwnOption* option = nullptr;
+};
+std::optional<UnchosenProbeOption> option_of_unchosen_probe(
+    const std::vector<const ProbeInfo*>& chosen,
+    const std::function<bool(const ProbeOwnOption&)>& given);
 
 }  // namespace contest::latency

@@ -38,15 +38,15 @@ std::string compare_normalized(const ReportModel& model) {
 // clang-format off
 const Output kOutputs[] = {
     {.name = "text", .what = "the classic contest table, for a terminal",
-     .report = format_text, .compare = compare_text},
+     .report = format_text, .compare = compare_text, .latency = latency_window_text},
     {.name = "markdown", .what = "the tables in Markdown",
      .report = format_markdown, .compare = compare_markdown},
     {.name = "csv", .what = "one row per label and load, every figure a column",
      .report = format_csv, .compare = compare_csv},
     {.name = "json", .what = "the report model, every figure and test",
-     .report = format_json, .compare = compare_json},
+     .report = format_json, .compare = compare_json, .latency = latency_window_json},
     {.name = "html", .what = "one page with the tables and the drawings, no script",
-     .report = format_html, .compare = compare_html},
+     .report = format_html, .compare = compare_html, .trend = trend_page_html},
     {.name = "contest", .what = "a mail for a kernel list: the table, latency, verdicts and the command",
      .post = post_contest_shape},
     {.name = "lkp", .what = "the 0-day robot's %stddev %change columns",
@@ -74,6 +74,10 @@ bool Output::offered_by(OutputUse use) const {
             return exported != nullptr;
         case OutputUse::run_summary:
             return run_summary != nullptr;
+        case OutputUse::latency:
+            return latency != nullptr;
+        case OutputUse::trend:
+            return trend != nullptr;
     }
     return false;
 }
@@ -97,6 +101,8 @@ constexpr UseFacts kUses[] = {
     {OutputUse::export_, "export", "--format", "contest export", "contest export --format"},
     {OutputUse::run_summary, "run", "--summary-json", "contest run --summary-json",
      "contest run --summary-json FILE"},
+    {OutputUse::latency, "latency", "--format", "contest latency", "contest latency --format"},
+    {OutputUse::trend, "history page", "--out", "contest history page", "contest history page"},
 };
 
 const UseFacts& facts_of(OutputUse use) {

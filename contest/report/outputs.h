@@ -1,10 +1,21 @@
 #pragma once
 // Everything contest renders for a reader, in one table: each output is its
-// name, what it renders, and how each command that offers it renders it
-// (null where a command does not): `contest report --format`, `contest
-// compare --format`, `contest post --style`, `contest export --format` and
-// `contest run --summary-json`. The commands' checks, their --help, the
-// manual and the shell completion all read the names from this table.
+// name (a format: text, json, html, ...), what it renders, and how it
+// renders each use that offers it (null where a use does not): `contest
+// report --format`, `contest compare --format`, `contest post --style`,
+// `contest export --format`, `contest run --summary-json`, `contest latency
+// --format` and `contest history page`. The commands' checks, their --help,
+// the manual and the shell completion all read the names from this table.
+//
+// A use is a model in and text out per format: to render a new table a
+// person reads (a command's list, status or mail) through it, (1) put its
+// model in a plain struct of report/ (report/ includes no history/, track/,
+// bisect/ or boot/: the command fills the struct, as cmd_history.cpp fills
+// TrendPage), (2) add an OutputUse and its row in outputs.cpp's kUses (the
+// command and option that choose the format), (3) add a field here,
+// `std::string (*use)(const Model&)`, set in the row of each format that
+// renders it, and its case in offered_by, (4) render with
+// find_output(format, use).use(model).
 #include <filesystem>
 #include <span>
 #include <string>
@@ -15,13 +26,15 @@
 
 #include "contest/analysis/report_model.h"
 #include "contest/report/kcidb_export.h"
+#include "contest/report/latency_window.h"
 #include "contest/report/report_options.h"
+#include "contest/report/trend_page.h"
 #include "contest/result/result_file.h"
 
 namespace contest {
 
 // Where an output is offered: each command and the option that names it.
-enum class OutputUse { report, compare, post, export_, run_summary };
+enum class OutputUse { report, compare, post, export_, run_summary, latency, trend };
 
 struct Output {
     std::string_view name;
@@ -41,6 +54,10 @@ struct Output {
     // contest run --summary-json: one label's run for an engine (Ansible, LAVA, CI).
     nlohmann::json (*run_summary)(const ResultFile& result,
                                   const std::filesystem::path& result_file) = nullptr;
+    // contest latency: one probe's window.
+    std::string (*latency)(const LatencyWindowModel& window) = nullptr;
+    // contest history page: the series' charts and their changes.
+    std::string (*trend)(const TrendPage& page) = nullptr;
 
     bool offered_by(OutputUse use) const;
 };

@@ -39,8 +39,7 @@ RunJournal delegated_turn_journal(const DelegatedTurn& turn) {
     c.vm.duet = false;
     c.vm.runs_per_boot.reset();
     // This host's recorder keeps what comes back.
-    c.history = false;
-    c.history_db.clear();
+    c.sinks.clear();
     c.place = RunPlace::host;
     c.kernels.clear();
     c.boot_appends.clear();

@@ -19,6 +19,7 @@
 #include "contest/run/knobs.h"
 #include "contest/run/run_order.h"
 #include "contest/run/run_place.h"
+#include "contest/run/sink_specs.h"
 #include "contest/vm/guest.h"
 #include "contest/vm/kernel_image.h"
 #include "loads/load.h"
@@ -40,10 +41,10 @@ struct RunConfig {
     WorkloadOptions workload;
     LoadOptions load;
     std::filesystem::path results_dir = "results";
-    // The results database every saved file also goes into (docs/history.md):
-    // --db as given ("": history.sqlite in results_dir); none under --no-history.
-    std::string history_db;
-    bool history = true;
+    // Where every saved file also goes (sink_specs.h): the results database
+    // (--db as given, "": history.sqlite in results_dir); none under
+    // --no-history.
+    std::vector<SinkSpec> sinks = default_sinks();
     double warmup_s = 3.0;    // a load's time to get going before the workload starts
     bool drop_caches = true;  // before every run but cacherun's, where permitted
     double settle_s = 0;      // before every run, at most this long for the machine to settle

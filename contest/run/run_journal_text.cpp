@@ -113,10 +113,23 @@ void fields(V& v, R& c) {
     v("workload", c.workload);
     v("load", c.load);
     v.path("results_dir", c.results_dir);
-    v.path("history_db", c.history_db, [](std::string& db) {
+    // The sinks as journals have always named them (the database, the one
+    // kind: its --db and whether it is there), so that every journal reads.
+    const SinkSpec* database = database_sink(c.sinks);
+    std::string history_db = database ? database->where : "";
+    bool history = database != nullptr;
+    v.path("history_db", history_db, [](std::string& db) {
         if (!history::is_postgresql_uri(db)) AbsolutePath{}(db);
     });
-    v("history", c.history);
+    v("history", history);
+    if constexpr (V::reading) {
+        c.sinks.clear();
+        if (history) c.sinks.push_back({SinkKind::results_database, history_db});
+    } else if constexpr (!std::is_const_v<R>) {
+        // A walk that changes the record (its paths made absolute).
+        for (SinkSpec& sink : c.sinks)
+            if (sink.kind == SinkKind::results_database) sink.where = history_db;
+    }
     v("warmup_s", c.warmup_s);
     v("drop_caches", c.drop_caches);
     v("settle_s", c.settle_s);

@@ -194,9 +194,8 @@ LabelFiles run_label_files(const RunConfig& config, const std::string& started_a
                 // Each file is made with its first run: none ever holds 0 runs.
                 for (const auto& label : out.labels)
                     progress.note("contest: results go to " + label.path().string());
-                if (config.history)
-                    progress.note("contest: and into the results database " +
-                                  history::db_target(config.history_db, config.results_dir).shown);
+                for (const std::string& sink : run_sink_names(config))
+                    progress.note("contest: and into " + sink);
             },
             true};
 }

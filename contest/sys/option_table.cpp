@@ -8,11 +8,23 @@ std::string with_range(std::string name, const std::string& min, const std::stri
     return name.insert(default_at == std::string::npos ? name.size() : default_at, range);
 }
 
+void as_prefixed_option(const std::string& prefix, const std::function<void()>& check) {
+    try {
+        check();
+    } catch (const UsageError& e) {
+        const std::string why = e.what();
+        // "latency-": --latency and --latency-* are the prefix's own.
+        const std::string own = "--" + prefix.substr(0, prefix.find_last_not_of('-') + 1);
+        if (prefix.empty() || !why.starts_with("--") || why.starts_with(own)) throw;
+        throw UsageError("--" + prefix + why.substr(2));
+    }
+}
+
 TableOption::TableOption(const char* flags, OptionScope scope, const po::value_semantic* value,
                          const std::string& help, FromConfig config)
-    : TableOption(boost::shared_ptr<po::option_description>(
-                      new po::option_description(flags, value, help.c_str())),
-                  scope, config) {}
+    : description(new po::option_description(flags, value, help.c_str())),
+      scope(scope),
+      config(config) {}
 
 TableOption::TableOption(boost::shared_ptr<po::option_description> description, OptionScope scope,
                          FromConfig config)

@@ -46,13 +46,17 @@ enum class FromConfig { yes, no };
 
 // One option of a command's table, declared once: its name, its value (the
 // type, range or check and default, as bounded() and checked() make it),
-// its help, whether a config file may set it, and its scope. The parser,
-// --help and what a guest is given are made from the table. The scope has
-// no default: an option declared without one does not compile.
+// its help, whether a config file may set it, and its scope. Every
+// command's options are such a table (contest/cli/cli_common.h's
+// CommandLine): the parser, --help, the manual page, the bash completion
+// and what a guest is given are made from it. The scope has no default: an
+// option declared without one does not compile (a command that delegates
+// nothing says host).
 // What an option needs to mean anything: any one of these options given
-// ("kernel"), or given with a value ("runs=auto"). The parser refuses the
-// option without it, and --help and the manual say it before the option's
-// own help ("--kernel: the guests' CPUs").
+// ("kernel"), or given with a value ("runs=auto"). The command refuses the
+// option without it after its parse (refuse_options_without_needs,
+// contest/cli/cli_common.h), and --help and the manual say it before the
+// option's own help ("--kernel: the guests' CPUs").
 struct Needs {
     std::vector<std::string> any_of;
 };
@@ -62,7 +66,8 @@ struct TableOption {
                 const std::string& help, FromConfig config = FromConfig::yes);
     TableOption(const char* flags, OptionScope scope, Needs needs, const po::value_semantic* value,
                 const std::string& help, FromConfig config = FromConfig::yes);
-    // An option described elsewhere (the loads'), given its scope here.
+    // An option Boost's add_options() described: the rows of a command not
+    // yet declaring its options in a table (CommandLine::options).
     TableOption(boost::shared_ptr<po::option_description> description, OptionScope scope,
                 FromConfig config = FromConfig::yes);
 
@@ -90,6 +95,15 @@ po::typed_value<T>* bounded(T* store, T min, T max);
 //   ("order", checked(&a.order, check_run_order), "...")
 template <typename T>
 po::typed_value<T>* checked(T* store, std::type_identity_t<std::function<void(const T&)>> check);
+
+// Runs check; when its UsageError names an option ("--method 'x': ..."),
+// throws it naming that option with prefix ("--latency-method 'x': ..."):
+// for checks written for a command's own options (contest latency's) that
+// another command offers prefixed (contest run's --latency-*). A message
+// that names the prefix's own options already (--latency, --latency-*), or
+// no option, and any other error go on as they are; an empty prefix
+// changes nothing.
+void as_prefixed_option(const std::string& prefix, const std::function<void()>& check);
 
 // How --help shows a value with a range: "N (1 to 1000)", before the default.
 std::string with_range(std::string name, const std::string& min, const std::string& max);

@@ -4,9 +4,9 @@
 //    the child (argv, folder, environment, where its standard streams go,
 //    whose process group it joins, the signal it gets when its parent dies),
 //    and spawn() launches it with Boost.Process.
-//  - TimedStarts: a program whose start is itself measured (the exec
-//    probe), by vfork and execve: spawn's fork, PATH search and exec-error
-//    pipe would be timed with it.
+//  - TimedStarts (timed_starts.h): a program whose start is itself
+//    measured (the exec probe), by vfork and execve: spawn's fork, PATH
+//    search and exec-error pipe would be timed with it.
 //  - fork_function(): a function of contest's own in a child (loads and
 //    probes, which are code, not programs).
 // (The run's cgroup guardian is forked and reaped in cgroup.cpp: it must
@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "contest/sys/exec_gate.h"
 #include "contest/sys/unique_fd.h"
 
 namespace contest {
@@ -129,38 +130,6 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
 // The same, for a child with no pipes.
 pid_t spawn(const std::vector<std::string>& argv, const SpawnOptions& options = {});
 
-// Starts to be timed, of one program again and again: argv[0] (a path, not
-// searched for) started with vfork, which copies none of the caller's page
-// tables, as posix_spawn (and so a launcher) starts a program; in the
-// caller's process group, dying with the caller, every signal at its
-// default, its standard streams on /dev/null. spawn()'s fork, PATH search
-// and exec-error pipe would be timed with it and weigh more than a small
-// program's whole start.
-class TimedStarts {
-  public:
-    // Finds the signals the caller ignores or catches, once, with the raw
-    // call (glibc's sigaction refuses its own two, 32 and 33, which a starter
-    // can still leave ignored): the child resets only those, since exec would
-    // keep an ignored one ignored and a caught one arriving before the exec
-    // would run the caller's handler in the child, while a reset of every
-    // signal in the child, as glibc's posix_spawn does, would be timed as the
-    // start's cost: a tenth of a small program's start in a VM. The caller
-    // must not change its signals' dispositions afterwards. Throws
-    // UsageError for an empty argv.
-    explicit TimedStarts(std::vector<std::string> argv);
-    // One start.
-    // started_ns: CLOCK_MONOTONIC at the request, before the
-    // start's own set-up (its standard streams opened, signals blocked
-    // around the vfork), as a launcher's user waits from there. Throws
-    // EnvironmentError when it cannot start.
-    pid_t start(std::int64_t& started_ns) const;
-    const std::vector<std::string>& argv() const { return argv_; }
-
-  private:
-    std::vector<std::string> argv_;
-    std::vector<int> not_default_;  // ignored or caught by the caller
-};
-
 // Forks a child that runs fn and _exits with its return value (1 when it
 // throws, with the message on stderr): for loads, which are code, not
 // programs. The child is tied to contest as spawn's children are.
@@ -199,20 +168,5 @@ std::string first_line(const std::string& text);
 std::optional<std::filesystem::path> find_on_path(std::string_view name,
                                                   std::string_view search_path);
 std::optional<std::filesystem::path> find_on_path(std::string_view name);  // $PATH
-
-// The pipe a forked child waits on before exec (SpawnOptions::before_exec),
-// so the parent can set something up on its pid first (perf counters). wait_in_child() is
-// async-signal-safe.
-class ExecGate {
-  public:
-    ExecGate();  // throws EnvironmentError when no pipe can be made
-    // In the child: blocks until release() (or the parent is gone).
-    void wait_in_child() noexcept;
-    // In the parent (after_fork), once what the child waits for is done.
-    void release();
-
-  private:
-    UniqueFd read_fd_, write_fd_;
-};
 
 }  // namespace contest

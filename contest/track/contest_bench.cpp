@@ -113,6 +113,17 @@ std::vector<std::string> ContestBench::run_of(const std::vector<std::string>& ke
     return words;
 }
 
+ContestBenchSettings bench_settings_of(const TrackOptions& options) {
+    ContestBenchSettings settings;
+    settings.tree = options.tree;
+    settings.run_words = options.run_words;
+    settings.point_rounds = options.point_rounds;
+    settings.confirm_rounds = options.confirm_rounds;
+    settings.measure = options.measure.text();
+    settings.boot = options.boot;
+    return settings;
+}
+
 bool ContestBench::goes_on_by_itself(const fs::path& folder) const {
     std::error_code ec;
     return s_.boot && fs::is_regular_file(fs::symlink_status(folder / kRunJournalName, ec));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "contest/track/track_bench.h"
+#include "contest/track/track_options.h"
 
 namespace contest::track {
 
@@ -35,6 +36,10 @@ struct ContestBenchSettings {
     bool boot = false;
     std::filesystem::path binary = "/proc/self/exe";
 };
+
+// The settings a track's question gives (its tree, run words, rounds,
+// measure and --boot), the bounds left at none.
+ContestBenchSettings bench_settings_of(const TrackOptions& options);
 
 class ContestBench : public TrackBench {
   public:
