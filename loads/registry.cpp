@@ -38,6 +38,14 @@ bool is_plain_name(const std::string& name) {
 
 }  // namespace
 
+std::set<std::string> load_path_options() {
+    std::set<std::string> names;
+    for (const LoadInfo* l : load_registry())
+        for (const LoadOption* o : l->options)
+            if (o->kind == LoadOptionKind::text) names.emplace(o->name);
+    return names;
+}
+
 std::span<const LoadInfo* const> load_registry() {
     return entries();
 }

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +37,10 @@ void check_load_name(const std::string& name);
 // that `all` skips unavailable loads with a warning on stderr.
 std::vector<const LoadInfo*> resolve_loads(const std::vector<std::string>& names,
                                            const LoadOptions& options);
+
+// The load options whose value is a path (a folder or file: text, not a
+// number), by name.
+std::set<std::string> load_path_options();
 
 // Position in contest's order, for sorting report blocks; unknown names last.
 std::size_t load_order(std::string_view name);

@@ -40,13 +40,14 @@ TEST_CASE(
     std::vector<std::string> rows;
     for (const PlaceInfo* place : place_table()) {
         INFO("the place of --" << place->option);
-        if (!place->options) {
+        REQUIRE(place->options);
+        RunConfig config;
+        const PlaceOptions options = place->options(config);
+        CHECK(options.life);  // every place has its life, made with its options
+        if (options.rows.empty()) {
             CHECK(place->option.empty());  // only the host has no option of its own
             continue;
         }
-        RunConfig config;
-        const PlaceOptions options = place->options(config);
-        REQUIRE_FALSE(options.rows.empty());
         // Its option first: LABEL=VALUE, once or more, saying what it does
         // not go with.
         const po::option_description& first = *options.rows.front().description;

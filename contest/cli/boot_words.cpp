@@ -9,6 +9,7 @@
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/trusted_folder.h"
+#include "loads/registry.h"
 #include "workloads/kernel.h"
 
 namespace contest {

@@ -1,13 +1,11 @@
 // `contest run [options] [LOAD...]`
 #include <sys/utsname.h>
 
-#include <any>
 #include <cstdlib>
 #include <iostream>
-#include <optional>
+#include <tuple>
 
 #include "contest/analysis/run_summary.h"
-#include "contest/boot/boot_status.h"
 #include "contest/cli/bisection_print.h"
 #include "contest/cli/boot_words.h"
 #include "contest/cli/cli_common.h"
@@ -17,23 +15,15 @@
 #include "contest/cli/probe_setting_options.h"
 #include "contest/cli/run_options.h"
 #include "contest/drive/journal_continue.h"
-#include "contest/history/pg_uri.h"
-#include "contest/kbuild/kernel_ref.h"
-#include "contest/latency/latency_why.h"
 #include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
-#include "contest/run/boot_run.h"
 #include "contest/run/places.h"
-#include "contest/run/run_driver.h"
 #include "contest/run/run_journal.h"
-#include "contest/run/run_loop.h"
-#include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/sys/utc_timestamp.h"
-#include "contest/sys/workdir.h"
 #include "loads/registry.h"
 #include "workloads/kernel.h"
 #include "workloads/synthetic_generator.h"
@@ -103,14 +93,6 @@ void set_runs(RunConfig& rc, const std::string& runs, AutoRuns auto_runs,
     rc.runs = runs_of(runs);
 }
 
-void check_runs(const std::string& runs) {
-    runs_of(runs);
-}
-
-void check_order(const std::string& order) {
-    parse_run_order(order);
-}
-
 void check_label(const std::string& label) {
     if (auto why = label_problem(label)) throw UsageError("--label " + *why);
 }
@@ -140,21 +122,29 @@ namespace {
 
 using enum OptionScope;
 
+RunConfig parsed_run_config(RunOptions& options, const std::vector<std::string>& words);
+
 // The place the options choose (places.h), what every place's options
 // make of the config (its kernels, --kernel's or --boot's LABEL=VALUE, its
-// own settings) and what it does not go with, as the place table says: one
-// line naming the first.
-void set_place(RunArguments& a, const po::variables_map& vm, RunConfig& rc) {
-    const OptionGiven given = [&](std::string_view option) {
-        return option_given(vm, std::string(option));
+// own settings, the config a delegated turn runs) and what it does not go
+// with, as the place table says: one line naming the first.
+void set_place(RunArguments& a, const std::vector<TableOption>& table, const po::variables_map& vm,
+               RunConfig& rc) {
+    ParsedWords words;
+    words.given = [&](std::string_view option) { return option_given(vm, std::string(option)); };
+    words.delegated_config = [&] {
+        RunOptions delegated;
+        RunConfig made = parsed_run_config(delegated, delegated_words(table, vm));
+        made.command_line.clear();
+        return made;
     };
-    rc.place = choose_place(given);
+    rc.place = choose_place(words.given);
     const PlaceInfo& place = place_info(rc.place);
-    for (const PlaceOptions& options : a.places)
-        if (options.finish) options.finish(given, rc);
     for (const PlaceExclusion& e : place.excludes)
         if (option_given(vm, std::string(e.option), std::string(e.value)))
             throw UsageError(exclusion_text(place, e));
+    for (const PlaceOptions& options : a.places)
+        if (options.finish) options.finish(words, rc);
 }
 
 // --latency [PROBES] and its --latency-* options (contest latency's, prefixed):
@@ -224,7 +214,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
     // clang-format off
     std::vector<TableOption> table = {
         {"label,k", host, checked(&rc.label, check_label)->value_name("L"), "the name rows are grouped by (default: uname -r)"},
-        {"runs,n", host, checked(&a.runs, check_runs)->default_value("3")->value_name(kRunsValueName),
+        {"runs,n", host, checked<std::string>(&a.runs, [](const std::string& r) { runs_of(r); })->default_value("3")->value_name(kRunsValueName),
          "runs of the workload under each load; auto: rounds until every Ratio's CI is under --target-ci"},
         {"target-ci", host, Needs{{"runs=auto"}}, bounded(&a.auto_runs.target_ci_pct, 0.01, 100.0)->default_value(2)->value_name("PCT"),
          "the widest Ratio CI half-width to reach, in %"},
@@ -258,7 +248,7 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
         {"no-history", host, po::bool_switch(&a.no_history), "save the runs in their result files only, not in the results database"},
         {"warmup", delegated, bounded(&rc.warmup_s, 0.0, kMaxWarmupSeconds)->default_value(3.0)->value_name("S"),
          "seconds a load runs before the workload starts"},
-        {"order", host, checked(&a.order, check_order)->default_value("shuffled")->value_name("O"),
+        {"order", host, checked<std::string>(&a.order, [](const std::string& o) { parse_run_order(o); })->default_value("shuffled")->value_name("O"),
          "shuffled: rounds of a run under every load, each round in a random order; rounds: the same in "
          "contest's order; blocks: all runs under one load, then the next"},
         {"timeout", delegated, bounded(&rc.timeout_s_value, 0.001, 604800.0)->value_name("S"), "stop a workload run after S seconds (recorded as timed_out)"},
@@ -291,11 +281,10 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
     for (TableOption& o : load_option_rows(a.load_text, delegated)) table.push_back(std::move(o));
     for (auto& o : latency_options(a)) table.push_back(std::move(o));
     // Each place's own options (places.h), in the place table's order.
-    for (const PlaceInfo* place : place_table())
-        if (place->options) {
-            a.places.push_back(place->options(rc));
-            for (const TableOption& o : a.places.back().rows) table.push_back(o);
-        }
+    for (const PlaceInfo* place : place_table()) {
+        a.places.push_back(place->options(rc));
+        for (const TableOption& o : a.places.back().rows) table.push_back(o);
+    }
     return table;
 }
 
@@ -307,7 +296,7 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     finish_load_options(rc.load, a.load_text);
     // An empty --label is refused like any bad one, not replaced by uname -r.
     if (!vm.count("label")) rc.label = default_label();
-    if (auto why = label_problem(rc.label)) throw UsageError("--label " + *why);
+    check_label(rc.label);
     if (rc.workload.kind.empty())
         rc.workload.kind = kernel_source_available() ? "kernel" : "synthetic";
     if (vm.count("kernel-source"))
@@ -329,7 +318,7 @@ RunConfig checked_run_config(RunArguments& a, const std::vector<TableOption>& ta
     rc.loads = names.empty() ? std::vector<std::string>{"default"} : names;
     check_latency_options(a, vm, rc);
     for (const auto& v : a.vary) rc.vary.push_back(parse_vary(v));
-    set_place(a, vm, rc);
+    set_place(a, table, vm, rc);
     return rc;
 }
 
@@ -374,90 +363,21 @@ RunConfig parsed_run_config(RunOptions& options, const std::vector<std::string>&
     return config;
 }
 
-// A place that delegates its turns (--kernel's guests): the config each
-// turn's contest runs, made now of the options that reach it, as that
-// contest would have parsed them. No word is parsed after the start.
-void set_delegated(const RunOptions& options, RunConfig& config) {
-    if (!place_info(config.place).delegates_turns) return;
-    RunOptions delegated;
-    RunConfig made = parsed_run_config(delegated, options.delegated_arguments());
-    made.command_line.clear();
-    config.delegated = std::make_shared<const RunConfig>(std::move(made));
-}
-
 }  // namespace
 
 RunConfig run_config_of(const std::vector<std::string>& words) {
     RunOptions options;
-    RunConfig config = parsed_run_config(options, words);
-    set_delegated(options, config);
-    return config;
+    return parsed_run_config(options, words);
 }
-
-namespace {
-
-// The table of a run that ended, as `contest run` prints it.
-void print_table(const std::vector<ResultFile>& results) {
-    if (!results.empty() && !results.front().runs.empty())
-        std::cout << render_report(results, ReportOptions{}) << std::flush;
-}
-
-// --boot's options as parsed (its place's, place_boot.cpp).
-const BootArguments& boot_arguments(const RunArguments& a) {
-    for (const PlaceOptions& options : a.places)
-        if (const auto* held = std::any_cast<std::shared_ptr<const BootArguments>>(&options.held))
-            return **held;
-    throw std::logic_error("no place of the place table holds --boot's options");
-}
-
-// --boot-status, --boot-abort, --boot-continue, --boot: the run across
-// reboots (boot_run.h); nullopt for every other run. None opens the
-// workdir of its own words: a refused start makes nothing, and the unit's
-// step (no HOME: its default workdir would be in /tmp, where anyone can
-// make it first) uses the one its journal recorded. A start's config is
-// made of its words as boot_run_words resolves them, and kept in the
-// run's journal: each step reads that, and parses no word.
-std::optional<int> boot_command(const RunOptions& options, RunArguments& a, RunConfig& rc) {
-    const BootArguments& boot = boot_arguments(a);
-    const int asked = boot.status + boot.abort + !boot.continue_journal.empty();
-    if (asked > 1)
-        throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
-    if (boot.status) return print_boot_status(a.results);
-    if (boot.abort) return abort_boot_run(a.results, boot.root);
-    if (boot.continue_journal.empty() && !place_info(rc.place).across_reboots) return std::nullopt;
-    const auto run_containment = RunContainment::set_up();
-    const std::string containment = rc.containment = run_containment->description();
-    Progress progress = Progress::for_stderr(a.quiet);
-    BootStep step;
-    std::optional<drive::JournalContinued> continued;
-    if (!boot.continue_journal.empty()) {
-        // This boot takes one turn of the run its journal holds; the run's
-        // end hands over to the bisection that owns it (journal_continue.h).
-        continued = drive::continue_journal(boot.continue_journal, containment, progress);
-        step = continued->step;
-    } else {
-        RunConfig resolved = run_config_of(boot_run_words(options));
-        resolved.containment = containment;
-        step = start_boot_run(resolved, boot.options(), progress);
-    }
-    progress.clear();
-    print_table(step.finished);
-    if (continued && continued->driven)
-        print_bisection(*continued->driven, continued->bisection, progress);
-    return step.exit_code;
-}
-
-}  // namespace
 
 RunJournal boot_batch_journal_of(const std::vector<std::string>& words) {
     RunOptions options;
-    if (!place_info(parsed_run_config(options, words).place).across_reboots)
-        throw UsageError("contest run: these words are no --boot run");
+    const RunConfig parsed = parsed_run_config(options, words);
     RunJournal journal;
+    life_of(options.arguments().places, parsed.place).keep_own(journal);
+    if (!journal.boot) throw UsageError("contest run: these words are no --boot run");
     journal.started_at = utc_timestamp();
     journal.config = run_config_of(boot_run_words(options));
-    journal.boot = boot_arguments(options.arguments()).options();
-    journal.boot->root = std::filesystem::absolute(journal.boot->root).lexically_normal();
     return journal;
 }
 
@@ -493,94 +413,80 @@ RunConfig journal_run_config(RunOptions& options) {
     return config;
 }
 
-// --resume X: the run its journal holds (the interrupted result file's,
-// or X itself), alone: nothing of it parsed from words or read from a
-// --config file (run_driver.h). An option a place excludes is named with
+// --resume X: the journal of the run it continues (the interrupted result
+// file's, or X itself), alone: nothing of it parsed from words or read from
+// a --config file (run_driver.h). An option a place excludes is named with
 // the place first, as every run's check says it.
-RunConfig resumed_run_config(RunOptions& options, const RunConfig& parsed,
-                             std::optional<OpenedJournal>& opened) {
+LifeAsked resumed_run(RunOptions& options, const RunConfig& parsed) {
     check_place(parsed);
     refuse_beside(options, "resume");
-    opened = open_run_journal(parsed.resume.front());
-    RunConfig config = opened->journal.config;
-    config.resume = opened->journal.results;
-    return config;
+    return {LifeVerb::advance, parsed.resume.front()};
 }
 
-// A new run on this host's paths made absolute, as its journal keeps them:
-// --resume reads them from any folder.
-void absolute_paths(RunConfig& rc) {
-    namespace fs = std::filesystem;
-    const auto absolute = [](const fs::path& p) {
-        return p.empty() ? p : fs::absolute(p).lexically_normal();
-    };
-    rc.workload.workdir = absolute(rc.workload.workdir);
-    rc.load.workdir = absolute(rc.load.workdir);
-    rc.results_dir = absolute(rc.results_dir);
-    rc.build_config = absolute(rc.build_config);
-    rc.workload.kernel_source = absolute(rc.workload.kernel_source);
-    rc.load.workload_source = absolute(rc.load.workload_source);
-    if (!is_named_kernel_config(rc.workload.kernel_config))
-        rc.workload.kernel_config = absolute(rc.workload.kernel_config).string();
-    for (auto& sink : rc.sinks)
-        if (sink.kind == SinkKind::results_database && !sink.where.empty() &&
-            !history::is_postgresql_uri(sink.where))
-            sink.where = absolute(sink.where).string();
-    for (auto& probe : rc.latency_probes)
-        if (probe.raw_path) probe.raw_path = absolute(*probe.raw_path).string();
-    for (const auto& name : load_path_options())
-        if (auto it = rc.load.values.find(name); it != rc.load.values.end() && !it->second.empty())
-            it->second = absolute(it->second).string();
-    for (auto& kernel : rc.kernels) kernel.image = kbuild::absolute_kernel_spec(kernel.image);
+// What a verb's step leaves said: the table, a failed save, where the
+// results went and the summary for engines; its exit code.
+int printed(const LifeStep& step, const RunArguments& arguments, Progress& progress) {
+    progress.clear();
+    if (!step.finished.empty() && !step.finished.front().runs.empty())
+        std::cout << render_report(step.finished, ReportOptions{}) << std::flush;
+    if (!step.save_failure.empty()) {
+        std::size_t finished = 0;
+        for (const auto& r : step.finished) finished += r.runs.size();
+        say("stopped: saving the results failed: " + step.save_failure);
+        say("the " + std::to_string(finished) +
+            " finished runs are in the table above; the result files hold the last good save, "
+            "where one was made");
+        return step.exit_code;
+    }
+    if (!step.finished.empty() && !step.finished.front().stopped_because.empty())
+        say("--runs auto stopped: " + step.finished.front().stopped_because);
+    if (!arguments.quiet)
+        for (const auto& path : step.saved) say("results saved in " + path.string());
+    if (!arguments.summary_json.empty() && !step.saved.empty())
+        write_run_summary(arguments.summary_json, step.finished.front(), step.saved.front());
+    return step.exit_code;
 }
 
 }  // namespace
 
+// The words ask a verb of a place's life (place_life.h): --journal's turn
+// and --resume's run go on here; a place's own options may ask one of its
+// own (--boot-status); else the place they chose starts the run.
 int cmd_run(int argc, char** argv) {
     RunOptions options;
     if (!options.parse(argc, argv)) return kExitOk;
     RunArguments& arguments = options.arguments();
     RunConfig rc = checked_run_config(arguments, options.table(), options.values());
     rc.command_line.assign(argv, argv + argc);  // argv[0] is "run"
-    std::optional<OpenedJournal> resumed;
-    if (!arguments.journal.empty())
-        rc = journal_run_config(options);
-    else if (!rc.resume.empty())
-        rc = resumed_run_config(options, rc, resumed);
-    else
-        set_delegated(options, rc);
-    if (auto done = boot_command(options, arguments, rc)) return *done;
-    // A run keeps its journal beside its first file (run_driver.h); a
-    // guest's turn (--journal) is its host's, which keeps the run's.
-    const bool turn_of_guest = !arguments.journal.empty();
-    if (!turn_of_guest && !resumed) absolute_paths(rc);
-    // Opened once, and refused now when others could plant links in it.
-    rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
-    const auto containment = RunContainment::set_up();
-    rc.containment = containment->description();
-
-    for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
-    Progress progress = Progress::for_stderr(arguments.quiet);
-    RunOutcome out = advance_run(rc, std::move(resumed), progress,
-                                 turn_of_guest ? JournalKept::no : JournalKept::yes);
-    const std::vector<ResultFile> results = label_results(out.labels);
-    print_table(results);
-    if (!out.save_failure.empty()) {
-        std::size_t finished = 0;
-        for (const auto& r : results) finished += r.runs.size();
-        say("stopped: saving the results failed: " + out.save_failure);
-        say("the " + std::to_string(finished) +
-            " finished runs are in the table above; the result files hold the last good save, "
-            "where one was made");
-        return kExitSomeRunsFailed;
+    PlaceLife* life = &life_of(arguments.places, rc.place);
+    LifeAsked asked;
+    LifeStart start;
+    start.config = rc;
+    start.resolved_for_root = [&] { return run_config_of(boot_run_words(options)); };
+    if (!arguments.journal.empty()) {
+        // A guest's turn: its host keeps the run's journal.
+        start.config = journal_run_config(options);
+        start.keep_journal = false;
+    } else if (!rc.resume.empty()) {
+        asked = resumed_run(options, rc);
+    } else if (auto own = asked_life(arguments.places)) {
+        std::tie(life, asked) = std::move(*own);
+    } else {
+        // As its journal keeps them: --resume reads them from any folder.
+        make_paths_absolute(start.config);
     }
-    if (!results.empty() && !results.front().stopped_because.empty())
-        say("--runs auto stopped: " + results.front().stopped_because);
-    if (!arguments.quiet)
-        for (const auto& label : out.labels) say("results saved in " + label.path().string());
-    if (!arguments.summary_json.empty())
-        write_run_summary(arguments.summary_json, results.front(), out.labels.front().path());
-    return out.failed_runs > 0 ? kExitSomeRunsFailed : kExitOk;
+    if (asked.verb == LifeVerb::status) return life->status(arguments.results);
+    if (asked.verb == LifeVerb::abort) return life->abort(arguments.results);
+    Progress progress = Progress::for_stderr(arguments.quiet);
+    const LifeStep step = asked.verb == LifeVerb::advance ? life->advance(asked.journal, progress)
+                                                          : life->start(start, progress);
+    const int exit_code = printed(step, arguments, progress);
+    // A run another journal owns (a bisection's --boot part) that ended:
+    // its owner goes on, in this contest (drive/journal_continue.h).
+    if (!step.owner.empty())
+        if (const auto driven = drive::continue_owner(step.owner, progress))
+            print_bisection(*driven, step.owner, progress);
+    return exit_code;
 }
 
 }  // namespace contest

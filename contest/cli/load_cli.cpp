@@ -118,13 +118,6 @@ std::vector<TableOption> load_option_rows(LoadOptionText& text, OptionScope scop
     return rows;
 }
 
-std::set<std::string> load_path_options() {
-    std::set<std::string> names;
-    for (const auto& use : option_uses())
-        if (use.option->kind == LoadOptionKind::text) names.emplace(use.option->name);
-    return names;
-}
-
 std::filesystem::path default_workdir() {
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
         return std::filesystem::path(x) / "contest";

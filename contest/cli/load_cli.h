@@ -31,9 +31,6 @@ struct LoadOptionText {
 // the moment they are read (so that a load name after them, or in the
 // config file, finds the load).
 std::vector<TableOption> load_option_rows(LoadOptionText& text, OptionScope scope);
-// The load options whose value is a path (a folder or file: text, not a
-// number), by name.
-std::set<std::string> load_path_options();
 // Checks the given values and moves them into lo. Throws UsageError.
 void finish_load_options(LoadOptions& lo, const LoadOptionText& text);
 

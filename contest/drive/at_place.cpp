@@ -54,9 +54,4 @@ AtPlace advance_at_place(RunJournal journal, const std::optional<std::filesystem
     return AtPlace::ended;
 }
 
-BootStep continue_at_place(const std::filesystem::path& journal, const std::string& containment,
-                           Progress& progress) {
-    return continue_boot_run(journal, containment, progress);
-}
-
 }  // namespace contest::drive

@@ -27,9 +27,4 @@ enum class AtPlace { ended, yields };
 AtPlace advance_at_place(RunJournal journal, const std::optional<std::filesystem::path>& take_on,
                          const bisect::StopRule& stop, Progress& progress);
 
-// A --boot run's journal after a boot: the turn this boot is for (its
-// step), `containment` how this contest holds the runs' processes.
-BootStep continue_at_place(const std::filesystem::path& journal, const std::string& containment,
-                           Progress& progress);
-
 }  // namespace contest::drive

@@ -1,32 +1,21 @@
 #pragma once
-// A --boot run's journal taken on after a boot (`contest run
-// --boot-continue JOURNAL`, the unit's command): the run's step, and when
-// that step ends a run a bisection owns (its journal names the bisection:
-// BootState::owner), the bisection's journal taken on in the same contest:
-// the part's files judged, and the next part started, or the answer. The
-// run's end hands over through the journals; no command is built.
+// A run that a bisection owns (a --boot part: its journal names the
+// bisection, BootState::owner) ended in this contest, the unit's `contest
+// run --boot-continue`: the bisection's journal is taken on here, the
+// part's files judged, and the next part started, or the answer. The run's
+// end hands over through the journals; no command is built.
 #include <filesystem>
 #include <optional>
-#include <string>
 
 #include "contest/drive/bisection_drive.h"
-#include "contest/run/boot_steps.h"
 #include "contest/sys/progress.h"
 
 namespace contest::drive {
 
-struct JournalContinued {
-    BootStep step;  // the run's step (its exit code, its files when it ended)
-    // The owning bisection's folder and where it stands, when the step
-    // handed over to it and it went on (a failure of it is said, and kept
-    // in its state, not the step's).
-    std::filesystem::path bisection;
-    std::optional<BisectionDriven> driven;
-};
-
-// `containment`: how this contest holds the runs' processes (the step's and
-// the bisection's batch's alike).
-JournalContinued continue_journal(const std::filesystem::path& journal,
-                                  const std::string& containment, Progress& progress);
+// The owning bisection (its folder) taken on, where it stands after; nullopt
+// when it failed (said, and kept in its state: the step that ended the run
+// is done either way).
+std::optional<BisectionDriven> continue_owner(const std::filesystem::path& owner,
+                                              Progress& progress);
 
 }  // namespace contest::drive

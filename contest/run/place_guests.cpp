@@ -3,6 +3,7 @@
 #include "contest/kbuild/built_kernels.h"
 #include "contest/run/guest_rounds.h"
 #include "contest/run/places.h"
+#include "contest/run/run_here_life.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/text.h"
 
@@ -87,10 +88,17 @@ PlaceOptions guest_options(RunConfig& config) {
          "(docs/kernels.md, Runs per boot; default 1)"},
     };
     // clang-format on
-    options.finish = [a](const OptionGiven& given, RunConfig& c) {
-        if (c.place == RunPlace::guests) c.kernels = label_specs(a->kernels);
-        if (given("runs-per-boot")) c.vm.runs_per_boot = a->runs_per_boot;
+    // Each turn's contest runs the config of the options that reach it,
+    // made once, now (delegated_turn.h).
+    options.finish = [a](const ParsedWords& words, RunConfig& c) {
+        if (c.place == RunPlace::guests) {
+            c.kernels = label_specs(a->kernels);
+            c.delegated = std::make_shared<const RunConfig>(words.delegated_config());
+        }
+        if (words.given("runs-per-boot")) c.vm.runs_per_boot = a->runs_per_boot;
     };
+    // The host boots the guests and takes the run to its end.
+    options.life = run_here_life();
     return options;
 }
 
@@ -98,6 +106,7 @@ PlaceOptions guest_options(RunConfig& config) {
 
 extern const PlaceInfo kGuestsPlace{
     .place = RunPlace::guests,
+    .name = "guests",
     .option = "kernel",
     .value_name = "IMAGE",
     .excludes =
@@ -107,7 +116,6 @@ extern const PlaceInfo kGuestsPlace{
             kKernelsNameLabels,
             {"latency-raw", "", "the samples would stay in the guest"},
         },
-    .delegates_turns = true,
     .options = guest_options,
     .labels = guest_labels,
     .runs = plan_kernel_runs,

@@ -1,8 +1,9 @@
 // The host: the rounds run on this machine as it runs; its labels are
 // --vary's combinations of values (the knobs set for each run), or the -k
-// label alone.
+// label alone. Its runs are taken in this contest (place_life.h).
 #include "contest/run/host_rounds.h"
 #include "contest/run/places.h"
+#include "contest/run/run_here_life.h"
 #include "contest/run/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -39,11 +40,24 @@ std::unique_ptr<RoundBackend> host_round_backend(const RunConfig& config, RunPla
     return std::make_unique<HostRounds>(config, plan, knob_guard, progress);
 }
 
+namespace {
+
+// No option of its own: its life is a run's taken here.
+PlaceOptions host_options(RunConfig&) {
+    PlaceOptions options;
+    options.life = run_here_life();
+    return options;
+}
+
+}  // namespace
+
 extern const PlaceInfo kHostPlace{
     .place = RunPlace::host,
+    .name = "host",
     .option = "",
     .value_name = "",
     .excludes = {},
+    .options = host_options,
     .labels = vary_labels,
     .runs = plan_runs,
     .backend = host_round_backend,

@@ -28,15 +28,58 @@ std::optional<bool> config_has(const RunConfig& config, const PlaceExclusion& e)
 
 }  // namespace
 
-const std::vector<const PlaceInfo*>& place_table() {
-    static const std::vector<const PlaceInfo*> table{&kHostPlace, &kGuestsPlace, &kBootPlace};
+namespace {
+
+// The table, and the places tests add to it (ExtraPlace).
+std::vector<const PlaceInfo*>& table_of_places() {
+    static std::vector<const PlaceInfo*> table{&kHostPlace, &kGuestsPlace, &kBootPlace};
     return table;
+}
+
+}  // namespace
+
+const std::vector<const PlaceInfo*>& place_table() {
+    return table_of_places();
 }
 
 const PlaceInfo& place_info(RunPlace place) {
     for (const PlaceInfo* p : place_table())
         if (p->place == place) return *p;
     throw std::logic_error("a place without its entry in the place table");
+}
+
+std::optional<RunPlace> place_named(std::string_view name) {
+    for (const PlaceInfo* p : place_table())
+        if (p->name == name) return p->place;
+    return std::nullopt;
+}
+
+PlaceLife& life_of(const std::vector<PlaceOptions>& options, RunPlace place) {
+    const auto& table = place_table();
+    for (std::size_t i = 0; i < table.size() && i < options.size(); ++i)
+        if (table[i]->place == place && options[i].life) return *options[i].life;
+    throw std::logic_error("a place without its life among the places' options");
+}
+
+std::optional<std::pair<PlaceLife*, LifeAsked>> asked_life(
+    const std::vector<PlaceOptions>& options) {
+    for (const PlaceOptions& o : options)
+        if (o.life)
+            if (std::optional<LifeAsked> asked = o.life->asked())
+                return std::pair{o.life.get(), std::move(*asked)};
+    return std::nullopt;
+}
+
+ExtraPlace::ExtraPlace(const PlaceInfo& place) : place_(&place) {
+    for (const PlaceInfo* p : place_table())
+        if (p->place == place.place || p->name == place.name)
+            throw std::logic_error("ExtraPlace: a place the table has already");
+    table_of_places().push_back(place_);
+}
+
+ExtraPlace::~ExtraPlace() {
+    auto& table = table_of_places();
+    table.erase(std::remove(table.begin(), table.end(), place_), table.end());
 }
 
 RunPlace choose_place(const std::function<bool(std::string_view option)>& given) {

@@ -69,6 +69,11 @@ RunJournal run_journal_of(const JournalFile& file);
 // new run's claim of its name, run_driver.cpp).
 std::string run_journal_text(const RunJournal& journal);
 
+// A new run's paths made absolute, as its journal keeps them (--resume
+// reads them from any folder): every field the journal's record says is a
+// path (v.path, run_journal_text.cpp), the guests' config aside.
+void make_paths_absolute(RunConfig& config);
+
 // The plan's rounds as a journal's turns, every one pending: a new run's
 // plan (run_driver.h) and a --boot run's (boot_run.h) alike.
 JournalTurns planned_turns(const RunPlan& plan);

@@ -1,10 +1,15 @@
 #include "contest/run/run_journal.h"
 
 #include "contest/history/pg_uri.h"
+#include "contest/kbuild/kernel_ref.h"
 #include "contest/latency/probe_table.h"
+#include "contest/run/places.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_record.h"
+#include "contest/sys/record_paths.h"
 #include "contest/sys/text.h"
+#include "loads/registry.h"
+#include "workloads/kernel.h"
 
 // The records of a journal, each field named once (sys/json_record.h).
 // They are declared in the namespaces of their types, where the codec's
@@ -30,7 +35,7 @@ void fields(V& v, R& p) {
     v("priority", p.priority);
     v("exec_argv", p.exec_argv);
     v("exec_missed_ns", p.exec_missed_ns);
-    v("raw_path", p.raw_path);
+    v.path("raw_path", p.raw_path);
     v("why_threshold_ns", p.why_threshold_ns);
 }
 
@@ -39,11 +44,13 @@ void fields(V& v, R& p) {
 template <typename V, RecordOf<WorkloadOptions> R>
 void fields(V& v, R& w) {
     v("kind", w.kind);
-    v("workdir", w.workdir);
+    v.path("workdir", w.workdir);
     v("jobs", w.jobs);
     v("synthetic_size", w.synthetic_size);
-    v("kernel_source", w.kernel_source);
-    v("kernel_config", w.kernel_config);
+    v.path("kernel_source", w.kernel_source);
+    v.path("kernel_config", w.kernel_config, [](std::string& config) {
+        if (!is_named_kernel_config(config)) AbsolutePath{}(config);
+    });
     v("workload_cmd", w.workload_cmd);
     v("prepare_cmd", w.prepare_cmd);
     v("clean_cmd", w.clean_cmd);
@@ -51,9 +58,12 @@ void fields(V& v, R& w) {
 
 template <typename V, RecordOf<LoadOptions> R>
 void fields(V& v, R& l) {
-    v("workdir", l.workdir);
-    v("workload_source", l.workload_source);
-    v("values", l.values);
+    v.path("workdir", l.workdir);
+    v.path("workload_source", l.workload_source);
+    v.path("values", l.values, [](auto& values) {
+        for (const auto& name : load_path_options())
+            if (auto it = values.find(name); it != values.end()) AbsolutePath{}(it->second);
+    });
 }
 
 template <typename V, RecordOf<AutoRuns> R>
@@ -102,17 +112,23 @@ void fields(V& v, R& c) {
     v("loads", c.loads);
     v("workload", c.workload);
     v("load", c.load);
-    v("results_dir", c.results_dir);
+    v.path("results_dir", c.results_dir);
     // The sinks as journals have always named them (the database, the one
     // kind: its --db and whether it is there), so that every journal reads.
     const SinkSpec* database = database_sink(c.sinks);
     std::string history_db = database ? database->where : "";
     bool history = database != nullptr;
-    v("history_db", history_db);
+    v.path("history_db", history_db, [](std::string& db) {
+        if (!history::is_postgresql_uri(db)) AbsolutePath{}(db);
+    });
     v("history", history);
     if constexpr (V::reading) {
         c.sinks.clear();
         if (history) c.sinks.push_back({SinkKind::results_database, history_db});
+    } else if constexpr (!std::is_const_v<R>) {
+        // A walk that changes the record (its paths made absolute).
+        for (SinkSpec& sink : c.sinks)
+            if (sink.kind == SinkKind::results_database) sink.where = history_db;
     }
     v("warmup_s", c.warmup_s);
     v("drop_caches", c.drop_caches);
@@ -129,9 +145,18 @@ void fields(V& v, R& c) {
     v("vary", c.vary);
     v("vary_label", c.vary_label);
     v("command_line", c.command_line);
-    v("place", c.place);
-    v("kernels", c.kernels);
-    v("build_config", c.build_config);
+    // The place by its name in the place table (places.h).
+    std::string place(place_info(c.place).name);
+    v("place", place);
+    if constexpr (V::reading) {
+        const auto named = place_named(place);
+        if (!named) v.refuse("place", "'" + printable(place) + "' is no place");
+        c.place = *named;
+    }
+    v.path("kernels", c.kernels, [](std::vector<KernelSpec>& kernels) {
+        for (auto& kernel : kernels) kernel.image = kbuild::absolute_kernel_spec(kernel.image);
+    });
+    v.path("build_config", c.build_config);
     v("build_cache_max_gib", c.build_cache_max_gib);
     v("vm", c.vm);
     v("delegated", c.delegated);
@@ -164,6 +189,10 @@ void fields(V& v, R& j) {
     v("boot", j.boot);
     fields(v, j.turns);  // at the top level (sys/journal_turns.h)
     v.absent_when_default("results", j.results);
+}
+
+void make_paths_absolute(RunConfig& config) {
+    PathsMadeAbsolute::of(config);
 }
 
 namespace {

@@ -27,6 +27,13 @@
 // written, and when absent (a file of the earlier shape) the record's own
 // value kept, whatever it is (a NaN for "not known", not T{}). A versioned
 // file's "schema" is checked by take_schema.
+//
+// A field that is a path on this host is said to be one where it is named,
+// once: v.path("workdir", w.workdir), or with how it is made absolute when
+// it holds more than a path (a name or a URI instead, paths inside it):
+// v.path("history_db", c.history_db, how), how(value) changing it in place.
+// Both directions take it as any field; PathsMadeAbsolute
+// (sys/record_paths.h) makes every one absolute.
 #include <cmath>
 #include <concepts>
 #include <cstdint>
@@ -121,6 +128,12 @@ class RecordWriter {
         (*this)(name, value);
     }
 
+    // A path (see above).
+    template <typename T, typename... How>
+    void path(const char* name, const T& value, How&&...) {
+        (*this)(name, value);
+    }
+
   private:
     template <typename T>
     nlohmann::json value_json(const T& v, const std::string& at) const {
@@ -198,6 +211,12 @@ class RecordReader {
     template <typename T>
     void kept_when_absent(const char* name, T& value) {
         if (in_.contains(name)) (*this)(name, value);
+    }
+
+    // A path (see above).
+    template <typename T, typename... How>
+    void path(const char* name, T& value, How&&...) {
+        (*this)(name, value);
     }
 
     // A refusal of field `name` of this record, for a fields() overload's
