@@ -167,7 +167,7 @@ deb: all
 	cd $(BUILD) && cpack -G DEB
 
 format:
-	clang-format -i contest/*/*.cpp contest/*/*.h loads/*.cpp loads/*.h workloads/*.cpp workloads/*.h tests/*.cpp
+	find contest loads workloads tests -name "*.cpp" -o -name "*.h" | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(FUZZ_BUILD)

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "contest/run/run_config.h"
+#include "contest/run/plan/run_config.h"
 
 namespace contest::test {
 

@@ -28,9 +28,9 @@
 
 #include "contest/bisect/bisect_state.h"
 #include "contest/bisect/bisection.h"
-#include "contest/run/label_run.h"
-#include "contest/run/run_loop.h"
-#include "contest/run/run_plan.h"
+#include "contest/run/record/label_run.h"
+#include "contest/run/rounds/run_loop.h"
+#include "contest/run/plan/run_plan.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/track/track_bench.h"

@@ -23,7 +23,7 @@
 #include "contest/bisect/batch_files.h"
 #include "contest/bisect/bisect_state.h"
 #include "contest/result/result_file.h"
-#include "contest/run/result_writer.h"
+#include "contest/run/record/result_writer.h"
 #include "contest/sys/journal_file.h"
 #include "kbuild_stand_in.h"
 #include "stand_in_qemu.h"

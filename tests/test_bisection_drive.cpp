@@ -6,7 +6,7 @@
 
 #include "contest/cli/run_options.h"
 #include "contest/drive/bisection_drive.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/errors.h"
 
 using namespace contest;

@@ -20,7 +20,7 @@
 #include "contest/boot/boot_unit.h"
 #include "contest/kbuild/boot_install.h"
 #include "contest/result/result_file.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/trusted_folder.h"

@@ -14,7 +14,7 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/run_options.h"
-#include "contest/run/places.h"
+#include "contest/run/plan/places.h"
 #include "contest/sys/text.h"
 #include "test_helpers.h"
 

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "contest/run/load_runner.h"
+#include "contest/run/rounds/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/machine.h"
 #include "loads/registry.h"

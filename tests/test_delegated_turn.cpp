@@ -5,8 +5,8 @@
 
 #include "contest/cli/run_options.h"
 #include "contest/result/result_file.h"
-#include "contest/run/delegated_turn.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/places/delegated_turn.h"
+#include "contest/run/plan/run_journal.h"
 #include "test_helpers.h"
 
 using namespace contest;

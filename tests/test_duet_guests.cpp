@@ -25,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/result/result_file.h"
-#include "contest/run/duet_cpus.h"
-#include "contest/run/start_barrier.h"
+#include "contest/run/places/guests/duet_cpus.h"
+#include "contest/run/rounds/start_barrier.h"
 #include "contest/sys/cpu_affinity.h"
 #include "contest/sys/errors.h"
 #include "stand_in_qemu.h"

@@ -16,9 +16,9 @@
 
 #include "contest/cli/commands.h"
 #include "contest/cli/run_options.h"
-#include "contest/run/places.h"
-#include "contest/run/run_driver.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/places.h"
+#include "contest/run/rounds/run_driver.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/errors.h"
 #include "test_helpers.h"
 

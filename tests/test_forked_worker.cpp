@@ -13,7 +13,7 @@
 #include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_options.h"
 #include "contest/latency/running_probe.h"
-#include "contest/run/load_runner.h"
+#include "contest/run/rounds/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/forked_worker.h"
 #include "contest/sys/process.h"

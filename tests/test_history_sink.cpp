@@ -9,8 +9,8 @@
 #include "contest/history/history_sink.h"
 #include "contest/history/import.h"
 #include "contest/history/owed_saves.h"
-#include "contest/run/result_writer.h"
-#include "contest/run/run_sinks.h"
+#include "contest/run/record/result_writer.h"
+#include "contest/run/record/run_sinks.h"
 #include "contest/sys/sha256.h"
 #include "history_support.h"
 #include "test_helpers.h"
@@ -104,14 +104,14 @@ TEST_CASE("run sinks: the results database one entry of the run's sinks, none un
     config.results_dir = dir / "results";
     // By default the one entry, the database beside the results.
     REQUIRE(config.sinks.size() == 1);
-    CHECK(run_sink_names(config) ==
+    CHECK(run_sink_names(config.sinks, config.results_dir) ==
           std::vector<std::string>{"the results database " +
                                    (dir / "results" / "history.sqlite").string()});
     // An entry with --db's file: each save goes there, and nowhere else.
     config.sinks = {{SinkKind::results_database, (dir / "lab.sqlite").string()}};
     const fs::path path = dir / "results" / "label" / "file.json";
     fs::create_directories(path.parent_path());
-    ResultWriter(path, run_result_sinks(config)).save(example_with_runs(3));
+    ResultWriter(path, run_result_sinks(config.sinks, config.results_dir)).save(example_with_runs(3));
     {
         HistoryDb db(db_target((dir / "lab.sqlite").string(), dir.path()), OpenFor::reading);
         CHECK(test::count_rows(db, "runs") == 3);
@@ -119,8 +119,8 @@ TEST_CASE("run sinks: the results database one entry of the run's sinks, none un
     CHECK_FALSE(fs::exists(dir / "results" / "history.sqlite"));
     // --no-history: no entry, no sink, no database.
     config.sinks.clear();
-    CHECK(run_result_sinks(config).empty());
-    CHECK(run_sink_names(config).empty());
+    CHECK(run_result_sinks(config.sinks, config.results_dir).empty());
+    CHECK(run_sink_names(config.sinks, config.results_dir).empty());
 }
 
 TEST_CASE(

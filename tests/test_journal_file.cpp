@@ -87,7 +87,7 @@ TEST_CASE("the journal: two writers at once, each its own section, lose no chang
 }
 
 TEST_CASE(
-    "the journal: a section put replaces its fields alone; a change that throws writes nothing",
+    "the journal: a section put replaces its fields alone, and a change that throws writes nothing",
     "[journal]") {
     test::ScratchDir dir("journal-sections");
     const fs::path path = dir / kRunJournalName;

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "contest/run/load_runner.h"
+#include "contest/run/rounds/load_runner.h"
 #include "loads/registry.h"
 #include "test_helpers.h"
 

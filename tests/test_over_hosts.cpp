@@ -11,7 +11,7 @@
 
 #include "contest/analysis/over_hosts.h"
 #include "contest/report/format_over_hosts.h"
-#include "contest/run/result_writer.h"
+#include "contest/run/record/result_writer.h"
 #include "contest/sys/errors.h"
 #include "report_fixtures.h"
 #include "test_helpers.h"

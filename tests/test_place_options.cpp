@@ -10,7 +10,7 @@
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/run_options.h"
-#include "contest/run/places.h"
+#include "contest/run/plan/places.h"
 #include "test_helpers.h"
 
 using namespace contest;

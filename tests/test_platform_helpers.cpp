@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "contest/analysis/multiple_comparisons.h"
-#include "contest/run/run_order.h"
+#include "contest/run/plan/run_order.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/history/history_db.h"
-#include "contest/run/result_writer.h"
+#include "contest/run/record/result_writer.h"
 #include "contest/sys/atomic_file.h"
 #include "test_helpers.h"
 

@@ -1,4 +1,4 @@
-// The run's journal (run/run_journal.h): a run's resolved config in one
+// The run's journal (run/plan/run_journal.h): a run's resolved config in one
 // versioned file, written and read by one field table per record
 // (sys/json_record.h), read back as untrusted text.
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/latency/probe_table.h"
-#include "contest/run/run_driver.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/rounds/run_driver.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/errors.h"
 #include "test_helpers.h"
 

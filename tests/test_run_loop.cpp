@@ -17,9 +17,9 @@
 #include <catch2/catch.hpp>
 
 #include "contest/result/result_file.h"
-#include "contest/run/knobs.h"
-#include "contest/run/run_loop.h"
-#include "contest/run/run_plan.h"
+#include "contest/run/plan/knobs.h"
+#include "contest/run/rounds/run_loop.h"
+#include "contest/run/plan/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/knob_file.h"
 #include "contest/sys/progress.h"

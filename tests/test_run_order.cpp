@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "contest/run/run_order.h"
+#include "contest/run/plan/run_order.h"
 #include "contest/sys/errors.h"
 
 using namespace contest;

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "contest/run/run_config.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/run_config.h"
+#include "contest/run/plan/run_journal.h"
 #include "test_helpers.h"
 
 using namespace contest;

@@ -1,9 +1,9 @@
-// --settle's wait (contest/run/settle.h) on a machine made calm or busy by
+// --settle's wait (contest/run/rounds/settle.h) on a machine made calm or busy by
 // the samples it is given: a bound shorter than the half-second window
 // still looks, can settle, and says the bound it gave up at as given.
 #include <catch2/catch.hpp>
 
-#include "contest/run/settle.h"
+#include "contest/run/rounds/settle.h"
 
 using namespace contest;
 

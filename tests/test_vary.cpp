@@ -18,7 +18,7 @@
 #include "contest/analysis/build_report_model.h"
 #include "contest/observe/block_device.h"
 #include "contest/report/report_options.h"
-#include "contest/run/run_order.h"
+#include "contest/run/plan/run_order.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/knob_file.h"
 #include "test_helpers.h"

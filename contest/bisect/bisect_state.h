@@ -3,7 +3,7 @@
 // verdict, every step's evidence and the answer. It is the `bisection`
 // section of the bisection's journal (.run-journal in its results
 // folder, sys/journal_file.h), beside the config its batches run with
-// (run/run_journal.h): one file a bisection, written after every step
+// (run/plan/run_journal.h): one file a bisection, written after every step
 // (atomically, the rest of the journal kept), read back by a rerun that
 // resumes it, by --continue and by `contest post`; read as untrusted text:
 // a field of the wrong type or out of its range is one line naming it

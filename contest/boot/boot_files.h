@@ -4,7 +4,7 @@
 // step holds while it steps the run, contest's copy and the kernels'
 // copies in results/.boot (what each later turn boots, whatever happens to
 // the files as given), and the one-run-a-machine rule. The steps
-// themselves (which turn, which boot next) are the run's: run/boot_run.h.
+// themselves (which turn, which boot next) are the run's: run/places/boot/boot_run.h.
 #include <cstddef>
 #include <filesystem>
 #include <optional>

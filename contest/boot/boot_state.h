@@ -1,7 +1,7 @@
 #pragma once
 // `contest run --boot`: the run's state, the boot_run section of the run's
 // journal in the results folder (.run-journal, sys/journal_file.h:
-// the journal's config is run/run_journal.h's), which with the config is
+// the journal's config is run/plan/run_journal.h's), which with the config is
 // all a contest started after a reboot knows of the run. The file is
 // replaced whole and atomically before every reboot and after every turn,
 // so that a crash or a power cut at any point leaves the last good state:
@@ -107,7 +107,7 @@ struct BootState {
     BootMethod method = BootMethod::kexec;
     // The run's workdir as its journal has it (absolute): the unit keeps it
     // root's. What the run is (its config, its seed) is its journal's
-    // (run/run_journal.h, beside the state): the state holds the boots.
+    // (run/plan/run_journal.h, beside the state): the state holds the boots.
     std::string workdir;
     std::string started_at;
     std::string start_release, start_cmdline;  // the kernel the run started in
@@ -192,10 +192,10 @@ void check_state_place(const std::filesystem::path& path);
 // otherwise, or when it cannot be read), of this contest's schema, read as
 // boot_run_from_journal_text reads it, its paths checked
 // (check_state_paths). The rest of the journal is its config, which
-// run/run_journal.h reads.
+// run/plan/run_journal.h reads.
 BootRunFile read_boot_run(const std::filesystem::path& path);
 // What read_boot_run checks of a state once read, for a state the run's
-// journal reader read (a --boot step reads its journal once, run/boot_run.h):
+// journal reader read (a --boot step reads its journal once, run/places/boot/boot_run.h):
 // its paths where the run in path's folder keeps its files, and its labels'
 // result files root's alone.
 void check_boot_run(const BootState& state, const std::filesystem::path& path);

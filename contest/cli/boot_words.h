@@ -1,6 +1,6 @@
 #pragma once
 // The words a --boot run's config is made of, once, at its start, and
-// kept in its journal (run/run_journal.h). Root re-reads nothing of a
+// kept in its journal (run/plan/run_journal.h). Root re-reads nothing of a
 // user's after the start (docs/boot.md): each boot's step runs the
 // journal's config, parsing no word, so these words carry every option the command line and its
 // --config file gave, merged (no --config left to read again), each path

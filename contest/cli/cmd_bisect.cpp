@@ -14,7 +14,7 @@
 #include "contest/drive/bisection_journal.h"
 #include "contest/kbuild/git.h"
 #include "contest/kbuild/kernel_ref.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"

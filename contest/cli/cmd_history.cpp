@@ -23,7 +23,7 @@
 #include "contest/report/trend_page.h"
 #include "contest/report/formats.h"
 #include "contest/report/outputs.h"
-#include "contest/run/config_record.h"
+#include "contest/run/plan/config_record.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/number_text.h"

@@ -14,7 +14,7 @@
 #include "contest/latency/probe_table.h"
 #include "contest/report/latency_window.h"
 #include "contest/report/outputs.h"
-#include "contest/run/load_runner.h"
+#include "contest/run/rounds/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"

@@ -5,7 +5,7 @@
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
-#include "contest/run/load_runner.h"
+#include "contest/run/rounds/load_runner.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/json_text.h"
 #include "contest/sys/machine.h"

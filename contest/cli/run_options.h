@@ -1,6 +1,6 @@
 #pragma once
 // `contest run`'s options: one table (cmd_run.cpp, run_option_table, with
-// every place's own rows from the place table, contest/run/places.h) in
+// every place's own rows from the place table, contest/run/plan/places.h) in
 // which each option is declared once with its name, value, help, whether a
 // config file may set it and its scope. The parser, --help and what each
 // --kernel guest's own `contest run` is given are all made from it, so an
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "contest/cli/cli_common.h"
-#include "contest/run/boot_run.h"
-#include "contest/run/run_config.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/places/boot/boot_run.h"
+#include "contest/run/plan/run_config.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/progress.h"
 
 namespace contest {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <utility>
 
-#include "contest/run/boot_run.h"
-#include "contest/run/result_writer.h"
-#include "contest/run/run_driver.h"
+#include "contest/run/places/boot/boot_run.h"
+#include "contest/run/record/result_writer.h"
+#include "contest/run/rounds/run_driver.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
 #include "contest/sys/workdir.h"

@@ -3,15 +3,15 @@
 // file that calls run/'s drivers. A journal of the guests' or this host's
 // place is advanced here until its turns are all taken (or its stop rule
 // stops it); a --boot journal is started, and yields: its turns go on
-// across reboots, each step a contest of its own (run/boot_run.h), whose
+// across reboots, each step a contest of its own (run/places/boot/boot_run.h), whose
 // end hands over to the journal that owns it (journal_continue.h).
 #include <filesystem>
 #include <optional>
 #include <string>
 
 #include "contest/bisect/batch_way.h"
-#include "contest/run/boot_steps.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/places/boot/boot_steps.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/progress.h"
 
 namespace contest::drive {

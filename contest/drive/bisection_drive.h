@@ -11,7 +11,7 @@
 #include <string>
 
 #include "contest/bisect/bisection.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/progress.h"
 
 namespace contest::drive {

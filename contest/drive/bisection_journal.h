@@ -10,7 +10,7 @@
 #include <string>
 
 #include "contest/drive/bisection_drive.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/progress.h"
 
 namespace contest::drive {

@@ -2,7 +2,7 @@
 // Which host CPUs a process or thread may run on, read and set as taskset
 // does (sched_getaffinity, sched_setaffinity), and a CPU list written as
 // taskset -c and /proc's Cpus_allowed_list write it ("0-3,6"). Duet guests
-// (contest/run/duet_cpus.h) pin each QEMU to CPUs of its own with these.
+// (contest/run/places/guests/duet_cpus.h) pin each QEMU to CPUs of its own with these.
 #include <sys/types.h>
 
 #include <string>

@@ -4,7 +4,7 @@
 // parses it, locks it and writes it. Each section is a layer's: the layer
 // gives its codec (a JournalSection: the top-level fields it holds, to and
 // from JSON, checked field by field), and this file knows none of their
-// types. The sections: the run's config and start (run/run_journal.h), its
+// types. The sections: the run's config and start (run/plan/run_journal.h), its
 // plan of turns (sys/journal_turns.h), a --boot run's boot facts and the
 // boots it saw (boot/boot_state.h, `boot_run`) and a bisection's state
 // (bisect/bisect_state.h, `bisection`). One file a run, replaced whole and
@@ -52,7 +52,7 @@ inline constexpr const char* kBisectionSection = "bisection";
 // Every top-level field a journal may hold (its schema apart): each one
 // section's (see above). A field outside them is refused at the read.
 inline constexpr const char* kJournalFields[] = {
-    "started_at",      "config",    "boot", "results",  // the run's (run/run_journal.h)
+    "started_at",      "config",    "boot", "results",  // the run's (run/plan/run_journal.h)
     "turns",           "next_turn",                     // the plan (sys/journal_turns.h)
     kBootRunSection,                                    // boot/boot_state.h
     kBisectionSection,                                  // bisect/bisect_state.h

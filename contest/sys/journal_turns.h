@@ -70,7 +70,7 @@ struct JournalTurns {
     // Turn i marked `status`, and `next` set to it, or past it and the
     // turns taken after it once it is taken (a run takes its turns in
     // order: the one after it). Every driver marks its turns here (a --boot step's,
-    // boot_steps.cpp; a host run's and --resume's, run/run_driver.h).
+    // boot_steps.cpp; a host run's and --resume's, run/rounds/run_driver.h).
     void mark(std::size_t i, TurnStatus status);
 };
 
@@ -83,7 +83,7 @@ void fields(V& v, R& t) {
 }
 
 // The journal's top-level fields "turns" and "next_turn" (kPlanSection);
-// the run journal's own record (run/run_journal_text.cpp) walks these too.
+// the run journal's own record (run/plan/run_journal_text.cpp) walks these too.
 template <typename V, RecordOf<JournalTurns> R>
 void fields(V& v, R& t) {
     v.absent_when_default("turns", t.list);
@@ -101,7 +101,7 @@ extern const JournalSection<JournalTurns> kPlanSection;
 JournalTurns journal_turns_of(const JournalFile& journal, std::size_t labels);
 
 // Each label's result file, in the plan's labels' order, as a run named
-// them before its first run (the run's section, run/run_journal.h, holds
+// them before its first run (the run's section, run/plan/run_journal.h, holds
 // them; a layer that takes on a run's files, bisect/batch_files.h, reads
 // them here). Absent from a journal of no plan, and from a --boot run's.
 struct JournalResults {
@@ -118,7 +118,7 @@ extern const JournalSection<JournalResults> kResultsSection;
 void check_turn_labels(const JournalTurns& turns, std::size_t labels, const std::string& where);
 // UsageError naming `where` and the first turn whose round is not one of
 // the run's `runs` rounds (1 to runs: a round's number is its runs' index
-// in the result file, run/run_order.h).
+// in the result file, run/plan/run_order.h).
 void check_turn_rounds(const JournalTurns& turns, unsigned runs, const std::string& where);
 
 }  // namespace contest

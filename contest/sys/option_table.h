@@ -3,7 +3,7 @@
 // its value (the type, range or check and default, as bounded() and
 // checked() make it), its help, what it needs, whether a config file may
 // set it and its scope. Below the CLI so that rows can sit beside what they
-// configure (a place's own options in its file, contest/run/places.h); the
+// configure (a place's own options in its file, contest/run/plan/places.h); the
 // CLI parses with the rows and makes --help, the manual, the completion and
 // what a delegated place is given of them (contest/cli/cli_common.h).
 #include <charconv>

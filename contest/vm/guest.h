@@ -49,7 +49,7 @@ struct VmOptions {
     std::string append;        // more kernel parameters for every guest
     unsigned disk_mib = 2048;  // the scratch disk
     // --duet: each round's guests at once, each on host CPUs of its own
-    // (contest/run/duet_cpus.h), their runs started together (start_barrier.h).
+    // (contest/run/places/guests/duet_cpus.h), their runs started together (start_barrier.h).
     bool duet = false;
     // --runs-per-boot: how many times a guest, once booted, takes its
     // round's loads before it shuts down, each time a run of its own
@@ -85,7 +85,7 @@ struct GuestBoot {
     // at 127.0.0.1:PORT: an SSH server in the guest is then a host an
     // Ansible controller can reach. None: the guest has no network.
     std::optional<unsigned> ssh_forward_port;
-    // The host CPUs QEMU runs on (a duet's guest: contest/run/duet_cpus.h):
+    // The host CPUs QEMU runs on (a duet's guest: contest/run/places/guests/duet_cpus.h):
     // pinned before its exec, so every thread it starts, each vCPU's among
     // them, inherits the set. Empty: wherever the host's scheduler puts it.
     std::vector<int> host_cpus;

@@ -13,7 +13,7 @@
 
 #include "contest/bisect/bisect_state.h"
 #include "contest/boot/boot_state.h"
-#include "contest/run/run_journal.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
 #include "contest/sys/journal_turns.h"
