@@ -10,7 +10,7 @@
 #include "contest/analysis/change_points.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/cli/history_text.h"
+#include "contest/cli/history_models.h"
 #include "contest/cli/history_triage.h"
 #include "contest/cli/load_cli.h"
 #include "contest/history/history_db.h"
@@ -177,25 +177,17 @@ int changes_action(const HistoryArgs& a) {
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
     const std::vector<SeriesKey> keys = chosen_series(a, db);
     const std::vector<LookedChange> looked = look_for_changes(a, db, keys);
-    if (looked.empty()) {
-        std::cout << "no change in " << keys.size() << " series (alpha "
-                  << number_text(a.changes.alpha) << ", at least " << a.changes.min_segment
-                  << points_word(points_by(a)) << " a side, at least "
-                  << number_text(100 * a.changes.min_change) << "%)\n";
-        return kExitOk;
-    }
     std::map<long long, const LookedChange*> by_id;
     std::vector<RecordedChange> shown;
     for (const auto& l : looked) {
         by_id[l.record.id] = &l;
         if (!only || l.record.status == *only) shown.push_back(l.record);
     }
-    const std::vector<ChangeGroup> groups = group_changes(shown);
-    std::cout << alerts_text(groups, by_id, a.changes, points_by(a), {a.results_dir, a.db});
-    std::cout << shown.size() << " of " << looked.size() << " change(s) in " << groups.size()
-              << " alert(s)"
-              << (only ? std::string(", those ") + triage_status_name(*only) : std::string())
-              << "; contest history triage ID --status STATE sets one's state\n";
+    const ChangesLook look{keys.size(), looked.size(), shown.size(),
+                           only ? triage_status_name(*only) : ""};
+    const HistoryChanges changes = changes_model(look, group_changes(shown), by_id, a.changes,
+                                                 points_by(a), {a.results_dir, a.db});
+    std::cout << find_output("text", OutputUse::history_changes).history_changes(changes);
     return kExitOk;
 }
 
@@ -279,15 +271,8 @@ int list_action(const HistoryArgs& a) {
     const std::size_t hidden =
         a.measure.empty() && !a.all_measures ? static_cast<std::size_t>(series.end() - others) : 0;
     series.erase(series.end() - static_cast<std::ptrdiff_t>(hidden), series.end());
-    if (series.empty() && hidden == 0) {
-        std::cout << "no series in " << db.target().shown << "\n";
-        return kExitOk;
-    }
-    std::cout << series_list_text(series);
-    if (hidden > 0)
-        std::cout << (series.empty() ? "no series of Time (wall_s); " : "") << hidden
-                  << " series of other measures (the load's work, latency, ...): "
-                     "--all-measures lists them, --measure M one measure's\n";
+    const HistorySeriesList list = series_list_model(db.target().shown, series, hidden);
+    std::cout << find_output("text", OutputUse::history_list).history_list(list);
     return kExitOk;
 }
 
@@ -345,7 +330,8 @@ int show_action(const HistoryArgs& a) {
     const SeriesKey key = series_word("show", a.words.front());
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
     const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
-    std::cout << series_points_text(key, s, points_by(a));
+    std::cout << find_output("text", OutputUse::history_show)
+                     .history_show(series_points_model(key, s, points_by(a)));
     return kExitOk;
 }
 
