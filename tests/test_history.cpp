@@ -135,6 +135,31 @@ TEST_CASE("history: a corrupt database is one line and exit 2", "[history][e2e]"
     CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
 }
 
+TEST_CASE("history: a config file sets options, not the action's arguments", "[history][cli]") {
+    ScratchDir dir("history-config");
+    const fs::path db = dir / "h.sqlite";
+    put_example_as(dir / "in" / "a.json", "a", "6.1.1");
+    REQUIRE(run_contest_binary(
+                {"history", "import", "--db", db.string(), "--", (dir / "in").string()}, dir.path())
+                .exit_code == 0);
+    // A lab's config names its database: list reads it.
+    std::ofstream(dir / "lab.conf") << "db = " << db.string() << "\n";
+    Outcome o =
+        run_contest_binary({"history", "--config", (dir / "lab.conf").string()}, dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 0);
+    CHECK(o.out.find("series") == 0);
+    // The words after the action are the command line's alone: a config
+    // file's `word` line is no option of it.
+    std::ofstream(dir / "lab.conf", std::ios::app) << "word = /etc/passwd\n";
+    o = run_contest_binary({"history", "import", "--config", (dir / "lab.conf").string()},
+                           dir.path());
+    INFO(o.err);
+    CHECK(o.exit_code == 2);
+    CHECK(o.err.find((dir / "lab.conf").string() + ":2: ") != std::string::npos);
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+}
+
 TEST_CASE("history: contest history import, list and show end to end", "[history][e2e]") {
     ScratchDir dir("history-cli");
     for (auto [label, release, scale] : {std::tuple{"rc", "6.2-rc1", 1.0},

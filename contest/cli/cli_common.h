@@ -29,7 +29,7 @@ struct CommandLine {
     po::positional_options_description positional;
     bool accepts_config = false;  // adds --config FILE
     // Transitional: the options of a command that still declares them with
-    // Boost's add_options() (bisect, history, track, until their tables),
+    // Boost's add_options() (bisect, until its table),
     // read after the table's rows, each of them host and from a config too.
     // A command with a table leaves it empty.
     po::options_description options{"Options", 100};

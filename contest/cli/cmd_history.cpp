@@ -10,7 +10,7 @@
 #include "contest/analysis/change_points.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
-#include "contest/cli/history_text.h"
+#include "contest/cli/history_models.h"
 #include "contest/cli/history_triage.h"
 #include "contest/cli/load_cli.h"
 #include "contest/history/history_db.h"
@@ -20,9 +20,9 @@
 #include "contest/history/series_changes.h"
 #include "contest/history/triage.h"
 #include "contest/kbuild/commit_order.h"
-#include "contest/report/trend_page.h"
 #include "contest/report/formats.h"
 #include "contest/report/outputs.h"
+#include "contest/report/trend_page.h"
 #include "contest/run/plan/config_record.h"
 #include "contest/sys/atomic_file.h"
 #include "contest/sys/errors.h"
@@ -177,25 +177,17 @@ int changes_action(const HistoryArgs& a) {
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
     const std::vector<SeriesKey> keys = chosen_series(a, db);
     const std::vector<LookedChange> looked = look_for_changes(a, db, keys);
-    if (looked.empty()) {
-        std::cout << "no change in " << keys.size() << " series (alpha "
-                  << number_text(a.changes.alpha) << ", at least " << a.changes.min_segment
-                  << points_word(points_by(a)) << " a side, at least "
-                  << number_text(100 * a.changes.min_change) << "%)\n";
-        return kExitOk;
-    }
     std::map<long long, const LookedChange*> by_id;
     std::vector<RecordedChange> shown;
     for (const auto& l : looked) {
         by_id[l.record.id] = &l;
         if (!only || l.record.status == *only) shown.push_back(l.record);
     }
-    const std::vector<ChangeGroup> groups = group_changes(shown);
-    std::cout << alerts_text(groups, by_id, a.changes, points_by(a), {a.results_dir, a.db});
-    std::cout << shown.size() << " of " << looked.size() << " change(s) in " << groups.size()
-              << " alert(s)"
-              << (only ? std::string(", those ") + triage_status_name(*only) : std::string())
-              << "; contest history triage ID --status STATE sets one's state\n";
+    const ChangesLook look{keys.size(), looked.size(), shown.size(),
+                           only ? triage_status_name(*only) : ""};
+    const HistoryChanges changes = changes_model(look, group_changes(shown), by_id, a.changes,
+                                                 points_by(a), {a.results_dir, a.db});
+    std::cout << find_output("text", OutputUse::history_changes).history_changes(changes);
     return kExitOk;
 }
 
@@ -279,15 +271,8 @@ int list_action(const HistoryArgs& a) {
     const std::size_t hidden =
         a.measure.empty() && !a.all_measures ? static_cast<std::size_t>(series.end() - others) : 0;
     series.erase(series.end() - static_cast<std::ptrdiff_t>(hidden), series.end());
-    if (series.empty() && hidden == 0) {
-        std::cout << "no series in " << db.target().shown << "\n";
-        return kExitOk;
-    }
-    std::cout << series_list_text(series);
-    if (hidden > 0)
-        std::cout << (series.empty() ? "no series of Time (wall_s); " : "") << hidden
-                  << " series of other measures (the load's work, latency, ...): "
-                     "--all-measures lists them, --measure M one measure's\n";
+    const HistorySeriesList list = series_list_model(db.target().shown, series, hidden);
+    std::cout << find_output("text", OutputUse::history_list).history_list(list);
     return kExitOk;
 }
 
@@ -345,7 +330,8 @@ int show_action(const HistoryArgs& a) {
     const SeriesKey key = series_word("show", a.words.front());
     HistoryDb db(db_target(a.db, a.results_dir), OpenFor::reading);
     const SeriesPoints s = series_points(db, key, tree_order(a), points_by(a));
-    std::cout << series_points_text(key, s, points_by(a));
+    std::cout << find_output("text", OutputUse::history_show)
+                     .history_show(series_points_model(key, s, points_by(a)));
     return kExitOk;
 }
 
@@ -391,54 +377,56 @@ int cmd_history(int argc, char** argv) {
     cl.accepts_config = true;
     HistoryArgs a;
     // clang-format off
-    cl.options.add_options()
-        ("db", po::value(&a.db)->value_name("FILE|URI"),
+    using enum OptionScope;
+    add_options(cl, {
+        {"db", host, po::value(&a.db)->value_name("FILE|URI"),
          "the database: a SQLite file, or postgresql://USER@HOST[:PORT]/NAME (libpq's URI; "
          "its password in ~/.pgpass, PGPASSFILE, PGPASSWORD or a service file, not in the URI) "
-         "(default: history.sqlite in --results)")
-        ("results", po::value(&a.results_dir)->value_name("D")->default_value("results"),
-         "where the default database file and the list of owed saves are")
-        ("points", checked(&a.points, [](const std::string& p) {
+         "(default: history.sqlite in --results)"},
+        {"results", host, po::value(&a.results_dir)->value_name("D")->default_value("results"),
+         "where the default database file and the list of owed saves are"},
+        {"points", host, checked(&a.points, [](const std::string& p) {
              if (p != "kernel" && p != "file")
                  throw UsageError("--points '" + printable(p) + "': expected kernel or file");
          })->value_name("P")->default_value(a.points),
          "show, changes and page: what a point of a series is: a kernel (every run of it), or a "
-         "result file (in time order: one kernel over days, an A/A series)")
-        ("workdir", po::value(&a.workdir)->value_name("D"),
+         "result file (in time order: one kernel over days, an A/A series)"},
+        {"workdir", host, po::value(&a.workdir)->value_name("D"),
          "where git's output goes when a series' kernels are put in their tree's commit order "
-         "(default $XDG_CACHE_HOME/contest)")
-        ("measure", po::value(&a.measure)->value_name("M"),
+         "(default $XDG_CACHE_HOME/contest)"},
+        {"measure", host, po::value(&a.measure)->value_name("M"),
          "list, changes and page: only the series of this measure (wall_s, "
-         "latency_cyclic_p99_us, ...)")
-        ("all-measures", po::bool_switch(&a.all_measures),
+         "latency_cyclic_p99_us, ...)"},
+        {"all-measures", host, po::bool_switch(&a.all_measures),
          "list: every measure's series, Time's (wall_s) first (default: Time's alone, and how "
-         "many others there are)")
-        ("out", po::value(&a.out)->value_name("FILE")->default_value(a.out),
-         "page: the HTML file written")
-        ("alpha", bounded(&a.changes.alpha, kMinAlpha, kMaxAlpha)->value_name("P")
+         "many others there are)"},
+        {"out", host, po::value(&a.out)->value_name("FILE")->default_value(a.out),
+         "page: the HTML file written"},
+        {"alpha", host, bounded(&a.changes.alpha, kMinAlpha, kMaxAlpha)->value_name("P")
              ->default_value(a.changes.alpha),
          "changes and page: the p a change must be below (the likelihood ratio of a step against "
          "a random walk fitted to the series, corrected for the splits tried: conservative); the "
          "default keeps false alarms under 0.05 a series of 10 to 200 kernels when the machine "
          "drifts by at most a random walk of 0.3% a kernel or an AR(1) of 0.9 with 0.5% steps, "
-         "not beyond (0.5% a kernel: up to 0.07; docs/history.md)")
-        ("min-segment", bounded<std::size_t>(&a.changes.min_segment, 1, 1000)->value_name("N")
+         "not beyond (0.5% a kernel: up to 0.07; docs/history.md)"},
+        {"min-segment", host, bounded<std::size_t>(&a.changes.min_segment, 1, 1000)->value_name("N")
              ->default_value(a.changes.min_segment),
-         "changes and page: kernels on each side of a change, at least")
-        ("min-change", bounded(&a.changes.min_change, 0.0, 10.0)->value_name("F")
+         "changes and page: kernels on each side of a change, at least"},
+        {"min-change", host, bounded(&a.changes.min_change, 0.0, 10.0)->value_name("F")
              ->default_value(a.changes.min_change),
-         "changes and page: the smallest change reported, as a fraction (0.01: 1%)")
-        ("status", po::value(&a.triage.status)->value_name("STATE"),
+         "changes and page: the smallest change reported, as a fraction (0.01: 1%)"},
+        {"status", host, po::value(&a.triage.status)->value_name("STATE"),
          "triage: the change's new state; changes and page: only the changes in it (untriaged, "
-         "acknowledged, investigating, invalid, improvement, fixed, wontfix, downstream)")
-        ("note", po::value(&a.triage.note)->value_name("TEXT"), "triage: why")
-        ("bug", po::value(&a.triage.bug)->value_name("URL"),
-         "triage: the bug or mail thread that says more (http:// or https://)")
-        ("of", po::value(&a.triage.of)->value_name("CHANGE"),
-         "triage --status downstream: the change this one follows from")
-        ("by", po::value(&a.triage.by)->value_name("WHO"),
-         "triage: who (default USER@HOST); changes and page: who a change is found by")
-        ("word", po::value(&a.words)->value_name("ARG"), "the action's arguments");
+         "acknowledged, investigating, invalid, improvement, fixed, wontfix, downstream)"},
+        {"note", host, po::value(&a.triage.note)->value_name("TEXT"), "triage: why"},
+        {"bug", host, po::value(&a.triage.bug)->value_name("URL"),
+         "triage: the bug or mail thread that says more (http:// or https://)"},
+        {"of", host, po::value(&a.triage.of)->value_name("CHANGE"),
+         "triage --status downstream: the change this one follows from"},
+        {"by", host, po::value(&a.triage.by)->value_name("WHO"),
+         "triage: who (default USER@HOST); changes and page: who a change is found by"},
+        {"word", host, po::value(&a.words)->value_name("ARG"), "the action's arguments", FromConfig::no},
+    });
     // clang-format on
     cl.positional.add("word", -1);
     // The action comes first: `contest history import [options] PATH...`.

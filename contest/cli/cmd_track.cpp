@@ -100,49 +100,51 @@ int cmd_track(int argc, char** argv) {
     std::vector<std::string> run_words, send_to;
     std::string sendmail = "/usr/sbin/sendmail";
     // clang-format off
-    cl.options.add_options()
-        ("tree", po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read (--fetch: but its remote-tracking ref and tags)")
-        ("branch", po::value(&branch)->default_value(branch)->value_name("BRANCH"), "the ref followed")
-        ("from", po::value(&from)->value_name("REF"), "the track's first point (given once: the state keeps it)")
-        ("every", checked(&every, check_every)->default_value(every)->value_name("tag|N"),
-         "the points: each tagged commit, or every N-th commit of the branch's first-parent line")
-        ("head", po::bool_switch(&head), "the branch's head a point too")
-        ("fetch", po::bool_switch(&fetch),
+    using enum OptionScope;
+    add_options(cl, {
+        {"tree", host, po::value(&tree)->value_name("TREE"), "the kernel tree (a git work tree), only read (--fetch: but its remote-tracking ref and tags)"},
+        {"branch", host, po::value(&branch)->default_value(branch)->value_name("BRANCH"), "the ref followed"},
+        {"from", host, po::value(&from)->value_name("REF"), "the track's first point (given once: the state keeps it)"},
+        {"every", host, checked(&every, check_every)->default_value(every)->value_name("tag|N"),
+         "the points: each tagged commit, or every N-th commit of the branch's first-parent line"},
+        {"head", host, po::bool_switch(&head), "the branch's head a point too"},
+        {"fetch", host, po::bool_switch(&fetch),
          "the remote's branch first fetched into its remote-tracking ref, with its tags "
          "(--branch REMOTE/BRANCH, origin/master), git's config of the tree running no program; "
-         "the tree must be the user's own (the unit's fetch)")
-        ("measure", po::value(&measure)->value_name("WHAT:LOAD"),
+         "the tree must be the user's own (the unit's fetch)"},
+        {"measure", host, po::value(&measure)->value_name("WHAT:LOAD"),
          "the series watched and the figure bisected: time, loads or a measure a run records, "
-         "under LOAD (default: time under the first load but no_load)")
-        ("boot", po::bool_switch(&boot),
+         "under LOAD (default: time under the first load but no_load)"},
+        {"boot", host, po::bool_switch(&boot),
          "each point, confirmation and bisection across reboots of this machine (contest run "
          "--boot, contest bisect --boot; root): started, and taken on at the track's next start "
-         "(the unit's timer starts it at boot)")
-        ("runs", bounded(&runs, 1u, 100u)->default_value(runs)->value_name("N"), "each point's rounds")
-        ("confirm-rounds", bounded(&confirm_rounds, 3u, 50u)->default_value(confirm_rounds)->value_name("N"),
-         "the rounds of a change's confirmation (its two points together)")
-        ("run-timeout", bounded(&run_timeout, 0.0, 7 * 86400.0)->default_value(run_timeout)->value_name("S"),
+         "(the unit's timer starts it at boot)"},
+        {"runs", host, bounded(&runs, 1u, 100u)->default_value(runs)->value_name("N"), "each point's rounds"},
+        {"confirm-rounds", host, bounded(&confirm_rounds, 3u, 50u)->default_value(confirm_rounds)->value_name("N"),
+         "the rounds of a change's confirmation (its two points together)"},
+        {"run-timeout", host, bounded(&run_timeout, 0.0, 7 * 86400.0)->default_value(run_timeout)->value_name("S"),
          "a point's run (its build and guests), or a confirmation's, stopped after S seconds and "
-         "the point failed (0: no bound)")
-        ("bisect-timeout", bounded(&bisect_timeout, 0.0, 30 * 86400.0)->default_value(bisect_timeout)->value_name("S"),
+         "the point failed (0: no bound)"},
+        {"bisect-timeout", host, bounded(&bisect_timeout, 0.0, 30 * 86400.0)->default_value(bisect_timeout)->value_name("S"),
          "a change's bisection stopped after S seconds, its state kept and the change left "
-         "without an answer (0: no bound)")
-        ("bisect-step-max-rounds", bounded(&bisect_step_max_rounds, 2u, 50u)->value_name("N"),
+         "without an answer (0: no bound)"},
+        {"bisect-step-max-rounds", host, bounded(&bisect_step_max_rounds, 2u, 50u)->value_name("N"),
          "each change's bisection: a step still undecided after N rounds is skipped (contest "
-         "bisect --step-max-rounds; default its 8)")
-        ("results", po::value(&results)->default_value(results)->value_name("D"),
-         "the track's folder: its state, each point's run, each change's confirmation and bisection")
-        ("mail-dir", po::value(&mail_dir)->value_name("D"), "where the mails go (default: D/mail)")
-        ("send-to", checked(&send_to, check_addresses)->value_name("ADDRESS"),
-         "each mail also sent to ADDRESS (twice or more: to each) through --sendmail, once")
-        ("sendmail", po::value(&sendmail)->default_value(sendmail)->value_name("PROGRAM"),
-         "the mail program --send-to hands each mail to (its words, then -oi -- ADDRESS...)")
-        ("db", po::value(&db)->value_name("FILE|URI"),
+         "bisect --step-max-rounds; default its 8)"},
+        {"results", host, po::value(&results)->default_value(results)->value_name("D"),
+         "the track's folder: its state, each point's run, each change's confirmation and bisection"},
+        {"mail-dir", host, po::value(&mail_dir)->value_name("D"), "where the mails go (default: D/mail)"},
+        {"send-to", host, checked(&send_to, check_addresses)->value_name("ADDRESS"),
+         "each mail also sent to ADDRESS (twice or more: to each) through --sendmail, once"},
+        {"sendmail", host, po::value(&sendmail)->default_value(sendmail)->value_name("PROGRAM"),
+         "the mail program --send-to hands each mail to (its words, then -oi -- ADDRESS...)"},
+        {"db", host, po::value(&db)->value_name("FILE|URI"),
          "the results database each point is stored in: a SQLite file or postgresql://USER@HOST[:PORT]/NAME, "
          "its password in ~/.pgpass, PGPASSFILE, PGPASSWORD or a service file, not in the URI "
-         "(default: history.sqlite in --results' parent)")
-        ("status", po::bool_switch(&status), "where the track in --results stands, and exit")
-        ("run-word", po::value(&run_words)->value_name("WORD"), "a word of each `contest run`");
+         "(default: history.sqlite in --results' parent)"},
+        {"status", host, po::bool_switch(&status), "where the track in --results stands, and exit"},
+        {"run-word", host, po::value(&run_words)->value_name("WORD"), "a word of each `contest run`"},
+    });
     // clang-format on
     cl.positional.add("tree", 1).add("run-word", -1);
     po::variables_map vm;

@@ -38,7 +38,9 @@ std::string compare_normalized(const ReportModel& model) {
 // clang-format off
 const Output kOutputs[] = {
     {.name = "text", .what = "the classic contest table, for a terminal",
-     .report = format_text, .compare = compare_text, .latency = latency_window_text},
+     .report = format_text, .compare = compare_text, .latency = latency_window_text,
+     .history_list = history_series_list_text, .history_show = history_series_points_text,
+     .history_changes = history_changes_text},
     {.name = "markdown", .what = "the tables in Markdown",
      .report = format_markdown, .compare = compare_markdown},
     {.name = "csv", .what = "one row per label and load, every figure a column",
@@ -78,6 +80,12 @@ bool Output::offered_by(OutputUse use) const {
             return latency != nullptr;
         case OutputUse::trend:
             return trend != nullptr;
+        case OutputUse::history_list:
+            return history_list != nullptr;
+        case OutputUse::history_show:
+            return history_show != nullptr;
+        case OutputUse::history_changes:
+            return history_changes != nullptr;
     }
     return false;
 }
@@ -103,6 +111,11 @@ constexpr UseFacts kUses[] = {
      "contest run --summary-json FILE"},
     {OutputUse::latency, "latency", "--format", "contest latency", "contest latency --format"},
     {OutputUse::trend, "history page", "--out", "contest history page", "contest history page"},
+    // Text alone, so no option chooses it.
+    {OutputUse::history_list, "history list", "", "contest history list", "contest history list"},
+    {OutputUse::history_show, "history show", "", "contest history show", "contest history show"},
+    {OutputUse::history_changes, "history changes", "", "contest history changes",
+     "contest history changes"},
 };
 
 const UseFacts& facts_of(OutputUse use) {

@@ -4,15 +4,17 @@
 // renders each use that offers it (null where a use does not): `contest
 // report --format`, `contest compare --format`, `contest post --style`,
 // `contest export --format`, `contest run --summary-json`, `contest latency
-// --format` and `contest history page`. The commands' checks, their --help,
-// the manual and the shell completion all read the names from this table.
+// --format`, `contest history page` and contest history's list, show and
+// changes (text alone). The commands' checks, their --help, the manual and
+// the shell completion all read the names from this table.
 //
 // A use is a model in and text out per format: to render a new table a
 // person reads (a command's list, status or mail) through it, (1) put its
 // model in a plain struct of report/ (report/ includes no history/, track/,
 // bisect/ or boot/: the command fills the struct, as cmd_history.cpp fills
-// TrendPage), (2) add an OutputUse and its row in outputs.cpp's kUses (the
-// command and option that choose the format), (3) add a field here,
+// TrendPage and cli/history_models.cpp the history's tables), (2) add an
+// OutputUse and its row in outputs.cpp's kUses (the command and option that
+// choose the format; none where text is all it offers), (3) add a field here,
 // `std::string (*use)(const Model&)`, set in the row of each format that
 // renders it, and its case in offered_by, (4) render with
 // find_output(format, use).use(model).
@@ -25,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/analysis/report_model.h"
+#include "contest/report/history_text.h"
 #include "contest/report/kcidb_export.h"
 #include "contest/report/latency_window.h"
 #include "contest/report/report_options.h"
@@ -34,7 +37,18 @@
 namespace contest {
 
 // Where an output is offered: each command and the option that names it.
-enum class OutputUse { report, compare, post, export_, run_summary, latency, trend };
+enum class OutputUse {
+    report,
+    compare,
+    post,
+    export_,
+    run_summary,
+    latency,
+    trend,
+    history_list,
+    history_show,
+    history_changes,
+};
 
 struct Output {
     std::string_view name;
@@ -58,6 +72,12 @@ struct Output {
     std::string (*latency)(const LatencyWindowModel& window) = nullptr;
     // contest history page: the series' charts and their changes.
     std::string (*trend)(const TrendPage& page) = nullptr;
+    // contest history list: the series.
+    std::string (*history_list)(const HistorySeriesList& list) = nullptr;
+    // contest history show: one series' points.
+    std::string (*history_show)(const HistorySeriesPoints& points) = nullptr;
+    // contest history changes: the changes found, as alerts.
+    std::string (*history_changes)(const HistoryChanges& changes) = nullptr;
 
     bool offered_by(OutputUse use) const;
 };
