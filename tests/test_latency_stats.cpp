@@ -323,7 +323,10 @@ TEST_CASE("every sleep method measures, and --latency-raw keeps one line a sampl
                          scratch);
     CHECK(j["method"] == method);
     auto samples = j["latency"]["samples"].get<std::uint64_t>();
-    CHECK(samples > 200);
+    // About 1000 on a quiet machine (1 ms a period for 1 s); a busy one
+    // (make test beside two builds) wakes the sleeper late, 182 once: the
+    // bound says the method measures, not its rate (bench/ has that).
+    CHECK(samples > 50);
     // A wake-up is never before its deadline on CLOCK_MONOTONIC.
     CHECK(j["latency"]["min_ns"].get<std::int64_t>() >= 0);
     std::ifstream in(raw);
