@@ -10,6 +10,7 @@
 #include "contest/history/import.h"
 #include "contest/history/owed_saves.h"
 #include "contest/run/record/result_writer.h"
+#include "contest/run/plan/run_config.h"
 #include "contest/run/record/run_sinks.h"
 #include "contest/sys/sha256.h"
 #include "history_support.h"
