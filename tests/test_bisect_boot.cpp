@@ -617,7 +617,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a boot state's owner is only ever a folder above its own; an earlier contest's `then` is "
+    "a boot state's owner is only ever a folder above its own, and an earlier contest's `then` is "
     "read as its owner",
     "[bisect][boot]") {
     BootState s;
@@ -661,7 +661,7 @@ TEST_CASE(
 
 TEST_CASE(
     "contest bisect --boot: a part's end hands over to the bisection its journal names, in the "
-    "unit's own step; a part whose journal names none ends alone",
+    "unit's own step, and a part whose journal names none ends alone",
     "[bisect][boot][e2e][journal]") {
     BootBisectBench bench;
     auto o = test::run_contest_binary(bench.bisect_words(), bench.dir.path(), bench.dir.path());
