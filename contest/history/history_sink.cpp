@@ -2,6 +2,7 @@
 
 #include "contest/history/import.h"
 #include "contest/history/owed_saves.h"
+#include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/sha256.h"
 #include "contest/sys/text.h"
