@@ -120,28 +120,30 @@ int cmd_bisect(int argc, char** argv) {
     BisectRule rule;
     std::vector<std::string> run_words;
     // clang-format off
-    cl.options.add_options()
-        ("good", po::value(&good)->value_name("TREE@REF"), "the commit whose kernel is good (TREE@REF%CONFIG_X=V...: every commit built with those options)")
-        ("bad", po::value(&bad)->value_name("TREE@REF"), "the later commit whose kernel is bad (same TREE, same %OPTIONS)")
-        ("measure", po::value(&measure)->value_name("WHAT:LOAD"),
+    using enum OptionScope;
+    add_options(cl, {
+        {"good", host, po::value(&good)->value_name("TREE@REF"), "the commit whose kernel is good (TREE@REF%CONFIG_X=V...: every commit built with those options)"},
+        {"bad", host, po::value(&bad)->value_name("TREE@REF"), "the later commit whose kernel is bad (same TREE, same %OPTIONS)"},
+        {"measure", host, po::value(&measure)->value_name("WHAT:LOAD"),
          "what the ends differ in: time, ratio, loads (LOAD's work done) or a measure a run records "
-         "(latency_cyclic_p99_us, ...), under LOAD (default: time under the first load but no_load)")
-        ("error-rate", bounded(&rule.error_rate, 0.0001, 0.2)->default_value(rule.error_rate)->value_name("E"),
-         "each step's chance of classing its commit wrong, each way")
-        ("step-max-rounds", bounded(&rule.step_max_rounds, 2u, 50u)->default_value(rule.step_max_rounds)->value_name("N"),
-         "a step still undecided after N rounds is skipped")
-        ("ends-max-rounds", bounded(&rule.ends_max_rounds, 3u, 50u)->default_value(rule.ends_max_rounds)->value_name("N"),
-         "the ends not told apart after N rounds: no bisection")
-        ("results", po::value(&results)->default_value(results)->value_name("D"),
-         "the bisection's folder: its state, git's log and every batch's result files")
-        ("boot", po::bool_switch(&boot),
+         "(latency_cyclic_p99_us, ...), under LOAD (default: time under the first load but no_load)"},
+        {"error-rate", host, bounded(&rule.error_rate, 0.0001, 0.2)->default_value(rule.error_rate)->value_name("E"),
+         "each step's chance of classing its commit wrong, each way"},
+        {"step-max-rounds", host, bounded(&rule.step_max_rounds, 2u, 50u)->default_value(rule.step_max_rounds)->value_name("N"),
+         "a step still undecided after N rounds is skipped"},
+        {"ends-max-rounds", host, bounded(&rule.ends_max_rounds, 3u, 50u)->default_value(rule.ends_max_rounds)->value_name("N"),
+         "the ends not told apart after N rounds: no bisection"},
+        {"results", host, po::value(&results)->default_value(results)->value_name("D"),
+         "the bisection's folder: its state, git's log and every batch's result files"},
+        {"boot", host, po::bool_switch(&boot),
          "each batch a `contest run --boot` of this machine (kexec; root): the bisection goes on "
          "across the reboots by itself; each step's commit is built as root (its Makefiles and "
          "scripts run as root, no privilege dropped: give only a tree you would boot; "
-         "docs/kernel-builds.md)")
-        ("continue", po::value(&continue_from)->value_name("D"),
-         "(started at the end of each --boot batch) the bisection in D, on from where it stands")
-        ("run-word", po::value(&run_words)->value_name("WORD"), "a word of each batch's `contest run`");
+         "docs/kernel-builds.md)"},
+        {"continue", host, po::value(&continue_from)->value_name("D"),
+         "(started at the end of each --boot batch) the bisection in D, on from where it stands"},
+        {"run-word", host, po::value(&run_words)->value_name("WORD"), "a word of each batch's `contest run`"},
+    });
     // clang-format on
     cl.positional.add("run-word", -1);
     po::variables_map vm;
