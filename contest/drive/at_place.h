@@ -10,7 +10,6 @@
 #include <string>
 
 #include "contest/bisect/batch_way.h"
-#include "contest/run/places/boot/boot_steps.h"
 #include "contest/run/plan/run_journal.h"
 #include "contest/sys/progress.h"
 
