@@ -25,7 +25,9 @@ TEST_CASE(
         for (OutputUse use :
              {OutputUse::report, OutputUse::compare, OutputUse::post, OutputUse::export_,
               OutputUse::run_summary, OutputUse::latency, OutputUse::trend, OutputUse::history_list,
-              OutputUse::history_show, OutputUse::history_changes})
+              OutputUse::history_show, OutputUse::history_changes, OutputUse::history_triage,
+              OutputUse::history_hosts, OutputUse::bisection, OutputUse::track_status,
+              OutputUse::track_mail})
             if (o.offered_by(use)) {
                 offered = true;
                 CHECK(&find_output(std::string(o.name), use) == &o);

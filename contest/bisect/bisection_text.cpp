@@ -1,45 +1,13 @@
-// What a bisection says: its answer and every step's evidence as text
-// (for the terminal, its log and contest post), and the command that takes
-// it on.
+// What a bisection says: its answer as the outputs table renders it (the
+// model filled here, from the state: report/bisection_text.h), and the
+// command that takes it on.
 #include "contest/bisect/bisection_text.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-
 #include "contest/kbuild/label_options.h"
+#include "contest/report/outputs.h"
 #include "contest/sys/number_text.h"
-#include "contest/sys/text.h"
 
 namespace contest::bisect {
-namespace {
-
-// How sure the whole answer is: its steps' sureness holds if the ends
-// differ, and the ends' test, looking after every round, says they differ
-// when they do not at its real level (simulated), not at its nominal p.
-// In all, at least 1 minus both chances of error.
-std::string answer_sureness_text(const BisectState& s) {
-    BisectRule rule;
-    if (s.ends_max_rounds) rule.ends_max_rounds = s.ends_max_rounds;
-    const double ends_error = ends_false_differ_rate(rule);
-    char test[160];
-    std::snprintf(test, sizeof test,
-                  "the ends' test (a look after each of rounds %u to %u at p < %g) says they "
-                  "differ when they do not %.1f%% of the time",
-                  rule.ends_min_rounds, rule.ends_max_rounds, rule.ends_level, 100 * ends_error);
-    const double in_all = std::max(0.0, s.sureness - ends_error);
-    const bool any_step = std::any_of(s.steps.begin(), s.steps.end(), [](const BisectStep& step) {
-        return step.state != StepClass::unknown;
-    });
-    if (!any_step)
-        return "how sure: as the ends' test alone (no step decided between them): " +
-               std::string(test) + ": " + sureness_text(in_all) + " sure\n";
-    return "how sure: " + sureness_text(s.sureness) +
-           " that every step is right, if the ends differ; " + test + ": at least " +
-           sureness_text(in_all) + " in all\n";
-}
-
-}  // namespace
 
 std::string commit_spec(const BisectState& state, const std::string& commit) {
     return state.tree + "@" + commit +
@@ -47,92 +15,54 @@ std::string commit_spec(const BisectState& state, const std::string& commit) {
                .spec_tail();
 }
 
-// 0.97 as "97.0%", 0.9996 as "99.96%", and anything surer than 99.99% as
-// "> 99.99%": a sureness is never 100%, and the plug-in figures behind it
-// are not good to more places.
-std::string sureness_text(double p) {
-    if (1 - p < 1e-4) return "> 99.99%";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, 1 - p < 0.005 ? "%.2f%%" : "%.1f%%", 100 * p);
-    return buf;
-}
-
 std::string short_hash(const std::string& commit) {
     return commit.substr(0, 12);
 }
 
+BisectionAnswer bisection_answer(const BisectState& s) {
+    BisectionAnswer a;
+    a.good = short_hash(s.good);
+    a.bad = short_hash(s.bad);
+    a.measure = s.measure;
+    a.emulated = s.emulated;
+    a.across_reboots = s.place == "boot";
+    a.ends_state = s.ends_state;
+    a.ends_why = s.ends_why;
+    for (const BisectStep& step : s.steps)
+        a.steps.push_back({.commit = short_hash(step.commit),
+                           .subject = step.subject,
+                           .state = step.state,
+                           .sureness = step.sureness,
+                           .over_halfway = step.over_halfway,
+                           .rounds = step.rounds,
+                           .position = step.position,
+                           .why = step.why,
+                           .cache_hit = step.cache_hit,
+                           .build_s = step.build_s,
+                           .guests_s = step.guests_s,
+                           .boots_s = step.boots_s,
+                           .seconds = step.seconds});
+    a.finished = s.finished;
+    a.failure = s.failure;
+    a.first_bad = s.first_bad;
+    a.first_bad_subject = s.first_bad_subject;
+    a.first_bad_author = s.first_bad_author;
+    for (const std::string& commit : s.could_be) a.could_be.push_back(commit);
+    a.sureness = s.sureness;
+    // The ends' test as this bisection ran it (a state written before its
+    // bound was kept ran the default's).
+    BisectRule rule;
+    if (s.ends_max_rounds) rule.ends_max_rounds = s.ends_max_rounds;
+    a.ends_min_rounds = rule.ends_min_rounds;
+    a.ends_max_rounds = rule.ends_max_rounds;
+    a.ends_level = rule.ends_level;
+    a.ends_false_differ = ends_false_differ_rate(rule);
+    a.seconds = s.seconds;
+    return a;
+}
+
 std::string bisection_text(const BisectState& s) {
-    // Every text of the state through printable(): a commit's subject and
-    // author are the tree's, and may hold a terminal's escapes.
-    const auto hash = [](const std::string& commit) { return printable(short_hash(commit)); };
-    std::string out = "contest bisect: " + hash(s.good) + " (good) .. " + hash(s.bad) +
-                      " (bad) on " + printable(s.measure) +
-                      (s.emulated ? ", in emulated (TCG) guests" : "") + "\n";
-    out +=
-        "ends: " + (s.ends_state == EndsState::unknown ? "being measured" : printable(s.ends_why)) +
-        "\n";
-    for (std::size_t i = 0; i < s.steps.size(); ++i) {
-        const BisectStep& step = s.steps[i];
-        out += "step " + std::to_string(i + 1) + ": " + hash(step.commit) + " " +
-               printable(step.subject) + ": " + std::string(name_in(kStepClassNames, step.state));
-        if (step.state == StepClass::like_good || step.state == StepClass::like_bad)
-            out += " (" + sureness_text(step.sureness) + " sure over the other end, " +
-                   (std::isfinite(step.over_halfway)
-                        ? sureness_text(step.over_halfway) + " over halfway, "
-                        : "") +
-                   std::to_string(step.rounds) + " rounds, at " + fixed(step.position, 2) +
-                   " of the way from good to bad)";
-        else if (step.state == StepClass::between)
-            out += " (" + sureness_text(step.sureness) + " sure, " + std::to_string(step.rounds) +
-                   " rounds, at " + fixed(step.position, 2) +
-                   " of the way from good to bad): neither end, skipped";
-        else
-            out += ", skipped: " + printable(step.why);
-        std::vector<std::string> parts;
-        if (step.cache_hit)
-            parts.push_back("built before: the cache's");
-        else if (step.build_s > 0)
-            parts.push_back("build " + seconds_text(step.build_s));
-        if (step.guests_s > 0)
-            parts.push_back("guests " + seconds_text(step.guests_s) + ", of it booting " +
-                            seconds_text(step.boots_s));
-        out += ", " + seconds_text(step.seconds) +
-               (parts.empty() ? "" : " (" + join(parts, "; ") + ")") + "\n";
-    }
-    if (!s.finished && !s.failure.empty()) {
-        out += "ended without an answer after " + std::to_string(s.steps.size()) +
-               (s.steps.size() == 1 ? " step: " : " steps: ") + printable(s.failure) +
-               "\n(once mended, the same contest bisect again, or contest bisect --continue of "
-               "its folder across reboots, takes it on from there)\n";
-        return out;
-    }
-    if (!s.finished) {
-        out += "under way: " + std::to_string(s.steps.size()) +
-               (s.steps.size() == 1 ? " step" : " steps") + " taken so far" +
-               (s.place == "boot" ? ", across reboots of this machine" : "") + "\n";
-        return out;
-    }
-    std::vector<std::string> between;
-    for (const auto& step : s.steps)
-        if (step.state == StepClass::between) between.push_back(hash(step.commit));
-    const std::string spread =
-        between.empty() ? ""
-                        : "the change spreads over more than one commit: " + join(between, ", ") +
-                              " lie between the ends";
-    if (!s.first_bad.empty())
-        out += "first bad commit: " + printable(s.first_bad) + " " +
-               printable(s.first_bad_subject) + " (" + printable(s.first_bad_author) + ")\n" +
-               answer_sureness_text(s) + (spread.empty() ? "" : "but " + spread + "\n");
-    else if (!s.could_be.empty() && !spread.empty())
-        out +=
-            spread + "; it lies within these commits: " + join(s.could_be, ", ", printable) + "\n";
-    else if (!s.could_be.empty())
-        out += "only skipped commits left: the first bad commit is one of " +
-               join(s.could_be, ", ", printable) + "\n";
-    else if (s.ends_state != EndsState::differ)
-        out += "no bisection: the ends cannot be told apart on " + printable(s.measure) + "\n";
-    out += "the whole bisection took " + seconds_text(s.seconds) + "\n";
-    return out;
+    return find_output("text", OutputUse::bisection).bisection(bisection_answer(s));
 }
 
 std::vector<std::string> bisection_command(const BisectState& s) {

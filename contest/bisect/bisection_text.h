@@ -1,16 +1,14 @@
 #pragma once
-// What a bisection says: its answer, the texts its progress shares with
-// it, and the command that takes it on.
+// What a bisection says: its answer (the model of report/bisection_text.h,
+// filled here from the state, and its text as the outputs table renders it),
+// the names its progress shares with it, and the command that takes it on.
 #include <string>
 #include <vector>
 
 #include "contest/bisect/bisect_state.h"
+#include "contest/report/bisection_text.h"
 
 namespace contest::bisect {
-
-// 0.97 as "97.0%", 0.9996 as "99.96%", anything surer than 99.99% as
-// "> 99.99%".
-std::string sureness_text(double p);
 
 // A commit's first 12 hex digits, as the bisection names it.
 std::string short_hash(const std::string& commit);
@@ -21,6 +19,7 @@ std::string commit_spec(const BisectState& state, const std::string& commit);
 
 // The answer for a mail (`contest post` of a bisection, the end of a run):
 // the question, every step's evidence, the first bad commit and how sure.
+BisectionAnswer bisection_answer(const BisectState& state);
 std::string bisection_text(const BisectState& state);
 
 // The words of the `contest bisect` that asked the state's question: the

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "contest/bisect/bisection_text.h"
+#include "contest/report/outputs.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
@@ -10,17 +11,13 @@ namespace contest {
 int print_bisection(const drive::BisectionDriven& driven, const std::filesystem::path& folder,
                     Progress& progress) {
     progress.clear();
-    if (driven.part) {
-        const std::string part = driven.part->folder.string();
-        std::cout << "contest bisect: " << driven.part->rounds
-                  << (driven.part->rounds == 1 ? " round" : " rounds") << " started in " << part
-                  << ": this machine reboots through their turns, and the bisection goes on "
-                     "by itself after them (contest run --boot-status --results "
-                  << part << "; contest post " << folder.string() << " for where it stands)\n"
-                  << std::flush;
-        return kExitOk;
-    }
-    std::cout << bisect::bisection_text(driven.state) << std::flush;
+    BisectionAnswer answer;
+    if (driven.part)
+        answer.part = {driven.part->rounds, driven.part->folder.string(), folder.string()};
+    else
+        answer = bisect::bisection_answer(driven.state);
+    std::cout << find_output("text", OutputUse::bisection).bisection(answer) << std::flush;
+    if (driven.part) return kExitOk;
     return driven.state.first_bad.empty() ? kExitSomeRunsFailed : kExitOk;
 }
 

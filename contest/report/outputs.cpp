@@ -40,7 +40,9 @@ const Output kOutputs[] = {
     {.name = "text", .what = "the classic contest table, for a terminal",
      .report = format_text, .compare = compare_text, .latency = latency_window_text,
      .history_list = history_series_list_text, .history_show = history_series_points_text,
-     .history_changes = history_changes_text},
+     .history_changes = history_changes_text, .history_triage = history_triage_text,
+     .history_hosts = history_hosts_text, .bisection = bisection_answer_text,
+     .track_status = track_status_text, .track_mail = track_mail_text},
     {.name = "markdown", .what = "the tables in Markdown",
      .report = format_markdown, .compare = compare_markdown},
     {.name = "csv", .what = "one row per label and load, every figure a column",
@@ -86,6 +88,16 @@ bool Output::offered_by(OutputUse use) const {
             return history_show != nullptr;
         case OutputUse::history_changes:
             return history_changes != nullptr;
+        case OutputUse::history_triage:
+            return history_triage != nullptr;
+        case OutputUse::history_hosts:
+            return history_hosts != nullptr;
+        case OutputUse::bisection:
+            return bisection != nullptr;
+        case OutputUse::track_status:
+            return track_status != nullptr;
+        case OutputUse::track_mail:
+            return track_mail != nullptr;
     }
     return false;
 }
@@ -116,6 +128,14 @@ constexpr UseFacts kUses[] = {
     {OutputUse::history_show, "history show", "", "contest history show", "contest history show"},
     {OutputUse::history_changes, "history changes", "", "contest history changes",
      "contest history changes"},
+    {OutputUse::history_triage, "history triage", "", "contest history triage",
+     "contest history triage"},
+    {OutputUse::history_hosts, "history hosts", "", "contest history hosts",
+     "contest history hosts"},
+    {OutputUse::bisection, "bisect", "", "contest bisect", "contest bisect"},
+    {OutputUse::track_status, "track --status", "", "contest track --status",
+     "contest track --status"},
+    {OutputUse::track_mail, "track", "", "contest track's mails", "contest track's mails"},
 };
 
 const UseFacts& facts_of(OutputUse use) {

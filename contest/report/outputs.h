@@ -4,15 +4,19 @@
 // renders each use that offers it (null where a use does not): `contest
 // report --format`, `contest compare --format`, `contest post --style`,
 // `contest export --format`, `contest run --summary-json`, `contest latency
-// --format`, `contest history page` and contest history's list, show and
-// changes (text alone). The commands' checks, their --help, the manual and
-// the shell completion all read the names from this table.
+// --format`, `contest history page`, and in text alone contest history's
+// list, show, changes, triage and hosts, the bisection's answer (contest
+// bisect, contest post of its folder, the track's mail), the track's status
+// and its mail. The commands' checks, their --help, the manual and the
+// shell completion all read the names from this table.
 //
 // A use is a model in and text out per format: to render a new table a
 // person reads (a command's list, status or mail) through it, (1) put its
 // model in a plain struct of report/ (report/ includes no history/, track/,
 // bisect/ or boot/: the command fills the struct, as cmd_history.cpp fills
-// TrendPage and cli/history_models.cpp the history's tables), (2) add an
+// TrendPage and cli/history_models.cpp the history's tables; or the owning
+// layer above report/ fills it, as bisect/bisection_text.cpp fills the
+// bisection's answer and track/ its status and mail), (2) add an
 // OutputUse and its row in outputs.cpp's kUses (the command and option that
 // choose the format; none where text is all it offers), (3) add a field here,
 // `std::string (*use)(const Model&)`, set in the row of each format that
@@ -27,10 +31,14 @@
 #include <nlohmann/json.hpp>
 
 #include "contest/analysis/report_model.h"
+#include "contest/report/bisection_text.h"
 #include "contest/report/history_text.h"
+#include "contest/report/history_triage_text.h"
 #include "contest/report/kcidb_export.h"
 #include "contest/report/latency_window.h"
 #include "contest/report/report_options.h"
+#include "contest/report/track_mail_text.h"
+#include "contest/report/track_status_text.h"
 #include "contest/report/trend_page.h"
 #include "contest/result/result_file.h"
 
@@ -48,6 +56,11 @@ enum class OutputUse {
     history_list,
     history_show,
     history_changes,
+    history_triage,
+    history_hosts,
+    bisection,
+    track_status,
+    track_mail,
 };
 
 struct Output {
@@ -78,6 +91,17 @@ struct Output {
     std::string (*history_show)(const HistorySeriesPoints& points) = nullptr;
     // contest history changes: the changes found, as alerts.
     std::string (*history_changes)(const HistoryChanges& changes) = nullptr;
+    // contest history triage: a change and its settings, or the one made.
+    std::string (*history_triage)(const HistoryTriage& triage) = nullptr;
+    // contest history hosts: the lab's hosts.
+    std::string (*history_hosts)(const HistoryHosts& hosts) = nullptr;
+    // contest bisect: its answer and evidence (also contest post of its
+    // folder and the track's mail), or a batch started across reboots.
+    std::string (*bisection)(const BisectionAnswer& answer) = nullptr;
+    // contest track --status: where the track stands.
+    std::string (*track_status)(const TrackStatus& status) = nullptr;
+    // contest track: a confirmed and bisected change's mail.
+    std::string (*track_mail)(const TrackMail& mail) = nullptr;
 
     bool offered_by(OutputUse use) const;
 };

@@ -1,30 +1,16 @@
 #include "contest/track/track_mail.h"
 
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "contest/bisect/bisect_measure.h"
 #include "contest/bisect/bisection_text.h"
-#include "contest/report/format_post.h"
-#include "contest/report/formats.h"
-#include "contest/report/post_lkp.h"
-#include "contest/report/post_parts.h"
-#include "contest/sys/mail_header.h"
-#include "contest/sys/number_text.h"
-#include "contest/sys/text.h"
-#include "contest/sys/words.h"
+#include "contest/report/outputs.h"
 #include "contest/track/track_bench.h"
 
 namespace contest::track {
 
 namespace {
-
-std::string percent(double fraction) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%+.1f%%", 100 * fraction);
-    return text;
-}
 
 std::string point_name(const TrackState& state, const std::string& commit) {
     for (const auto& p : state.points)
@@ -32,35 +18,6 @@ std::string point_name(const TrackState& state, const std::string& commit) {
             return p.name == commit.substr(0, 12) ? p.name
                                                   : p.name + " (" + commit.substr(0, 12) + ")";
     return commit.substr(0, 12);
-}
-
-// format_post's mail without its Subject and signature: its body.
-std::string post_body(const std::string& mail) {
-    std::string body = mail;
-    if (body.rfind("Subject:", 0) == 0) {
-        const auto blank = body.find("\n\n");
-        body = blank == std::string::npos ? "" : body.substr(blank + 2);
-    }
-    const auto signature = body.rfind("\n-- \n");
-    if (signature != std::string::npos) body.resize(signature + 1);
-    return body;
-}
-
-// Where the series showed the change: between this pair, or (a neighbour)
-// between another pair, which its confirmation could not tell apart.
-std::string where_found(const TrackState& state, const TrackChange& change) {
-    const std::string moved = "the series " + change.series + " moved " + percent(change.change) +
-                              " (p " + format_p(change.p) + ") ";
-    if (change.neighbour_of.empty())
-        return moved + "between " + point_name(state, change.before) + " and " +
-               point_name(state, change.after) + ", the points around it";
-    const auto dots = change.neighbour_of.find("..");
-    const std::string a = change.neighbour_of.substr(0, dots),
-                      b = dots == std::string::npos ? "" : change.neighbour_of.substr(dots + 2);
-    return moved + "at the split between " + point_name(state, a) + " and " + point_name(state, b) +
-           ", whose confirmation could not tell them apart (one of them measured on another "
-           "day's footing); the change lies between the next pair, " +
-           point_name(state, change.before) + " and " + point_name(state, change.after);
 }
 
 // The measure the track follows, WHAT:LOAD as the state keeps it.
@@ -113,26 +70,6 @@ std::string row_of(const bisect::BisectMeasure& m) {
     return "";
 }
 
-// Every figure the mail gives of the measure, each named: the
-// confirmation's (the figure of record), the series', the bisection's ends'.
-std::string figures_named(const TrackState& state, const TrackChange& change,
-                          const bisect::BisectState& bisection, const Confirmed& c,
-                          const std::string& unit) {
-    std::string out = "The change of " + state.measure + ", each figure named:\n";
-    out += "- the confirmation's, the figure of record";
-    if (c.change)
-        out += ": " + percent(*c.change) + " (" + six_digits(c.before) + " -> " +
-               six_digits(c.after) + unit + ", each the mean of the " + std::to_string(c.rounds) +
-               " interleaved rounds of the two measured again together)";
-    out += "; its test: " + change.confirm_why + "\n";
-    out += "- the series': " + where_found(state, change) + "\n";
-    if (bisection.ends_rounds > 0)
-        out += "- the bisection's ends' (its own measuring, below): bad - good = " +
-               six_digits(bisection.shift) + unit + " over " +
-               std::to_string(bisection.ends_rounds) + " rounds\n";
-    return out;
-}
-
 }  // namespace
 
 std::string mail_file_name(const std::string& first_bad, const std::string& measure) {
@@ -144,70 +81,62 @@ std::string mail_file_name(const std::string& first_bad, const std::string& meas
     return name;
 }
 
+TrackMail track_mail_model(const TrackState& state, const TrackChange& change,
+                           const bisect::BisectState& bisection,
+                           const std::vector<ResultFile>& compared,
+                           const std::vector<std::string>& other_hosts,
+                           const std::vector<std::string>& group) {
+    const bisect::BisectMeasure measure = followed_measure(state);
+    const Confirmed confirmed = confirmed_figures(compared, measure);
+    TrackMail m;
+    m.tree = state.tree;
+    m.branch = state.branch;
+    m.every = state.every;
+    m.from = state.from.substr(0, 12);
+    m.measure = state.measure;
+    m.load = measure.load;
+    m.row = row_of(measure);
+    m.unit = bisect::unit_of(measure);
+    // One figure of the change throughout: the confirmation's, which the
+    // mail is written on; the series' where it has none.
+    m.change = confirmed.change.value_or(change.change);
+    if (confirmed.change)
+        m.confirmed = TrackMailConfirmed{confirmed.rounds, confirmed.before, confirmed.after,
+                                         *confirmed.change};
+    m.confirm_why = change.confirm_why;
+    m.series = change.series;
+    m.series_change = change.change;
+    m.p = change.p;
+    m.before = point_name(state, change.before);
+    m.after = point_name(state, change.after);
+    if (!change.neighbour_of.empty()) {
+        const auto dots = change.neighbour_of.find("..");
+        m.neighbour = true;
+        m.split_before = point_name(state, change.neighbour_of.substr(0, dots));
+        m.split_after = point_name(
+            state, dots == std::string::npos ? "" : change.neighbour_of.substr(dots + 2));
+    }
+    m.ends_rounds = bisection.ends_rounds;
+    m.shift = bisection.shift;
+    m.other_hosts = other_hosts;
+    m.group = group;
+    m.bisection = bisect::bisection_answer(bisection);
+    m.compared = compared;
+    m.command = {"contest", "track",    state.tree, "--branch", state.branch,
+                 "--from",  state.from, "--every",  state.every};
+    if (state.head) m.command.push_back("--head");
+    m.command.insert(m.command.end(), {"--measure", state.measure, "--"});
+    for (const auto& w : state.run_words) m.command.push_back(w);
+    return m;
+}
+
 std::string track_mail(const TrackState& state, const TrackChange& change,
                        const bisect::BisectState& bisection,
                        const std::vector<ResultFile>& compared,
                        const std::vector<std::string>& other_hosts,
                        const std::vector<std::string>& group) {
-    const bisect::BisectMeasure measure = followed_measure(state);
-    const std::string unit = bisect::unit_of(measure);
-    const Confirmed confirmed = confirmed_figures(compared, measure);
-    // One figure of the change throughout: the confirmation's, which the
-    // mail is written on; the series' where it has none.
-    const std::string of_record = percent(confirmed.change.value_or(change.change));
-    const std::string subject = "[contest] track: " + bisect::short_hash(bisection.first_bad) +
-                                " " + printable(bisection.first_bad_subject) + ": " +
-                                printable(state.measure) + " " + of_record;
-    // The robot's lead: the change, the commit, its author, the tree.
-    std::string body =
-        "contest track noticed a " + of_record + " change of " + state.measure +
-        " (its confirmation's figure) due to commit:\n\ncommit: " + bisection.first_bad +
-        "\n  (\"" + bisection.first_bad_subject + "\")\nauthor: " + bisection.first_bad_author +
-        "\nin: " + state.tree + " " + state.branch + ", tracked every " +
-        (state.every == "tag" ? std::string("tag") : state.every + " commits") + " from " +
-        state.from.substr(0, 12) + "\n\n" +
-        figures_named(state, change, bisection, confirmed, unit);
-    if (!other_hosts.empty()) {
-        body += "\nThe database's other hosts (the same workload, load and measure):\n";
-        for (const auto& line : other_hosts) body += line + "\n";
-    }
-    if (!group.empty()) {
-        body += "\nIts alert (the database's changes between the same two kernels):\n";
-        for (const auto& line : group) body += "  " + line + "\n";
-    }
-    body += "\nThe bisection between them:\n" + bisect::bisection_text(bisection);
-    if (compared.size() >= 2) {
-        ReportOptions options;
-        options.baseline = compared.front().label;
-        options.print_warnings = false;
-        // The table's mark of the measure and its verdict are the
-        // confirmation's test (a mail is written only for a change it
-        // confirmed), Time's beside it.
-        FollowedMeasure followed;
-        followed.name = state.measure;
-        followed.load = measure.load;
-        followed.row = row_of(measure);
-        followed.differ = true;
-        followed.change = of_record;
-        followed.test = "the confirmation's: " + change.confirm_why;
-        body +=
-            "\nThe two points, before and after, as their confirmation measured them (every "
-            "part's rounds):\n\n" +
-            post_body(post_lkp_followed(compared, options, followed));
-    }
-    std::vector<std::string> words = {"contest", "track",    state.tree, "--branch", state.branch,
-                                      "--from",  state.from, "--every",  state.every};
-    if (state.head) words.push_back("--head");
-    words.insert(words.end(), {"--measure", state.measure, "--"});
-    for (const auto& w : state.run_words) words.push_back(w);
-    std::vector<std::string> quoted;
-    for (const auto& w : words) quoted.push_back(shell_quoted(w));
-    body += "\nHow the track runs:\n" + post_command_lines(quoted);
-    // The Subject folded at its spaces where it is ASCII, encoded-words
-    // (folded by mail_header) where not; the body UTF-8, said so.
-    const std::string header = mail_header("Subject", subject);
-    return (header.find("=?UTF-8?") == std::string::npos ? post_lines(header, false) : header) +
-           kPlainUtf8MailHeaders + "\n" + post_lines(body, false) + post_signature();
+    return find_output("text", OutputUse::track_mail)
+        .track_mail(track_mail_model(state, change, bisection, compared, other_hosts, group));
 }
 
 }  // namespace contest::track

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "contest/bisect/bisect_state.h"
+#include "contest/report/track_mail_text.h"
 #include "contest/result/result_file.h"
 #include "contest/track/track_state.h"
 
@@ -24,7 +25,14 @@ namespace contest::track {
 // line per other host of the database with a series of the same workload,
 // load and measure, what it shows between the same points; `group`: the
 // change's alert (history/triage.h), a line per other change between the
-// same two kernels, and whether it comes back after one marked fixed.
+// same two kernels, and whether it comes back after one marked fixed. The
+// model (report/track_mail_text.h), and the mail the outputs table renders
+// of it.
+TrackMail track_mail_model(const TrackState& state, const TrackChange& change,
+                           const bisect::BisectState& bisection,
+                           const std::vector<ResultFile>& compared,
+                           const std::vector<std::string>& other_hosts = {},
+                           const std::vector<std::string>& group = {});
 std::string track_mail(const TrackState& state, const TrackChange& change,
                        const bisect::BisectState& bisection,
                        const std::vector<ResultFile>& compared,

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "contest/report/formats.h"
+#include "contest/report/outputs.h"
 #include "contest/sys/enum_names.h"
 #include "contest/sys/file_lock.h"
 #include "contest/sys/text.h"
@@ -155,62 +156,54 @@ TrackState run_track(const TrackOptions& options, TrackBench& bench, Progress& p
     return Track(options, bench, progress).run();
 }
 
-std::string track_status_text(const TrackState& s, int holder) {
-    std::string out = "track of " + printable(s.tree) + " " + printable(s.branch) + " from " +
-                      s.from.substr(0, 12) + ", every " + printable(s.every) +
-                      (s.head ? " and its head" : "") + ", on " + printable(s.measure) + "\n";
-    out += holder ? "taken now by pid " + std::to_string(holder) + "\n" : "not running now\n";
-    std::size_t stored = 0, failed = 0, left = 0;
-    double seconds = 0;
-    for (const auto& p : s.points) {
+TrackStatus track_status(const TrackState& s, int holder) {
+    TrackStatus out;
+    out.tree = s.tree;
+    out.branch = s.branch;
+    out.from = s.from.substr(0, 12);
+    out.every = s.every;
+    out.head = s.head;
+    out.measure = s.measure;
+    out.holder = holder;
+    for (const TrackPoint& p : s.points) {
+        TrackStatusPoint point;
+        point.name = p.name;
+        point.commit = p.commit.substr(0, 12);
+        point.status = name_in(kPointStatusNames, p.status);
+        point.attempts = p.attempts;
+        point.why = p.why;
         if (p.status == PointStatus::stored) {
-            ++stored;
-            seconds += p.seconds;
+            point.seconds = p.seconds;
+            ++out.stored;
+            out.stored_seconds += p.seconds;
+        } else if (p.status == PointStatus::failed) {
+            ++out.failed;
+        } else {
+            ++out.to_do;
         }
-        failed += p.status == PointStatus::failed;
-        left += p.status != PointStatus::stored && p.status != PointStatus::failed;
+        out.owed += p.status == PointStatus::measured;
+        out.points.push_back(std::move(point));
     }
-    // A point measured and not stored is owed to the database (a server
-    // away when it was measured): the track's next start stores it.
-    const auto owed = std::count_if(s.points.begin(), s.points.end(), [](const TrackPoint& p) {
-        return p.status == PointStatus::measured;
-    });
-    out += "points: " + std::to_string(s.points.size()) + ", " + std::to_string(stored) +
-           " stored, " + std::to_string(failed) + " failed, " + std::to_string(left) + " to do";
-    if (owed > 0)
-        out += " (" + std::to_string(owed) + " measured, owed to the database: the next start " +
-               "stores them)";
-    if (stored && left)
-        out += " (about " +
-               seconds_text(seconds / static_cast<double>(stored) * static_cast<double>(left)) +
-               " left at " + seconds_text(seconds / static_cast<double>(stored)) + " a point)";
-    out += "\n";
-    for (std::size_t i = 0; i < s.points.size(); ++i) {
-        const TrackPoint& p = s.points[i];
-        out += "  " + std::to_string(i + 1) + ". " + printable(p.name) + " " +
-               p.commit.substr(0, 12) + ": " + std::string(name_in(kPointStatusNames, p.status));
-        if (p.status == PointStatus::stored) out += ", " + seconds_text(p.seconds);
-        if (p.attempts > 1) out += ", " + std::to_string(p.attempts) + " runs started";
-        if (!p.why.empty()) out += ": " + printable(p.why);
-        out += "\n";
-    }
-    out += "changes: " + std::to_string(s.changes.size()) + "\n";
-    for (const auto& c : s.changes) {
-        out += "  " + printable(c.series) + " " + signed_percent(100 * c.change) + " between " +
-               c.before.substr(0, 12) + " and " + c.after.substr(0, 12) + ": " +
-               std::string(name_in(kChangeStatusNames, c.status));
-        if (!c.first_bad.empty())
-            out += ", first bad commit " + c.first_bad.substr(0, 12) + " " +
-                   printable(c.first_bad_subject);
-        if (c.status == ChangeStatus::bisecting)
-            out += " (its state: " + printable(c.bisect_folder) + ", contest post shows it)";
-        if (!c.mail.empty()) out += ", mail " + printable(c.mail);
-        if (!c.why.empty()) out += ": " + printable(c.why);
-        if (c.status == ChangeStatus::not_confirmed) out += ": " + printable(c.confirm_why);
-        out += "\n";
-    }
-    out += "mails: " + std::to_string(s.mailed.size()) + "\n";
+    for (const TrackChange& c : s.changes)
+        out.changes.push_back({.series = c.series,
+                               .change = c.change,
+                               .before = c.before.substr(0, 12),
+                               .after = c.after.substr(0, 12),
+                               .status = std::string(name_in(kChangeStatusNames, c.status)),
+                               .first_bad = c.first_bad.substr(0, 12),
+                               .first_bad_subject = c.first_bad_subject,
+                               .bisecting = c.status == ChangeStatus::bisecting,
+                               .bisect_folder = c.bisect_folder,
+                               .mail = c.mail,
+                               .why = c.why,
+                               .not_confirmed = c.status == ChangeStatus::not_confirmed,
+                               .confirm_why = c.confirm_why});
+    out.mails = s.mailed.size();
     return out;
+}
+
+std::string track_status_text(const TrackState& state, int holder) {
+    return find_output("text", OutputUse::track_status).track_status(track_status(state, holder));
 }
 
 }  // namespace contest::track

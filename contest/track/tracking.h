@@ -14,6 +14,7 @@
 #include <string>
 
 #include "contest/bisect/bisect_measure.h"
+#include "contest/report/track_status_text.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/track/track_bench.h"
@@ -34,7 +35,9 @@ TrackState run_track(const TrackOptions& options, TrackBench& bench, Progress& p
 
 // `contest track --status`: the points done, the one under way, the changes
 // with what became of each, the bisections and the mails. `holder` is the
-// pid of the contest taking the track now (0: none).
+// pid of the contest taking the track now (0: none). The model, and its
+// text as the outputs table renders it.
+TrackStatus track_status(const TrackState& state, int holder);
 std::string track_status_text(const TrackState& state, int holder);
 
 // The history's name of the measure (time: wall_s; loads: load_units_per_s;
