@@ -1,6 +1,6 @@
-// The texts a person reads of the bisection, the track and the history's
-// triage and hosts, rendered through the outputs table (report/outputs.h):
-// each use offered by text alone, and each renderer given a model of its own
+// The texts a person reads of the bisection, the track, the history's
+// triage and hosts and a --boot run's status, rendered through the outputs table
+// (report/outputs.h): each use offered by text alone, and each renderer given a model of its own
 // (as the bisection's layer, the track's and the history's command fill it)
 // says what that model holds.
 #include <catch2/catch.hpp>
@@ -16,8 +16,9 @@ TEST_CASE(
     "the bisection's, the track's and the history's triage and hosts' texts are uses "
     "of the outputs table, in text alone",
     "[outputs]") {
-    for (OutputUse use : {OutputUse::bisection, OutputUse::track_status, OutputUse::track_mail,
-                          OutputUse::history_triage, OutputUse::history_hosts}) {
+    for (OutputUse use :
+         {OutputUse::bisection, OutputUse::track_status, OutputUse::track_mail,
+          OutputUse::history_triage, OutputUse::history_hosts, OutputUse::boot_status}) {
         CHECK(output_names(use) == "text");
         CHECK(find_output("text", use).offered_by(use));
         CHECK_THROWS_AS(find_output("json", use), UsageError);
@@ -26,8 +27,9 @@ TEST_CASE(
     CHECK_THROWS_WITH(find_output("html", OutputUse::track_status),
                       Catch::Contains("for contest report (track --status: text)"));
     const std::string where = offered_where(find_output("text", OutputUse::bisection));
-    for (const char* use : {"contest bisect", "contest track --status", "contest track's mails",
-                            "contest history triage", "contest history hosts"})
+    for (const char* use :
+         {"contest bisect", "contest track --status", "contest track's mails",
+          "contest history triage", "contest history hosts", "contest run --boot-status"})
         CHECK_THAT(where, Catch::Contains(use));
 }
 
@@ -292,4 +294,44 @@ TEST_CASE("contest history's triage and hosts rendered from their models", "[out
           "    its last failed run: timed out\n"
           "this machine's results owes 2 save(s) (contest history sync brings them in) to "
           "h.sqlite\n");
+}
+
+TEST_CASE("where a --boot run stands rendered from its model", "[outputs][boot]") {
+    const auto text = find_output("text", OutputUse::boot_status).boot_status;
+    BootStatus s;
+    s.results = "/r/results";
+    CHECK(text(s) == "no boot run in /r/results\n");
+    s.found = true;
+    s.started_at = "2026-12-02T12:00:00Z";
+    s.phase = "running";
+    s.note = "waiting\x1b";
+    s.method = "kexec";
+    s.taken = 1;
+    s.failed = 1;
+    s.boots_asked = 2;
+    s.boot_max = 6;
+    s.start_release = "6.1.0-57-amd64";
+    s.start_cmdline = "root=/dev/sda1 ro";
+    s.labels = {{"a", "/boot/vmlinuz-x", "panic=10"}, {"b", "/boot/vmlinuz-y", ""}};
+    s.turns = {{1, "b", "done"}, {1, "a", "boot_failed"}, {2, "a", "pending"}};
+    s.boots = {{"2026-12-02T12:01:00Z", "b", "6.2", 123.456789, "measured"}};
+    s.step = 4242;
+    s.unit = "/etc/systemd/system/contest-boot.service";
+    CHECK(text(s) ==
+          "boot run 2026-12-02T12:00:00Z: running (waiting\\e)\n"
+          "  method kexec, 3 turns: 1 taken, 1 failed, 1 to go; 2 boots asked of at "
+          "most 6\n"
+          "  started in 6.1.0-57-amd64 (root=/dev/sda1 ro)\n"
+          "  a: /boot/vmlinuz-x  cmdline: panic=10\n"
+          "  b: /boot/vmlinuz-y\n"
+          "  round 1  b  done\n"
+          "  round 1  a  boot_failed\n"
+          "  round 2  a  pending\n"
+          "  boot 2026-12-02T12:01:00Z  expected b  got 6.2  up 123.457 s  measured\n"
+          "  a step under way: pid 4242\n"
+          "  unit /etc/systemd/system/contest-boot.service\n");
+    s.unit.clear();
+    s.other_unit = "/r/other/.run-journal";
+    CHECK_THAT(text(s), Catch::EndsWith("  the machine's unit is another run's "
+                                        "(/r/other/.run-journal)\n"));
 }

@@ -42,7 +42,8 @@ const Output kOutputs[] = {
      .history_list = history_series_list_text, .history_show = history_series_points_text,
      .history_changes = history_changes_text, .history_triage = history_triage_text,
      .history_hosts = history_hosts_text, .bisection = bisection_answer_text,
-     .track_status = track_status_text, .track_mail = track_mail_text},
+     .track_status = track_status_text, .track_mail = track_mail_text,
+     .boot_status = boot_status_text},
     {.name = "markdown", .what = "the tables in Markdown",
      .report = format_markdown, .compare = compare_markdown},
     {.name = "csv", .what = "one row per label and load, every figure a column",
@@ -98,6 +99,8 @@ bool Output::offered_by(OutputUse use) const {
             return track_status != nullptr;
         case OutputUse::track_mail:
             return track_mail != nullptr;
+        case OutputUse::boot_status:
+            return boot_status != nullptr;
     }
     return false;
 }
@@ -136,6 +139,8 @@ constexpr UseFacts kUses[] = {
     {OutputUse::track_status, "track --status", "", "contest track --status",
      "contest track --status"},
     {OutputUse::track_mail, "track", "", "contest track's mails", "contest track's mails"},
+    {OutputUse::boot_status, "run --boot-status", "", "contest run --boot-status",
+     "contest run --boot-status"},
 };
 
 const UseFacts& facts_of(OutputUse use) {

@@ -7,8 +7,8 @@
 // --format`, `contest history page`, and in text alone contest history's
 // list, show, changes, triage and hosts, the bisection's answer (contest
 // bisect, contest post of its folder, the track's mail), the track's status
-// and its mail. The commands' checks, their --help, the manual and the
-// shell completion all read the names from this table.
+// and its mail, and where a --boot run stands. The commands' checks, their --help, the manual and
+// the shell completion all read the names from this table.
 //
 // A use is a model in and text out per format: to render a new table a
 // person reads (a command's list, status or mail) through it, (1) put its
@@ -16,7 +16,8 @@
 // bisect/ or boot/: the command fills the struct, as cmd_history.cpp fills
 // TrendPage and cli/history_models.cpp the history's tables; or the owning
 // layer above report/ fills it, as bisect/bisection_text.cpp fills the
-// bisection's answer and track/ its status and mail), (2) add an
+// bisection's answer, track/ its status and mail, and the reboot place its
+// status), (2) add an
 // OutputUse and its row in outputs.cpp's kUses (the command and option that
 // choose the format; none where text is all it offers), (3) add a field here,
 // `std::string (*use)(const Model&)`, set in the row of each format that
@@ -32,6 +33,7 @@
 
 #include "contest/analysis/report_model.h"
 #include "contest/report/bisection_text.h"
+#include "contest/report/boot_status_text.h"
 #include "contest/report/history_text.h"
 #include "contest/report/history_triage_text.h"
 #include "contest/report/kcidb_export.h"
@@ -61,6 +63,7 @@ enum class OutputUse {
     bisection,
     track_status,
     track_mail,
+    boot_status,
 };
 
 struct Output {
@@ -102,6 +105,8 @@ struct Output {
     std::string (*track_status)(const TrackStatus& status) = nullptr;
     // contest track: a confirmed and bisected change's mail.
     std::string (*track_mail)(const TrackMail& mail) = nullptr;
+    // contest run --boot-status: where the --boot run in a folder stands.
+    std::string (*boot_status)(const BootStatus& status) = nullptr;
 
     bool offered_by(OutputUse use) const;
 };

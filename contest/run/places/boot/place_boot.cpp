@@ -3,9 +3,12 @@
 // its one turn on this host, with the host's backend. Its life: a start
 // that plans, builds and arms the first reboot; an advance a boot
 // (--boot-continue); its status (--boot-status) and abort (--boot-abort).
+#include <iostream>
+
 #include "contest/boot/boot_status.h"
-#include "contest/run/plan/boot_options.h"
+#include "contest/report/outputs.h"
 #include "contest/run/places/boot/boot_run.h"
+#include "contest/run/plan/boot_options.h"
 #include "contest/run/plan/places.h"
 #include "contest/run/plan/run_journal.h"
 #include "contest/run/plan/run_plan.h"
@@ -43,6 +46,38 @@ struct BootArguments {
     }
 };
 
+// --boot-status's model (report/boot_status_text.h): the run the folder's
+// journal holds, its turns counted and their labels named.
+BootStatus boot_status_of(const fs::path& results, const BootRunLook& look) {
+    BootStatus out;
+    out.results = results.string();
+    if (!look.run) return out;
+    const BootState& s = look.run->state;
+    out.found = true;
+    out.started_at = s.started_at;
+    out.phase = boot_phase_name(s.phase);
+    out.note = s.note;
+    out.method = boot_method_name(s.method);
+    out.boots_asked = s.boots_asked;
+    out.boot_max = s.boot_max;
+    out.start_release = s.start_release;
+    out.start_cmdline = s.start_cmdline;
+    for (const auto& l : s.labels) out.labels.push_back({l.label, l.kernel, l.cmdline});
+    for (const auto& t : look.run->turns.list) {
+        out.taken += t.status == TurnStatus::done;
+        out.failed += t.status == TurnStatus::boot_failed;
+        out.turns.push_back({t.round, s.labels[t.label].label, turn_status_name(t.status)});
+    }
+    for (const auto& b : s.boots)
+        out.boots.push_back({b.at, b.expected, b.release, b.up_s, b.outcome});
+    out.step = look.step;
+    if (look.unit_journal == look.journal)
+        out.unit = look.unit.string();
+    else if (look.unit_journal)
+        out.other_unit = look.unit_journal->string();
+    return out;
+}
+
 // A --boot run's life, bound to its options. None opens the workdir of
 // its own words: a refused start makes nothing, and the unit's step (no
 // HOME: its default workdir would be in /tmp, where anyone can make it
@@ -77,7 +112,11 @@ class BootLife final : public PlaceLife {
         return step_of(continue_boot_run(journal, containment->description(), progress));
     }
 
-    int status(const fs::path& results) override { return print_boot_status(results); }
+    int status(const fs::path& results) override {
+        std::cout << find_output("text", OutputUse::boot_status)
+                         .boot_status(boot_status_of(results, look_at_boot_run(results)));
+        return kExitOk;
+    }
 
     int abort(const fs::path& results) override { return abort_boot_run(results, a_->root); }
 
