@@ -7,22 +7,22 @@
 // --format`, `contest history page`, and in text alone contest history's
 // list, show, changes, triage and hosts, the bisection's answer (contest
 // bisect, contest post of its folder, the track's mail), the track's status
-// and its mail, and where a --boot run stands. The commands' checks, their --help, the manual and
-// the shell completion all read the names from this table.
+// and its mail, and where a --boot run stands (contest run --boot-status).
+// The commands' checks, their --help, the manual and the shell completion
+// all read the names from this table.
 //
 // A use is a model in and text out per format: to render a new table a
 // person reads (a command's list, status or mail) through it, (1) put its
 // model in a plain struct of report/ (report/ includes no history/, track/,
 // bisect/ or boot/: the command fills the struct, as cmd_history.cpp fills
-// TrendPage and cli/history_models.cpp the history's tables; or the owning
-// layer above report/ fills it, as bisect/bisection_text.cpp fills the
-// bisection's answer, track/ its status and mail, and the reboot place its
-// status), (2) add an
-// OutputUse and its row in outputs.cpp's kUses (the command and option that
-// choose the format; none where text is all it offers), (3) add a field here,
-// `std::string (*use)(const Model&)`, set in the row of each format that
-// renders it, and its case in offered_by, (4) render with
-// find_output(format, use).use(model).
+// TrendPage and cli/history_models.cpp the history's tables; or a layer
+// that stands on report/ and owns the facts does, as bisect/bisection_text.cpp
+// fills the bisection's answer, track/ its status and mail, and the reboot
+// place its status), (2) add an OutputUse and its row in outputs.cpp's kUses
+// (the command and option that choose the format; none where text is all it
+// offers), (3) add a field here, `std::string (*use)(const Model&)`, set in
+// the row of each format that renders it, and its case in offered_by, (4)
+// render with find_output(format, use).use(model).
 #include <filesystem>
 #include <span>
 #include <string>
