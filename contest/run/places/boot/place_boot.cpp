@@ -3,8 +3,8 @@
 // its one turn on this host, with the host's backend. Its life: a start
 // that plans, builds and arms the first reboot; an advance a boot
 // (--boot-continue); its status (--boot-status) and abort (--boot-abort).
+#include "contest/boot/boot_options.h"
 #include "contest/boot/boot_status.h"
-#include "contest/run/plan/boot_options.h"
 #include "contest/run/places/boot/boot_run.h"
 #include "contest/run/plan/places.h"
 #include "contest/run/plan/run_journal.h"
