@@ -4,9 +4,9 @@
 // that plans, builds and arms the first reboot; an advance a boot
 // (--boot-continue); its status (--boot-status) and abort (--boot-abort).
 #include "contest/boot/boot_files.h"
+#include "contest/boot/boot_options.h"
 #include "contest/boot/boot_status.h"
 #include "contest/run/places/boot/boot_run.h"
-#include "contest/run/plan/boot_options.h"
 #include "contest/run/plan/places.h"
 #include "contest/run/plan/run_journal.h"
 #include "contest/run/plan/run_plan.h"
