@@ -22,6 +22,7 @@
 #include "contest/run/plan/places.h"
 #include "contest/run/plan/run_journal.h"
 #include "contest/run/rounds/run_driver.h"
+#include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "test_helpers.h"
 
@@ -57,6 +58,13 @@ std::vector<std::string>& backend_took() {
 std::vector<std::string>& rules_said() {
     static std::vector<std::string> said;
     return said;
+}
+
+// The journal owning the fake's runs ("": none): a step that ends a run
+// hands over to it, as a --boot part's last step does to its bisection.
+fs::path& fake_owner() {
+    static fs::path owner;
+    return owner;
 }
 
 // The place's hooks around the one driver's loop (run_driver.h): the
@@ -153,6 +161,12 @@ class FakeLife final : public PlaceLife {
         write_run_journal(path, journal);
         LifeStep out;
         out.yields = journal.turns.next < journal.turns.list.size();
+        // The run ended: its owner goes on, in the containment this step
+        // held (as the boot place's step that ends a part hands its own on).
+        if (!out.yields && !fake_owner().empty()) {
+            out.owner = fake_owner();
+            out.containment = RunContainment::set_up();
+        }
         return out;
     }
 
@@ -360,4 +374,25 @@ TEST_CASE(
                           ": a run of other kernels than this batch's: remove " + folder.string() +
                           " and run again");
     CHECK(backend_took().size() == 2);
+}
+
+TEST_CASE(
+    "a step that ends a run another journal owns hands its containment on: the owner goes on in "
+    "it, no other set up in that contest",
+    "[places][bisect]") {
+    test::ScratchDir dir("fake-owner");
+    const std::string results = (dir / "results").string();
+    backend_took().clear();
+    const ExtraPlace fake(kFakePlace);
+    CHECK(contest_run({"--fake", "a=one", "--fake", "b=two", "--runs", "1", "--results", results,
+                       "-q"}) == kExitOk);
+    // The owner's folder holds no bisection: said, and the step done all the same.
+    fake_owner() = dir / "bisection";
+    const unsigned before = RunContainment::set_ups();
+    const int code = contest_run({"--fake-continue", fake_journal(results).string(), "-q"});
+    const unsigned made = RunContainment::set_ups() - before;
+    fake_owner().clear();
+    CHECK(code == kExitOk);
+    CHECK(backend_took() == std::vector<std::string>{"round 1 a", "round 1 b"});
+    CHECK(made == 1);  // the step's, handed on
 }

@@ -499,7 +499,7 @@ int cmd_run(int argc, char** argv) {
     // A run another journal owns (a bisection's --boot part) that ended:
     // its owner goes on, in this contest (drive/journal_continue.h).
     if (!step.owner.empty())
-        if (const auto driven = drive::continue_owner(step.owner, progress))
+        if (const auto driven = drive::continue_owner(step.owner, step.containment, progress))
             print_bisection(*driven, step.owner, progress);
     return exit_code;
 }

@@ -14,6 +14,7 @@
 // (contest run --journal FILE, a bisection's batch) parses no word.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 
 namespace contest {
 
+class RunContainment;
 struct RunJournal;
 
 enum class LifeVerb {
@@ -77,6 +79,9 @@ struct LifeStep {
     // --boot part it is), when this step ended the run: the owner goes on
     // (drive/journal_continue.h). Empty for a run of its own.
     std::filesystem::path owner;
+    // With an owner: the containment that held the step's processes,
+    // handed on, so that the owner goes on in it (one a contest).
+    std::shared_ptr<RunContainment> containment;
     // A start that left the run under way after this contest (a --boot
     // start: its first reboot asked); false for a run that ended here.
     bool yields = false;

@@ -83,10 +83,13 @@ class BootLife final : public PlaceLife {
         return step;
     }
 
-    // This boot takes one turn of the run its journal holds.
+    // This boot takes one turn of the run its journal holds; a step that
+    // ended a run another journal owns hands its containment on.
     LifeStep advance(const fs::path& journal, Progress& progress) override {
-        const auto containment = RunContainment::set_up();
-        return step_of(continue_boot_run(journal, containment->description(), progress));
+        std::shared_ptr<RunContainment> containment = RunContainment::set_up();
+        LifeStep step = step_of(continue_boot_run(journal, containment->description(), progress));
+        if (!step.owner.empty()) step.containment = std::move(containment);
+        return step;
     }
 
     int status(const fs::path& results) override { return print_boot_status(results); }
