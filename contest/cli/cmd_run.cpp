@@ -397,17 +397,12 @@ void refuse_beside(const RunOptions& options, const std::string& alone) {
     }
 }
 
-// --journal FILE: the run it holds, alone, nothing of it parsed from words.
-// A run on this host is a --kernel guest's turn, its config resolved by the
-// host's contest, which keeps the run's journal; a run of a place of
-// kernels is started from the journal alone by its place's life, FILE
-// its journal (its turns planned into it, its results named in it).
-struct JournalRun {
-    std::shared_ptr<PlaceLife> life;  // the place's, made of the journal
-    LifeStart start;
-};
-
-JournalRun journal_run(RunOptions& options) {
+// --journal FILE: the run it holds, alone, nothing of it parsed from words,
+// its life its place's made of the journal. A run on this host is a
+// --kernel guest's turn, its config resolved by the host's contest, which
+// keeps the run's journal; a run of a place of kernels is started from the
+// journal alone, FILE its journal (its turns planned, its results named there).
+std::shared_ptr<PlaceLife> journal_run(RunOptions& options, LifeStart& start) {
     refuse_beside(options, "journal");
     const std::string& file = options.arguments().journal;
     const RunJournal journal = read_run_journal(file);
@@ -415,16 +410,13 @@ JournalRun journal_run(RunOptions& options) {
     if (!journal.turns.list.empty() || journal.boot_run)
         throw UsageError("--journal " + printable(file) +
                          ": a run's own journal (it plans turns): continue it with --resume");
-    JournalRun run;
-    run.start.config = journal.config;
-    if (place_info(journal.config.place).option.empty()) {
-        // A guest's turn: its host keeps the run's journal.
-        run.start.keep_journal = false;
-        return run;
-    }
-    run.life = life_of_journal(journal);
-    run.start.journal = file;
-    return run;
+    start = LifeStart{};
+    start.config = journal.config;
+    if (place_info(journal.config.place).option.empty())
+        start.keep_journal = false;
+    else
+        start.journal = file;
+    return life_of_journal(journal);
 }
 
 // --resume X: the journal of the run it continues (the interrupted result
@@ -477,11 +469,9 @@ int cmd_run(int argc, char** argv) {
     LifeStart start;
     start.config = rc;
     start.resolved_for_root = [&] { return run_config_of(boot_run_words(options)); };
-    std::shared_ptr<PlaceLife> of_journal;  // --journal's, made of the journal
+    std::shared_ptr<PlaceLife> of_journal;  // --journal's
     if (!arguments.journal.empty()) {
-        JournalRun run = journal_run(options);
-        start = std::move(run.start);
-        if ((of_journal = std::move(run.life))) life = of_journal.get();
+        life = (of_journal = journal_run(options, start)).get();
     } else if (!rc.resume.empty()) {
         asked = resumed_run(options, rc);
     } else if (auto own = asked_life(arguments.places)) {
