@@ -36,11 +36,13 @@
 #include "contest/history/import.h"
 #include "contest/history/triage.h"
 #include "contest/report/post_parts.h"
+#include "contest/run/plan/run_journal.h"
 #include "contest/run/plan/run_plan.h"
 #include "contest/run/record/label_run.h"
 #include "contest/run/rounds/run_loop.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
+#include "contest/sys/journal_file.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
 #include "contest/track/branch_points.h"
@@ -709,6 +711,14 @@ TEST_CASE(
     for (const auto& p : state.points) CHECK(p.status == PointStatus::failed);
     // Built, booted, and its guest refused the stand-in's image: no run came back.
     CHECK_THAT(state.points[0].why, Catch::Contains("no run of cpu_load came back"));
+    // Its run was `contest run --journal` of the journal the track made in
+    // its folder, which the run made its own: its file named there.
+    const RunJournal ran =
+        read_run_journal(dir / "track" / state.points[0].folder / kRunJournalName);
+    REQUIRE(ran.results.size() == 1);
+    CHECK(ran.results[0].parent_path() == dir / "track" / state.points[0].folder / "point");
+    CHECK(fs::exists(ran.results[0]));
+    CHECK(ran.config.sinks.empty());
     CHECK_THAT(state.points[2].why, Catch::Contains("the stand-in fails here"));
     CHECK_THAT(o.err, Catch::Contains("point t2 skipped"));
     CHECK_THAT(o.out, Catch::Contains("points: 3, 0 stored, 3 failed"));

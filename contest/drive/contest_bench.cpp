@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "contest/bisect/bisect_state.h"
+#include "contest/boot/boot_files.h"
 #include "contest/boot/boot_state.h"
 #include "contest/run/plan/run_plan.h"
 #include "contest/sys/errors.h"
@@ -48,6 +49,13 @@ std::vector<std::optional<ResultFile>> files_of(const std::vector<fs::path>& fil
         for (std::size_t i = 0; i < labels.size(); ++i)
             if (f.label == labels[i] && !out[i]) out[i] = std::move(f);
     return out;
+}
+
+// The journal of the run in `folder`: the folder's own (.run-journal),
+// named as a --boot run names its own (the folder's links resolved,
+// boot_files.h), which `contest run --journal` makes the run's journal.
+fs::path journal_in(const fs::path& folder) {
+    return boot_state_path(folder);
 }
 
 std::vector<std::string> labels_of(const std::vector<KernelSpec>& kernels) {
@@ -160,7 +168,7 @@ ContestBench::ContestBench(ContestBenchSettings settings) : s_(std::move(setting
 
 bool ContestBench::goes_on_by_itself(const fs::path& folder) const {
     std::error_code ec;
-    const fs::path journal = folder_journal_path(folder);
+    const fs::path journal = journal_in(folder);
     if (!s_.boot || !fs::is_regular_file(fs::symlink_status(journal, ec))) return false;
     // The journal the bench made goes on once its run started (its boot
     // state written); one that does not read is asked, and says why.
@@ -176,7 +184,7 @@ std::vector<ResultFile> ContestBench::boot_run_files(const fs::path& folder,
                                                      std::optional<int> code) const {
     // A start refused before its state was written leaves the journal the
     // bench made, without the boot run's section.
-    const fs::path journal = folder_journal_path(folder);
+    const fs::path journal = journal_in(folder);
     if (!goes_on_by_itself(folder))
         throw PointFailed((code ? "contest run --boot exited " + std::to_string(*code)
                                 : std::string("its --boot run")) +
@@ -204,7 +212,7 @@ std::vector<ResultFile> ContestBench::run_files(const std::vector<KernelSpec>& k
                                                 unsigned rounds, const fs::path& folder,
                                                 const std::string& what) {
     const std::vector<std::string> labels = labels_of(kernels);
-    const fs::path journal = folder_journal_path(folder);
+    const fs::path journal = journal_in(folder);
     std::optional<int> code;
     if (!goes_on_by_itself(folder)) {
         fs::create_directories(folder);
