@@ -6,7 +6,8 @@
 // from JSON, checked field by field), and this file knows none of their
 // types. The sections: the run's config and start (run/plan/run_journal.h), its
 // plan of turns (sys/journal_turns.h), a --boot run's boot facts and the
-// boots it saw (boot/boot_state.h, `boot_run`) and a bisection's state
+// boots it saw (boot/boot_state.h, `boot_run`), how a bisection's --boot
+// batches boot (boot/boot_options.h, `boot`) and a bisection's state
 // (bisect/bisect_state.h, `bisection`). One file a run, replaced whole and
 // atomically once a step, so a crash leaves the last step's file or the
 // next one's, never two files that disagree.
@@ -48,14 +49,16 @@ inline constexpr const char* kRunJournalName = ".run-journal";
 inline constexpr const char* kOldFolderJournalName = ".run-journal.json";
 // The sections other layers than the run's own read and write.
 inline constexpr const char* kBootRunSection = "boot_run";
+inline constexpr const char* kBootOptionsField = "boot";
 inline constexpr const char* kBisectionSection = "bisection";
 // Every top-level field a journal may hold (its schema apart): each one
 // section's (see above). A field outside them is refused at the read.
 inline constexpr const char* kJournalFields[] = {
-    "started_at",      "config",    "boot", "results",  // the run's (run/plan/run_journal.h)
-    "turns",           "next_turn",                     // the plan (sys/journal_turns.h)
-    kBootRunSection,                                    // boot/boot_state.h
-    kBisectionSection,                                  // bisect/bisect_state.h
+    "started_at",      "config",    "results",  // the run's (run/plan/run_journal.h)
+    "turns",           "next_turn",             // the plan (sys/journal_turns.h)
+    kBootRunSection,                            // boot/boot_state.h
+    kBootOptionsField,                          // boot/boot_options.h (the run's before)
+    kBisectionSection,                          // bisect/bisect_state.h
 };
 // 2: a --boot run's state is the journal's boot_run section (it was a
 // file of its own, .boot-state.json, beside a journal of schema 1).

@@ -1,7 +1,7 @@
 // libFuzzer: the journal's one reader (sys/journal_file.h) on arbitrary
 // bytes, and every section's over what it read: the run's (its config, its
-// plan, its files, its boot facts), the plan's, the files', the boot run's
-// and the bisection's. A --boot run's journal lives in its results folder,
+// plan, its files, its boot facts), the plan's, the files', the boot run's,
+// the boot options' and the bisection's. A --boot run's journal lives in its results folder,
 // a bisection's in its own, and root runs what they say after every reboot.
 // Any bytes either read or are refused with a UsageError; a section read
 // once is written into a journal and read back to the same text.
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "contest/bisect/bisect_state.h"
+#include "contest/boot/boot_options.h"
 #include "contest/boot/boot_state.h"
 #include "contest/run/plan/run_journal.h"
 #include "contest/sys/errors.h"
@@ -57,6 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     section_read_back(*journal, contest::kPlanSection);
     section_read_back(*journal, contest::kResultsSection);
     section_read_back(*journal, contest::kBootStateSection);
+    section_read_back(*journal, contest::kBootOptionsSection);
     section_read_back(*journal, contest::bisect::kBisectionStateSection);
     section_read_back(*journal, contest::kRunSection);
     // The run, and the boot run, as their readers take them: each section

@@ -79,7 +79,7 @@ struct RunConfig {
     // The places' own settings, made of their options (each place's rows,
     // places.h), by place: first the places of kernels' (--kernel's and
     // --boot's alike), then the guests'. --boot's own (BootRunOptions,
-    // boot_options.h) sit beside the config in its journal.
+    // boot/boot_options.h) sit beside the config in its journal.
     // --kernel or --boot (as `place` says): each label's kernel, booted
     // every round in a QEMU guest (docs/kernels.md) or on this machine, one
     // reboot a turn (docs/boot.md).

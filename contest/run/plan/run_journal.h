@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "contest/boot/boot_options.h"
 #include "contest/boot/boot_state.h"
-#include "contest/run/plan/boot_options.h"
 #include "contest/run/plan/planned_round.h"
 #include "contest/run/plan/run_config.h"
 #include "contest/sys/journal_file.h"
@@ -40,7 +40,8 @@ struct RunJournal {
     RunConfig config;
     std::string started_at;  // UTC, when the run started
     // A run of batches across reboots (contest bisect --boot): how each
-    // batch's --boot run boots its kernels. Unset for every other run.
+    // batch's --boot run boots its kernels, the boot layer's section
+    // (boot/boot_options.h). Unset for every other run.
     std::optional<BootRunOptions> boot;
     // The run's turns, each one's status, and the next one to take (empty
     // for a journal of no plan: a bisection's batch config, a guest's turn).
@@ -54,13 +55,14 @@ struct RunJournal {
 };
 
 // The run's section of its journal (sys/journal_file.h): its config,
-// start and boot options, its plan of turns and its result files, each
-// field checked by the record codec (run_journal_text.cpp).
+// start, its plan of turns and its result files, each field checked by the
+// record codec (run_journal_text.cpp).
 extern const JournalSection<RunJournal> kRunSection;
-// The run's section put in a journal, and its boot facts (the boot
-// layer's section) when it has them; the journal's other sections kept.
+// The run's section put in a journal, and the boot layer's sections: its
+// boot options (null when it has none) and its boot facts when it has
+// them; the journal's other sections kept.
 void put_run_journal(JournalFile& file, const RunJournal& journal);
-// The run in a journal: its section and its boot facts, the turns checked
+// The run in a journal: its section, its boot options and its boot facts, the turns checked
 // against the labels (the boot facts' or the result files'); a UsageError
 // naming the journal and the field when it is not one.
 RunJournal run_journal_of(const JournalFile& file);

@@ -164,29 +164,10 @@ void fields(V& v, R& c) {
     v("start_barrier", c.start_barrier);
 }
 
-template <typename V, RecordOf<BootRunOptions> R>
-void fields(V& v, R& b) {
-    v("method", b.method);
-    v("boot_max", b.boot_max);
-    v("stop_on_failure", b.stop_on_failure);
-    v("keep_built", b.keep_built);
-    v("root", b.root);
-    v.absent_when_default("owner", b.owner);
-    if constexpr (V::reading) {
-        // An earlier contest wrote a `then` here, always empty in a journal.
-        std::vector<std::string> then;
-        v.absent_when_default("then", then);
-        if (!then.empty()) v.refuse("then", "not empty (a journal's boot options start nothing)");
-        if (!b.root.is_absolute()) v.refuse("root", "not an absolute path");
-        if (!b.owner.empty() && !b.owner.is_absolute()) v.refuse("owner", "not an absolute path");
-    }
-}
-
 template <typename V, RecordOf<RunJournal> R>
 void fields(V& v, R& j) {
     v("started_at", j.started_at);
     v("config", j.config);
-    v("boot", j.boot);
     fields(v, j.turns);  // at the top level (sys/journal_turns.h)
     v.absent_when_default("results", j.results);
 }
@@ -197,8 +178,9 @@ void make_paths_absolute(RunConfig& config) {
 
 namespace {
 
-// The run's section: its fields but the boot facts, which are the boot
-// layer's section (boot/boot_state.h), and the bisection's state.
+// The run's section: its fields but the boot facts and the boot options,
+// which are the boot layer's sections (boot/boot_state.h,
+// boot/boot_options.h), and the bisection's state.
 nlohmann::json run_section_json(const RunJournal& journal) {
     nlohmann::json j = RecordWriter::json_of(journal, "the run's journal");
     // A password a --config file gave in db = postgresql://... (one on the
@@ -221,12 +203,13 @@ RunJournal run_section_from_json(const nlohmann::json& fields, const std::string
 }  // namespace
 
 const JournalSection<RunJournal> kRunSection{
-    {"started_at", "config", "boot", "results", "turns", "next_turn"},
+    {"started_at", "config", "results", "turns", "next_turn"},
     run_section_json,
     run_section_from_json};
 
 void put_run_journal(JournalFile& file, const RunJournal& journal) {
     file.put(kRunSection, journal);
+    file.put(kBootOptionsSection, journal.boot);
     if (journal.boot_run) file.put(kBootStateSection, *journal.boot_run);
 }
 
@@ -243,6 +226,7 @@ RunJournal run_journal_from_text(const std::string& text, const std::string& whe
 RunJournal run_journal_of(const JournalFile& file) {
     const std::string& where = file.where();
     RunJournal journal = file.get(kRunSection);
+    journal.boot = file.get(kBootOptionsSection);
     journal.boot_run = file.find(kBootStateSection);
     // (A bisection's state beside its batches' config is bisect/'s to read.)
     // A --boot run's turns name its state's labels; any other run's, its

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "contest/boot/boot_options.h"
 #include "contest/boot/boot_state.h"
 #include "contest/result/result_file.h"
-#include "contest/run/plan/boot_options.h"
 #include "contest/run/places/boot/boot_steps.h"
 #include "contest/run/places/boot/boot_turn.h"
 #include "contest/run/plan/run_config.h"
