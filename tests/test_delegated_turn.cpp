@@ -101,16 +101,6 @@ TEST_CASE("contest run --journal runs the turn a journal holds, and goes alone",
     CHECK(both.exit_code == 2);
     CHECK(both.err.find("--journal goes alone (the journal holds the run): --runs given too") !=
           std::string::npos);
-    // A journal of kernels is its start's to step on, not a turn.
-    RunJournal of_kernels = delegated_turn_journal(turn);
-    of_kernels.config.place = RunPlace::guests;
-    of_kernels.config.kernels = {{"a", "/boot/a"}, {"b", "/boot/b"}};
-    write_run_journal(dir / "kernels.json", of_kernels);
-    const auto kernels = test::run_contest_binary(
-        {"run", "--journal=" + (dir / "kernels.json").string()}, dir.path(), dir.path());
-    CHECK(kernels.exit_code == 2);
-    CHECK(kernels.err.find("a run of --kernel, which --journal does not take") !=
-          std::string::npos);
     CHECK(test::leftover_processes().empty());
 }
 

@@ -5,7 +5,9 @@
 // `contest run`'s words reach its life's start, advance, status and abort
 // through cmd_run's own entry point, which names no place: the fake's
 // backend writes down each turn it takes, as a LAVA place would submit a
-// job, and its run's journal is the journal every run keeps.
+// job, and its run's journal is the journal every run keeps. A bisection's
+// batch at it is started and taken on through the same life (drive/at_place.h),
+// no drive/ code changed for it.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -16,9 +18,11 @@
 
 #include "contest/cli/commands.h"
 #include "contest/cli/run_options.h"
+#include "contest/drive/at_place.h"
 #include "contest/run/plan/places.h"
-#include "contest/run/rounds/run_driver.h"
 #include "contest/run/plan/run_journal.h"
+#include "contest/run/rounds/run_driver.h"
+#include "contest/sys/cgroup.h"
 #include "contest/sys/errors.h"
 #include "test_helpers.h"
 
@@ -46,6 +50,21 @@ fs::path fake_journal(const fs::path& results) {
 std::vector<std::string>& backend_took() {
     static std::vector<std::string> took;
     return took;
+}
+
+// What the stop rule each start was given said of round 1 ("no rule"
+// without one): a caller's rule (a bisection's, a function no journal
+// holds) reaches the place's life.
+std::vector<std::string>& rules_said() {
+    static std::vector<std::string> said;
+    return said;
+}
+
+// The journal owning the fake's runs ("": none): a step that ends a run
+// hands over to it, as a --boot part's last step does to its bisection.
+fs::path& fake_owner() {
+    static fs::path owner;
+    return owner;
 }
 
 // The place's hooks around the one driver's loop (run_driver.h): the
@@ -87,8 +106,10 @@ class FakeLife final : public PlaceLife {
     }
 
     // The run's journal made (every label's turn in every round), and its
-    // first turn taken.
-    LifeStep start(const LifeStart& start, Progress&) override {
+    // first turn taken; or the run a journal given holds taken on.
+    LifeStep start(const LifeStart& start, Progress& progress) override {
+        rules_said().push_back(start.config.stop_rule ? start.config.stop_rule(1, {}) : "no rule");
+        if (!start.journal.empty()) return advance(start.journal, progress);
         RunJournal journal;
         journal.config = start.config;
         journal.config.seed = 1;
@@ -138,13 +159,26 @@ class FakeLife final : public PlaceLife {
         OneTurnThenYield place(journal);
         drive_turns(journal.turns, place);
         write_run_journal(path, journal);
-        return {};
+        LifeStep out;
+        out.yields = journal.turns.next < journal.turns.list.size();
+        // The run ended: its owner goes on, in the containment this step
+        // held (as the boot place's step that ends a part hands its own on).
+        if (!out.yields && !fake_owner().empty()) {
+            out.owner = fake_owner();
+            out.containment = RunContainment::set_up();
+        }
+        return out;
     }
 
     std::shared_ptr<const FakeArguments> a_;
 };
 
 PlaceOptions fake_options(RunConfig& config);
+
+// The fake's life of a run's journal: none of its options kept there.
+std::shared_ptr<PlaceLife> fake_journal_life(const RunJournal&) {
+    return std::make_shared<FakeLife>(std::make_shared<const FakeArguments>());
+}
 
 const PlaceInfo kFakePlace{
     .place = kFakeValue,
@@ -156,6 +190,7 @@ const PlaceInfo kFakePlace{
     .labels = kernel_labels,
     .runs = plan_kernel_runs,
     .backend = nullptr,  // its life takes no round in this contest's loop
+    .journal_life = fake_journal_life,
 };
 
 PlaceOptions fake_options(RunConfig&) {
@@ -304,4 +339,60 @@ TEST_CASE(
                                         "at a time"));
     CHECK(std::count(two.err.begin(), two.err.end(), '\n') == 1);
     CHECK_FALSE(fs::exists(results));
+}
+
+TEST_CASE(
+    "a bisection's batch at a place added to the table is started, and taken on when cut short, "
+    "through the place's life with the batch's stop rule: the drive layer names no place",
+    "[places][bisect]") {
+    test::ScratchDir dir("fake-batch");
+    const fs::path folder = dir / "step-1";
+    backend_took().clear();
+    rules_said().clear();
+    const ExtraPlace fake(kFakePlace);
+    RunJournal batch;
+    batch.config = run_config_of({"--fake", "good=one", "--fake", "bad=two", "--runs", "2",
+                                  "--order", "rounds", "--results", folder.string(), "-q"});
+    const bisect::StopRule stop = [](unsigned round, const std::vector<ResultFile>&) {
+        return "asked of round " + std::to_string(round);
+    };
+    Progress progress = Progress::for_stderr(true);
+    // Started: its first turn taken at the place, which yields.
+    CHECK(drive::advance_at_place(batch, std::nullopt, stop, progress) == drive::AtPlace::yields);
+    CHECK(backend_took() == std::vector<std::string>{"round 1 good"});
+    CHECK(rules_said() == std::vector<std::string>{"asked of round 1"});
+    // Cut short, it is taken on from its run's journal.
+    const fs::path journal = fake_journal(folder);
+    CHECK(drive::advance_at_place(batch, journal, stop, progress) == drive::AtPlace::yields);
+    CHECK(backend_took() == std::vector<std::string>{"round 1 good", "round 1 bad"});
+    CHECK(rules_said().size() == 2);
+    CHECK(read_run_journal(journal).turns.next == 2);
+    // A run of other kernels is not this batch's: refused, one line.
+    batch.config.kernels[1].image = "three";
+    CHECK_THROWS_WITH(drive::advance_at_place(batch, journal, stop, progress),
+                      "contest bisect: " + journal.string() +
+                          ": a run of other kernels than this batch's: remove " + folder.string() +
+                          " and run again");
+    CHECK(backend_took().size() == 2);
+}
+
+TEST_CASE(
+    "a step that ends a run another journal owns hands its containment on: the owner goes on in "
+    "it, no other set up in that contest",
+    "[places][bisect]") {
+    test::ScratchDir dir("fake-owner");
+    const std::string results = (dir / "results").string();
+    backend_took().clear();
+    const ExtraPlace fake(kFakePlace);
+    CHECK(contest_run({"--fake", "a=one", "--fake", "b=two", "--runs", "1", "--results", results,
+                       "-q"}) == kExitOk);
+    // The owner's folder holds no bisection: said, and the step done all the same.
+    fake_owner() = dir / "bisection";
+    const unsigned before = RunContainment::set_ups();
+    const int code = contest_run({"--fake-continue", fake_journal(results).string(), "-q"});
+    const unsigned made = RunContainment::set_ups() - before;
+    fake_owner().clear();
+    CHECK(code == kExitOk);
+    CHECK(backend_took() == std::vector<std::string>{"round 1 a", "round 1 b"});
+    CHECK(made == 1);  // the step's, handed on
 }

@@ -31,23 +31,21 @@
 
 #include "contest/bisect/bisect_state.h"
 #include "contest/bisect/bisection.h"
-#include "contest/boot/boot_state.h"
 #include "contest/history/db_session.h"
 #include "contest/history/history_db.h"
 #include "contest/history/import.h"
 #include "contest/history/triage.h"
 #include "contest/report/post_parts.h"
+#include "contest/run/plan/run_journal.h"
+#include "contest/run/plan/run_plan.h"
 #include "contest/run/record/label_run.h"
 #include "contest/run/rounds/run_loop.h"
-#include "contest/run/plan/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
 #include "contest/sys/journal_file.h"
 #include "contest/sys/progress.h"
-#include "contest/sys/signals.h"
 #include "contest/sys/text.h"
 #include "contest/track/branch_points.h"
-#include "contest/track/contest_bench.h"
 #include "contest/track/track_state.h"
 #include "contest/track/tracking.h"
 #include "fake_track_bench.h"
@@ -628,6 +626,19 @@ TEST_CASE("contest track: its refusals are one line and exit 2, --status says wh
              "no_load", "cpu_load"},
             "ratio");
     refused({"track", "--status", "--results", (dir / "none").string()}, "no track in");
+    // A bad run word fails the track's start, in one line, before its
+    // folder is made: one the parser refuses, and one a point's run refuses
+    // (--boot-append of no label the run has), which each point's run
+    // refused in turn before the words were parsed once into its config.
+    const fs::path start = dir / "start";
+    refused({"track", t.tree.string(), "--from", "t00", "--results", start.string(), "--",
+             "--workdir", (dir / "work").string(), "--no-such-word", "cpu_load"},
+            "--no-such-word");
+    refused({"track", t.tree.string(), "--from", "t00", "--results", start.string(), "--",
+             "--workdir", (dir / "work").string(), "--boot-append=nolabel=quiet", "cpu_load"},
+            "contest track: the run words: --boot-append nolabel=...: no --boot or --kernel has "
+            "that label");
+    CHECK_FALSE(fs::exists(start));
     refused({"track", t.tree.string(), "--from", "nothing-here", "--results", (dir / "tr").string(),
              "--", "--workdir", (dir / "work").string(), "cpu_load"},
             "'nothing-here' is no commit");
@@ -700,6 +711,14 @@ TEST_CASE(
     for (const auto& p : state.points) CHECK(p.status == PointStatus::failed);
     // Built, booted, and its guest refused the stand-in's image: no run came back.
     CHECK_THAT(state.points[0].why, Catch::Contains("no run of cpu_load came back"));
+    // Its run was `contest run --journal` of the journal the track made in
+    // its folder, which the run made its own: its file named there.
+    const RunJournal ran =
+        read_run_journal(dir / "track" / state.points[0].folder / kRunJournalName);
+    REQUIRE(ran.results.size() == 1);
+    CHECK(ran.results[0].parent_path() == dir / "track" / state.points[0].folder / "point");
+    CHECK(fs::exists(ran.results[0]));
+    CHECK(ran.config.sinks.empty());
     CHECK_THAT(state.points[2].why, Catch::Contains("the stand-in fails here"));
     CHECK_THAT(o.err, Catch::Contains("point t2 skipped"));
     CHECK_THAT(o.out, Catch::Contains("points: 3, 0 stored, 3 failed"));
@@ -710,191 +729,6 @@ TEST_CASE(
     CHECK(s.builds_count() == "2");
     CHECK(s.state() == before);
     CHECK(test::leftover_processes().empty());
-}
-
-// A stand-in for contest's binary in a scratch folder: its words recorded
-// in `asked` (more lines may follow); the real bench's settings to run it.
-struct StandInContest {
-    explicit StandInContest(const std::string& tag) : dir(tag) {
-        test::put_file(binary, "#!/bin/sh\necho \"$*\" >> '" + asked.string() + "'\n", true);
-        settings.tree = "/src/linux";
-        settings.run_words = {"-w", "command", "--workload-cmd", "true", "cpu_load"};
-        settings.measure = "time:cpu_load";
-        settings.binary = binary;
-    }
-    test::ScratchDir dir;
-    fs::path asked = dir / "asked", binary = dir / "contest";
-    ContestBenchSettings settings;
-};
-
-TEST_CASE(
-    "track: the real bench runs contest's commands with the track's words, says why a run "
-    "failed, stops one past --run-timeout, and passes an interrupt on",
-    "[track]") {
-    // What $MODE says after the words.
-    StandInContest s("track-bench");
-    const fs::path dir = s.dir.path(), asked = s.asked;
-    test::put_file(s.binary,
-                   test::slurp(s.binary) + "mode=$(cat '" + (dir / "mode").string() +
-                       "')\ncase $mode in\n  slow) exec sleep 30 ;;\n  fails) echo 'make: *** "
-                       "[bzImage] Error 2'; echo 'contest: error: the kernel of point does not "
-                       "build'; exit 3 ;;\n  cut) exit 130 ;;\nesac\n",
-                   true);
-    ContestBenchSettings settings = s.settings;
-    settings.run_timeout_s = 1;
-    ContestBench bench(settings);
-    const std::string a(40, 'a'), b(40, 'b');
-
-    test::put_file(dir / "mode", "fails");
-    try {
-        bench.measure_point(a, dir / "p1");
-        FAIL("no PointFailed");
-    } catch (const PointFailed& e) {
-        CHECK_THAT(e.what(), Catch::Contains("contest run exited 3: contest: error: the kernel of "
-                                             "point does not build"));
-    }
-    CHECK(test::slurp(asked) == "run --kernel=point=/src/linux@" + a +
-                                    " --runs=3 --results=" + (dir / "p1").string() +
-                                    " --no-history -w command --workload-cmd true cpu_load\n");
-    CHECK(fs::exists(dir / "p1" / "contest.log"));
-
-    test::put_file(dir / "mode", "slow");
-    const auto started = std::chrono::steady_clock::now();
-    CHECK_THROWS_WITH(bench.compare(a, b, dir / "c1"), Catch::Contains("took longer than 1 s"));
-    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
-
-    test::put_file(dir / "mode", "cut");
-    CHECK_THROWS_AS(bench.measure_point(a, dir / "p2"), Interrupted);
-    // An interrupt to the track alone (kill PID, not its group: the run
-    // sees none) stops its run: in a child of the test, whose interrupt
-    // flag stays raised once raised.
-    test::put_file(dir / "mode", "slow");
-    std::fflush(nullptr);
-    const pid_t tester = ::fork();
-    REQUIRE(tester >= 0);
-    if (tester == 0) {
-        install_interrupt_handlers();
-        int rc = 1;  // the run ended by itself
-        try {
-            ContestBenchSettings unbounded = settings;
-            unbounded.run_timeout_s = 0;
-            ContestBench(unbounded).measure_point(a, dir / "p3");
-        } catch (const Interrupted&) {
-            rc = 0;
-        } catch (...) {
-            rc = 3;
-        }
-        ::_exit(rc);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    ::kill(tester, SIGINT);
-    int status = 0;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (::waitpid(tester, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (std::chrono::steady_clock::now() >= give_up) {
-        ::kill(tester, SIGKILL);
-        ::waitpid(tester, &status, 0);
-        FAIL("the track's bench was still waiting for its run 20 s after the interrupt");
-    }
-    INFO("0: interrupted, 1: the run ended by itself, 3: another error");
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);
-    CHECK(test::leftover_processes().empty());
-    // A bisection past its own bound: stopped within the second, said.
-    test::put_file(dir / "mode", "slow");
-    ContestBenchSettings bounded = settings;
-    bounded.run_timeout_s = 0;
-    bounded.bisect_timeout_s = 1;
-    const auto bisect_started = std::chrono::steady_clock::now();
-    CHECK_THROWS_WITH(ContestBench(bounded).bisect(a, b, dir / "y" / "bisect"),
-                      Catch::Contains("took longer than 1 s"));
-    CHECK(std::chrono::steady_clock::now() - bisect_started < std::chrono::seconds(10));
-    // A bisection that ends before its state is made: said, with its last words.
-    test::put_file(dir / "mode", "fails");
-    CHECK_THROWS_WITH(bench.bisect(a, b, dir / "x" / "bisect"),
-                      Catch::Contains("before its state was made: contest: error"));
-    CHECK_THAT(
-        test::slurp(asked),
-        Catch::Contains("bisect --good=/src/linux@" + a + " --bad=/src/linux@" + b +
-                        " --measure=time:cpu_load --results=" + (dir / "x" / "bisect").string() +
-                        " -- -w command --workload-cmd true cpu_load"));
-    // --bisect-step-max-rounds: bisect's --step-max-rounds, before its --.
-    ContestBenchSettings patient = settings;
-    patient.bisect_step_max_rounds = 16;
-    CHECK_THROWS(ContestBench(patient).bisect(a, b, dir / "z" / "bisect"));
-    CHECK_THAT(test::slurp(asked),
-               Catch::Contains("bisect --step-max-rounds=16 --good=/src/linux@" + a));
-    CHECK(test::leftover_processes().empty());
-}
-
-TEST_CASE(
-    "track: the real bench under --boot starts contest run --boot and contest bisect --boot, "
-    "and asks a started run's state again: under way, over with its file, or over without",
-    "[track]") {
-    // A start that asks no reboot (no state written).
-    StandInContest s("track-boot-bench");
-    const fs::path dir = s.dir.path(), asked = s.asked;
-    ContestBenchSettings settings = s.settings;
-    settings.boot = true;
-    ContestBench bench(settings);
-    const std::string a(40, 'a'), b(40, 'b');
-    const fs::path point = dir / "p1";
-    CHECK_FALSE(bench.goes_on_by_itself(point));
-    CHECK_THROWS_WITH(bench.measure_point(a, point),
-                      Catch::Contains("contest run --boot exited 0 before its first reboot"));
-    CHECK(test::slurp(asked) == "run --boot=point=/src/linux@" + a +
-                                    " --runs=3 --results=" + point.string() +
-                                    " --no-history -w command --workload-cmd true cpu_load\n");
-    // The run's state as its start leaves it: under way, asked again and
-    // never started twice.
-    BootState state;
-    state.workdir = (dir / "work").string();
-    state.started_at = "2026-12-05T12:00:00Z";
-    state.start_release = "6.1.0-28-amd64";
-    state.binary = (point / ".boot" / "contest").string();
-    state.unit_root = "/";
-    state.labels = {{"point", "/src/linux@" + a, "/boot/vmlinuz-x", "", "ro", "6.1.0-contest",
-                     (point / "point" / "x.json").string(), "", "", ""}};
-    state.boot_max = 2;
-    // (The start writes the journal with its config, then its state.)
-    std::ofstream(point / kRunJournalName) << nlohmann::json{{"schema", kRunJournalSchema}}.dump();
-    CHECK(bench.goes_on_by_itself(point));
-    CHECK_THROWS_WITH(bench.measure_point(a, point),
-                      Catch::Contains("its --boot run before its first reboot"));
-    JournalTurns turns;
-    turns.list = {{1, 0, {"cpu_load"}, TurnStatus::pending}};
-    write_boot_run(point / kRunJournalName, state, turns);
-    CHECK_THROWS_AS(bench.measure_point(a, point), AcrossReboots);
-    // Over without its file: failed, with the run's note.
-    state.phase = BootPhase::stopped;
-    state.note = "the bound of boots";
-    write_boot_state(point / kRunJournalName, state);
-    CHECK_THROWS_WITH(bench.measure_point(a, point),
-                      Catch::Contains("its --boot run ended (stopped: the bound of boots) "
-                                      "without point's file"));
-    CHECK(test::slurp(asked).find('\n') == test::slurp(asked).size() - 1);  // started once
-    // Over with its file: the point's.
-    fs::create_directories(point / "point");
-    ResultFile file;
-    file.label = "point";
-    file.started_at = "2026-12-05T12:00:00Z";
-    file.complete = true;
-    std::ofstream(point / "point" / "x.json") << to_json(file).dump();
-    state.phase = BootPhase::done;
-    write_boot_state(point / kRunJournalName, state);
-    CHECK(bench.measure_point(a, point) == point / "point" / "x.json");
-    // A bisection under --boot: its words, and no answer yet is a bisection
-    // across reboots (its parts go on by themselves).
-    const fs::path bisection = dir / "x" / "bisect";
-    fs::create_directories(bisection);
-    bisect::BisectState started;
-    started.tree = "/src/linux";
-    started.good = a;
-    started.bad = b;
-    bisect::write_bisect_state(bisection, started);
-    CHECK_THROWS_AS(bench.bisect(a, b, bisection), AcrossReboots);
-    CHECK_THAT(test::slurp(asked), Catch::Contains("bisect --boot --good=/src/linux@" + a));
 }
 
 TEST_CASE(

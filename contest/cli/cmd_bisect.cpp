@@ -8,6 +8,7 @@
 #include "contest/cli/bisection_print.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/cli/kernel_journal.h"
 #include "contest/cli/own_run_options.h"
 #include "contest/cli/run_options.h"
 #include "contest/drive/bisection_drive.h"
@@ -85,19 +86,6 @@ int continue_bisection(const fs::path& folder) {
         progress);
 }
 
-// The start's one parse of the words after --: the ends' batch, as every
-// later batch is made of it (drive/bisection_journal.h); under --boot its
-// words resolved as a --boot run's start resolves them (boot_words.h).
-RunJournal started_journal(std::vector<std::string> words, bool boot, const std::string& good,
-                           const std::string& bad) {
-    for (const auto& [label, spec] : {std::pair{"good", good}, std::pair{"bad", bad}})
-        words.push_back((boot ? "--boot=" : "--kernel=") + std::string(label) + "=" + spec);
-    if (boot) return boot_batch_journal_of(words);
-    RunJournal journal;
-    journal.config = run_config_of(words);
-    return journal;
-}
-
 }  // namespace
 
 int cmd_bisect(int argc, char** argv) {
@@ -168,7 +156,10 @@ int cmd_bisect(int argc, char** argv) {
     // Checked now, as the first batch will be: a bad word is refused before
     // anything is made; nothing is written before every check but in the
     // workdir (git's output, in its kbuild/), the results folder last.
-    const RunJournal started = started_journal(run_words, boot, good, bad);
+    // The start's one parse of the words after --: the ends' batch, as
+    // every later batch is made of it (drive/bisection_journal.h); under
+    // --boot its words resolved as a --boot run's start resolves them.
+    const RunJournal started = kernel_run_journal(run_words, boot, {{"good", good}, {"bad", bad}});
     const RunConfig& first = started.config;
     const Workdir workdir = Workdir::open(first.workload.workdir);
     workdir.make_dir("kbuild");

@@ -18,6 +18,7 @@
 #include "contest/latency/probe_choice.h"
 #include "contest/latency/probe_table.h"
 #include "contest/report/report.h"
+#include "contest/run/plan/journal_life.h"
 #include "contest/run/plan/places.h"
 #include "contest/run/plan/run_journal.h"
 #include "contest/sys/errors.h"
@@ -258,8 +259,10 @@ std::vector<TableOption> run_option_table(RunArguments& a) {
          "holds, added to those files (--vary's and --kernel's runs too); no other option goes with it but --quiet"},
         {"seed", host, bounded<std::uint64_t>(nullptr, 0, UINT64_MAX)->value_name("N"), "the shuffle's seed (default: random; recorded)"},
         {"journal", host, po::value(&a.journal)->value_name("FILE"),
-         "run what the run's journal FILE holds, a run resolved by another contest (a --kernel guest's turn; "
-         "docs/kernels.md): no other option goes with it"},
+         "run what the run's journal FILE holds, from it alone (no other option goes with it): a turn on this host "
+         "resolved by another contest (a --kernel guest's turn; docs/kernels.md), or a run of --kernel or --boot, FILE "
+         "then the run's own journal: its turns planned and its result files named in it (a --boot run's FILE must be "
+         "its results folder's RESULTS/.run-journal)"},
         {"no-drop-caches", delegated, po::bool_switch(&a.no_drop), "never drop caches (cacherun aside, they are dropped as root)"},
         {"settle", delegated, bounded(&rc.settle_s, 0.0, 600.0)->default_value(rc.settle_s)->value_name("S"),
          "before every run, wait at most S seconds for writeback to finish and the run queue to calm (recorded); 0: no wait"},
@@ -394,23 +397,26 @@ void refuse_beside(const RunOptions& options, const std::string& alone) {
     }
 }
 
-// --journal FILE: the run it holds, alone (a --kernel guest's turn, its
-// config resolved by the host's contest); nothing of it parsed from words.
-RunConfig journal_run_config(RunOptions& options) {
+// --journal FILE: the run it holds, alone, nothing of it parsed from words,
+// its life its place's made of the journal. A run on this host is a
+// --kernel guest's turn, its config resolved by the host's contest, which
+// keeps the run's journal; a run of a place of kernels is started from the
+// journal alone, FILE its journal (its turns planned, its results named there).
+std::shared_ptr<PlaceLife> journal_run(RunOptions& options, LifeStart& start) {
     refuse_beside(options, "journal");
-    RunJournal journal = read_run_journal(options.arguments().journal);
+    const std::string& file = options.arguments().journal;
+    const RunJournal journal = read_run_journal(file);
     // A run's own journal, which plans its turns, goes on with --resume.
-    if (!journal.turns.list.empty())
-        throw UsageError("--journal " + printable(options.arguments().journal) +
+    if (!journal.turns.list.empty() || journal.boot_run)
+        throw UsageError("--journal " + printable(file) +
                          ": a run's own journal (it plans turns): continue it with --resume");
-    RunConfig config = std::move(journal.config);
-    // A delegated turn is a run on this host; a journal of kernels is its
-    // start's, which steps it on (--boot-continue, contest bisect).
-    if (!place_info(config.place).option.empty())
-        throw UsageError("--journal " + printable(options.arguments().journal) + ": a run of --" +
-                         std::string(place_info(config.place).option) +
-                         ", which --journal does not take (a turn on this host only)");
-    return config;
+    start = LifeStart{};
+    start.config = journal.config;
+    if (place_info(journal.config.place).option.empty())
+        start.keep_journal = false;
+    else
+        start.journal = file;
+    return life_of_journal(journal);
 }
 
 // --resume X: the journal of the run it continues (the interrupted result
@@ -463,10 +469,9 @@ int cmd_run(int argc, char** argv) {
     LifeStart start;
     start.config = rc;
     start.resolved_for_root = [&] { return run_config_of(boot_run_words(options)); };
+    std::shared_ptr<PlaceLife> of_journal;  // --journal's
     if (!arguments.journal.empty()) {
-        // A guest's turn: its host keeps the run's journal.
-        start.config = journal_run_config(options);
-        start.keep_journal = false;
+        life = (of_journal = journal_run(options, start)).get();
     } else if (!rc.resume.empty()) {
         asked = resumed_run(options, rc);
     } else if (auto own = asked_life(arguments.places)) {
@@ -484,7 +489,7 @@ int cmd_run(int argc, char** argv) {
     // A run another journal owns (a bisection's --boot part) that ended:
     // its owner goes on, in this contest (drive/journal_continue.h).
     if (!step.owner.empty())
-        if (const auto driven = drive::continue_owner(step.owner, progress))
+        if (const auto driven = drive::continue_owner(step.owner, step.containment, progress))
             print_bisection(*driven, step.owner, progress);
     return exit_code;
 }

@@ -9,8 +9,10 @@
 #include "contest/bisect/bisect_measure.h"
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
+#include "contest/cli/kernel_journal.h"
 #include "contest/cli/own_run_options.h"
 #include "contest/cli/run_options.h"
+#include "contest/drive/contest_bench.h"
 #include "contest/history/history_db.h"
 #include "contest/kbuild/git.h"
 #include "contest/sys/errors.h"
@@ -18,7 +20,6 @@
 #include "contest/sys/text.h"
 #include "contest/sys/words.h"
 #include "contest/sys/workdir.h"
-#include "contest/track/contest_bench.h"
 #include "contest/track/track_lock.h"
 #include "contest/track/tracking.h"
 #include "contest/track/tree_fetch.h"
@@ -155,14 +156,13 @@ int cmd_track(int argc, char** argv) {
     refuse_track_run_options(run_words);
     if (fetch) track::remote_branch_of(branch);
 
-    // Each run's words checked now, as the first point's run will take them.
-    const RunConfig first = run_config_of([&] {
-        std::vector<std::string> w = run_words;
-        const std::string place = boot ? "--boot=" : "--kernel=";
-        w.insert(w.end(), {place + "a=" + tree + "@HEAD", place + "b=" + tree + "@HEAD",
-                           "--no-history", "--results=" + (folder / "check").string()});
-        return w;
-    }());
+    // The run words parsed once, here, into the config every point's and
+    // confirmation's run starts from (a point of the tree's HEAD; each run
+    // sets its own kernels): a bad word is refused before anything is made.
+    RunJournal run = kernel_run_journal(run_words, boot, {{track::kPointLabel, tree + "@HEAD"}});
+    // As a run's journal keeps them: each run is a child in its own folder.
+    make_paths_absolute(run.config);
+    const RunConfig& first = run.config;
     const std::vector<std::string> loads = loads_of_run(first);
     measure = measure_or_default(measure, loads, "contest track");
     const Workdir workdir = Workdir::open(first.workload.workdir);
@@ -196,11 +196,13 @@ int cmd_track(int argc, char** argv) {
     options.db = history::db_target(db, folder.parent_path());
 
     options.boot = boot;
-    track::ContestBenchSettings settings = track::bench_settings_of(options);
+    drive::ContestBenchSettings settings;
+    static_cast<track::TrackRuns&>(settings) = options;
+    settings.run = std::move(run);
     settings.run_timeout_s = run_timeout;
     settings.bisect_timeout_s = bisect_timeout;
     if (bisect_step_max_rounds) settings.bisect_step_max_rounds = bisect_step_max_rounds;
-    track::ContestBench bench(settings);
+    drive::ContestBench bench(std::move(settings));
     Progress progress = Progress::for_stderr(false);
     const track::TrackState state = track::run_track(options, bench, progress);
     progress.clear();

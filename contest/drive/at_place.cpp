@@ -3,55 +3,44 @@
 #include <algorithm>
 #include <utility>
 
-#include "contest/run/places/boot/boot_run.h"
+#include "contest/run/plan/journal_life.h"
 #include "contest/run/record/result_writer.h"
-#include "contest/run/rounds/run_driver.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
-#include "contest/sys/workdir.h"
 
 namespace contest::drive {
 namespace {
 
-// A run cut short: its journal opened, as --resume opens it (its config
-// the journal's, checked against the files it continues), and refused
-// when it is a run of other kernels than `kernels`.
-OpenedJournal taken_on_run(const std::filesystem::path& take_on,
-                           const std::vector<KernelSpec>& kernels, const RunConfig& given) {
-    OpenedJournal opened = open_run_journal(take_on);
-    const auto& its = opened.journal.config.kernels;
-    if (!std::equal(its.begin(), its.end(), kernels.begin(), kernels.end(),
+// UsageError when the run cut short that `take_on` holds is a run of other
+// kernels than `kernels` (its config is then the one that goes on).
+void check_taken_on(const std::filesystem::path& take_on, const RunConfig& batch) {
+    const auto& its = read_run_journal(take_on).config.kernels;
+    if (!std::equal(its.begin(), its.end(), batch.kernels.begin(), batch.kernels.end(),
                     [](const KernelSpec& a, const KernelSpec& b) {
                         return a.label == b.label && a.image == b.image;
                     }))
         throw UsageError("contest bisect: " + printable(take_on.string()) +
                          ": a run of other kernels than this batch's: remove " +
-                         printable(given.results_dir.string()) + " and run again");
-    return opened;
+                         printable(batch.results_dir.string()) + " and run again");
 }
 
 }  // namespace
 
 AtPlace advance_at_place(RunJournal journal, const std::optional<std::filesystem::path>& take_on,
                          const bisect::StopRule& stop, Progress& progress) {
-    RunConfig rc = std::move(journal.config);
-    if (journal.boot) {
-        start_boot_run(rc, *journal.boot, progress);
-        return AtPlace::yields;
-    }
-    std::optional<OpenedJournal> opened;
+    // The place's life, made of the batch's journal (its config, and what
+    // its place keeps there: --boot's how it boots), whatever the place.
+    const std::shared_ptr<PlaceLife> life = life_of_journal(journal);
+    LifeStart start;
+    start.config = std::move(journal.config);
+    start.config.stop_rule = stop;
     if (take_on) {
-        opened = taken_on_run(*take_on, rc.kernels, rc);
-        const std::string containment = rc.containment;
-        rc = opened->journal.config;
-        rc.resume = opened->journal.results;
-        rc.containment = containment;
+        check_taken_on(*take_on, start.config);
+        start.journal = *take_on;
     }
-    rc.stop_rule = stop;
-    rc.workload.opened_workdir = rc.load.opened_workdir = Workdir::open(rc.workload.workdir);
-    const RunOutcome out = advance_run(rc, std::move(opened), progress);
-    if (!out.save_failure.empty()) throw SaveFailed(out.save_failure);
-    return AtPlace::ended;
+    const LifeStep step = life->start(start, progress);
+    if (!step.save_failure.empty()) throw SaveFailed(step.save_failure);
+    return step.yields ? AtPlace::yields : AtPlace::ended;
 }
 
 }  // namespace contest::drive

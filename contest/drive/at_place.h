@@ -1,10 +1,12 @@
 #pragma once
-// A run's journal started or advanced at its place: the drive layer's one
-// file that calls run/'s drivers. A journal of the guests' or this host's
-// place is advanced here until its turns are all taken (or its stop rule
-// stops it); a --boot journal is started, and yields: its turns go on
-// across reboots, each step a contest of its own (run/places/boot/boot_run.h), whose
-// end hands over to the journal that owns it (journal_continue.h).
+// A run's journal started or advanced at its place, through its place's
+// life made of the journal (run/plan/places.h: life_of_journal), whatever
+// the place: the drive layer names none, and calls no place's driver. A
+// journal of the guests' or this host's place is taken here until its
+// turns are all taken (or its stop rule stops it); a --boot journal is
+// started, and yields: its turns go on across reboots, each step a contest
+// of its own, whose end hands over to the journal that owns it
+// (journal_continue.h).
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -8,14 +8,15 @@
 namespace contest::drive {
 
 std::optional<BisectionDriven> continue_owner(const std::filesystem::path& owner,
+                                              std::shared_ptr<RunContainment> held,
                                               Progress& progress) {
     // The run's journal named its owner, root's and above the run's folder
     // (boot/boot_state.h checks both); the bisection's own journal is read
     // as root reads it (bisection_journal.h).
     say("the boot run's bisection goes on: " + printable(owner.string()));
     try {
-        const auto containment = RunContainment::set_up();
-        return continue_bisection(owner, containment->description(), progress);
+        if (!held) held = RunContainment::set_up();
+        return continue_bisection(owner, held->description(), progress);
     } catch (const Interrupted&) {
         throw;
     } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <atomic>
 
 #include <cerrno>
 #include <cstring>
@@ -106,9 +107,16 @@ bool kill_and_remove(const char* kill_file, const char* leaf) {
     ::_exit(0);
 }
 
+std::atomic<unsigned> set_up_count{0};
+
 }  // namespace
 
+unsigned RunContainment::set_ups() {
+    return set_up_count.load();
+}
+
 std::unique_ptr<RunContainment> RunContainment::set_up() {
+    ++set_up_count;
     std::unique_ptr<RunContainment> c(new RunContainment());
     std::string why;
     const std::string home = own_cgroup_dir(why);

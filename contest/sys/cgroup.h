@@ -20,6 +20,9 @@ class RunContainment {
     // not possible, containment is process groups plus the parent-death
     // signal, and description() says why.
     static std::unique_ptr<RunContainment> set_up();
+    // How many set_up made in this process: one a contest, a run's step
+    // that hands over to the journal owning its run handing its own on.
+    static unsigned set_ups();
     // Moves contest back out, kills what is left in the leaf, removes it and
     // ends the guardian.
     ~RunContainment();

@@ -1,9 +1,9 @@
 #pragma once
 // What a track measures with, behind one interface (as hyperfine's Executor
 // is): a point's kernel, two kernels compared, a bisection. The real one
-// (contest_bench.h) runs contest's own commands, each a process of this
-// binary (`contest run --kernel ...`, `contest bisect ...`), which build,
-// boot and measure as any; the tests give one that derives figures from
+// (drive/contest_bench.h) runs contest's own commands, each a process of
+// this binary (`contest run --journal` of a journal it made, `contest bisect
+// ...`), which build, boot and measure as any; the tests give one that derives figures from
 // the commit, so that a track of a real git tree runs in seconds.
 #include <filesystem>
 #include <string>

@@ -9,24 +9,18 @@
 
 #include "contest/analysis/bisect_decision.h"
 #include "contest/analysis/change_points.h"
-#include "contest/bisect/bisect_measure.h"
 #include "contest/history/history_db.h"
 #include "contest/track/branch_points.h"
+#include "contest/track/track_runs.h"
 #include "contest/track/track_state.h"
 
 namespace contest::track {
 
-struct TrackOptions {
-    std::filesystem::path tree;  // the user's work tree, its top folder, absolute
+// Its runs' part (track_runs.h) and the rest of what it is asked.
+struct TrackOptions : TrackRuns {
     std::string branch = "HEAD";
     std::string from;  // REF; "" to take the state's (a start must give it)
     PointChoice choice;
-    bisect::BisectMeasure measure;
-    std::vector<std::string> run_words;  // each run's words (the workload, the loads, ...)
-    unsigned point_rounds = 3, confirm_rounds = 5;
-    // --boot: its runs across reboots (the bench's; the state keeps it as
-    // part of the question).
-    bool boot = false;
     std::filesystem::path folder;    // the track's: its state, runs, bisections
     std::filesystem::path mail_dir;  // where its mails are written
     // --send-to: each mail also handed to the mail program (sendmail's

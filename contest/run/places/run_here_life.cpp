@@ -18,33 +18,55 @@ namespace fs = std::filesystem;
 
 // A run taken here from its first turn left to its last: its workdirs
 // opened once (and refused now when others could plant links in them),
-// its processes held, the probes' stale tracing left by a killed contest
-// removed.
+// its processes held (in the caller's containment when it holds one, the
+// config's), the probes' stale tracing left by a killed contest removed.
 RunOutcome run_here(RunConfig config, std::optional<OpenedJournal> opened, Progress& progress,
-                    JournalKept keep) {
+                    JournalKept keep, const fs::path& journal = {}) {
     config.workload.opened_workdir = config.load.opened_workdir =
         Workdir::open(config.workload.workdir);
-    const auto containment = RunContainment::set_up();
-    config.containment = containment->description();
+    std::unique_ptr<RunContainment> containment;
+    if (config.containment.empty()) {
+        containment = RunContainment::set_up();
+        config.containment = containment->description();
+    }
     for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
-    return advance_run(config, std::move(opened), progress, keep);
+    return advance_run(config, std::move(opened), progress, keep, journal);
+}
+
+// The run a journal holds as --resume opens it (the interrupted result
+// file's, or the journal given), from that journal alone: its config the
+// journal's, but for what no journal holds (the caller's stop rule and
+// containment, `caller`'s).
+RunOutcome run_on(const fs::path& journal, const RunConfig& caller, Progress& progress) {
+    OpenedJournal opened = open_run_journal(journal);
+    RunConfig config = opened.journal.config;
+    config.resume = opened.journal.results;
+    config.stop_rule = caller.stop_rule;
+    config.containment = caller.containment;
+    return run_here(std::move(config), std::move(opened), progress, JournalKept::yes);
+}
+
+// Whether the journal at path plans turns already (a run cut short that
+// goes on), not a run's config alone.
+bool plans_turns(const fs::path& journal) {
+    return !read_run_journal(journal).turns.list.empty();
 }
 
 class RunHereLife final : public PlaceLife {
   public:
+    // A new run, its journal named beside its first result file or the one
+    // its caller gave (start.journal); or the run that journal holds, cut
+    // short, taken on.
     LifeStep start(const LifeStart& start, Progress& progress) override {
+        if (!start.journal.empty() && plans_turns(start.journal))
+            return step_of_outcome(run_on(start.journal, start.config, progress));
         return step_of_outcome(run_here(start.config, std::nullopt, progress,
-                                        start.keep_journal ? JournalKept::yes : JournalKept::no));
+                                        start.keep_journal ? JournalKept::yes : JournalKept::no,
+                                        start.journal));
     }
 
-    // The run the journal holds (the interrupted result file's, or the
-    // journal given), from that journal alone.
     LifeStep advance(const fs::path& journal, Progress& progress) override {
-        OpenedJournal opened = open_run_journal(journal);
-        RunConfig config = opened.journal.config;
-        config.resume = opened.journal.results;
-        return step_of_outcome(
-            run_here(std::move(config), std::move(opened), progress, JournalKept::yes));
+        return step_of_outcome(run_on(journal, RunConfig{}, progress));
     }
 
     int status(const fs::path& results) override {

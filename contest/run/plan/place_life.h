@@ -8,9 +8,13 @@
 // results folder stands; abort stops it. A place's own options (its rows)
 // say which verb the words asked for; the life is made with them, bound to
 // their values, so that what only the place knows of its options (--boot's
-// method, its root) stays in the place's file.
+// method, its root) stays in the place's file. A life is made of a run's
+// journal too (PlaceInfo::journal_life), of what the place kept beside the
+// config there (PlaceLife::keep_own): a run given as its journal alone
+// (contest run --journal FILE, a bisection's batch) parses no word.
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +25,7 @@
 
 namespace contest {
 
+class RunContainment;
 struct RunJournal;
 
 enum class LifeVerb {
@@ -48,6 +53,18 @@ struct LifeStart {
     // false: the run's journal is another contest's (a --kernel guest's
     // turn, run --journal), which this one keeps none of.
     bool keep_journal = true;
+    // The file that is the run's journal, made by the run's caller
+    // (contest run --journal FILE of a place of kernels, a bisection's
+    // batch cut short): a new run's turns are planned into it and its
+    // result files named in it, so its caller finds them by reading it
+    // back; a run whose turns it plans already goes on from it (its config
+    // the journal's). Where a place keeps its runs' journals elsewhere it
+    // refuses another path (--boot: its results folder's, RESULTS/.run-journal).
+    // Empty: the place names the run's journal itself.
+    std::filesystem::path journal;
+    // config.containment set: the caller holds the runs' processes (one
+    // containment for the whole contest); empty: the life sets up its own.
+    // config.stop_rule: asked after each round (the caller's, not journaled).
 };
 
 // What a verb did: contest's exit code, and for the table each label's
@@ -62,6 +79,12 @@ struct LifeStep {
     // --boot part it is), when this step ended the run: the owner goes on
     // (drive/journal_continue.h). Empty for a run of its own.
     std::filesystem::path owner;
+    // With an owner: the containment that held the step's processes,
+    // handed on, so that the owner goes on in it (one a contest).
+    std::shared_ptr<RunContainment> containment;
+    // A start that left the run under way after this contest (a --boot
+    // start: its first reboot asked); false for a run that ended here.
+    bool yields = false;
 };
 
 class PlaceLife {

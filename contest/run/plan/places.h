@@ -10,7 +10,9 @@
 // loop, the CLI's checks, --help and what `contest run` does read it.
 //
 // Adding a place: its file with its entry (its own options there, in its
-// rows, each with Needs{{"its option"}}, and its life made with them); in
+// rows, each with Needs{{"its option"}}, and its life made with them, and
+// of a run's journal: journal_life, which contest run --journal and a
+// bisection's batch start it by, drive/ naming no place); in
 // places.cpp the entry declared and listed; its value in run_place.h.
 // `contest run` gathers every place's rows from the table and asks the
 // life of the place its words chose (cmd_run.cpp names no place).
@@ -23,12 +25,12 @@
 #include <vector>
 
 #include "contest/run/plan/knobs.h"
-#include "contest/run/record/label_run.h"
 #include "contest/run/plan/place_life.h"
 #include "contest/run/plan/planned_round.h"
 #include "contest/run/plan/run_config.h"
 #include "contest/run/plan/run_order.h"
 #include "contest/run/plan/run_place.h"
+#include "contest/run/record/label_run.h"
 #include "contest/sys/option_table.h"
 #include "contest/sys/progress.h"
 
@@ -102,6 +104,11 @@ struct PlaceInfo {
     std::unique_ptr<RoundBackend> (*backend)(const RunConfig& config, RunPlan& plan,
                                              std::optional<KnobGuard>& knob_guard,
                                              Progress& progress);
+    // Its life made of a run's journal (its config this place's), of what
+    // the place keeps there beside the config (PlaceLife::keep_own), no
+    // option parsed: a UsageError naming what the journal lacks. Null for a
+    // place whose runs are not started from a journal alone (journal_life.h).
+    std::shared_ptr<PlaceLife> (*journal_life)(const RunJournal& journal) = nullptr;
 };
 
 // Every place, the host first.

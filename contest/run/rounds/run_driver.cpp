@@ -4,11 +4,11 @@
 #include <stdexcept>
 
 #include "contest/observe/sysinfo.h"
-#include "contest/run/rounds/leftovers.h"
-#include "contest/run/record/result_writer.h"
 #include "contest/run/plan/resume.h"
-#include "contest/run/rounds/run_loop.h"
 #include "contest/run/plan/run_plan.h"
+#include "contest/run/record/result_writer.h"
+#include "contest/run/rounds/leftovers.h"
+#include "contest/run/rounds/run_loop.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/text.h"
@@ -66,6 +66,13 @@ class KeptJournal {
     // making the journal beside it (exclusively: a name another run
     // claimed first is skipped).
     fs::path name_file(std::size_t v, const fs::path& results_dir, const std::string& label) {
+        if (!path_.empty()) {
+            // The journal its caller gave: each file named in it at once.
+            if (v == 0) journal_.results.clear();
+            journal_.results.push_back(new_result_path(results_dir, label, journal_.started_at));
+            save();
+            return journal_.results.back();
+        }
         if (v > 0) {
             journal_.results.push_back(new_result_path(results_dir, label, journal_.started_at));
             return journal_.results.back();
@@ -207,11 +214,13 @@ OpenedJournal open_run_journal(const fs::path& given) {
                          ": the journal plans no turns of its own (a guest's turn or a "
                          "bisection's batch config)");
     // The first label's file is the one beside the journal (the two moved
-    // together are resumed where they are); each other label's where the
+    // together are resumed where they are), unless the journal is one a
+    // caller gave the run (named otherwise); each other label's where the
     // run put it, in its results folder: the resume writes nowhere else.
-    j.results.front() = result_beside_journal(opened.path);
+    const bool beside = run_journal_beside(j.results.front()).filename() == opened.path.filename();
+    if (beside) j.results.front() = result_beside_journal(opened.path);
     const fs::path results = j.config.results_dir.lexically_normal();
-    for (std::size_t v = 1; v < j.results.size(); ++v) {
+    for (std::size_t v = beside ? 1 : 0; v < j.results.size(); ++v) {
         const fs::path& file = j.results[v];
         const fs::path rel = file.lexically_normal().lexically_relative(results);
         if (!file.is_absolute() || rel.empty() || *rel.begin() == ".." ||
@@ -225,7 +234,7 @@ OpenedJournal open_run_journal(const fs::path& given) {
 }
 
 RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> opened,
-                       Progress& progress, JournalKept keep) {
+                       Progress& progress, JournalKept keep, const fs::path& given_journal) {
     check_run_options(given);
     // Everything that can be refused is refused before anything is measured.
     RunPlan plan = plan_after_clean_up(given);
@@ -244,7 +253,7 @@ RunOutcome advance_run(const RunConfig& given, std::optional<OpenedJournal> open
         made.started_at = started_at;
         made.turns = planned_turns(plan);
         plan.rounds = rounds_of(made.turns, plan, "the run's plan");
-        return KeptJournal({}, std::move(made));
+        return KeptJournal(given_journal, std::move(made));
     }();
     // A config the journal's JSON cannot hold (a path that is not UTF-8):
     // the run goes on without a journal, said; it cannot be resumed.

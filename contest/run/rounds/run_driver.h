@@ -55,8 +55,10 @@ struct OpenedJournal {
 
 // --resume X, X the interrupted result file (any label's) or its journal:
 // the journal read as untrusted (read_run_journal: a regular file, no link,
-// bounded, each field checked; each label's file in its results folder). A
-// UsageError in one line when X is neither, when the file has no journal
+// bounded, each field checked; each label's file in its results folder: the
+// first label's the one beside the journal, unless the journal was given to
+// the run by its caller (its name not the first file's), whose results it
+// names). A UsageError in one line when X is neither, when the file has no journal
 // beside it (a file of a contest before journals), or when the journal
 // plans no turns this contest takes (a --boot run's, a guest's turn).
 OpenedJournal open_run_journal(const std::filesystem::path& given);
@@ -68,8 +70,13 @@ OpenedJournal open_run_journal(const std::filesystem::path& given);
 // `config` is the run's (a resumed one's is the journal's, with its resume set to the file); its
 // workdirs are opened by the caller.
 // A guest's turn (run --journal) keeps none: its host's journal is the run's.
+// `given`: a new run's journal is that file, made by the run's caller
+// (contest run --journal FILE of guests): its turns planned into it and its
+// result files named in it (claimed by no journal beside them: the results
+// folder is the caller's), its other sections kept.
 enum class JournalKept { yes, no };
 RunOutcome advance_run(const RunConfig& config, std::optional<OpenedJournal> opened,
-                       Progress& progress, JournalKept keep = JournalKept::yes);
+                       Progress& progress, JournalKept keep = JournalKept::yes,
+                       const std::filesystem::path& given = {});
 
 }  // namespace contest

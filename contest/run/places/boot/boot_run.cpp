@@ -16,9 +16,9 @@
 #include "contest/kbuild/kernel_ref.h"
 #include "contest/run/places/boot/boot_turn.h"
 #include "contest/run/plan/config_record.h"
-#include "contest/run/record/result_writer.h"
 #include "contest/run/plan/run_journal.h"
 #include "contest/run/plan/run_plan.h"
+#include "contest/run/record/result_writer.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/file_lock.h"
 #include "contest/sys/text.h"
@@ -161,7 +161,10 @@ StartLocks take_start_locks(const BootState& state, const fs::path& path) {
         throw UsageError("a --boot run is under way in " + folder.string() + " (pid " +
                          std::to_string(FileLock::holder(boot_lock_path(path))) +
                          "): see it with --boot-status, stop it with --boot-abort");
-    if (fs::exists(path, ec))
+    // A journal there without the boot facts is the run's config alone,
+    // given by the run's caller (contest run --journal): this run's.
+    if (fs::exists(path, ec) &&
+        JournalFile::read(path, "the boot run's journal").has(kBootStateSection))
         if (const BootState old = read_boot_state(path); !old.finished())
             refuse_run_under_way(path, old.phase);
     return {std::move(*machine), std::move(*step)};
@@ -218,6 +221,10 @@ void check_kernels(BootState& state, const BootRunOptions& options,
 // run made. On a failure, what of it was made is removed.
 void make_run_files(const BootState& state, const JournalTurns& turns, RunJournal journal,
                     const fs::path& path) {
+    std::error_code ec;
+    // A journal there already (a run's config its caller gave, an earlier
+    // run's record) is kept as it was: the run's is written last, whole.
+    const bool journal_there = fs::exists(fs::symlink_status(path, ec));
     try {
         const UniqueFd copies = open_copy_folder(path.parent_path());
         copy_into(copies, "contest", "/proc/self/exe", state.binary, 0700);
@@ -235,8 +242,7 @@ void make_run_files(const BootState& state, const JournalTurns& turns, RunJourna
         journal.turns = turns;
         write_run_journal(path, journal);
     } catch (...) {
-        std::error_code ec;
-        fs::remove(path, ec);
+        if (!journal_there) fs::remove(path, ec);
         remove_run_files(path, state);
         throw;
     }

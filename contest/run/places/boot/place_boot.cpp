@@ -3,6 +3,7 @@
 // its one turn on this host, with the host's backend. Its life: a start
 // that plans, builds and arms the first reboot; an advance a boot
 // (--boot-continue); its status (--boot-status) and abort (--boot-abort).
+#include "contest/boot/boot_files.h"
 #include "contest/boot/boot_options.h"
 #include "contest/boot/boot_status.h"
 #include "contest/run/places/boot/boot_run.h"
@@ -43,17 +44,20 @@ struct BootArguments {
     }
 };
 
-// A --boot run's life, bound to its options. None opens the workdir of
-// its own words: a refused start makes nothing, and the unit's step (no
-// HOME: its default workdir would be in /tmp, where anyone can make it
-// first) uses the one its journal recorded. A start's config is made of
-// its words resolved (LifeStart::resolved_for_root) and kept in the run's
-// journal: each step reads that, and parses no word.
+// A --boot run's life, bound to its options (or to those a run's journal
+// kept: journal_life). None opens the workdir of its own words: a refused
+// start makes nothing, and the unit's step (no HOME: its default workdir
+// would be in /tmp, where anyone can make it first) uses the one its
+// journal recorded. A start's config is made of its words resolved
+// (LifeStart::resolved_for_root), or is its journal's, and kept in the
+// run's journal: each step reads that, and parses no word.
 class BootLife final : public PlaceLife {
   public:
     explicit BootLife(std::shared_ptr<const BootArguments> a) : a_(std::move(a)) {}
+    explicit BootLife(BootRunOptions kept) : kept_(std::move(kept)) {}
 
     std::optional<LifeAsked> asked() const override {
+        if (!a_) return std::nullopt;
         if (a_->status + a_->abort + !a_->continue_journal.empty() > 1)
             throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
         if (a_->status) return LifeAsked{LifeVerb::status, {}};
@@ -63,30 +67,55 @@ class BootLife final : public PlaceLife {
         return std::nullopt;
     }
 
+    // The run planned, built and its first reboot asked: it goes on after
+    // this contest. Its journal is its results folder's (a journal given,
+    // start.journal, must be that file: the unit's steps read it there).
     LifeStep start(const LifeStart& start, Progress& progress) override {
-        const auto containment = RunContainment::set_up();
-        const std::string held = containment->description();
-        RunConfig resolved = start.resolved_for_root();
-        resolved.containment = held;
-        return step_of(start_boot_run(resolved, a_->options(), progress));
+        RunConfig config = start.resolved_for_root ? start.resolved_for_root() : start.config;
+        if (!start.journal.empty()) check_given_journal(start.journal, config);
+        std::unique_ptr<RunContainment> containment;
+        if (config.containment.empty()) {
+            containment = RunContainment::set_up();
+            config.containment = containment->description();
+        }
+        LifeStep step = step_of(start_boot_run(config, options(), progress));
+        step.yields = true;
+        return step;
     }
 
-    // This boot takes one turn of the run its journal holds.
+    // This boot takes one turn of the run its journal holds; a step that
+    // ended a run another journal owns hands its containment on.
     LifeStep advance(const fs::path& journal, Progress& progress) override {
-        const auto containment = RunContainment::set_up();
-        return step_of(continue_boot_run(journal, containment->description(), progress));
+        std::shared_ptr<RunContainment> containment = RunContainment::set_up();
+        LifeStep step = step_of(continue_boot_run(journal, containment->description(), progress));
+        if (!step.owner.empty()) step.containment = std::move(containment);
+        return step;
     }
 
     int status(const fs::path& results) override { return print_boot_status(results); }
 
-    int abort(const fs::path& results) override { return abort_boot_run(results, a_->root); }
+    int abort(const fs::path& results) override { return abort_boot_run(results, options().root); }
 
     void keep_own(RunJournal& journal) const override {
-        journal.boot = a_->options();
+        journal.boot = options();
         journal.boot->root = fs::absolute(journal.boot->root).lexically_normal();
     }
 
   private:
+    BootRunOptions options() const { return a_ ? a_->options() : kept_; }
+
+    // UsageError, one line, for a journal given elsewhere than where the
+    // run's steps read it: RESULTS/.run-journal, RESULTS the config's.
+    static void check_given_journal(const fs::path& given, const RunConfig& config) {
+        const fs::path at = boot_run_folder(config.results_dir) / kRunJournalName;
+        std::error_code ec;
+        const fs::path real = fs::weakly_canonical(fs::absolute(given), ec);
+        if (ec || real != at)
+            throw UsageError("--journal " + printable(given.string()) +
+                             ": a --boot run's journal is its results folder's, " +
+                             printable(at.string()) + ": write it there");
+    }
+
     static LifeStep step_of(const BootStep& step) {
         LifeStep out;
         out.exit_code = step.exit_code;
@@ -96,7 +125,16 @@ class BootLife final : public PlaceLife {
     }
 
     std::shared_ptr<const BootArguments> a_;
+    BootRunOptions kept_;
 };
+
+// The life of a --boot run a journal holds: how it boots, as its start
+// kept it (keep_own), its config the journal's.
+std::shared_ptr<PlaceLife> boot_journal_life(const RunJournal& journal) {
+    if (!journal.boot)
+        throw UsageError("a --boot run's journal needs its boot section (how the run boots)");
+    return std::make_shared<BootLife>(*journal.boot);
+}
 
 // --boot LABEL=KERNEL and its --boot-* options: kernels booted on this
 // machine, one reboot a turn (docs/boot.md). What they give beyond the
@@ -155,6 +193,7 @@ extern const PlaceInfo kBootPlace{
     .labels = kernel_labels,
     .runs = plan_kernel_runs,
     .backend = host_round_backend,  // a turn is a host run's
+    .journal_life = boot_journal_life,
 };
 
 }  // namespace contest

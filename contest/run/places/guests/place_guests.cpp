@@ -2,8 +2,8 @@
 // own contest runs that round's loads (guest_rounds.h, kernel_guests.h).
 #include "contest/kbuild/built_kernels.h"
 #include "contest/run/places/guests/guest_rounds.h"
-#include "contest/run/plan/places.h"
 #include "contest/run/places/run_here_life.h"
+#include "contest/run/plan/places.h"
 #include "contest/run/plan/run_plan.h"
 #include "contest/sys/text.h"
 
@@ -120,6 +120,8 @@ extern const PlaceInfo kGuestsPlace{
     .labels = guest_labels,
     .runs = plan_kernel_runs,
     .backend = guest_backend,
+    // Its run of a journal alone: taken here, as a run of its words is.
+    .journal_life = [](const RunJournal&) { return run_here_life(); },
 };
 
 }  // namespace contest

@@ -2,8 +2,8 @@
 // --vary's combinations of values (the knobs set for each run), or the -k
 // label alone. Its runs are taken in this contest (place_life.h).
 #include "contest/run/places/host/host_rounds.h"
-#include "contest/run/plan/places.h"
 #include "contest/run/places/run_here_life.h"
+#include "contest/run/plan/places.h"
 #include "contest/run/plan/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/text.h"
@@ -61,6 +61,8 @@ extern const PlaceInfo kHostPlace{
     .labels = vary_labels,
     .runs = plan_runs,
     .backend = host_round_backend,
+    // Its run of a journal alone: taken here, as a run of its words is.
+    .journal_life = [](const RunJournal&) { return run_here_life(); },
 };
 
 }  // namespace contest

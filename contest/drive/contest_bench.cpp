@@ -1,4 +1,4 @@
-#include "contest/track/contest_bench.h"
+#include "contest/drive/contest_bench.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "contest/bisect/bisect_state.h"
+#include "contest/boot/boot_files.h"
 #include "contest/boot/boot_state.h"
+#include "contest/run/plan/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
 #include "contest/sys/log_tail.h"
@@ -18,8 +20,12 @@
 #include "contest/sys/signals.h"
 #include "contest/sys/spawn.h"
 #include "contest/sys/text.h"
+#include "contest/sys/utc_timestamp.h"
 
-namespace contest::track {
+namespace contest::drive {
+
+using track::AcrossReboots;
+using track::PointFailed;
 
 namespace fs = std::filesystem;
 
@@ -33,13 +39,29 @@ std::string last_words(const fs::path& log) {
     return "no output";
 }
 
-// The newest file of `label` in a run's folder.
-std::optional<ResultFile> label_file(const fs::path& folder, const std::string& label) {
+// Each of `labels`' file among `files` (a run's, as its journal names
+// them), in that order; nullopt for one it does not hold.
+std::vector<std::optional<ResultFile>> files_of(const std::vector<fs::path>& files,
+                                                const std::vector<std::string>& labels) {
     std::vector<std::string> unread;
-    std::optional<ResultFile> newest;
-    for (auto& f : read_result_paths({folder / label}, unread))
-        if (f.label == label && (!newest || f.started_at > newest->started_at)) newest = f;
-    return newest;
+    std::vector<std::optional<ResultFile>> out(labels.size());
+    for (ResultFile& f : read_result_paths(files, unread))
+        for (std::size_t i = 0; i < labels.size(); ++i)
+            if (f.label == labels[i] && !out[i]) out[i] = std::move(f);
+    return out;
+}
+
+// The journal of the run in `folder`: the folder's own (.run-journal),
+// named as a --boot run names its own (the folder's links resolved,
+// boot_files.h), which `contest run --journal` makes the run's journal.
+fs::path journal_in(const fs::path& folder) {
+    return boot_state_path(folder);
+}
+
+std::vector<std::string> labels_of(const std::vector<KernelSpec>& kernels) {
+    std::vector<std::string> labels;
+    for (const KernelSpec& k : kernels) labels.push_back(k.label);
+    return labels;
 }
 
 }  // namespace
@@ -100,43 +122,70 @@ int ContestBench::run_contest(const std::vector<std::string>& words, const fs::p
     return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-std::vector<std::string> ContestBench::run_of(const std::vector<std::string>& kernels,
-                                              unsigned rounds, const fs::path& folder) const {
+RunJournal track_run_journal(const ContestBenchSettings& settings,
+                             const std::vector<KernelSpec>& kernels, unsigned rounds,
+                             const fs::path& folder) {
+    const RunJournal& run = settings.run;
+    RunJournal journal;
+    journal.config = run.config;
+    journal.boot = run.boot;
+    journal.started_at = utc_timestamp();
+    RunConfig& config = journal.config;
+    config.kernels = kernels;
+    config.runs = rounds;
+    config.results_dir = fs::absolute(folder).lexically_normal();
     // Kept in the run's folder, out of the database: the track stores the
     // point's own file, once (a comparison's are evidence, not a point).
-    std::vector<std::string> words = {"run"};
-    words.insert(words.end(), kernels.begin(), kernels.end());
-    for (std::string word : {"--runs=" + std::to_string(rounds), "--results=" + folder.string(),
-                             std::string("--no-history")})
-        words.push_back(std::move(word));
-    words.insert(words.end(), s_.run_words.begin(), s_.run_words.end());
-    return words;
+    std::erase_if(config.sinks,
+                  [](const SinkSpec& sink) { return sink.kind == SinkKind::results_database; });
+    // What its result files record as how it was run: the words that would
+    // run the same by hand (the config parsed of the track's run words is
+    // the journal's; nothing parses these).
+    config.command_line = {"run"};
+    for (const KernelSpec& k : kernels)
+        config.command_line.push_back(std::string(run.boot ? "--boot=" : "--kernel=") + k.label +
+                                      "=" + k.image);
+    for (std::string word :
+         {"--runs=" + std::to_string(rounds), "--results=" + config.results_dir.string(),
+          std::string("--no-history")})
+        config.command_line.push_back(std::move(word));
+    config.command_line.insert(config.command_line.end(), settings.run_words.begin(),
+                               settings.run_words.end());
+    return journal;
 }
 
-ContestBenchSettings bench_settings_of(const TrackOptions& options) {
-    ContestBenchSettings settings;
-    settings.tree = options.tree;
-    settings.run_words = options.run_words;
-    settings.point_rounds = options.point_rounds;
-    settings.confirm_rounds = options.confirm_rounds;
-    settings.measure = options.measure.text();
-    settings.boot = options.boot;
-    return settings;
+ContestBench::ContestBench(ContestBenchSettings settings) : s_(std::move(settings)) {
+    // A point's run checked now as `contest run --journal` will check it
+    // (run_journal.h): a config no point can run fails the track's start.
+    try {
+        check_run_options(
+            track_run_journal(s_, {kernel(track::kPointLabel, "HEAD")}, s_.point_rounds, "/")
+                .config);
+    } catch (const UsageError& e) {
+        throw UsageError(std::string("contest track: the run words: ") + e.what());
+    }
 }
 
 bool ContestBench::goes_on_by_itself(const fs::path& folder) const {
     std::error_code ec;
-    return s_.boot && fs::is_regular_file(fs::symlink_status(folder_journal_path(folder), ec));
+    const fs::path journal = journal_in(folder);
+    if (!s_.boot || !fs::is_regular_file(fs::symlink_status(journal, ec))) return false;
+    // The journal the bench made goes on once its run started (its boot
+    // state written); one that does not read is asked, and says why.
+    try {
+        return JournalFile::read(journal, "the point's --boot run").has(kBootStateSection);
+    } catch (const std::exception&) {
+        return true;
+    }
 }
 
 std::vector<ResultFile> ContestBench::boot_run_files(const fs::path& folder,
                                                      const std::vector<std::string>& labels,
                                                      std::optional<int> code) const {
-    // A start refused before its state was written leaves no journal, or
-    // one without the boot run's section.
-    const fs::path journal = folder_journal_path(folder);
-    if (!goes_on_by_itself(folder) ||
-        !JournalFile::read(journal, "the point's --boot run").has(kBootStateSection))
+    // A start refused before its state was written leaves the journal the
+    // bench made, without the boot run's section.
+    const fs::path journal = journal_in(folder);
+    if (!goes_on_by_itself(folder))
         throw PointFailed((code ? "contest run --boot exited " + std::to_string(*code)
                                 : std::string("its --boot run")) +
                           " before its first reboot: " + last_words(folder / "contest.log"));
@@ -144,49 +193,61 @@ std::vector<ResultFile> ContestBench::boot_run_files(const fs::path& folder,
     if (!state.finished())
         throw AcrossReboots("the --boot run in " + printable(folder.string()) + " (" +
                             boot_phase_name(state.phase) + ")");
+    std::vector<fs::path> named;
+    for (const BootLabel& l : state.labels)
+        if (!l.result.empty()) named.emplace_back(l.result);
     std::vector<ResultFile> files;
-    for (const std::string& label : labels) {
-        auto file = label_file(folder, label);
-        if (!file)
+    const auto found = files_of(named, labels);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        if (!found[i])
             throw PointFailed("its --boot run ended (" + std::string(boot_phase_name(state.phase)) +
                               (state.note.empty() ? "" : ": " + printable(state.note)) +
-                              ") without " + label + "'s file");
-        files.push_back(std::move(*file));
+                              ") without " + labels[i] + "'s file");
+        files.push_back(*found[i]);
     }
     return files;
 }
 
-std::vector<ResultFile> ContestBench::run_files(const std::vector<std::string>& kernels,
-                                                const std::vector<std::string>& labels,
+std::vector<ResultFile> ContestBench::run_files(const std::vector<KernelSpec>& kernels,
                                                 unsigned rounds, const fs::path& folder,
                                                 const std::string& what) {
+    const std::vector<std::string> labels = labels_of(kernels);
+    const fs::path journal = journal_in(folder);
     std::optional<int> code;
-    if (!goes_on_by_itself(folder))
-        code = run_contest(run_of(kernels, rounds, folder), folder, s_.run_timeout_s);
+    if (!goes_on_by_itself(folder)) {
+        fs::create_directories(folder);
+        write_run_journal(journal, track_run_journal(s_, kernels, rounds, folder));
+        code = run_contest({"run", "--journal", journal.string()}, folder, s_.run_timeout_s);
+    }
     if (s_.boot) return boot_run_files(folder, labels, code);
+    const auto failed = [&](const std::string& why) {
+        return PointFailed(what + " exited " + std::to_string(code.value_or(0)) + ": " + why);
+    };
+    std::vector<fs::path> named;
+    try {
+        named = read_run_journal(journal).results;
+    } catch (const UsageError& e) {
+        throw failed(std::string("its journal: ") + e.what());
+    }
     std::vector<ResultFile> files;
-    for (const std::string& label : labels) {
-        auto file = label_file(folder, label);
-        if (!file)
-            throw PointFailed(what + " exited " + std::to_string(code.value_or(0)) + ": " +
-                              last_words(folder / "contest.log"));
-        files.push_back(std::move(*file));
+    const auto found = files_of(named, labels);
+    for (const auto& file : found) {
+        if (!file) throw failed(last_words(folder / "contest.log"));
+        files.push_back(*file);
     }
     return files;
 }
 
 fs::path ContestBench::measure_point(const std::string& commit, const fs::path& folder) {
-    return run_files({kernel(kPointLabel, commit)}, {kPointLabel}, s_.point_rounds, folder,
-                     "contest run")
+    return run_files({kernel(track::kPointLabel, commit)}, s_.point_rounds, folder, "contest run")
         .front()
         .path;
 }
 
 std::vector<ResultFile> ContestBench::compare(const std::string& before, const std::string& after,
                                               const fs::path& folder) {
-    return run_files({kernel(kBeforeLabel, before), kernel(kAfterLabel, after)},
-                     {kBeforeLabel, kAfterLabel}, s_.confirm_rounds, folder,
-                     "the comparison's contest run");
+    return run_files({kernel(track::kBeforeLabel, before), kernel(track::kAfterLabel, after)},
+                     s_.confirm_rounds, folder, "the comparison's contest run");
 }
 
 bisect::BisectState ContestBench::bisect(const std::string& good, const std::string& bad,
@@ -197,7 +258,7 @@ bisect::BisectState ContestBench::bisect(const std::string& good, const std::str
         words.push_back("--step-max-rounds=" + std::to_string(*s_.bisect_step_max_rounds));
     for (std::string word :
          {"--good=" + s_.tree.string() + "@" + good, "--bad=" + s_.tree.string() + "@" + bad,
-          "--measure=" + s_.measure, "--results=" + folder.string(), std::string("--")})
+          "--measure=" + s_.measure.text(), "--results=" + folder.string(), std::string("--")})
         words.push_back(std::move(word));
     words.insert(words.end(), s_.run_words.begin(), s_.run_words.end());
     // Its log beside its folder: the bisection's folder is its own.
@@ -219,4 +280,4 @@ bisect::BisectState ContestBench::bisect(const std::string& good, const std::str
     return state;
 }
 
-}  // namespace contest::track
+}  // namespace contest::drive
