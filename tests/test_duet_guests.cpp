@@ -80,12 +80,6 @@ std::multimap<std::string, std::string> lines_by_first_word(const fs::path& path
     return out;
 }
 
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 }  // namespace
 
 TEST_CASE("duet CPU sets: disjoint sets of --vm-cpus each, or why not in one line", "[duet]") {
@@ -234,9 +228,9 @@ TEST_CASE(
     const auto o = test::run_contest_binary(stand_in_run(dir.path(), starts, 1, 2), dir.path());
     INFO(o.err);
     REQUIRE(o.exit_code == 0);
-    CHECK(count_of(o.err, "contest: --duet: each round's 2 guests at once, on host CPUs " +
-                              std::to_string(allowed[0]) + " | " + std::to_string(allowed[1])) ==
-          1);
+    CHECK(test::count_of(o.err, "contest: --duet: each round's 2 guests at once, on host CPUs " +
+                                    std::to_string(allowed[0]) + " | " +
+                                    std::to_string(allowed[1])) == 1);
 
     const ResultFile a = only_file(dir / "results", "a"), b = only_file(dir / "results", "b");
     // The rounds of a duet are one round in both files: each round's runs
@@ -331,8 +325,8 @@ TEST_CASE(
         std::to_string(2 * n) + " host CPUs side by side, and contest may use " +
         std::to_string(n) + " here (" + cpu_list_text(allowed) +
         "): the guests take their turns one after another, as without --duet\n";
-    CHECK(count_of(o.err, line) == 1);
-    CHECK(count_of(o.err, "contest: --duet") == 1);
+    CHECK(test::count_of(o.err, line) == 1);
+    CHECK(test::count_of(o.err, "contest: --duet") == 1);
     for (const std::string label : {"a", "b"}) {
         const ResultFile f = only_file(dir / "results", label);
         CHECK(f.config["vm"]["duet"]["taken"] == false);
@@ -457,7 +451,7 @@ TEST_CASE(
     INFO(report.out);
     CHECK(report.exit_code == 0);
     for (const std::string where : {"a, no_load", "a, cpu_load", "b, no_load", "b, cpu_load"})
-        CHECK(count_of(report.out, where + ": noise by level (2 boots, 6 runs") == 1);
+        CHECK(test::count_of(report.out, where + ": noise by level (2 boots, 6 runs") == 1);
     // And as fields: each label and load's Time and Loads, their boots' costs read.
     const auto as_json = test::run_contest_binary(
         {"report", "--format", "json", (dir / "results").string()}, dir.path());
@@ -477,7 +471,7 @@ TEST_CASE(
         CHECK(seen.count(where + " Time") == 1);
     CHECK(seen.count("a cpu_load Loads") == 1);
     // The two labels' rounds, one moment each: how much of their spread the pairs cancel.
-    CHECK(count_of(report.out, ": the rounds' shared noise (6 rounds;") == 2);
+    CHECK(test::count_of(report.out, ": the rounds' shared noise (6 rounds;") == 2);
     CHECK(nlohmann::json::parse(as_json.out).at("shared_noise").size() >= 2);
     CHECK(test::leftover_processes().empty());
 }
@@ -586,8 +580,8 @@ TEST_CASE("run --runs-per-boot 0 is refused in one line naming it", "[runs-per-b
     const auto o = test::run_contest_binary(
         runs_per_boot_run(dir.path(), dir / "starts", false, 0, 1), dir.path());
     CHECK(o.exit_code == 2);
-    CHECK(count_of(o.err, "\n") == 1);
-    CHECK(count_of(o.err, "--runs-per-boot") == 1);
+    CHECK(test::count_of(o.err, "\n") == 1);
+    CHECK(test::count_of(o.err, "--runs-per-boot") == 1);
     CHECK_FALSE(fs::exists(dir / "results"));
 }
 

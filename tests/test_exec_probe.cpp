@@ -213,15 +213,19 @@ TEST_CASE("contest latency --probe exec: the user's command, and bad commands re
     CHECK(test::leftover_processes().empty());
 }
 
-TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload slower",
-          "[loads][exec][e2e]") {
+TEST_CASE(
+    "a --load-cmd busy loop loads the machine: in every run's window it took as much CPU as the "
+    "workload beside it",
+    "[loads][exec][e2e]") {
     test::ScratchDir dir("load-cmd-spin");
-    // The workload: a fixed amount of single-threaded work, on one CPU with
-    // the spinner (contest and its children inherit the test's CPU), so the
-    // spinner takes about half of it whatever else the machine runs: with k
-    // other tasks on that CPU the workload's share goes from 1/(1+k) to
-    // 1/(2+k) (spread over every CPU, a busy machine hid the spinners: 1.06
-    // where 1.1 was asked).
+    // The workload: single-threaded work, on one CPU with the spinner
+    // (contest and its children inherit the test's CPU), so that the two
+    // share that CPU alike whatever else the machine runs: the spinner's CPU
+    // time over each run's window (LCPU%, which contest records) is then
+    // about the workload's own, on an idle machine or a busy one. Not the
+    // workload's slowdown, a wall time that other work on the machine
+    // moves too (a build beside it: 1.06 where 1.3 was asked). A load that
+    // does nothing (`sleep`) takes about none of it.
     struct PinnedToOneCpu {
         std::vector<int> before = cpus_of(0);
         PinnedToOneCpu() { pin_to_cpus(0, {before.back()}); }
@@ -237,19 +241,20 @@ TEST_CASE("a --load-cmd busy loop loads the machine: LCPU above 0, the workload 
     REQUIRE(o.exit_code == 0);
     CHECK(test::leftover_processes().empty());
     const json result = only_result(dir);
-    const json& spin = run_of(result, "spin");
-    CHECK(spin["load_cpu_pct"].get<double>() > 1);
-    CHECK(spin["load_not_counted"] == true);
     CHECK(result["loads"]["spin"]["command"][0] == "sh");
-    // Each load's fastest of 3: the tests' own guests beside (make test runs
-    // two at a time) slow a run now and then, but the spinners slow every one.
-    auto fastest = [&](const std::string& load) {
-        double best = INFINITY;
-        for (const auto& r : result["runs"])
-            if (r["load"] == load) best = std::min(best, r["wall_s"].get<double>());
-        return best;
-    };
-    CHECK(fastest("spin") / fastest("no_load") > 1.3);
+    int spun = 0;
+    for (const auto& r : result["runs"]) {
+        INFO(r.dump());
+        if (r["load"] != "spin") {
+            CHECK(r["load_cpu_pct"].get<double>() == 0);  // no load, no load's CPU
+            continue;
+        }
+        ++spun;
+        CHECK(r["load_not_counted"] == true);
+        // Half the workload's at the least (a fair share is all of it).
+        CHECK(r["load_cpu_pct"].get<double>() > 0.5 * r["cpu_pct"].get<double>());
+    }
+    CHECK(spun == 3);
     // No counter: Loads is "-" in the table, null in JSON, empty in CSV.
     CHECK_THAT(o.out, Catch::Contains("not counted (your command"));
     const std::string results = (dir / "results").string();

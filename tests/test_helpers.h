@@ -73,6 +73,13 @@ inline void put_recording_tools(const std::filesystem::path& bin,
                  true);
 }
 
+// How many times `what` is in text (overlapping ones each counted).
+inline std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
 inline std::string slurp(const std::filesystem::path& p) {
     std::ifstream in(p);
     std::stringstream ss;

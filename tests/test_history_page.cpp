@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-        ++n;
-    return n;
-}
-
 // A series of `kernels` kernels k1, k2, ... of three runs each, the runs
 // from kernel `step` (from 0) on 30% slower, and a change there.
 TrendSeries stepped_series(const std::string& machine, const std::string& measure,
@@ -80,8 +73,8 @@ TEST_CASE("history page: a chart per series, by machine and then measure", "[his
                    stepped_series("m2: beta", "wall_s", 8, 4)};
     page.series[2].name = "m2/w1/io_load/wall_s";
     const std::string html = trend_page_html(page);
-    CHECK(count_of(html, "<svg") == 3);
-    CHECK(count_of(html, "<figure") == 3);
+    CHECK(test::count_of(html, "<svg") == 3);
+    CHECK(test::count_of(html, "<figure") == 3);
     // A section per machine, a heading per measure in it.
     const std::size_t alpha = html.find("<h2>m1: alpha</h2>");
     const std::size_t beta = html.find("<h2>m2: beta</h2>");
@@ -92,9 +85,9 @@ TEST_CASE("history page: a chart per series, by machine and then measure", "[his
     CHECK(alpha < user);
     CHECK(user < beta);
     CHECK(html.find("<h3>user_s</h3>") == std::string::npos);
-    CHECK(count_of(html, "<h3>wall_s</h3>") == 2);
+    CHECK(test::count_of(html, "<h3>wall_s</h3>") == 2);
     // Every run a dot, with its hover.
-    CHECK(count_of(figure_of(html, "m2/w1/io_load/wall_s"), "<circle") == 24);
+    CHECK(test::count_of(figure_of(html, "m2/w1/io_load/wall_s"), "<circle") == 24);
     // Nothing runs, nothing is fetched: the page's own policy says so.
     CHECK(html.find("Content-Security-Policy\" content=\"default-src 'none'") != std::string::npos);
     CHECK(html.find("<script") == std::string::npos);
@@ -109,7 +102,7 @@ TEST_CASE("history page: a change is marked between its kernels, with its change
     page.series[1].changes.clear();
     const std::string html = trend_page_html(page);
     const std::string moved = figure_of(html, "m1/w1/io_load/wall_s");
-    CHECK(count_of(moved, "class=\"change-mark\"") == 1);
+    CHECK(test::count_of(moved, "class=\"change-mark\"") == 1);
     CHECK(moved.find("data-index=\"5\" data-change-after=\"k5\" data-change=\"+30.0%\"") !=
           std::string::npos);
     CHECK(moved.find("between k5 (the last of 5) and k6 (the first of 4)") != std::string::npos);
@@ -121,9 +114,9 @@ TEST_CASE("history page: a change is marked between its kernels, with its change
     CHECK(quiet.find("No change.") != std::string::npos);
     // Folded and without a change: its kernels' medians and bands, no dot a
     // run (the bulk of a page's bytes); the one with a change keeps them.
-    CHECK(count_of(quiet, "<circle") == 0);
+    CHECK(test::count_of(quiet, "<circle") == 0);
     CHECK(quiet.find("class=\"medians\"") != std::string::npos);
-    CHECK(count_of(moved, "<circle") == 27);
+    CHECK(test::count_of(moved, "<circle") == 27);
 }
 
 TEST_CASE("history page: it opens on the alerts, each change's id and state linked to its chart",
@@ -197,12 +190,12 @@ TEST_CASE("history page: a series of one kernel, of equal runs, of hundreds of k
     TrendSeries many = stepped_series("m", "user_s", 400, 200);
     page.series = {one, many};
     const std::string html = trend_page_html(page);
-    CHECK(count_of(html, "<svg") == 2);
+    CHECK(test::count_of(html, "<svg") == 2);
     CHECK_FALSE(std::regex_search(html, std::regex("[\" (]-?(nan|inf)")));
     // Not every one of 400 kernels is named under the axis.
     const std::string long_one = figure_of(html, "m1/w1/io_load/user_s");
-    CHECK(count_of(long_one, "rotate(-40)") < 200);
-    CHECK(count_of(long_one, "<circle") == 1200);
+    CHECK(test::count_of(long_one, "rotate(-40)") < 200);
+    CHECK(test::count_of(long_one, "<circle") == 1200);
 }
 
 TEST_CASE(
@@ -238,22 +231,22 @@ TEST_CASE(
     const Rendered page = render_in_chromium(dir / "history.html", dir);
     INFO(join(page.console, "\n"));
     CHECK(page.console.empty());
-    CHECK(count_of(page.dom, "<svg") == series);
-    CHECK(count_of(page.dom, "<figure") == series);
+    CHECK(test::count_of(page.dom, "<svg") == series);
+    CHECK(test::count_of(page.dom, "<figure") == series);
     // Time moved 30% from 6.1.5 on under each of the example's five loads,
     // and with it the work rate of the two loads that count their work
     // (-23.1%): each marked after 6.1.4, and nothing else.
-    CHECK(count_of(page.dom, "class=\"change-mark\"") == 7);
-    CHECK(count_of(page.dom, "data-change-after=\"6.1.4\"") == 7);
+    CHECK(test::count_of(page.dom, "class=\"change-mark\"") == 7);
+    CHECK(test::count_of(page.dom, "data-change-after=\"6.1.4\"") == 7);
     // Each marked in its chart and listed in the changes the page opens on.
-    CHECK(count_of(page.dom, ">-23.1%<") == 4);
-    CHECK(count_of(page.dom, "class=\"change-row\"") == 7);
+    CHECK(test::count_of(page.dom, ">-23.1%<") == 4);
+    CHECK(test::count_of(page.dom, "class=\"change-row\"") == 7);
     CHECK(page.dom.find("<section id=\"changes\">") < page.dom.find("<figure"));
     for (const char* load : {"no_load", "cacherun", "process_load", "io_load", "mem_load"}) {
         INFO(load);
         const std::string figure = figure_of(page.dom, "m1/w1/" + std::string(load) + "/wall_s");
         REQUIRE_FALSE(figure.empty());
-        CHECK(count_of(figure, "data-change-after=\"6.1.4\"") == 1);
+        CHECK(test::count_of(figure, "data-change-after=\"6.1.4\"") == 1);
         CHECK(figure.find("data-index=\"4\"") != std::string::npos);
         CHECK(figure.find("+30.0%") != std::string::npos);
     }
@@ -267,7 +260,7 @@ TEST_CASE(
     o = run_contest_binary({"history", "page", "--out", "io.html", "m1/w1/io_load/wall_s"},
                            dir.path(), dir.path());
     CHECK(o.out == "the trend page of 1 series (1 change(s)) written to io.html\n");
-    CHECK(count_of(slurp(dir / "io.html"), "<svg") == 1);
+    CHECK(test::count_of(slurp(dir / "io.html"), "<svg") == 1);
     o = run_contest_binary({"history", "page", "--measure", "wall_s", "--out", "t.html"},
                            dir.path(), dir.path());
     CHECK(o.out == "the trend page of 5 series (5 change(s)) written to t.html\n");

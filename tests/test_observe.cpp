@@ -93,12 +93,6 @@ std::string xml_problem(const std::string& xml) {
     return roots == 1 ? "" : "no root element";
 }
 
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-}
-
 }  // namespace
 
 TEST_CASE("a group read is scaled by time enabled over time running", "[perf]") {
@@ -349,16 +343,16 @@ TEST_CASE("the sampler's samples are monotone in time and its SVG well-formed", 
     INFO(svg.substr(0, 400));
     CHECK(xml_problem(svg) == "");
     // One panel per signal sampled: CPU, PSI, disk, memory, dirty/writeback.
-    CHECK(count_of(svg, "<g class=\"panel\"") == 5);
+    CHECK(test::count_of(svg, "<g class=\"panel\"") == 5);
     for (const char* signal : {"cpu", "psi", "disk", "memory", "dirty"})
-        CHECK(count_of(svg, std::string("data-signal=\"") + signal + "\"") == 1);
-    CHECK(count_of(svg, "class=\"mark\"") == 2);
+        CHECK(test::count_of(svg, std::string("data-signal=\"") + signal + "\"") == 1);
+    CHECK(test::count_of(svg, "class=\"mark\"") == 2);
     CHECK_THROWS_AS(timeline_svg(json::object(), "x"), UsageError);
     // A file's units of the wrong shape (make fuzz found it): drawn without them.
     tl["units"]["cpu_user_pct"] = 7;
     CHECK(xml_problem(timeline_svg(tl, "odd unit")) == "");
     tl["units"] = "none";
-    CHECK(count_of(timeline_svg(tl, "no units"), "<g class=\"panel\"") == 5);
+    CHECK(test::count_of(timeline_svg(tl, "no units"), "<g class=\"panel\"") == 5);
 }
 
 TEST_CASE("a child writing and fsyncing shows io pressure and disk writes",
@@ -397,7 +391,7 @@ TEST_CASE("snapshot: the timeline SVG of the fixture", "[timeline][snapshot]") {
     const std::string svg = timeline_svg(json::parse(in), "io_load, run 1 (fixture)");
     CHECK(xml_problem(svg) == "");
     // The fixture has latency too: six panels.
-    CHECK(count_of(svg, "<g class=\"panel\"") == 6);
+    CHECK(test::count_of(svg, "<g class=\"panel\"") == 6);
     const std::string snapshot = data + "/timeline.svg";
     if (const char* update = std::getenv("CONTEST_UPDATE_SNAPSHOTS"); update && *update == '1')
         std::ofstream(snapshot) << svg;

@@ -228,7 +228,6 @@ void collect_command_facts(std::vector<CommandFacts>* into) {
 
 std::vector<TableOption> command_rows(const CommandLine& cl) {
     std::vector<TableOption> rows = cl.table;
-    for (const auto& o : cl.options.options()) rows.emplace_back(o, OptionScope::host);
     rows.emplace_back("help,h", OptionScope::host, new po::untyped_value(true), "show this help");
     if (cl.accepts_config)
         rows.emplace_back("config", OptionScope::host, po::value<std::string>()->value_name("FILE"),

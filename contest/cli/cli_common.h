@@ -28,11 +28,6 @@ struct CommandLine {
     // Which rows the words that are no option fill, in order.
     po::positional_options_description positional;
     bool accepts_config = false;  // adds --config FILE
-    // Transitional: the options of a command that still declares them with
-    // Boost's add_options() (bisect, until its table),
-    // read after the table's rows, each of them host and from a config too.
-    // A command with a table leaves it empty.
-    po::options_description options{"Options", 100};
 };
 
 // Whether vm holds the option `name` as given (on the command line or in
@@ -50,8 +45,8 @@ void refuse_options_without_needs(const std::vector<TableOption>& table,
 // Adds the rows of the table to cl's, in its order (--help lists them so).
 void add_options(CommandLine& cl, const std::vector<TableOption>& table);
 
-// Every row of cl's parse, as --help lists them: its table (and the
-// transitional options), then --help and, when it accepts one, --config.
+// Every row of cl's parse, as --help lists them: its table, then --help
+// and, when it accepts one, --config.
 std::vector<TableOption> command_rows(const CommandLine& cl);
 
 // The words that give another parser of the same options the value v of

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "contest/history/pg_uri.h"
+#include "contest/sys/child_environment.h"
 #include "contest/sys/errors.h"
 
 namespace contest {
@@ -52,8 +53,9 @@ bool move_db_password_to_environment(int argc, char** argv, std::ostream& warn) 
         }
     }
     if (!password) return false;
-    if (::setenv("PGPASSWORD", password->c_str(), 1) != 0)
-        throw EnvironmentError("cannot set PGPASSWORD for the password of --db's URI");
+    // For contest's libpq and the contests it starts alone: no load, workload,
+    // probe or guest is given it (sys/child_environment.h).
+    set_for_contests_only("PGPASSWORD", *password);
     warn << "contest: warning: --db's URI holds a password, which every user of this machine "
             "can read in its process list; contest took it out of its words and passes it on in "
             "PGPASSWORD: keep it in ~/.pgpass, PGPASSFILE, PGPASSWORD or a service file "

@@ -5,9 +5,10 @@
 // hands on its words (config.command_line, the run journal, --boot's unit,
 // reports, a track's and a bisection's `contest run`s), and none of them
 // may carry the password. It goes instead where libpq looks for one when
-// the URI gives none, PGPASSWORD in contest's environment, which contest's
-// children inherit (a track's points, a bisection's batches) and which only
-// the same user (and root) can read, where /proc/PID/cmdline is every
+// the URI gives none, PGPASSWORD in contest's environment, which the
+// contests it starts inherit (a track's points) and no other child (a load,
+// a workload, a probe, a guest's QEMU: sys/child_environment.h), and which
+// only the same user (and root) can read, where /proc/PID/cmdline is every
 // local user's: so the argument's own bytes are overwritten in place too.
 // One warning says so, and where a password belongs (docs/history.md).
 #include <iosfwd>

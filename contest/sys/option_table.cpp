@@ -26,10 +26,6 @@ TableOption::TableOption(const char* flags, OptionScope scope, const po::value_s
       scope(scope),
       config(config) {}
 
-TableOption::TableOption(boost::shared_ptr<po::option_description> description, OptionScope scope,
-                         FromConfig config)
-    : description(std::move(description)), scope(scope), config(config) {}
-
 namespace {
 
 // One of Needs::any_of as the user writes it: "kernel" is --kernel,

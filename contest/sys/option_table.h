@@ -66,10 +66,6 @@ struct TableOption {
                 const std::string& help, FromConfig config = FromConfig::yes);
     TableOption(const char* flags, OptionScope scope, Needs needs, const po::value_semantic* value,
                 const std::string& help, FromConfig config = FromConfig::yes);
-    // An option Boost's add_options() described: the rows of a command not
-    // yet declaring its options in a table (CommandLine::options; none does now).
-    TableOption(boost::shared_ptr<po::option_description> description, OptionScope scope,
-                FromConfig config = FromConfig::yes);
 
     boost::shared_ptr<po::option_description> description;
     OptionScope scope;

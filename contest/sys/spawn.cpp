@@ -22,12 +22,11 @@
 #include <boost/process/extend.hpp>
 #include <boost/process/search_path.hpp>
 
+#include "contest/sys/child_environment.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
-
-extern char** environ;
 
 namespace contest {
 namespace {
@@ -37,32 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 std::string errno_text() {
     return std::strerror(errno);
-}
-
-// When contest itself runs under make (`make run`, ctest under `make test`),
-// these would make the timed compile join the outer make's jobserver (so
-// -jN is not what it seems) and print "Entering directory" lines. The
-// workload's make must be a make of its own.
-bool inherited_from_outer_make(std::string_view name) {
-    return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" ||
-           name == "MAKEOVERRIDES";
-}
-
-// contest's environment less an outer make's, with the overrides on top.
-std::vector<std::string> child_environment(const std::vector<std::string>& overrides) {
-    auto overridden = [&](std::string_view name) {
-        for (const auto& o : overrides)
-            if (o.size() > name.size() && o.starts_with(name) && o[name.size()] == '=') return true;
-        return false;
-    };
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-        std::string_view kv(*e);
-        auto name = kv.substr(0, kv.find('='));
-        if (!inherited_from_outer_make(name) && !overridden(name)) env.emplace_back(kv);
-    }
-    env.insert(env.end(), overrides.begin(), overrides.end());
-    return env;
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
@@ -267,7 +240,8 @@ Spawned spawn_with_pipes(const std::vector<std::string>& argv, const SpawnOption
     }
     // Everything the child needs is made before fork: it only calls
     // async-signal-safe functions between fork and exec.
-    std::vector<std::string> env = child_environment(options.env_overrides);
+    std::vector<std::string> env =
+        child_environment(options.env_overrides, is_contest_program(*exe));
     std::vector<char*> env_c = c_strings(env);
     OpenedStream streams[3] = {open_stream(options.in, true), open_stream(options.out, false),
                                open_stream(options.err, false)};

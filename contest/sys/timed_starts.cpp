@@ -11,11 +11,10 @@
 #include <csignal>
 #include <cstring>
 
+#include "contest/sys/child_environment.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/process.h"
 #include "contest/sys/unique_fd.h"
-
-extern char** environ;
 
 namespace contest {
 namespace {
@@ -45,7 +44,8 @@ void set_default(int sig) {
 
 }  // namespace
 
-TimedStarts::TimedStarts(std::vector<std::string> argv) : argv_(std::move(argv)) {
+TimedStarts::TimedStarts(std::vector<std::string> argv)
+    : argv_(std::move(argv)), env_(child_environment({}, false)) {
     if (argv_.empty() || argv_.front().empty()) throw UsageError("empty command");
     for (int sig = 1; sig < NSIG; ++sig)
         if (sig != SIGKILL && sig != SIGSTOP && !at_default(sig)) not_default_.push_back(sig);
@@ -59,6 +59,10 @@ pid_t TimedStarts::start(std::int64_t& started_ns) const {
     args.reserve(argv_.size() + 1);
     for (const auto& a : argv_) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
+    std::vector<char*> env;
+    env.reserve(env_.size() + 1);
+    for (const auto& e : env_) env.push_back(const_cast<char*>(e.c_str()));
+    env.push_back(nullptr);
     const UniqueFd devnull(::open("/dev/null", O_RDWR | O_CLOEXEC));
     if (devnull.get() < 0)
         throw EnvironmentError(std::string("cannot open /dev/null: ") + std::strerror(errno));
@@ -82,7 +86,7 @@ pid_t TimedStarts::start(std::int64_t& started_ns) const {
         sigset_t none;
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        ::execve(args.front(), args.data(), environ);
+        ::execve(args.front(), args.data(), env.data());
         exec_errno = errno;
         ::_exit(127);
     }

@@ -15,7 +15,8 @@ namespace contest {
 // searched for) started with vfork, which copies none of the caller's page
 // tables, as posix_spawn (and so a launcher) starts a program; in the
 // caller's process group, dying with the caller, every signal at its
-// default, its standard streams on /dev/null. spawn()'s fork, PATH search
+// default, its standard streams on /dev/null, its environment a child's
+// that is not contest (child_environment.h). spawn()'s fork, PATH search
 // and exec-error pipe would be timed with it and weigh more than a small
 // program's whole start.
 class TimedStarts {
@@ -40,6 +41,7 @@ class TimedStarts {
 
   private:
     std::vector<std::string> argv_;
+    std::vector<std::string> env_;  // made once: a start is timed
     std::vector<int> not_default_;  // ignored or caught by the caller
 };
 
