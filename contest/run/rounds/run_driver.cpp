@@ -214,10 +214,13 @@ OpenedJournal open_run_journal(const fs::path& given) {
                          ": the journal plans no turns of its own (a guest's turn or a "
                          "bisection's batch config)");
     // The first label's file is the one beside the journal (the two moved
-    // together are resumed where they are), unless the journal is one a
-    // caller gave the run (named otherwise); each other label's where the
+    // together are resumed where they are, renamed alike or not), unless
+    // the journal is one a caller gave the run (contest run --journal: no
+    // result file of its name beside it); each other label's where the
     // run put it, in its results folder: the resume writes nowhere else.
-    const bool beside = run_journal_beside(j.results.front()).filename() == opened.path.filename();
+    const bool beside =
+        run_journal_beside(j.results.front()).filename() == opened.path.filename() ||
+        fs::is_regular_file(fs::symlink_status(result_beside_journal(opened.path), ec));
     if (beside) j.results.front() = result_beside_journal(opened.path);
     const fs::path results = j.config.results_dir.lexically_normal();
     for (std::size_t v = beside ? 1 : 0; v < j.results.size(); ++v) {
