@@ -27,7 +27,8 @@ TEST_CASE(
               OutputUse::run_summary, OutputUse::latency, OutputUse::trend, OutputUse::history_list,
               OutputUse::history_show, OutputUse::history_changes, OutputUse::history_triage,
               OutputUse::history_hosts, OutputUse::bisection, OutputUse::track_status,
-              OutputUse::track_mail, OutputUse::boot_status})
+              OutputUse::track_mail, OutputUse::boot_status, OutputUse::loads_list,
+              OutputUse::load_work})
             if (o.offered_by(use)) {
                 offered = true;
                 CHECK(&find_output(std::string(o.name), use) == &o);

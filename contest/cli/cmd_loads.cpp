@@ -1,13 +1,12 @@
 // `contest loads` and `contest load NAME`.
-#include <cstdio>
 #include <iostream>
 
 #include "contest/cli/cli_common.h"
 #include "contest/cli/commands.h"
 #include "contest/cli/load_cli.h"
+#include "contest/report/outputs.h"
 #include "contest/run/rounds/load_runner.h"
 #include "contest/sys/errors.h"
-#include "contest/sys/json_text.h"
 #include "contest/sys/machine.h"
 #include "contest/sys/progress.h"
 #include "contest/sys/signals.h"
@@ -30,23 +29,22 @@ int cmd_loads(int argc, char** argv) {
     if (!parse_command_line(cl, argc, argv, vm)) return kExitOk;
     finish_load_options(lo, text);
 
-    std::printf("%-13s %-12s %-14s %s\n", "LOAD", "SETS", "UNIT", "WHAT IT DOES");
+    LoadList list;
     for (const LoadInfo* l : load_registry()) {
-        std::string sets = l->in_default() ? "default,all" : l->in_all() ? "all" : "by name";
-        std::string unit = l->unit.empty() ? "-" : std::string(l->unit);
-        std::printf("%-13s %-12s %-14s %s\n", l->name.data(), sets.c_str(), unit.c_str(),
-                    l->help.data());
-        for (const LoadOption* o : l->options) {
-            std::string flag = "--" + std::string(o->name) + " " + std::string(o->value_name);
-            std::string dflt = o->default_value.empty()
-                                   ? std::string()
-                                   : " (default " + std::string(o->default_value) + ")";
-            std::printf("%-13s %-12s %-14s %s %s%s\n", "", "", "", flag.c_str(), o->help.data(),
-                        dflt.c_str());
-        }
-        if (auto why = l->unavailable(lo))
-            std::printf("%-13s %-12s %-14s unavailable here: %s\n", "", "", "", why->c_str());
+        LoadListRow& row = list.loads.emplace_back();
+        row.name = l->name;
+        row.sets = l->in_default() ? "default,all" : l->in_all() ? "all" : "by name";
+        row.unit = l->unit.empty() ? "-" : std::string(l->unit);
+        row.help = l->help;
+        for (const LoadOption* o : l->options)
+            row.options.push_back("--" + std::string(o->name) + " " + std::string(o->value_name) +
+                                  " " + std::string(o->help) +
+                                  (o->default_value.empty()
+                                       ? std::string()
+                                       : " (default " + std::string(o->default_value) + ")"));
+        row.unavailable = l->unavailable(lo);
     }
+    std::cout << find_output("text", OutputUse::loads_list).loads_list(list);
     return kExitOk;
 }
 
@@ -86,39 +84,24 @@ void check_load_arguments(LoadArguments& a) {
     a.lo.workdir = a.workdir;
 }
 
-// What the load did over its window, as text or JSON on stdout.
+// What the load did over its window, in `format` (text or json) on stdout.
 void print_load_window(const LoadInfo& info, const LoadWindow& w, std::uint64_t restarts,
                        const nlohmann::json& facts, const std::optional<std::string>& failed,
                        const std::string& format) {
-    unsigned cpus = online_cpus();
-    double rate = w.seconds > 0 ? w.units / w.seconds : 0;
-    if (format == "json") {
-        nlohmann::json j = {{"load", info.name}, {"seconds", w.seconds}, {"units", w.units},
-                            {"unit", info.unit}, {"rate_per_s", rate},   {"cpu_pct", w.cpu_pct},
-                            {"cpus", cpus},      {"facts", facts}};
-        if (!info.secondary_unit.empty()) {
-            j["secondary"] = w.secondary;
-            j["secondary_unit"] = info.secondary_unit;
-        }
-        if (restarts > 0) j["restarts"] = restarts;
-        if (failed) j["failure"] = *failed;
-        std::cout << json_text(j) << "\n";
-        return;
-    }
-    if (info.counts_work())
-        std::printf("%s: %.1f %s in %.2f s = %.1f %s/s\n", info.name.data(), w.units,
-                    info.unit.data(), w.seconds, rate, info.unit.data());
-    else
-        std::printf("%s: %.2f s, its work not counted (no --load-cmd-units)\n", info.name.data(),
-                    w.seconds);
-    if (!info.secondary_unit.empty())
-        std::printf("%s: %.1f %s\n", info.name.data(), w.secondary, info.secondary_unit.data());
-    if (restarts > 0)
-        std::printf("%s: its command ended by itself and was started again %llu times\n",
-                    info.name.data(), static_cast<unsigned long long>(restarts));
-    std::printf("%s: CPU %.1f%% (%.1f%% of %u CPUs)\n", info.name.data(), w.cpu_pct,
-                w.cpu_pct / cpus, cpus);
-    if (!facts.empty()) std::printf("%s: %s\n", info.name.data(), json_text(facts, -1).c_str());
+    LoadWork work;
+    work.name = info.name;
+    work.unit = info.unit;
+    work.secondary_unit = info.secondary_unit;
+    work.counts_work = info.counts_work();
+    work.seconds = w.seconds;
+    work.units = w.units;
+    work.secondary = w.secondary;
+    work.cpu_pct = w.cpu_pct;
+    work.cpus = online_cpus();
+    work.restarts = restarts;
+    work.facts = facts;
+    work.failure = failed;
+    std::cout << find_output(format, OutputUse::load_work).load_work(work);
 }
 
 }  // namespace

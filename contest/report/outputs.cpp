@@ -43,13 +43,15 @@ const Output kOutputs[] = {
      .history_changes = history_changes_text, .history_triage = history_triage_text,
      .history_hosts = history_hosts_text, .bisection = bisection_answer_text,
      .track_status = track_status_text, .track_mail = track_mail_text,
-     .boot_status = boot_status_text},
+     .boot_status = boot_status_text, .loads_list = loads_list_text,
+     .load_work = load_work_text},
     {.name = "markdown", .what = "the tables in Markdown",
      .report = format_markdown, .compare = compare_markdown},
     {.name = "csv", .what = "one row per label and load, every figure a column",
      .report = format_csv, .compare = compare_csv},
     {.name = "json", .what = "the report model, every figure and test",
-     .report = format_json, .compare = compare_json, .latency = latency_window_json},
+     .report = format_json, .compare = compare_json, .latency = latency_window_json,
+     .load_work = load_work_json},
     {.name = "html", .what = "one page with the tables and the drawings, no script",
      .report = format_html, .compare = compare_html, .trend = trend_page_html},
     {.name = "contest", .what = "a mail for a kernel list: the table, latency, verdicts and the command",
@@ -101,6 +103,10 @@ bool Output::offered_by(OutputUse use) const {
             return track_mail != nullptr;
         case OutputUse::boot_status:
             return boot_status != nullptr;
+        case OutputUse::loads_list:
+            return loads_list != nullptr;
+        case OutputUse::load_work:
+            return load_work != nullptr;
     }
     return false;
 }
@@ -141,6 +147,8 @@ constexpr UseFacts kUses[] = {
     {OutputUse::track_mail, "track", "", "contest track's mails", "contest track's mails"},
     {OutputUse::boot_status, "run --boot-status", "", "contest run --boot-status",
      "contest run --boot-status"},
+    {OutputUse::loads_list, "loads", "", "contest loads", "contest loads"},
+    {OutputUse::load_work, "load", "--format", "contest load", "contest load --format"},
 };
 
 const UseFacts& facts_of(OutputUse use) {

@@ -4,7 +4,8 @@
 // renders each use that offers it (null where a use does not): `contest
 // report --format`, `contest compare --format`, `contest post --style`,
 // `contest export --format`, `contest run --summary-json`, `contest latency
-// --format`, `contest history page`, and in text alone contest history's
+// --format`, `contest load --format` (a load's work), `contest history
+// page`, and in text alone `contest loads`' list, contest history's
 // list, show, changes, triage and hosts, the bisection's answer (contest
 // bisect, contest post of its folder, the track's mail), the track's status
 // and its mail, and where a --boot run stands (contest run --boot-status).
@@ -38,6 +39,7 @@
 #include "contest/report/history_triage_text.h"
 #include "contest/report/kcidb_export.h"
 #include "contest/report/latency_window.h"
+#include "contest/report/loads_text.h"
 #include "contest/report/report_options.h"
 #include "contest/report/track_mail_text.h"
 #include "contest/report/track_status_text.h"
@@ -64,6 +66,8 @@ enum class OutputUse {
     track_status,
     track_mail,
     boot_status,
+    loads_list,
+    load_work,
 };
 
 struct Output {
@@ -107,6 +111,10 @@ struct Output {
     std::string (*track_mail)(const TrackMail& mail) = nullptr;
     // contest run --boot-status: where the --boot run in a folder stands.
     std::string (*boot_status)(const BootStatus& status) = nullptr;
+    // contest loads: every load, its sets, unit and options.
+    std::string (*loads_list)(const LoadList& list) = nullptr;
+    // contest load: one load's work over its window.
+    std::string (*load_work)(const LoadWork& work) = nullptr;
 
     bool offered_by(OutputUse use) const;
 };
