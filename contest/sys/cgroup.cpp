@@ -115,6 +115,13 @@ unsigned RunContainment::set_ups() {
     return set_up_count.load();
 }
 
+std::unique_ptr<RunContainment> RunContainment::unless_held(std::string& held) {
+    if (!held.empty()) return nullptr;
+    auto made = set_up();
+    held = made->description();
+    return made;
+}
+
 std::unique_ptr<RunContainment> RunContainment::set_up() {
     ++set_up_count;
     std::unique_ptr<RunContainment> c(new RunContainment());

@@ -20,6 +20,10 @@ class RunContainment {
     // not possible, containment is process groups plus the parent-death
     // signal, and description() says why.
     static std::unique_ptr<RunContainment> set_up();
+    // The caller's containment when `held` describes one (null: nothing
+    // made, the caller's holds the run); else one set up, `held` then its
+    // description. For a run whose caller may hold the contest's one.
+    static std::unique_ptr<RunContainment> unless_held(std::string& held);
     // How many set_up made in this process: one a contest, a run's step
     // that hands over to the journal owning its run handing its own on.
     static unsigned set_ups();

@@ -24,11 +24,7 @@ RunOutcome run_here(RunConfig config, std::optional<OpenedJournal> opened, Progr
                     JournalKept keep, const fs::path& journal = {}) {
     config.workload.opened_workdir = config.load.opened_workdir =
         Workdir::open(config.workload.workdir);
-    std::unique_ptr<RunContainment> containment;
-    if (config.containment.empty()) {
-        containment = RunContainment::set_up();
-        config.containment = containment->description();
-    }
+    const auto containment = RunContainment::unless_held(config.containment);
     for (const auto& stale : latency::LatencyWhy::remove_stale()) say("removed " + stale);
     return advance_run(config, std::move(opened), progress, keep, journal);
 }

@@ -108,11 +108,7 @@ class BootLife final : public PlaceLife {
     LifeStep start(const LifeStart& start, Progress& progress) override {
         RunConfig config = start.resolved_for_root ? start.resolved_for_root() : start.config;
         if (!start.journal.empty()) check_given_journal(start.journal, config);
-        std::unique_ptr<RunContainment> containment;
-        if (config.containment.empty()) {
-            containment = RunContainment::set_up();
-            config.containment = containment->description();
-        }
+        const auto containment = RunContainment::unless_held(config.containment);
         LifeStep step = step_of(start_boot_run(config, options(), progress));
         step.yields = true;
         return step;
