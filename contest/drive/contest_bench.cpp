@@ -12,6 +12,7 @@
 #include "contest/bisect/bisect_state.h"
 #include "contest/boot/boot_files.h"
 #include "contest/boot/boot_state.h"
+#include "contest/run/plan/places.h"
 #include "contest/run/plan/run_plan.h"
 #include "contest/sys/errors.h"
 #include "contest/sys/journal_file.h"
@@ -142,9 +143,7 @@ RunJournal track_run_journal(const ContestBenchSettings& settings,
     // run the same by hand (the config parsed of the track's run words is
     // the journal's; nothing parses these).
     config.command_line = {"run"};
-    for (const KernelSpec& k : kernels)
-        config.command_line.push_back(std::string(run.boot ? "--boot=" : "--kernel=") + k.label +
-                                      "=" + k.image);
+    for (const KernelSpec& k : kernels) config.command_line.push_back(kernel_word(config.place, k));
     for (std::string word :
          {"--runs=" + std::to_string(rounds), "--results=" + config.results_dir.string(),
           std::string("--no-history")})

@@ -48,6 +48,10 @@ const PlaceInfo& place_info(RunPlace place) {
     throw std::logic_error("a place without its entry in the place table");
 }
 
+std::string kernel_word(RunPlace place, const KernelSpec& kernel) {
+    return "--" + std::string(place_info(place).option) + "=" + kernel.label + "=" + kernel.image;
+}
+
 std::optional<RunPlace> place_named(std::string_view name) {
     for (const PlaceInfo* p : place_table())
         if (p->name == name) return p->place;

@@ -115,6 +115,10 @@ struct PlaceInfo {
 const std::vector<const PlaceInfo*>& place_table();
 const PlaceInfo& place_info(RunPlace place);
 
+// The word that gives `kernel` to a run of a place of kernels, as a user
+// types it: --kernel=LABEL=IMAGE, --boot=LABEL=KERNEL.
+std::string kernel_word(RunPlace place, const KernelSpec& kernel);
+
 // The place a journal names (PlaceInfo::name); nullopt for no place's.
 std::optional<RunPlace> place_named(std::string_view name);
 
