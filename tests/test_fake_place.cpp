@@ -96,13 +96,7 @@ class FakeLife final : public PlaceLife {
     explicit FakeLife(std::shared_ptr<const FakeArguments> a) : a_(std::move(a)) {}
 
     std::optional<LifeAsked> asked() const override {
-        if (a_->status + a_->abort + !a_->continue_journal.empty() > 1)
-            throw UsageError("--fake-status, --fake-abort and --fake-continue go one at a time");
-        if (a_->status) return LifeAsked{LifeVerb::status, {}};
-        if (a_->abort) return LifeAsked{LifeVerb::abort, {}};
-        if (!a_->continue_journal.empty())
-            return LifeAsked{LifeVerb::advance, a_->continue_journal};
-        return std::nullopt;
+        return verb_options_asked("fake", a_->status, a_->abort, a_->continue_journal);
     }
 
     // The run's journal made (every label's turn in every round), and its

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "contest/result/result_file.h"
@@ -86,6 +87,12 @@ struct LifeStep {
     // start: its first reboot asked); false for a run that ended here.
     bool yields = false;
 };
+
+// The verb a place's own verb options asked: --OPTION-status, --OPTION-abort
+// or --OPTION-continue JOURNAL (status, abort, continue_journal as given);
+// nullopt for none, UsageError (one line) for more than one.
+std::optional<LifeAsked> verb_options_asked(std::string_view option, bool status, bool abort,
+                                            const std::filesystem::path& continue_journal);
 
 class PlaceLife {
   public:

@@ -93,13 +93,7 @@ class BootLife final : public PlaceLife {
 
     std::optional<LifeAsked> asked() const override {
         if (!a_) return std::nullopt;
-        if (a_->status + a_->abort + !a_->continue_journal.empty() > 1)
-            throw UsageError("--boot-status, --boot-abort and --boot-continue go one at a time");
-        if (a_->status) return LifeAsked{LifeVerb::status, {}};
-        if (a_->abort) return LifeAsked{LifeVerb::abort, {}};
-        if (!a_->continue_journal.empty())
-            return LifeAsked{LifeVerb::advance, a_->continue_journal};
-        return std::nullopt;
+        return verb_options_asked("boot", a_->status, a_->abort, a_->continue_journal);
     }
 
     // The run planned, built and its first reboot asked: it goes on after
